@@ -1,0 +1,36 @@
+# Every target creates and uses the local virtual environment .venv.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test lint format bench clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m agentstyle.demo
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check agentstyle tests bench
+	$(BIN)/ruff format --check agentstyle tests bench
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format agentstyle tests bench
+	$(BIN)/ruff check --fix agentstyle tests bench
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,94 @@
+"""`style plan`: where each rule runs on a harness, with status, reason and refresh strategy."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from agentstyle.cli.common import Format, emit_json, harness_option_check, packages_or_cwd
+from agentstyle.diagnostics import render_text
+from agentstyle.engine.compile import compile_policy, load_and_validate, ordered
+from agentstyle.engine.lower import qualified
+from agentstyle.engine.plan import PlanEntry, refresh_lines
+from agentstyle.harnesses import spec_for
+
+
+def command(
+    packages: Annotated[list[str] | None, typer.Argument(help="package folders")] = None,
+    harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
+    fmt: Annotated[Format, typer.Option("--format")] = Format.text,
+    verbose: Annotated[bool, typer.Option("--verbose", help="time each pass")] = False,
+) -> None:
+    """Show the placement of every rule on a harness."""
+    harness_option_check(harness)
+    compiled = compile_policy(load_and_validate(packages_or_cwd(packages)), [harness])
+    errors = [d for d in compiled.diagnostics if d.level == "error"]
+    if errors:
+        typer.echo(render_text(errors), nl=False, err=True)
+        raise typer.Exit(1)
+    spec = spec_for(harness)
+    by_rule: dict[str, list[PlanEntry]] = {}
+    for entry in compiled.plan:
+        by_rule.setdefault(entry.rule_id, []).append(entry)
+    if fmt is Format.json:
+        out = []
+        for cp in ordered(compiled.packages):
+            for info in cp.rules:
+                rid = qualified(cp.package, info.rule.id)
+                out.append(
+                    {
+                        "rule": rid,
+                        "entries": [_entry_dict(e) for e in by_rule[rid]],
+                        "refresh": [line.strip() for line in refresh_lines(info, spec)],
+                    }
+                )
+        emit_json(out)
+        return
+    rows = [("RULE", "POINT", "NATIVE EVENT", "MATCHER", "STATUS", "ACTION", "REPEAT", "REASON")]
+    extra: dict[int, list[str]] = {}
+    for cp in ordered(compiled.packages):
+        for info in cp.rules:
+            rid = qualified(cp.package, info.rule.id)
+            for e in by_rule[rid]:
+                rows.append(
+                    (
+                        rid,
+                        e.point or "-",
+                        e.native_event or "-",
+                        e.matcher or "*",
+                        e.status,
+                        e.action,
+                        e.repeat or "-",
+                        e.reason or "",
+                    )
+                )
+            lines = refresh_lines(info, spec)
+            if lines:
+                extra[len(rows) - 1] = lines
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    typer.echo(f"plan for {harness}")
+    for i, row in enumerate(rows):
+        cells = [c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)] + [row[-1]]
+        typer.echo("  ".join(cells).rstrip())
+        for line in extra.get(i, []):
+            typer.echo(line)
+    if verbose:
+        for name, seconds in compiled.timings.items():
+            typer.echo(f"pass {name}: {seconds * 1000:.1f} ms", err=True)
+
+
+def _entry_dict(e: PlanEntry) -> dict[str, object]:
+    fields = (
+        "rule_id",
+        "harness",
+        "point",
+        "native_event",
+        "matcher",
+        "status",
+        "reason",
+        "action",
+        "repeat",
+        "capability",
+    )
+    return {f: getattr(e, f) for f in fields}

@@ -1,0 +1,145 @@
+"""The named passes from package paths to policy rows: load → validate → plan → lower."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentstyle.diagnostics import Diagnostic, sort_diagnostics
+from agentstyle.engine.load import load_package
+from agentstyle.engine.lower import PolicyRows, lower_entries, lower_rule, qualified
+from agentstyle.engine.model import Package
+from agentstyle.engine.plan import PlanEntry, plan_rule
+from agentstyle.engine.validate import RuleInfo, validate_package
+from agentstyle.harnesses import spec_for
+
+
+@dataclass(slots=True)
+class CompiledPackage:
+    package: Package
+    rules: list[RuleInfo]
+
+
+@dataclass(slots=True)
+class Compiled:
+    packages: list[CompiledPackage] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    plan: list[PlanEntry] = field(default_factory=list)
+    rows: PolicyRows = field(default_factory=PolicyRows)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.level == "error" for d in self.diagnostics)
+
+
+def _timed(timings: dict[str, float], name: str, start: float) -> None:
+    timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+
+
+def load_and_validate(paths: list[str]) -> Compiled:
+    """The load and validate passes for every package; diagnostics sorted, all collected."""
+    out = Compiled()
+    diags: list[Diagnostic] = []
+    for path in paths:
+        t0 = time.perf_counter()
+        loaded = load_package(path)
+        _timed(out.timings, "load", t0)
+        diags.extend(loaded.diagnostics)
+        if loaded.package is None:
+            continue
+        t0 = time.perf_counter()
+        validation = validate_package(loaded.package)
+        _timed(out.timings, "validate", t0)
+        diags.extend(validation.diagnostics)
+        out.packages.append(CompiledPackage(loaded.package, validation.rules))
+    names: dict[str, Package] = {}
+    for cp in out.packages:
+        if cp.package.name in names:
+            diags.append(
+                Diagnostic.make(
+                    "dup-id",
+                    f"package `{cp.package.name}` is given twice",
+                    cp.package.manifest_span,
+                )
+            )
+        names[cp.package.name] = cp.package
+    out.diagnostics = sort_diagnostics(diags)
+    return out
+
+
+def ordered(packages: list[CompiledPackage]) -> list[CompiledPackage]:
+    """Evaluation order of packages (runtime.md): priority desc, then name."""
+    return sorted(packages, key=lambda cp: (-cp.package.priority, cp.package.name))
+
+
+def settings_for(pkg: Package, chosen: dict[str, Any]) -> tuple[dict[str, str], list[Diagnostic]]:
+    """Setting values: chosen at install, else the default; neither is `setting-missing`."""
+    values: dict[str, str] = {}
+    diags: list[Diagnostic] = []
+    for s in pkg.settings:
+        if s.name in chosen:
+            value = chosen[s.name]
+        elif s.has_default:
+            value = s.default
+        else:
+            diags.append(
+                Diagnostic.make(
+                    "setting-missing",
+                    f"setting `{s.name}` of `{pkg.name}` has no default; pass "
+                    f"`--set {s.name}=VALUE`",
+                    s.span,
+                )
+            )
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        values[s.name] = str(value) if value is not None else ""
+    return values, diags
+
+
+def compile_policy(
+    compiled: Compiled,
+    harnesses: list[str],
+    chosen: dict[str, dict[str, Any]] | None = None,
+    *,
+    require_settings: bool = False,
+) -> Compiled:
+    """The plan and lower passes over loaded packages: rows for every policy table."""
+    rows = PolicyRows()
+    chosen = chosen or {}
+    extra: list[Diagnostic] = []
+    rule_order = 0
+    t0 = time.perf_counter()
+    for pkg_order, cp in enumerate(ordered(compiled.packages)):
+        pkg = cp.package
+        values, missing = settings_for(pkg, chosen.get(pkg.name, {}))
+        if require_settings:
+            extra.extend(missing)
+        rows.packages.append(
+            (
+                pkg.name,
+                pkg.version,
+                pkg.priority,
+                str(pkg.root),
+                pkg.digest,
+                pkg_order,
+                pkg.per_rule,
+                pkg.per_event,
+            )
+        )
+        for name, value in values.items():
+            rows.settings.append((pkg.name, name, value))
+        for info in cp.rules:
+            lower_rule(pkg, info, rule_order, values, rows, extra)
+            rule_order += 1
+            for harness in harnesses:
+                compiled.plan.extend(
+                    plan_rule(info, qualified(pkg, info.rule.id), spec_for(harness))
+                )
+    lower_entries(compiled.plan, rows)
+    _timed(compiled.timings, "plan+lower", t0)
+    compiled.rows = rows
+    compiled.diagnostics = sort_diagnostics([*compiled.diagnostics, *extra])
+    return compiled

@@ -1,0 +1,75 @@
+"""`style explain`: one payload through the real evaluator, traced, with history rolled back."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from agentstyle.engine.decision import Wire
+from agentstyle.engine.evaluate import Candidate, Evaluation, evaluate
+from agentstyle.engine.store import Connection
+
+
+@dataclass(slots=True)
+class Explained:
+    evaluation: Evaluation
+    wire: Wire
+    lines: list[str]
+
+
+def _trace(cand: Candidate, point: str | None, verdict: str | None) -> str:
+    name = f'entry "{cand.rule_id}@{point}"'
+    head = f"{name} status={cand.status} action={cand.action} match={str(cand.matched).lower()}"
+    if not cand.matched:
+        return f"{head} block=none repeat=not-evaluated output=not-matched"
+    outcome = cand.outcome or "error"
+    if outcome == "blocked":
+        block, repeat, output = "blocked", "repeat-bypass", "blocked"
+    elif outcome == "block-suppressed":
+        block, repeat, output = "block-precedence", "not-evaluated", "not-evaluated"
+    elif outcome in ("asked", "allowed"):
+        block, repeat, output = "none", "repeat-bypass", outcome
+    elif outcome == "dedup-suppressed":
+        block = "none"
+        repeat = "loop-guard" if cand.action in ("block", "ask") else f"{cand.repeat}-duplicate"
+        output = "suppressed"
+    elif outcome == "error":
+        block, repeat, output = "none", "not-evaluated", f"error({cand.error or 'unknown'})"
+    else:
+        block = "none"
+        repeat = "every" if cand.repeat in (None, "every") else f"{cand.repeat}-claimed"
+        output = {
+            "emitted": "emitted",
+            "budget-truncated": "truncated",
+            "budget-dropped": "dropped",
+        }.get(outcome, outcome)
+    tokens = f" tokens={cand.tokens}" if cand.tokens else ""
+    return f"{head} block={block} repeat={repeat} output={output}{tokens}"
+
+
+def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
+    """Evaluate inside a transaction that is rolled back: history is never touched."""
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        [evaluation] = evaluate(conn, [event])
+    finally:
+        conn.execute("ROLLBACK")
+    wire: Wire = answer(evaluation.decision, event.native_event)
+    lines = [
+        f"event {event.harness} {event.native_event} point={event.point} "
+        f"tool={event.tool or '-'} session={event.session_id}"
+    ]
+    commands = event.values("shell.commands")
+    if commands or event.values("shell.code") or "shell-parse-fallback" in event.notes:
+        fallback = " (fallback: unparsed)" if "shell-parse-fallback" in event.notes else ""
+        lines.append(f"shell commands={json.dumps(commands, ensure_ascii=False)}{fallback}")
+        for code in event.values("shell.code"):
+            lines.append(f"shell code={json.dumps(code[:200], ensure_ascii=False)}")
+    if not evaluation.candidates:
+        lines.append("no candidate entries for this event")
+    for cand in evaluation.candidates:
+        lines.append(_trace(cand, event.point, evaluation.decision.verdict))
+    lines.append(f"wire stdout={json.dumps(wire.stdout, ensure_ascii=False)}")
+    lines.append(f"wire exit={wire.exit_code}")
+    return Explained(evaluation, wire, lines)

@@ -1,0 +1,878 @@
+"""Load a package (directory or single file) into plain data, collecting every load diagnostic."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentstyle.diagnostics import Diagnostic, StyleError
+from agentstyle.engine.files import (
+    MAX_RULE_FILES,
+    PackageFile,
+    list_rule_files,
+    read_package_file,
+)
+from agentstyle.engine.model import FieldValue, NativeHook, Package, Rule, SettingDecl
+from agentstyle.engine.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
+from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.source import Span
+from agentstyle.vocabulary import (
+    DEFAULT_BUDGET,
+    DEFAULT_PACKAGE_PRIORITY,
+    DEFAULTABLE_FIELDS,
+    EVENTS,
+    INLINE_ONLY_FIELDS,
+    PACKAGE_FIELDS,
+    REQUIRED_PACKAGE_FIELDS,
+    RULE_FIELDS,
+    SPEC_VERSION,
+    FieldType,
+)
+
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+VERSION_RE = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$"
+)
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9_./-]{0,127}$")
+SETTING_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+HARNESSES = ("claude-code", "codex", "cursor", "gemini-cli")
+MARKER = "<!-- style:"
+
+
+@dataclass(slots=True)
+class LoadResult:
+    package: Package | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def id_problem(value: Any) -> str | None:
+    """Why `value` is not a valid rule id, or None."""
+    if not isinstance(value, str):
+        return "must be a string"
+    if ".." in value:
+        return "must not contain `..`"
+    if "//" in value:
+        return "must not contain `//`"
+    if value.endswith("/"):
+        return "must not end with `/`"
+    if not ID_RE.match(value):
+        return "must match `^[a-z0-9][a-z0-9_./-]{0,127}$`"
+    return None
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    return type(value).__name__
+
+
+def check_type(name: str, node: YNode, ftype: FieldType) -> Diagnostic | None:
+    """A type/enum problem of one field value, as the right code (refresh has its own)."""
+    v = node.value
+    code = "refresh-invalid" if name == "refresh" else "invalid-schema"
+    problem: str | None = None
+    if ftype.kind in ("str",) and not isinstance(v, str):
+        problem = f"must be a string, not {_type_name(v)}"
+    elif ftype.kind == "bool" and not isinstance(v, bool):
+        problem = f"must be true or false, not {_type_name(v)}"
+    elif ftype.kind == "int":
+        if isinstance(v, bool) or not isinstance(v, int):
+            problem = f"must be an integer, not {_type_name(v)}"
+        elif ftype.minimum is not None and v < ftype.minimum:
+            problem = f"must be at least {ftype.minimum}"
+        elif ftype.maximum is not None and v > ftype.maximum:
+            problem = f"must be at most {ftype.maximum}"
+        if problem and name == "refresh":
+            return Diagnostic.make(
+                code, f"`refresh` must be an integer from 0 to 1000000, not `{v}`", node.span
+            )
+    elif ftype.kind == "enum":
+        if not isinstance(v, str) or v not in ftype.values:
+            allowed = ", ".join(ftype.values)
+            problem = f"`{v}` is not one of: {allowed}"
+    elif ftype.kind == "list":
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            problem = "must be a list of strings"
+        elif ftype.item_values:
+            bad = [x for x in v if x not in ftype.item_values]
+            if bad:
+                problem = f"`{bad[0]}` is not one of: {', '.join(ftype.item_values)}"
+    elif ftype.kind == "str-or-list":
+        ok = isinstance(v, str) or (
+            isinstance(v, list) and v and all(isinstance(x, str) for x in v)
+        )
+        if not ok:
+            problem = "must be a string or a non-empty list of strings"
+    elif ftype.kind == "when":
+        if not isinstance(v, (str, dict)):
+            problem = f"must be a condition string or mapping, not {_type_name(v)}"
+    elif ftype.kind == "mapping" and not isinstance(v, dict):
+        problem = f"must be a mapping, not {_type_name(v)}"
+    if problem is None:
+        return None
+    return Diagnostic.make(code, f"field `{name}` {problem}", node.span)
+
+
+def split_front_matter(text: str) -> tuple[str | None, str, int]:
+    """(front matter YAML padded to keep file line numbers, body, 1-based body line)."""
+    if not (text.startswith("---\n") or text == "---"):
+        return None, text, 1
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            fm = "\n".join(["", *lines[1:i]])
+            body = "\n".join(lines[i + 1 :])
+            return fm, body, i + 2
+    return None, text, 1
+
+
+def trim_body(body: str, first_line: int) -> tuple[str, int]:
+    """Leading blank lines and trailing whitespace removed; returns the new first line."""
+    lines = body.split("\n")
+    skipped = 0
+    while skipped < len(lines) and not lines[skipped].strip():
+        skipped += 1
+    return "\n".join(lines[skipped:]).rstrip(), first_line + skipped
+
+
+class _Loader:
+    """One package load: collects diagnostics instead of stopping at the first."""
+
+    def __init__(self, root: Path, root_display: str) -> None:
+        self.root = root
+        self.root_display = root_display
+        self.diags: list[Diagnostic] = []
+        self.digest = hashlib.sha256()
+
+    def emit(self, code: str, message: str, span: Span | None, rule: str | None = None) -> None:
+        self.diags.append(Diagnostic.make(code, message, span, rule=rule))
+
+    def read(self, rel: str, at: Span) -> PackageFile | None:
+        pf, problem = read_package_file(self.root, rel, self.root_display, at)
+        if problem is not None:
+            self.diags.append(problem)
+            return None
+        assert pf is not None
+        self.digest.update(rel.encode() + b"\0" + pf.raw + b"\0")
+        return pf
+
+    def parse(self, text: str, display: str) -> YNode | None:
+        try:
+            return load_yaml(text, display)
+        except YamlError as exc:
+            self.emit("invalid-package", exc.message, exc.span)
+            return None
+
+    # -- rule fields -------------------------------------------------------------------------
+
+    def rule_fields(
+        self, node: YMap, origin: str, *, allowed: set[str], where: str, rule: str | None
+    ) -> dict[str, FieldValue]:
+        """Type-checked fields of one layer; unknown or forbidden keys are diagnostics."""
+        out: dict[str, FieldValue] = {}
+        for key in node:
+            key_span = node.key_span(key)
+            value = node.items[key][1]
+            if key not in RULE_FIELDS:
+                self.emit("invalid-schema", f"unknown rule field `{key}`", key_span, rule)
+                continue
+            if key not in allowed:
+                self.emit(
+                    "invalid-schema", f"field `{key}` is not allowed in {where}", key_span, rule
+                )
+                continue
+            problem = check_type(key, value, RULE_FIELDS[key])
+            if problem is not None:
+                self.diags.append(
+                    Diagnostic(
+                        problem.code, problem.message, problem.span, rule, None, problem.level
+                    )
+                )
+                continue
+            out[key] = FieldValue(value.value, value, origin)
+        return out
+
+    def body_checks(self, body: str, span: Span, rule: str) -> None:
+        if not body.strip():
+            self.emit("empty-body", f"rule `{rule}` has an empty body", span, rule)
+        marker = body.find(MARKER)
+        if marker >= 0:
+            self.emit(
+                "marker-in-body",
+                "body contains the reserved marker `<!-- style:`",
+                span.shifted(body, marker),
+                rule,
+            )
+
+    # -- package manifest --------------------------------------------------------------------
+
+    def manifest(self, top: YMap, display: str, *, single_file: bool) -> Package | None:
+        pkg_keys = set(PACKAGE_FIELDS)
+        if single_file:
+            pkg_keys -= {"rules", "native_hooks"}
+        for key in top:
+            if key in pkg_keys:
+                continue
+            if single_file and key in RULE_FIELDS:
+                continue
+            if single_file and key in ("rules", "native_hooks"):
+                self.emit(
+                    "invalid-schema",
+                    f"a single-file package cannot declare `{key}`",
+                    top.key_span(key),
+                )
+            else:
+                self.emit("invalid-schema", f"unknown package field `{key}`", top.key_span(key))
+        for key in REQUIRED_PACKAGE_FIELDS:
+            if key not in top:
+                self.emit("invalid-schema", f"missing required package field `{key}`", top.span)
+        spec = top.get("spec")
+        if spec is not None and spec.value != SPEC_VERSION:
+            self.emit(
+                "unsupported-spec",
+                f"`spec` is `{spec.value}`; this STYLE reads `{SPEC_VERSION}`",
+                spec.span,
+            )
+        name_node = top.get("name")
+        name = name_node.value if name_node is not None else ""
+        if name_node is not None and (not isinstance(name, str) or not NAME_RE.match(name)):
+            self.emit(
+                "bad-name",
+                f"package name `{name}` must match `^[a-z0-9][a-z0-9-]{{0,63}}$`",
+                name_node.span,
+            )
+        version_node = top.get("version")
+        version = version_node.value if version_node is not None else ""
+        if version_node is not None and (
+            not isinstance(version, str) or not VERSION_RE.match(version)
+        ):
+            self.emit(
+                "bad-version",
+                f"version `{version}` is not MAJOR.MINOR.PATCH[-pre]",
+                version_node.span,
+            )
+        desc_node = top.get("description")
+        description = desc_node.value if desc_node is not None else ""
+        if desc_node is not None and not isinstance(description, str):
+            self.emit("invalid-schema", "field `description` must be a string", desc_node.span)
+        elif isinstance(description, str) and "\n" in description.strip():
+            self.emit(
+                "invalid-schema",
+                "field `description` must be one line",
+                desc_node.span if desc_node else None,
+            )
+        pkg = Package(
+            name=name if isinstance(name, str) else str(name),
+            version=str(version),
+            description=str(description),
+            root=self.root,
+            manifest=display,
+            single_file=single_file,
+            manifest_span=top.span,
+        )
+        prio = top.get("priority")
+        if prio is not None:
+            problem = check_type("priority", prio, PACKAGE_FIELDS["priority"])
+            if problem:
+                self.diags.append(problem)
+            else:
+                pkg.priority = prio.value
+        else:
+            pkg.priority = DEFAULT_PACKAGE_PRIORITY
+        self.budget(top.get("budget"), pkg)
+        self.settings(top.get("settings"), pkg)
+        self.requires(top.get("requires"), pkg)
+        return pkg
+
+    def budget(self, node: YNode | None, pkg: Package) -> None:
+        if node is None:
+            return
+        if not isinstance(node, YMap):
+            self.emit("invalid-schema", "field `budget` must be a mapping", node.span)
+            return
+        for key in node:
+            value = node.items[key][1]
+            if key not in DEFAULT_BUDGET:
+                self.emit("invalid-schema", f"unknown budget field `{key}`", node.key_span(key))
+            elif (
+                isinstance(value.value, bool) or not isinstance(value.value, int) or value.value < 1
+            ):
+                self.emit(
+                    "invalid-schema", f"budget `{key}` must be a positive integer", value.span
+                )
+            elif key == "per_rule":
+                pkg.per_rule = value.value
+            else:
+                pkg.per_event = value.value
+
+    def settings(self, node: YNode | None, pkg: Package) -> None:
+        if node is None:
+            return
+        if not isinstance(node, YSeq):
+            self.emit("invalid-schema", "field `settings` must be a list", node.span)
+            return
+        seen: set[str] = set()
+        for item in node.nodes:
+            if not isinstance(item, YMap):
+                self.emit("invalid-schema", "a setting must be a mapping", item.span)
+                continue
+            for key in item:
+                if key not in ("name", "default", "description", "type", "values"):
+                    self.emit(
+                        "invalid-schema", f"unknown setting field `{key}`", item.key_span(key)
+                    )
+            name = item.get("name")
+            if name is None or not isinstance(name.value, str) or not SETTING_RE.match(name.value):
+                self.emit(
+                    "invalid-schema",
+                    "setting `name` must match `^[a-z][a-z0-9_]{0,63}$`",
+                    name.span if name else item.span,
+                )
+                continue
+            if name.value in seen:
+                self.emit("invalid-schema", f"setting `{name.value}` is declared twice", name.span)
+            seen.add(name.value)
+            typ = item.get("type")
+            type_name = typ.value if typ is not None else "string"
+            if type_name not in ("string", "int", "bool", "enum"):
+                self.emit(
+                    "invalid-schema",
+                    f"setting type `{type_name}` is not one of: string, int, bool, enum",
+                    typ.span if typ else item.span,
+                )
+            values = item.get("values")
+            if type_name == "enum" and (values is None or not isinstance(values.value, list)):
+                self.emit(
+                    "invalid-schema",
+                    f"enum setting `{name.value}` needs a `values` list",
+                    item.span,
+                )
+            default = item.get("default")
+            desc = item.get("description")
+            pkg.settings.append(
+                SettingDecl(
+                    name=name.value,
+                    default=default.value if default is not None else None,
+                    description=str(desc.value) if desc is not None else "",
+                    type=str(type_name),
+                    values=list(values.value)
+                    if values is not None and isinstance(values.value, list)
+                    else [],
+                    span=item.span,
+                    has_default=default is not None,
+                )
+            )
+
+    def requires(self, node: YNode | None, pkg: Package) -> None:
+        if node is None:
+            return
+        if not isinstance(node, YMap):
+            self.emit("invalid-schema", "field `requires` must be a mapping", node.span)
+            return
+        for key in node:
+            value = node.items[key][1]
+            if key == "harnesses":
+                if not isinstance(value, YMap):
+                    self.emit(
+                        "invalid-schema", "`requires.harnesses` must be a mapping", value.span
+                    )
+                    continue
+                for h in value:
+                    if h not in HARNESSES:
+                        self.emit("invalid-schema", f"unknown harness `{h}`", value.key_span(h))
+                    elif not isinstance(value.items[h][1].value, str):
+                        self.emit(
+                            "invalid-schema",
+                            f"version range for `{h}` must be a string",
+                            value.items[h][1].span,
+                        )
+            elif key == "packages":
+                if not isinstance(value, YSeq) or not all(
+                    isinstance(n, YMap) and isinstance(n.value.get("name"), str)
+                    for n in value.nodes
+                ):
+                    self.emit(
+                        "invalid-schema",
+                        "`requires.packages` must be a list of {name, version}",
+                        value.span,
+                    )
+            else:
+                self.emit("invalid-schema", f"unknown requires field `{key}`", node.key_span(key))
+        pkg.requires = node.plain()
+
+    # -- rules -------------------------------------------------------------------------------
+
+    def defaults(self, node: YNode | None) -> dict[str, FieldValue]:
+        if node is None:
+            return {}
+        if not isinstance(node, YMap):
+            self.emit("invalid-schema", "field `defaults` must be a mapping", node.span)
+            return {}
+        return self.rule_fields(
+            node, "defaults", allowed=set(DEFAULTABLE_FIELDS), where="`defaults`", rule=None
+        )
+
+    def rules(self, node: YNode | None, pkg: Package, defaults: dict[str, FieldValue]) -> None:
+        if node is None:
+            return
+        if not isinstance(node, YSeq):
+            self.emit("invalid-package", "`rules` must be a list", node.span)
+            return
+        claimed: dict[str, Span] = {}
+        inline_allowed = set(RULE_FIELDS) - {"from"}
+        all_files: list[str] | None = None
+        for item in node.nodes:
+            if not isinstance(item, YMap):
+                self.emit("invalid-package", "each item of `rules` must be a mapping", item.span)
+                continue
+            if "from" in item:
+                if all_files is None:
+                    all_files = list_rule_files(self.root)
+                    if len(all_files) > MAX_RULE_FILES:
+                        self.emit(
+                            "invalid-package",
+                            f"`rules/` holds {len(all_files)} rule "
+                            f"files, over the limit of {MAX_RULE_FILES}",
+                            node.span,
+                        )
+                        all_files = all_files[:MAX_RULE_FILES]
+                self.from_entry(item, pkg, defaults, all_files, claimed)
+            else:
+                self.inline_rule(item, pkg, defaults, inline_allowed)
+
+    def inline_rule(
+        self, item: YMap, pkg: Package, defaults: dict[str, FieldValue], allowed: set[str]
+    ) -> None:
+        id_node = item.get("id")
+        rule_id = id_node.value if id_node is not None and isinstance(id_node.value, str) else None
+        if id_node is None:
+            self.emit("inline-missing-id", "inline rule has no `id`", item.span)
+        else:
+            problem = id_problem(id_node.value)
+            if problem:
+                self.emit("bad-id", f"rule id `{id_node.value}` {problem}", id_node.span)
+                rule_id = None
+        label = rule_id or "?"
+        fields = self.rule_fields(
+            item, "inline", allowed=allowed, where="an inline rule", rule=rule_id
+        )
+        has_file, has_text = "file" in item, "text" in item
+        body: str | None = None
+        body_node: YNode | None = None
+        if has_file and has_text:
+            self.emit(
+                "file-and-text",
+                f"rule `{label}` has both `file` and `text`",
+                item.key_span("file"),
+                rule_id,
+            )
+        elif not has_file and not has_text:
+            self.emit(
+                "invalid-schema",
+                f"inline rule `{label}` needs `text` or `file`",
+                item.span,
+                rule_id,
+            )
+        elif has_text and "text" in fields:
+            body_node = fields["text"].node
+            body = fields["text"].value
+        elif has_file and "file" in fields:
+            body, body_node = self.file_body(fields["file"].node, rule_id)
+        if id_node is None or rule_id is None:
+            return
+        fields.pop("text", None)
+        fields.pop("file", None)
+        fields.pop("id", None)
+        if body is None or body_node is None:
+            # The rule still counts for dup-id and later checks need its fields.
+            body, body_node = "", item
+        elif has_text:
+            # Leading blank lines are kept in the string so offsets still map to the file.
+            self.body_checks(body, body_node.span, rule_id)
+            body = body.rstrip()
+        pkg.rules.append(
+            Rule(
+                rule_id,
+                item.span,
+                {**defaults, **fields},
+                body,
+                body_node,
+                len(pkg.rules),
+                item.span.file,
+            )
+        )
+
+    def file_body(self, node: YNode, rule: str | None) -> tuple[str | None, YNode | None]:
+        rel = node.value
+        norm = rel.replace("\\", "/").lstrip("./") if isinstance(rel, str) else ""
+        if norm.startswith("rules/"):
+            self.emit(
+                "file-into-rules",
+                f"`file: {rel}` points under `rules/`; use a `from` entry",
+                node.span,
+                rule,
+            )
+            return None, None
+        pf = self.read(rel, node.span)
+        if pf is None:
+            return None, None
+        fm, _, _ = split_front_matter(pf.text)
+        if fm is not None:
+            self.emit(
+                "body-has-frontmatter",
+                f"`{rel}` starts with front matter; a `file` body is plain text",
+                Span(pf.display, 1, 1),
+                rule,
+            )
+            return None, None
+        text, first = trim_body(pf.text, 1)
+        body_node = YNode(text, Span(pf.display, first, 1), "|")
+        body_node._indent = 0
+        self.body_checks(text, Span(pf.display, first, 1), rule or "?")
+        return text, body_node
+
+    def from_entry(
+        self,
+        item: YMap,
+        pkg: Package,
+        defaults: dict[str, FieldValue],
+        all_files: list[str],
+        claimed: dict[str, Span],
+    ) -> None:
+        from_node = item.items["from"][1]
+        pattern = from_node.value
+        for key in ("id", "file", "text"):
+            if key in item:
+                self.emit(
+                    "from-and-inline", f"a `from` entry cannot declare `{key}`", item.key_span(key)
+                )
+        if "target" in item:
+            self.emit(
+                "override-target",
+                "a `from` entry cannot override `target`",
+                item.key_span("target"),
+            )
+        if not isinstance(pattern, str) or not pattern.strip():
+            self.emit("invalid-package", "`from` must be a non-empty glob", from_node.span)
+            return
+        norm = pattern.strip().lstrip("./") if pattern.startswith("./") else pattern.strip()
+        if not norm.startswith("rules/") or not norm.endswith(".md") or ".." in norm.split("/"):
+            self.emit(
+                "invalid-schema",
+                f"`from: {pattern}` must name `.md` files under `rules/`",
+                from_node.span,
+            )
+            return
+        try:
+            regex = re.compile(glob_to_regex(norm))
+        except (ValueError, re.error) as exc:
+            self.emit("invalid-schema", f"`from: {pattern}`: {exc}", from_node.span)
+            return
+        override_node = YMap(None, item.span)
+        override_node.items = {k: v for k, v in item.items.items() if k != "from"}
+        overrides = self.rule_fields(
+            override_node,
+            "override",
+            allowed=set(RULE_FIELDS) - INLINE_ONLY_FIELDS - {"target"},
+            where="a `from` entry",
+            rule=None,
+        )
+        matched = [f for f in all_files if regex.fullmatch(f)]
+        if not matched:
+            self.emit("file-not-found", f"`from: {pattern}` matches no rule file", from_node.span)
+            return
+        for rel in matched:
+            if rel in claimed:
+                first = claimed[rel]
+                rule_id = rel[len("rules/") : -len(".md")]
+                self.emit(
+                    "dup-id",
+                    f"rule `{rule_id}` is matched by two `from` globs (first at line {first.line})",
+                    from_node.span,
+                    rule_id,
+                )
+                continue
+            claimed[rel] = from_node.span
+            self.rule_file(rel, from_node.span, pkg, defaults, overrides)
+
+    def rule_file(
+        self,
+        rel: str,
+        at: Span,
+        pkg: Package,
+        defaults: dict[str, FieldValue],
+        overrides: dict[str, FieldValue],
+    ) -> None:
+        rule_id = rel[len("rules/") : -len(".md")]
+        pf = self.read(rel, at)
+        if pf is None:
+            return
+        problem = id_problem(rule_id)
+        if problem:
+            self.emit(
+                "bad-id",
+                f"rule id `{rule_id}` (from its path) {problem}",
+                Span(pf.display, 1, 1),
+                rule_id,
+            )
+            return
+        fm, body_raw, body_line = split_front_matter(pf.text)
+        front: dict[str, FieldValue] = {}
+        if fm is not None:
+            fm_node = self.parse(fm, pf.display)
+            if fm_node is not None and not isinstance(fm_node, YMap):
+                self.emit("invalid-schema", "front matter must be a mapping", fm_node.span, rule_id)
+            elif isinstance(fm_node, YMap):
+                pkg_only = set(PACKAGE_FIELDS) - set(RULE_FIELDS)
+                for key in list(fm_node):
+                    if key in pkg_only:
+                        self.emit(
+                            "rule-file-pkg-field",
+                            f"rule file front matter cannot set package field `{key}`",
+                            fm_node.key_span(key),
+                            rule_id,
+                        )
+                        del fm_node.items[key]
+                front = self.rule_fields(
+                    fm_node,
+                    "front-matter",
+                    allowed=set(RULE_FIELDS) - INLINE_ONLY_FIELDS,
+                    where="rule file front matter",
+                    rule=rule_id,
+                )
+        body, first = trim_body(body_raw, body_line)
+        body_node = YNode(body, Span(pf.display, first, 1), "|")
+        body_node._indent = 0
+        self.body_checks(body, Span(pf.display, first, 1), rule_id)
+        pkg.rules.append(
+            Rule(
+                rule_id,
+                Span(pf.display, 1, 1),
+                {**defaults, **front, **overrides},
+                body,
+                body_node,
+                len(pkg.rules),
+                pf.display,
+                rule_file=rel,
+            )
+        )
+
+    def native_hooks(self, node: YNode | None, pkg: Package) -> None:
+        if node is None:
+            return
+        if not isinstance(node, YSeq):
+            self.emit("invalid-package", "`native_hooks` must be a list", node.span)
+            return
+        known = ("id", "event", "matcher", "command", "timeout", "harness")
+        for item in node.nodes:
+            if not isinstance(item, YMap):
+                self.emit("invalid-package", "each native hook must be a mapping", item.span)
+                continue
+            for key in item:
+                if key not in known:
+                    self.emit(
+                        "invalid-schema", f"unknown native hook field `{key}`", item.key_span(key)
+                    )
+            values = item.plain()
+            hook_id = values.get("id")
+            if hook_id is None:
+                self.emit("inline-missing-id", "native hook has no `id`", item.span)
+                continue
+            problem = id_problem(hook_id)
+            if problem:
+                self.emit(
+                    "bad-id", f"native hook id `{hook_id}` {problem}", item.items["id"][1].span
+                )
+                continue
+            event = values.get("event")
+            if event not in EVENTS:
+                span = item.items["event"][1].span if "event" in item else item.span
+                self.emit(
+                    "unknown-event", f"`{event}` is not a normalized event name", span, hook_id
+                )
+                continue
+            command = values.get("command")
+            if not isinstance(command, str) or not command.strip():
+                self.emit(
+                    "invalid-schema",
+                    f"native hook `{hook_id}` needs a `command` string",
+                    item.span,
+                    hook_id,
+                )
+                continue
+            timeout = values.get("timeout")
+            if timeout is not None and (
+                isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
+            ):
+                self.emit(
+                    "invalid-schema",
+                    "native hook `timeout` must be a positive integer",
+                    item.items["timeout"][1].span,
+                    hook_id,
+                )
+                timeout = None
+            harness = values.get("harness")
+            if harness is not None and harness not in HARNESSES:
+                self.emit(
+                    "invalid-schema",
+                    f"unknown harness `{harness}`",
+                    item.items["harness"][1].span,
+                    hook_id,
+                )
+            matcher = values.get("matcher")
+            pkg.native_hooks.append(
+                NativeHook(
+                    hook_id,
+                    event,
+                    command,
+                    str(matcher) if matcher is not None else None,
+                    timeout,
+                    harness,
+                    item.span,
+                )
+            )
+
+    def dup_ids(self, pkg: Package) -> None:
+        seen: dict[str, Span] = {}
+        entries = [(r.id, r.span) for r in pkg.rules] + [(h.id, h.span) for h in pkg.native_hooks]
+        for rule_id, span in entries:
+            if rule_id in seen:
+                first = seen[rule_id]
+                self.emit(
+                    "dup-id",
+                    f"id `{rule_id}` is already used at {first.file}:{first.line}",
+                    span,
+                    rule_id,
+                )
+            else:
+                seen[rule_id] = span
+
+
+def _display(path: Path) -> str:
+    try:
+        rel = path.resolve().relative_to(Path.cwd().resolve())
+        return rel.as_posix() or "."
+    except ValueError:
+        return path.resolve().as_posix()
+
+
+def load_package(path: str | Path) -> LoadResult:
+    """Load a directory package or a single-file package. Missing paths raise StyleError."""
+    p = Path(path)
+    if not p.exists():
+        raise StyleError(f"{path}: no such package (not a file or directory)")
+    if p.is_dir():
+        if not (p / "STYLE.yaml").exists():
+            raise StyleError(f"{_display(p)}: not a STYLE package (no STYLE.yaml in this folder)")
+        return _load_directory(p)
+    if p.name == "STYLE.yaml":
+        return _load_directory(p.parent)
+    if p.suffix == ".md":
+        return _load_single_file(p)
+    raise StyleError(
+        f"{_display(p)}: not a STYLE package (expected a folder with STYLE.yaml "
+        "or a NAME.md single-file package)"
+    )
+
+
+def _load_directory(root: Path) -> LoadResult:
+    display = _display(root)
+    ld = _Loader(root, display)
+    manifest_span = Span(f"{display}/STYLE.yaml" if display != "." else "STYLE.yaml")
+    pf = ld.read("STYLE.yaml", manifest_span)
+    if pf is None:
+        return LoadResult(None, ld.diags)
+    top = ld.parse(pf.text, pf.display)
+    if top is None:
+        if not ld.diags:
+            ld.emit("invalid-package", "STYLE.yaml is empty", manifest_span)
+        return LoadResult(None, ld.diags)
+    if not isinstance(top, YMap):
+        ld.emit("invalid-package", "STYLE.yaml must be a mapping of package fields", top.span)
+        return LoadResult(None, ld.diags)
+    pkg = ld.manifest(top, pf.display, single_file=False)
+    if pkg is None:
+        return LoadResult(None, ld.diags)
+    defaults = ld.defaults(top.get("defaults"))
+    ld.rules(top.get("rules"), pkg, defaults)
+    ld.native_hooks(top.get("native_hooks"), pkg)
+    rules_node, hooks_node = top.get("rules"), top.get("native_hooks")
+    empty_rules = rules_node is None or (isinstance(rules_node, YSeq) and not rules_node.nodes)
+    empty_hooks = hooks_node is None or (isinstance(hooks_node, YSeq) and not hooks_node.nodes)
+    if empty_rules and empty_hooks:
+        ld.emit("invalid-package", "the package has no `rules` and no `native_hooks`", top.span)
+    ld.dup_ids(pkg)
+    pkg.digest = ld.digest.hexdigest()
+    return LoadResult(pkg, ld.diags)
+
+
+def _load_single_file(path: Path) -> LoadResult:
+    root = path.parent
+    root_display = _display(root)
+    ld = _Loader(root, root_display)
+    pf = ld.read(path.name, Span(_display(path)))
+    if pf is None:
+        return LoadResult(None, ld.diags)
+    fm, body_raw, body_line = split_front_matter(pf.text)
+    if fm is None:
+        ld.emit(
+            "invalid-package",
+            "a single-file package starts with `---` front matter",
+            Span(pf.display, 1, 1),
+        )
+        return LoadResult(None, ld.diags)
+    top = ld.parse(fm, pf.display)
+    if not isinstance(top, YMap):
+        ld.emit(
+            "invalid-package",
+            "front matter must be a mapping of package fields",
+            top.span if top is not None else Span(pf.display, 1, 1),
+        )
+        return LoadResult(None, ld.diags)
+    pkg = ld.manifest(top, pf.display, single_file=True)
+    if pkg is None:
+        return LoadResult(None, ld.diags)
+    rule_keys = YMap(None, top.span)
+    for key in top:
+        if key in RULE_FIELDS and key not in ("priority",):
+            rule_keys.items[key] = top.items[key]
+    if "priority" in top:
+        rule_keys.items["priority"] = top.items["priority"]
+    rule_id = pkg.name
+    id_node = top.get("id")
+    if id_node is not None:
+        problem = id_problem(id_node.value)
+        if problem:
+            ld.emit("bad-id", f"rule id `{id_node.value}` {problem}", id_node.span)
+        else:
+            rule_id = id_node.value
+    fields = ld.rule_fields(
+        rule_keys,
+        "front-matter",
+        allowed=set(RULE_FIELDS) - {"from", "file", "text"},
+        where="a single-file package",
+        rule=rule_id,
+    )
+    fields.pop("id", None)
+    body, first = trim_body(body_raw, body_line)
+    body_node = YNode(body, Span(pf.display, first, 1), "|")
+    body_node._indent = 0
+    ld.body_checks(body, Span(pf.display, first, 1), rule_id)
+    pkg.rules.append(Rule(rule_id, Span(pf.display, 1, 1), fields, body, body_node, 0, pf.display))
+    pkg.digest = ld.digest.hexdigest()
+    return LoadResult(pkg, ld.diags)

@@ -1,0 +1,84 @@
+"""`style.lock.yaml`: what install chose (packages, settings, harnesses) so `sync` can redo it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agentstyle.diagnostics import StyleError
+
+HEADER = "# Written by `style install`; `style sync` reinstalls from it. Edit with care.\n"
+
+
+@dataclass(slots=True)
+class HarnessInstall:
+    scope: str = "project"
+    fail_closed: bool = False
+    created: list[str] = field(default_factory=list)  # config files install created
+
+
+@dataclass(slots=True)
+class LockFile:
+    packages: list[str] = field(default_factory=list)  # paths, relative to the root when inside
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    harnesses: dict[str, HarnessInstall] = field(default_factory=dict)
+    protect: bool = True
+    log: str = "hits"  # hits | full | off
+
+    def to_yaml(self) -> str:
+        doc = {
+            "version": 1,
+            "packages": self.packages,
+            "settings": self.settings,
+            "harnesses": {
+                name: {"scope": h.scope, "fail_closed": h.fail_closed, "created": h.created}
+                for name, h in sorted(self.harnesses.items())
+            },
+            "protect": self.protect,
+            "log": self.log,
+        }
+        return HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+
+
+def read_lock(path: Path) -> LockFile:
+    if not path.exists():
+        return LockFile()
+    try:
+        doc = yaml.safe_load(path.read_text("utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise StyleError(f"{path}: cannot read the lock file: {exc}") from None
+    if not isinstance(doc, dict):
+        raise StyleError(f"{path}: the lock file must be a mapping")
+    lock = LockFile(
+        packages=[str(p) for p in doc.get("packages") or []],
+        settings={str(k): dict(v or {}) for k, v in (doc.get("settings") or {}).items()},
+        protect=bool(doc.get("protect", True)),
+        log=str(doc.get("log", "hits")),
+    )
+    for name, h in (doc.get("harnesses") or {}).items():
+        h = h or {}
+        lock.harnesses[str(name)] = HarnessInstall(
+            str(h.get("scope", "project")),
+            bool(h.get("fail_closed", False)),
+            [str(c) for c in h.get("created") or []],
+        )
+    if lock.log not in ("hits", "full", "off"):
+        raise StyleError(f"{path}: `log` must be hits, full or off")
+    return lock
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write through a temporary file and a rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.style-tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    if path.exists():
+        os.chmod(tmp, path.stat().st_mode & 0o7777)
+    os.replace(tmp, path)

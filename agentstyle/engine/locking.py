@@ -1,0 +1,57 @@
+"""The OS file lock every process takes before it opens the rules database (storage.md)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from types import TracebackType
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks; direct use stays correct
+    fcntl = None  # type: ignore[assignment]
+
+
+class LockTimeout(Exception):
+    """The lock stayed held by another process past our deadline."""
+
+
+class FileLock:
+    """An exclusive advisory lock on `path`, waited for until `deadline` (time.monotonic())."""
+
+    def __init__(self, path: Path, deadline: float) -> None:
+        self.path = path
+        self.deadline = deadline
+        self.fd: int | None = None
+
+    def __enter__(self) -> FileLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        if fcntl is None:
+            self.fd = fd
+            return self
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.fd = fd
+                return self
+            except BlockingIOError:
+                if time.monotonic() >= self.deadline:
+                    os.close(fd)
+                    raise LockTimeout(f"{self.path} is held by another process") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.02)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.fd is not None:
+            if fcntl is not None:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None

@@ -1,0 +1,274 @@
+"""Lower validated rules and their plan into the rows of the policy tables (storage.md)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentstyle.diagnostics import Diagnostic
+from agentstyle.engine.model import Package
+from agentstyle.engine.plan import PlanEntry
+from agentstyle.engine.validate import RuleInfo
+from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Var
+from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.vocabulary import NEGATED_OPS, RULE_STATE_FIELDS
+
+MAX_CLAUSES = 512
+
+
+class TooComplex(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class PolicyRows:
+    """Rows per policy table, column order as in sql/schema and sql/policy/insert_*.sql."""
+
+    packages: list[tuple[Any, ...]] = field(default_factory=list)
+    rules: list[tuple[Any, ...]] = field(default_factory=list)
+    rule_tools: list[tuple[Any, ...]] = field(default_factory=list)
+    conditions: list[tuple[Any, ...]] = field(default_factory=list)
+    condition_clauses: list[tuple[Any, ...]] = field(default_factory=list)
+    templates: list[tuple[Any, ...]] = field(default_factory=list)
+    settings: list[tuple[Any, ...]] = field(default_factory=list)
+    entries: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+def qualified(pkg: Package, rule_id: str) -> str:
+    return f"{pkg.name}/{rule_id}"
+
+
+def field_regex(field_name: str) -> str | None:
+    """An anchored regex over field names for a path with `*` segments."""
+    if "*" not in field_name.split("."):
+        return None
+    parts = ["[^.]+" if seg == "*" else re.escape(seg) for seg in field_name.split(".")]
+    return "^" + r"\.".join(parts) + "$"
+
+
+def _scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def number_of(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    return None
+
+
+def _literals(
+    node: Node, ids: dict[int, int], negate: bool = False
+) -> list[list[tuple[int, bool]]]:
+    """The DNF of `node` (negation pushed to the predicates) as clauses of (node id, negated)."""
+    if isinstance(node, Pred):
+        return [[(ids[id(node)], negate)]]
+    if isinstance(node, Not):
+        return _literals(node.item, ids, not negate)
+    conj = isinstance(node, And) != negate  # De Morgan: a negated or is an and
+    parts = [_literals(child, ids, negate) for child in node.items]
+    if not conj:
+        out = [clause for part in parts for clause in part]
+    else:
+        out = [[]]
+        for part in parts:
+            out = [a + b for a in out for b in part]
+            if len(out) > MAX_CLAUSES:
+                raise TooComplex
+    if len(out) > MAX_CLAUSES:
+        raise TooComplex
+    return out
+
+
+def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) -> None:
+    ids: dict[int, int] = {}
+    negated_op: dict[int, bool] = {}
+    counter = [0]
+
+    def walk(n: Node, parent: int | None) -> None:
+        counter[0] += 1
+        nid = counter[0]
+        ids[id(n)] = nid
+        if isinstance(n, Pred):
+            # A negated operator is stored as its positive form plus a flag on the literal.
+            negated_op[nid] = n.op in NEGATED_OPS or n.op == "missing"
+            base_op = "exists" if n.op == "missing" else NEGATED_OPS.get(n.op, n.op)
+            lookup = "shell.commands" if n.op == "shell_regex" else n.field
+            values = [_scalar(x) for x in n.value] if isinstance(n.value, tuple) else None
+            pattern = _scalar(n.value) if n.value is not None and values is None else None
+            rows.conditions.append(
+                (
+                    rule_id,
+                    nid,
+                    parent,
+                    "pred",
+                    n.field,
+                    lookup,
+                    field_regex(lookup),
+                    n.op,
+                    base_op,
+                    pattern,
+                    info.regexes.get(id(n)),
+                    number_of(n.value),
+                    values,
+                    n.span.line,
+                    n.span.column,
+                )
+            )
+            return
+        kind = "and" if isinstance(n, And) else "or" if isinstance(n, Or) else "not"
+        rows.conditions.append(
+            (
+                rule_id,
+                nid,
+                parent,
+                kind,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                n.span.line,
+                n.span.column,
+            )
+        )
+        children = (n.item,) if isinstance(n, Not) else n.items
+        for child in children:
+            walk(child, nid)
+
+    walk(node, None)
+    for cid, clause in enumerate(_literals(node, ids), start=1):
+        for nid, neg in clause:
+            rows.condition_clauses.append((rule_id, cid, nid, neg != negated_op[nid], len(clause)))
+
+
+def lower_template(
+    template_id: str, segments: tuple[Segment, ...], settings: dict[str, str], rows: PolicyRows
+) -> None:
+    """Template rows; settings are rendered now (install time), runtime variables stay."""
+    merged: list[tuple[str, str | None, str | None, str | None]] = []
+    for seg in segments:
+        if isinstance(seg, Var) and seg.name.startswith("settings."):
+            value = settings.get(seg.name.split(".", 1)[1], seg.default or "")
+            seg = Text(value, seg.span)
+        if isinstance(seg, Text):
+            if merged and merged[-1][0] == "text":
+                merged[-1] = ("text", (merged[-1][1] or "") + seg.text, None, None)
+            else:
+                merged.append(("text", seg.text, None, None))
+        else:
+            merged.append(("var", None, seg.name, seg.default))
+    for pos, (kind, text, var, default) in enumerate(merged):
+        rows.templates.append((template_id, pos, kind, text, var, default))
+
+
+def uses_rule_state(node: Node | None) -> bool:
+    if node is None:
+        return False
+    if isinstance(node, Pred):
+        return node.field in RULE_STATE_FIELDS
+    if isinstance(node, Not):
+        return uses_rule_state(node.item)
+    return any(uses_rule_state(c) for c in node.items)
+
+
+def lower_rule(
+    pkg: Package,
+    info: RuleInfo,
+    rule_order: int,
+    settings: dict[str, str],
+    rows: PolicyRows,
+    diags: list[Diagnostic],
+) -> None:
+    eff, rule = info.eff, info.rule
+    rid = qualified(pkg, rule.id)
+    body_id = f"{rid}#body"
+    mt_id = f"{rid}#model_text" if info.model_text is not None else None
+    rows.rules.append(
+        (
+            rid,
+            pkg.name,
+            rule.id,
+            eff["target"],
+            eff["action"],
+            eff.get("at"),
+            None if eff["action"] in ("block", "ask", "allow") else eff.get("repeat"),
+            eff["fail"],
+            int(eff.get("refresh") or 0),
+            bool(eff["reinject_on_compact"]),
+            eff["mode"],
+            int(eff["priority"]),
+            int(eff["max_tokens"]),
+            bool(eff["enabled"]),
+            rule.order,
+            rule_order,
+            eff.get("event"),
+            list(eff["sources"]),
+            info.harnesses,
+            body_id,
+            mt_id,
+            info.static,
+            info.condition is not None,
+            uses_rule_state(info.condition),
+            rule.source,
+            rule.span.line,
+            rule.span.column,
+        )
+    )
+    target = eff["target"]
+    if target == "tool":
+        for t in info.tools:
+            rows.rule_tools.append((rid, "tool", t, glob_to_regex(t)))
+    if target in ("tool", "mcp"):
+        for name in info.names:
+            rows.rule_tools.append((rid, "native", name, "^" + re.escape(name) + "$"))
+    if target == "mcp":
+        server = str(eff.get("mcp", "*"))
+        rows.rule_tools.append((rid, "mcp", server, glob_to_regex(server)))
+    if target == "skill":
+        skill = str(eff.get("skill", "*"))
+        rows.rule_tools.append((rid, "skill", skill, glob_to_regex(skill)))
+    if info.condition is not None:
+        try:
+            lower_condition(rid, info.condition, info, rows)
+        except TooComplex:
+            diags.append(
+                Diagnostic.make(
+                    "invalid-condition",
+                    f"condition of `{rule.id}` is too complex (over "
+                    f"{MAX_CLAUSES} alternatives once expanded)",
+                    rule.span_of("when"),
+                    rule=rule.id,
+                )
+            )
+    lower_template(body_id, info.body, settings, rows)
+    if mt_id is not None and info.model_text is not None:
+        lower_template(mt_id, info.model_text, settings, rows)
+
+
+def lower_entries(entries: list[PlanEntry], rows: PolicyRows) -> None:
+    for e in entries:
+        rows.entries.append(
+            (
+                e.rule_id,
+                e.harness,
+                e.point,
+                e.native_event,
+                e.matcher,
+                e.status,
+                e.reason,
+                e.action,
+                e.repeat,
+                e.capability,
+            )
+        )

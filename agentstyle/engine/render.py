@@ -1,0 +1,96 @@
+"""Render bodies from template rows: runtime variables filled, event content fenced."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from agentstyle.vocabulary import EVENT_VAR_MAX_CHARS, estimate_tokens
+
+# (kind, text, var, default) as stored in the `templates` table.
+SegmentRow = tuple[str, str | None, str | None, str | None]
+Lookup = Callable[[str], list[str]]
+
+
+def fence(field: str, value: str) -> str:
+    """Untrusted event content as one escaped JSON line no value can break out of (rules.md)."""
+    truncated = len(value) > EVENT_VAR_MAX_CHARS
+    encoded = json.dumps(value[:EVENT_VAR_MAX_CHARS], ensure_ascii=False)
+    encoded = encoded.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return (
+        f'<style-untrusted-event field="{field}" truncated="{str(truncated).lower()}">'
+        f"{encoded}</style-untrusted-event>"
+    )
+
+
+def render(segments: Sequence[SegmentRow], lookup: Lookup) -> str:
+    parts: list[str] = []
+    for kind, text, var, default in segments:
+        if kind == "text":
+            parts.append(text or "")
+            continue
+        assert var is not None
+        if var.startswith("event."):
+            values = lookup(var[len("event.") :])
+            if values:
+                parts.append(fence(var, "\n".join(values)))
+            else:
+                parts.append(default or "")
+        else:
+            values = lookup(var)
+            value = values[0] if values else ""
+            parts.append(value if value and value != "unknown" else (default or value))
+    return "".join(parts)
+
+
+def first_sentence(text: str) -> str:
+    """A warn's default model text: the body's first sentence (seed 002)."""
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            return text[:i].strip()
+        if ch in ".!?" and (i + 1 == len(text) or text[i + 1] in " \n"):
+            return text[: i + 1].strip()
+    return text.strip()
+
+
+def truncate(text: str, max_tokens: int) -> tuple[str, bool]:
+    """Cut text to `max_tokens` estimated tokens, ending with `…` (runtime.md step 9)."""
+    if estimate_tokens(text) <= max_tokens:
+        return text, False
+    budget = max(0, max_tokens * 4 - len("…".encode()))
+    cut = text.encode()[:budget].decode("utf-8", errors="ignore")
+    return cut.rstrip() + "…", True
+
+
+@dataclass(slots=True)
+class Rendered:
+    text: str
+    model_text: str | None
+    tokens: int
+    truncated: bool
+    hash: str
+
+
+def render_rule(
+    action: str,
+    body: Sequence[SegmentRow],
+    model_text: Sequence[SegmentRow] | None,
+    max_tokens: int,
+    lookup: Lookup,
+) -> Rendered:
+    text = render(body, lookup)
+    mt: str | None = None
+    truncated = False
+    if action == "warn":
+        mt = render(model_text, lookup) if model_text else first_sentence(text)
+        mt, truncated = truncate(mt, max_tokens)
+        tokens = estimate_tokens(mt)
+    elif action == "inject":
+        text, truncated = truncate(text, max_tokens)
+        tokens = estimate_tokens(text)
+    else:
+        tokens = estimate_tokens(text)
+    digest = hashlib.sha256((text + "\0" + (mt or "")).encode()).hexdigest()[:32]
+    return Rendered(text, mt, tokens, truncated, digest)

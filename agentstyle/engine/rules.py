@@ -1,0 +1,69 @@
+"""Effective rule fields: built-in defaults applied, evaluation points and tool patterns derived."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentstyle.engine.model import Package, Rule
+from agentstyle.vocabulary import TOOL_POINTS, default_value
+
+EFFECTIVE_FIELDS = (
+    "target",
+    "action",
+    "at",
+    "repeat",
+    "fail",
+    "refresh",
+    "reinject_on_compact",
+    "fallback",
+    "enabled",
+    "mode",
+)
+
+
+def effective(rule: Rule, pkg: Package) -> dict[str, Any]:
+    """Every behaviour field of a rule with the precedence of package.md fully applied."""
+    eff: dict[str, Any] = {k: fv.value for k, fv in rule.fields.items()}
+    for name in EFFECTIVE_FIELDS:
+        if name not in eff:
+            eff[name] = default_value(name, eff)
+    eff.setdefault("priority", pkg.priority)
+    eff.setdefault("max_tokens", pkg.per_rule)
+    if "sources" not in eff:
+        sources = ["startup", "resume", "clear"]
+        if eff["reinject_on_compact"]:
+            sources.append("compact")
+        eff["sources"] = sources
+    elif eff["reinject_on_compact"] and "compact" not in eff["sources"]:
+        # seed 000: reinject_on_compact adds `compact` to a session.start rule's sources.
+        eff["sources"] = [*eff["sources"], "compact"]
+    return eff
+
+
+def points(eff: dict[str, Any]) -> list[str]:
+    """The evaluation points of a rule (rules.md "Targets and where they are evaluated")."""
+    target = eff["target"]
+    if target == "system":
+        pts = ["session.start"]
+        if isinstance(eff.get("refresh"), int) and eff["refresh"] > 0:
+            pts.append("prompt.submitted")
+        return pts
+    if target in ("tool", "mcp", "skill"):
+        return ["tool.pre" if eff["at"] == "before" else "tool.post"]
+    event = eff.get("event")
+    return [event] if isinstance(event, str) else []
+
+
+def evaluated_at_session_start(eff: dict[str, Any]) -> bool:
+    return "session.start" in points(eff)
+
+
+def tool_list(eff: dict[str, Any]) -> list[str]:
+    tool = eff.get("tool")
+    if tool is None:
+        return []
+    return [tool] if isinstance(tool, str) else list(tool)
+
+
+def is_tool_point(point: str) -> bool:
+    return point in TOOL_POINTS

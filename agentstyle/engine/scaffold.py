@@ -1,0 +1,94 @@
+"""`style init`: the files of a new package that validates clean and has a passing test."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from agentstyle.diagnostics import StyleError
+
+STYLE_YAML = """\
+spec: style/v0.3
+name: {name}
+version: 0.1.0
+description: {name} rules for coding agents
+rules:
+  - id: no-force-push
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^git push .*(--force|-f)"'
+    text: Force push is not allowed; push a new commit instead.
+  - from: rules/*.md
+"""
+
+EXAMPLE_RULE = """\
+---
+target: system
+---
+Run the project's tests before saying a change is done.
+"""
+
+EXAMPLE_TEST = """\
+# Cases run in order against one fresh database, like one session.
+cases:
+  - note: a force push is refused
+    event: PreToolUse
+    payload:
+      tool_name: Bash
+      tool_input: {command: "git push --force origin main"}
+    expect:
+      verdict: block
+      fires: [no-force-push]
+  - note: an ordinary push passes
+    event: PreToolUse
+    payload:
+      tool_name: Bash
+      tool_input: {command: "git push origin main"}
+    expect:
+      verdict: none
+      silent: [no-force-push]
+  - note: the example rule reaches the model at session start
+    event: SessionStart
+    payload: {source: startup}
+    expect:
+      fires: [example]
+      output_contains: "Run the project's tests"
+"""
+
+SINGLE_FILE = """\
+---
+spec: style/v0.3
+name: {name}
+version: 0.1.0
+description: {name} single-file package
+target: system
+---
+Run the project's tests before saying a change is done.
+"""
+
+
+def package_name(folder: Path) -> str:
+    name = re.sub(r"[^a-z0-9-]+", "-", folder.resolve().name.lower()).strip("-")
+    return (name or "my-rules")[:64]
+
+
+def scaffold(folder: Path, *, single_file: bool = False) -> list[Path]:
+    """Write the scaffold; refuses to overwrite any existing file."""
+    name = package_name(folder)
+    files: dict[Path, str]
+    if single_file:
+        files = {folder / f"{name}.md": SINGLE_FILE.format(name=name)}
+    else:
+        files = {
+            folder / "STYLE.yaml": STYLE_YAML.format(name=name),
+            folder / "rules" / "example.md": EXAMPLE_RULE,
+            folder / "tests" / "example.yaml": EXAMPLE_TEST,
+        }
+    existing = [p for p in files if p.exists()]
+    if existing:
+        raise StyleError(f"{existing[0]} already exists; init writes only new files")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(files)

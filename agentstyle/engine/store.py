@@ -1,0 +1,161 @@
+"""The DuckDB rules database: opened under the OS lock, migrated, SQL loaded from `.sql` files."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from agentstyle.diagnostics import StyleError
+from agentstyle.engine.locking import FileLock
+from agentstyle.engine.paths import StylePaths
+
+Connection = duckdb.DuckDBPyConnection
+_MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+
+
+@cache
+def sql(name: str) -> str:
+    """The statement in `sql/<area>/<name>.sql` (e.g. `evaluate/candidates`)."""
+    area, _, stem = name.partition("/")
+    return (
+        resources.files("agentstyle.sql").joinpath(area).joinpath(f"{stem}.sql").read_text("utf-8")
+    )
+
+
+@cache
+def migrations() -> tuple[tuple[int, str], ...]:
+    folder = resources.files("agentstyle.sql").joinpath("schema")
+    found = []
+    for entry in folder.iterdir():
+        m = _MIGRATION.match(entry.name)
+        if m:
+            found.append((int(m.group(1)), entry.read_text("utf-8")))
+    return tuple(sorted(found))
+
+
+def latest_version() -> int:
+    return migrations()[-1][0]
+
+
+def migrate(conn: Connection) -> None:
+    """Bring the schema to the latest version; a newer file is refused, not touched."""
+    has_table = conn.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    ).fetchone()
+    current = 0
+    if has_table and has_table[0]:
+        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+        current = int(row[0]) if row and row[0] is not None else 0
+    latest = latest_version()
+    if current > latest:
+        raise StyleError(
+            f"the rules database has schema version {current}, newer than this STYLE "
+            f"understands ({latest}); upgrade agentstyle"
+        )
+    if current == latest:
+        return
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        for version, text in migrations():
+            if version > current:
+                conn.execute(text)
+                conn.execute("INSERT INTO schema_version VALUES (?)", [version])
+        conn.execute("COMMIT")
+    except Exception:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def connect(path: Path | str, *, read_only: bool = False) -> Connection:
+    return duckdb.connect(str(path), read_only=read_only)
+
+
+@contextmanager
+def open_store(
+    paths: StylePaths, *, deadline: float | None = None, create: bool = True
+) -> Iterator[Connection]:
+    """The database under the OS lock; closed before the lock is released (storage.md)."""
+    if deadline is None:
+        deadline = time.monotonic() + 30.0
+    if not create and not paths.database.exists():
+        raise StyleError(f"no rules database at {paths.database}; run `style install` first")
+    with FileLock(paths.lock, deadline):
+        paths.home.mkdir(parents=True, exist_ok=True)
+        conn = connect(paths.database)
+        try:
+            migrate(conn)
+            yield conn
+        finally:
+            conn.close()
+
+
+def memory_store() -> Connection:
+    """A migrated in-memory database (explain, test and replay never touch the project's)."""
+    conn = duckdb.connect(":memory:")
+    migrate(conn)
+    return conn
+
+
+def regex_errors(patterns: list[str]) -> dict[str, str]:
+    """RE2 errors of `patterns`, compiled by DuckDB exactly as evaluation will compile them."""
+    conn = duckdb.connect(":memory:")
+    errors: dict[str, str] = {}
+    try:
+        for pattern in patterns:
+            try:
+                conn.execute("SELECT regexp_matches('', ?)", [pattern]).fetchone()
+            except duckdb.Error as exc:
+                message = str(exc).split("Error:", 1)[-1].strip()
+                errors[pattern] = message or "invalid regular expression"
+    finally:
+        conn.close()
+    return errors
+
+
+def fetch_dicts(
+    conn: Connection, query: str, params: list[Any] | None = None
+) -> list[dict[str, Any]]:
+    cur = conn.execute(query, params or [])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+POLICY_TABLES = (
+    "packages",
+    "rules",
+    "rule_tools",
+    "conditions",
+    "condition_clauses",
+    "templates",
+    "settings",
+    "entries",
+)
+
+
+def insert_rows(conn: Connection, table: str, rows: list[tuple[Any, ...]]) -> None:
+    """Bulk insert through `policy/insert_<table>.sql` (one bound list per column)."""
+    if not rows:
+        return
+    columns = [list(col) for col in zip(*rows, strict=True)]
+    conn.execute(sql(f"policy/insert_{table}"), columns)
+
+
+def replace_policy(conn: Connection, rows: Any) -> None:
+    """Swap the whole installed policy in one transaction: hooks see old or new, never a mix."""
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        conn.execute(sql("policy/clear"))
+        for table in POLICY_TABLES:
+            insert_rows(conn, table, getattr(rows, table))
+        conn.execute("COMMIT")
+    except Exception:
+        conn.execute("ROLLBACK")
+        raise

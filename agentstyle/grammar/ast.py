@@ -1,0 +1,81 @@
+"""Typed nodes of the condition and template languages; every node carries its source span."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from agentstyle.source import Span
+
+Scalar: TypeAlias = str | int | float | bool
+Value: TypeAlias = Scalar | tuple[Scalar, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Pred:
+    """`field op value`; `op` is a name from vocabulary.OPERATORS (comparisons already mapped)."""
+
+    field: str
+    op: str
+    value: Value
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    items: tuple[Node, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    items: tuple[Node, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    item: Node
+    span: Span
+
+
+Node: TypeAlias = Pred | And | Or | Not
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Literal template text (an escaped `\\{{` arrives here as `{{`)."""
+
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """`{{name}}` or `{{name | default: "value"}}`."""
+
+    name: str
+    default: str | None
+    span: Span
+
+
+Segment: TypeAlias = Text | Var
+
+
+class GrammarError(Exception):
+    """A syntax error at a span inside the package file (not just inside the string)."""
+
+    def __init__(self, message: str, span: Span) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+def strip_spans(node: Node) -> object:
+    """The tree without positions, for comparing two spellings of one condition."""
+    if isinstance(node, Pred):
+        return ("pred", node.field, node.op, node.value)
+    if isinstance(node, Not):
+        return ("not", strip_spans(node.item))
+    kind = "and" if isinstance(node, And) else "or"
+    return (kind, tuple(strip_spans(i) for i in node.items))

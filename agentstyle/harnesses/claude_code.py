@@ -1,0 +1,201 @@
+"""Claude Code adapter: read its hook payloads into normalized events, write its wire answers."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from agentstyle.engine.decision import Decision, Wire
+from agentstyle.engine.event import Event, read_transcript_tail, relative_path
+from agentstyle.harnesses.claude_code_spec import NAME, SPEC
+
+NATIVE_TOOLS: dict[str, str] = {
+    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
+}
+FILE_PATH_KEYS = ("file_path", "notebook_path", "path")
+# SessionStart `fork` arrived as `resume` before v2.1.214 (contracts.md §1.4).
+SOURCES = {
+    "startup": "startup",
+    "resume": "resume",
+    "clear": "clear",
+    "compact": "compact",
+    "fork": "resume",
+}
+
+
+def looks_like(payload: dict[str, Any]) -> bool:
+    return "hook_event_name" in payload and "cursor_version" not in payload
+
+
+def split_mcp(name: str) -> tuple[str, str] | None:
+    """`mcp__<server>__<tool>` → (server, tool)."""
+    if not name.startswith("mcp__"):
+        return None
+    rest = name[len("mcp__") :]
+    server, sep, tool = rest.partition("__")
+    if not sep or not server:
+        return None
+    return server, tool
+
+
+def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
+    """What a write/edit call adds (when.md `tool.added`)."""
+    if native == "Write":
+        return [str(tool_input.get("content", ""))]
+    if native == "Edit":
+        return [str(tool_input.get("new_string", ""))]
+    if native == "MultiEdit":
+        edits = tool_input.get("edits")
+        if isinstance(edits, list):
+            return [str(e.get("new_string", "")) for e in edits if isinstance(e, dict)]
+    if native == "NotebookEdit":
+        return [str(tool_input.get("new_source", ""))]
+    return []
+
+
+def normalize(payload: dict[str, Any], native_event: str) -> Event:
+    """A Claude Code payload as a normalized event; `native_event` is from the command line."""
+    point = SPEC.point_of(native_event)
+    cwd = str(payload.get("cwd") or "")
+    ev = Event(
+        harness=NAME,
+        native_event=native_event,
+        point=point,
+        session_id=str(payload.get("session_id") or "unknown"),
+        cwd=cwd,
+        turn_id=payload.get("prompt_id"),
+        ts=time.time(),
+    )
+    if point is not None:
+        ev.add("event.name", point)
+    model = payload.get("model")
+    if isinstance(model, str) and model:
+        ev.model = model
+    effort = payload.get("effort")
+    level = effort.get("level") if isinstance(effort, dict) else None
+    ev.add("thinking_effort", level or "unknown")
+    ev.add("thinking_effort_raw", level or "unknown")
+    ev.add("harness.name", NAME)
+    ev.add("harness.version", "unknown")
+    ev.add("harness.cwd", cwd)
+    ev.add("harness.permission_mode", payload.get("permission_mode") or "unknown")
+    ev.add("harness.agent", payload.get("agent_type") or "main")
+    ev.add("harness.session_id", ev.session_id)
+    ev.add("harness.turn_id", ev.turn_id or "unknown")
+    if native_event == "SessionStart":
+        ev.session_source = SOURCES.get(str(payload.get("source")), "startup")
+        ev.add("session.source", ev.session_source)
+    elif native_event == "UserPromptSubmit":
+        ev.add("prompt", payload.get("prompt", ""))
+    elif native_event in ("Stop", "SubagentStop"):
+        ev.stop_active = bool(payload.get("stop_hook_active"))
+        text = payload.get("last_assistant_message")
+        if text is None and isinstance(payload.get("transcript_path"), str):
+            text = read_transcript_tail(payload["transcript_path"])
+        if text is not None:
+            ev.add("response.text", text)
+    if point in ("tool.pre", "tool.post", "tool.failed"):
+        tool_event(ev, payload)
+    return ev
+
+
+def tool_event(ev: Event, payload: dict[str, Any]) -> None:
+    native = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
+    ev.native_tool = native
+    ev.call_id = payload.get("tool_use_id")
+    mcp = split_mcp(native)
+    if mcp is not None:
+        ev.mcp_server = mcp[0]
+        ev.tool = "mcp"
+        ev.add("mcp.server", mcp[0])
+        ev.add("mcp.tool", mcp[1])
+    elif native == "Skill":
+        ev.tool = "other"
+        ev.skill = str(
+            tool_input.get("skill") or tool_input.get("name") or tool_input.get("command") or ""
+        )
+        ev.add("skill.name", ev.skill)
+    else:
+        ev.tool = NATIVE_TOOLS.get(native, "other")
+    ev.add("tool.name", ev.tool)
+    ev.add("tool.native", native)
+    ev.add_tree("tool.input", tool_input)
+    if ev.tool in ("file.read", "file.write", "file.edit", "file.search", "notebook.edit"):
+        for key in FILE_PATH_KEYS:
+            if isinstance(tool_input.get(key), str):
+                ev.add("file.path", relative_path(tool_input[key], ev.cwd))
+                break
+    ev.add_list("tool.added", added_text(native, tool_input))
+    if ev.native_event == "PostToolUse":
+        ev.add_tree("tool.output", payload.get("tool_response"))
+    elif ev.native_event == "PostToolUseFailure":
+        ev.failed = True
+        ev.add_tree("tool.output", payload.get("error"))
+    if ev.tool == "shell" and isinstance(tool_input.get("command"), str):
+        from agentstyle.engine.shell import parse_shell
+
+        parsed = parse_shell(tool_input["command"], ev.cwd or None)
+        ev.add_list("shell.commands", list(parsed.commands))
+        ev.add_list("shell.code", list(parsed.code))
+        if parsed.fallback:
+            ev.notes.append("shell-parse-fallback")
+
+
+def _dump(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def answer(decision: Decision, native_event: str) -> Wire:
+    """The exact stdout and exit code Claude Code reads (contracts.md §1.8)."""
+    reason = "\n".join(decision.reasons)
+    context = "\n\n".join(decision.contexts)
+    message = "\n\n".join(decision.messages)
+    out: dict[str, Any] = {}
+    specific: dict[str, Any] = {"hookEventName": native_event}
+    if native_event == "PermissionRequest":
+        if decision.verdict == "block":
+            specific["decision"] = {"behavior": "deny", "message": reason}
+        elif decision.verdict == "allow":
+            specific["decision"] = {"behavior": "allow"}
+        else:
+            return Wire(_dump({"systemMessage": message}) if message else "")
+        if message:
+            out["systemMessage"] = message
+        out["hookSpecificOutput"] = specific
+        return Wire(_dump(out))
+    if native_event in ("SessionEnd", "Notification"):
+        return Wire("")
+    if message and decision.verdict != "block":
+        out["systemMessage"] = message
+    if native_event == "PreToolUse":
+        if decision.verdict == "block":
+            specific["permissionDecision"] = "deny"
+            specific["permissionDecisionReason"] = reason
+        elif decision.verdict in ("ask", "allow"):
+            specific["permissionDecision"] = decision.verdict
+            if reason:
+                specific["permissionDecisionReason"] = reason
+        if context and decision.verdict != "block":
+            specific["additionalContext"] = context
+    elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"):
+        if decision.verdict == "block":
+            out = {"decision": "block"}
+            if native_event != "PreCompact":
+                out["reason"] = reason
+            return Wire(_dump(out))
+        if context and native_event == "UserPromptSubmit":
+            specific["additionalContext"] = context
+    elif context:
+        specific["additionalContext"] = context
+    if len(specific) > 1:
+        out["hookSpecificOutput"] = specific
+    return Wire(_dump(out) if out else "")
+
+
+def deny_answer(native_event: str, reason: str) -> Wire:
+    """A refusal for a handler error under `fail: closed` (runtime.md)."""
+    return answer(Decision(verdict="block", reasons=[reason]), native_event)

@@ -1,0 +1,46 @@
+"""Claude Code's hook facts as data (contracts.md §1): events, capabilities, tool names."""
+
+from __future__ import annotations
+
+from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+
+NAME = "claude-code"
+
+SPEC = HarnessSpec(
+    name=NAME,
+    points={
+        "session.start": PointSpec("SessionStart", frozenset({CONTEXT, MESSAGE}), "source"),
+        "prompt.submitted": PointSpec(
+            "UserPromptSubmit", frozenset({CONTEXT, MESSAGE, DENY}), None, 30.0
+        ),
+        "tool.pre": PointSpec(
+            "PreToolUse", frozenset({CONTEXT, MESSAGE, DENY, ASK, ALLOW}), "tool"
+        ),
+        "tool.post": PointSpec("PostToolUse", frozenset({CONTEXT, MESSAGE}), "tool"),
+        "tool.failed": PointSpec("PostToolUseFailure", frozenset({CONTEXT, MESSAGE}), "tool"),
+        "subagent.start": PointSpec("SubagentStart", frozenset({CONTEXT}), None),
+        "subagent.stop": PointSpec("SubagentStop", frozenset({DENY, MESSAGE}), None),
+        "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None),
+        "compact": PointSpec("PreCompact", frozenset({DENY}), None),
+        "session.end": PointSpec("SessionEnd", frozenset(), None, 1.5),
+        "notification": PointSpec("Notification", frozenset(), None),
+    },
+    tool_names={
+        "shell": ("Bash", "PowerShell"),
+        "file.read": ("Read",),
+        "file.write": ("Write",),
+        "file.edit": ("Edit", "MultiEdit"),
+        "file.search": ("Grep", "Glob", "LS"),
+        "notebook.edit": ("NotebookEdit",),
+        "web.fetch": ("WebFetch",),
+        "web.search": ("WebSearch",),
+        # Task was renamed Agent in v2.1.63 without notice; match both (contracts.md §1.12).
+        "agent": ("Task", "Agent"),
+        "todo": ("TodoWrite",),
+    },
+    native_turn_ids=False,
+    child_prompt_callbacks=False,
+    instruction_file="CLAUDE.md",
+    # PermissionRequest is a tool.pre-like gate that only fires when a prompt would show.
+    extra_native_events={"PermissionRequest": "tool.pre"},
+)

@@ -1,0 +1,2 @@
+-- Forget one harness's plan entries (uninstall). Parameters: $1 harness.
+DELETE FROM entries WHERE harness = $1;

@@ -1,0 +1,12 @@
+-- Bulk insert into `packages`: one bound list per column, zipped by unnest.
+-- Parameters: $8 lists, in column order (name, version, priority, source, digest, pkg_order, per_rule, per_event).
+INSERT INTO packages (name, version, priority, source, digest, pkg_order, per_rule, per_event)
+SELECT
+    unnest($1),
+    unnest($2),
+    unnest($3),
+    unnest($4),
+    unnest($5),
+    unnest($6),
+    unnest($7),
+    unnest($8);

@@ -1,0 +1,265 @@
+"""The spec's vocabulary as data: events, points, tools, fields, operators, variables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+SPEC_VERSION = "style/v0.3"
+
+# Normalized events (rules.md); each is also an evaluation point.
+EVENTS: tuple[str, ...] = (
+    "session.start",
+    "prompt.submitted",
+    "tool.pre",
+    "tool.post",
+    "tool.failed",
+    "subagent.start",
+    "subagent.stop",
+    "stop",
+    "compact",
+    "session.end",
+    "notification",
+)
+TOOL_POINTS = frozenset({"tool.pre", "tool.post", "tool.failed"})
+# Points where a verdict (block/ask/allow) can be given (rules.md "Actions").
+DENY_POINTS = frozenset({"tool.pre", "prompt.submitted", "stop", "subagent.stop"})
+# Points where `fail: closed` makes sense: the harness can refuse the call or prompt (seed 000).
+FAIL_CLOSED_POINTS = frozenset({"tool.pre", "prompt.submitted"})
+
+TOOLS: tuple[str, ...] = (
+    "shell",
+    "file.read",
+    "file.write",
+    "file.edit",
+    "file.search",
+    "notebook.edit",
+    "web.fetch",
+    "web.search",
+    "agent",
+    "todo",
+    "other",
+)
+FILE_TOOLS = frozenset({"file.read", "file.write", "file.edit", "file.search", "notebook.edit"})
+ADDING_TOOLS = frozenset({"file.write", "file.edit", "notebook.edit"})
+
+TARGETS = ("system", "tool", "mcp", "skill", "event")
+ACTIONS = ("inject", "warn", "block", "ask", "allow")
+VERDICT_ACTIONS = frozenset({"block", "ask", "allow"})
+SOURCES = ("startup", "resume", "clear", "compact")
+REPEATS = ("every", "turn", "session")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldType:
+    """The type of a rule or package field, as checked by the loader and shown by `style schema`."""
+
+    kind: str  # str | int | bool | enum | list | str-or-list | when | mapping
+    values: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    item_values: tuple[str, ...] = ()
+    description: str = ""
+
+
+RULE_FIELDS: dict[str, FieldType] = {
+    "id": FieldType("str", description="rule id, unique in the package"),
+    "target": FieldType("enum", TARGETS, description="what the rule is about"),
+    "file": FieldType("str", description="package file holding the body"),
+    "text": FieldType("str", description="the body, inline"),
+    "model_text": FieldType("str", description="what the model gets from a warn"),
+    "action": FieldType("enum", ACTIONS, description="what happens when the rule fires"),
+    "at": FieldType("enum", ("before", "after"), description="before or after the tool call"),
+    "when": FieldType("when", description="conditions (expression string or mapping)"),
+    "repeat": FieldType("enum", REPEATS, description="dedup scope"),
+    "fail": FieldType("enum", ("open", "closed"), description="what a handler error does"),
+    "refresh": FieldType(
+        "int", minimum=0, maximum=1_000_000, description="re-emit every N prompts"
+    ),
+    "reinject_on_compact": FieldType("bool", description="reset session dedup after compaction"),
+    "sources": FieldType("list", item_values=SOURCES, description="session.start sources"),
+    "fallback": FieldType("enum", ("error", "degrade", "skip"), description="install fallback"),
+    "priority": FieldType("int", minimum=0, maximum=100, description="order and budget priority"),
+    "max_tokens": FieldType("int", minimum=1, description="this rule's token limit"),
+    "reason": FieldType("str", description="for maintainers; never sent to the model"),
+    "from": FieldType("str", description="glob of rule files under rules/"),
+    "enabled": FieldType("bool", description="false: validated, not installed"),
+    "mode": FieldType("enum", ("append", "replace"), description="append or replace emissions"),
+    "tool": FieldType("str-or-list", description="normalized tool names (globs allowed)"),
+    "names": FieldType("list", description="native tool names to match exactly"),
+    "mcp": FieldType("str", description="MCP server name glob"),
+    "skill": FieldType("str", description="skill name glob"),
+    "event": FieldType("str", description="normalized event name"),
+}
+DEFAULTABLE_FIELDS = frozenset(
+    {
+        "action",
+        "at",
+        "repeat",
+        "fail",
+        "refresh",
+        "reinject_on_compact",
+        "fallback",
+        "priority",
+        "max_tokens",
+    }
+)
+# Fields that only an inline rule in STYLE.yaml may carry (not rule files, not `from` entries).
+INLINE_ONLY_FIELDS = frozenset({"id", "file", "text", "from"})
+
+PACKAGE_FIELDS: dict[str, FieldType] = {
+    "spec": FieldType("str", description="must be style/v0.3"),
+    "name": FieldType("str", description="package name"),
+    "version": FieldType("str", description="semantic version"),
+    "description": FieldType("str", description="one line"),
+    "priority": FieldType("int", minimum=0, maximum=100, description="order among packages"),
+    "defaults": FieldType("mapping", description="rule-field defaults"),
+    "settings": FieldType("list", description="install-time settings"),
+    "requires": FieldType("mapping", description="harness versions and other packages"),
+    "budget": FieldType("mapping", description="token budgets"),
+    "rules": FieldType("list", description="rule entries"),
+    "native_hooks": FieldType("list", description="raw hook commands"),
+}
+REQUIRED_PACKAGE_FIELDS = ("spec", "name", "version", "description")
+DEFAULT_BUDGET = {"per_rule": 400, "per_event": 1200}
+DEFAULT_PACKAGE_PRIORITY = 50
+
+# Condition operators (when.md).
+STRING_OPS = frozenset(
+    {"equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with"}
+)
+REGEX_OPS = frozenset({"regex", "not_regex", "shell_regex"})
+GLOB_OPS = frozenset({"glob", "not_glob"})
+NUMERIC_OPS = frozenset({"gt", "gte", "lt", "lte"})
+OPERATORS = STRING_OPS | REGEX_OPS | GLOB_OPS | NUMERIC_OPS | {"in", "exists", "missing"}
+NEGATED_OPS = {
+    "not_equals": "equals",
+    "not_contains": "contains",
+    "not_regex": "regex",
+    "not_glob": "glob",
+}
+COMPARISONS = {"==": "equals", "!=": "not_equals", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte"}
+
+ALL_POINTS = frozenset(EVENTS)
+STOP_POINTS = frozenset({"stop", "subagent.stop"})
+
+
+@dataclass(frozen=True, slots=True)
+class Availability:
+    """Where a condition field or event variable can have a value."""
+
+    points: frozenset[str]
+    tools: frozenset[str] | None = None  # None: any tool; else only these normalized tools
+    mcp_only: bool = False
+    skill_only: bool = False
+
+
+_TOOL_ANY = Availability(TOOL_POINTS)
+# Condition fields (when.md "Fields"); `tool.input.<path>` and `tool.output.<path>` by prefix.
+CONDITION_FIELDS: dict[str, Availability] = {
+    "event.name": Availability(ALL_POINTS),
+    "session.source": Availability(frozenset({"session.start"})),
+    "prompt": Availability(frozenset({"prompt.submitted"})),
+    "tool.name": _TOOL_ANY,
+    "tool.native": _TOOL_ANY,
+    "tool.input": _TOOL_ANY,
+    "tool.added": Availability(TOOL_POINTS, ADDING_TOOLS),
+    "tool.output": Availability(frozenset({"tool.post", "tool.failed"})),
+    "file.path": Availability(TOOL_POINTS, FILE_TOOLS),
+    "mcp.server": Availability(TOOL_POINTS, mcp_only=True),
+    "mcp.tool": Availability(TOOL_POINTS, mcp_only=True),
+    "skill.name": Availability(TOOL_POINTS, skill_only=True),
+    "shell.commands": Availability(TOOL_POINTS, frozenset({"shell"})),
+    "shell.code": Availability(TOOL_POINTS, frozenset({"shell"})),
+    "response.text": Availability(STOP_POINTS),
+    "model": Availability(ALL_POINTS),
+    "provider": Availability(ALL_POINTS),
+    "thinking_effort": Availability(ALL_POINTS),
+    "thinking_effort_raw": Availability(ALL_POINTS),
+    "harness.name": Availability(ALL_POINTS),
+    "harness.version": Availability(ALL_POINTS),
+    "harness.cwd": Availability(ALL_POINTS),
+    "harness.permission_mode": Availability(ALL_POINTS),
+    "harness.agent": Availability(ALL_POINTS),
+    "harness.session_id": Availability(ALL_POINTS),
+    "harness.turn_id": Availability(ALL_POINTS),
+    "state.turns": Availability(ALL_POINTS),
+    "state.tool_calls": Availability(TOOL_POINTS),
+    "state.failures": Availability(TOOL_POINTS),
+    "state.rule_hits": Availability(ALL_POINTS),
+    "state.since_last_s": Availability(ALL_POINTS),
+}
+PATH_FIELDS = ("tool.input", "tool.output")  # fields that take `.<path>` below them
+LIST_FIELDS = frozenset({"shell.commands", "shell.code"})
+RULE_STATE_FIELDS = frozenset({"state.rule_hits", "state.since_last_s"})
+
+# Template variables (rules.md "Bodies and templates"): event content needs the `event.` prefix.
+RUNTIME_VARS = frozenset(
+    {
+        "model",
+        "provider",
+        "thinking_effort",
+        "thinking_effort_raw",
+        "harness.name",
+        "harness.version",
+        "harness.cwd",
+        "harness.permission_mode",
+        "harness.agent",
+        "harness.session_id",
+        "harness.turn_id",
+    }
+)
+EVENT_VARS = frozenset(
+    {
+        "event.prompt",
+        "event.tool.name",
+        "event.tool.input",
+        "event.tool.added",
+        "event.tool.output",
+        "event.mcp.server",
+        "event.mcp.tool",
+        "event.skill.name",
+        "event.file.path",
+    }
+)
+EVENT_PATH_VARS = ("event.tool.input", "event.tool.output")
+DEDUP_BREAKING_VARS = frozenset({"harness.session_id", "harness.turn_id"})
+
+# Token estimation (runtime.md).
+EVENT_VAR_MAX_CHARS = 512
+EVENT_VAR_WORST_TOKENS = 1800
+RUNTIME_VAR_WORST_TOKENS = 16
+BLOCK_REASON_TOKENS = 40
+
+
+def estimate_tokens(text: str) -> int:
+    """ceil(UTF-8 bytes / 4), the estimator of runtime.md."""
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+def default_value(field: str, rule: dict[str, Any]) -> Any:
+    """The built-in default of a rule field, given the rule's other (effective) fields."""
+    action = rule.get("action", "inject")
+    target = rule.get("target", "system")
+    match field:
+        case "target":
+            return "system"
+        case "action":
+            return "inject"
+        case "at":
+            return "before" if action in VERDICT_ACTIONS else "after"
+        case "repeat":
+            return {"warn": "every", "inject": "session"}.get(action)
+        case "fail":
+            return "open"
+        case "refresh":
+            return 0
+        case "reinject_on_compact":
+            return target == "system"
+        case "fallback":
+            return "error"
+        case "enabled":
+            return True
+        case "mode":
+            return "append"
+    return None

@@ -1,0 +1,486 @@
+"""Shell-aware matching: the simple commands and code a command string really runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentstyle.engine.shell import MAX_ELEMENTS, MAX_SCRIPT_BYTES, ShellParse, parse_shell
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "harnesses" / "fixtures"
+
+# (id, command, every element of `commands`, in order)
+COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("and-list", "cd repo && git push -f origin", ("cd repo", "git push -f origin")),
+    ("echo-mentions-push", 'echo "git push -f"', ("echo git push -f",)),
+    ("grep-argument", 'git log --grep="push -f"', ("git log --grep=push -f",)),
+    ("commit-message", 'git commit -m "remove rm -rf"', ("git commit -m remove rm -rf",)),
+    ("assignment-prefix", "FOO=1 rm -rf /", ("FOO=1", "rm -rf /")),
+    (
+        "two-assignments",
+        'A=1 B="x y" make',
+        ("A=1", "B=x y", "make"),
+    ),
+    (
+        "fixture-force-push",
+        "cargo fmt && git commit -am 'wip' && GIT_TRACE=0 git push -f origin main",
+        ("cargo fmt", "git commit -am wip", "GIT_TRACE=0", "git push -f origin main"),
+    ),
+    ("semicolon-or-pipe-bg", "a; b || c | d & e", ("a", "b", "c", "d", "e")),
+    ("newlines", "a\nb\n\nc", ("a", "b", "c")),
+    ("pipe-stderr", "make 2>&1 |& tee log", ("make", "tee log")),
+    ("redirections-dropped", "cmd > out.txt 2>&1 < in.txt", ("cmd",)),
+    ("comment-dropped", "ls # rm -rf /", ("ls",)),
+    ("line-continuation", "ls -la \\\n  /tmp", ("ls -la /tmp",)),
+    ("bash-c", "bash -c 'git push -f'", ("bash -c git push -f", "git push -f")),
+    ("sh-c", 'sh -c "rm -rf /"', ("sh -c rm -rf /", "rm -rf /")),
+    ("zsh-c", "zsh -c 'rm -rf /'", ("zsh -c rm -rf /", "rm -rf /")),
+    (
+        "bash-lc-codex",
+        "bash -lc 'git push --force-with-lease origin main'",
+        (
+            "bash -lc git push --force-with-lease origin main",
+            "git push --force-with-lease origin main",
+        ),
+    ),
+    (
+        "bash-opts-before-c",
+        "bash -o pipefail -c 'rm -rf /' name",
+        ("bash -o pipefail -c rm -rf / name", "rm -rf /"),
+    ),
+    (
+        "nested-bash-sh",
+        "bash -c \"sh -c 'rm -rf /'\"",
+        ("bash -c sh -c 'rm -rf /'", "sh -c rm -rf /", "rm -rf /"),
+    ),
+    ("eval", "eval 'rm -rf /'", ("eval rm -rf /", "rm -rf /")),
+    ("eval-words", "eval rm -rf /", ("eval rm -rf /", "rm -rf /")),
+    ("substitution", "$(rm -rf ~)", ("rm -rf ~", "$(rm -rf ~)")),
+    (
+        "substitution-in-string",
+        'echo "a $(rm -rf ~) b"',
+        ("rm -rf ~", "echo a $(rm -rf ~) b"),
+    ),
+    ("backticks", "echo `rm x`", ("rm x", "echo `rm x`")),
+    ("assignment-substitution", "x=$(rm -rf y)", ("x=$(rm -rf y)", "rm -rf y")),
+    ("process-substitution", "diff <(ls a) <(ls b)", ("ls a", "ls b", "diff <(ls a) <(ls b)")),
+    ("xargs", "find . | xargs rm -rf", ("find .", "xargs rm -rf", "rm -rf")),
+    ("xargs-options", "xargs -0 -n1 -I{} rm -rf {}", ("xargs -0 -n1 -I{} rm -rf {}", "rm -rf {}")),
+    ("xargs-alone", "xargs", ("xargs",)),
+    (
+        "find-exec",
+        "find . -name '*.tmp' -exec rm -f {} \\;",
+        ("find . -name *.tmp -exec rm -f {} ;", "rm -f {}"),
+    ),
+    ("sudo", "sudo rm -rf /", ("sudo rm -rf /", "rm -rf /")),
+    (
+        "sudo-options",
+        "sudo -E -u deploy -- rm -rf /srv",
+        ("sudo -E -u deploy -- rm -rf /srv", "rm -rf /srv"),
+    ),
+    ("doas", "doas rm x", ("doas rm x", "rm x")),
+    ("env-i", "env -i FOO=1 rm -rf /", ("env -i FOO=1 rm -rf /", "FOO=1", "rm -rf /")),
+    ("env-split-string", 'env -S "FOO=1 rm -rf /"', ("env -S FOO=1 rm -rf /", "FOO=1", "rm -rf /")),
+    ("timeout", "timeout 5 rm -rf /", ("timeout 5 rm -rf /", "rm -rf /")),
+    (
+        "timeout-options",
+        "timeout -s KILL -k 1 5m rm -rf /",
+        ("timeout -s KILL -k 1 5m rm -rf /", "rm -rf /"),
+    ),
+    ("nice", "nice -n 10 rm -rf /", ("nice -n 10 rm -rf /", "rm -rf /")),
+    ("command", "command rm -rf /", ("command rm -rf /", "rm -rf /")),
+    ("command-v-only-looks-up", "command -v rm", ("command -v rm",)),
+    ("nohup-background", "nohup rm -rf / &", ("nohup rm -rf /", "rm -rf /")),
+    ("time", "time rm -rf /", ("time rm -rf /", "rm -rf /")),
+    ("stdbuf", "stdbuf -oL rm -rf /", ("stdbuf -oL rm -rf /", "rm -rf /")),
+    ("exec", "exec rm -rf /", ("exec rm -rf /", "rm -rf /")),
+    ("su-c", 'su - root -c "rm -rf /"', ("su - root -c rm -rf /", "rm -rf /")),
+    (
+        "wrapper-chain",
+        "sudo env A=1 nice timeout 5 git push -f",
+        (
+            "sudo env A=1 nice timeout 5 git push -f",
+            "env A=1 nice timeout 5 git push -f",
+            "A=1",
+            "nice timeout 5 git push -f",
+            "timeout 5 git push -f",
+            "git push -f",
+        ),
+    ),
+    ("absolute-path", "/usr/bin/git push -f", ("/usr/bin/git push -f", "git push -f")),
+    (
+        "git-config-stays-one",
+        "git -c user.email=x@y.z commit -m hi",
+        ("git -c user.email=x@y.z commit -m hi",),
+    ),
+    ("if", "if true; then rm -rf x; fi", ("true", "rm -rf x")),
+    (
+        "if-elif-else",
+        "if a; then b; elif c; then d; else e; fi",
+        ("a", "b", "c", "d", "e"),
+    ),
+    ("for", 'for f in *; do rm -rf "$f"; done', ("rm -rf $f",)),
+    ("for-substitution", "for f in $(ls); do rm $f; done", ("ls", "rm $f")),
+    ("while", "while read l; do rm $l; done < list", ("read l", "rm $l")),
+    ("until", "until false; do sleep 1; done", ("false", "sleep 1")),
+    ("case", "case $1 in go) git push -f;; *) ls;; esac", ("git push -f", "ls")),
+    ("subshell", "(cd a; rm b) && c", ("cd a", "rm b", "c")),
+    ("group", "{ rm a; rm b; }", ("rm a", "rm b")),
+    ("function", "f() { rm -rf /; }; f", ("rm -rf /", "f")),
+    ("negation", "! git diff --quiet", ("git diff --quiet",)),
+    ("test-bracket", '[ -f x ] && rm "x"', ("[ -f x ]", "rm x")),
+    ("test-double-bracket", '[[ -n "$x" ]] || exit 1', ("[[ -n $x ]]", "exit 1")),
+    (
+        "export-assignment",
+        'export GIT_AUTHOR_EMAIL="a@b.c"',
+        ("export GIT_AUTHOR_EMAIL=a@b.c", "GIT_AUTHOR_EMAIL=a@b.c"),
+    ),
+    ("bare-assignments", "a=1 b=2", ("a=1", "b=2")),
+    ("unset", "unset GIT_DIR", ("unset GIT_DIR",)),
+    ("quote-removal", "'rm' \"-rf\" \\/", ("rm -rf /",)),
+    ("concatenated-quotes", "echo a\"b\"c'd'", ("echo abcd",)),
+    ("escaped-space", "touch a\\ b", ("touch a b",)),
+    ("double-quote-escapes", 'echo "x\\"y \\$HOME \\n"', ('echo x"y $HOME \\n',)),
+    ("ansi-c", "echo $'a\\tb\\x41\\n'", ("echo a\tbA\n",)),
+    ("expansions-kept", 'echo "$HOME" ${x:-y} $((1+2))', ("echo $HOME ${x:-y} $((1+2))",)),
+    ("heredoc-cat", "cat <<EOF\nrm -rf /\nEOF", ("cat",)),
+    ("heredoc-to-file", "cat > x.json <<'EOF'\n{}\nEOF\nls", ("cat", "ls")),
+    ("heredoc-then-and", "cat <<EOF && git push -f\nbody\nEOF", ("cat", "git push -f")),
+    (
+        "heredoc-unquoted-substitution-runs",
+        "cat <<EOF\nhi $(rm -rf /)\nEOF",
+        ("rm -rf /", "cat"),
+    ),
+    ("heredoc-quoted-is-literal", "cat <<'EOF'\nhi $(rm -rf /)\nEOF", ("cat",)),
+    ("heredoc-python-dash", "python3 - <<'PY'\nimport shutil\nPY", ("python3 -",)),
+    ("heredoc-dash-attached", "cat -<<EOF\nx\nEOF", ("cat -",)),
+    ("heredoc-into-bash", "bash <<EOF\ngit push -f\nEOF", ("bash", "git push -f")),
+    ("heredoc-piped-into-sh", "cat <<EOF | sh\nrm -rf /\nEOF", ("cat", "sh", "rm -rf /")),
+    ("echo-piped-into-sh", "echo 'rm -rf /' | sh", ("echo rm -rf /", "sh", "rm -rf /")),
+    ("herestring-into-bash", "bash <<< 'rm -rf /'", ("bash", "rm -rf /")),
+    ("heredoc-words-after-delimiter", "python3 <<EOF - arg\nx\nEOF", ("python3 - arg",)),
+    (
+        "heredoc-pipe-then-and",
+        "cat <<EOF | sh && echo done\nrm x\nEOF",
+        ("cat", "sh", "rm x", "echo done"),
+    ),
+    (
+        "heredoc-and-then-pipe-is-not-fed",
+        "cat <<EOF > f && ls | sh\nrm x\nEOF",
+        ("cat", "ls", "sh"),
+    ),
+    ("heredoc-body-not-a-command", "cat <<EOF\ngit push -f\nEOF", ("cat",)),
+    (
+        "duplicates-once",
+        'eval "$(ssh-agent -s)"',
+        ("ssh-agent -s", "eval $(ssh-agent -s)", "$(ssh-agent -s)"),
+    ),
+    ("env-options-then-split", 'env -i -S "rm -rf /"', ("env -i -S rm -rf /", "rm -rf /")),
+    ("empty", "   ", ()),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"), [c[1:] for c in COMMANDS], ids=[c[0] for c in COMMANDS]
+)
+def test_commands(command: str, expected: tuple[str, ...]) -> None:
+    result = parse_shell(command)
+    assert result.commands == expected
+    assert not result.fallback
+
+
+# (id, command, shell_regex, matches some element)
+REGEX: list[tuple[str, str, str, bool]] = [
+    ("force-after-cd", "cd repo && git push -f origin", r"^git push .*(--force|-f)", True),
+    ("force-in-echo", 'echo "git push -f"', r"^git push .*(--force|-f)", False),
+    ("force-in-grep", 'git log --grep="push -f"', r"^git push .*(--force|-f)", False),
+    ("force-in-heredoc", "cat <<EOF\ngit push -f\nEOF", r"^git push .*(--force|-f)", False),
+    ("force-in-bash-c", "bash -c 'git push -f'", r"^git push .*(--force|-f)", True),
+    (
+        "force-in-codex-fixture",
+        "bash -lc 'git push --force-with-lease origin main'",
+        r"^git push .*--force",
+        True,
+    ),
+    ("rm-in-commit-message", 'git commit -m "remove rm -rf"', r"^rm -rf", False),
+    ("commit-message-starts-with-commit", 'git commit -m "remove rm -rf"', r"^git commit", True),
+    ("rm-after-assignment", "FOO=1 rm -rf /", r"^rm -rf /$", True),
+    ("identity-assignment", "GIT_AUTHOR_EMAIL=a@b.c git commit", r"^GIT_AUTHOR_EMAIL=", True),
+    ("identity-search-is-no-set", "git log --author=a@b.c", r"^GIT_AUTHOR_EMAIL=", False),
+    ("rm-in-substitution", "echo $(rm -rf ~)", r"^rm -rf", True),
+    ("rm-under-xargs", "find . | xargs rm -rf", r"^rm -rf", True),
+    ("rm-under-sudo", "sudo rm -rf /", r"^rm -rf /", True),
+    ("rm-in-for-body", 'for f in *; do rm -rf "$f"; done', r"^rm -rf", True),
+    ("rm-in-if-body", "if true; then rm -rf x; fi", r"^rm -rf", True),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "pattern", "matches"), [c[1:] for c in REGEX], ids=[c[0] for c in REGEX]
+)
+def test_shell_regex_semantics(command: str, pattern: str, matches: bool) -> None:
+    compiled = re.compile(pattern)
+    assert any(compiled.search(e) for e in parse_shell(command).commands) is matches
+
+
+# (id, command, code)
+CODE: list[tuple[str, str, tuple[str, ...]]] = [
+    ("cat-is-no-interpreter", "cat <<EOF\nrm -rf /\nEOF", ()),
+    (
+        "python-heredoc",
+        "python3 - <<'PY'\nimport shutil\nshutil.rmtree('x')\nPY",
+        ("import shutil\nshutil.rmtree('x')\n",),
+    ),
+    ("python-versioned", "python3.12 <<EOF\nprint(1)\nEOF", ("print(1)\n",)),
+    ("node-heredoc", "node <<'JS'\nfs.rmSync('x')\nJS", ("fs.rmSync('x')\n",)),
+    ("psql-heredoc", "psql mydb <<SQL\nDROP TABLE x;\nSQL", ("DROP TABLE x;\n",)),
+    ("tab-stripping-heredoc", "ruby <<-RB\n\tputs 1\n\tRB", ("puts 1\n",)),
+    ("sudo-python-heredoc", "sudo python3 <<EOF > out\nprint(1)\nEOF", ("print(1)\n",)),
+    ("bash-heredoc", "bash <<EOF\nrm -rf /\nEOF", ("rm -rf /\n",)),
+    ("herestring", "python3 <<< 'print(1)'", ("print(1)\n",)),
+    ("cat-pipe-python", "cat <<EOF | python3\nprint(2)\nEOF", ("print(2)\n",)),
+    ("python-c", "python3 -c 'import os; os.remove(1)'", ("import os; os.remove(1)",)),
+    ("node-e", "node -e 'process.exit(1)'", ("process.exit(1)",)),
+    ("perl-pe-cluster", "perl -pe 's/a/b/' f", ("s/a/b/",)),
+    ("psql-c", 'psql -c "DROP TABLE x"', ("DROP TABLE x",)),
+    ("sqlite-sql-operand", 'sqlite3 app.db "DELETE FROM t"', ("DELETE FROM t",)),
+    ("python-module-no-code", "python3 -m http.server", ()),
+    ("heredoc-to-wc-no-code", "wc -l <<EOF\nimport os\nEOF", ()),
+    ("python-dash-heredoc-gap", "python - <<EOF\nprint(3)\nEOF", ("print(3)\n",)),
+    ("heredoc-with-script-is-not-stdin-code", "python x.py <<EOF\ndata\nEOF", ()),
+    ("sqlite-heredoc", "sqlite3 app.db <<SQL\nDELETE FROM t;\nSQL", ("DELETE FROM t;\n",)),
+]
+
+
+@pytest.mark.parametrize(("command", "code"), [c[1:] for c in CODE], ids=[c[0] for c in CODE])
+def test_code(command: str, code: tuple[str, ...]) -> None:
+    result = parse_shell(command)
+    assert result.code == code
+    assert not result.fallback
+
+
+CLEANUP = "import shutil\nshutil.rmtree('build')\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "scripts").mkdir(parents=True)
+    (root / "cleanup.py").write_text(CLEANUP, encoding="utf-8")
+    (root / "scripts" / "deploy.sh").write_text("git push -f origin main\n", encoding="utf-8")
+    (root / "tool.js").write_text("fs.rmSync('dist')\n", encoding="utf-8")
+    (root / "run.rb").write_text("FileUtils.rm_rf('tmp')\n", encoding="utf-8")
+    (root / "task.pl").write_text("unlink 'x';\n", encoding="utf-8")
+    (root / "latin1.py").write_bytes(b"print('caf\xe9')\n")
+    (tmp_path / "outside.py").write_text("outside\n", encoding="utf-8")
+    return root
+
+
+# (id, command, the files whose text lands in `code`)
+SCRIPTS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("python", "python cleanup.py", ("cleanup.py",)),
+    ("python3-options", "python3 -u -W ignore cleanup.py --dry-run", ("cleanup.py",)),
+    ("dot-slash", "./scripts/deploy.sh", ("scripts/deploy.sh",)),
+    ("bash-script", "bash scripts/deploy.sh", ("scripts/deploy.sh",)),
+    ("sh-script", "sh -e scripts/deploy.sh", ("scripts/deploy.sh",)),
+    ("source", "source scripts/deploy.sh", ("scripts/deploy.sh",)),
+    ("dot", ". scripts/deploy.sh", ("scripts/deploy.sh",)),
+    ("node", "node tool.js", ("tool.js",)),
+    ("ruby", "ruby run.rb", ("run.rb",)),
+    ("perl", "perl task.pl", ("task.pl",)),
+    ("after-cd", "cd scripts && bash deploy.sh", ("scripts/deploy.sh",)),
+    ("cd-in-subshell-does-not-leak", "(cd scripts) && bash deploy.sh", ()),
+    ("under-sudo", "sudo -u app python3 cleanup.py", ("cleanup.py",)),
+    ("in-substitution", "echo $(python cleanup.py)", ("cleanup.py",)),
+    ("in-bash-c", "bash -c 'python cleanup.py'", ("cleanup.py",)),
+    ("stdin-redirect", "python3 < cleanup.py", ("cleanup.py",)),
+    ("sh-s-stdin-redirect", "sh -s < scripts/deploy.sh", ("scripts/deploy.sh",)),
+    ("read-once", "python cleanup.py && python ./cleanup.py", ("cleanup.py",)),
+    ("outside-cwd", "python ../outside.py", ()),
+    ("absolute-outside-cwd", "python /etc/hostname", ()),
+    ("missing", "python nope.py", ()),
+    ("directory", "bash scripts", ()),
+    ("module-is-no-script", "python -m cleanup", ()),
+    ("variable-path", "python $SCRIPT", ()),
+    ("not-run-only-named", "cat cleanup.py", ()),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "files"), [c[1:] for c in SCRIPTS], ids=[c[0] for c in SCRIPTS]
+)
+def test_local_scripts(project: Path, command: str, files: tuple[str, ...]) -> None:
+    result = parse_shell(command, cwd=str(project))
+    wanted = tuple((project / f).read_text(encoding="utf-8") for f in files)
+    assert result.code == wanted
+
+
+def test_script_decoded_with_replacement(project: Path) -> None:
+    assert parse_shell("python latin1.py", cwd=str(project)).code == ("print('caf\ufffd')\n",)
+
+
+def test_no_cwd_reads_nothing(project: Path) -> None:
+    assert parse_shell(f"python {project / 'cleanup.py'}").code == ()
+
+
+def test_symlink_escaping_cwd_not_read(project: Path) -> None:
+    (project / "link.py").symlink_to(project.parent / "outside.py")
+    assert parse_shell("python link.py", cwd=str(project)).code == ()
+
+
+def test_symlink_inside_cwd_is_read(project: Path) -> None:
+    (project / "alias.py").symlink_to(project / "cleanup.py")
+    assert parse_shell("python alias.py", cwd=str(project)).code == (CLEANUP,)
+
+
+def test_symlink_to_device_not_read(project: Path) -> None:
+    (project / "zero.py").symlink_to("/dev/zero")
+    assert parse_shell("python zero.py", cwd=str(project)).code == ()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_not_read(project: Path) -> None:
+    os.mkfifo(project / "pipe.py")
+    # Opening a FIFO for reading would block until a writer comes; it must not be opened.
+    assert parse_shell("python pipe.py", cwd=str(project)).code == ()
+
+
+def test_large_script_not_read(project: Path) -> None:
+    (project / "big.py").write_text("#" * (MAX_SCRIPT_BYTES + 1), encoding="utf-8")
+    (project / "edge.py").write_text("#" * MAX_SCRIPT_BYTES, encoding="utf-8")
+    assert parse_shell("python big.py", cwd=str(project)).code == ()
+    assert parse_shell("python edge.py", cwd=str(project)).code == ("#" * MAX_SCRIPT_BYTES,)
+
+
+def test_binary_not_read(project: Path) -> None:
+    (project / "app").write_bytes(b"\x7fELF\x00\x00")
+    assert parse_shell("./app", cwd=str(project)).code == ()
+
+
+# (id, command) that cannot be parsed
+FALLBACK = [
+    ("unterminated-single", "echo 'unterminated"),
+    ("unterminated-double", 'echo "unterminated'),
+    ("unterminated-substitution", "echo $(ls"),
+    ("dangling-and", "ls &&"),
+    ("missing-fi", "if true; then ls"),
+    ("lone-backtick", "`"),
+]
+
+
+@pytest.mark.parametrize("command", [c[1] for c in FALLBACK], ids=[c[0] for c in FALLBACK])
+def test_fallback(command: str) -> None:
+    assert parse_shell("  " + command + "\n") == ShellParse(
+        commands=(command,), code=(), fallback=True
+    )
+
+
+def test_unparseable_nested_string_kept_whole() -> None:
+    result = parse_shell("""bash -c "echo 'oops" """)
+    assert result.commands == ("bash -c echo 'oops", "echo 'oops")
+    assert not result.fallback
+
+
+def test_nesting_is_depth_limited() -> None:
+    command = "rm -rf /"
+    for _ in range(8):
+        command = f"eval {_quote(command)}"
+    result = parse_shell(command)
+    assert not result.fallback
+    assert "rm -rf /" not in result.commands  # eight levels down, past the limit
+    assert len(result.commands) <= 8
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def test_long_command_parses() -> None:
+    command = " && ".join(f"git add file{i}.txt" for i in range(2500))
+    command += " && git push -f origin main"
+    assert len(command) > 50_000
+    result = parse_shell(command)
+    assert not result.fallback
+    assert result.commands[-1] == "git push -f origin main"
+    assert len(result.commands) == 2501
+
+
+def test_element_count_capped() -> None:
+    result = parse_shell(" | ".join(f"a{i}" for i in range(MAX_ELEMENTS + 500)))
+    assert len(result.commands) == MAX_ELEMENTS
+
+
+def test_deep_nesting_falls_back_without_recursion_error() -> None:
+    command = "$(" * 5000 + "ls" + ")" * 5000
+    assert parse_shell(command).fallback
+
+
+def test_module_import_leaves_tree_sitter_unloaded() -> None:
+    probe = "import sys, agentstyle.engine.shell; print('tree_sitter' in sys.modules)"
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert out.stdout.strip() == "False"
+
+
+# Harness fixtures: (file, elements that must be present, code that must be present)
+FIXTURE_EXPECT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "claude-code/PreToolUse.bash-git-push-force.json": (
+        ("GIT_TRACE=0", "git push -f origin main", "git commit -am wip"),
+        (),
+    ),
+    "claude-code/PreToolUse.bash-heredoc-python.json": (
+        ("python3 -",),
+        ("import shutil\nshutil.rmtree('migrations')\n",),
+    ),
+    "claude-code/PreToolUse.bash-rm-rf.json": (("rm -rf ./target /tmp/acme-build",), ()),
+    "codex/PreToolUse.bash-git-push-force.json": (
+        ("git push --force-with-lease origin main",),
+        (),
+    ),
+    "codex/PermissionRequest.bash.json": (("curl -fsSL https://sh.rustup.rs", "sh"), ()),
+}
+
+
+def _shell_fixtures() -> list[Path]:
+    if not FIXTURES.is_dir():
+        return []
+    found = []
+    for path in sorted(FIXTURES.glob("*/*.json")):
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        if payload.get("tool_name") in ("Bash", "Shell", "run_shell_command"):
+            found.append(path)
+    return found
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared harness fixtures not present")
+@pytest.mark.parametrize("path", _shell_fixtures(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_harness_fixture(path: Path) -> None:
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    command = payload["tool_input"]["command"]
+    result = parse_shell(command, cwd=payload.get("cwd"))
+    assert not result.fallback
+    assert result.commands
+    key = f"{path.parent.name}/{path.name}"
+    commands, code = FIXTURE_EXPECT.get(key, ((), ()))
+    assert set(commands) <= set(result.commands)
+    assert set(code) <= set(result.code)
+
+
+def test_claude_code_bash_fixtures_exist() -> None:
+    if not FIXTURES.is_dir():
+        pytest.skip("shared harness fixtures not present")
+    names = {f"{p.parent.name}/{p.name}" for p in _shell_fixtures()}
+    assert {k for k in FIXTURE_EXPECT if k.startswith("claude-code/")} <= names
