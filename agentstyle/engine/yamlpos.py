@@ -78,7 +78,11 @@ class YamlError(Exception):
         self.span = span
 
 
-class _Loader(yaml.SafeLoader):
+# libyaml's parser keeps the same marks and is ~10x faster: 10,000 rule files need it.
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_Base):  # type: ignore[valid-type, misc]
     pass
 
 

@@ -1,0 +1,14 @@
+"""Small read-only looks at the history (the full reports are `style audit`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.store import open_store, sql
+
+
+def outcomes_by_rule(root: Path) -> list[tuple[Any, ...]]:
+    with open_store(StylePaths(root), create=False) as conn:
+        return conn.execute(sql("audit/outcomes_by_rule")).fetchall()
