@@ -319,7 +319,8 @@ def random_document(rng: random.Random) -> dict[str, Any]:
 
 def dump(value: Any, rng: random.Random, style: dict[str, Any], level: int = 0) -> str:
     """Write `value` as JSON in a random but consistent (or deliberately chaotic) style."""
-    nl, unit = style["newline"], style["unit"]
+    nl: str = style["newline"]
+    unit: str = style["unit"]
 
     def ws(default: str) -> str:
         if style["kind"] == "chaotic":
@@ -364,7 +365,8 @@ def dump(value: Any, rng: random.Random, style: dict[str, Any], level: int = 0) 
                 + close
             )
         if one_line:
-            return open_ + ("," + style["item_sep"]).join(parts) + close
+            item_sep: str = style["item_sep"]
+            return open_ + ("," + item_sep).join(parts) + close
         inner = nl + unit * (level + 1)
         return open_ + inner + ("," + inner).join(parts) + nl + unit * level + close
     return json.dumps(value, ensure_ascii=style["ascii"])
@@ -395,3 +397,36 @@ def test_random_files_round_trip(seed: int) -> None:
     for event, wanted in groups.items():
         assert hooks[event][-len(wanted) :] == wanted
     assert installed_handlers(installed, is_ours=is_ours) == groups
+
+
+def without_empties(value: Any) -> Any:
+    """Settings with empty event lists and an empty `hooks` object dropped (same to the harness)."""
+    if not isinstance(value, dict) or not isinstance(value.get("hooks"), dict):
+        return value
+    hooks = {e: g for e, g in value["hooks"].items() if g != []}
+    rest = {k: v for k, v in value.items() if k != "hooks"}
+    return {**rest, "hooks": hooks} if hooks else rest
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_random_files_with_style_entries_anywhere_clean_up(seed: int) -> None:
+    rng = random.Random(seed)
+    style = random_style(rng)
+    doc = random_document(rng)
+    doc.setdefault("hooks", {})
+    for event, wanted in GROUPS[rng.choice(sorted(GROUPS))].items():
+        groups = doc["hooks"].setdefault(event, [])
+        for g in wanted:
+            groups.insert(rng.randint(0, len(groups)), g)
+    text = dump(doc, rng, style)
+    cleaned = uninstall_hooks(text, is_ours=is_ours)
+    parsed = json.loads(cleaned)
+    assert style_handler_count(parsed) == 0
+    expected = json.loads(text)
+    for event, groups in expected["hooks"].items():
+        expected["hooks"][event] = [g for g in groups if style_handler_count(g) == 0]
+    assert without_empties(parsed) == without_empties(expected)
+    assert uninstall_hooks(cleaned, is_ours=is_ours) == cleaned
+    installed = install_hooks(text, GROUPS["three"], is_ours=is_ours)
+    assert install_hooks(installed, GROUPS["three"], is_ours=is_ours) == installed
+    assert uninstall_hooks(installed, is_ours=is_ours) == cleaned
