@@ -8,8 +8,15 @@ from typing import Annotated
 import typer
 
 from agentstyle.cli.common import harness_option_check
-from agentstyle.diagnostics import render_text
-from agentstyle.engine.install import InstallResult, install, install_errors, sync, uninstall
+from agentstyle.diagnostics import StyleError, render_text
+from agentstyle.engine.install import (
+    SCOPES,
+    InstallResult,
+    install,
+    install_errors,
+    sync,
+    uninstall,
+)
 from agentstyle.engine.paths import find_root
 
 
@@ -21,18 +28,23 @@ def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
         raise typer.Exit(1)
     if result.blocked:
         for e in result.blocked:
-            typer.echo(f"{e.rule_id}: install-error on {harness}: {e.reason}", err=True)
+            where = f" at {e.point}" if e.point else ""
+            typer.echo(f"{e.rule_id}: install-error on {harness}{where}: {e.reason}", err=True)
         typer.echo(
             "style: install refused: some rules cannot be placed (see `style plan`)", err=True
         )
         raise typer.Exit(1)
+    warnings = [d for d in result.compiled.diagnostics if d.level != "error"]
+    if warnings:
+        typer.echo(render_text(warnings), nl=False, err=True)
     for change in result.changes:
+        if change.before == change.after:
+            continue
         if dry_run:
-            diff = change.diff()
-            if diff:
-                typer.echo(diff, nl=False)
-        elif change.before != change.after:
-            typer.echo(f"wrote {change.path}")
+            typer.echo(change.diff(), nl=False)
+        else:
+            verb = "removed" if change.after is None else "wrote"
+            typer.echo(f"{verb} {change.label or change.path}")
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)
     rules = sum(1 for e in result.compiled.plan if e.harness == harness and e.runs)
@@ -41,7 +53,29 @@ def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
     typer.echo(
         f"{verb} {len(result.compiled.packages)} package(s) for {harness}: {rules} hook "
         f"entr{'y' if rules == 1 else 'ies'}, {static} static"
+        + ("; nothing written (--dry-run)" if dry_run else "")
     )
+
+
+def _scope_check(scope: str | None) -> None:
+    if scope is not None and scope not in SCOPES:
+        raise StyleError(f"unknown scope `{scope}` (project, local or user)")
+
+
+def project_root() -> Path:
+    """The nearest installed project upwards, else the current folder.
+
+    The home folder holds a `--scope user` install; it is never taken as the project of a
+    folder below it.
+    """
+    cwd = Path.cwd().resolve()
+    found = find_root(cwd)
+    return cwd if found == Path.home().resolve() != cwd else found
+
+
+def _root(scope: str | None) -> Path:
+    """The install root: the home folder for `--scope user`, else the project's."""
+    return Path.home() if scope == "user" else project_root()
 
 
 def install_command(
@@ -49,19 +83,26 @@ def install_command(
     harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
     scope: Annotated[str, typer.Option(help="project | local | user")] = "project",
     set_: Annotated[list[str] | None, typer.Option("--set", help="setting NAME=VALUE")] = None,
-    fail_closed: Annotated[bool, typer.Option("--fail-closed")] = False,
+    fail_closed: Annotated[
+        bool | None,
+        typer.Option(
+            "--fail-closed/--no-fail-closed",
+            help="a failing gate handler refuses the call (kept in style.lock.yaml)",
+            show_default=False,
+        ),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the config diff only")] = False,
 ) -> None:
     """Validate, compile and install packages into a harness's hooks."""
     harness_option_check(harness)
-    root = Path.cwd() if scope != "user" else Path.home()
+    _scope_check(scope)
     result = install(
-        root,
+        _root(scope),
         list(packages or []),
         harness,
         scope=scope,
         sets=list(set_ or []),
-        fail_closed=fail_closed or None,
+        fail_closed=fail_closed,
         dry_run=dry_run,
     )
     _report(result, harness, dry_run)
@@ -69,25 +110,32 @@ def install_command(
 
 def uninstall_command(
     harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
+    scope: Annotated[
+        str | None, typer.Option(help="`user` for a --scope user install; else the project's")
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run")] = False,
 ) -> None:
     """Remove exactly what install added."""
     harness_option_check(harness)
-    for change in uninstall(find_root(), harness, dry_run=dry_run):
+    _scope_check(scope)
+    changes = [c for c in uninstall(_root(scope), harness, dry_run=dry_run) if c.before != c.after]
+    if not changes:
+        typer.echo(f"nothing of STYLE's found for {harness}")
+    for change in changes:
         if dry_run:
             typer.echo(change.diff(), nl=False)
-        elif change.before != change.after:
-            typer.echo(
-                f"restored {change.path}" if change.after is not None else f"removed {change.path}"
-            )
+        else:
+            verb = "restored" if change.after is not None else "removed"
+            typer.echo(f"{verb} {change.label or change.path}")
 
 
-def sync_command(dry_run: Annotated[bool, typer.Option("--dry-run")] = False) -> None:
+def sync_command(
+    scope: Annotated[
+        str | None, typer.Option(help="`user` for a --scope user install; else the project's")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run")] = False,
+) -> None:
     """Reinstall everything recorded in style.lock.yaml."""
-    root = find_root()
-    from agentstyle.engine.lockfile import read_lock
-    from agentstyle.engine.paths import StylePaths
-
-    names = sorted(read_lock(StylePaths(root).lockfile).harnesses)
-    for name, result in zip(names, sync(root, dry_run=dry_run), strict=False):
+    _scope_check(scope)
+    for name, result in sync(_root(scope), dry_run=dry_run):
         _report(result, name, dry_run)

@@ -18,9 +18,12 @@ class Explained:
     lines: list[str]
 
 
-def _trace(cand: Candidate, point: str | None, verdict: str | None) -> str:
+def _trace(cand: Candidate, point: str | None) -> str:
+    """One seed-000 trace line: `entry "pkg/rule@point" ... block=… repeat=… output=…`."""
     name = f'entry "{cand.rule_id}@{point}"'
     head = f"{name} status={cand.status} action={cand.action} match={str(cand.matched).lower()}"
+    if cand.tokens:
+        head += f" tokens={cand.tokens}"
     if not cand.matched:
         return f"{head} block=none repeat=not-evaluated output=not-matched"
     outcome = cand.outcome or "error"
@@ -44,8 +47,7 @@ def _trace(cand: Candidate, point: str | None, verdict: str | None) -> str:
             "budget-truncated": "truncated",
             "budget-dropped": "dropped",
         }.get(outcome, outcome)
-    tokens = f" tokens={cand.tokens}" if cand.tokens else ""
-    return f"{head} block={block} repeat={repeat} output={output}{tokens}"
+    return f"{head} block={block} repeat={repeat} output={output}"
 
 
 def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
@@ -69,7 +71,7 @@ def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
     if not evaluation.candidates:
         lines.append("no candidate entries for this event")
     for cand in evaluation.candidates:
-        lines.append(_trace(cand, event.point, evaluation.decision.verdict))
+        lines.append(_trace(cand, event.point))
     lines.append(f"wire stdout={json.dumps(wire.stdout, ensure_ascii=False)}")
     lines.append(f"wire exit={wire.exit_code}")
     return Explained(evaluation, wire, lines)

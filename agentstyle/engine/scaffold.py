@@ -67,10 +67,26 @@ target: system
 Run the project's tests before saying a change is done.
 """
 
+SINGLE_FILE_TEST = """\
+# Cases run in order against one fresh database, like one session.
+cases:
+  - note: the rule reaches the model at session start
+    event: SessionStart
+    payload: {{source: startup}}
+    expect:
+      fires: [{name}]
+      output_contains: "Run the project's tests"
+  - note: once per session
+    event: SessionStart
+    payload: {{source: resume}}
+    expect:
+      silent: [{name}]
+"""
+
 
 def package_name(folder: Path) -> str:
     name = re.sub(r"[^a-z0-9-]+", "-", folder.resolve().name.lower()).strip("-")
-    return (name or "my-rules")[:64]
+    return name[:64].strip("-") or "my-rules"
 
 
 def scaffold(folder: Path, *, single_file: bool = False) -> list[Path]:
@@ -78,7 +94,10 @@ def scaffold(folder: Path, *, single_file: bool = False) -> list[Path]:
     name = package_name(folder)
     files: dict[Path, str]
     if single_file:
-        files = {folder / f"{name}.md": SINGLE_FILE.format(name=name)}
+        files = {
+            folder / f"{name}.md": SINGLE_FILE.format(name=name),
+            folder / "tests" / f"{name}.yaml": SINGLE_FILE_TEST.format(name=name),
+        }
     else:
         files = {
             folder / "STYLE.yaml": STYLE_YAML.format(name=name),

@@ -10,13 +10,16 @@ from typing import Any
 import yaml
 
 from agentstyle.diagnostics import StyleError
+from agentstyle.engine.compile import compile_policy, load_and_validate
 from agentstyle.engine.evaluate import EMITTING, evaluate
-from agentstyle.engine.policy import memory_policy
-from agentstyle.engine.store import Connection
+from agentstyle.engine.policy import PolicyErrors
+from agentstyle.engine.store import Connection, memory_store, replace_policy
 
 FIRING = (*EMITTING, "blocked", "asked", "allowed")
+FILE_KEYS = {"cases", "settings"}
 CASE_KEYS = {"note", "event", "payload", "payload_file", "expect"}
 EXPECT_KEYS = {"verdict", "fires", "silent", "output_contains", "stdout", "exit"}
+VERDICTS = ("block", "ask", "allow", "none")
 
 
 @dataclass(slots=True)
@@ -29,17 +32,32 @@ class CaseResult:
     def ok(self) -> bool:
         return not self.failures
 
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "note": self.note, "ok": self.ok, "failures": self.failures}
+
 
 def _qualify(pkg: str, rule: str) -> str:
     return rule if "/" in rule and rule.split("/", 1)[0] == pkg else f"{pkg}/{rule}"
 
 
+def _names(value: Any) -> list[str]:
+    """A rule list or a single rule name."""
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
 def _payload(case: dict[str, Any], base: Path, cwd: str, event: str | None) -> dict[str, Any]:
     if "payload_file" in case:
         loaded = json.loads((base / str(case["payload_file"])).read_text("utf-8"))
-        payload = loaded if isinstance(loaded, dict) else {}
+        if not isinstance(loaded, dict):
+            raise ValueError("the payload file must hold a JSON object")
+        payload = loaded
     else:
-        payload = dict(case.get("payload") or {})
+        given = case.get("payload") or {}
+        if not isinstance(given, dict):
+            raise ValueError("`payload` must be a mapping")
+        payload = dict(given)
     payload.setdefault("session_id", "style-test-session")
     payload.setdefault("cwd", cwd)
     if event:
@@ -47,84 +65,161 @@ def _payload(case: dict[str, Any], base: Path, cwd: str, event: str | None) -> d
     return payload
 
 
-def run_file(conn: Connection, pkg_name: str, path: Path, harness: str) -> list[CaseResult]:
+def _shape_problem(case: Any) -> str | None:
+    if not isinstance(case, dict):
+        return "a case must be a mapping"
+    unknown = sorted(set(case) - CASE_KEYS)
+    if unknown:
+        return f"unknown case key `{unknown[0]}` (known: {', '.join(sorted(CASE_KEYS))})"
+    if "payload" in case and "payload_file" in case:
+        return "give `payload` or `payload_file`, not both"
+    expect = case.get("expect")
+    if expect is None:
+        return "the case has no `expect`"
+    if not isinstance(expect, dict):
+        return "`expect` must be a mapping"
+    unknown = sorted(set(expect) - EXPECT_KEYS)
+    if unknown:
+        return f"unknown expectation `{unknown[0]}` (known: {', '.join(sorted(EXPECT_KEYS))})"
+    if "verdict" in expect and str(expect["verdict"]) not in VERDICTS:
+        return f"`verdict` must be one of: {', '.join(VERDICTS)}"
+    return None
+
+
+def read_test_file(path: Path) -> dict[str, Any]:
+    try:
+        doc = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StyleError(f"{path}: cannot read test file: {first}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list):
+        raise StyleError(f"{path}: a test file is a mapping with a `cases` list")
+    unknown = sorted(set(doc) - FILE_KEYS)
+    if unknown:
+        raise StyleError(f"{path}: unknown key `{unknown[0]}` (known: cases, settings)")
+    if not isinstance(doc.get("settings") or {}, dict):
+        raise StyleError(f"{path}: `settings` maps setting names to values")
+    return doc
+
+
+def run_file(
+    conn: Connection,
+    pkg_name: str,
+    path: Path,
+    harness: str,
+    doc: dict[str, Any] | None = None,
+    *,
+    display: str | None = None,
+    cwd: str | None = None,
+) -> list[CaseResult]:
     """Cases of one file run in order against one database, like one session."""
     from agentstyle.harnesses import adapter_for
 
     adapter = adapter_for(harness)
-    try:
-        doc = yaml.safe_load(path.read_text("utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise StyleError(f"{path}: cannot read test file: {exc}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list):
-        raise StyleError(f"{path}: a test file is a mapping with a `cases` list")
+    doc = doc if doc is not None else read_test_file(path)
     results: list[CaseResult] = []
     for i, case in enumerate(doc["cases"], start=1):
         note = str(case.get("note", f"case {i}")) if isinstance(case, dict) else f"case {i}"
-        result = CaseResult(str(path), note)
+        result = CaseResult(display or str(path), note)
         results.append(result)
-        if not isinstance(case, dict) or set(case) - CASE_KEYS:
-            result.failures.append(f"malformed case (keys: {', '.join(sorted(CASE_KEYS))})")
-            continue
-        expect = case.get("expect") or {}
-        if set(expect) - EXPECT_KEYS:
-            result.failures.append(f"unknown expectation `{sorted(set(expect) - EXPECT_KEYS)[0]}`")
+        problem = _shape_problem(case)
+        if problem:
+            result.failures.append(f"malformed case: {problem}")
             continue
         try:
             payload = _payload(
-                case, path.parent, str(path.parent.parent.resolve()), case.get("event")
+                case, path.parent, cwd or str(path.parent.parent.resolve()), case.get("event")
             )
         except (OSError, ValueError) as exc:
             result.failures.append(f"cannot read payload: {exc}")
             continue
         native = str(case.get("event") or payload.get("hook_event_name") or "")
         event = adapter.normalize(payload, native)
+        if event.point is None:
+            result.failures.append(
+                f"unknown {harness} event `{native}` (set `event:` or `hook_event_name`)"
+            )
+            continue
         conn.execute("BEGIN TRANSACTION")
-        [evaluation] = evaluate(conn, [event])
+        try:
+            [evaluation] = evaluate(conn, [event])
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
         conn.execute("COMMIT")
         wire = adapter.answer(evaluation.decision, native)
         fired = {c.rule_id for c in evaluation.candidates if c.outcome in FIRING}
-        check(result, expect, pkg_name, evaluation.decision, fired, wire)
+        check(result, case["expect"], pkg_name, evaluation.decision, fired, wire)
     return results
 
 
 def check(
     result: CaseResult, expect: dict[str, Any], pkg: str, decision: Any, fired: set[str], wire: Any
 ) -> None:
+    shown = ", ".join(sorted(fired)) or "none"
     if "verdict" in expect:
-        want = expect["verdict"]
+        want = str(expect["verdict"])
         got = decision.verdict or "none"
-        if str(want) != got:
+        if want != got:
             result.failures.append(f"verdict: expected {want}, got {got}")
-    for rule in expect.get("fires", []) or []:
+    for rule in _names(expect.get("fires")):
         if _qualify(pkg, rule) not in fired:
-            result.failures.append(f"expected `{rule}` to fire")
-    for rule in expect.get("silent", []) or []:
+            result.failures.append(f"expected `{rule}` to fire (fired: {shown})")
+    for rule in _names(expect.get("silent")):
         if _qualify(pkg, rule) in fired:
-            result.failures.append(f"expected `{rule}` to stay silent")
+            result.failures.append(f"expected `{rule}` to stay silent (fired: {shown})")
     texts = "\n".join([*decision.reasons, *decision.contexts, *decision.messages])
-    wanted = expect.get("output_contains")
-    for needle in [wanted] if isinstance(wanted, str) else (wanted or []):
+    for needle in _names(expect.get("output_contains")):
         if needle not in texts:
-            result.failures.append(f"output does not contain {needle!r}")
-    if "stdout" in expect and expect["stdout"] != wire.stdout:
+            result.failures.append(f"output does not contain {needle!r}; output: {texts!r}")
+    if "stdout" in expect and str(expect["stdout"]) != wire.stdout:
         result.failures.append(f"stdout: expected {expect['stdout']!r}, got {wire.stdout!r}")
-    if "exit" in expect and int(expect["exit"]) != wire.exit_code:
+    if "exit" in expect and str(expect["exit"]) != str(wire.exit_code):
         result.failures.append(f"exit: expected {expect['exit']}, got {wire.exit_code}")
 
 
-def run_package_tests(package: str, harness: str = "claude-code") -> list[CaseResult]:
+def fixture_files(package: str) -> list[Path]:
+    """A directory package's `tests/*.yaml`; a single-file `NAME.md`'s `tests/NAME.yaml`."""
     root = Path(package)
-    folder = (root if root.is_dir() else root.parent) / "tests"
-    files = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+    if root.is_dir():
+        folder = root / "tests"
+        return sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")])
+    folder = root.parent / "tests"
+    return [p for p in (folder / f"{root.stem}.yaml", folder / f"{root.stem}.yml") if p.is_file()]
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def run_package_tests(package: str, harness: str = "claude-code") -> list[CaseResult]:
+    """Every fixture file of a package, each against a fresh in-memory policy database."""
+    files = fixture_files(package)
     if not files:
         return []
+    root = Path(package)
+    cwd = str((root if root.is_dir() else root.parent).resolve())
     results: list[CaseResult] = []
     for path in files:
-        conn, compiled = memory_policy([package], harness)
+        doc = read_test_file(path)
+        # Loaded afresh per file: compile_policy extends the plan of what it is given.
+        loaded = load_and_validate([package])
+        if not loaded.ok:
+            raise PolicyErrors(loaded)
+        pkg_name = loaded.packages[0].package.name
+        chosen = {str(k): v for k, v in (doc.get("settings") or {}).items()}
+        compiled = compile_policy(loaded, [harness], {pkg_name: chosen})
+        if not compiled.ok:
+            raise PolicyErrors(compiled)
+        conn = memory_store()
         try:
-            pkg_name = compiled.packages[0].package.name
-            results.extend(run_file(conn, pkg_name, path, harness))
+            replace_policy(conn, compiled.rows)
+            results.extend(
+                run_file(conn, pkg_name, path, harness, doc, display=_display(path), cwd=cwd)
+            )
         finally:
             conn.close()
     return results

@@ -1,0 +1,484 @@
+"""`style install`, `uninstall`, `sync` end to end: real files, `python -m agentstyle` subprocesses.
+
+Each test works in a scratch project under tmp_path with its own HOME, so nothing reaches the
+developer's own Claude Code settings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agentstyle.diagnostics import StyleError
+from agentstyle.engine.install import (
+    _created,
+    engine_free_store,
+    install,
+    quoted,
+    relative,
+    uninstall,
+)
+from agentstyle.engine.lockfile import HarnessInstall
+from agentstyle.engine.locking import FileLock
+from agentstyle.engine.paths import StylePaths
+
+DATA = Path(__file__).resolve().parent / "data" / "install"
+PYTHON = Path(sys.executable).absolute().as_posix()
+SETTINGS_VARIANTS = sorted(p.name for p in (DATA / "settings").glob("*.json"))
+
+
+def command_for(event: str, *extra: str) -> str:
+    tail = "".join(f" {e}" for e in extra)
+    return f'"{PYTHON}" -m agentstyle.hook --harness claude-code --event {event}{tail}'
+
+
+class Scratch:
+    """A project folder, a home folder and the `style` command run in the project."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.root = tmp_path / "proj"
+        self.home = tmp_path / "home"
+        self.bin = tmp_path / "bin"  # first on PATH: where a fake `claude` goes
+        for folder in (self.root, self.home, self.bin):
+            folder.mkdir()
+
+    def package(self, name: str) -> str:
+        shutil.copytree(DATA / name, self.root / name)
+        return name
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
+        env.update(
+            HOME=str(self.home),
+            PATH=str(self.bin),
+            PYTHONDONTWRITEBYTECODE="1",
+            STYLE_ENGINE="off",
+        )
+        return env
+
+    def style(self, *args: str, code: int | None = 0) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", *args],
+            cwd=self.root,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert "Traceback" not in proc.stderr, proc.stderr
+        if code is not None:
+            assert proc.returncode == code, f"{args}\n{proc.stdout}\n{proc.stderr}"
+        return proc
+
+    def fake_claude(self, version: str) -> None:
+        script = self.bin / "claude"
+        script.write_text(f'#!/bin/sh\necho "{version} (Claude Code)"\n', encoding="utf-8")
+        script.chmod(0o755)
+
+    @property
+    def settings(self) -> Path:
+        return self.root / ".claude" / "settings.json"
+
+    def lock(self) -> dict[str, Any]:
+        doc = yaml.safe_load((self.root / "style.lock.yaml").read_text("utf-8"))
+        assert isinstance(doc, dict)
+        return doc
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file of the project except STYLE's own folder."""
+        return {
+            p.relative_to(self.root).as_posix(): p.read_bytes()
+            for p in sorted(self.root.rglob("*"))
+            if p.is_file() and ".style" not in p.relative_to(self.root).parts
+        }
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Scratch:
+    return Scratch(tmp_path)
+
+
+def hooks_of(path: Path) -> dict[str, list[dict[str, Any]]]:
+    hooks = json.loads(path.read_text("utf-8"))["hooks"]
+    assert isinstance(hooks, dict)
+    return hooks
+
+
+def ours(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [g for g in groups if any("agentstyle.hook" in h["command"] for h in g["hooks"])]
+
+
+def test_install_twice_then_uninstall_gives_the_users_bytes_back(scratch: Scratch) -> None:
+    original = (DATA / "settings" / "pretty4.json").read_bytes()
+    claude_md = (DATA / "CLAUDE.md").read_bytes()
+    scratch.settings.parent.mkdir()
+    scratch.settings.write_bytes(original)
+    (scratch.root / "CLAUDE.md").write_bytes(claude_md)
+    pkg = scratch.package("guards")
+
+    first = scratch.style("install", pkg, "--set", "team=core")
+    assert "wrote .claude/settings.json" in first.stdout
+    installed = scratch.settings.read_bytes()
+    user = json.loads(original)
+    now = json.loads(installed)
+    # Every key and hook of the user's is still there, unchanged.
+    for key, value in user.items():
+        if key != "hooks":
+            assert now[key] == value
+    for event, groups in user.get("hooks", {}).items():
+        assert now["hooks"][event][: len(groups)] == groups
+    assert ours(now["hooks"]["PreToolUse"]) == [
+        {
+            "matcher": "Bash|PowerShell",
+            "hooks": [{"type": "command", "command": command_for("PreToolUse")}],
+        }
+    ]
+    assert {"matcher": "Write", "hooks": [{"type": "command", "command": "echo formatted"}]} in (
+        now["hooks"]["PostToolUse"]
+    )
+    placed = (scratch.root / "CLAUDE.md").read_bytes()
+    assert placed.startswith(claude_md)
+    assert b"<!-- style:begin guards/house -->\nTeam core writes a test for every fix.\n" in placed
+
+    backups = sorted((scratch.root / ".style" / "backups").iterdir())
+    assert sorted(b.read_bytes() for b in backups) == sorted([original, claude_md])
+
+    again = scratch.style("install", pkg)  # the lock file remembers --set team=core
+    assert "wrote" not in again.stdout
+    assert scratch.settings.read_bytes() == installed
+    assert (scratch.root / "CLAUDE.md").read_bytes() == placed
+
+    scratch.style("uninstall")
+    assert scratch.settings.read_bytes() == original
+    assert (scratch.root / "CLAUDE.md").read_bytes() == claude_md
+    assert not (scratch.root / "style.lock.yaml").exists()
+    assert len(list((scratch.root / ".style" / "backups").iterdir())) == 4
+
+
+@pytest.mark.parametrize("variant", SETTINGS_VARIANTS)
+def test_every_formatting_survives_a_round_trip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str
+) -> None:
+    """The same round trip through the library, over each settings file's own formatting."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("STYLE_HOME", raising=False)
+    root = tmp_path / "proj"
+    settings = root / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    original = (DATA / "settings" / variant).read_bytes()
+    settings.write_bytes(original)
+    shutil.copytree(DATA / "guards", root / "guards")
+    monkeypatch.chdir(root)
+    first = install(root, ["guards"], "claude-code", sets=["team=core"])
+    assert first.ok and first.changes
+    installed = settings.read_bytes()
+    assert installed != original
+    hooks = json.loads(installed)["hooks"]
+    assert [g["matcher"] for g in ours(hooks["PostToolUse"])] == ["Edit|MultiEdit"]
+    assert [g["matcher"] for g in ours(hooks["PreToolUse"])] == ["Bash|PowerShell"]
+    second = install(root, [], "claude-code")
+    assert all(c.before == c.after for c in second.changes)
+    assert settings.read_bytes() == installed
+    uninstall(root, "claude-code")
+    assert settings.read_bytes() == original
+    assert not (root / "CLAUDE.md").exists()
+
+
+def test_handlers_are_narrowed_and_run_the_absolute_interpreter(scratch: Scratch) -> None:
+    scratch.package("guards")
+    scratch.package("mcp")
+    scratch.style("install", "mcp")
+    hooks = hooks_of(scratch.settings)
+    assert hooks["PostToolUse"] == [
+        {
+            "matcher": "^(mcp__github__.*)$",
+            "hooks": [{"type": "command", "command": command_for("PostToolUse")}],
+        }
+    ]
+    # The session clock runs on every session start and prompt: no matcher there.
+    for event in ("SessionStart", "UserPromptSubmit"):
+        assert hooks[event] == [{"hooks": [{"type": "command", "command": command_for(event)}]}]
+    assert "PreToolUse" not in hooks
+
+    scratch.style("install", "guards", "--set", "team=core")
+    hooks = hooks_of(scratch.settings)
+    assert [g.get("matcher") for g in hooks["PreToolUse"]] == ["Bash|PowerShell"]
+    assert [g.get("matcher") for g in hooks["PostToolUse"]] == [
+        "^(Edit|MultiEdit|mcp__github__.*)$",
+        "Write",  # the native hook, as the package wrote it
+    ]
+    for event, groups in hooks.items():
+        for group in ours(groups):
+            [handler] = group["hooks"]
+            assert handler == {"type": "command", "command": command_for(event)}
+            assert "timeout" not in handler  # Claude Code's own default applies
+            argv = shlex.split(handler["command"])
+            assert argv[0] == PYTHON and Path(argv[0]).is_absolute()
+
+    # The command as written is what the harness runs: it answers through the shell.
+    payload = {
+        "session_id": "s1",
+        "cwd": str(scratch.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build"},
+    }
+    [group] = hooks["PreToolUse"]
+    proc = subprocess.run(
+        ["/bin/sh", "-c", group["hooks"][0]["command"]],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=scratch.root,
+        env=scratch.env(),
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert answer["permissionDecisionReason"] == "Do not run rm -rf."
+
+
+def test_static_rule_goes_to_claude_md_only_and_leaves_with_its_files(scratch: Scratch) -> None:
+    pkg = scratch.package("static-only")
+    before = scratch.snapshot()
+    scratch.style("install", pkg)
+    assert (scratch.root / "CLAUDE.md").read_text("utf-8") == (
+        "<!-- style:begin static-only/tone -->\n"
+        "Answer in short sentences.\n"
+        "<!-- style:end static-only/tone -->\n"
+    )
+    assert not (scratch.root / ".claude").exists()  # a static rule needs no hook
+    assert scratch.lock()["harnesses"]["claude-code"]["created"] == ["CLAUDE.md"]
+    scratch.style("uninstall")
+    assert scratch.snapshot() == before
+
+
+def test_lock_file_names_created_files_relative_to_the_root(scratch: Scratch) -> None:
+    pkg = scratch.package("guards")
+    scratch.style("install", pkg, "--set", "team=core")
+    lock = scratch.lock()
+    assert lock["packages"] == ["guards"]
+    assert lock["harnesses"]["claude-code"] == {
+        "scope": "project",
+        "fail_closed": False,
+        "created": [".claude/", ".claude/settings.json", "CLAUDE.md"],
+        "native": ["echo formatted"],
+    }
+    digest = scratch.root / ".style" / "policy.digest"
+    assert len(digest.read_text("utf-8").strip()) == 64  # handed to the resident engine
+    scratch.style("uninstall")
+    assert not digest.exists()
+    assert not (scratch.root / ".claude").exists()
+    assert not (scratch.root / "CLAUDE.md").exists()
+
+
+def test_older_lock_files_with_absolute_created_paths_still_work(tmp_path: Path) -> None:
+    old = HarnessInstall(created=[str(tmp_path / ".claude" / "settings.json"), "CLAUDE.md"])
+    assert _created(tmp_path, old) == [".claude/settings.json", "CLAUDE.md"]
+    assert relative(tmp_path, tmp_path / ".claude") == ".claude"
+    assert relative(tmp_path, Path("/elsewhere/x.json")) == "/elsewhere/x.json"
+
+
+def test_scopes_local_and_user(scratch: Scratch) -> None:
+    pkg = scratch.package("mcp")
+    scratch.style("install", pkg, "--scope", "local")
+    local = scratch.root / ".claude" / "settings.local.json"
+    assert ours(hooks_of(local)["PostToolUse"])
+    assert not scratch.settings.exists()
+    # Switching scope moves the handlers: none are left behind in the other file.
+    scratch.style("install", "--scope", "project")
+    assert ours(hooks_of(scratch.settings)["PostToolUse"])
+    assert not local.exists()
+    scratch.style("uninstall")
+    assert not (scratch.root / ".claude").exists()
+    shutil.rmtree(scratch.root / ".style")  # history and backups stay after uninstall
+
+    scratch.style("install", pkg, "--scope", "user")
+    user_settings = scratch.home / ".claude" / "settings.json"
+    assert ours(hooks_of(user_settings)["PostToolUse"])
+    assert (scratch.home / ".style" / "style.duckdb").is_file()
+    assert not (scratch.root / ".claude").exists()
+    assert not (scratch.root / ".style").exists()
+    lock = yaml.safe_load((scratch.home / "style.lock.yaml").read_text("utf-8"))
+    assert lock["harnesses"]["claude-code"]["scope"] == "user"
+    assert lock["harnesses"]["claude-code"]["created"] == [".claude/", ".claude/settings.json"]
+    assert lock["packages"] == [(scratch.root / "mcp").as_posix()]  # outside the home root
+    scratch.style("uninstall", "--scope", "user")
+    assert not (scratch.home / ".claude").exists()
+    assert not (scratch.home / "style.lock.yaml").exists()
+
+
+def test_set_is_recorded_and_reused_by_sync(scratch: Scratch) -> None:
+    pkg = scratch.package("guards")
+    refused = scratch.style("install", pkg, code=1)
+    assert "error setting-missing" in refused.stderr
+    assert "--set team=VALUE" in refused.stderr
+    assert scratch.snapshot() == {"guards/STYLE.yaml": (DATA / "guards/STYLE.yaml").read_bytes()}
+    assert not (scratch.root / ".style").exists()
+
+    unknown = scratch.style("install", pkg, "--set", "tema=core", code=1)
+    assert unknown.stderr.strip().splitlines() == [
+        "style: --set tema: no package being installed declares setting `tema`"
+    ]
+
+    scratch.style("install", pkg, "--set", "team=core")
+    assert scratch.lock()["settings"] == {"guards": {"team": "core"}}
+    manifest = scratch.root / "guards" / "STYLE.yaml"
+    manifest.write_text(
+        manifest.read_text("utf-8").replace("every fix", "every bug fix"), encoding="utf-8"
+    )
+    synced = scratch.style("sync")
+    assert "wrote CLAUDE.md" in synced.stdout
+    assert "Team core writes a test for every bug fix." in (scratch.root / "CLAUDE.md").read_text(
+        "utf-8"
+    )
+    scratch.style("install", "--set", "guards.team=platform")
+    assert scratch.lock()["settings"] == {"guards": {"team": "platform"}}
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(scratch: Scratch) -> None:
+    scratch.settings.parent.mkdir()
+    shutil.copy(DATA / "settings" / "compact.json", scratch.settings)
+    pkg = scratch.package("guards")
+    before = scratch.snapshot()
+    proc = scratch.style("install", pkg, "--set", "team=core", "--dry-run")
+    assert "--- a/.claude/settings.json\n+++ b/.claude/settings.json\n" in proc.stdout
+    assert json.dumps(command_for("PreToolUse")) in proc.stdout
+    assert (
+        "--- /dev/null\n+++ b/CLAUDE.md\n@@ -0,0 +1,3 @@\n+<!-- style:begin guards/house"
+        in proc.stdout
+    )
+    assert "nothing written (--dry-run)" in proc.stdout
+    assert scratch.snapshot() == before
+    assert not (scratch.root / ".style").exists()
+
+
+def test_invalid_settings_json_is_refused_and_left_alone(scratch: Scratch) -> None:
+    scratch.settings.parent.mkdir()
+    broken = b'{\n  "permissions": {"allow": ["Bash(ls)"],},\n}\n'
+    scratch.settings.write_bytes(broken)
+    pkg = scratch.package("mcp")
+    proc = scratch.style("install", pkg, code=1)
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith(f"style: refusing to touch {scratch.settings}: invalid JSON: ")
+    assert "trailing comma" in line and "line 2" in line
+    assert scratch.settings.read_bytes() == broken
+    assert not (scratch.root / "style.lock.yaml").exists()
+
+
+def test_fail_closed_needs_a_new_enough_client(scratch: Scratch) -> None:
+    pkg = scratch.package("mcp")
+    scratch.package("guards")
+    scratch.fake_claude("2.1.200")
+    old = scratch.style("install", pkg, "--fail-closed", code=1)
+    assert old.stderr.strip().splitlines() == [
+        "style: --fail-closed needs Claude Code 2.1.295+ (onFailure); "
+        "`claude --version` says 2.1.200"
+    ]
+    assert not scratch.settings.exists()
+
+    scratch.fake_claude("2.1.300")
+    new = scratch.style("install", "guards", "--set", "team=a", "--fail-closed")
+    assert "note:" not in new.stderr
+    hooks = hooks_of(scratch.settings)
+    [gate] = ours(hooks["PreToolUse"])
+    assert gate["hooks"] == [
+        {
+            "type": "command",
+            "command": command_for("PreToolUse", "--fail-closed"),
+            "onFailure": "block",
+        }
+    ]
+    # Only gate handlers: a failing SessionStart or PostToolUse handler refuses nothing.
+    for event in ("SessionStart", "UserPromptSubmit", "PostToolUse"):
+        for group in ours(hooks[event]):
+            assert group["hooks"] == [{"type": "command", "command": command_for(event)}]
+    assert scratch.lock()["harnesses"]["claude-code"]["fail_closed"] is True
+
+    (scratch.bin / "claude").unlink()
+    missing = scratch.style("sync")  # the lock file keeps --fail-closed
+    assert "could not run `claude --version`" in missing.stderr
+    assert ours(hooks_of(scratch.settings)["PreToolUse"])[0]["hooks"][0]["onFailure"] == "block"
+
+    scratch.style("install", "--no-fail-closed")
+    [gate] = ours(hooks_of(scratch.settings)["PreToolUse"])
+    assert gate["hooks"] == [{"type": "command", "command": command_for("PreToolUse")}]
+    assert scratch.lock()["harnesses"]["claude-code"]["fail_closed"] is False
+
+
+def test_a_package_with_an_install_error_is_refused(scratch: Scratch) -> None:
+    pkg = scratch.package("unplaceable")
+    before = scratch.snapshot()
+    proc = scratch.style("install", pkg, code=1)
+    assert (
+        "unplaceable/confirm-prompt: install-error on claude-code at prompt.submitted: "
+        "capability-missing" in proc.stderr
+    )
+    assert "install refused" in proc.stderr
+    assert scratch.snapshot() == before
+    assert not (scratch.root / ".style").exists()
+
+
+def test_a_symlinked_settings_file_stays_a_link(scratch: Scratch) -> None:
+    dotfiles = scratch.home / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    original = (DATA / "settings" / "pretty4.json").read_bytes()
+    dotfiles.write_bytes(original)
+    scratch.settings.parent.mkdir()
+    scratch.settings.symlink_to(dotfiles)
+    pkg = scratch.package("mcp")
+    scratch.style("install", pkg)
+    assert scratch.settings.is_symlink()
+    assert ours(hooks_of(dotfiles)["PostToolUse"])
+    scratch.style("uninstall")
+    assert scratch.settings.is_symlink()
+    assert dotfiles.read_bytes() == original
+
+
+def test_install_waits_for_a_held_database_lock(tmp_path: Path) -> None:
+    """A hook (or an engine) holding the lock delays the policy swap; it does not break it."""
+    paths = StylePaths(tmp_path)
+    release = threading.Event()
+
+    def hold() -> None:
+        with FileLock(paths.lock, time.monotonic() + 5):
+            held.set()
+            release.wait(5)
+
+    held = threading.Event()
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(5)
+    threading.Timer(0.3, release.set).start()
+    t0 = time.monotonic()
+    with engine_free_store(paths, wait_s=10) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    assert time.monotonic() - t0 >= 0.25
+    holder.join()
+    # flock is per open file description: a second open in this process conflicts.
+    with (
+        pytest.raises(StyleError, match="stayed locked"),
+        FileLock(paths.lock, time.monotonic() + 5),
+        engine_free_store(paths, wait_s=0.2),
+    ):
+        pass
+
+
+@pytest.mark.parametrize("path", ["/opt/my env/bin/python", '/x/$HOME/`id`/"q"/back\\slash'])
+def test_the_interpreter_path_is_quoted_for_the_shell(path: str) -> None:
+    out = subprocess.run(
+        ["/bin/sh", "-c", f"printf %s {quoted(path)}"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout == path
