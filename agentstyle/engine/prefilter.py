@@ -1,0 +1,119 @@
+"""A required literal of a regex, so SQL can skip the regex where the literal is absent.
+
+Evaluating a regular expression whose pattern is a column compiles it for every row; a cheap
+`contains` test on a substring every match must include rules most rows out first (the idea
+of RE2::Set and Aho-Corasick prefilters). The analysis is conservative: when unsure, no
+literal, and the regex decides alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SPECIAL = set(".^$*+?()[]{}|\\")
+MIN_LITERAL = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Prefilter:
+    literal: str
+    case_insensitive: bool
+
+
+def _flags(pattern: str) -> tuple[str, bool] | None:
+    """Strip a leading `(?flags)` group; None when flags we cannot reason about appear."""
+    if not pattern.startswith("(?"):
+        return pattern, False
+    end = pattern.find(")")
+    flags = pattern[2:end] if end > 0 else ""
+    if not flags or not all(c in "imsU" for c in flags):
+        return None
+    return pattern[end + 1 :], "i" in flags
+
+
+def required_literal(pattern: str) -> Prefilter | None:
+    """The longest run of literal characters every match of `pattern` must contain."""
+    stripped = _flags(pattern)
+    if stripped is None:
+        return None
+    body, ci = stripped
+    runs: list[str] = []
+    current: list[str] = []
+    depth = 0
+    i = 0
+    n = len(body)
+
+    def close() -> None:
+        if current:
+            runs.append("".join(current))
+            current.clear()
+
+    while i < n:
+        ch = body[i]
+        literal: str | None = None
+        if ch == "\\":
+            if i + 1 >= n:
+                return None
+            nxt = body[i + 1]
+            if nxt in SPECIAL or nxt in "/-_ '\"#%&,:;<=>@`~!":
+                literal = nxt
+            i += 2
+        elif ch == "(":
+            depth += 1
+            close()
+            i += 1
+            continue
+        elif ch == ")":
+            depth -= 1
+            close()
+            i += 1
+            continue
+        elif ch == "|":
+            if depth == 0:
+                return None  # a top-level alternative need not contain any run
+            i += 1
+            continue
+        elif ch == "[":
+            close()
+            j = i + 1
+            if j < n and body[j] == "^":
+                j += 1
+            if j < n and body[j] == "]":
+                j += 1
+            while j < n and body[j] != "]":
+                j += 2 if body[j] == "\\" else 1
+            i = j + 1
+            continue
+        elif ch in ".^$":
+            close()
+            i += 1
+            continue
+        elif ch == "{":
+            end = body.find("}", i)
+            i = end + 1 if end > 0 else n
+            continue
+        elif ch in "*+?":
+            i += 1
+            continue
+        else:
+            literal = ch
+            i += 1
+        if depth > 0:
+            continue  # inside a group: may be optional or one of several alternatives
+        if literal is None:
+            close()
+            continue
+        # A quantifier after the character decides whether it is required.
+        q = body[i] if i < n else ""
+        if q in ("*", "?") or (q == "{" and body[i : i + 3] in ("{0,", "{0}")):
+            close()
+        elif q in ("+", "{"):
+            current.append(literal)
+            close()
+        else:
+            current.append(literal)
+    close()
+    best = max(runs, key=len, default="")
+    if len(best) < MIN_LITERAL:
+        return None
+    return Prefilter(best.lower() if ci else best, ci)

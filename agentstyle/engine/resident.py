@@ -1,0 +1,138 @@
+"""The resident engine: holds the lock and the open database, serves hooks over a Unix socket."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+from agentstyle import __version__
+from agentstyle.engine.client import read_digest, recv_message, send_message, socket_is_ours
+from agentstyle.engine.locking import FileLock, LockTimeout
+from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.store import Connection, connect, migrate
+
+IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
+START_LOCK_WAIT_S = 5.0
+
+
+def engine_version() -> str:
+    """What a client must match: the package version and the interpreter running it."""
+    return f"{__version__}:{sys.executable}"
+
+
+class Engine:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.sock_path = home / "engine.sock"
+        self.digest = read_digest(str(home))
+        self.conn: Connection | None = None
+        self.served = 0
+
+    def bind(self) -> socket.socket:
+        if self.sock_path.exists() or self.sock_path.is_symlink():
+            # We hold the lock, so no live engine owns it: a stale or planted file.
+            if not socket_is_ours(str(self.sock_path)) and not self.sock_path.is_symlink():
+                raise RuntimeError(f"{self.sock_path} is not our socket; refusing to replace it")
+            self.sock_path.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # the socket is created 0600: only this user may talk to it
+        try:
+            sock.bind(str(self.sock_path))
+        finally:
+            os.umask(old)
+        os.chmod(self.sock_path, 0o600)
+        sock.listen(64)
+        return sock
+
+    def serve(self) -> int:
+        paths = StylePaths(self.home.parent) if self.home.name == ".style" else None
+        lock_path = paths.lock if paths else self.home / "style.lock"
+        try:
+            lock = FileLock(lock_path, time.monotonic() + START_LOCK_WAIT_S).__enter__()
+        except LockTimeout:
+            return 0  # another engine or a long install holds it; nothing to do
+        try:
+            db = self.home / "style.duckdb"
+            if not db.exists():
+                return 1
+            self.conn = connect(db)
+            migrate(self.conn)
+            server = self.bind()
+            ino = os.stat(self.sock_path).st_ino
+            try:
+                self.loop(server)
+            finally:
+                server.close()
+                try:
+                    if os.stat(self.sock_path).st_ino == ino:
+                        self.sock_path.unlink()
+                except OSError:
+                    pass
+        finally:
+            if self.conn is not None:
+                self.conn.close()
+            lock.__exit__(None, None, None)
+        return 0
+
+    def loop(self, server: socket.socket) -> None:
+        server.settimeout(IDLE_EXIT_S)
+        while True:
+            try:
+                client, _ = server.accept()
+            except TimeoutError:
+                return  # idle: exit and free the database
+            with client:
+                client.settimeout(60)
+                try:
+                    message = recv_message(client)
+                except (OSError, ValueError):
+                    continue
+                if not isinstance(message, dict):
+                    continue
+                if message.get("op") == "stop":
+                    send_message(client, {"stopped": True})
+                    return
+                if message.get("op") == "ping":
+                    send_message(client, {"version": engine_version(), "digest": self.digest,
+                                          "pid": os.getpid(), "served": self.served})
+                    continue
+                if (message.get("version") != engine_version()
+                        or message.get("digest") != self.digest):
+                    # A new install or an upgrade: never answer with a stale policy.
+                    send_message(client, {"restart": True})
+                    return
+                send_message(client, self.handle(message))
+                self.served += 1
+
+    def handle(self, message: dict[str, object]) -> dict[str, object]:
+        from agentstyle.engine.runtime import handle_with_connection
+
+        assert self.conn is not None
+        stdout, stderr, code = handle_with_connection(
+            self.conn,
+            str(message.get("harness", "")),
+            str(message.get("event", "")),
+            str(message.get("stdin", "")).encode("utf-8", errors="replace"),
+            bool(message.get("fail_closed")),
+            float(message.get("budget_s", 10.0)),  # type: ignore[arg-type]
+            self.home,
+        )
+        return {"stdout": stdout, "stderr": stderr, "exit": code}
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: python -m agentstyle.engine.resident STYLE_HOME\n")
+        return 2
+    try:
+        return Engine(Path(sys.argv[1])).serve()
+    except Exception as exc:  # the engine is optional: a failure only means direct evaluation
+        sys.stderr.write(f"STYLE engine: {type(exc).__name__}: {exc}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
