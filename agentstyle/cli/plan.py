@@ -22,7 +22,13 @@ def command(
 ) -> None:
     """Show the placement of every rule on a harness."""
     harness_option_check(harness)
-    compiled = compile_policy(load_and_validate(packages_or_cwd(packages)), [harness])
+    # Only a package without errors is planned: lowering assumes validated rules.
+    loaded = load_and_validate(packages_or_cwd(packages))
+    errors = [d for d in loaded.diagnostics if d.level == "error"]
+    if errors:
+        typer.echo(render_text(errors), nl=False, err=True)
+        raise typer.Exit(1)
+    compiled = compile_policy(loaded, [harness])
     errors = [d for d in compiled.diagnostics if d.level == "error"]
     if errors:
         typer.echo(render_text(errors), nl=False, err=True)
@@ -56,7 +62,8 @@ def command(
                         rid,
                         e.point or "-",
                         e.native_event or "-",
-                        e.matcher or "*",
+                        # A matcher means something only where a hook is installed.
+                        (e.matcher or "*") if e.runs else "-",
                         e.status,
                         e.action,
                         e.repeat or "-",
@@ -64,7 +71,7 @@ def command(
                     )
                 )
             lines = refresh_lines(info, spec)
-            if lines:
+            if lines and any(e.runs for e in by_rule[rid]):
                 extra[len(rows) - 1] = lines
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     typer.echo(f"plan for {harness}")

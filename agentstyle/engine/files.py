@@ -34,26 +34,44 @@ def inside(root: Path, path: Path) -> bool:
         return False
 
 
-def decode(raw: bytes, display: str) -> tuple[str | None, Diagnostic | None]:
-    """UTF-8 text with a BOM dropped and CRLF normalized, or a `bad-encoding` diagnostic."""
+def decode(
+    raw: bytes, display: str, rel: str | None = None
+) -> tuple[str | None, Diagnostic | None]:
+    """UTF-8 text with a BOM dropped and CRLF normalized, or a `bad-encoding` diagnostic.
+
+    The diagnostic points at the first offending byte (`display` is the file's path as shown,
+    `rel` its path in the package, used in the message).
+    """
+    name = rel or display
     nul = raw.find(b"\x00")
     if nul >= 0:
-        line = raw.count(b"\n", 0, nul) + 1
-        col = nul - (raw.rfind(b"\n", 0, nul) + 1) + 1
         return None, Diagnostic.make(
-            "bad-encoding", f"`{display}` is binary (NUL byte)", Span(display, line, col)
+            "bad-encoding",
+            f"`{name}` is binary (NUL byte); package files are UTF-8 text",
+            _byte_span(raw, nul, display),
         )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return None, Diagnostic.make(
-            "bad-encoding", f"`{display}` is not valid UTF-8", Span(display, line, col)
+            "bad-encoding",
+            f"`{name}` is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
+            _byte_span(raw, exc.start, display),
         )
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n"), None
+
+
+def _byte_span(raw: bytes, index: int, display: str) -> Span:
+    """Line and column (in characters, as editors count them) of byte `index`."""
+    start = raw.rfind(b"\n", 0, index) + 1
+    line = raw.count(b"\n", 0, index) + 1
+    prefix = raw[start:index]
+    if prefix.startswith(b"\xef\xbb\xbf") and start == 0:
+        prefix = prefix[3:]
+    column = len(prefix.decode("utf-8", errors="replace").rstrip("\r")) + 1
+    return Span(display, line, column)
 
 
 def read_package_file(
@@ -68,7 +86,9 @@ def read_package_file(
     try:
         resolved = candidate.resolve()
     except (OSError, RuntimeError):
-        return None, Diagnostic.make("file-not-found", f"cannot resolve `{rel}`", at)
+        return None, Diagnostic.make(
+            "file-not-found", f"cannot resolve `{rel}` (a loop of symbolic links)", at
+        )
     if not inside(real_root, resolved):
         return None, Diagnostic.make(
             "path-escape", f"`{rel}` resolves outside the package folder", at
@@ -93,7 +113,7 @@ def read_package_file(
         return None, Diagnostic.make("file-not-found", f"cannot read `{rel}`: {reason}", at)
     if len(raw) > MAX_FILE_BYTES:
         return None, Diagnostic.make("file-too-large", f"`{rel}` is over the 256 KiB limit", at)
-    text, problem = decode(raw, display)
+    text, problem = decode(raw, display, rel)
     if text is None:
         return None, problem
     return PackageFile(rel, display, text, raw), None

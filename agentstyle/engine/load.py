@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,7 @@ from agentstyle.engine.files import (
     read_package_file,
 )
 from agentstyle.engine.model import FieldValue, NativeHook, Package, Rule, SettingDecl
-from agentstyle.engine.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
+from agentstyle.engine.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml, text_node
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -40,6 +42,10 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9_./-]{0,127}$")
 SETTING_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 HARNESSES = ("claude-code", "codex", "cursor", "gemini-cli")
 MARKER = "<!-- style:"
+# The origin of a field whose value failed its type check: kept so that the validator knows
+# the field was written (and reported), while `rules.effective` uses the default instead.
+INVALID = "invalid"
+SETTING_TYPES = ("string", "int", "bool", "enum")
 
 
 @dataclass(slots=True)
@@ -61,6 +67,17 @@ def id_problem(value: Any) -> str | None:
     if not ID_RE.match(value):
         return "must match `^[a-z0-9][a-z0-9_./-]{0,127}$`"
     return None
+
+
+def _shown(value: Any) -> str:
+    """A value as YAML would spell it (`true`, `"10"`), for messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def _type_name(value: Any) -> str:
@@ -99,12 +116,14 @@ def check_type(name: str, node: YNode, ftype: FieldType) -> Diagnostic | None:
             problem = f"must be at most {ftype.maximum}"
         if problem and name == "refresh":
             return Diagnostic.make(
-                code, f"`refresh` must be an integer from 0 to 1000000, not `{v}`", node.span
+                code,
+                f"`refresh` must be an integer from 0 to 1000000, not `{_shown(v)}`",
+                node.span,
             )
     elif ftype.kind == "enum":
         if not isinstance(v, str) or v not in ftype.values:
             allowed = ", ".join(ftype.values)
-            problem = f"`{v}` is not one of: {allowed}"
+            problem = f"`{v if isinstance(v, str) else _shown(v)}` is not one of: {allowed}"
     elif ftype.kind == "list":
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             problem = "must be a list of strings"
@@ -137,17 +156,22 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
         if lines[i].rstrip() == "---":
             fm = "\n".join(["", *lines[1:i]])
             body = "\n".join(lines[i + 1 :])
-            return fm, body, i + 2
+            # With nothing after the closing `---`, the body "starts" on that line.
+            return fm, body, min(i + 2, len(lines))
     return None, text, 1
 
 
 def trim_body(body: str, first_line: int) -> tuple[str, int]:
-    """Leading blank lines and trailing whitespace removed; returns the new first line."""
+    """Leading blank lines and trailing whitespace removed; returns the new first line.
+
+    An empty body keeps `first_line`, so that its diagnostic points inside the file.
+    """
     lines = body.split("\n")
     skipped = 0
     while skipped < len(lines) and not lines[skipped].strip():
         skipped += 1
-    return "\n".join(lines[skipped:]).rstrip(), first_line + skipped
+    text = "\n".join(lines[skipped:]).rstrip()
+    return text, first_line + skipped if text else first_line
 
 
 class _Loader:
@@ -158,6 +182,9 @@ class _Loader:
         self.root_display = root_display
         self.diags: list[Diagnostic] = []
         self.digest = hashlib.sha256()
+        # Where each rule's and native hook's id was written (dup-id points there).
+        self.id_spans: dict[int, Span] = {}
+        self.hook_ids: list[tuple[str, Span]] = []
 
     def emit(self, code: str, message: str, span: Span | None, rule: str | None = None) -> None:
         self.diags.append(Diagnostic.make(code, message, span, rule=rule))
@@ -172,11 +199,15 @@ class _Loader:
         return pf
 
     def parse(self, text: str, display: str) -> YNode | None:
+        duplicates: list[YamlError] = []
         try:
-            return load_yaml(text, display)
+            node = load_yaml(text, display, duplicates)
         except YamlError as exc:
             self.emit("invalid-package", exc.message, exc.span)
             return None
+        for dup in duplicates:
+            self.emit("invalid-schema", dup.message, dup.span)
+        return node
 
     # -- rule fields -------------------------------------------------------------------------
 
@@ -196,6 +227,14 @@ class _Loader:
                     "invalid-schema", f"field `{key}` is not allowed in {where}", key_span, rule
                 )
                 continue
+            if key == "id":
+                # Checked by the caller as `bad-id`, which covers a non-string id too.
+                out[key] = FieldValue(value.value, value, origin)
+                continue
+            if key == "text" and value.value is None:
+                # `text:` with nothing after it is an empty body, not a type error.
+                out[key] = FieldValue("", YNode("", key_span), origin)
+                continue
             problem = check_type(key, value, RULE_FIELDS[key])
             if problem is not None:
                 self.diags.append(
@@ -203,19 +242,23 @@ class _Loader:
                         problem.code, problem.message, problem.span, rule, None, problem.level
                     )
                 )
+                # Kept, marked invalid: the validator then skips the checks that depend on
+                # this field instead of reporting consequences of the built-in default.
+                out[key] = FieldValue(value.value, value, INVALID)
                 continue
             out[key] = FieldValue(value.value, value, origin)
         return out
 
-    def body_checks(self, body: str, span: Span, rule: str) -> None:
+    def body_checks(self, body: str, node: YNode, rule: str | None) -> None:
         if not body.strip():
-            self.emit("empty-body", f"rule `{rule}` has an empty body", span, rule)
+            name = f"rule `{rule}`" if rule else "a rule without a valid id"
+            self.emit("empty-body", f"{name} has an empty body", node.span, rule)
         marker = body.find(MARKER)
         if marker >= 0:
             self.emit(
                 "marker-in-body",
                 "body contains the reserved marker `<!-- style:`",
-                span.shifted(body, marker),
+                node.locate(marker),
                 rule,
             )
 
@@ -349,20 +392,33 @@ class _Loader:
             seen.add(name.value)
             typ = item.get("type")
             type_name = typ.value if typ is not None else "string"
-            if type_name not in ("string", "int", "bool", "enum"):
+            if type_name not in SETTING_TYPES:
                 self.emit(
                     "invalid-schema",
-                    f"setting type `{type_name}` is not one of: string, int, bool, enum",
+                    f"setting type `{type_name}` is not one of: {', '.join(SETTING_TYPES)}",
                     typ.span if typ else item.span,
                 )
             values = item.get("values")
-            if type_name == "enum" and (values is None or not isinstance(values.value, list)):
+            if type_name == "enum" and (
+                values is None or not isinstance(values.value, list) or not values.value
+            ):
                 self.emit(
                     "invalid-schema",
-                    f"enum setting `{name.value}` needs a `values` list",
-                    item.span,
+                    f"enum setting `{name.value}` needs a non-empty `values` list",
+                    values.span if values is not None else name.span,
                 )
+                values = None
             default = item.get("default")
+            if default is not None and default.value is not None:
+                problem = _setting_value_problem(
+                    default.value, str(type_name), values.value if values is not None else None
+                )
+                if problem:
+                    self.emit(
+                        "invalid-schema",
+                        f"default of setting `{name.value}` {problem}",
+                        default.span,
+                    )
             desc = item.get("description")
             pkg.settings.append(
                 SettingDecl(
@@ -374,7 +430,7 @@ class _Loader:
                     if values is not None and isinstance(values.value, list)
                     else [],
                     span=item.span,
-                    has_default=default is not None,
+                    has_default=default is not None and default.value is not None,
                 )
             )
 
@@ -467,7 +523,7 @@ class _Loader:
             if problem:
                 self.emit("bad-id", f"rule id `{id_node.value}` {problem}", id_node.span)
                 rule_id = None
-        label = rule_id or "?"
+        label = f"rule `{rule_id}`" if rule_id else "a rule without a valid id"
         fields = self.rule_fields(
             item, "inline", allowed=allowed, where="an inline rule", rule=rule_id
         )
@@ -477,21 +533,24 @@ class _Loader:
         if has_file and has_text:
             self.emit(
                 "file-and-text",
-                f"rule `{label}` has both `file` and `text`",
+                f"{label} has both `file` and `text`",
                 item.key_span("file"),
                 rule_id,
             )
         elif not has_file and not has_text:
             self.emit(
                 "invalid-schema",
-                f"inline rule `{label}` needs `text` or `file`",
+                f"{label} needs `text` or `file`",
                 item.span,
                 rule_id,
             )
-        elif has_text and "text" in fields:
+        elif has_text and _is_valid(fields, "text"):
             body_node = fields["text"].node
             body = fields["text"].value
-        elif has_file and "file" in fields:
+            # Leading blank lines are kept in the string so offsets still map to the file.
+            self.body_checks(body, body_node, rule_id)
+            body = body.rstrip()
+        elif has_file and _is_valid(fields, "file"):
             body, body_node = self.file_body(fields["file"].node, rule_id)
         if id_node is None or rule_id is None:
             return
@@ -500,12 +559,9 @@ class _Loader:
         fields.pop("id", None)
         if body is None or body_node is None:
             # The rule still counts for dup-id and later checks need its fields.
-            body, body_node = "", item
-        elif has_text:
-            # Leading blank lines are kept in the string so offsets still map to the file.
-            self.body_checks(body, body_node.span, rule_id)
-            body = body.rstrip()
-        pkg.rules.append(
+            body, body_node = "", text_node("", item.span)
+        self.add_rule(
+            pkg,
             Rule(
                 rule_id,
                 item.span,
@@ -514,13 +570,18 @@ class _Loader:
                 body_node,
                 len(pkg.rules),
                 item.span.file,
-            )
+            ),
+            id_node.span,
         )
+
+    def add_rule(self, pkg: Package, rule: Rule, id_span: Span) -> None:
+        self.id_spans[id(rule)] = id_span
+        pkg.rules.append(rule)
 
     def file_body(self, node: YNode, rule: str | None) -> tuple[str | None, YNode | None]:
         rel = node.value
-        norm = rel.replace("\\", "/").lstrip("./") if isinstance(rel, str) else ""
-        if norm.startswith("rules/"):
+        norm = posixpath.normpath(rel.replace("\\", "/")) if rel else ""
+        if norm == "rules" or norm.startswith("rules/"):
             self.emit(
                 "file-into-rules",
                 f"`file: {rel}` points under `rules/`; use a `from` entry",
@@ -530,6 +591,15 @@ class _Loader:
             return None, None
         pf = self.read(rel, node.span)
         if pf is None:
+            return None, None
+        if _under_rules(self.root, rel):
+            # A body that is a symbolic link into rules/ is a rule file all the same.
+            self.emit(
+                "file-into-rules",
+                f"`file: {rel}` resolves to a file under `rules/`; use a `from` entry",
+                node.span,
+                rule,
+            )
             return None, None
         fm, _, _ = split_front_matter(pf.text)
         if fm is not None:
@@ -541,9 +611,8 @@ class _Loader:
             )
             return None, None
         text, first = trim_body(pf.text, 1)
-        body_node = YNode(text, Span(pf.display, first, 1), "|")
-        body_node._indent = 0
-        self.body_checks(text, Span(pf.display, first, 1), rule or "?")
+        body_node = text_node(text, Span(pf.display, first, 1))
+        self.body_checks(text, body_node, rule)
         return text, body_node
 
     def from_entry(
@@ -556,21 +625,23 @@ class _Loader:
     ) -> None:
         from_node = item.items["from"][1]
         pattern = from_node.value
-        for key in ("id", "file", "text"):
-            if key in item:
-                self.emit(
-                    "from-and-inline", f"a `from` entry cannot declare `{key}`", item.key_span(key)
-                )
-        if "target" in item:
-            self.emit(
-                "override-target",
-                "a `from` entry cannot override `target`",
-                item.key_span("target"),
-            )
+        # These keys get their own codes; they are not also reported as invalid overrides.
+        own_code = {"id": "from-and-inline", "file": "from-and-inline", "text": "from-and-inline"}
+        own_code["target"] = "override-target"
+        for key, code in own_code.items():
+            if key not in item:
+                continue
+            if code == "override-target":
+                message = "a `from` entry cannot override `target`; set it in each rule file"
+            else:
+                message = f"a `from` entry cannot declare `{key}`"
+            self.emit(code, message, item.key_span(key))
         if not isinstance(pattern, str) or not pattern.strip():
             self.emit("invalid-package", "`from` must be a non-empty glob", from_node.span)
             return
-        norm = pattern.strip().lstrip("./") if pattern.startswith("./") else pattern.strip()
+        norm = pattern.strip()
+        while norm.startswith("./"):
+            norm = norm[2:]
         if not norm.startswith("rules/") or not norm.endswith(".md") or ".." in norm.split("/"):
             self.emit(
                 "invalid-schema",
@@ -584,7 +655,8 @@ class _Loader:
             self.emit("invalid-schema", f"`from: {pattern}`: {exc}", from_node.span)
             return
         override_node = YMap(None, item.span)
-        override_node.items = {k: v for k, v in item.items.items() if k != "from"}
+        override_node.items = {k: v for k, v in item.items.items() if k not in own_code}
+        del override_node.items["from"]
         overrides = self.rule_fields(
             override_node,
             "override",
@@ -656,10 +728,10 @@ class _Loader:
                     rule=rule_id,
                 )
         body, first = trim_body(body_raw, body_line)
-        body_node = YNode(body, Span(pf.display, first, 1), "|")
-        body_node._indent = 0
-        self.body_checks(body, Span(pf.display, first, 1), rule_id)
-        pkg.rules.append(
+        body_node = text_node(body, Span(pf.display, first, 1))
+        self.body_checks(body, body_node, rule_id)
+        self.add_rule(
+            pkg,
             Rule(
                 rule_id,
                 Span(pf.display, 1, 1),
@@ -669,7 +741,8 @@ class _Loader:
                 len(pkg.rules),
                 pf.display,
                 rule_file=rel,
-            )
+            ),
+            at,
         )
 
     def native_hooks(self, node: YNode | None, pkg: Package) -> None:
@@ -689,32 +762,41 @@ class _Loader:
                         "invalid-schema", f"unknown native hook field `{key}`", item.key_span(key)
                     )
             values = item.plain()
-            hook_id = values.get("id")
-            if hook_id is None:
+            id_node = item.get("id")
+            hook_id: str | None = None
+            if id_node is None:
                 self.emit("inline-missing-id", "native hook has no `id`", item.span)
-                continue
-            problem = id_problem(hook_id)
-            if problem:
-                self.emit(
-                    "bad-id", f"native hook id `{hook_id}` {problem}", item.items["id"][1].span
-                )
-                continue
+            elif problem := id_problem(id_node.value):
+                self.emit("bad-id", f"native hook id `{id_node.value}` {problem}", id_node.span)
+            else:
+                hook_id = id_node.value
+                self.hook_ids.append((hook_id, id_node.span))
+            ok = hook_id is not None
             event = values.get("event")
-            if event not in EVENTS:
-                span = item.items["event"][1].span if "event" in item else item.span
+            event_node = item.get("event")
+            if event_node is None:
                 self.emit(
-                    "unknown-event", f"`{event}` is not a normalized event name", span, hook_id
+                    "unknown-event", f"native hook `{hook_id}` needs an `event`", item.span, hook_id
                 )
-                continue
+                ok = False
+            elif not isinstance(event, str) or event not in EVENTS:
+                self.emit(
+                    "unknown-event",
+                    f"`{event}` is not a normalized event name",
+                    event_node.span,
+                    hook_id,
+                )
+                ok = False
             command = values.get("command")
             if not isinstance(command, str) or not command.strip():
+                command_node = item.get("command")
                 self.emit(
                     "invalid-schema",
                     f"native hook `{hook_id}` needs a `command` string",
-                    item.span,
+                    command_node.span if command_node is not None else item.span,
                     hook_id,
                 )
-                continue
+                ok = False
             timeout = values.get("timeout")
             if timeout is not None and (
                 isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
@@ -727,40 +809,67 @@ class _Loader:
                 )
                 timeout = None
             harness = values.get("harness")
-            if harness is not None and harness not in HARNESSES:
+            if harness is not None and (not isinstance(harness, str) or harness not in HARNESSES):
                 self.emit(
                     "invalid-schema",
-                    f"unknown harness `{harness}`",
+                    f"unknown harness `{harness}` (expected one of: {', '.join(HARNESSES)})",
                     item.items["harness"][1].span,
                     hook_id,
                 )
+                ok = False
             matcher = values.get("matcher")
-            pkg.native_hooks.append(
-                NativeHook(
+            if matcher is not None and not isinstance(matcher, str):
+                self.emit(
+                    "invalid-schema",
+                    "native hook `matcher` must be a string",
+                    item.items["matcher"][1].span,
                     hook_id,
-                    event,
-                    command,
-                    str(matcher) if matcher is not None else None,
-                    timeout,
-                    harness,
-                    item.span,
                 )
-            )
+                ok = False
+            if ok and hook_id is not None:
+                pkg.native_hooks.append(
+                    NativeHook(
+                        hook_id, str(event), str(command), matcher, timeout, harness, item.span
+                    )
+                )
 
     def dup_ids(self, pkg: Package) -> None:
         seen: dict[str, Span] = {}
-        entries = [(r.id, r.span) for r in pkg.rules] + [(h.id, h.span) for h in pkg.native_hooks]
+        entries = [(r.id, self.id_spans.get(id(r), r.span)) for r in pkg.rules]
+        entries += self.hook_ids
         for rule_id, span in entries:
             if rule_id in seen:
                 first = seen[rule_id]
-                self.emit(
-                    "dup-id",
-                    f"id `{rule_id}` is already used at {first.file}:{first.line}",
-                    span,
-                    rule_id,
-                )
+                where = f"line {first.line}" if first.file == span.file else str(first)
+                self.emit("dup-id", f"id `{rule_id}` is already used at {where}", span, rule_id)
             else:
                 seen[rule_id] = span
+
+
+def _setting_value_problem(value: Any, type_name: str, values: list[Any] | None) -> str | None:
+    """Why `value` does not fit a setting of `type_name`, or None."""
+    if type_name == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"must be an integer, not {_type_name(value)}"
+    if type_name == "bool" and not isinstance(value, bool):
+        return f"must be true or false, not {_type_name(value)}"
+    if type_name == "enum" and values is not None and value not in values:
+        return f"`{value}` is not one of its `values`"
+    if type_name == "string" and isinstance(value, (list, dict)):
+        return f"must be a string, not {_type_name(value)}"
+    return None
+
+
+def _is_valid(fields: dict[str, FieldValue], key: str) -> bool:
+    fv = fields.get(key)
+    return fv is not None and fv.origin != INVALID
+
+
+def _under_rules(root: Path, rel: str) -> bool:
+    """Whether `rel` resolves to a path inside the package's `rules/` folder."""
+    try:
+        return (root / rel).resolve().is_relative_to((root / "rules").resolve())
+    except (OSError, RuntimeError):
+        return False
 
 
 def _display(path: Path) -> str:
@@ -800,10 +909,10 @@ def _load_directory(root: Path) -> LoadResult:
     top = ld.parse(pf.text, pf.display)
     if top is None:
         if not ld.diags:
-            ld.emit("invalid-package", "STYLE.yaml is empty", manifest_span)
+            ld.emit("invalid-package", "`STYLE.yaml` is empty", manifest_span)
         return LoadResult(None, ld.diags)
     if not isinstance(top, YMap):
-        ld.emit("invalid-package", "STYLE.yaml must be a mapping of package fields", top.span)
+        ld.emit("invalid-package", "`STYLE.yaml` must be a mapping of package fields", top.span)
         return LoadResult(None, ld.diags)
     pkg = ld.manifest(top, pf.display, single_file=False)
     if pkg is None:
@@ -815,7 +924,8 @@ def _load_directory(root: Path) -> LoadResult:
     empty_rules = rules_node is None or (isinstance(rules_node, YSeq) and not rules_node.nodes)
     empty_hooks = hooks_node is None or (isinstance(hooks_node, YSeq) and not hooks_node.nodes)
     if empty_rules and empty_hooks:
-        ld.emit("invalid-package", "the package has no `rules` and no `native_hooks`", top.span)
+        where = top.key_span("rules") if rules_node is not None else top.span
+        ld.emit("invalid-package", "the package has no `rules` and no `native_hooks`", where)
     ld.dup_ids(pkg)
     pkg.digest = ld.digest.hexdigest()
     return LoadResult(pkg, ld.diags)
@@ -847,12 +957,9 @@ def _load_single_file(path: Path) -> LoadResult:
     pkg = ld.manifest(top, pf.display, single_file=True)
     if pkg is None:
         return LoadResult(None, ld.diags)
+    # `priority` is the package's; its one rule inherits it like any rule.
     rule_keys = YMap(None, top.span)
-    for key in top:
-        if key in RULE_FIELDS and key not in ("priority",):
-            rule_keys.items[key] = top.items[key]
-    if "priority" in top:
-        rule_keys.items["priority"] = top.items["priority"]
+    rule_keys.items = {k: v for k, v in top.items.items() if k in RULE_FIELDS and k != "priority"}
     rule_id = pkg.name
     id_node = top.get("id")
     if id_node is not None:
@@ -870,9 +977,8 @@ def _load_single_file(path: Path) -> LoadResult:
     )
     fields.pop("id", None)
     body, first = trim_body(body_raw, body_line)
-    body_node = YNode(body, Span(pf.display, first, 1), "|")
-    body_node._indent = 0
-    ld.body_checks(body, Span(pf.display, first, 1), rule_id)
+    body_node = text_node(body, Span(pf.display, first, 1))
+    ld.body_checks(body, body_node, rule_id)
     pkg.rules.append(Rule(rule_id, Span(pf.display, 1, 1), fields, body, body_node, 0, pf.display))
     pkg.digest = ld.digest.hexdigest()
     return LoadResult(pkg, ld.diags)

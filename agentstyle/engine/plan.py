@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from agentstyle.engine.validate import RuleInfo, resolve_tools
 from agentstyle.grammar.globs import glob_to_regex

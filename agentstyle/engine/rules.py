@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentstyle.engine.load import INVALID
 from agentstyle.engine.model import Package, Rule
 from agentstyle.vocabulary import TOOL_POINTS, default_value
 
@@ -23,7 +24,8 @@ EFFECTIVE_FIELDS = (
 
 def effective(rule: Rule, pkg: Package) -> dict[str, Any]:
     """Every behaviour field of a rule with the precedence of package.md fully applied."""
-    eff: dict[str, Any] = {k: fv.value for k, fv in rule.fields.items()}
+    # A field that failed its type check was reported by the loader; its default stands in.
+    eff: dict[str, Any] = {k: fv.value for k, fv in rule.fields.items() if fv.origin != INVALID}
     for name in EFFECTIVE_FIELDS:
         if name not in eff:
             eff[name] = default_value(name, eff)

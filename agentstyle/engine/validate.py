@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
-from agentstyle.engine.load import HARNESSES
-from agentstyle.engine.model import Package, Rule
+from agentstyle.engine.load import HARNESSES, INVALID
+from agentstyle.engine.model import FieldValue, Package, Rule
 from agentstyle.engine.rules import effective, evaluated_at_session_start, points, tool_list
 from agentstyle.engine.yamlpos import YMap, YNode, YSeq
 from agentstyle.grammar.ast import And, GrammarError, Node, Not, Or, Pred, Segment, Text, Var
@@ -21,6 +22,7 @@ from agentstyle.vocabulary import (
     CONDITION_FIELDS,
     DEDUP_BREAKING_VARS,
     DENY_POINTS,
+    EVENT_PATH_VARS,
     EVENT_VAR_WORST_TOKENS,
     EVENT_VARS,
     EVENTS,
@@ -42,6 +44,10 @@ from agentstyle.vocabulary import (
 # Runtime variables that a harness may leave empty (var-no-default); harness.name is always set.
 MAYBE_EMPTY_VARS = RUNTIME_VARS - {"harness.name"}
 WHEN_KEYS = ("model", "harness", "conditions", "any", "expr")
+# Fields that decide where a rule is evaluated: while one is invalid, availability is unknown.
+PLACEMENT_FIELDS = frozenset({"target", "at", "event", "tool", "names", "mcp", "skill", "refresh"})
+# What follows a field and its operator in an expression, up to the value.
+_OPERATOR = re.compile(r"\s*(?:==|!=|<=|>=|<|>|[A-Za-z_][A-Za-z0-9_]*)\s*")
 
 
 @dataclass(slots=True)
@@ -120,14 +126,26 @@ class _Validator:
         self.diags: list[Diagnostic] = []
         self.regex_checks: list[tuple[str, Span, str]] = []
         self.settings = {s.name: s for s in pkg.settings}
+        # id(pred) → (span of its field, span of its pattern) for predicates of the mapping
+        # form; predicates of an expression are found again in their string (`value_span`).
+        self.item_spans: dict[int, tuple[Span, Span]] = {}
+        self.expr_nodes: dict[int, YNode] = {}
 
     def emit(self, code: str, message: str, span: Span | None, rule: str | None) -> None:
         self.diags.append(Diagnostic.make(code, message, span, rule=rule))
 
     # -- structure ----------------------------------------------------------------------------
 
-    def structure(self, rule: Rule, eff: dict[str, Any]) -> None:
+    def structure(self, rule: Rule, eff: dict[str, Any], bad: set[str]) -> None:
+        """Field/target consistency, actions, timing and dedup fields.
+
+        `bad` holds the fields whose value failed its type check: checks that depend on them
+        are skipped, since the loader already reported the cause.
+        """
         rid, target, action = rule.id, eff["target"], eff["action"]
+        fields = _valid(rule)
+        # Written on this rule (not inherited from `defaults`, which apply wherever they can).
+        own = {k for k, fv in fields.items() if fv.origin != "defaults"}
         wrong = {
             "tool": target != "tool",
             "names": target not in ("tool", "mcp"),
@@ -136,22 +154,28 @@ class _Validator:
             "event": target != "event",
             "at": target not in ("tool", "mcp", "skill"),
         }
-        for name, is_wrong in wrong.items():
-            if is_wrong and name in rule.fields:
-                self.emit(
-                    "field-target",
-                    f"field `{name}` does not apply to target `{target}`",
-                    rule.span_of(name),
-                    rid,
-                )
-        if target == "tool" and "tool" not in rule.fields and "names" not in rule.fields:
+        if "target" not in bad:
+            for name, is_wrong in wrong.items():
+                if is_wrong and name in own:
+                    self.emit(
+                        "field-target",
+                        f"field `{name}` does not apply to target `{target}`",
+                        rule.span_of(name),
+                        rid,
+                    )
+        if (
+            target == "tool"
+            and not bad & {"target", "tool", "names"}
+            and "tool" not in fields
+            and "names" not in fields
+        ):
             self.emit(
                 "tool-missing",
                 f"tool rule `{rid}` needs `tool` or `names`",
                 rule.span_of("target"),
                 rid,
             )
-        if target == "event":
+        if target == "event" and not bad & {"target", "event"}:
             event = eff.get("event")
             if event is None:
                 self.emit(
@@ -167,18 +191,20 @@ class _Validator:
                     rule.span_of("event"),
                     rid,
                 )
-        for t in tool_list(eff):
-            if t not in TOOLS and not is_glob(t):
-                self.emit(
-                    "unknown-tool",
-                    f"`{t}` is not a normalized tool; use `names` for native tool names",
-                    rule.span_of("tool"),
-                    rid,
-                )
+            if event not in EVENTS:
+                bad.add("event")  # where the rule runs is unknown: skip what depends on it
+        if target == "tool" and "tool" in fields:
+            self.tool_names(rule, fields["tool"])
+        for name in ("mcp", "skill"):
+            if target == name and name in fields:
+                self.name_glob(rule, fields[name])
         pts = points(eff)
         verdict = action in VERDICT_ACTIONS
-        if verdict:
-            if target == "system" or (target == "event" and pts and pts[0] not in DENY_POINTS):
+        if verdict and "action" not in bad:
+            deny_ok = target in ("tool", "mcp", "skill") or (
+                target == "event" and (not pts or pts[0] in DENY_POINTS)
+            )
+            if not deny_ok and not bad & {"target", "event"}:
                 where = f"event `{pts[0]}`" if target == "event" and pts else f"target `{target}`"
                 self.emit(
                     "action-target",
@@ -186,21 +212,26 @@ class _Validator:
                     rule.span_of("action"),
                     rid,
                 )
-            if "at" in rule.fields and eff["at"] == "after":
+            if (
+                target in ("tool", "mcp", "skill")
+                and "at" in fields
+                and eff["at"] == "after"
+                and "target" not in bad
+            ):
                 self.emit(
                     "block-after",
                     f"rule `{rid}` is a {action} rule and cannot run at: after",
                     rule.span_of("at"),
                     rid,
                 )
-            if "repeat" in rule.fields:
+            if "repeat" in own:
                 self.emit(
                     "block-repeat",
                     f"`repeat` is ignored on {action} rule `{rid}`",
                     rule.span_of("repeat"),
                     rid,
                 )
-        if eff["fail"] == "closed":
+        if eff["fail"] == "closed" and not bad & {"target", "at", "event", "refresh"}:
             ok = bool(pts) and all(p in FAIL_CLOSED_POINTS for p in pts) and target != "system"
             if not ok:
                 self.emit(
@@ -210,7 +241,8 @@ class _Validator:
                     rid,
                 )
         refresh = eff.get("refresh")
-        if isinstance(refresh, int) and not isinstance(refresh, bool) and refresh > 0:
+        depends = {"action", "repeat", "mode", "target", "event"}
+        if isinstance(refresh, int) and refresh > 0 and not bad & depends:
             problem = None
             if action not in ("inject", "warn"):
                 problem = f"a `{action}` rule"
@@ -227,7 +259,12 @@ class _Validator:
                     rule.span_of("refresh"),
                     rid,
                 )
-        if rule.get("reinject_on_compact") is True and eff.get("repeat") != "session":
+        if (
+            "reinject_on_compact" in own
+            and eff["reinject_on_compact"] is True
+            and eff.get("repeat") != "session"
+            and not bad & {"action", "repeat"}
+        ):
             self.emit(
                 "reinject-unused",
                 f"`reinject_on_compact` has no effect without `repeat: "
@@ -235,14 +272,18 @@ class _Validator:
                 rule.span_of("reinject_on_compact"),
                 rid,
             )
-        if "sources" in rule.fields and not evaluated_at_session_start(eff):
+        if (
+            "sources" in fields
+            and not evaluated_at_session_start(eff)
+            and not bad & {"target", "event", "refresh"}
+        ):
             self.emit(
                 "sources-unused",
                 f"`sources` has no effect: rule `{rid}` is not evaluated at session.start",
                 rule.span_of("sources"),
                 rid,
             )
-        if "model_text" in rule.fields and action != "warn":
+        if "model_text" in fields and action != "warn" and "action" not in bad:
             self.emit(
                 "model-text-unused",
                 f"`model_text` is only used by warn rules, rule `{rid}` is `{action}`",
@@ -252,7 +293,12 @@ class _Validator:
         repeated = eff.get("repeat") in ("every", "turn") or (
             isinstance(refresh, int) and refresh > 0
         )
-        if action == "inject" and repeated and "reason" not in rule.fields:
+        if (
+            action == "inject"
+            and repeated
+            and "reason" not in rule.fields
+            and not bad & {"action", "repeat", "refresh"}
+        ):
             self.emit(
                 "T007",
                 f"rule `{rid}` injects repeatedly; add a `reason` saying why",
@@ -260,11 +306,40 @@ class _Validator:
                 rid,
             )
 
+    def tool_names(self, rule: Rule, fv: FieldValue) -> None:
+        """`unknown-tool` for names that are not normalized tools, `bad-pattern` for globs."""
+        node = fv.node
+        items = node.nodes if isinstance(node, YSeq) else [node]
+        for item in items:
+            name = item.value
+            if not isinstance(name, str):
+                continue
+            if is_glob(name):
+                try:
+                    glob_to_regex(name)
+                except ValueError as exc:
+                    self.emit("bad-pattern", f"tool glob `{name}`: {exc}", item.span, rule.id)
+            elif name not in TOOLS:
+                self.emit(
+                    "unknown-tool",
+                    f"`{name}` is not a normalized tool; use `names` for native tool names",
+                    item.span,
+                    rule.id,
+                )
+
+    def name_glob(self, rule: Rule, fv: FieldValue) -> None:
+        if not isinstance(fv.value, str):
+            return
+        try:
+            glob_to_regex(fv.value)
+        except ValueError as exc:
+            self.emit("bad-pattern", f"glob `{fv.value}`: {exc}", fv.span, rule.id)
+
     # -- conditions ---------------------------------------------------------------------------
 
     def when(self, rule: Rule) -> tuple[Node | None, list[str] | None]:
         fv = rule.fields.get("when")
-        if fv is None:
+        if fv is None or fv.origin == INVALID:
             return None, None
         node = fv.node
         if isinstance(node.value, str):
@@ -283,28 +358,11 @@ class _Validator:
                     rule.id,
                 )
             elif key == "model":
-                globs = value.value if isinstance(value.value, list) else [value.value]
-                if not all(isinstance(g, str) for g in globs) or not globs:
-                    self.emit(
-                        "invalid-condition",
-                        "`when.model` must be a glob or a list of globs",
-                        value.span,
-                        rule.id,
-                    )
-                    continue
-                preds: list[Node] = [Pred("model", "glob", g, value.span) for g in globs]
-                parts.append(preds[0] if len(preds) == 1 else Or(tuple(preds), value.span))
+                model = self.model_globs(value, rule)
+                if model is not None:
+                    parts.append(model)
             elif key == "harness":
-                names = value.value if isinstance(value.value, list) else [value.value]
-                bad = [h for h in names if h not in HARNESSES]
-                if bad:
-                    self.emit(
-                        "invalid-condition",
-                        f"unknown harness `{bad[0]}` in `when.harness`",
-                        value.span,
-                        rule.id,
-                    )
-                harnesses = [h for h in names if h in HARNESSES]
+                harnesses = self.harness_list(value, rule)
             elif key in ("conditions", "any"):
                 items = self.items(value, rule, key)
                 if not items:
@@ -326,12 +384,47 @@ class _Validator:
             return None, harnesses
         return (parts[0] if len(parts) == 1 else And(tuple(parts), node.span)), harnesses
 
+    def model_globs(self, value: YNode, rule: Rule) -> Node | None:
+        nodes = value.nodes if isinstance(value, YSeq) else [value]
+        if not nodes or not all(isinstance(n.value, str) for n in nodes):
+            self.emit(
+                "invalid-condition",
+                "`when.model` must be a glob or a list of globs",
+                value.span,
+                rule.id,
+            )
+            return None
+        preds: list[Node] = []
+        for n in nodes:
+            pred = Pred("model", "glob", n.value, n.span)
+            self.item_spans[id(pred)] = (n.span, n.span)
+            preds.append(pred)
+        return preds[0] if len(preds) == 1 else Or(tuple(preds), value.span)
+
+    def harness_list(self, value: YNode, rule: Rule) -> list[str]:
+        nodes = value.nodes if isinstance(value, YSeq) else [value]
+        if not nodes:
+            self.emit("invalid-condition", "`when.harness` is an empty list", value.span, rule.id)
+        for n in nodes:
+            if not isinstance(n.value, str) or n.value not in HARNESSES:
+                self.emit(
+                    "invalid-condition",
+                    f"unknown harness `{n.value}` in `when.harness` (expected one of: "
+                    f"{', '.join(HARNESSES)})",
+                    n.span,
+                    rule.id,
+                )
+        return [n.value for n in nodes if isinstance(n.value, str) and n.value in HARNESSES]
+
     def parse_expr(self, node: YNode, rule: Rule) -> Node | None:
         try:
-            return parse_condition(node.value, node.locate)
+            tree = parse_condition(node.value, node.locate)
         except GrammarError as exc:
             self.emit("invalid-condition", exc.message, exc.span, rule.id)
             return None
+        for pred in _preds(tree):
+            self.expr_nodes[id(pred)] = node
+        return tree
 
     def items(self, value: YNode, rule: Rule, key: str) -> list[Node]:
         if not isinstance(value, YSeq):
@@ -356,52 +449,70 @@ class _Validator:
             if unknown:
                 self.emit(
                     "invalid-condition",
-                    f"unknown condition key `{unknown[0]}`",
+                    f"unknown condition key `{unknown[0]}` (expected field, op, pattern)",
                     item.key_span(unknown[0]),
                     rule.id,
                 )
                 continue
             fld, op = item.get("field"), item.get("op")
             if fld is None or not isinstance(fld.value, str):
-                self.emit("invalid-condition", "condition item needs a `field`", item.span, rule.id)
+                where = fld.span if fld is not None else item.span
+                self.emit("invalid-condition", "condition item needs a `field`", where, rule.id)
                 continue
             if op is None or not isinstance(op.value, str):
-                self.emit("invalid-condition", "condition item needs an `op`", item.span, rule.id)
+                where = op.span if op is not None else item.span
+                self.emit("invalid-condition", "condition item needs an `op`", where, rule.id)
                 continue
             if op.value not in OPERATORS:
                 self.emit("invalid-condition", f"unknown operator `{op.value}`", op.span, rule.id)
                 continue
-            pat = item.get("pattern") or item.get("value")
+            pat = item.get("pattern")
+            if pat is None:
+                pat = item.get("value")
             raw = pat.value if pat is not None else None
             val: Any = tuple(raw) if isinstance(raw, list) else raw
             if op.value not in ("exists", "missing") and pat is None:
                 self.emit(
                     "invalid-condition",
                     f"operator `{op.value}` needs a `pattern`",
-                    item.span,
+                    op.span,
                     rule.id,
                 )
                 continue
-            out.append(Pred(fld.value, op.value, val, pat.span if pat is not None else item.span))
+            pred = Pred(fld.value, op.value, val, fld.span)
+            self.item_spans[id(pred)] = (fld.span, pat.span if pat is not None else op.span)
+            out.append(pred)
         return out
 
-    def check_tree(self, node: Node, info: RuleInfo) -> None:
-        if isinstance(node, (And, Or)):
-            for child in node.items:
-                self.check_tree(child, info)
-            return
-        if isinstance(node, Not):
-            self.check_tree(node.item, info)
-            return
-        self.check_pred(node, info)
+    def check_tree(self, node: Node, info: RuleInfo, bad: set[str]) -> None:
+        for pred in _preds(node):
+            self.check_pred(pred, info, bad)
 
-    def check_pred(self, pred: Pred, info: RuleInfo) -> None:
+    def value_span(self, pred: Pred) -> Span:
+        """Where the pattern of a predicate was written (its field, if it cannot be found)."""
+        if id(pred) in self.item_spans:
+            return self.item_spans[id(pred)][1]
+        node = self.expr_nodes.get(id(pred))
+        if node is None or not isinstance(node.value, str):
+            return pred.span
+        text = node.value
+        start = text.find(pred.field)
+        while start >= 0:
+            if node.locate(start) == pred.span:
+                op = _OPERATOR.match(text, start + len(pred.field))
+                return node.locate(op.end()) if op else pred.span
+            start = text.find(pred.field, start + 1)
+        return pred.span
+
+    def check_pred(self, pred: Pred, info: RuleInfo, bad: set[str]) -> None:
         rid = info.rule.id
         avail = field_availability(pred.field)
         if avail is None:
             self.emit("invalid-condition", f"unknown field `{pred.field}`", pred.span, rid)
             return
-        if not is_available(avail, info.points, info.eff, resolve_tools(info.tools), info.names):
+        if not bad & PLACEMENT_FIELDS and not is_available(
+            avail, info.points, info.eff, resolve_tools(info.tools), info.names
+        ):
             where = ", ".join(info.points) or "no point"
             self.emit(
                 "field-unavailable",
@@ -416,57 +527,65 @@ class _Validator:
             or op in ("contains", "not_contains", "starts_with", "ends_with")
         ) and not isinstance(value, str):
             self.emit(
-                "invalid-condition", f"operator `{op}` needs a string pattern", pred.span, rid
+                "invalid-condition",
+                f"operator `{op}` needs a string pattern",
+                self.value_span(pred),
+                rid,
             )
             return
         if op in REGEX_OPS:
-            self.regex_checks.append((str(value), pred.span, rid))
+            self.regex_checks.append((str(value), self.value_span(pred), rid))
             info.regexes[id(pred)] = str(value)
         elif op in GLOB_OPS:
             try:
                 info.regexes[id(pred)] = glob_to_regex(str(value))
             except ValueError as exc:
-                self.emit("bad-pattern", f"glob `{value}`: {exc}", pred.span, rid)
+                self.emit("bad-pattern", f"glob `{value}`: {exc}", self.value_span(pred), rid)
         elif op in NUMERIC_OPS:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                self.emit("invalid-condition", f"operator `{op}` needs a number", pred.span, rid)
+                self.emit(
+                    "invalid-condition",
+                    f"operator `{op}` needs a number",
+                    self.value_span(pred),
+                    rid,
+                )
         elif op == "in" and not isinstance(value, tuple):
-            self.emit("invalid-condition", "operator `in` needs a list", pred.span, rid)
+            self.emit("invalid-condition", "operator `in` needs a list", self.value_span(pred), rid)
 
     # -- templates ----------------------------------------------------------------------------
 
-    def template(
-        self, text: str, node: YNode, info: RuleInfo, *, model_text: bool
-    ) -> tuple[tuple[Segment, ...], int, bool, bool]:
-        """(segments, worst-case tokens, uses event content, uses runtime variables)."""
+    def template(self, text: str, node: YNode, info: RuleInfo, bad: set[str]) -> _Template:
+        """Parse and check one body or `model_text`; its worst-case size and what it uses."""
         rid = info.rule.id
         locate: Callable[[int], Span] = node.locate
         try:
             segments = parse_template(text, locate)
         except GrammarError as exc:
             self.emit("invalid-template", exc.message, exc.span, rid)
-            return (), estimate_tokens(text), False, False
+            return _Template((), estimate_tokens(text))
+        out = _Template(segments, 0)
         static_bytes = 0
         dynamic_tokens = 0
-        uses_event = uses_runtime = False
         for seg in segments:
             if isinstance(seg, Text):
                 static_bytes += len(seg.text.encode())
                 continue
-            kind = self.variable(seg, info)
+            kind = self.variable(seg, info, bad)
             if kind == "setting":
                 setting = self.settings.get(seg.name.split(".", 1)[1])
                 value = setting.default if setting is not None else ""
                 static_bytes += len(str(value if value is not None else "").encode())
             elif kind == "event":
-                uses_event = True
+                if out.first_event is None:
+                    out.first_event = seg.span
                 dynamic_tokens += EVENT_VAR_WORST_TOKENS
             elif kind == "runtime":
-                uses_runtime = True
+                out.uses_runtime = True
                 dynamic_tokens += RUNTIME_VAR_WORST_TOKENS
-        return segments, (static_bytes + 3) // 4 + dynamic_tokens, uses_event, uses_runtime
+        out.worst = (static_bytes + 3) // 4 + dynamic_tokens
+        return out
 
-    def variable(self, var: Var, info: RuleInfo) -> str:
+    def variable(self, var: Var, info: RuleInfo, bad: set[str]) -> str:
         rid, name = info.rule.id, var.name
         if name.startswith("settings."):
             setting = name.split(".", 1)[1]
@@ -496,25 +615,21 @@ class _Validator:
                 )
             return "runtime"
         if name.startswith("event."):
-            base = name
-            for prefix in ("event.tool.input", "event.tool.output"):
-                if name.startswith(prefix + "."):
-                    base = prefix
-                    path = name[len(prefix) + 1 :].split(".")
-                    if not all(seg and all(c.isalnum() or c == "_" for c in seg) for seg in path):
-                        self.emit(
-                            "undeclared-var",
-                            f"`{{{{{name}}}}}`: a path segment in a "
-                            "template is letters, digits and `_` only",
-                            var.span,
-                            rid,
-                        )
-                        return "error"
+            base = _event_base(name)
+            if base != name and not _template_path(name[len(base) + 1 :]):
+                self.emit(
+                    "undeclared-var",
+                    f"`{{{{{name}}}}}`: a path segment in a "
+                    "template is letters, digits and `_` only",
+                    var.span,
+                    rid,
+                )
+                return "error"
             if base not in EVENT_VARS:
                 self.emit("undeclared-var", f"unknown variable `{{{{{name}}}}}`", var.span, rid)
                 return "error"
             avail = CONDITION_FIELDS[base[len("event.") :]]
-            if not is_available(
+            if not bad & PLACEMENT_FIELDS and not is_available(
                 avail, info.points, info.eff, resolve_tools(info.tools), info.names
             ):
                 where = ", ".join(info.points) or "no point"
@@ -525,7 +640,8 @@ class _Validator:
                     rid,
                 )
             return "event"
-        if field_availability(name) is not None and not name.startswith("state."):
+        if _event_base("event." + name) in EVENT_VARS:
+            # Event content written without its prefix (`{{prompt}}`, `{{tool.input.x}}`).
             self.emit(
                 "event-var-in-template",
                 f"event content needs the `event.` prefix: `{{{{event.{name}}}}}`",
@@ -540,18 +656,20 @@ class _Validator:
         """`when.model` without `unknown` guarantees `{{model}}` (seed 002)."""
         if name != "model":
             return False
-        when = info.rule.get("when")
+        fv = info.rule.fields.get("when")
+        when = fv.value if fv is not None and fv.origin != INVALID else None
         if not isinstance(when, dict) or "model" not in when:
             return False
         globs = when["model"] if isinstance(when["model"], list) else [when["model"]]
-        return all(isinstance(g, str) and not fnmatch.fnmatchcase("unknown", g) for g in globs)
+        return bool(globs) and all(_cannot_match_unknown(g) for g in globs)
 
     # -- whole rule ---------------------------------------------------------------------------
 
     def rule(self, rule: Rule) -> RuleInfo:
         eff = effective(rule, self.pkg)
-        self.structure(rule, eff)
-        names = rule.get("names") or []
+        bad = {k for k, fv in rule.fields.items() if fv.origin == INVALID}
+        self.structure(rule, eff, bad)
+        names = eff.get("names") or []
         info = RuleInfo(
             rule,
             eff,
@@ -567,39 +685,42 @@ class _Validator:
         )
         info.condition, info.harnesses = self.when(rule)
         if info.condition is not None:
-            self.check_tree(info.condition, info)
-        body_segments, worst, body_event, body_runtime = self.template(
-            rule.body, rule.body_node, info, model_text=False
-        )
-        info.body = body_segments
-        mt_event = mt_runtime = False
-        if "model_text" in rule.fields:
-            fv = rule.fields["model_text"]
-            segs, mt_worst, mt_event, mt_runtime = self.template(
-                fv.value, fv.node, info, model_text=True
-            )
-            info.model_text = segs
+            self.check_tree(info.condition, info, bad)
+        body = self.template(rule.body, rule.body_node, info, bad)
+        info.body = body.segments
+        worst = body.worst
+        model_text: _Template | None = None
+        fv = rule.fields.get("model_text")
+        if fv is not None and fv.origin != INVALID:
+            model_text = self.template(fv.value, fv.node, info, bad)
+            info.model_text = model_text.segments
             if eff["action"] == "warn":
-                worst += mt_worst
-        if eff["action"] == "warn" and body_event and "model_text" not in rule.fields:
+                worst += model_text.worst
+        if (
+            eff["action"] == "warn"
+            and body.first_event is not None
+            and "model_text" not in rule.fields
+            and "action" not in bad
+        ):
             self.emit(
                 "event-warn-model-text",
                 f"warn rule `{rule.id}` uses event content; add a `model_text` for the model",
-                rule.span,
+                body.first_event,
                 rule.id,
             )
         info.worst_tokens = worst
-        info.static = (
-            eff["target"] == "system"
-            and info.condition is None
-            and not (body_event or body_runtime or mt_event or mt_runtime)
-        )
+        dynamic = body.first_event is not None or body.uses_runtime
+        if model_text is not None:
+            dynamic = dynamic or model_text.first_event is not None or model_text.uses_runtime
+        info.static = eff["target"] == "system" and info.condition is None and not dynamic
         max_tokens = eff["max_tokens"]
-        if worst > max_tokens:
+        # The body is what is too large; an empty placeholder body points at its rule.
+        where = rule.body_node.span if rule.body else rule.span
+        if worst > max_tokens and "max_tokens" not in bad:
             self.emit(
                 "budget-rule",
                 f"rule `{rule.id}` may use {worst} tokens, over its `max_tokens` of {max_tokens}",
-                rule.span,
+                where,
                 rule.id,
             )
         if worst > self.pkg.per_event:
@@ -607,7 +728,7 @@ class _Validator:
                 "budget-event",
                 f"rule `{rule.id}` alone may use {worst} tokens, over "
                 f"`budget.per_event` of {self.pkg.per_event}",
-                rule.span,
+                where,
                 rule.id,
             )
         if eff["action"] == "block" and worst > BLOCK_REASON_TOKENS:
@@ -615,7 +736,7 @@ class _Validator:
                 "T005",
                 f"block reason of `{rule.id}` is about {worst} tokens; keep it "
                 f"under {BLOCK_REASON_TOKENS}",
-                rule.body_node.span,
+                where,
                 rule.id,
             )
         return info
@@ -654,6 +775,49 @@ class _Validator:
                             info.rule.id,
                         )
                     break
+
+
+@dataclass(slots=True)
+class _Template:
+    """A parsed body or `model_text`: segments, worst-case tokens, what it uses."""
+
+    segments: tuple[Segment, ...]
+    worst: int
+    first_event: Span | None = None  # the first `event.*` variable
+    uses_runtime: bool = False
+
+
+def _valid(rule: Rule) -> dict[str, FieldValue]:
+    return {k: fv for k, fv in rule.fields.items() if fv.origin != INVALID}
+
+
+def _preds(node: Node) -> list[Pred]:
+    if isinstance(node, Pred):
+        return [node]
+    if isinstance(node, Not):
+        return _preds(node.item)
+    return [p for child in node.items for p in _preds(child)]
+
+
+def _event_base(name: str) -> str:
+    """`event.tool.input.a.b` → `event.tool.input`; other names unchanged."""
+    for prefix in EVENT_PATH_VARS:
+        if name.startswith(prefix + "."):
+            return prefix
+    return name
+
+
+def _template_path(path: str) -> bool:
+    return all(seg and all(c.isalnum() or c == "_" for c in seg) for seg in path.split("."))
+
+
+def _cannot_match_unknown(glob: object) -> bool:
+    if not isinstance(glob, str):
+        return False
+    try:
+        return re.fullmatch(glob_to_regex(glob), "unknown") is None
+    except ValueError:
+        return False
 
 
 def validate_package(pkg: Package) -> Validation:

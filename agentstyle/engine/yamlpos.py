@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,34 +11,87 @@ import yaml
 
 from agentstyle.source import Span
 
+# Aliases can make a small file expand into a huge tree ("billion laughs"); a package never
+# needs this many nodes.
+MAX_NODES = 200_000
+
+_SIMPLE_ESCAPES = {
+    "0": "\0",
+    "a": "\x07",
+    "b": "\x08",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\x0b",
+    "f": "\x0c",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+_BLANKS = " \t\n\r"
+
+
+class _Source:
+    """The text of one YAML document, to turn character indexes into lines and columns."""
+
+    __slots__ = ("file", "line_starts", "text")
+
+    def __init__(self, text: str, file: str) -> None:
+        self.text = text
+        self.file = file
+        self.line_starts = [0]
+        self.line_starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
+
+    def span(self, index: int) -> Span:
+        line = bisect.bisect_right(self.line_starts, index) - 1
+        return Span(self.file, line + 1, index - self.line_starts[line] + 1)
+
 
 @dataclass(slots=True)
 class YNode:
-    """A YAML value with its span; `style` is the scalar style (None, '"', "'", '|', '>')."""
+    """A YAML value with its span; `style` is the scalar style (None, '"', "'", '|', '>').
+
+    A node made from a plain text file (a rule file body) has no YAML source: its offsets
+    map to the file line by line from `span`.
+    """
 
     value: Any
     span: Span
     style: str | None = None
     end: Span | None = None
+    _source: _Source | None = field(default=None, repr=False, compare=False)
+    _start: int = field(default=0, repr=False, compare=False)
+    _stop: int = field(default=0, repr=False, compare=False)
+    _offsets: list[int] | None = field(default=None, repr=False, compare=False)
 
     def plain(self) -> Any:
         return self.value
 
     def locate(self, offset: int) -> Span:
-        """The file span of character `offset` inside this scalar's string value."""
-        text = self.value if isinstance(self.value, str) else ""
-        if self.style in ("|", ">"):
-            # A block scalar's content starts on the line after the indicator; each content
-            # line keeps its indentation, which we take from the first non-empty line.
-            before = text[:offset]
-            line_no = before.count("\n")
-            col = offset - (before.rfind("\n") + 1)
-            return Span(self.span.file, self.span.line + 1 + line_no, self._indent + 1 + col)
-        quote = 1 if self.style in ('"', "'") else 0
-        base = Span(self.span.file, self.span.line, self.span.column + quote)
-        return base.shifted(text, offset)
+        """The file span of character `offset` inside this scalar's string value.
 
-    _indent: int = 0
+        Quotes, escapes (`\\"`, `''`), folded lines and the indentation of block scalars are
+        accounted for, so an error inside a string points at the character in the file.
+        """
+        text = self.value if isinstance(self.value, str) else ""
+        if self._source is None:
+            return self.span.shifted(text, offset)
+        if self._offsets is None:
+            self._offsets = _scalar_offsets(
+                self._source.text, self._start, self._stop, self.style, text
+            )
+        if not self._offsets:
+            return self.span
+        index = self._offsets[max(0, min(offset, len(self._offsets) - 1))]
+        return self._source.span(index)
 
 
 @dataclass(slots=True)
@@ -78,6 +132,11 @@ class YamlError(Exception):
         self.span = span
 
 
+def text_node(text: str, span: Span) -> YNode:
+    """A node for text read from a file as it is (a rule body), starting at `span`."""
+    return YNode(text, span)
+
+
 # libyaml's parser keeps the same marks and is ~10x faster: 10,000 rule files need it.
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -86,52 +145,196 @@ class _Loader(_Base):  # type: ignore[valid-type, misc]
     pass
 
 
-def _span(file: str, mark: Any) -> Span:
-    return Span(file, mark.line + 1, mark.column + 1)
+def _units(source: str, start: int, stop: int, style: str | None) -> list[tuple[int, str]]:
+    """The scalar's source as (index, produced text) units; blanks are one unit per character
+    with produced text "" (their value depends on folding, so they are matched loosely)."""
+    units: list[tuple[int, str]] = []
+    i, end = start, stop
+    if style in ("|", ">"):
+        nl = source.find("\n", start, stop)
+        i = stop if nl < 0 else nl + 1  # content starts on the line after the header
+    elif style in ('"', "'"):
+        i, end = start + 1, max(start + 1, stop - 1)
+    while i < end:
+        c = source[i]
+        if style == "'" and c == "'" and source.startswith("''", i):
+            units.append((i, "'"))
+            i += 2
+        elif style == '"' and c == "\\" and i + 1 < end:
+            nxt = source[i + 1]
+            if nxt in _HEX_ESCAPES:
+                width = _HEX_ESCAPES[nxt]
+                digits = source[i + 2 : i + 2 + width]
+                try:
+                    units.append((i, chr(int(digits, 16))))
+                except ValueError:
+                    units.append((i, nxt))
+                i += 2 + width
+            elif nxt in "\r\n":
+                i += 2  # an escaped line break produces nothing
+            else:
+                units.append((i, _SIMPLE_ESCAPES.get(nxt, nxt)))
+                i += 2
+        elif c in _BLANKS:
+            units.append((i, ""))
+            i += 1
+        else:
+            units.append((i, c))
+            i += 1
+    return units
 
 
-def _build(node: yaml.Node, file: str, loader: _Loader, source_lines: list[str]) -> YNode:
-    span = _span(file, node.start_mark)
-    end = _span(file, node.end_mark)
-    if isinstance(node, yaml.MappingNode):
+def _scalar_offsets(source: str, start: int, stop: int, style: str | None, value: str) -> list[int]:
+    """For each character of `value` (and one past its end), its index in `source`.
+
+    Non-blank characters are matched exactly against the scalar's source; blanks in the value
+    (kept, folded or added by chomping) are matched to the nearest blank run of the source.
+    """
+    units = _units(source, start, stop, style)
+    out: list[int] = []
+    u = 0
+    for ch in value:
+        while True:
+            if u >= len(units):
+                # Only blanks added at the end (a block scalar's final line break) are left.
+                if ch not in _BLANKS:
+                    return _fallback(source, start, stop, style, value)
+                out.append(units[-1][0] if units else start)
+                break
+            index, produced = units[u]
+            if produced == "":
+                if ch in _BLANKS:
+                    # A blank of the value: taken from this run unless the next unit produces
+                    # exactly this character (an escape such as `\t` after a space).
+                    nxt = units[u + 1] if u + 1 < len(units) else None
+                    if nxt is not None and nxt[1] == ch:
+                        u += 1
+                        continue
+                    out.append(index)
+                    if nxt is not None and nxt[1] == "":
+                        u += 1
+                    break
+                u += 1  # skip source blanks that produced nothing (indentation, folding)
+                continue
+            if produced == ch:
+                out.append(index)
+                u += 1
+                break
+            if ch in _BLANKS:
+                # A blank made by folding where the source has no blank left (rare): keep
+                # the position of the next character.
+                out.append(index)
+                break
+            return _fallback(source, start, stop, style, value)
+    last = out[-1] + 1 if out else (units[0][0] if units else start)
+    out.append(min(last, len(source)))
+    return out
+
+
+def _fallback(source: str, start: int, stop: int, style: str | None, value: str) -> list[int]:
+    """A plain line-by-line mapping, for a scalar the matcher above does not understand."""
+    base = start + (1 if style in ('"', "'") else 0)
+    return [min(base + i, max(start, stop - 1)) for i in range(len(value) + 1)]
+
+
+class _Builder:
+    def __init__(self, loader: _Loader, source: _Source, duplicates: list[YamlError]) -> None:
+        self.loader = loader
+        self.source = source
+        self.duplicates = duplicates
+        self.count = 0
+        self.active: set[int] = set()
+
+    def span(self, mark: Any) -> Span:
+        return Span(self.source.file, mark.line + 1, mark.column + 1)
+
+    def build(self, node: yaml.Node) -> YNode:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise YamlError(
+                f"invalid YAML: more than {MAX_NODES} values (aliases expand too far)",
+                self.span(node.start_mark),
+            )
+        span = self.span(node.start_mark)
+        end = self.span(node.end_mark)
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+            if id(node) in self.active:
+                raise YamlError("invalid YAML: an alias refers to itself", span)
+            self.active.add(id(node))
+            try:
+                return self.collection(node, span, end)
+            finally:
+                self.active.discard(id(node))
+        value = self.loader.construct_object(node, deep=True)
+        return YNode(
+            value,
+            span,
+            getattr(node, "style", None),
+            end,
+            self.source,
+            node.start_mark.index,
+            node.end_mark.index,
+        )
+
+    def collection(self, node: yaml.Node, span: Span, end: Span) -> YNode:
+        if isinstance(node, yaml.SequenceNode):
+            seq = YSeq(None, span, end=end)
+            seq.nodes = [self.build(n) for n in node.value]
+            seq.value = seq.plain()
+            return seq
         result = YMap(None, span, end=end)
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            key_y = YNode(key, _span(file, key_node.start_mark))
-            value_y = _build(value_node, file, loader, source_lines)
-            result.items[str(key) if not isinstance(key, str) else key] = (key_y, value_y)
+            if isinstance(key_node, yaml.ScalarNode):
+                key = self.loader.construct_object(key_node, deep=True)
+            else:
+                key = self.source.text[key_node.start_mark.index : key_node.end_mark.index]
+            name = key if isinstance(key, str) else str(key)
+            key_y = YNode(key, self.span(key_node.start_mark))
+            value_y = self.build(value_node)
+            if name in result.items:
+                self.duplicates.append(
+                    YamlError(f"duplicate key `{name}` (the first is ignored)", key_y.span)
+                )
+            result.items[name] = (key_y, value_y)
         result.value = result.plain()
         return result
-    if isinstance(node, yaml.SequenceNode):
-        seq = YSeq(None, span, end=end)
-        seq.nodes = [_build(n, file, loader, source_lines) for n in node.value]
-        seq.value = seq.plain()
-        return seq
-    value = loader.construct_object(node, deep=True)
-    scalar = YNode(value, span, getattr(node, "style", None), end)
-    if scalar.style in ("|", ">"):
-        first = node.start_mark.line + 1
-        for line in source_lines[first : first + 200]:
-            if line.strip():
-                scalar._indent = len(line) - len(line.lstrip(" "))
-                break
-    return scalar
 
 
-def load_yaml(text: str, file: str) -> YNode | None:
-    """Parse one YAML document; None for an empty document. Raises YamlError with a span."""
+def load_yaml(text: str, file: str, duplicates: list[YamlError] | None = None) -> YNode | None:
+    """Parse one YAML document; None for an empty document. Raises YamlError with a span.
+
+    Keys given twice in one mapping are collected in `duplicates` (the last one wins).
+    """
     loader = _Loader(text)
+    source = _Source(text, file)
     try:
         root = loader.get_single_node()
         if root is None:
             return None
-        return _build(root, file, loader, text.split("\n"))
+        return _Builder(loader, source, duplicates if duplicates is not None else []).build(root)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        span = _span(file, mark) if mark is not None else Span(file)
+        span = Span(file, mark.line + 1, mark.column + 1) if mark is not None else Span(file)
         problem = (exc.problem or exc.context or "invalid YAML").strip()
+        ctx = exc.context_mark
+        if (
+            exc.problem
+            and exc.context
+            and ctx is not None
+            and ctx.line != (mark.line if mark else -1)
+        ):
+            problem += f" ({exc.context.strip()} at line {ctx.line + 1})"
         raise YamlError(f"invalid YAML: {problem}", span) from None
+    except yaml.reader.ReaderError as exc:
+        char = exc.character
+        code = ord(char) if isinstance(char, str) and len(char) == 1 else char
+        what = f"character U+{code:04X}" if isinstance(code, int) else "a character"
+        raise YamlError(
+            f"invalid YAML: {what} is not allowed (not printable)", source.span(exc.position)
+        ) from None
     except yaml.YAMLError as exc:
         raise YamlError(f"invalid YAML: {exc}", Span(file)) from None
+    except RecursionError:
+        raise YamlError("invalid YAML: nested too deeply", Span(file)) from None
     finally:
         loader.dispose()

@@ -1,0 +1,258 @@
+"""The command line on broken input: one clear line or diagnostic, exit 1, never a traceback.
+
+Every case runs the real `python -m agentstyle` in a scratch folder, for `validate` and for
+`plan`. Problems inside a package are diagnostics (`path:line:col: error code: message`);
+a path that is not a package at all is one `style: …` line on stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentstyle.cli.app import app
+from agentstyle.codes import CODES, explain
+
+MANIFEST = "spec: style/v0.3\nname: pkg\nversion: 1.0.0\ndescription: d\n"
+RULES_FROM = MANIFEST + "rules:\n  - from: rules/*.md\n"
+INLINE = MANIFEST + "rules:\n  - id: house-style\n    text: Answer in English.\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.stdout.splitlines() + self.stderr.splitlines()
+
+
+def style(cwd: Path, *args: str) -> Run:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")}
+    env["NO_COLOR"] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentstyle", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def write(path: Path, content: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+
+
+# Each case builds its package under `root` and returns the argument to pass, plus what
+# the one line must say: a rendered diagnostic (for problems inside a package) or the
+# `style:` line (for a path that is no package).
+Setup = Callable[[Path], str]
+
+
+def malformed_yaml(root: Path) -> str:
+    write(root / "pkg" / "STYLE.yaml", MANIFEST + "rules:\n  - id: a\n    text: [oops\n")
+    return "pkg"
+
+
+def no_manifest(root: Path) -> str:
+    write(root / "pkg" / "README.md", "Not a package.\n")
+    return "pkg"
+
+
+def binary_manifest(root: Path) -> str:
+    write(root / "pkg" / "STYLE.yaml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    return "pkg"
+
+
+def binary_rule_file(root: Path) -> str:
+    write(root / "pkg" / "STYLE.yaml", RULES_FROM)
+    write(root / "pkg" / "rules" / "logo.md", b"\x00\x01\x02\xff")
+    return "pkg"
+
+
+def latin1_rule_file(root: Path) -> str:
+    write(root / "pkg" / "STYLE.yaml", RULES_FROM)
+    write(root / "pkg" / "rules" / "cafe.md", "Caf\xe9 au lait.\n".encode("latin-1"))
+    return "pkg"
+
+
+def manifest_is_a_directory(root: Path) -> str:
+    (root / "pkg" / "STYLE.yaml").mkdir(parents=True)
+    return "pkg"
+
+
+def missing_path(root: Path) -> str:
+    root.mkdir(parents=True, exist_ok=True)
+    return "no-such-package"
+
+
+def not_a_package_file(root: Path) -> str:
+    write(root / "notes.txt", "hello\n")
+    return "notes.txt"
+
+
+def empty_manifest(root: Path) -> str:
+    write(root / "pkg" / "STYLE.yaml", "")
+    return "pkg"
+
+
+def control_character(root: Path) -> str:
+    write(root / "pkg" / "STYLE.yaml", MANIFEST.replace("description: d", "description: d\x07"))
+    return "pkg"
+
+
+CASES: dict[str, tuple[Setup, str]] = {
+    "malformed-yaml": (
+        malformed_yaml,
+        "pkg/STYLE.yaml:8:1: error invalid-package: invalid YAML: did not find expected "
+        "',' or ']' (while parsing a flow sequence at line 7)",
+    ),
+    "no-manifest": (no_manifest, "style: pkg: not a STYLE package (no STYLE.yaml in this folder)"),
+    "binary-manifest": (
+        binary_manifest,
+        "pkg/STYLE.yaml:3:1: error bad-encoding: `STYLE.yaml` is binary (NUL byte); package "
+        "files are UTF-8 text",
+    ),
+    "binary-rule-file": (
+        binary_rule_file,
+        "pkg/rules/logo.md:1:1: error bad-encoding: `rules/logo.md` is binary (NUL byte); "
+        "package files are UTF-8 text",
+    ),
+    "latin1-rule-file": (
+        latin1_rule_file,
+        "pkg/rules/cafe.md:1:4: error bad-encoding: `rules/cafe.md` is not valid UTF-8 (byte 0xe9)",
+    ),
+    "manifest-is-a-directory": (
+        manifest_is_a_directory,
+        "pkg/STYLE.yaml:1:1: error file-too-large: `STYLE.yaml` is not a regular file",
+    ),
+    "missing-path": (
+        missing_path,
+        "style: no-such-package: no such package (not a file or directory)",
+    ),
+    "not-a-package-file": (
+        not_a_package_file,
+        "style: notes.txt: not a STYLE package (expected a folder with STYLE.yaml or a "
+        "NAME.md single-file package)",
+    ),
+    "empty-manifest": (
+        empty_manifest,
+        "pkg/STYLE.yaml:1:1: error invalid-package: `STYLE.yaml` is empty",
+    ),
+    "control-character": (
+        control_character,
+        "pkg/STYLE.yaml:4:15: error invalid-package: invalid YAML: character U+0007 is not "
+        "allowed (not printable)",
+    ),
+}
+COMMANDS = {"validate": ("validate",), "plan": ("plan", "--harness", "claude-code")}
+# `plan` goes through the same loader: a few cases show it reports the same way (each run
+# is a whole interpreter start, so the rest are left to `validate`).
+PLAN_CASES = ("malformed-yaml", "no-manifest", "binary-rule-file", "missing-path")
+RUNS = [(name, command) for name in CASES for command in COMMANDS]
+RUNS = [(n, c) for n, c in RUNS if c == "validate" or n in PLAN_CASES]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Run]:
+    """Every run of RUNS, side by side (each is its own interpreter)."""
+    jobs = []
+    for name, (setup, _) in CASES.items():
+        root = tmp_path_factory.mktemp(name)
+        arg = setup(root)
+        for command, argv in COMMANDS.items():
+            if (name, command) in RUNS:
+                jobs.append(((name, command), root, [argv[0], arg, *argv[1:]]))
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        done = pool.map(lambda job: style(job[1], *job[2]), jobs)
+        return {job[0]: run for job, run in zip(jobs, done, strict=True)}
+
+
+@pytest.mark.parametrize(("name", "command"), RUNS, ids=[f"{n}-{c}" for n, c in RUNS])
+def test_one_clear_line_and_exit_1(
+    name: str, command: str, runs: dict[tuple[str, str], Run]
+) -> None:
+    run = runs[(name, command)]
+    expected = CASES[name][1]
+    assert run.code == 1, run
+    assert "Traceback" not in run.stdout + run.stderr
+    if expected.startswith("style: "):
+        assert run.stdout == ""
+        assert run.stderr == expected + "\n"
+    elif command == "validate":
+        assert run.stdout == expected + "\n"
+        assert run.stderr.startswith("1 error(s), 0 warning(s) in ")
+        assert len(run.stderr.splitlines()) == 1
+    else:
+        assert run.stdout == ""
+        assert run.stderr == expected + "\n"
+
+
+def test_unreadable_manifest(tmp_path: Path) -> None:
+    """chmod 000: `file-not-found` saying why; as root the file is still read, so then the
+    package simply validates."""
+    manifest = tmp_path / "pkg" / "STYLE.yaml"
+    write(manifest, INLINE)
+    manifest.chmod(0)
+    try:
+        readable = os.access(manifest, os.R_OK)
+        run = style(tmp_path, "validate", "pkg")
+    finally:
+        manifest.chmod(0o644)
+    assert "Traceback" not in run.stdout + run.stderr
+    if readable:
+        assert run.code == 0 and run.stdout == ""
+    else:
+        assert run.code == 1
+        assert run.stdout == (
+            "pkg/STYLE.yaml:1:1: error file-not-found: cannot read `STYLE.yaml`: "
+            "permission denied\n"
+        )
+
+
+def test_plan_refuses_an_invalid_package_before_lowering_it(tmp_path: Path) -> None:
+    """A malformed tool glob is a diagnostic, not an internal error of the plan pass."""
+    write(
+        tmp_path / "pkg" / "STYLE.yaml",
+        MANIFEST + 'rules:\n  - id: a\n    target: tool\n    tool: "file.[x"\n    text: A.\n',
+    )
+    run = style(tmp_path, "plan", "pkg", "--harness", "claude-code")
+    assert run.code == 1
+    assert run.stderr == (
+        "pkg/STYLE.yaml:8:11: error bad-pattern: tool glob `file.[x`: unclosed `[` in glob\n"
+    )
+    assert "internal error" not in run.stderr
+
+
+# -- style validate --explain ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", list(CODES))
+def test_explain_prints_the_doc(code: str) -> None:
+    result = CliRunner().invoke(app, ["validate", "--explain", code])
+    assert result.exit_code == 0, result.output
+    assert result.output == explain(code)
+
+
+def test_explain_runs_as_a_command(tmp_path: Path) -> None:
+    known = style(tmp_path, "validate", "--explain", "T007")
+    assert known.code == 0 and known.stdout == explain("T007") and known.stderr == ""
+    unknown = style(tmp_path, "validate", "--explain", "no-such-code")
+    assert unknown.code == 1 and unknown.stdout == ""
+    assert unknown.stderr == "style: unknown diagnostic code `no-such-code`\n"

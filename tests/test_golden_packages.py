@@ -1,0 +1,134 @@
+"""Golden output of `style validate` and `style plan` for every example package.
+
+Each package of `datasets/packages/` (a folder with STYLE.yaml, or a NAME.md single-file
+package) is run through the real command line, `python -m agentstyle`, from the repository
+root so that paths are stable; stdout, stderr and the exit code are compared with
+`tests/golden/<package>.<command>.txt`. New packages are picked up on their own and need a
+golden file: write it with `UPDATE_GOLDEN=1 pytest tests/test_golden_packages.py`, then read
+it line by line before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = REPO / "datasets" / "packages"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+HARNESS = "claude-code"
+
+
+def discover() -> list[str]:
+    """Package paths relative to the repository, as a user would type them."""
+    found = []
+    for entry in sorted(PACKAGES.iterdir()):
+        if (entry.is_dir() and (entry / "STYLE.yaml").is_file()) or is_single_file(entry):
+            found.append(entry.relative_to(REPO).as_posix())
+    return found
+
+
+def is_single_file(path: Path) -> bool:
+    """A NAME.md with front matter (a README next to the packages is not one)."""
+    if not (path.is_file() and path.suffix == ".md"):
+        return False
+    with path.open("rb") as fh:
+        return fh.read(4) in (b"---\n", b"---\r")
+
+
+def argv(command: str, package: str) -> list[str]:
+    if command == "plan":
+        return ["plan", package, "--harness", HARNESS]
+    return [command, package]
+
+
+def run(args: list[str]) -> str:
+    """One CLI run rendered as a golden file: the command, exit code, stdout and stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")}
+    env["NO_COLOR"] = "1"
+    env["COLUMNS"] = "200"
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentstyle", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return (
+        f"$ style {' '.join(args)}\n"
+        f"exit {proc.returncode}\n"
+        f"--- stdout\n{proc.stdout}"
+        f"--- stderr\n{proc.stderr}"
+    )
+
+
+CASES = [(command, package) for package in discover() for command in ("validate", "plan")]
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[tuple[str, str], str]:
+    """Every run at once: each is a separate interpreter, so they run side by side."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = pool.map(lambda case: run(argv(*case)), CASES)
+        return dict(zip(CASES, results, strict=True))
+
+
+def golden_path(command: str, package: str) -> Path:
+    return GOLDEN / f"{Path(package).name}.{command}.txt"
+
+
+def test_the_seed_packages_are_discovered() -> None:
+    names = {Path(p).name for p in discover()}
+    assert {"ac-min", "ac-all", "ac-block", "rules-min", "rules-from", "rules-template"} <= names
+
+
+@pytest.mark.parametrize(("command", "package"), CASES, ids=[f"{p}:{c}" for c, p in CASES])
+def test_output_matches_golden(
+    command: str, package: str, outputs: dict[tuple[str, str], str]
+) -> None:
+    got = outputs[(command, package)]
+    path = golden_path(command, package)
+    if UPDATE:
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(got, encoding="utf-8")
+        return
+    assert path.is_file(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1 and review it"
+    assert got == path.read_text(encoding="utf-8")
+    assert "Traceback" not in got
+
+
+def test_no_golden_file_without_its_package() -> None:
+    expected = {golden_path(c, p).name for c, p in CASES}
+    present = {p.name for p in GOLDEN.glob("*.txt")}
+    assert sorted(present - expected) == []
+
+
+def test_seed_000_refresh_lines_are_exact(outputs: dict[tuple[str, str], str]) -> None:
+    """`style plan ac-all --harness claude-code` prints seed 000's refresh strategy as is."""
+    plan = outputs[("plan", "datasets/packages/ac-all")]
+    lines = plan.splitlines()
+    expected = [
+        "  refresh: every 10 submitted turns since last emission; first match immediately; "
+        "matched points only; full per-emission budget",
+        "     prompt-count-fallback without native turn IDs",
+        "     no child cadence without child prompt callbacks",
+        "     due output waits for its original matching point",
+    ]
+    start = lines.index(expected[0])
+    assert lines[start : start + 4] == expected
+    assert lines[start - 1].startswith("ac-all/plan-reminder ")
+    assert "exit 0" in lines
+
+
+def test_seed_packages_validate_clean(outputs: dict[tuple[str, str], str]) -> None:
+    for command, package in CASES:
+        if command == "validate" and Path(package).name.startswith(("ac-", "rules-")):
+            out = outputs[(command, package)]
+            assert "exit 0\n--- stdout\n--- stderr\n0 error(s), 0 warning(s)" in out, out
