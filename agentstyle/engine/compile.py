@@ -106,7 +106,13 @@ def compile_policy(
     *,
     require_settings: bool = False,
 ) -> Compiled:
-    """The plan and lower passes over loaded packages: rows for every policy table."""
+    """The plan and lower passes over loaded packages: rows for every policy table.
+
+    Packages with errors are not lowered (their rules may be half-formed); the diagnostics
+    say why nothing was compiled.
+    """
+    if not compiled.ok:
+        return compiled
     rows = PolicyRows()
     chosen = chosen or {}
     extra: list[Diagnostic] = []
