@@ -7,11 +7,18 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from agentstyle.engine.shell import MAX_ELEMENTS, MAX_SCRIPT_BYTES, ShellParse, parse_shell
+from agentstyle.engine.shell import (
+    MAX_ELEMENTS,
+    MAX_PARSE_SECONDS,
+    MAX_SCRIPT_BYTES,
+    ShellParse,
+    parse_shell,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "harnesses" / "fixtures"
 
@@ -115,6 +122,43 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
     ),
     ("absolute-path", "/usr/bin/git push -f", ("/usr/bin/git push -f", "git push -f")),
     (
+        "docker-exec",
+        "docker exec -it -u postgres db psql -c 'DROP TABLE x'",
+        ("docker exec -it -u postgres db psql -c DROP TABLE x", "psql -c DROP TABLE x"),
+    ),
+    (
+        "docker-compose-exec",
+        "docker compose -f dc.yml exec -T db rm -rf /data",
+        ("docker compose -f dc.yml exec -T db rm -rf /data", "rm -rf /data"),
+    ),
+    ("docker-compose-v1-exec", "docker-compose exec web ls", ("docker-compose exec web ls", "ls")),
+    ("podman-exec-env", "podman exec --env A=1 web ls", ("podman exec --env A=1 web ls", "ls")),
+    ("docker-exec-no-command", "docker exec -it db", ("docker exec -it db",)),
+    ("docker-run-not-unwrapped", "docker run --rm alpine ls", ("docker run --rm alpine ls",)),
+    (
+        "kubectl-exec",
+        "kubectl exec -it pod-1 -c main -- rm -rf /data",
+        ("kubectl exec -it pod-1 -c main -- rm -rf /data", "rm -rf /data"),
+    ),
+    ("kubectl-get", "kubectl get pods", ("kubectl get pods",)),
+    (
+        "kubectl-namespace-first",
+        "kubectl -n prod exec pg-0 -- psql",
+        ("kubectl -n prod exec pg-0 -- psql", "psql"),
+    ),
+    (
+        "docker-global-options",
+        "docker --context prod compose exec db ls",
+        ("docker --context prod compose exec db ls", "ls"),
+    ),
+    (
+        "ssh-remote-command",
+        "ssh -i key.pem -p 2222 prod 'cd /srv && rm -rf old'",
+        ("ssh -i key.pem -p 2222 prod cd /srv && rm -rf old", "cd /srv", "rm -rf old"),
+    ),
+    ("ssh-words", "ssh prod rm -rf /tmp/x", ("ssh prod rm -rf /tmp/x", "rm -rf /tmp/x")),
+    ("ssh-login-only", "ssh prod", ("ssh prod",)),
+    (
         "git-config-stays-one",
         "git -c user.email=x@y.z commit -m hi",
         ("git -c user.email=x@y.z commit -m hi",),
@@ -176,6 +220,40 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
         ("cat", "ls", "sh"),
     ),
     ("heredoc-body-not-a-command", "cat <<EOF\ngit push -f\nEOF", ("cat",)),
+    # Heredocs tree-sitter-bash cannot place on their line: rewritten as herestrings.
+    ("heredoc-then-semicolon", "psql <<SQL; rm -rf /\nDROP TABLE x;\nSQL", ("psql", "rm -rf /")),
+    ("heredoc-background", "psql <<SQL &\nDROP TABLE x;\nSQL", ("psql",)),
+    (
+        "heredoc-redirect-then-pipe",
+        "python3 - <<'PY' 2>&1 | tail -5\nimport os\nPY",
+        ("python3 -", "tail -5"),
+    ),
+    (
+        "two-heredocs-one-line",
+        "python3 <<A && node <<B\nprint(1)\nA\nconsole.log(2)\nB",
+        ("python3", "node"),
+    ),
+    (
+        "heredoc-rewrite-pipe-into-sh",
+        "cat <<EOF | sh; ls\nrm -rf /\nEOF",
+        ("cat", "sh", "rm -rf /", "ls"),
+    ),
+    (
+        "heredoc-rewrite-unquoted-substitution-runs",
+        "cat <<EOF; ls\nhi $(rm -rf /)\nEOF",
+        ("rm -rf /", "cat", "ls"),
+    ),
+    ("heredoc-rewrite-quoted-is-literal", "cat <<'EOF'; ls\nhi $(rm -rf /)\nEOF", ("cat", "ls")),
+    (
+        "heredoc-rewrite-arithmetic-shift-kept",
+        "echo $((1<<2)); psql <<SQL; ls\nDROP TABLE t;\nSQL",
+        ("echo $((1<<2))", "psql", "ls"),
+    ),
+    (
+        "heredoc-rewrite-then-next-line",
+        "python3 - <<PY 2>/dev/null | jq .\nprint(1)\nPY\necho next",
+        ("python3 -", "jq .", "echo next"),
+    ),
     (
         "duplicates-once",
         'eval "$(ssh-agent -s)"',
@@ -255,6 +333,38 @@ CODE: list[tuple[str, str, tuple[str, ...]]] = [
     ("python-dash-heredoc-gap", "python - <<EOF\nprint(3)\nEOF", ("print(3)\n",)),
     ("heredoc-with-script-is-not-stdin-code", "python x.py <<EOF\ndata\nEOF", ()),
     ("sqlite-heredoc", "sqlite3 app.db <<SQL\nDELETE FROM t;\nSQL", ("DELETE FROM t;\n",)),
+    ("psql-options-after-database", "psql mydb -c 'DROP TABLE x'", ("DROP TABLE x",)),
+    ("docker-exec-psql-c", "docker exec db psql -c 'DROP TABLE x'", ("DROP TABLE x",)),
+    (
+        "kubectl-exec-heredoc",
+        "kubectl exec -i pg -- psql <<SQL\nDROP TABLE t;\nSQL",
+        ("DROP TABLE t;\n",),
+    ),
+    ("mysql-user-then-e", "mysql -u root -e 'DROP DATABASE d'", ("DROP DATABASE d",)),
+    ("mysql-attached-password", "mysql -uroot -psecret shop -e 'TRUNCATE t'", ("TRUNCATE t",)),
+    ("mysql-prompted-password", "mysql -p shop -e 'SELECT 1'", ("SELECT 1",)),
+    (
+        "mysql-no-program-reads-stdin",
+        "mysql --user root shop <<< 'DROP TABLE t'",
+        ("DROP TABLE t\n",),
+    ),
+    ("heredoc-semicolon-code", "psql <<SQL; ls\nDROP TABLE x;\nSQL", ("DROP TABLE x;\n",)),
+    ("heredoc-background-code", "python3 <<-EOF &\n\tprint(1)\n\tEOF", ("print(1)\n",)),
+    (
+        "two-heredocs-code",
+        "python3 <<A && node <<B\nprint(1)\nA\nconsole.log(2)\nB",
+        ("print(1)\n", "console.log(2)\n"),
+    ),
+    (
+        "heredoc-rewrite-keeps-quotes",
+        "python3 <<'PY'; ls\nprint(\"it's\")\nPY",
+        ('print("it\'s")\n',),
+    ),
+    (
+        "heredoc-rewrite-unquoted-escapes",
+        'python3 <<PY; ls\nprint("a \\" \\$HOME")\nPY',
+        ('print("a \\" $HOME")\n',),
+    ),
 ]
 
 
@@ -309,6 +419,11 @@ SCRIPTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("module-is-no-script", "python -m cleanup", ()),
     ("variable-path", "python $SCRIPT", ()),
     ("not-run-only-named", "cat cleanup.py", ()),
+    ("in-container-is-not-ours", "docker exec app python cleanup.py", ()),
+    ("on-ssh-host-is-not-ours", "ssh prod python cleanup.py", ()),
+    ("ssh-string-is-not-ours", "ssh prod 'bash scripts/deploy.sh'", ()),
+    ("kubectl-is-not-ours", "kubectl exec app -- python cleanup.py", ()),
+    ("after-remote-is-ours-again", "ssh prod ls && python cleanup.py", ("cleanup.py",)),
 ]
 
 
@@ -371,6 +486,7 @@ FALLBACK = [
     ("dangling-and", "ls &&"),
     ("missing-fi", "if true; then ls"),
     ("lone-backtick", "`"),
+    ("unterminated-heredoc-after-semicolon", "psql <<SQL; ls\nDROP TABLE t;"),
 ]
 
 
@@ -484,3 +600,23 @@ def test_claude_code_bash_fixtures_exist() -> None:
         pytest.skip("shared harness fixtures not present")
     names = {f"{p.parent.name}/{p.name}" for p in _shell_fixtures()}
     assert {k for k in FIXTURE_EXPECT if k.startswith("claude-code/")} <= names
+
+
+def test_hostile_input_parse_is_time_bounded() -> None:
+    # tree-sitter's error recovery is quadratic here (about 8 s for 50,000 characters when
+    # parsed without a time limit); the parse is cut short and the text falls back.
+    command = "cat <<E; ls\nE\n" + "<<" * 25_000
+    started = time.monotonic()
+    result = parse_shell(command)
+    assert time.monotonic() - started < MAX_PARSE_SECONDS + 2.0
+    assert result.fallback
+
+
+def test_many_heredocs_on_one_line_parse_through_the_rewrite() -> None:
+    command = "".join(f"python3 <<E{i}; " for i in range(2000)) + "\n"
+    command += "".join(f"print({i})\nE{i}\n" for i in range(2000))
+    started = time.monotonic()
+    result = parse_shell(command)
+    assert time.monotonic() - started < MAX_PARSE_SECONDS + 2.0
+    assert not result.fallback
+    assert result.code == tuple(f"print({i})\n" for i in range(2000))

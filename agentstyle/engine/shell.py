@@ -6,6 +6,7 @@ import functools
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 
 # Not `typing.TYPE_CHECKING`: importing typing alone costs the hook ~2 ms; mypy honours the name.
@@ -16,10 +17,18 @@ if TYPE_CHECKING:  # tree-sitter is loaded lazily, see `_parser`
     from tree_sitter import Node as _Node
     from tree_sitter import Parser
 
-__all__ = ["MAX_ELEMENTS", "MAX_NESTING", "MAX_SCRIPT_BYTES", "ShellParse", "parse_shell"]
+__all__ = [
+    "MAX_ELEMENTS",
+    "MAX_NESTING",
+    "MAX_PARSE_SECONDS",
+    "MAX_SCRIPT_BYTES",
+    "ShellParse",
+    "parse_shell",
+]
 
 # Bounds on the work one command can cause: a typical command parses in well under a
-# millisecond, a hostile 50,000-character one in a fraction of a second.
+# millisecond, a hostile 50,000-character one in a fraction of a second, and no input keeps the
+# parser busy much past MAX_PARSE_SECONDS.
 MAX_NESTING = 5  # `bash -c` / `eval` strings parsed inside each other
 MAX_ELEMENTS = 10_000  # simple commands kept; the walk stops past this
 MAX_SCRIPT_BYTES = 256 * 1024  # a local script larger than this is not read
@@ -28,6 +37,12 @@ MAX_UNWRAP = 16  # wrappers peeled off one simple command (`sudo env nice … cm
 # Syntax-tree nesting (summed over nested strings) walked before the text counts as
 # unparseable; it keeps the recursive walk far from Python's recursion limit.
 _MAX_TREE_DEPTH = 150
+# tree-sitter's error recovery is quadratic on some hostile input (tens of thousands of `<<`
+# take seconds): one parse may take this long, all parses of one command together
+# MAX_PARSE_SECONDS. A parse cut short counts as unparseable (the whole text is one element).
+PARSE_SLICE_SECONDS = 0.5
+MAX_PARSE_SECONDS = 1.5
+_READ_CHUNK = 1024  # `node.text` reads through the callback too: small chunks, little copying
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,12 +53,14 @@ class ShellParse:
     way the shell removes them, words joined by one space, redirections dropped, heredoc bodies
     cut out. Expansions (`$x`, `$(…)`, globs) stay as written; the commands inside `$(…)` are
     elements of their own. Leading `VAR=value` assignments are elements of their own and the
-    command without them is another. For a wrapper (`sudo`, `env`, `xargs`, `bash -c`, …) both
-    the wrapper command and the command(s) it runs are elements.
+    command without them is another. For a wrapper (`sudo`, `env`, `xargs`, `bash -c`,
+    `docker exec`, `kubectl exec … --`, `ssh HOST CMD`, …) both the wrapper command and the
+    command(s) it runs are elements.
 
     `code` holds the program text handed to interpreters: heredoc and herestring bodies fed to
     `python`, `node`, `bash`, …, inline `-c`/`-e` programs of non-shell interpreters, and the text
-    of local scripts the command runs (regular files under `cwd`, at most 256 KiB).
+    of local scripts the command runs (regular files under `cwd`, at most 256 KiB; never for a
+    command run in a container or on an ssh host, whose files are not the project's).
 
     `fallback` is true when the text could not be parsed (a syntax error such as an unbalanced
     quote, or nesting deeper than the walk follows); `commands` is then the whole stripped text
@@ -249,17 +266,31 @@ _XARGS = _Opts(
 )
 _SHELL_OPTS_WITH_ARG = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# `docker exec [OPTS] CONTAINER CMD…`, `docker compose exec [OPTS] SERVICE CMD…`: the command
+# runs in a container, with our stdin under `-i` (`docker exec -i db psql < dump.sql`).
+_CONTAINER_EXEC = _Opts(
+    "uwe",
+    frozenset({"--user", "--workdir", "--env", "--env-file", "--detach-keys", "--index"}),
+)
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+_COMPOSE = _Opts("fp", frozenset({"--file", "--project-name", "--env-file", "--profile"}))
+_CONTAINER_GLOBAL = _Opts(
+    "cHl", frozenset({"--context", "--host", "--config", "--log-level", "--url", "--connection"})
+)
+# `ssh [OPTS] HOST [CMD…]`: the words after the host are one command string for the remote shell.
+_SSH = _Opts("BbcDEeFIiJLlmOoPpRSWw")
 
 
 class _Unwrapped:
     """What a wrapper runs: argv lists (same stdin), shell strings, assignments it sets."""
 
-    __slots__ = ("argvs", "assigns", "strings")
+    __slots__ = ("argvs", "assigns", "remote", "strings")
 
     def __init__(self) -> None:
         self.argvs: list[list[str]] = []
         self.strings: list[str] = []
         self.assigns: list[str] = []
+        self.remote = False  # runs on another filesystem (container, ssh): no local scripts
 
 
 def _command_name(argv: Sequence[str]) -> str:
@@ -307,6 +338,14 @@ def _unwrap(argv: list[str]) -> _Unwrapped | None:
         return found
     if name == "find":
         return _unwrap_find(argv, found)
+    if name in _CONTAINER_TOOLS or name in ("docker-compose", "kubectl", "oc"):
+        return _unwrap_container(name, argv, found)
+    if name == "ssh":
+        i = _skip_options(argv, 1, _SSH) + 1  # the operand after the options is the host
+        if i < len(argv):
+            found.strings.append(" ".join(argv[i:]))
+        found.remote = True
+        return found
     if name in _SHELLS:
         shell_c = _shell_c_string(argv)
         if shell_c is None:
@@ -343,6 +382,32 @@ def _unwrap_env(argv: list[str], found: _Unwrapped) -> _Unwrapped:
         i += 1
     if i < len(argv):
         found.argvs.append(argv[i:])
+    return found
+
+
+def _unwrap_container(name: str, argv: list[str], found: _Unwrapped) -> _Unwrapped | None:
+    """The command of `docker exec`, `docker compose exec`, `kubectl exec … -- CMD`."""
+    if name in ("kubectl", "oc"):
+        # `kubectl [-n NS] exec [-it] POD [-c C] -- CMD…`; the old form without `--` is not read.
+        if "--" in argv and "exec" in argv[1 : argv.index("--")]:
+            rest = argv[argv.index("--") + 1 :]
+            if rest:
+                found.argvs.append(rest)
+            found.remote = True
+            return found
+        return None
+    if name == "docker-compose":
+        i = _skip_options(argv, 1, _COMPOSE)
+    else:
+        i = _skip_options(argv, 1, _CONTAINER_GLOBAL)
+        if argv[i : i + 1] == ["compose"]:
+            i = _skip_options(argv, i + 1, _COMPOSE)
+    if argv[i : i + 1] != ["exec"]:
+        return None
+    i = _skip_options(argv, i + 1, _CONTAINER_EXEC) + 1  # then CONTAINER / SERVICE
+    if i < len(argv):
+        found.argvs.append(argv[i:])
+    found.remote = True
     return found
 
 
@@ -390,6 +455,7 @@ class _Lang:
     """How an interpreter's command line names its program."""
 
     __slots__ = (
+        "attached",
         "inline",
         "positional_script",
         "script",
@@ -411,7 +477,9 @@ class _Lang:
         positional_script: bool = True,  # the first operand is the program file
         subcommands: frozenset[str] = _NONE,  # `deno run x.ts`, `bun run x.js`
         sql_operand: bool = False,  # `sqlite3 DB [SQL…]`: the operand after DB is code
+        attached: frozenset[str] = _NONE,  # options whose optional value is only attached
     ) -> None:
+        self.attached = attached
         self.inline = inline
         self.script = script
         self.stop = stop
@@ -429,6 +497,28 @@ _NODE = _Lang(
     inline=frozenset({"-e", "--eval", "-p", "--print"}),
     with_arg=frozenset({"-r", "--require", "--import", "--loader", "-C", "--conditions"}),
     subcommands=frozenset({"run"}),
+)
+_MYSQL = _Lang(
+    inline=frozenset({"-e", "--execute"}),
+    with_arg=frozenset(
+        {
+            "-u",
+            "--user",
+            "-h",
+            "--host",
+            "-P",
+            "--port",
+            "-D",
+            "--database",
+            "-S",
+            "--socket",
+            "--protocol",
+            "--default-character-set",
+            "--login-path",
+        }
+    ),
+    positional_script=False,
+    attached=frozenset({"-p"}),  # `-pSECRET`, never `-p SECRET`; `-p` alone prompts
 )
 _LANGS: dict[str, _Lang] = {
     "node": _NODE,
@@ -450,8 +540,8 @@ _LANGS: dict[str, _Lang] = {
         with_arg=frozenset({"-h", "-p", "-U", "-d", "-v", "-o", "-L", "-P", "-F", "-R", "-T"}),
         positional_script=False,
     ),
-    "mysql": _Lang(inline=frozenset({"-e", "--execute"}), positional_script=False),
-    "mariadb": _Lang(inline=frozenset({"-e", "--execute"}), positional_script=False),
+    "mysql": _MYSQL,
+    "mariadb": _MYSQL,
     "duckdb": _Lang(inline=frozenset({"-c"}), sql_operand=True),
     "sqlite3": _Lang(with_arg=frozenset({"-cmd", "-separator", "-newline"}), sql_operand=True),
 }
@@ -497,7 +587,12 @@ def _program(lang: _Lang, argv: Sequence[str]) -> _Program:
             i += 1
             break
         if word == "-" or not word.startswith("-"):
-            break
+            if lang.positional_script or lang.sql_operand:
+                break
+            # `psql mydb -c SQL`, `mysql shop -e SQL`: getopt permutes, options may follow the
+            # database name.
+            i += 1
+            continue
         if word.startswith("--"):
             flag, eq, value = word.partition("=")
         else:
@@ -535,7 +630,8 @@ def _short_hit(word: str, lang: _Lang) -> tuple[str, str] | None:
     """In a short-option cluster (`-Bc`, `-pe`, `-Mstrict`), the first option taking a value."""
     for j in range(1, len(word)):
         flag = "-" + word[j]
-        if any(flag in group for group in (lang.inline, lang.script, lang.stop, lang.with_arg)):
+        groups = (lang.inline, lang.script, lang.stop, lang.with_arg, lang.attached)
+        if any(flag in group for group in groups):
             return flag, word[j + 1 :]
         if flag in lang.stdin:
             return flag, ""
@@ -628,15 +724,26 @@ class _Walker:
         self.dir: str | None = self.root  # follows literal `cd DIR`; None once unknown
         self.scripts: set[str] = set()
         self.full = False
+        self.remote = 0  # depth of container/ssh wrappers around the current command
+        self.deadline = time.monotonic() + MAX_PARSE_SECONDS
 
     # -- entry points --------------------------------------------------------------------
 
     def parse(self, text: str, depth: int, level: int = 0) -> bool:
         """Walk `text`; False (and nothing recorded) when it does not parse cleanly."""
         source = text.encode("utf-8", "replace")
-        root = _parser().parse(source).root_node
-        if root.has_error or not _covered(root, source):
-            return False
+        root = self._tree(source)
+        if root is None or root.has_error or not _covered(root, source):
+            # tree-sitter-bash cannot parse some heredocs the shell runs fine: `psql <<SQL; ls`,
+            # `python3 - <<PY 2>&1 | tail`, `cmd <<EOF &`, two heredocs on one line. Cut the
+            # bodies out ourselves and hand each to its command as an equivalent herestring.
+            rewritten = _heredocs_as_herestrings(text)
+            if rewritten is None:
+                return False
+            source = rewritten.encode("utf-8", "replace")
+            root = self._tree(source)
+            if root is None or root.has_error or not _covered(root, source):
+                return False
         try:
             self._walk(root, depth, level)
         except _TooDeep:
@@ -644,6 +751,24 @@ class _Walker:
                 raise  # only the outermost parse decides; it falls back as a whole
             return False
         return True
+
+    def _tree(self, source: bytes) -> _Node | None:
+        """The syntax tree of `source`, or None when parsing ran past its time slice."""
+        parser = _parser()
+        stop = min(self.deadline, time.monotonic() + PARSE_SLICE_SECONDS)
+
+        def read(offset: int, _point: object) -> bytes:
+            return source[offset : offset + _READ_CHUNK]
+
+        def late(_offset: int, _has_error: bool) -> bool:
+            return time.monotonic() > stop
+
+        try:
+            tree = parser.parse(read, progress_callback=late)
+        except ValueError:  # cancelled by `late`
+            parser.reset()  # else the next parse would resume this one
+            return None
+        return tree.root_node
 
     def _parse_nested(self, text: str, depth: int, level: int) -> None:
         """Walk a string the shell will run (`bash -c`, `eval`, a heredoc fed to `sh`)."""
@@ -896,6 +1021,7 @@ class _Walker:
             return None
         unwrapped = _unwrap(argv) if peeled < MAX_UNWRAP else None
         if unwrapped is not None:
+            self.remote += int(unwrapped.remote)
             for assign in unwrapped.assigns:
                 self._emit(assign)
             for string in unwrapped.strings:
@@ -904,6 +1030,7 @@ class _Walker:
                 # xargs and find hand the inner command no stdin of ours; prefixes pass it on.
                 passes = name not in ("xargs", "find")
                 self._run(inner, stdin if passes else _no_stdin(), depth, level, peeled + 1)
+            self.remote -= int(unwrapped.remote)
             return None
         lang = _lang(name)
         if lang is not None:
@@ -932,8 +1059,8 @@ class _Walker:
                     self._parse_nested(text, depth + 1, level)
 
     def _script(self, word: str) -> None:
-        if self.root is None or len(self.scripts) >= MAX_SCRIPTS:
-            return
+        if self.root is None or self.remote or len(self.scripts) >= MAX_SCRIPTS:
+            return  # a path inside a container or on an ssh host is not our project's file
         if any(ch in word for ch in "$`*?["):
             return  # the path is only known at run time
         path = os.path.expanduser(word)
@@ -1077,3 +1204,184 @@ def _covered(root: _Node, source: bytes) -> bool:
 
 def _blank(gap: bytes) -> bool:
     return _UNCOVERED_OK.fullmatch(gap.decode("utf-8", "replace")) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Heredocs tree-sitter-bash cannot place, rewritten as the herestrings they are equivalent to.
+
+_DELIM_END = frozenset(" \t\n;&|<>()")
+
+
+def _heredocs_as_herestrings(text: str) -> str | None:
+    """`text` with every heredoc turned into a herestring carrying its body; None if none.
+
+    `psql db <<SQL; ls` + body becomes `psql db <<< 'body'; ls`: the same stdin for the same
+    command, on one line tree-sitter-bash parses. A quoted delimiter gives a single-quoted
+    (literal) herestring, an unquoted one a double-quoted string, so `$(…)` in the body still
+    counts as run. `<<-` strips leading tabs. Returns None when there is no heredoc, or one
+    is not terminated: the text then stays unparseable.
+    """
+    out: list[str] = []
+    pending: list[tuple[int, str, bool, bool]] = []  # (slot in out, delimiter, quoted, dash)
+    found = False
+    i = 0
+    size = len(text)
+    while i < size:
+        ch = text[i]
+        if ch == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+        elif ch == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            out.append(text[i : end + 1])
+            i = end + 1
+        elif ch == '"':
+            end = _double_quote_end(text, i)
+            if end < 0:
+                return None
+            out.append(text[i : end + 1])
+            i = end + 1
+        elif ch == "#" and (i == 0 or text[i - 1] in " \t\n;&|()"):
+            end = text.find("\n", i)
+            end = size if end < 0 else end
+            out.append(text[i:end])
+            i = end
+        elif text.startswith("((", i):
+            end = _arithmetic_end(text, i)  # `$((1 << 2))` is a shift, not a heredoc
+            if end < 0:
+                return None
+            out.append(text[i:end])
+            i = end
+        elif text.startswith("<<<", i):
+            out.append("<<<")
+            i += 3
+        elif text.startswith("<<", i):
+            parsed = _heredoc_operator(text, i)
+            if parsed is None:
+                return None
+            i, delimiter, quoted, dash = parsed
+            pending.append((len(out), delimiter, quoted, dash))
+            out.append("")  # the slot the herestring goes into once the body is read
+            found = True
+        elif ch == "\n" and pending:
+            out.append("\n")
+            i += 1
+            for slot, delimiter, quoted, dash in pending:
+                body, i = _heredoc_body(text, i, delimiter, dash)
+                if body is None:
+                    return None
+                out[slot] = " <<< " + (_single_quoted(body) if quoted else _double_quoted(body))
+            pending.clear()
+        else:
+            out.append(ch)
+            i += 1
+    if pending or not found:
+        return None
+    return "".join(out)
+
+
+def _double_quote_end(text: str, start: int) -> int:
+    i = start + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == '"':
+            return i
+        else:
+            i += 1
+    return -1
+
+
+def _arithmetic_end(text: str, start: int) -> int:
+    """Index after the `))` closing the `((` at `start`; -1 if unbalanced."""
+    depth = 0
+    i = start
+    while i < len(text):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def _heredoc_operator(text: str, start: int) -> tuple[int, str, bool, bool] | None:
+    """`<<[-] DELIM` at `start`: (index after it, delimiter, quoted, strips tabs)."""
+    i = start + 2
+    dash = text.startswith("-", i)
+    if dash:
+        i += 1
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    word: list[str] = []
+    quoted = False
+    while i < len(text) and text[i] not in _DELIM_END:
+        ch = text[i]
+        if ch in "'\"":
+            end = text.find(ch, i + 1)
+            if end < 0:
+                return None
+            word.append(text[i + 1 : end])
+            quoted = True
+            i = end + 1
+        elif ch == "\\" and i + 1 < len(text):
+            word.append(text[i + 1])
+            quoted = True
+            i += 2
+        else:
+            word.append(ch)
+            i += 1
+    delimiter = "".join(word)
+    if not delimiter:
+        return None
+    return i, delimiter, quoted, dash
+
+
+def _heredoc_body(text: str, start: int, delimiter: str, dash: bool) -> tuple[str | None, int]:
+    """The body from `start` up to the line `delimiter`, and the index after that line."""
+    lines: list[str] = []
+    i = start
+    while i <= len(text):
+        end = text.find("\n", i)
+        line = text[i:] if end < 0 else text[i:end]
+        if dash:
+            line = line.lstrip("\t")
+        if line == delimiter:
+            body = "".join(part + "\n" for part in lines)
+            return body, len(text) if end < 0 else end + 1
+        if end < 0:
+            break
+        lines.append(line)
+        i = end + 1
+    return None, start
+
+
+def _single_quoted(body: str) -> str:
+    """A herestring word whose value is `body` minus the newline the herestring adds back."""
+    return "'" + body.removesuffix("\n").replace("'", "'\\''") + "'"
+
+
+def _double_quoted(body: str) -> str:
+    """Like `_single_quoted`, keeping `$…` and backquotes live as in an unquoted heredoc."""
+    out: list[str] = ['"']
+    text = body.removesuffix("\n")
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if ch == "\\" and nxt in ("$", "`", "\\", "\n"):
+            out.append(ch + nxt)  # the same escape in a heredoc and in double quotes
+            i += 2
+            continue
+        if ch == "\\" and nxt == '"':
+            out.append('\\\\\\"')  # a heredoc keeps both characters
+            i += 2
+            continue
+        out.append('\\"' if ch == '"' else ch)
+        i += 1
+    out.append('"')
+    return "".join(out)

@@ -1,0 +1,167 @@
+"""The rule library (datasets/packages/, see README-library.md) validates clean and passes its
+own fixtures, checked the way a user checks a package: `style validate` and `style test` run as
+subprocesses (`python -m agentstyle`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = REPO / "datasets" / "packages"
+LIBRARY = (
+    "guard-destructive",
+    "guard-secrets",
+    "guard-git-identity",
+    "guard-one-way-doors",
+    "rust-unwrap",
+    "project-brief",
+    "tests-before-stop",
+)
+# Fewest fixture cases per package: each rule fires and stays silent at least once.
+MIN_CASES = 6
+
+
+def style(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentstyle", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        check=False,
+    )
+
+
+def style_json(*args: str) -> tuple[int, Any]:
+    done = style(*args, "--format", "json")
+    try:
+        return done.returncode, json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"style {' '.join(args)}: not JSON\n{done.stdout}\n{done.stderr}")
+
+
+@pytest.mark.parametrize("name", LIBRARY)
+def test_validates_clean(name: str) -> None:
+    code, diagnostics = style_json("validate", "--strict", str(PACKAGES / name))
+    assert diagnostics == [], json.dumps(diagnostics, indent=1)  # no error, no warning
+    assert code == 0
+
+
+@pytest.mark.parametrize("name", LIBRARY)
+def test_fixtures_pass(name: str) -> None:
+    code, report = style_json("test", str(PACKAGES / name))
+    failures = [
+        f"{c['file']}: {c['note']}: {'; '.join(c['failures'])}"
+        for c in report["cases"]
+        if not c["ok"]
+    ]
+    assert code == 0 and not failures, "\n".join(failures)
+    assert report["without_tests"] == []
+    assert report["passed"] >= MIN_CASES
+
+
+@pytest.mark.parametrize("name", LIBRARY)
+def test_every_rule_fires_and_stays_silent_in_its_fixtures(name: str) -> None:
+    """Each rule is named in some case's `fires` and in some case's `silent`."""
+    import yaml
+
+    rules = _rule_ids(PACKAGES / name / "STYLE.yaml")
+    fires: set[str] = set()
+    silent: set[str] = set()
+    for path in sorted((PACKAGES / name / "tests").glob("*.yaml")):
+        for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]:
+            expect = case.get("expect") or {}
+            fires.update(expect.get("fires") or [])
+            silent.update(expect.get("silent") or [])
+    assert rules <= fires, f"never expected to fire: {sorted(rules - fires)}"
+    assert rules <= silent, f"never expected to stay silent: {sorted(rules - silent)}"
+
+
+def _rule_ids(style_yaml: Path) -> set[str]:
+    import yaml
+
+    doc = yaml.safe_load(style_yaml.read_text(encoding="utf-8"))
+    return {str(rule["id"]) for rule in doc["rules"] if "id" in rule}
+
+
+def test_library_together() -> None:
+    """All library packages install side by side: no id clashes, no cross-package errors."""
+    done = style("validate", "--strict", *(str(PACKAGES / n) for n in LIBRARY))
+    assert done.returncode == 0, done.stdout + done.stderr
+    code, report = style_json("test", *(str(PACKAGES / n) for n in LIBRARY))
+    assert code == 0, json.dumps(report, indent=1)
+
+
+def test_readme_lists_every_package() -> None:
+    readme = (PACKAGES / "README-library.md").read_text(encoding="utf-8")
+    for name in LIBRARY:
+        assert f"`{name}`" in readme, name
+
+
+@pytest.mark.parametrize(
+    ("name", "setting", "value", "event", "payload"),
+    [
+        (
+            "guard-destructive",
+            "protected_branches",
+            "main|trunk",
+            "PreToolUse",
+            {"tool_name": "Bash", "tool_input": {"command": "git push -f origin main"}},
+        ),
+        (
+            "guard-git-identity",
+            "forbidden_email",
+            "bad@example.com (the old laptop)",
+            "PreToolUse",
+            {
+                "tool_name": "Bash",
+                "tool_input": {"command": "git config user.email bad@example.com"},
+            },
+        ),
+        (
+            "project-brief",
+            "brief",
+            "acme-api: Rust 1.83 workspace; never edit generated/.",
+            "SessionStart",
+            {"source": "startup"},
+        ),
+        (
+            "tests-before-stop",
+            "test_command",
+            "cargo test --workspace",
+            "Stop",
+            {"last_assistant_message": "Done. I did not run the tests."},
+        ),
+    ],
+)
+def test_settings_are_rendered_at_install(
+    name: str, setting: str, value: str, event: str, payload: dict[str, Any]
+) -> None:
+    """A value chosen at install (`--set`) is what the rule's text says at run time."""
+    from agentstyle.engine.compile import compile_policy, load_and_validate
+    from agentstyle.engine.evaluate import evaluate
+    from agentstyle.engine.store import memory_store, replace_policy
+    from agentstyle.harnesses.claude_code import normalize
+
+    compiled = compile_policy(
+        load_and_validate([str(PACKAGES / name)]), ["claude-code"], {name: {setting: value}}
+    )
+    assert compiled.ok
+    conn = memory_store()
+    try:
+        replace_policy(conn, compiled.rows)
+        full = {"session_id": "s", "cwd": str(REPO), "hook_event_name": event, **payload}
+        conn.execute("BEGIN TRANSACTION")
+        [evaluation] = evaluate(conn, [normalize(full, event)])
+        conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+    decision = evaluation.decision
+    said = "\n".join([*decision.reasons, *decision.contexts, *decision.messages])
+    assert value in said
