@@ -9,7 +9,17 @@ from typing import Annotated
 import typer
 
 from agentstyle import __version__
-from agentstyle.cli import explain, hook, init, install, plan, schema, test, validate
+from agentstyle.cli import (
+    audit,
+    explain,
+    hook,
+    init,
+    install,
+    plan,
+    schema,
+    test,
+    validate,
+)
 from agentstyle.diagnostics import StyleError
 
 app = typer.Typer(
@@ -44,6 +54,7 @@ app.command("hook")(hook.command)
 app.command("install")(install.install_command)
 app.command("uninstall")(install.uninstall_command)
 app.command("sync")(install.sync_command)
+app.add_typer(audit.app, name="audit")
 
 
 def main() -> None:

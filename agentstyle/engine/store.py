@@ -159,3 +159,69 @@ def replace_policy(conn: Connection, rows: Any) -> None:
     except Exception:
         conn.execute("ROLLBACK")
         raise
+
+
+# -- audit: read-only opening, named-parameter queries, statement kinds, transactions ----------
+
+DatabaseError = duckdb.Error
+_NAMED_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@contextmanager
+def open_store_read_only(
+    paths: StylePaths, *, deadline: float | None = None
+) -> Iterator[Connection]:
+    """The database opened read-only under the OS lock (audit); an older schema is migrated
+    first through a short read-write open, a newer one refused."""
+    if deadline is None:
+        deadline = time.monotonic() + 30.0
+    if not paths.database.exists():
+        raise StyleError(f"no rules database at {paths.database}; run `style install` first")
+    with FileLock(paths.lock, deadline):
+        conn = connect(paths.database, read_only=True)
+        try:
+            try:
+                migrate(conn)
+            except duckdb.Error:  # an older schema: migrating needs a writable open
+                conn.close()
+                writable = connect(paths.database)
+                try:
+                    migrate(writable)
+                finally:
+                    writable.close()
+                conn = connect(paths.database, read_only=True)
+            yield conn
+        finally:
+            conn.close()
+
+
+def query_rows(
+    conn: Connection, query: str, params: dict[str, Any] | None = None
+) -> tuple[list[str], list[str], list[tuple[Any, ...]]]:
+    """Run one statement with named `$parameters` bound from `params` (keys the statement does
+    not name are left out); return column names, DuckDB type names and the rows."""
+    named = set(_NAMED_PARAM.findall(query))
+    bound = {k: v for k, v in (params or {}).items() if k in named}
+    cur = conn.execute(query, bound) if bound else conn.execute(query)
+    description = cur.description or []
+    names = [str(d[0]) for d in description]
+    types = [str(d[1]) for d in description]
+    rows: list[tuple[Any, ...]] = cur.fetchall() if description else []
+    return names, types, rows
+
+
+def statement_kinds(conn: Connection, query: str) -> list[str]:
+    """The kind of each statement in `query` (`SELECT`, `INSERT`, `PRAGMA`, …), parsed only."""
+    return [str(s.type.name) for s in conn.extract_statements(query)]
+
+
+@contextmanager
+def transaction(conn: Connection) -> Iterator[Connection]:
+    """One transaction: committed when the block ends, rolled back when it raises."""
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

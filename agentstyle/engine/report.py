@@ -1,0 +1,457 @@
+"""Audit reports: the `sql/audit` queries run into polars frames, and the frames rendered."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import json
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import polars as pl
+
+from agentstyle.diagnostics import StyleError
+from agentstyle.engine.export import Progress, load_exports
+from agentstyle.engine.locking import LockTimeout
+from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.store import (
+    Connection,
+    DatabaseError,
+    open_store,
+    open_store_read_only,
+    query_rows,
+    sql,
+    statement_kinds,
+)
+
+Frame = pl.DataFrame
+REPORTS = ("summary", "rules", "tools", "sessions", "timeline")
+BUCKETS = ("day", "hour")
+FLAGS = ("erroring", "noisy", "broad", "dead")
+LOCK_WAIT_S = 30.0
+
+# -- filters -------------------------------------------------------------------------------------
+
+_DURATION = re.compile(r"^(\d+)\s*([smhdw])$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def utc_now() -> dt.datetime:
+    """Now as the history stores time: naive UTC."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def parse_time(text: str, *, now: dt.datetime | None = None, end: bool = False) -> dt.datetime:
+    """A point in time, as the history stores it (naive UTC).
+
+    `7d`, `12h`, `30m`, `2w`, `90s`: that long before now. `YYYY-MM-DD`: the start of that UTC
+    day, or with `end` the start of the next (so `--until 2024-05-01` includes that day). An ISO
+    date-time: that instant (UTC unless it carries an offset). ValueError otherwise.
+    """
+    value = text.strip()
+    m = _DURATION.match(value)
+    if m:
+        return (now or utc_now()) - dt.timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2)])
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        day = dt.datetime.combine(dt.date.fromisoformat(value), dt.time())
+        return day + dt.timedelta(days=1) if end else day
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"`{text}` is neither a date (2024-05-01), a date-time nor a duration (7d, 12h)"
+        ) from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    return moment
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """The window and subject of a report (`--since/--until/--rule/--session/--harness`)."""
+
+    since: dt.datetime | None = None
+    until: dt.datetime | None = None
+    rule: str | None = None  # a rule id or a glob over ids (`pkg/*`)
+    session: str | None = None
+    harness: str | None = None
+    bucket: str = "day"
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "since": self.since,
+            "until": self.until,
+            "rule": self.rule,
+            "session": self.session,
+            "harness": self.harness,
+            "bucket": self.bucket,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        return {k: plain(v) for k, v in self.params().items()}
+
+
+# -- where the history comes from ------------------------------------------------------------------
+
+
+def _stop_engine(home: Path) -> None:
+    """A resident engine holds the database open; ask it to exit first (storage.md)."""
+    try:
+        from agentstyle.engine.client import stop_engine
+    except ImportError:  # pragma: no cover - builds without the resident engine
+        return
+    stop_engine(str(home))
+
+
+@contextmanager
+def project_history(
+    root: Path, *, write: bool = False, wait_s: float = LOCK_WAIT_S
+) -> Iterator[Connection]:
+    """The project's database under the OS lock, read-only unless `write` (prune).
+
+    A running engine is asked to stop before each try: a hook may start a new one between
+    our request and our lock, so the lock is tried in short rounds until `wait_s` passes.
+    """
+    paths = StylePaths(root)
+    if not paths.database.exists():
+        raise StyleError(f"no rules database at {paths.database}; run `style install` first")
+    deadline = time.monotonic() + wait_s
+    with ExitStack() as stack:
+        while True:
+            _stop_engine(paths.home)
+            round_end = min(deadline, time.monotonic() + 2.0)
+            opener = (
+                open_store(paths, deadline=round_end, create=False)
+                if write
+                else open_store_read_only(paths, deadline=round_end)
+            )
+            try:
+                conn = stack.enter_context(opener)
+                break
+            except LockTimeout:
+                if time.monotonic() >= deadline:
+                    raise StyleError(
+                        f"the rules database stayed locked by another process for "
+                        f"{wait_s:.0f} s; try again"
+                    ) from None
+        yield conn
+
+
+@contextmanager
+def history(
+    root: Path, *, from_glob: str | None = None, progress: Progress | None = None
+) -> Iterator[Connection]:
+    """The history to report on: the project's database, or Parquet exports (`--from`)."""
+    if from_glob is None:
+        with project_history(root) as conn:
+            yield conn
+        return
+    conn = load_exports(from_glob, progress=progress)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+# -- frames ----------------------------------------------------------------------------------------
+
+_DTYPES: dict[str, Any] = {
+    "BOOLEAN": pl.Boolean,
+    "TINYINT": pl.Int8,
+    "SMALLINT": pl.Int16,
+    "INTEGER": pl.Int32,
+    "BIGINT": pl.Int64,
+    "HUGEINT": pl.Int64,
+    "UTINYINT": pl.UInt8,
+    "USMALLINT": pl.UInt16,
+    "UINTEGER": pl.UInt32,
+    "UBIGINT": pl.UInt64,
+    "FLOAT": pl.Float32,
+    "DOUBLE": pl.Float64,
+    "VARCHAR": pl.String,
+    "DATE": pl.Date,
+    "TIME": pl.Time,
+    "TIMESTAMP": pl.Datetime("us"),
+    "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
+    "INTERVAL": pl.Duration("us"),
+    "BLOB": pl.Binary,
+    "UUID": pl.String,
+}
+
+
+def _series(name: str, type_name: str, values: list[Any]) -> pl.Series:
+    if type_name.startswith("DECIMAL"):
+        return pl.Series(name, [None if v is None else float(v) for v in values], pl.Float64)
+    if type_name == "UUID":
+        values = [None if v is None else str(v) for v in values]
+    dtype = _DTYPES.get(type_name)
+    try:
+        return pl.Series(name, values, dtype=dtype, strict=False)
+    except Exception:  # a type polars cannot hold as is (unions, maps…): keep it readable
+        return pl.Series(name, [None if v is None else str(v) for v in values], pl.String)
+
+
+def frame_of(names: Sequence[str], types: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> Frame:
+    """A polars frame from DuckDB rows, typed from DuckDB's column types (no pyarrow needed)."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+    return pl.DataFrame(
+        [_series(n, t, list(col)) for n, t, col in zip(_unique(names), types, columns, strict=True)]
+    )
+
+
+def _unique(names: Sequence[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        n = seen.get(name, 0)
+        seen[name] = n + 1
+        out.append(name if n == 0 else f"{name}_{n}")
+    return out
+
+
+def query_frame(conn: Connection, query: str, params: dict[str, Any] | None = None) -> Frame:
+    return frame_of(*query_rows(conn, query, params))
+
+
+def run_report(conn: Connection, name: str, filters: Filters) -> Frame:
+    """One report of audit.md as a frame (`summary`, `rules`, `tools`, `sessions`, `timeline`)."""
+    if name not in REPORTS:
+        raise StyleError(f"unknown report `{name}` (reports: {', '.join(REPORTS)})")
+    return query_frame(conn, sql(f"audit/{name}"), filters.params())
+
+
+def latency_frame(conn: Connection, filters: Filters) -> Frame:
+    """The latency histogram (power-of-two µs buckets) of the window's answered events."""
+    return query_frame(conn, sql("audit/latency"), filters.params())
+
+
+class QueryRefused(StyleError):
+    """`style audit sql` was given something other than one read-only query."""
+
+
+def run_select(conn: Connection, query: str) -> Frame:
+    """One read-only query over the tables; anything that could write is refused."""
+    try:
+        kinds = statement_kinds(conn, query)
+    except DatabaseError as exc:
+        raise QueryRefused(f"cannot parse the query: {_first_line(exc)}") from None
+    if not kinds:
+        raise QueryRefused("no statement given")
+    if len(kinds) > 1:
+        raise QueryRefused(f"refused: one statement at a time ({len(kinds)} given)")
+    if kinds[0].lower() != "select":
+        raise QueryRefused(f"refused: a {kinds[0]} statement; `audit sql` runs read-only queries")
+    try:
+        return query_frame(conn, query)
+    except DatabaseError as exc:
+        raise StyleError(_first_line(exc)) from None
+
+
+def lock_down(conn: Connection) -> None:
+    """No file or network access for what runs next on `conn` (user SQL)."""
+    conn.execute(sql("audit/lockdown"))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# -- values ----------------------------------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready value: times in ISO 8601, decimals as floats, nested values recursively."""
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, pl.Series):
+        return [plain(v) for v in value.to_list()]
+    return value
+
+
+def records(frame: Frame) -> list[dict[str, Any]]:
+    return [{k: plain(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+
+
+def json_document(name: str, frame: Frame, filters: Filters | None, source: str) -> dict[str, Any]:
+    """The one JSON document of a report: the same keys every time, rows as objects."""
+    return {
+        "report": name,
+        "source": source,
+        "filters": filters.describe() if filters is not None else None,
+        "columns": list(frame.columns),
+        "rows": records(frame),
+    }
+
+
+def write_json(document: dict[str, Any], out: TextIO) -> None:
+    out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_csv(frame: Frame, out: TextIO) -> None:
+    """RFC 4180 CSV: empty cell for null, ISO times, nested values as JSON."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(frame.columns)
+    for row in frame.iter_rows():
+        writer.writerow([_csv_cell(v) for v in row])
+
+
+def _csv_cell(value: Any) -> Any:
+    value = plain(value)
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def write_parquet(frame: Frame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.write_parquet(path)
+
+
+# -- text ------------------------------------------------------------------------------------------
+
+_BOLD, _RED, _YELLOW, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[0m"
+
+
+def _text_cell(column: str, value: Any, date_only: bool) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if column.endswith("_rate"):
+            return f"{value * 100:.1f}%"
+        if column.endswith("_ms"):
+            return f"{value:.2f}"
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    if isinstance(value, dt.datetime):
+        if date_only:
+            return value.date().isoformat()
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, list | dict | tuple | pl.Series):
+        return json.dumps(plain(value), ensure_ascii=False)
+    return str(value)
+
+
+def _paint(column: str, cell: str) -> str:
+    if column == "flag" and cell != "-":
+        return (_RED if "erroring" in cell else _YELLOW) + cell + _RESET
+    return cell
+
+
+def render_text(frame: Frame, *, title: str | None = None, color: bool = False) -> str:
+    """An aligned table (numbers to the right), headed by `title`; ANSI colour when asked."""
+    columns = list(frame.columns)
+    numeric = [frame.schema[c].is_numeric() for c in columns]
+    date_only = [
+        frame.schema[c] == pl.Datetime
+        and all(
+            v is None or (isinstance(v, dt.datetime) and v.time() == dt.time())
+            for v in frame[c].to_list()
+        )
+        for c in columns
+    ]
+    header = [c.upper().replace("_", " ") for c in columns]
+    body = [
+        [_text_cell(c, v, d) for c, v, d in zip(columns, row, date_only, strict=True)]
+        for row in frame.iter_rows()
+    ]
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    lines: list[str] = []
+    if title:
+        lines.append(_BOLD + title + _RESET if color else title)
+    if not columns:
+        lines.append("(no columns)")
+        return "\n".join(lines) + "\n"
+
+    def line(cells: list[str], paint: bool) -> str:
+        out = []
+        for i, cell in enumerate(cells):
+            padded = cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i])
+            if paint and color and cell:
+                padded = padded.replace(cell, _paint(columns[i], cell), 1)
+            out.append(padded)
+        return "  ".join(out).rstrip()
+
+    head = line(header, paint=False)
+    lines.append(_BOLD + head + _RESET if color else head)
+    lines.extend(line(row, paint=True) for row in body)
+    if not body:
+        lines.append("(no rows)")
+    return "\n".join(lines) + "\n"
+
+
+def title_of(name: str, filters: Filters, source: str) -> str:
+    parts = []
+    if filters.since is not None:
+        parts.append(f"since {filters.since:%Y-%m-%d %H:%M:%S}")
+    if filters.until is not None:
+        parts.append(f"until {filters.until:%Y-%m-%d %H:%M:%S}")
+    for key in ("rule", "session", "harness"):
+        value = getattr(filters, key)
+        if value is not None:
+            parts.append(f"{key} {value}")
+    if name == "timeline":
+        parts.append(f"per {filters.bucket}")
+    if source != "database":
+        parts.append(f"from {source}")
+    return f"audit {name}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+# -- the html dashboard ----------------------------------------------------------------------------
+
+
+def dashboard(
+    conn: Connection, filters: Filters, *, first: str = "summary", source: str = "database"
+) -> dict[str, Any]:
+    """Everything the HTML page shows, as plain data: every report, the charts' series."""
+    order = [first] + [r for r in REPORTS if r != first]
+    frames = {name: run_report(conn, name, filters) for name in order}
+    rules = frames["rules"]
+    latency = latency_frame(conn, filters)
+    return {
+        "title": title_of(first, filters, source),
+        "generated": utc_now().replace(microsecond=0).isoformat() + "Z",
+        "filters": filters.describe(),
+        "source": source,
+        "tables": [
+            {"name": name, "columns": list(frames[name].columns), "rows": records(frames[name])}
+            for name in order
+        ],
+        "charts": {
+            "rules": [
+                {"rule": r["rule"], "hits": r["fired"], "blocks": r["blocked"]}
+                for r in records(rules)
+                if r["fired"] or r["blocked"]
+            ],
+            "block_rate": [
+                {"bucket": r["bucket"], "events": r["events"], "block_rate": r["block_rate"]}
+                for r in records(frames["timeline"])
+            ],
+            "bucket": filters.bucket,
+            "latency": [
+                {"low_us": r["low_us"], "high_us": r["high_us"], "events": r["events"]}
+                for r in records(latency)
+            ],
+        },
+    }

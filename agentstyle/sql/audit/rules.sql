@@ -1,0 +1,182 @@
+-- Audit report `rules`: one row per rule (installed, or seen in the history of the window).
+-- Candidate events of a rule are the window's events at its entries' harness and point that
+-- its target selects (tool/mcp/skill patterns as in evaluate/match.sql, from the stored event
+-- row, its kept fields, or the native tool name when the fields were not kept), plus every
+-- event it fired on (it was a candidate then, whatever the policy says now).
+-- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
+-- $rule (GLOB over rule ids or NULL: which rows to return).
+-- Result: rule, action, candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
+-- dedup_suppressed, budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
+-- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
+-- erroring, noisy, broad, dead; only `erroring` for rules no longer installed) — in policy
+-- order, then the rules no longer installed by id.
+WITH ev AS (
+    SELECT e.*
+    FROM events e
+    WHERE ($since IS NULL OR e.ts >= $since)
+      AND ($until IS NULL OR e.ts < $until)
+      AND ($session IS NULL OR e.session_id = $session)
+      AND ($harness IS NULL OR e.harness = $harness)
+),
+kept AS (
+    SELECT f.event_id,
+           max(f.value) FILTER (WHERE f.field = 'mcp.server') AS mcp_server,
+           max(f.value) FILTER (WHERE f.field = 'skill.name') AS skill,
+           max(f.value) FILTER (WHERE f.field = 'session.source') AS source
+    FROM event_fields f
+    JOIN ev ON ev.event_id = f.event_id
+    WHERE f.field IN ('mcp.server', 'skill.name', 'session.source')
+    GROUP BY f.event_id
+),
+x AS (
+    SELECT ev.event_id, ev.harness, ev.point, ev.tool, ev.native_tool,
+           coalesce(k.mcp_server,
+                    nullif(regexp_extract(ev.native_tool, '^mcp__(.+?)__', 1), '')) AS mcp_server,
+           (k.skill IS NOT NULL OR coalesce(ev.native_tool = 'Skill', false)) AS is_skill,
+           k.skill,
+           k.source
+    FROM ev
+    LEFT JOIN kept k ON k.event_id = ev.event_id
+),
+placed AS (
+    SELECT DISTINCT en.rule_id, en.harness, en.point
+    FROM entries en
+    JOIN rules r ON r.rule_id = en.rule_id AND r.enabled
+    WHERE en.point IS NOT NULL AND en.status IN ('native', 'partial', 'degraded')
+),
+-- Events grouped by what candidate selection looks at, so each rule's target is tested once
+-- per kind of event rather than once per event.
+kinds AS (
+    SELECT harness, point, tool, native_tool, mcp_server, is_skill, skill, source,
+           count(*) AS n
+    FROM x
+    GROUP BY ALL
+),
+point_events AS (
+    SELECT p.rule_id, sum(k.n) AS n
+    FROM placed p
+    JOIN kinds k ON k.harness = p.harness AND k.point = p.point
+    GROUP BY p.rule_id
+),
+cand_kinds AS (
+    SELECT p.rule_id, k.*
+    FROM placed p
+    JOIN rules r ON r.rule_id = p.rule_id
+    JOIN kinds k ON k.harness = p.harness AND k.point = p.point
+    WHERE CASE r.target
+        WHEN 'system' THEN k.point <> 'session.start' OR k.source IS NULL
+                           OR list_contains(r.sources, k.source)
+        WHEN 'event' THEN k.point <> 'session.start' OR k.source IS NULL
+                          OR list_contains(r.sources, k.source)
+        WHEN 'tool' THEN EXISTS (
+            SELECT 1 FROM rule_tools t
+            WHERE t.rule_id = r.rule_id
+              AND ((t.kind = 'native' AND t.pattern = k.native_tool)
+                OR (t.kind = 'tool' AND k.mcp_server IS NULL AND NOT k.is_skill
+                    AND regexp_matches(k.tool, t.regex))))
+        WHEN 'mcp' THEN k.mcp_server IS NOT NULL AND EXISTS (
+            SELECT 1 FROM rule_tools t
+            WHERE t.rule_id = r.rule_id
+              AND ((t.kind = 'native' AND t.pattern = k.native_tool)
+                OR (t.kind = 'mcp' AND regexp_matches(k.mcp_server, t.regex))))
+        WHEN 'skill' THEN k.is_skill AND EXISTS (
+            SELECT 1 FROM rule_tools t
+            WHERE t.rule_id = r.rule_id AND t.kind = 'skill'
+              AND (k.skill IS NULL OR regexp_matches(k.skill, t.regex)))
+        ELSE false
+    END
+),
+ht AS (
+    SELECT h.rule_id, h.event_id, h.outcome, h.tokens, ev.ts
+    FROM hits h
+    JOIN ev ON ev.event_id = h.event_id
+),
+-- Events a rule fired on that the current policy would not select (it changed since).
+fired_elsewhere AS (
+    SELECT DISTINCT ht.rule_id, ht.event_id
+    FROM ht
+    JOIN x ON x.event_id = ht.event_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM cand_kinds c
+        WHERE c.rule_id = ht.rule_id
+          AND c.harness = x.harness AND c.point = x.point
+          AND c.tool IS NOT DISTINCT FROM x.tool
+          AND c.native_tool IS NOT DISTINCT FROM x.native_tool
+          AND c.mcp_server IS NOT DISTINCT FROM x.mcp_server
+          AND c.is_skill = x.is_skill
+          AND c.skill IS NOT DISTINCT FROM x.skill
+          AND c.source IS NOT DISTINCT FROM x.source)
+),
+candidates AS (
+    SELECT rule_id, sum(n) AS n
+    FROM (SELECT rule_id, n FROM cand_kinds
+          UNION ALL
+          SELECT rule_id, count(*) FROM fired_elsewhere GROUP BY rule_id)
+    GROUP BY rule_id
+),
+fired AS (
+    SELECT rule_id,
+           count(DISTINCT event_id) AS fired,
+           count(*) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')) AS emitted,
+           count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
+           count(*) FILTER (WHERE outcome = 'asked') AS asked,
+           count(*) FILTER (WHERE outcome = 'dedup-suppressed') AS dedup_suppressed,
+           count(*) FILTER (WHERE outcome IN ('budget-truncated', 'budget-dropped'))
+               AS budget_cuts,
+           count(*) FILTER (WHERE outcome = 'error') AS errors,
+           coalesce(sum(tokens) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')), 0)
+               AS tokens_emitted,
+           max(ts) AS last_fired
+    FROM ht
+    GROUP BY rule_id
+),
+ids AS (
+    SELECT rule_id FROM rules
+    UNION
+    SELECT rule_id FROM fired
+),
+measured AS (
+    SELECT i.rule_id,
+           r.action,
+           r.rule_order,
+           CAST(coalesce(c.n, 0) AS BIGINT) AS candidates,
+           coalesce(f.fired, 0) AS fired,
+           coalesce(f.emitted, 0) AS emitted,
+           coalesce(f.blocked, 0) AS blocked,
+           coalesce(f.asked, 0) AS asked,
+           coalesce(f.dedup_suppressed, 0) AS dedup_suppressed,
+           coalesce(f.budget_cuts, 0) AS budget_cuts,
+           coalesce(f.errors, 0) AS errors,
+           CAST(coalesce(f.tokens_emitted, 0) AS BIGINT) AS tokens_emitted,
+           f.last_fired,
+           CAST(coalesce(pe.n, 0) AS BIGINT) AS point_events
+    FROM ids i
+    LEFT JOIN rules r ON r.rule_id = i.rule_id
+    LEFT JOIN candidates c ON c.rule_id = i.rule_id
+    LEFT JOIN fired f ON f.rule_id = i.rule_id
+    LEFT JOIN point_events pe ON pe.rule_id = i.rule_id
+    WHERE $rule IS NULL OR i.rule_id GLOB $rule
+)
+SELECT rule_id AS rule,
+       action,
+       candidates,
+       fired,
+       emitted,
+       blocked,
+       asked,
+       dedup_suppressed,
+       budget_cuts,
+       errors,
+       round(fired / nullif(candidates, 0), 4) AS hit_rate,
+       round(blocked / nullif(candidates, 0), 4) AS block_rate,
+       tokens_emitted,
+       last_fired,
+       nullif(concat_ws(',',
+           CASE WHEN errors > 0 THEN 'erroring' END,
+           CASE WHEN action IN ('warn', 'ask', 'inject') AND fired > 0.2 * candidates
+                THEN 'noisy' END,
+           CASE WHEN action IS NOT NULL AND candidates > 0 AND fired = candidates
+                THEN 'broad' END,
+           CASE WHEN fired = 0 AND point_events >= 100 THEN 'dead' END), '') AS flag
+FROM measured
+ORDER BY rule_order NULLS LAST, rule_id;

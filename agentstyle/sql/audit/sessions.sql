@@ -1,0 +1,36 @@
+-- Audit report `sessions`: one row per (harness, session) with events in the window.
+-- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
+-- $rule (GLOB over rule ids or NULL: only events that rule fired on, and only its hits).
+-- Result: harness, session, model, events, prompts, hits (rule matches), blocks, first_seen,
+-- last_seen (of the session's events in the window), ordered by first_seen, session.
+WITH ev AS (
+    SELECT e.*
+    FROM events e
+    WHERE ($since IS NULL OR e.ts >= $since)
+      AND ($until IS NULL OR e.ts < $until)
+      AND ($session IS NULL OR e.session_id = $session)
+      AND ($harness IS NULL OR e.harness = $harness)
+      AND ($rule IS NULL OR EXISTS (
+          SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+),
+hit_counts AS (
+    SELECT h.event_id, count(*) AS n
+    FROM hits h
+    JOIN ev ON ev.event_id = h.event_id
+    WHERE $rule IS NULL OR h.rule_id GLOB $rule
+    GROUP BY h.event_id
+)
+SELECT ev.harness,
+       ev.session_id AS session,
+       any_value(s.model) AS model,
+       count(*) AS events,
+       count(*) FILTER (WHERE ev.point = 'prompt.submitted') AS prompts,
+       CAST(coalesce(sum(hc.n), 0) AS BIGINT) AS hits,
+       count(*) FILTER (WHERE ev.verdict = 'block') AS blocks,
+       min(ev.ts) AS first_seen,
+       max(ev.ts) AS last_seen
+FROM ev
+LEFT JOIN hit_counts hc ON hc.event_id = ev.event_id
+LEFT JOIN sessions s ON s.harness = ev.harness AND s.session_id = ev.session_id
+GROUP BY ev.harness, ev.session_id
+ORDER BY first_seen, session;

@@ -1,0 +1,35 @@
+-- Audit report `summary`: one row per harness × point of the events in the window.
+-- Parameters: $since, $until (TIMESTAMP or NULL; since inclusive, until exclusive), $session,
+-- $harness (exact or NULL), $rule (GLOB over rule ids or NULL: only events that rule fired on).
+-- Result: harness, point, events, events_hit, blocked, asked, block_rate, errors,
+-- latency_p50_ms, latency_p95_ms — ordered by harness, point.
+WITH ev AS (
+    SELECT e.*
+    FROM events e
+    WHERE ($since IS NULL OR e.ts >= $since)
+      AND ($until IS NULL OR e.ts < $until)
+      AND ($session IS NULL OR e.session_id = $session)
+      AND ($harness IS NULL OR e.harness = $harness)
+      AND ($rule IS NULL OR EXISTS (
+          SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+),
+hit_events AS (
+    SELECT DISTINCT h.event_id
+    FROM hits h
+    JOIN ev ON ev.event_id = h.event_id
+    WHERE $rule IS NULL OR h.rule_id GLOB $rule
+)
+SELECT ev.harness,
+       ev.point,
+       count(*) AS events,
+       count(he.event_id) AS events_hit,
+       count(*) FILTER (WHERE ev.verdict = 'block') AS blocked,
+       count(*) FILTER (WHERE ev.verdict = 'ask') AS asked,
+       round(count(*) FILTER (WHERE ev.verdict = 'block') / count(*), 4) AS block_rate,
+       count(*) FILTER (WHERE ev.error IS NOT NULL) AS errors,
+       round(quantile_cont(ev.latency_us, 0.5) / 1000.0, 3) AS latency_p50_ms,
+       round(quantile_cont(ev.latency_us, 0.95) / 1000.0, 3) AS latency_p95_ms
+FROM ev
+LEFT JOIN hit_events he ON he.event_id = ev.event_id
+GROUP BY ev.harness, ev.point
+ORDER BY ev.harness, ev.point NULLS LAST;

@@ -1,0 +1,45 @@
+-- Audit report `timeline`: one row per day (or hour) from the first to the last event in the
+-- window, empty buckets included (so a chart of it has no false joins).
+-- Parameters: $bucket ('day' or 'hour'), $since, $until (TIMESTAMP or NULL), $session,
+-- $harness (exact or NULL), $rule (GLOB over rule ids or NULL: only events that rule fired on).
+-- Result: bucket (start of the day/hour), events, hits (rule matches), blocks, block_rate.
+WITH ev AS (
+    SELECT e.*
+    FROM events e
+    WHERE ($since IS NULL OR e.ts >= $since)
+      AND ($until IS NULL OR e.ts < $until)
+      AND ($session IS NULL OR e.session_id = $session)
+      AND ($harness IS NULL OR e.harness = $harness)
+      AND ($rule IS NULL OR EXISTS (
+          SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+),
+hit_counts AS (
+    SELECT h.event_id, count(*) AS n
+    FROM hits h
+    JOIN ev ON ev.event_id = h.event_id
+    WHERE $rule IS NULL OR h.rule_id GLOB $rule
+    GROUP BY h.event_id
+),
+per_bucket AS (
+    SELECT date_trunc($bucket, ev.ts) AS bucket,
+           count(*) AS events,
+           coalesce(sum(hc.n), 0) AS hits,
+           count(*) FILTER (WHERE ev.verdict = 'block') AS blocks
+    FROM ev
+    LEFT JOIN hit_counts hc ON hc.event_id = ev.event_id
+    GROUP BY 1
+),
+buckets AS (
+    SELECT unnest(range(min(bucket), max(bucket) + step, step)) AS bucket
+    FROM per_bucket,
+         (SELECT CASE WHEN $bucket = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END AS step)
+    GROUP BY step
+)
+SELECT b.bucket,
+       coalesce(p.events, 0) AS events,
+       CAST(coalesce(p.hits, 0) AS BIGINT) AS hits,
+       coalesce(p.blocks, 0) AS blocks,
+       round(p.blocks / p.events, 4) AS block_rate
+FROM buckets b
+LEFT JOIN per_bucket p ON p.bucket = b.bucket
+ORDER BY b.bucket;
