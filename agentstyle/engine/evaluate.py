@@ -103,11 +103,12 @@ def _provider(model: str) -> str:
     return "unknown"
 
 
-def evaluate(conn: Connection, events: list[Event]) -> list[Evaluation]:
+def evaluate(conn: Connection, events: list[Event], log: str = "hits") -> list[Evaluation]:
     """Evaluate a batch of events in order, inside the caller's transaction.
 
     Records the events, their session bookkeeping, the hits and the claims; the caller commits
-    (a hook) or rolls back (explain, test).
+    (a hook) or rolls back (explain, test). `log` is the lock file's mode (audit.md): field
+    values are stored for events with a hit (`hits`), for every event (`full`) or never (`off`).
     """
     conn.execute(sql("evaluate/batch_tables"))
     conn.execute(sql("evaluate/clear_batch"))
@@ -169,7 +170,7 @@ def evaluate(conn: Connection, events: list[Event]) -> list[Evaluation]:
     rendered_rows = _render(conn, evaluations, matched_ids)
     _bulk(conn, "evaluate/insert_batch_rendered", rendered_rows)
     outcomes = conn.execute(sql("evaluate/outcomes")).fetchall()
-    _decide(conn, evaluations, outcomes)
+    _decide(conn, evaluations, outcomes, log)
     return evaluations
 
 
@@ -217,7 +218,10 @@ def _lookup(values: dict[str, list[str]]) -> Callable[[str], list[str]]:
 
 
 def _decide(
-    conn: Connection, evaluations: list[Evaluation], outcomes: list[tuple[Any, ...]]
+    conn: Connection,
+    evaluations: list[Evaluation],
+    outcomes: list[tuple[Any, ...]],
+    log: str = "hits",
 ) -> None:
     hits: list[tuple[Any, ...]] = []
     claims: list[tuple[Any, ...]] = []
@@ -229,7 +233,7 @@ def _decide(
         cands = {c.rule_id: c for c in evaluation.candidates}
         order = {c.rule_id: i for i, c in enumerate(evaluation.candidates)}
         rows = per_seq.get(seq, [])
-        for _seq, rule_id, _action, outcome, claim_key, tokens, _text, _mt in rows:
+        for _seq, rule_id, _action, outcome, claim_key, tokens, _text, _mt, _closed in rows:
             cand = cands[rule_id]
             cand.outcome, cand.tokens = outcome, int(tokens or 0)
             hits.append((evaluation.event_id, rule_id, ev.point, outcome, cand.tokens, cand.error))
@@ -245,7 +249,7 @@ def _decide(
                     )
                 )
         evaluation.decision = decision_of(rows, order)
-        if rows:
+        if (rows and log == "hits") or log == "full":
             stored = [(evaluation.event_id, f, i, stored_value(v)) for f, i, v in ev.fields]
             _bulk(conn, "history/insert_fields", stored)
     _bulk(conn, "history/insert_hits", hits)
@@ -256,8 +260,15 @@ def decision_of(rows: list[tuple[Any, ...]], rule_order: dict[str, int]) -> Deci
     """The answer from outcome rows (already in output order); reasons go in rule order."""
     d = Decision()
     verdict_rows: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
-    for _seq, rule_id, action, outcome, _key, _tokens, text, model_text in rows:
-        if outcome == "blocked":
+    for _seq, rule_id, action, outcome, _key, _tokens, text, model_text, closed_error in rows:
+        if closed_error:
+            # runtime.md: a failing `fail: closed` rule turns the verdict to deny.
+            reason = (
+                f"STYLE could not evaluate policy (rule {rule_id} failed); the call is refused "
+                "because a rule requires it."
+            )
+            verdict_rows["block"].append((rule_order[rule_id], rule_id, reason))
+        elif outcome == "blocked":
             verdict_rows["block"].append((rule_order[rule_id], rule_id, text))
         elif outcome == "asked":
             verdict_rows["ask"].append((rule_order[rule_id], rule_id, text))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 MAX_FIELD_CHARS = 1 << 20  # matching bound per value; storage cuts to 4 KiB separately
 MAX_FIELD_ROWS = 20_000
+MAX_TREE_DEPTH = 9  # levels of a tool's input/output kept as their own rows
 
 
 def compact(value: Any) -> str:
@@ -57,17 +60,22 @@ class Event:
         for i, v in enumerate(values):
             self.add(name, v, i)
 
-    def add_tree(self, prefix: str, value: Any, depth: int = 0) -> None:
-        """`prefix` = the whole value as compact JSON, then one row per nested path."""
-        self.add(prefix, value)
-        if depth > 8:
-            return
-        if isinstance(value, dict):
-            for k, v in value.items():
-                self.add_tree(f"{prefix}.{k}", v, depth + 1)
-        elif isinstance(value, list):
-            for i, v in enumerate(value[:1000]):
-                self.add_tree(f"{prefix}.{i}", v, depth + 1)
+    def add_tree(self, prefix: str, value: Any) -> None:
+        """`prefix` = the whole value as compact JSON, then one row per nested path.
+
+        Breadth first, so that the top-level keys (`tool.input.command`, `tool.input.file_path`)
+        are always recorded before the row cap can be reached by deep or wide content.
+        """
+        queue: deque[tuple[str, Any, int]] = deque([(prefix, value, 0)])
+        while queue and len(self.fields) < MAX_FIELD_ROWS:
+            path, item, depth = queue.popleft()
+            self.add(path, item)
+            if depth >= MAX_TREE_DEPTH:
+                continue
+            if isinstance(item, dict):
+                queue.extend((f"{path}.{k}", v, depth + 1) for k, v in item.items())
+            elif isinstance(item, list):
+                queue.extend((f"{path}.{i}", v, depth + 1) for i, v in enumerate(item[:1000]))
 
     def first(self, name: str) -> str | None:
         for f, _, v in self.fields:
@@ -91,13 +99,28 @@ def relative_path(path: str, cwd: str) -> str:
 def read_transcript_tail(path: str, limit: int = 256 * 1024) -> str | None:
     """The last assistant message of a JSONL transcript, reading at most `limit` bytes."""
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - limit))
-            tail = fh.read(limit).decode("utf-8", errors="replace")
+        # Never block on a FIFO or read a device: only a regular file, opened without waiting.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        os.lseek(fd, max(0, st.st_size - limit), os.SEEK_SET)
+        chunks: list[bytes] = []
+        remaining = limit
+        while remaining > 0:
+            chunk = os.read(fd, remaining)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        tail = b"".join(chunks).decode("utf-8", errors="replace")
     except OSError:
         return None
+    finally:
+        os.close(fd)
     for line in reversed(tail.splitlines()):
         try:
             entry = json.loads(line)

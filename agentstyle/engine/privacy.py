@@ -13,6 +13,8 @@ SECRET_SHAPES = re.compile(
     r"|\bsk_(?:live|test)_[A-Za-z0-9]{8,}"
     r"|\bxox[bpas]-[A-Za-z0-9-]{10,}"
     r"|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{16,}"
+    # user:password in a URL (`postgres://app:hunter2@db/...`)
+    r"|(?<=://)[^\s/:@]+:[^\s/@]+(?=@)"
 )
 
 

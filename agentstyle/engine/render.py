@@ -14,11 +14,25 @@ SegmentRow = tuple[str, str | None, str | None, str | None]
 Lookup = Callable[[str], list[str]]
 
 
+# Escaped inside a fence: `<`, `>`, `&` (no value can close its fence), and the characters
+# JSON leaves raw that still break a line (U+0085, U+2028, U+2029), so a value stays one line.
+_FENCE_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x85: "\\u0085",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+FENCE_OPEN = "<style-untrusted-event"
+FENCE_CLOSE = "</style-untrusted-event>"
+
+
 def fence(field: str, value: str) -> str:
     """Untrusted event content as one escaped JSON line no value can break out of (rules.md)."""
     truncated = len(value) > EVENT_VAR_MAX_CHARS
     encoded = json.dumps(value[:EVENT_VAR_MAX_CHARS], ensure_ascii=False)
-    encoded = encoded.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    encoded = encoded.translate(_FENCE_ESCAPES)
     return (
         f'<style-untrusted-event field="{field}" truncated="{str(truncated).lower()}">'
         f"{encoded}</style-untrusted-event>"
@@ -61,6 +75,11 @@ def truncate(text: str, max_tokens: int) -> tuple[str, bool]:
         return text, False
     budget = max(0, max_tokens * 4 - len("…".encode()))
     cut = text.encode()[:budget].decode("utf-8", errors="ignore")
+    # Never leave a fence open: a cut inside untrusted event content drops that fenced value
+    # whole, so whatever follows the output can never be read as part of it.
+    start = cut.rfind(FENCE_OPEN)
+    if start >= 0 and cut.find(FENCE_CLOSE, start) < 0:
+        cut = cut[:start]
     return cut.rstrip() + "…", True
 
 

@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.event import Event
+from agentstyle.engine.locking import FileLock, LockTimeout
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import open_store, sql
+from agentstyle.engine.store import Connection, connect, migrate, sql
+
+# While another program holds DuckDB's own file lock, retry opening at this interval.
+DUCKDB_RETRY_S = 0.02
 
 
 class DeadlineExceeded(Exception):
-    pass
-
-
-def _paths(home: Path) -> StylePaths:
-    return StylePaths(home.parent) if home.name == ".style" else _HomePaths(home)
+    """The internal deadline passed before the event was evaluated and recorded."""
 
 
 class _HomePaths(StylePaths):
+    """StylePaths for an explicit `.style` folder (STYLE_HOME, the resident engine's home)."""
+
     def __init__(self, home: Path) -> None:
         object.__setattr__(self, "root", home.parent)
         object.__setattr__(self, "_home", home)
@@ -32,40 +38,137 @@ class _HomePaths(StylePaths):
         return self._home  # type: ignore[no-any-return, attr-defined]
 
 
-def evaluate_hook(home: Path, event: Event, deadline: float, started: float) -> Decision:
-    """Evaluate and record one event in one transaction; interrupted at the internal deadline."""
-    paths = _paths(home)
-    with open_store(paths, deadline=deadline, create=False) as conn:
-        timed_out = threading.Event()
+def _paths(home: Path) -> StylePaths:
+    return _HomePaths(home)
 
-        def stop() -> None:
-            timed_out.set()
-            conn.interrupt()
 
-        timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
-        timer.daemon = True
-        timer.start()
+def is_duckdb_error(exc: BaseException) -> bool:
+    """An error raised by DuckDB (duckdb is imported by store.py alone: test_architecture)."""
+    return (type(exc).__module__ or "").startswith(("duckdb", "_duckdb"))
+
+
+def _is_lock_conflict(exc: BaseException) -> bool:
+    return (
+        is_duckdb_error(exc) and type(exc).__name__ == "IOException" and "lock" in str(exc).lower()
+    )
+
+
+def connect_until(database: Path, deadline: float) -> Connection:
+    """Open the file, retrying while another program holds DuckDB's lock, until `deadline`.
+
+    DuckDB's own lock error never leaves this function: past the deadline it becomes
+    `LockTimeout` (storage.md).
+    """
+    while True:
         try:
-            conn.execute("BEGIN TRANSACTION")
-            try:
-                [result] = evaluate(conn, [event])
-                latency = int((time.monotonic() - started) * 1_000_000)
-                error = ",".join(event.notes) or None
-                conn.execute(
-                    sql("history/finish_event"),
-                    [result.decision.verdict or "none", latency, error, result.event_id],
-                )
-                conn.execute("COMMIT")
-            except Exception:
-                conn.execute("ROLLBACK")
-                raise
+            return connect(database)
         except Exception as exc:
-            if timed_out.is_set():
-                raise DeadlineExceeded("internal deadline passed") from exc
-            raise
+            if not _is_lock_conflict(exc):
+                raise
+            if time.monotonic() >= deadline:
+                raise LockTimeout(f"{database} is held by another program") from None
+            time.sleep(DUCKDB_RETRY_S)
+
+
+@contextmanager
+def open_for_hook(home: Path, deadline: float) -> Iterator[Connection]:
+    """The installed database under the OS lock; never created here (a hook needs a policy)."""
+    paths = _paths(home)
+    if not paths.database.is_file():
+        from agentstyle.hook import HandlerError
+
+        raise HandlerError("no rules database (run `style install`)")
+    with FileLock(paths.lock, deadline):
+        conn = connect_until(paths.database, deadline)
+        try:
+            migrate(conn)
+            yield conn
         finally:
+            conn.close()
+
+
+_LOG_LINE = re.compile(r"^log:[ \t]*['\"]?(hits|full|off)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def log_mode(home: Path | None) -> str:
+    """The lock file's `log` (audit.md): `hits` (default), `full` or `off`.
+
+    Read with one bounded regex instead of a YAML parser: the hook imports nothing heavy, and
+    `style install` writes the key as a plain top-level line.
+    """
+    if home is None:
+        return "hits"
+    try:
+        with open(home.parent / "style.lock.yaml", encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1 << 20)
+    except OSError:
+        return "hits"
+    m = _LOG_LINE.search(text)
+    return m.group(1) if m else "hits"
+
+
+def evaluate_hook(home: Path, event: Event, deadline: float, started: float) -> Decision:
+    """Open the project's database, then evaluate and record one event (`evaluate_on`)."""
+    with open_for_hook(home, deadline) as conn:
+        return evaluate_on(conn, event, deadline, started, home=home)
+
+
+def evaluate_on(
+    conn: Connection,
+    event: Event,
+    deadline: float,
+    started: float,
+    *,
+    home: Path | None = None,
+) -> Decision:
+    """Evaluate and record one event in one transaction; interrupted at the internal deadline.
+
+    Past the deadline nothing of the event is committed and `DeadlineExceeded` is raised, so
+    the caller answers per `fail` (runtime.md).
+    """
+    log = log_mode(home)
+    if time.monotonic() >= deadline:
+        raise DeadlineExceeded("internal deadline passed")
+    timed_out = threading.Event()
+
+    def stop() -> None:
+        timed_out.set()
+        conn.interrupt()
+
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
+    timer.daemon = True
+    timer.start()
+    try:
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            [result] = evaluate(conn, [event], log)
+            latency = int((time.monotonic() - started) * 1_000_000)
+            error = ",".join(event.notes) or None
+            conn.execute(
+                sql("history/finish_event"),
+                [result.decision.verdict or "none", latency, error, result.event_id],
+            )
+            if time.monotonic() >= deadline:
+                raise DeadlineExceeded("internal deadline passed")
+            conn.execute("COMMIT")
+        except BaseException:
             timer.cancel()
-        return result.decision
+            _rollback(conn)
+            raise
+    except DeadlineExceeded:
+        raise
+    except Exception as exc:
+        if timed_out.is_set():
+            raise DeadlineExceeded("internal deadline passed") from exc
+        raise
+    finally:
+        timer.cancel()
+    return result.decision
+
+
+def _rollback(conn: Connection) -> None:
+    with contextlib.suppress(Exception):  # an interrupted transaction may already be gone
+        conn.execute("ROLLBACK")
 
 
 def record_failure(
@@ -76,25 +179,66 @@ def record_failure(
     payload: dict[str, Any],
     cause: str,
     deadline: float,
+    *,
+    conn: Connection | None = None,
 ) -> bool:
     """Record a handler error; True when a `fail: closed` entry exists for the native event."""
-    paths = _paths(home)
-    with open_store(paths, deadline=deadline, create=False) as conn:
-        row = conn.execute(sql("evaluate/fail_closed"), [harness, native_event]).fetchone()
-        closed = bool(row and row[0])
-        session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
-        from agentstyle.engine.evaluate import _timestamp
+    if conn is not None:
+        return _record_failure_on(conn, harness, native_event, point, payload, cause)
+    with open_for_hook(home, deadline) as opened:
+        return _record_failure_on(opened, harness, native_event, point, payload, cause)
 
-        conn.execute(
-            sql("history/log_error"),
-            [
-                _timestamp(time.time()),
-                harness,
-                native_event,
-                point,
-                session,
-                "block" if closed else "none",
-                cause[:500],
-            ],
-        )
-        return closed
+
+def _record_failure_on(
+    conn: Connection,
+    harness: str,
+    native_event: str,
+    point: str | None,
+    payload: dict[str, Any],
+    cause: str,
+) -> bool:
+    row = conn.execute(sql("evaluate/fail_closed"), [harness, native_event]).fetchone()
+    closed = bool(row and row[0])
+    session = payload.get("session_id")
+    from agentstyle.engine.evaluate import _timestamp
+
+    conn.execute(
+        sql("history/log_error"),
+        [
+            _timestamp(time.time()),
+            harness,
+            native_event,
+            point,
+            session if isinstance(session, str) else None,
+            "block" if closed else "none",
+            cause[:500],
+        ],
+    )
+    return closed
+
+
+def handle_with_connection(
+    conn: Connection,
+    harness: str,
+    native_event: str,
+    stdin: bytes,
+    fail_closed: bool,
+    budget_s: float,
+    home: Path,
+) -> tuple[str, str, int]:
+    """One hook request served on an already open database (the resident engine's path)."""
+    from agentstyle import hook
+
+    started = time.monotonic()
+    if harness not in hook.SUPPORTED:
+        return "", f"STYLE: unknown harness `{harness}`; allowed (fail open)\n", 0
+    return hook.handle(
+        harness,
+        native_event,
+        stdin,
+        fail_closed,
+        started + max(0.0, budget_s),
+        started,
+        conn=conn,
+        home=home,
+    )

@@ -8,6 +8,7 @@ from typing import Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, read_transcript_tail, relative_path
+from agentstyle.harnesses.base import CONTEXT, MESSAGE
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
 
 NATIVE_TOOLS: dict[str, str] = {
@@ -54,17 +55,26 @@ def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
     return []
 
 
+def _text(value: Any) -> str | None:
+    """An identifier from the payload as a string (None when absent or not a scalar)."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
 def normalize(payload: dict[str, Any], native_event: str) -> Event:
     """A Claude Code payload as a normalized event; `native_event` is from the command line."""
     point = SPEC.point_of(native_event)
-    cwd = str(payload.get("cwd") or "")
+    cwd = _text(payload.get("cwd")) or ""
     ev = Event(
         harness=NAME,
         native_event=native_event,
         point=point,
-        session_id=str(payload.get("session_id") or "unknown"),
+        session_id=_text(payload.get("session_id")) or "unknown",
         cwd=cwd,
-        turn_id=payload.get("prompt_id"),
+        turn_id=_text(payload.get("prompt_id")),
         ts=time.time(),
     )
     if point is not None:
@@ -84,12 +94,14 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
     ev.add("harness.session_id", ev.session_id)
     ev.add("harness.turn_id", ev.turn_id or "unknown")
     if native_event == "SessionStart":
-        ev.session_source = SOURCES.get(str(payload.get("source")), "startup")
+        # An unknown or missing source keeps the session's scope (like `resume`): treating it
+        # as `startup` would reset dedup and inject everything again.
+        ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
         ev.add("session.source", ev.session_source)
     elif native_event == "UserPromptSubmit":
         ev.add("prompt", payload.get("prompt", ""))
     elif native_event in ("Stop", "SubagentStop"):
-        ev.stop_active = bool(payload.get("stop_hook_active"))
+        ev.stop_active = payload.get("stop_hook_active") is True
         text = payload.get("last_assistant_message")
         if text is None and isinstance(payload.get("transcript_path"), str):
             text = read_transcript_tail(payload["transcript_path"])
@@ -106,7 +118,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     if not isinstance(tool_input, dict):
         tool_input = {}
     ev.native_tool = native
-    ev.call_id = payload.get("tool_use_id")
+    ev.call_id = _text(payload.get("tool_use_id"))
     mcp = split_mcp(native)
     if mcp is not None:
         ev.mcp_server = mcp[0]
@@ -123,18 +135,13 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         ev.tool = NATIVE_TOOLS.get(native, "other")
     ev.add("tool.name", ev.tool)
     ev.add("tool.native", native)
-    ev.add_tree("tool.input", tool_input)
+    # Derived fields first, the raw input/output trees last: however large a payload is, the
+    # field-row cap can never push out what a guard matches on (file.path, shell.*).
     if ev.tool in ("file.read", "file.write", "file.edit", "file.search", "notebook.edit"):
         for key in FILE_PATH_KEYS:
             if isinstance(tool_input.get(key), str):
                 ev.add("file.path", relative_path(tool_input[key], ev.cwd))
                 break
-    ev.add_list("tool.added", added_text(native, tool_input))
-    if ev.native_event == "PostToolUse":
-        ev.add_tree("tool.output", payload.get("tool_response"))
-    elif ev.native_event == "PostToolUseFailure":
-        ev.failed = True
-        ev.add_tree("tool.output", payload.get("error"))
     if ev.tool == "shell" and isinstance(tool_input.get("command"), str):
         from agentstyle.engine.shell import parse_shell
 
@@ -143,6 +150,13 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         ev.add_list("shell.code", list(parsed.code))
         if parsed.fallback:
             ev.notes.append("shell-parse-fallback")
+    ev.add_list("tool.added", added_text(native, tool_input))
+    ev.add_tree("tool.input", tool_input)
+    if ev.native_event == "PostToolUse":
+        ev.add_tree("tool.output", payload.get("tool_response"))
+    elif ev.native_event == "PostToolUseFailure":
+        ev.failed = True
+        ev.add_tree("tool.output", payload.get("error"))
 
 
 def _dump(obj: dict[str, Any]) -> str:
@@ -169,6 +183,14 @@ def answer(decision: Decision, native_event: str) -> Wire:
         return Wire(_dump(out))
     if native_event in ("SessionEnd", "Notification"):
         return Wire("")
+    # Only what the point can deliver (seed 000 behaviour 4): a `warn` at a context-only point
+    # reaches the model alone, at a message-only point the user alone.
+    point = SPEC.point_of(native_event)
+    ps = SPEC.points.get(point) if point else None
+    if ps is not None and CONTEXT not in ps.capabilities:
+        context = ""
+    if ps is not None and MESSAGE not in ps.capabilities:
+        message = ""
     if message and decision.verdict != "block":
         out["systemMessage"] = message
     if native_event == "PreToolUse":
@@ -194,6 +216,15 @@ def answer(decision: Decision, native_event: str) -> Wire:
     if len(specific) > 1:
         out["hookSpecificOutput"] = specific
     return Wire(_dump(out) if out else "")
+
+
+# Gate events where `style install --fail-closed` refuses on a handler error: the events
+# install marks with `onFailure: block` (seed 000: the install-level switch guards the gates).
+REFUSABLE_EVENTS = ("PreToolUse", "UserPromptSubmit", "PermissionRequest")
+
+
+def can_refuse(native_event: str) -> bool:
+    return native_event in REFUSABLE_EVENTS
 
 
 def deny_answer(native_event: str, reason: str) -> Wire:

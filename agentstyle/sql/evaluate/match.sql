@@ -53,7 +53,9 @@ session_state AS (
 rule_state AS (
     SELECT c.seq, c.rule_id,
            count(h.rule_id) AS rule_hits,
-           coalesce(c.ts - max(epoch(e.ts)), 1e12) AS since_last_s
+           -- since this rule last emitted (not since the session's last event)
+           coalesce(c.ts - max(epoch(e.ts)) FILTER (WHERE h.rule_id IS NOT NULL), 1e12)
+               AS since_last_s
     FROM cand c
     LEFT JOIN events e
       ON e.harness = c.harness AND e.session_id = c.session_id AND e.event_id < c.event_id
@@ -84,14 +86,17 @@ pred_rows AS (
       ON f.seq = c.seq
      AND (f.field = k.lookup_field
           OR (k.field_regex IS NOT NULL AND regexp_matches(f.field, k.field_regex)))
-    WHERE c.has_condition AND NOT starts_with(k.lookup_field, 'state.rule_') 
+    WHERE c.has_condition
+      AND k.lookup_field NOT IN ('state.rule_hits', 'state.since_last_s')
     UNION ALL
     SELECT c.seq, c.rule_id, k.node_id, k.base_op, k.pattern, k.regex, k.num, k.list_values,
            f.value
     FROM cand c
     JOIN conditions k ON k.rule_id = c.rule_id AND k.kind = 'pred'
     LEFT JOIN rule_rows f ON f.seq = c.seq AND f.rule_id = c.rule_id AND f.field = k.lookup_field
-    WHERE c.has_condition AND starts_with(k.lookup_field, 'state.rule_')
+    -- per-rule state: state.rule_hits and state.since_last_s (the latter does not start with
+    -- `state.rule_`, so the two are named)
+    WHERE c.has_condition AND k.lookup_field IN ('state.rule_hits', 'state.since_last_s')
 ),
 preds AS (
     SELECT seq, rule_id, node_id, base_op,

@@ -1,12 +1,14 @@
 -- Outcome of every rendered candidate: verdict precedence, dedup and refresh against `claims`,
 -- the stop loop guard, then the per-event token budget (runtime.md steps 7–9).
 -- No parameters (reads batch_events, batch_rendered, the policy tables and claims).
--- Result: seq, rule_id, action, outcome, claim_key, tokens, text, model_text, ordered by seq and
--- output order (priority desc, package order, rule order).
+-- Result: seq, rule_id, action, outcome, claim_key, tokens, text, model_text, closed_error (the
+-- rule failed and has `fail: closed`), ordered by seq and output order (priority desc, package
+-- order, rule order).
 WITH r AS (
     SELECT br.seq, br.rule_id, br.text, br.model_text, br.hash, br.tokens, br.truncated,
            br.error, b.harness, b.point, b.session_id, b.generation, b.compaction,
            b.prompt_count, b.turn_key, b.stop_active, ru.reinject, ru.refresh, ru.priority,
+           ru.fail,
            ru.rule_order, p.pkg_order, p.per_event,
            en.effective_action AS action, en.effective_repeat AS repeat
     FROM batch_rendered br
@@ -23,7 +25,9 @@ guarded AS (
 ),
 verdicts AS (
     SELECT seq,
-           bool_or(action = 'block' AND error IS NULL AND NOT loop_guard) AS any_block,
+           -- a failing `fail: closed` rule refuses like a block (runtime.md)
+           bool_or((action = 'block' AND error IS NULL AND NOT loop_guard)
+                   OR (error IS NOT NULL AND fail = 'closed')) AS any_block,
            bool_or(action = 'ask' AND error IS NULL AND NOT loop_guard) AS any_ask
     FROM guarded
     GROUP BY seq
@@ -85,6 +89,7 @@ SELECT seq, rule_id, action,
            WHEN truncated THEN 'budget-truncated'
            ELSE 'emitted'
        END AS outcome,
-       claim_key, tokens, text, model_text
+       claim_key, tokens, text, model_text,
+       (pre_outcome = 'error' AND fail = 'closed') AS closed_error
 FROM budgeted
 ORDER BY seq, priority DESC, pkg_order, rule_order;

@@ -1,0 +1,312 @@
+"""Shared helpers for the hook tests: scratch projects, `style install`, the real hook command.
+
+Everything runs for real: `style install` and every hook are subprocesses started with
+`sys.executable`, against the project's own `.style/style.duckdb`. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path("/work/shared/harnesses/fixtures/claude-code")
+DATA = Path(__file__).resolve().parent / "data" / "hook"
+FIXTURE_CWD = "/home/dev/acme-api"
+HOOK_TIMEOUT_S = 60.0
+PYCACHE = Path(tempfile.gettempdir()) / f"agentstyle-test-pycache-{os.getuid()}"
+
+
+def fixture_names() -> list[str]:
+    return sorted(p.name for p in FIXTURES.glob("*.json"))
+
+
+def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The caller's environment without anything that would steer STYLE or Claude Code."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("STYLE_", "CLAUDE_"))
+        and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+    }
+    env["HOME"] = str(home)
+    # Bytecode as a real installation has it, kept outside the repository: every hook is a new
+    # interpreter, and compiling the package each time would dominate the suite's run time.
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    # Direct evaluation: no resident engine outliving a test and holding the database.
+    env["STYLE_ENGINE"] = "off"
+    env.update(extra or {})
+    return env
+
+
+@dataclass(slots=True)
+class HookResult:
+    stdout: str
+    stderr: str
+    code: int
+
+    @property
+    def json(self) -> dict[str, Any] | None:
+        return json.loads(self.stdout) if self.stdout.strip() else None
+
+    @property
+    def context(self) -> str | None:
+        data = self.json or {}
+        specific = data.get("hookSpecificOutput") or {}
+        value = specific.get("additionalContext")
+        return value if isinstance(value, str) else None
+
+    def check_clean(self) -> None:
+        """The answer rules every invocation obeys: at most one JSON line, no traceback."""
+        assert "Traceback" not in self.stderr, self.stderr
+        assert "Traceback" not in self.stdout, self.stdout
+        lines = [line for line in self.stdout.splitlines() if line.strip()]
+        assert len(lines) <= 1, self.stdout
+        if lines:
+            obj = json.loads(lines[0])
+            assert isinstance(obj, dict)
+            assert lines[0] == json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Project:
+    """A scratch project folder with a package installed through `style install`."""
+
+    def __init__(self, root: Path, home: Path) -> None:
+        self.root = root
+        self.home = home
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.home.mkdir(parents=True, exist_ok=True)
+
+    # -- setup ---------------------------------------------------------------------------------
+    def write_package(self, yaml_text: str, name: str = "pkg") -> Path:
+        folder = self.root / name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "STYLE.yaml").write_text(textwrap.dedent(yaml_text).lstrip(), encoding="utf-8")
+        return folder
+
+    def install(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", "install", *args],
+            cwd=self.root,
+            env=clean_env(self.home),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"style install failed:\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    @property
+    def style(self) -> Path:
+        return self.root / ".style"
+
+    @property
+    def database(self) -> Path:
+        return self.style / "style.duckdb"
+
+    @property
+    def error_log(self) -> Path:
+        return self.style / "logs" / "errors.log"
+
+    def installed_command(self, native_event: str) -> str:
+        """The command `style install` wrote into .claude/settings.json for an event."""
+        settings = json.loads((self.root / ".claude" / "settings.json").read_text("utf-8"))
+        [group] = settings["hooks"][native_event]
+        [handler] = group["hooks"]
+        command = handler["command"]
+        assert isinstance(command, str)
+        return command
+
+    # -- payloads ------------------------------------------------------------------------------
+    def payload(self, fixture: str, **overrides: Any) -> dict[str, Any]:
+        """A fixture with its project folder rewritten to this project; keys overridden."""
+        text = (FIXTURES / fixture).read_text("utf-8").replace(FIXTURE_CWD, self.root.as_posix())
+        data: dict[str, Any] = json.loads(text)
+        for key, value in overrides.items():
+            if value is None:
+                data.pop(key, None)
+            else:
+                data[key] = value
+        return data
+
+    # -- the hook --------------------------------------------------------------------------------
+    def hook_argv(self, event: str, *extra: str) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "agentstyle.hook",
+            "--harness",
+            "claude-code",
+            "--event",
+            event,
+            *extra,
+        ]
+
+    def start_hook(
+        self,
+        event: str,
+        payload: dict[str, Any] | bytes | str,
+        *,
+        env: dict[str, str] | None = None,
+        extra: Sequence[str] = (),
+    ) -> tuple[subprocess.Popen[bytes], bytes]:
+        data = _encode(payload)
+        proc = subprocess.Popen(
+            self.hook_argv(event, *extra),
+            cwd=self.root,
+            env=clean_env(self.home, env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        return proc, data
+
+    def hook(
+        self,
+        event: str,
+        payload: dict[str, Any] | bytes | str,
+        *,
+        env: dict[str, str] | None = None,
+        extra: Sequence[str] = (),
+        check: bool = True,
+    ) -> HookResult:
+        """Run `python -m agentstyle.hook --harness claude-code --event E` with the payload."""
+        proc, data = self.start_hook(event, payload, env=env, extra=extra)
+        return finish(proc, data, check=check)
+
+    def run_installed(self, event: str, payload: dict[str, Any] | bytes | str) -> HookResult:
+        """The handler `style install` wrote for `event`, run as Claude Code runs a command
+        without `args`: `sh -c COMMAND`, cwd the project, the payload on stdin."""
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", self.installed_command(event)],
+            cwd=self.root,
+            env=clean_env(self.home),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        return finish(proc, _encode(payload))
+
+    def hooks_parallel(
+        self, calls: Sequence[tuple[str, dict[str, Any] | bytes | str]]
+    ) -> list[HookResult]:
+        """Start every call at once, then wait for all (independent sessions only)."""
+        started = [self.start_hook(event, payload) for event, payload in calls]
+        return [finish(proc, data) for proc, data in started]
+
+    # -- the database --------------------------------------------------------------------------
+    @contextmanager
+    def db(self) -> Iterator[Any]:
+        """The project's database, opened read-only under STYLE's own OS lock."""
+        import duckdb
+
+        from agentstyle.engine.locking import FileLock
+
+        with FileLock(self.style / "style.lock", time.monotonic() + 30):
+            conn = duckdb.connect(str(self.database), read_only=True)
+            try:
+                yield conn
+            finally:
+                conn.close()
+
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> None:
+        """Change the database the way another STYLE process would: under the OS lock."""
+        import duckdb
+
+        from agentstyle.engine.locking import FileLock
+
+        with FileLock(self.style / "style.lock", time.monotonic() + 30):
+            conn = duckdb.connect(str(self.database))
+            try:
+                conn.execute(statement, list(params))
+            finally:
+                conn.close()
+
+    def query(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.db() as conn:
+            rows: list[tuple[Any, ...]] = conn.execute(query, list(params)).fetchall()
+            return rows
+
+    def scalar(self, query: str, params: Sequence[Any] = ()) -> Any:
+        [(value,)] = self.query(query, params)
+        return value
+
+
+def _encode(payload: dict[str, Any] | bytes | str) -> bytes:
+    if isinstance(payload, bytes):
+        return payload
+    if isinstance(payload, str):
+        return payload.encode("utf-8")
+    return json.dumps(payload).encode("utf-8")
+
+
+def feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    """Write the whole payload and close stdin now (the hook starts reading at once)."""
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(data)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    proc.stdin = None
+
+
+def finish(proc: subprocess.Popen[bytes], data: bytes, *, check: bool = True) -> HookResult:
+    try:
+        out, err = proc.communicate(data if proc.stdin is not None else None, HOOK_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    result = HookResult(
+        out.decode("utf-8", errors="replace"),
+        err.decode("utf-8", errors="replace"),
+        proc.returncode,
+    )
+    if check:
+        result.check_clean()
+    return result
+
+
+def run_all(
+    tasks: dict[str, Callable[[], None]], workers: int = 4
+) -> dict[str, BaseException | None]:
+    """Run independent scenarios at once (threads: each hook call is its own process anyway);
+    name → its failure or None. Tests re-raise their own entry."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {name: pool.submit(task) for name, task in tasks.items()}
+        return {name: f.exception() for name, f in futures.items()}
+
+
+def new_session() -> str:
+    return str(uuid.uuid4())
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "proj", tmp_path / "home")
+
+
+@pytest.fixture
+def make_project(tmp_path: Path) -> Callable[[str], Project]:
+    """A factory for projects of one test (nothing installed yet)."""
+
+    def make(name: str) -> Project:
+        return Project(tmp_path / name, tmp_path / f"{name}-home")
+
+    return make

@@ -1,0 +1,478 @@
+"""Handler failures (runtime.md "Handler failure"): bad input, unknown events, missing or locked
+databases, and the internal deadline. Every answer is the documented fail-open / fail-closed
+one, with one line on stderr, no traceback, at most one JSON object on stdout, and a line in
+`.style/logs/errors.log`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import HookResult, Project, clean_env, feed, finish, new_session
+
+from agentstyle import hook
+
+OPEN_PKG = """
+spec: style/v0.3
+name: open
+version: 0.1.0
+description: fail open
+rules:
+  - id: tips
+    target: tool
+    tool: shell
+    at: before
+    text: "Prefer rg over grep."
+"""
+
+# `fail: closed` protects the whole native event, whether or not `when` would match.
+CLOSED_PKG = """
+spec: style/v0.3
+name: closed
+version: 0.1.0
+description: fail closed
+rules:
+  - id: guard
+    target: tool
+    tool: shell
+    action: block
+    fail: closed
+    when: 'tool.input.command contains "never-typed-by-anyone"'
+    text: "Guarded."
+"""
+
+CLOSED_REASON = (
+    "STYLE could not evaluate policy ({cause}); the call is refused because a rule requires it."
+)
+INSTALL_REASON = (
+    "STYLE could not evaluate policy ({cause}); the call is refused because STYLE was "
+    "installed with --fail-closed."
+)
+DEADLINE = "internal deadline passed"
+LOCKED = "the rules database stayed locked past the deadline"
+NO_DB = "no rules database (run `style install`)"
+
+
+def pre_tool_deny(reason: str) -> str:
+    return (
+        json.dumps(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        + "\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Project]:
+    """The three projects of this module, installed at once."""
+
+    def install(name: str, package: str, *flags: str) -> Project:
+        base = tmp_path_factory.mktemp(name)
+        project = Project(base / "proj", base / "home")
+        project.write_package(package, "pkg")
+        project.install("pkg", *flags)
+        return project
+
+    specs = {
+        "open": (OPEN_PKG,),
+        "closed": (CLOSED_PKG,),
+        "fc": (OPEN_PKG, "--fail-closed"),
+    }
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {name: pool.submit(install, name, *spec) for name, spec in specs.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
+@pytest.fixture(scope="module")
+def open_project(installed: dict[str, Project]) -> Project:
+    return installed["open"]
+
+
+@pytest.fixture(scope="module")
+def closed_project(installed: dict[str, Project]) -> Project:
+    return installed["closed"]
+
+
+@pytest.fixture(scope="module")
+def fc_project(installed: dict[str, Project]) -> Project:
+    """Installed with `style install --fail-closed`."""
+    return installed["fc"]
+
+
+@contextlib.contextmanager
+def database_replaced(project: Project, content: bytes | None) -> Iterator[None]:
+    """The project's database gone (None) or replaced by `content`, restored afterwards."""
+    saved = project.database.read_bytes()
+    wal = project.database.with_name(project.database.name + ".wal")
+    assert not wal.exists()
+    try:
+        if content is None:
+            project.database.unlink()
+        else:
+            project.database.write_bytes(content)
+        yield
+    finally:
+        project.database.write_bytes(saved)
+
+
+def log_lines(project: Project) -> list[str]:
+    if not project.error_log.exists():
+        return []
+    return project.error_log.read_text("utf-8").splitlines()
+
+
+def one_line_stderr(result: HookResult, cause: str, tail: str) -> None:
+    assert result.stderr == f"STYLE: {cause}; {tail}\n"
+
+
+def bash(project: Project, command: str = "ls") -> dict[str, object]:
+    return project.payload(
+        "PreToolUse.bash-rm-rf.json",
+        session_id=new_session(),
+        tool_input={"command": command},
+    )
+
+
+BAD_INPUTS: dict[str, tuple[bytes, str]] = {
+    "garbage": (b"this is not json {", "malformed JSON on stdin (Expecting value at line 1)"),
+    "empty": (b"", "empty stdin"),
+    "blank": (b" \n\t\n", "empty stdin"),
+    "invalid-utf8": (b"\xff\xfe\x80{\xc3(", "malformed JSON on stdin (Expecting value at line 1)"),
+    "array": (b"[1, 2, 3]", "stdin is not a JSON object"),
+    "truncated": (b'{"session_id": "s", "tool_name": "Ba', "malformed JSON on stdin"),
+    "deep": (b"[" * 100_000 + b"]" * 100_000, "malformed JSON on stdin"),
+    # 20 MB: over the 16 MiB read limit
+    "20MB": (
+        json.dumps({"tool_name": "Bash", "tool_input": {"command": "x" * (20 << 20)}}).encode(),
+        "payload over 16 MiB",
+    ),
+}
+KINDS = ("open", "closed")
+
+
+@pytest.fixture(scope="module")
+def bad_answers(
+    open_project: Project, closed_project: Project
+) -> dict[tuple[str, str], HookResult]:
+    """Every bad input on PreToolUse in both projects, all hooks started at once."""
+    projects = {"open": open_project, "closed": closed_project}
+    before = {kind: len(log_lines(p)) for kind, p in projects.items()}
+    started = {
+        (kind, name): projects[kind].start_hook("PreToolUse", data)
+        for kind in KINDS
+        for name, (data, _) in BAD_INPUTS.items()
+    }
+    answers = {key: finish(proc, data) for key, (proc, data) in started.items()}
+    for kind, project in projects.items():  # one errors.log line per failed call
+        assert len(log_lines(project)) == before[kind] + len(BAD_INPUTS)
+    return answers
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input(
+    bad_answers: dict[tuple[str, str], HookResult],
+    open_project: Project,
+    closed_project: Project,
+    kind: str,
+    name: str,
+) -> None:
+    """Fail open, or deny with the documented reason where a `fail: closed` rule covers the
+    native event (CLOSED_PKG's guard is a PreToolUse rule whose `when` never matches)."""
+    result = bad_answers[(kind, name)]
+    expect = BAD_INPUTS[name][1]
+    cause = result.stderr.removeprefix("STYLE: ").split("; ")[0]
+    assert cause.startswith(expect), result.stderr
+    if kind == "closed":
+        assert result.stdout == pre_tool_deny(CLOSED_REASON.format(cause=cause))
+        one_line_stderr(result, cause, "refused (fail: closed)")
+    else:
+        assert result.stdout == ""
+        one_line_stderr(result, cause, "allowed (fail open)")
+    assert result.code == 0
+    project = closed_project if kind == "closed" else open_project
+    pattern = re.compile(r"\S+Z claude-code PreToolUse " + re.escape(cause))
+    assert any(pattern.fullmatch(line) for line in log_lines(project))
+
+
+def test_failures_are_recorded_in_the_events_table(
+    closed_project: Project, bad_answers: dict[tuple[str, str], HookResult]
+) -> None:
+    closed_project.hook("PreToolUse", b"nope")
+    rows = closed_project.query(
+        "SELECT native_event, verdict, error FROM events WHERE error IS NOT NULL "
+        "ORDER BY event_id DESC LIMIT 1"
+    )
+    assert rows == [("PreToolUse", "block", "malformed JSON on stdin (Expecting value at line 1)")]
+    assert closed_project.scalar("SELECT count(*) FROM events WHERE error LIKE 'payload over%'")
+
+
+def test_fail_closed_covers_only_its_native_event(closed_project: Project) -> None:
+    """The guard is a PreToolUse rule: a broken UserPromptSubmit still fails open."""
+    result = closed_project.hook("UserPromptSubmit", b"{{{")
+    assert result.stdout == ""
+    assert result.code == 0
+    assert result.stderr.endswith("; allowed (fail open)\n")
+
+
+def test_invalid_utf8_inside_a_valid_payload_is_replaced(open_project: Project) -> None:
+    """Invalid bytes are replaced (runtime.md step 1); the event is evaluated normally."""
+    payload = json.dumps(bash(open_project, "ls INVALID")).encode()
+    payload = payload.replace(b"INVALID", b"\xff\xfe\xc3(")
+    result = open_project.hook("PreToolUse", payload)
+    assert result.stderr == ""
+    assert result.context == "Prefer rg over grep."
+    value = open_project.scalar(
+        "SELECT value FROM event_fields WHERE field = 'tool.input.command' "
+        "ORDER BY event_id DESC LIMIT 1"
+    )
+    assert value == "ls \ufffd\ufffd\ufffd("
+
+
+def test_lone_surrogates_in_json_strings(open_project: Project) -> None:
+    payload = json.dumps(bash(open_project, "ls \ud800 end"))
+    assert "\\ud800" in payload
+    result = open_project.hook("PreToolUse", payload)
+    assert result.stderr == ""
+    assert result.context == "Prefer rg over grep."
+
+
+def test_unknown_event(open_project: Project, closed_project: Project) -> None:
+    for project in (open_project, closed_project):
+        result = project.hook("PreToolUseX", bash(project))
+        assert result.stdout == ""
+        assert result.code == 0
+        one_line_stderr(result, "unknown event `PreToolUseX`", "allowed (fail open)")
+        assert log_lines(project)[-1].endswith(
+            "claude-code PreToolUseX unknown event `PreToolUseX`"
+        )
+
+
+def test_unknown_harness(open_project: Project) -> None:
+    argv = open_project.hook_argv("PreToolUse")
+    argv[argv.index("claude-code")] = "nonesuch"
+    out = subprocess.run(
+        argv,
+        input=json.dumps(bash(open_project)).encode(),
+        capture_output=True,
+        cwd=open_project.root,
+        env=clean_env(open_project.home),
+        timeout=60,
+    )
+    assert out.stdout == b""
+    assert out.returncode == 0
+    assert out.stderr == b"STYLE: unknown harness `nonesuch`; allowed (fail open)\n"
+
+
+def test_missing_database(closed_project: Project) -> None:
+    # no database: no rule can be read, so `fail: closed` cannot apply (runtime.md)
+    with database_replaced(closed_project, None):
+        result = closed_project.hook("PreToolUse", bash(closed_project))
+    assert result.stdout == ""
+    assert result.code == 0
+    one_line_stderr(result, NO_DB, "allowed (fail open)")
+    assert log_lines(closed_project)[-1].endswith(f"claude-code PreToolUse {NO_DB}")
+
+
+def test_fail_closed_install(fc_project: Project) -> None:
+    project = fc_project
+    before = len(log_lines(project))
+    command = project.installed_command("PreToolUse")
+    assert command.endswith("--event PreToolUse --fail-closed")
+    extra = ("--fail-closed",)
+
+    # with the database: a working hook answers normally
+    ok = project.hook("PreToolUse", bash(project), extra=extra)
+    assert ok.context == "Prefer rg over grep."
+    # a handler error on a gate event is refused, exit 1 (seed 000)
+    bad = project.hook("PreToolUse", b"garbage", extra=extra)
+    cause = "malformed JSON on stdin (Expecting value at line 1)"
+    assert bad.stdout == pre_tool_deny(INSTALL_REASON.format(cause=cause))
+    assert bad.code == 1
+    one_line_stderr(bad, cause, "refused (--fail-closed)")
+
+    # no database: deny and exit 1
+    with database_replaced(project, None):
+        result = project.hook("PreToolUse", bash(project), extra=extra)
+        prompt = project.hook(
+            "UserPromptSubmit", project.payload("UserPromptSubmit.json"), extra=extra
+        )
+        # events that cannot refuse still fail open
+        start = project.hook(
+            "SessionStart", project.payload("SessionStart.startup.json"), extra=extra
+        )
+    assert result.stdout == pre_tool_deny(INSTALL_REASON.format(cause=NO_DB))
+    assert result.code == 1
+    one_line_stderr(result, NO_DB, "refused (--fail-closed)")
+    assert prompt.json == {
+        "decision": "block",
+        "reason": INSTALL_REASON.format(cause=NO_DB),
+    }
+    assert prompt.code == 1
+    assert (start.stdout, start.code) == ("", 0)
+    one_line_stderr(start, NO_DB, "allowed (fail open)")
+    assert len(log_lines(project)) == before + 4
+
+
+def test_no_style_folder_at_all_logs_in_the_user_home(
+    make_project: Callable[[str], Project],
+) -> None:
+    project = make_project("bare")
+    result = project.hook("PreToolUse", bash(project))
+    assert (result.stdout, result.code) == ("", 0)
+    one_line_stderr(result, NO_DB, "allowed (fail open)")
+    log = Path(project.home) / ".style" / "logs" / "errors.log"
+    assert log.read_text("utf-8").endswith(f"claude-code PreToolUse {NO_DB}\n")
+
+
+def test_corrupt_database(closed_project: Project) -> None:
+    with database_replaced(closed_project, b"not a duckdb file" * 1000):
+        result = closed_project.hook("PreToolUse", bash(closed_project))
+    assert (result.stdout, result.code) == ("", 0)
+    cause = "the rules database could not be read (IOException)"
+    one_line_stderr(result, cause, "allowed (fail open)")
+    assert "duckdb" not in result.stderr.lower()
+
+
+# --- locks and the internal deadline -----------------------------------------------------------
+
+
+def test_duckdb_lock_never_leaks(closed_project: Project) -> None:
+    """Another program holds DuckDB's own file lock (not STYLE's): the hook waits until its
+    deadline, then answers without DuckDB's message."""
+    import duckdb
+
+    conn = duckdb.connect(str(closed_project.database))
+    try:
+        result = closed_project.hook(
+            "PreToolUse", bash(closed_project), env={"STYLE_DEADLINE_S": "0.5"}
+        )
+    finally:
+        conn.close()
+    # the database could not be read, so no rule is known: fail open (runtime.md)
+    assert (result.stdout, result.code) == ("", 0)
+    one_line_stderr(result, LOCKED, "allowed (fail open)")
+    for leak in ("Conflicting lock", "IO Error", "duckdb", "PID"):
+        assert leak not in result.stderr
+    assert log_lines(closed_project)[-1].endswith(LOCKED)
+
+
+def hold_lock(project: Project) -> int:
+    fd = os.open(project.style / "style.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def release(fd: int) -> None:
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def test_deadline_while_locked_fails_open(open_project: Project) -> None:
+    fd = hold_lock(open_project)
+    try:
+        t0 = time.monotonic()
+        result = open_project.hook(
+            "PreToolUse", bash(open_project), env={"STYLE_DEADLINE_S": "0.3"}
+        )
+        elapsed = time.monotonic() - t0
+    finally:
+        release(fd)
+    assert (result.stdout, result.code) == ("", 0)
+    one_line_stderr(result, LOCKED, "allowed (fail open)")
+    assert elapsed < 5
+
+
+def test_deadline_while_locked_refuses_for_fail_closed(closed_project: Project) -> None:
+    """The hook cannot finish in time (the lock is held past its deadline); the lock comes free
+    while it records the failure, so it reads the `fail: closed` rule and refuses."""
+    before = len(log_lines(closed_project))
+    fd = hold_lock(closed_project)
+    try:
+        # deadline 1 s, and as long again to record the failure (hook.grace_seconds)
+        proc, data = closed_project.start_hook(
+            "PreToolUse", bash(closed_project), env={"STYLE_DEADLINE_S": "1"}
+        )
+        feed(proc, data)
+        give_up = time.monotonic() + 30
+        while len(log_lines(closed_project)) == before:  # the hook passed its deadline
+            assert time.monotonic() < give_up and proc.poll() is None
+            time.sleep(0.02)
+    finally:
+        release(fd)
+    result = finish(proc, b"")
+    assert result.stdout == pre_tool_deny(CLOSED_REASON.format(cause=LOCKED))
+    assert result.code == 0
+    one_line_stderr(result, LOCKED, "refused (fail: closed)")
+
+
+def test_deadline_while_locked_with_fail_closed_install(fc_project: Project) -> None:
+    fd = hold_lock(fc_project)
+    try:
+        result = fc_project.hook(
+            "PreToolUse",
+            bash(fc_project),
+            env={"STYLE_DEADLINE_S": "0.3"},
+            extra=("--fail-closed",),
+        )
+    finally:
+        release(fd)
+    assert result.stdout == pre_tool_deny(INSTALL_REASON.format(cause=LOCKED))
+    assert result.code == 1
+    one_line_stderr(result, LOCKED, "refused (--fail-closed)")
+
+
+def test_deadline_during_evaluation(open_project: Project, closed_project: Project) -> None:
+    """A deadline that passes before the event is committed: nothing of the event is kept, the
+    failure is recorded, and the answer follows `fail`."""
+    env = {"STYLE_DEADLINE_S": "0"}
+    session = new_session()
+    payload = bash(closed_project)
+    payload["session_id"] = session
+    result = closed_project.hook("PreToolUse", payload, env=env)
+    assert result.stdout == pre_tool_deny(CLOSED_REASON.format(cause=DEADLINE))
+    one_line_stderr(result, DEADLINE, "refused (fail: closed)")
+    rows = closed_project.query("SELECT verdict, error FROM events WHERE session_id = ?", [session])
+    assert rows == [("block", DEADLINE)]
+    assert (
+        closed_project.scalar("SELECT count(*) FROM sessions WHERE session_id = ?", [session]) == 0
+    )  # the evaluation's own writes were rolled back
+
+    result = open_project.hook("PreToolUse", bash(open_project), env=env)
+    assert (result.stdout, result.code) == ("", 0)
+    one_line_stderr(result, DEADLINE, "allowed (fail open)")
+
+
+def test_deadline_defaults() -> None:
+    """90% of the harness's timeout for the event, capped at 55 s (harnesses.md)."""
+    saved = os.environ.pop(hook.DEADLINE_ENV, None)
+    try:
+        assert hook.deadline_seconds(600.0) == 55.0
+        assert hook.deadline_seconds(30.0) == pytest.approx(27.0)
+        assert hook.deadline_seconds(1.5) == pytest.approx(1.35)
+        os.environ[hook.DEADLINE_ENV] = "0.25"
+        assert hook.deadline_seconds(600.0) == 0.25
+        os.environ[hook.DEADLINE_ENV] = "soon"
+        assert hook.deadline_seconds(30.0) == pytest.approx(27.0)
+    finally:
+        os.environ.pop(hook.DEADLINE_ENV, None)
+        if saved is not None:
+            os.environ[hook.DEADLINE_ENV] = saved

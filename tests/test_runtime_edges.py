@@ -1,0 +1,455 @@
+"""Runtime edge cases through the real hook command: what a point can deliver, payloads built
+to push guard fields out, a rule failing at run time, the lock file's `log` mode, transcripts
+that are not files, secrets in stored fields, and unknown session sources."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import Project, new_session, run_all
+
+EDGE_PKG = """
+spec: style/v0.3
+name: edge
+version: 0.1.0
+description: runtime edge cases
+rules:
+  - id: env-guard
+    target: tool
+    tool: [file.read, file.write, file.edit]
+    action: block
+    when: 'file.path glob "**/.env*"'
+    text: "No .env files."
+  - id: rm-guard
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm .*-[a-zA-Z]*r[a-zA-Z]*f"'
+    text: "No rm -rf."
+  - id: url-guard
+    target: tool
+    tool: web.fetch
+    action: block
+    when: 'tool.input.url contains "evil.example"'
+    text: "Not that site."
+  - id: sub-warn
+    target: event
+    event: subagent.start
+    action: warn
+    model_text: "Keep it short."
+    text: "Subagent started. Keep it short."
+  - id: stop-warn
+    target: event
+    event: stop
+    action: warn
+    text: "Stopping now. Summarize first."
+  - id: tests-stop
+    target: event
+    event: stop
+    action: block
+    when: 'response.text contains "skipped the tests"'
+    text: "Run the tests."
+  - id: brief
+    target: system
+    text: "BRIEF: be brief."
+  - id: cooldown
+    target: tool
+    tool: web.search
+    at: before
+    action: warn
+    when: 'state.since_last_s > 300'
+    text: "Search results may be stale."
+  - id: failing
+    target: event
+    event: tool.failed
+    action: warn
+    when: 'state.failures >= 3 and state.since_last_s > 300'
+    text: "This tool failed three times in a row. Step back."
+"""
+
+BROKEN_PKG = """
+spec: style/v0.3
+name: broken
+version: 0.1.0
+description: rules whose templates break after install
+rules:
+  - id: guard
+    target: tool
+    tool: shell
+    action: block
+    fail: closed
+    when: 'tool.input.command contains "danger"'
+    text: "Danger in {{harness.cwd | default: 'here'}}."
+  - id: hint
+    target: tool
+    tool: shell
+    at: before
+    text: "Hint for {{harness.cwd | default: 'here'}}."
+  - id: plain
+    target: tool
+    tool: shell
+    at: before
+    text: "Plain hint."
+"""
+
+LOG_PKG = """
+spec: style/v0.3
+name: logged
+version: 0.1.0
+description: log modes
+rules:
+  - id: tip
+    target: tool
+    tool: shell
+    at: before
+    repeat: every
+    reason: every call in this test
+    when: 'tool.input.command starts_with "ls"'
+    text: "Tip."
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Projects:
+    edge: Project
+    broken: Project
+    logged: Project
+
+
+def _install(base: Path, name: str, text: str) -> Project:
+    project = Project(base / "proj", base / "home")
+    project.write_package(text, name)
+    project.install(name)
+    return project
+
+
+CASES: dict[str, Callable[[Projects], None]] = {}
+
+
+def case(fn: Callable[[Projects], None]) -> Callable[[Projects], None]:
+    CASES[fn.__name__] = fn
+    return fn
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseException | None]:
+    packages = {"edge": EDGE_PKG, "broken": BROKEN_PKG, "logged": LOG_PKG}
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {
+            name: pool.submit(_install, tmp_path_factory.mktemp(name), name, text)
+            for name, text in packages.items()
+        }
+        projects = Projects(**{name: f.result() for name, f in futures.items()})
+    # the broken project and the log modes change shared state: run those in order, alone
+    alone = {"rule_failure_at_run_time", "log_modes"}
+    first = run_all(
+        {n: functools.partial(fn, projects) for n, fn in CASES.items() if n not in alone}
+    )
+    for name in sorted(alone):
+        first.update(run_all({name: functools.partial(CASES[name], projects)}))
+    return first
+
+
+# --- what a point can deliver (seed 000 behaviour 4) --------------------------------------------
+
+
+@case
+def warn_at_context_only_point_reaches_the_model_only(p: Projects) -> None:
+    result = p.edge.hook("SubagentStart", p.edge.payload("SubagentStart.json"))
+    assert result.stdout == (
+        '{"hookSpecificOutput":{"hookEventName":"SubagentStart",'
+        '"additionalContext":"Keep it short."}}\n'
+    )
+
+
+@case
+def warn_at_message_only_point_reaches_the_user_only(p: Projects) -> None:
+    payload = p.edge.payload(
+        "Stop.json", session_id=new_session(), last_assistant_message="All done."
+    )
+    result = p.edge.hook("Stop", payload)
+    assert result.stdout == '{"systemMessage":"Stopping now. Summarize first."}\n'
+
+
+# --- payloads built to push guard fields out ----------------------------------------------------
+
+JUNK = [[0] * 1000 for _ in range(30)]  # 30 031 rows deep first: more than the row cap
+
+
+@case
+def junk_before_file_path_does_not_hide_it(p: Projects) -> None:
+    payload = p.edge.payload(
+        "PreToolUse.write-env.json",
+        tool_input={"junk": JUNK, "file_path": str(p.edge.root / ".env"), "content": "A=1"},
+    )
+    result = p.edge.hook("PreToolUse", payload)
+    assert result.json is not None
+    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == "No .env files."
+
+
+@case
+def junk_before_command_does_not_hide_it(p: Projects) -> None:
+    payload = p.edge.payload(
+        "PreToolUse.bash-rm-rf.json", tool_input={"junk": JUNK, "command": "rm -rf /"}
+    )
+    result = p.edge.hook("PreToolUse", payload)
+    assert result.json is not None
+    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == "No rm -rf."
+
+
+@case
+def junk_before_a_top_level_input_key_does_not_hide_it(p: Projects) -> None:
+    payload = p.edge.payload(
+        "PreToolUse.webfetch.json",
+        tool_input={"junk": JUNK, "url": "https://evil.example/x", "prompt": "read"},
+    )
+    result = p.edge.hook("PreToolUse", payload)
+    assert result.json is not None
+    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == "Not that site."
+
+
+@case
+def odd_identifier_types_are_accepted(p: Projects) -> None:
+    payload = p.edge.payload(
+        "PreToolUse.bash-rm-rf.json",
+        session_id=12345,
+        prompt_id=7,
+        tool_use_id={"not": "a string"},
+        permission_mode=["x"],
+        stop_hook_active="yes",
+    )
+    result = p.edge.hook("PreToolUse", payload)
+    assert result.stderr == ""
+    assert result.json is not None
+    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == "No rm -rf."
+    rows = p.edge.query(
+        "SELECT session_id, turn_id, call_id FROM events WHERE session_id = '12345'"
+    )
+    assert rows == [("12345", "7", None)]
+
+
+# --- secrets in stored fields (audit.md "Privacy") ----------------------------------------------
+
+
+@case
+def secrets_are_redacted_before_storage(p: Projects) -> None:
+    session = new_session()
+    payload = p.edge.payload("PreToolUse.write-env.json", session_id=session)
+    content = payload["tool_input"]["content"]
+    assert "hunter2" in content
+    result = p.edge.hook("PreToolUse", payload)
+    assert result.json is not None  # blocked: a hit, so the fields are stored
+    stored = p.edge.query(
+        "SELECT f.value FROM event_fields f JOIN events e ON e.event_id = f.event_id "
+        "WHERE e.session_id = ? AND f.field = 'tool.input.content'",
+        [session],
+    )
+    assert len(stored) == 1
+    assert "hunter2" not in stored[0][0]
+    assert "postgres://[redacted]@localhost" in stored[0][0]
+
+
+# --- transcripts ---------------------------------------------------------------------------------
+
+
+@case
+def transcript_that_is_a_fifo_is_not_read(p: Projects) -> None:
+    fifo = p.edge.root / "transcript.fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    payload = p.edge.payload(
+        "Stop.json",
+        session_id=new_session(),
+        last_assistant_message=None,
+        transcript_path=str(fifo),
+    )
+    t0 = time.monotonic()
+    result = p.edge.hook("Stop", payload)
+    assert time.monotonic() - t0 < 20
+    assert result.stdout == '{"systemMessage":"Stopping now. Summarize first."}\n'
+
+
+@case
+def transcript_tail_gives_the_last_message(p: Projects) -> None:
+    transcript = p.edge.root / "transcript.jsonl"
+    transcript.write_text(
+        '{"message": {"role": "user", "content": "go"}}\n'
+        '{"message": {"role": "assistant", "content": [{"type": "text", '
+        '"text": "Done, but I skipped the tests."}]}}\n',
+        encoding="utf-8",
+    )
+    payload = p.edge.payload(
+        "Stop.json",
+        session_id=new_session(),
+        last_assistant_message=None,
+        transcript_path=str(transcript),
+    )
+    result = p.edge.hook("Stop", payload)
+    assert result.stdout == '{"decision":"block","reason":"Run the tests."}\n'
+
+
+# --- session sources ---------------------------------------------------------------------------
+
+
+@case
+def unknown_session_source_keeps_the_scope(p: Projects) -> None:
+    session = new_session()
+    start = p.edge.payload("SessionStart.startup.json", session_id=session)
+    assert p.edge.hook("SessionStart", start).context == "BRIEF: be brief."
+    # an unknown (future) source is not a startup: nothing is reset or injected again
+    weird = p.edge.payload("SessionStart.startup.json", session_id=session, source="teleport")
+    assert p.edge.hook("SessionStart", weird).stdout == ""
+    fork = p.edge.payload("SessionStart.startup.json", session_id=session, source="fork")
+    assert p.edge.hook("SessionStart", fork).stdout == ""
+    gens = p.edge.query("SELECT DISTINCT generation FROM events WHERE session_id = ?", [session])
+    assert gens == [(0,)]
+
+
+# --- state.* read from the history (when.md) ----------------------------------------------------
+
+
+@case
+def cooldown_counts_from_the_rules_own_emission(p: Projects) -> None:
+    session = new_session()
+
+    def search() -> str:
+        payload = p.edge.payload(
+            "PreToolUse.webfetch.json",
+            session_id=session,
+            tool_name="WebSearch",
+            tool_input={"query": "tokio mutex"},
+        )
+        return p.edge.hook("PreToolUse", payload).stdout
+
+    prompt = p.edge.payload("UserPromptSubmit.json", session_id=session)
+    assert p.edge.hook("UserPromptSubmit", prompt).stdout == ""
+    # other events just happened, but this rule never emitted: it is not cooling down
+    assert search() == (
+        '{"systemMessage":"Search results may be stale.","hookSpecificOutput":'
+        '{"hookEventName":"PreToolUse","additionalContext":"Search results may be stale."}}\n'
+    )
+    assert search() == ""  # it emitted a moment ago
+
+
+@case
+def consecutive_failures_of_the_same_tool(p: Projects) -> None:
+    session = new_session()
+
+    def fail(tool: str) -> str:
+        payload = p.edge.payload(
+            "PostToolUseFailure.bash.json",
+            session_id=session,
+            tool_name=tool,
+            tool_use_id=f"toolu_{new_session()}",
+        )
+        return p.edge.hook("PostToolUseFailure", payload).stdout
+
+    assert fail("Bash") == ""
+    assert fail("Bash") == ""
+    assert fail("Read") == ""  # another tool: not part of Bash's run
+    assert fail("Bash") == (
+        '{"systemMessage":"This tool failed three times in a row. Step back.",'
+        '"hookSpecificOutput":{"hookEventName":"PostToolUseFailure",'
+        '"additionalContext":"This tool failed three times in a row."}}\n'
+    )
+    assert fail("Bash") == ""  # at most every five minutes
+
+
+# --- a rule that fails at run time (runtime.md "Handler failure", last paragraph) ----------------
+
+
+@case
+def rule_failure_at_run_time(p: Projects) -> None:
+    project = p.broken
+    session = new_session()
+
+    def bash(command: str) -> dict[str, object]:
+        return project.payload(
+            "PreToolUse.bash-rm-rf.json", session_id=session, tool_input={"command": command}
+        )
+
+    # break the stored templates of `guard` and `hint` the way a bad upgrade would
+    project.execute(
+        "UPDATE templates SET var = NULL WHERE kind = 'var' AND template_id IN "
+        "(SELECT body_template FROM rules WHERE rule_id IN ('broken/guard', 'broken/hint'))"
+    )
+    # `hint` fails alone: recorded as `error`, the other rules proceed
+    ok = project.hook("PreToolUse", bash("ls"))
+    assert ok.stdout == (
+        '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"Plain hint."}}\n'
+    )
+    assert ok.stderr == ""
+    # a failing `fail: closed` rule turns the verdict to deny, and suppresses the rest
+    refused = project.hook("PreToolUse", bash("danger zone"))
+    assert refused.json == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": (
+                "STYLE could not evaluate policy (rule broken/guard failed); the call is "
+                "refused because a rule requires it."
+            ),
+        }
+    }
+    rows = project.query(
+        "SELECT e.verdict, h.rule_id, h.outcome FROM hits h JOIN events e "
+        "ON e.event_id = h.event_id WHERE e.session_id = ? ORDER BY h.event_id, h.rule_id",
+        [session],
+    )
+    assert rows == [
+        ("none", "broken/hint", "error"),
+        ("none", "broken/plain", "emitted"),
+        ("block", "broken/guard", "error"),
+        ("block", "broken/hint", "error"),
+        ("block", "broken/plain", "block-suppressed"),
+    ]
+
+
+# --- the lock file's `log` mode (audit.md "Privacy") ----------------------------------------------
+
+
+@case
+def log_modes(p: Projects) -> None:
+    project = p.logged
+    lock = project.root / "style.lock.yaml"
+    original = lock.read_text("utf-8")
+    assert "\nlog: hits\n" in original
+
+    def fields_of(command: str) -> int:
+        session = new_session()
+        payload = project.payload(
+            "PreToolUse.bash-rm-rf.json", session_id=session, tool_input={"command": command}
+        )
+        project.hook("PreToolUse", payload)
+        return int(
+            project.scalar(
+                "SELECT count(*) FROM event_fields f JOIN events e ON e.event_id = f.event_id "
+                "WHERE e.session_id = ?",
+                [session],
+            )
+        )
+
+    try:
+        assert fields_of("ls") > 0  # hits: a hit keeps the fields
+        assert fields_of("pwd") == 0  # no hit, no fields
+        lock.write_text(original.replace("\nlog: hits\n", "\nlog: full\n"), "utf-8")
+        assert fields_of("pwd") > 0
+        lock.write_text(original.replace("\nlog: hits\n", "\nlog: off\n"), "utf-8")
+        assert fields_of("ls") == 0
+        assert project.scalar("SELECT count(*) FROM hits WHERE rule_id = 'logged/tip'") == 2
+    finally:
+        lock.write_text(original, "utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_edge(outcomes: dict[str, BaseException | None], name: str) -> None:
+    failure = outcomes[name]
+    if failure is not None:
+        raise failure
