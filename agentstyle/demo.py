@@ -138,18 +138,20 @@ def main() -> int:
     )
     cwd = str(PROJECT)
     for native, overrides in SESSION:
-        payload = {
+        filled = fill(overrides, cwd)
+        assert isinstance(filled, dict)
+        payload: dict[str, object] = {
             "session_id": base.get("session_id", "demo"),
             "cwd": cwd,
             "hook_event_name": native,
-            **fill(overrides, cwd),
-        }  # type: ignore[dict-item]
-        command = commands.get(native)
-        if command is None:
+            **filled,
+        }
+        handler = commands.get(native)
+        if handler is None:
             print(f"  {native:<17} (no STYLE handler installed: the harness does not call STYLE)")
             continue
         run = subprocess.run(
-            shlex.split(command),
+            shlex.split(handler),
             input=json.dumps(payload),
             text=True,
             capture_output=True,

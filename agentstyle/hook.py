@@ -1,336 +1,107 @@
 """The tiny entry a harness runs per event: `python -m agentstyle.hook --harness H --event E`.
 
-It reads the event's JSON on stdin and answers with at most one JSON object on stdout and an
-exit code (runtime.md). It never prints a traceback: every failure becomes the documented
-fail-open / fail-closed answer, one line on stderr and a line in `.style/logs/errors.log`.
-
-The internal deadline is 90% of the timeout in force for the native event, capped at 55 s
-(harnesses.md). `STYLE_DEADLINE_S=<seconds>` replaces it (tests use a small value to prove
-what a hook that cannot finish in time answers).
+The fast path imports only the standard library: when a resident engine runs for the project
+(storage.md), the raw payload goes to it over `.style/engine.sock` and its answer is printed.
+Otherwise (no engine, a stale socket, a version or policy mismatch, an engine that died) the
+event is evaluated here directly (`agentstyle.engine.hookrun`), and the first hook that finds
+no engine starts one in the background. `STYLE_ENGINE=off` disables the engine.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
 import sys
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
-    from agentstyle.engine.decision import Wire
-    from agentstyle.engine.store import Connection
 
 MAX_STDIN = 16 * 1024 * 1024
-DEADLINE_CAP_S = 55.0
-DEADLINE_ENV = "STYLE_DEADLINE_S"
-# After the deadline passed, recording the failure (and reading whether a `fail: closed` rule
-# applies) may still wait for the lock: half the time left before the harness's own timeout,
-# at most this long.
-FAILURE_GRACE_S = 1.0
-SUPPORTED = ("claude-code",)
-# A `\uD800`–`\uDFFF` escape: JSON may carry lone surrogates, which no UTF-8 store accepts.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# Of the internal deadline, the engine gets nearly all: while it lives it holds the database,
+# so a direct evaluation could not start before it answers anyway.
+ENGINE_SHARE = 0.85
 
 
-class HandlerError(Exception):
-    """Anything that stops STYLE from evaluating reliably (runtime.md); `cause` is short."""
-
-
-def _args(argv: list[str]) -> dict[str, Any]:
-    # argparse costs a few ms of import; the hook's arguments are fixed and few.
-    out: dict[str, Any] = {"harness": None, "event": None, "fail_closed": False}
+def _args(argv: list[str]) -> tuple[str, str, bool]:
+    harness = event = ""
+    fail_closed = False
     it = iter(argv)
     for arg in it:
         if arg == "--harness":
-            out["harness"] = next(it, None)
+            harness = next(it, "") or ""
         elif arg == "--event":
-            out["event"] = next(it, None)
+            event = next(it, "") or ""
         elif arg == "--fail-closed":
-            out["fail_closed"] = True
-    return out
+            fail_closed = True
+    return harness, event, fail_closed
 
 
-def _override() -> float | None:
-    text = os.environ.get(DEADLINE_ENV)
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if value >= 0 else None
+def _budget(harness: str, event: str) -> float:
+    from agentstyle.timeouts import timeout_for
 
-
-def deadline_seconds(timeout_s: float) -> float:
-    """Seconds this hook may spend: 90% of the harness timeout, capped; env override for tests."""
-    override = _override()
-    return override if override is not None else min(0.9 * timeout_s, DEADLINE_CAP_S)
-
-
-def grace_seconds(timeout_s: float) -> float:
-    """Extra seconds a failed hook may wait for the lock to record its failure."""
-    override = _override()
-    spare = override if override is not None else 0.5 * (timeout_s - deadline_seconds(timeout_s))
-    return max(0.0, min(FAILURE_GRACE_S, spare))
-
-
-def _starts(payload_cwd: str | None) -> list[str]:
-    starts = [os.environ.get("CLAUDE_PROJECT_DIR"), payload_cwd]
-    with contextlib.suppress(OSError):  # the working folder may be gone
-        starts.append(os.getcwd())
-    return [s for s in starts if s]
-
-
-def find_database(payload_cwd: str | None) -> Path | None:
-    """The `.style` folder this event belongs to: STYLE_HOME, else the project, else the user's."""
-    override = os.environ.get("STYLE_HOME")
+    override = os.environ.get("STYLE_DEADLINE_S")
     if override:
-        return Path(override)
-    for start in _starts(payload_cwd):
-        here = Path(start)
-        for folder in (here, *here.parents):
-            if (folder / ".style" / "style.duckdb").is_file():
-                return folder / ".style"
-    user = Path.home() / ".style"
-    return user if (user / "style.duckdb").is_file() else None
-
-
-def find_log_home(payload_cwd: str | None) -> Path:
-    """Where errors.log goes when no database was found: the nearest `.style/`, else `~/.style`."""
-    override = os.environ.get("STYLE_HOME")
-    if override:
-        return Path(override)
-    for start in _starts(payload_cwd):
-        here = Path(start)
-        for folder in (here, *here.parents):
-            if (folder / ".style").is_dir():
-                return folder / ".style"
-    return Path.home() / ".style"
-
-
-def log_error(home: Path, harness: str, event: str, cause: str) -> None:
-    try:
-        (home / "logs").mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        with open(home / "logs" / "errors.log", "a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {_one_line(harness)} {_one_line(event) or '-'} {cause}\n")
-    except OSError:
-        pass
-
-
-def decode(stdin: bytes) -> dict[str, Any]:
-    """Step 1 of runtime.md: UTF-8 with invalid bytes replaced, at most 16 MiB, one object."""
-    if len(stdin) > MAX_STDIN:
-        raise HandlerError("payload over 16 MiB")
-    text = stdin.decode("utf-8", errors="replace")
-    if not text.strip():
-        raise HandlerError("empty stdin")
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HandlerError(f"malformed JSON on stdin ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise HandlerError("malformed JSON on stdin (nested too deeply)") from None
-    if not isinstance(parsed, dict):
-        raise HandlerError("stdin is not a JSON object")
-    if _SURROGATE_ESCAPE.search(text):
         try:
-            cleaned: dict[str, Any] = _replace_surrogates(parsed)
-        except RecursionError:
-            raise HandlerError("malformed JSON on stdin (nested too deeply)") from None
-        return cleaned
-    return parsed
+            return max(0.0, float(override))
+        except ValueError:
+            pass
+    return min(0.9 * timeout_for(harness, event), 55.0)
 
 
-def _replace_surrogates(value: Any) -> Any:
-    """Lone surrogates (legal in JSON escapes, not in UTF-8) become U+FFFD, like invalid bytes."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace_surrogates(v) for v in value]
-    return value
+Answer = tuple[str, str, int]
 
 
-def run(argv: list[str], stdin: bytes, started: float | None = None) -> tuple[str, str, int]:
+def via_engine(
+    argv: list[str], stdin: bytes, started: float, *, start: bool = True
+) -> Answer | None:
+    """The engine's answer, or None to evaluate directly (`start`: launch one if none runs)."""
+    from agentstyle.engine import client
+
+    if not client.available() or len(stdin) > MAX_STDIN:
+        return None
+    home = client.locate_home()
+    if home is None:
+        return None
+    harness, event, fail_closed = _args(argv)
+    budget = _budget(harness, event) - (time.monotonic() - started)
+    message = {
+        "op": "hook",
+        "version": client.engine_version(),
+        "digest": client.read_digest(home),
+        "harness": harness,
+        "event": event,
+        "fail_closed": fail_closed,
+        "stdin": stdin.decode("utf-8", errors="replace"),
+        "budget_s": budget,
+    }
+    answer, reason = client.request(home, message, budget * ENGINE_SHARE)
+    if answer is None or answer.get("restart"):
+        restart = answer is not None and bool(answer.get("restart"))
+        if start and (reason in ("absent", "refused") or restart):
+            client.start_engine(home)
+        return None
+    stdout, stderr, code = answer.get("stdout"), answer.get("stderr"), answer.get("exit")
+    if not isinstance(stdout, str) or not isinstance(stderr, str) or not isinstance(code, int):
+        return None
+    return stdout, stderr, code
+
+
+def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
     """(stdout, stderr, exit code) for one hook invocation; never raises."""
-    args = _args(argv)
+    started = time.monotonic() if started is None else started
     try:
-        return _run(args, stdin, time.monotonic() if started is None else started)
-    except Exception as exc:  # the last net: even a broken installation answers in one line
-        cause = cause_of(exc)
-        if args["fail_closed"]:
-            # no JSON can be trusted here; exit 1 is what `onFailure: block` refuses on
-            return "", f"STYLE: {cause}; refused (--fail-closed)\n", 1
-        return "", f"STYLE: {cause}; allowed (fail open)\n", 0
+        answer = via_engine(argv, stdin, started)
+    except Exception:  # the engine is an optimisation: any trouble means direct evaluation
+        answer = None
+    if answer is not None:
+        return answer
+    from agentstyle.engine.hookrun import run as run_direct
 
-
-def _run(args: dict[str, Any], stdin: bytes, started: float) -> tuple[str, str, int]:
-    harness, native_event = args["harness"] or "", args["event"] or ""
-    if harness not in SUPPORTED:
-        return "", f"STYLE: unknown harness `{_one_line(harness)}`; allowed (fail open)\n", 0
-    from agentstyle.harnesses.claude_code_spec import SPEC
-
-    point = SPEC.point_of(native_event)
-    # PermissionRequest (extra event of tool.pre) shares PreToolUse's 600 s default.
-    timeout = SPEC.points[point].timeout_s if point in SPEC.points else 600.0
-    deadline = started + deadline_seconds(timeout)
-    return handle(
-        harness,
-        native_event,
-        stdin,
-        bool(args["fail_closed"]),
-        deadline,
-        started,
-        grace=grace_seconds(timeout),
-    )
-
-
-def handle(
-    harness: str,
-    native_event: str,
-    stdin: bytes,
-    install_fail_closed: bool,
-    deadline: float,
-    started: float,
-    *,
-    grace: float = FAILURE_GRACE_S,
-    conn: Connection | None = None,
-    home: Path | None = None,
-) -> tuple[str, str, int]:
-    """Decode, evaluate and answer one event; every failure becomes the documented answer.
-
-    With `conn` (the resident engine's open database, `home` its folder) nothing is opened;
-    otherwise the project's database is found and opened under the OS lock.
-    """
-    from agentstyle.harnesses import claude_code as adapter
-    from agentstyle.harnesses.claude_code_spec import SPEC
-
-    point = SPEC.point_of(native_event)
-    payload: dict[str, Any] = {}
-    try:
-        payload = decode(stdin)
-        if home is None:
-            home = find_database(_cwd(payload))
-        if point is None:
-            raise HandlerError(f"unknown event `{_one_line(native_event)[:64]}`")
-        if home is None or (conn is None and not (home / "style.duckdb").is_file()):
-            raise HandlerError("no rules database (run `style install`)")
-        event = adapter.normalize(payload, native_event)
-        from agentstyle.engine import runtime
-
-        if conn is not None:
-            decision = runtime.evaluate_on(conn, event, deadline, started, home=home)
-        else:
-            decision = runtime.evaluate_hook(home, event, deadline, started)
-        wire = adapter.answer(decision, native_event)
-        return wire.stdout, wire.stderr, wire.exit_code
-    except Exception as exc:  # every failure becomes the documented fail answer, no traceback
-        if home is None:
-            with contextlib.suppress(Exception):
-                home = find_database(_cwd(payload))
-        return _failure(
-            adapter,
-            harness,
-            native_event,
-            point,
-            payload,
-            home,
-            cause_of(exc),
-            install_fail_closed,
-            deadline,
-            grace,
-            conn,
-        )
-
-
-def _cwd(payload: dict[str, Any]) -> str | None:
-    cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) else None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def cause_of(exc: BaseException) -> str:
-    """A short, one-line cause that never repeats DuckDB's own error text (storage.md)."""
-    if isinstance(exc, HandlerError):
-        return _one_line(str(exc))[:300]
-    name = type(exc).__name__
-    module = type(exc).__module__ or ""
-    if name == "LockTimeout":
-        return "the rules database stayed locked past the deadline"
-    if name in ("InterruptException", "DeadlineExceeded"):
-        return "internal deadline passed"
-    if module.startswith(("duckdb", "_duckdb")):
-        text = str(exc)
-        if "lock" in text.lower():
-            return "the rules database is locked by another program"
-        if name in ("IOException", "SerializationException", "InternalException"):
-            return f"the rules database could not be read ({name})"
-        return f"database error ({name})"
-    if name == "StyleError":
-        return _one_line(str(exc))[:300]
-    text = _one_line(str(exc))
-    return f"{name}: {text}"[:200] if text else name
-
-
-def _failure(
-    adapter: Any,
-    harness: str,
-    native_event: str,
-    point: str | None,
-    payload: dict[str, Any],
-    home: Path | None,
-    cause: str,
-    install_fail_closed: bool,
-    deadline: float,
-    grace: float,
-    conn: Connection | None,
-) -> tuple[str, str, int]:
-    """runtime.md "Handler failure": log, record, then deny or allow per `fail`."""
-    try:
-        log_home = home or find_log_home(_cwd(payload))
-    except Exception:
-        log_home = Path.home() / ".style"
-    log_error(log_home, harness, native_event, cause)
-    closed: bool | None = None  # None: the rules database could not be read
-    if home is not None and (conn is not None or (home / "style.duckdb").is_file()):
+    def poll() -> Answer | None:
+        # An engine that came up while we wait for the lock holds it for good: hand over.
         try:
-            from agentstyle.engine import runtime
-
-            until = max(deadline, time.monotonic() + grace)
-            closed = runtime.record_failure(
-                home, harness, native_event, point, payload, cause, until, conn=conn
-            )
+            return via_engine(argv, stdin, started, start=False)
         except Exception:
-            closed = None
-    refusable = adapter.can_refuse(native_event)
-    wire: Wire
-    if closed:
-        reason = (
-            f"STYLE could not evaluate policy ({cause}); the call is refused because a "
-            "rule requires it."
-        )
-        wire = adapter.deny_answer(native_event, reason)
-        return wire.stdout, f"STYLE: {cause}; refused (fail: closed)\n", 0
-    if install_fail_closed and refusable:
-        # seed 000: `style install --fail-closed` refuses on any handler error and exits 1
-        # (with `onFailure: block` Claude Code then blocks even if the JSON were unreadable).
-        reason = (
-            f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
-            "was installed with --fail-closed."
-        )
-        wire = adapter.deny_answer(native_event, reason)
-        return wire.stdout, f"STYLE: {cause}; refused (--fail-closed)\n", 1
-    return "", f"STYLE: {cause}; allowed (fail open)\n", 0
+            return None
+
+    return run_direct(argv, stdin, started, poll)
 
 
 def main() -> None:

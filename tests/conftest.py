@@ -24,7 +24,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURES = Path("/work/shared/harnesses/fixtures/claude-code")
+# CI lays shared/ beside the clone, as the sessions have it.
+SHARED = REPO.parent / "shared"
+FIXTURES = SHARED / "harnesses" / "fixtures" / "claude-code"
 DATA = Path(__file__).resolve().parent / "data" / "hook"
 FIXTURE_CWD = "/home/dev/acme-api"
 HOOK_TIMEOUT_S = 60.0

@@ -11,6 +11,7 @@ import typer
 from agentstyle import __version__
 from agentstyle.cli import (
     audit,
+    engine,
     explain,
     hook,
     init,
@@ -55,6 +56,7 @@ app.command("install")(install.install_command)
 app.command("uninstall")(install.uninstall_command)
 app.command("sync")(install.sync_command)
 app.add_typer(audit.app, name="audit")
+app.add_typer(engine.app, name="engine")
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -17,12 +18,26 @@ class LockTimeout(Exception):
     """The lock stayed held by another process past our deadline."""
 
 
+class Handover(Exception):
+    """While waiting, `poll` found someone else to answer (the resident engine holds the lock
+    for its lifetime, so a hook waiting for it hands its event over instead)."""
+
+    def __init__(self, answer: object) -> None:
+        super().__init__("handed over")
+        self.answer = answer
+
+
+Poll = Callable[[], object]
+POLL_EVERY_S = 0.05
+
+
 class FileLock:
     """An exclusive advisory lock on `path`, waited for until `deadline` (time.monotonic())."""
 
-    def __init__(self, path: Path, deadline: float) -> None:
+    def __init__(self, path: Path, deadline: float, poll: Poll | None = None) -> None:
         self.path = path
         self.deadline = deadline
+        self.poll = poll
         self.fd: int | None = None
 
     def __enter__(self) -> FileLock:
@@ -32,15 +47,23 @@ class FileLock:
             self.fd = fd
             return self
         delay = 0.001
+        next_poll = time.monotonic() + POLL_EVERY_S
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 self.fd = fd
                 return self
             except BlockingIOError:
-                if time.monotonic() >= self.deadline:
+                now = time.monotonic()
+                if now >= self.deadline:
                     os.close(fd)
                     raise LockTimeout(f"{self.path} is held by another process") from None
+                if self.poll is not None and now >= next_poll:
+                    next_poll = now + POLL_EVERY_S
+                    answer = self.poll()
+                    if answer is not None:
+                        os.close(fd)
+                        raise Handover(answer) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.02)
 

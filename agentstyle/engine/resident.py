@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import stat
 import sys
 import time
 from pathlib import Path
 
-from agentstyle import __version__
-from agentstyle.engine.client import read_digest, recv_message, send_message, socket_is_ours
+from agentstyle.engine.client import (
+    STARTING_NAME,
+    engine_version,
+    read_digest,
+    recv_message,
+    send_message,
+)
 from agentstyle.engine.locking import FileLock, LockTimeout
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, connect, migrate
 
 IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
-
-
-def engine_version() -> str:
-    """What a client must match: the package version and the interpreter running it."""
-    return f"{__version__}:{sys.executable}"
 
 
 class Engine:
@@ -32,10 +34,14 @@ class Engine:
         self.served = 0
 
     def bind(self) -> socket.socket:
-        if self.sock_path.exists() or self.sock_path.is_symlink():
-            # We hold the lock, so no live engine owns it: a stale or planted file.
-            if not socket_is_ours(str(self.sock_path)) and not self.sock_path.is_symlink():
-                raise RuntimeError(f"{self.sock_path} is not our socket; refusing to replace it")
+        if os.path.lexists(self.sock_path):
+            # We hold the lock, so no live engine owns it: a stale socket, or a file planted
+            # there. Replace what this user owns; never touch another user's file.
+            st = os.lstat(self.sock_path)
+            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+                raise RuntimeError(f"{self.sock_path} belongs to another user")
+            if stat.S_ISDIR(st.st_mode):
+                raise RuntimeError(f"{self.sock_path} is a directory")
             self.sock_path.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)  # the socket is created 0600: only this user may talk to it
@@ -53,6 +59,7 @@ class Engine:
         try:
             lock = FileLock(lock_path, time.monotonic() + START_LOCK_WAIT_S).__enter__()
         except LockTimeout:
+            self._clear_marker()
             return 0  # another engine or a long install holds it; nothing to do
         try:
             db = self.home / "style.duckdb"
@@ -62,6 +69,7 @@ class Engine:
             migrate(self.conn)
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
+            self._clear_marker()
             try:
                 self.loop(server)
             finally:
@@ -72,18 +80,28 @@ class Engine:
                 except OSError:
                     pass
         finally:
+            self._clear_marker()
             if self.conn is not None:
                 self.conn.close()
             lock.__exit__(None, None, None)
         return 0
 
+    def _clear_marker(self) -> None:
+        with contextlib.suppress(OSError):
+            (self.home / STARTING_NAME).unlink()
+
     def loop(self, server: socket.socket) -> None:
-        server.settimeout(IDLE_EXIT_S)
+        # Idle means no hook served: a status ping does not keep the engine alive.
+        last_work = time.monotonic()
         while True:
+            remaining = IDLE_EXIT_S - (time.monotonic() - last_work)
+            if remaining <= 0:
+                return  # idle: exit and free the database
+            server.settimeout(remaining)
             try:
                 client, _ = server.accept()
             except TimeoutError:
-                return  # idle: exit and free the database
+                continue
             with client:
                 client.settimeout(60)
                 try:
@@ -96,16 +114,29 @@ class Engine:
                     send_message(client, {"stopped": True})
                     return
                 if message.get("op") == "ping":
-                    send_message(client, {"version": engine_version(), "digest": self.digest,
-                                          "pid": os.getpid(), "served": self.served})
+                    send_message(
+                        client,
+                        {
+                            "version": engine_version(),
+                            "digest": self.digest,
+                            "pid": os.getpid(),
+                            "served": self.served,
+                        },
+                    )
                     continue
-                if (message.get("version") != engine_version()
-                        or message.get("digest") != self.digest):
+                if (
+                    message.get("version") != engine_version()
+                    or message.get("digest") != self.digest
+                ):
                     # A new install or an upgrade: never answer with a stale policy.
                     send_message(client, {"restart": True})
                     return
-                send_message(client, self.handle(message))
+                answer = self.handle(message)
+                # The hook may have given up waiting (it then answers by itself).
+                with contextlib.suppress(OSError):
+                    send_message(client, answer)
                 self.served += 1
+                last_work = time.monotonic()
 
     def handle(self, message: dict[str, object]) -> dict[str, object]:
         from agentstyle.engine.runtime import handle_with_connection
@@ -117,7 +148,7 @@ class Engine:
             str(message.get("event", "")),
             str(message.get("stdin", "")).encode("utf-8", errors="replace"),
             bool(message.get("fail_closed")),
-            float(message.get("budget_s", 10.0)),  # type: ignore[arg-type]
+            0.8 * float(message.get("budget_s", 10.0)),  # type: ignore[arg-type]
             self.home,
         )
         return {"stdout": stdout, "stderr": stderr, "exit": code}

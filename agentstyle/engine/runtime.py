@@ -14,7 +14,7 @@ from typing import Any
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.event import Event
-from agentstyle.engine.locking import FileLock, LockTimeout
+from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, connect, migrate, sql
 
@@ -71,14 +71,17 @@ def connect_until(database: Path, deadline: float) -> Connection:
 
 
 @contextmanager
-def open_for_hook(home: Path, deadline: float) -> Iterator[Connection]:
-    """The installed database under the OS lock; never created here (a hook needs a policy)."""
+def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iterator[Connection]:
+    """The installed database under the OS lock; never created here (a hook needs a policy).
+
+    `poll` is tried while waiting: a resident engine that came up meanwhile answers instead.
+    """
     paths = _paths(home)
     if not paths.database.is_file():
-        from agentstyle.hook import HandlerError
+        from agentstyle.engine.hookrun import HandlerError
 
         raise HandlerError("no rules database (run `style install`)")
-    with FileLock(paths.lock, deadline):
+    with FileLock(paths.lock, deadline, poll):
         conn = connect_until(paths.database, deadline)
         try:
             migrate(conn)
@@ -107,9 +110,11 @@ def log_mode(home: Path | None) -> str:
     return m.group(1) if m else "hits"
 
 
-def evaluate_hook(home: Path, event: Event, deadline: float, started: float) -> Decision:
+def evaluate_hook(
+    home: Path, event: Event, deadline: float, started: float, poll: Poll | None = None
+) -> Decision:
     """Open the project's database, then evaluate and record one event (`evaluate_on`)."""
-    with open_for_hook(home, deadline) as conn:
+    with open_for_hook(home, deadline, poll) as conn:
         return evaluate_on(conn, event, deadline, started, home=home)
 
 
@@ -227,7 +232,7 @@ def handle_with_connection(
     home: Path,
 ) -> tuple[str, str, int]:
     """One hook request served on an already open database (the resident engine's path)."""
-    from agentstyle import hook
+    from agentstyle.engine import hookrun as hook
 
     started = time.monotonic()
     if harness not in hook.SUPPORTED:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.timeouts import timeout_for
 
 NAME = "claude-code"
 
@@ -11,7 +12,10 @@ SPEC = HarnessSpec(
     points={
         "session.start": PointSpec("SessionStart", frozenset({CONTEXT, MESSAGE}), "source"),
         "prompt.submitted": PointSpec(
-            "UserPromptSubmit", frozenset({CONTEXT, MESSAGE, DENY}), None, 30.0
+            "UserPromptSubmit",
+            frozenset({CONTEXT, MESSAGE, DENY}),
+            None,
+            timeout_for(NAME, "UserPromptSubmit"),
         ),
         "tool.pre": PointSpec(
             "PreToolUse", frozenset({CONTEXT, MESSAGE, DENY, ASK, ALLOW}), "tool"
@@ -22,7 +26,7 @@ SPEC = HarnessSpec(
         "subagent.stop": PointSpec("SubagentStop", frozenset({DENY, MESSAGE}), None),
         "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None),
         "compact": PointSpec("PreCompact", frozenset({DENY}), None),
-        "session.end": PointSpec("SessionEnd", frozenset(), None, 1.5),
+        "session.end": PointSpec("SessionEnd", frozenset(), None, timeout_for(NAME, "SessionEnd")),
         "notification": PointSpec("Notification", frozenset(), None),
     },
     tool_names={

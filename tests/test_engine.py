@@ -1,0 +1,261 @@
+"""The resident engine's life cycle, driven through real hook processes (storage.md)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentstyle.engine import client
+from tests.conftest import Project, clean_env, finish, new_session
+
+PACKAGE = """
+spec: style/v0.3
+name: eng
+version: 1.0.0
+description: engine tests
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm .*-rf"'
+    text: No recursive deletes.
+  - id: tips
+    target: tool
+    tool: shell
+    at: before
+    text: Prefer small commands.
+"""
+ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "60"}
+
+
+@pytest.fixture
+def engine_project(project: Project) -> Iterator[Project]:
+    project.install(str(project.write_package(PACKAGE)))
+    yield project
+    client.stop_engine(str(project.style), wait_s=5)
+
+
+def bash(project: Project, command: str, session: str) -> dict[str, object]:
+    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
+    payload["tool_input"] = {"command": command}
+    return payload
+
+
+def hook(project: Project, command: str, session: str, env: dict[str, str] | None = None) -> str:
+    result = project.hook("PreToolUse", bash(project, command, session), env=env or ENGINE_ON)
+    return result.stdout
+
+
+def wait_engine(project: Project, up: bool = True, timeout: float = 20.0) -> dict[str, object]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = client.ping(str(project.style), 1.0)
+        if (info is not None) == up:
+            return info or {}
+        time.sleep(0.05)
+    raise AssertionError(f"engine {'did not start' if up else 'did not stop'}")
+
+
+def test_first_hook_answers_directly_and_starts_an_engine_the_next_reuses(
+    engine_project: Project,
+) -> None:
+    session = new_session()
+    assert "deny" in hook(engine_project, "rm -rf /", session)
+    info = wait_engine(engine_project)
+    assert info["served"] == 0
+    assert "Prefer small commands." in hook(engine_project, "ls", session)
+    assert "deny" in hook(engine_project, "sudo rm -rf /tmp/x", session)
+    info = client.ping(str(engine_project.style)) or {}
+    assert info["served"] == 2
+    assert info["pid"] == wait_engine(engine_project)["pid"]
+    # engine answers are recorded like direct ones: exactly three events, one inject claim
+    client.stop_engine(str(engine_project.style))
+    assert engine_project.scalar("SELECT count(*) FROM events") == 3
+    assert engine_project.scalar("SELECT count(*) FROM claims") == 1
+
+
+def test_socket_is_private_and_stop_removes_it(engine_project: Project) -> None:
+    hook(engine_project, "ls", new_session())
+    wait_engine(engine_project)
+    sock = engine_project.style / "engine.sock"
+    assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600
+    out = subprocess.run(
+        [sys.executable, "-m", "agentstyle", "engine", "stop"],
+        cwd=engine_project.root,
+        env=clean_env(engine_project.home, ENGINE_ON),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "stopped" in out.stdout
+    assert not sock.exists()
+    wait_engine(engine_project, up=False)
+
+
+def test_idle_engine_exits(engine_project: Project) -> None:
+    hook(
+        engine_project, "ls", new_session(), env={"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "1"}
+    )
+    wait_engine(engine_project)
+    wait_engine(engine_project, up=False, timeout=15)
+    assert not (engine_project.style / "engine.sock").exists()
+
+
+def test_policy_change_restarts_the_engine(engine_project: Project) -> None:
+    session = new_session()
+    hook(engine_project, "ls", session)
+    first = wait_engine(engine_project)
+    changed = PACKAGE.replace("Prefer small commands.", "Prefer tiny commands.")
+    engine_project.install(str(engine_project.write_package(changed)))  # stops the engine
+    out = hook(engine_project, "ls", session)
+    assert "Prefer tiny commands." in out
+    second = wait_engine(engine_project)
+    assert second["pid"] != first["pid"]
+    assert second["digest"] != first["digest"]
+
+
+def test_digest_mismatch_is_never_answered_by_the_stale_engine(engine_project: Project) -> None:
+    session = new_session()
+    hook(engine_project, "ls", session)
+    old = wait_engine(engine_project)
+    # a policy swapped behind the engine's back (e.g. by an older STYLE): only the digest
+    (engine_project.style / "policy.digest").write_text("another-policy\n", "utf-8")
+    assert "deny" in hook(engine_project, "rm -rf /", session)  # answered directly
+    new = wait_engine(engine_project)
+    assert new["pid"] != old["pid"] and new["digest"] == "another-policy"
+
+
+def test_version_mismatch_restarts(engine_project: Project) -> None:
+    hook(engine_project, "ls", new_session())
+    wait_engine(engine_project)
+    answer, _ = client.request(
+        str(engine_project.style), {"op": "hook", "version": "0.0.1:/elsewhere", "digest": ""}, 5
+    )
+    assert answer == {"restart": True}
+    wait_engine(engine_project, up=False)
+
+
+def test_killed_engine_mid_request_costs_nothing(engine_project: Project) -> None:
+    session = new_session()
+    hook(engine_project, "ls", session)
+    pid = int(wait_engine(engine_project)["pid"])  # type: ignore[call-overload]
+    os.kill(pid, signal.SIGSTOP)  # the engine accepts nothing while stopped
+    proc, data = engine_project.start_hook(
+        "PreToolUse", bash(engine_project, "rm -rf /", session), env=ENGINE_ON
+    )
+    time.sleep(0.5)  # the hook is connected and waiting for its answer
+    os.kill(pid, signal.SIGKILL)
+    os.kill(pid, signal.SIGCONT)
+    result = finish(proc, data)
+    assert "deny" in result.stdout  # evaluated directly after the engine died
+    assert "Traceback" not in result.stderr
+
+
+def test_stale_socket_file_is_replaced(engine_project: Project) -> None:
+    path = engine_project.style / "engine.sock"
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))
+    dead.close()  # a socket file nobody listens on: an engine that died
+    assert "deny" in hook(engine_project, "rm -rf /", new_session())
+    info = wait_engine(engine_project)
+    assert info["served"] == 0
+
+
+def test_planted_regular_file_is_not_spoken_to(engine_project: Project) -> None:
+    path = engine_project.style / "engine.sock"
+    path.write_text("not a socket", "utf-8")
+    assert not client.socket_is_ours(str(path))
+    assert "deny" in hook(engine_project, "rm -rf /", new_session())
+    wait_engine(engine_project)  # the engine replaced the planted file with its socket
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+
+
+def test_thirty_concurrent_hooks_through_one_engine(engine_project: Project) -> None:
+    hook(engine_project, "ls", new_session())
+    wait_engine(engine_project)
+    session = new_session()
+    calls = [
+        engine_project.start_hook(
+            "PreToolUse", bash(engine_project, "ls -la", session), env=ENGINE_ON
+        )
+        for _ in range(30)
+    ]
+    results = [finish(proc, data) for proc, data in calls]
+    outs = [r.stdout for r in results]
+    assert sum("Prefer small commands." in o for o in outs) == 1  # one session inject
+    assert all(o in ("",) or "Prefer small commands." in o for o in outs)
+    info = client.ping(str(engine_project.style)) or {}
+    client.stop_engine(str(engine_project.style))
+    assert (
+        engine_project.scalar("SELECT count(*) FROM events WHERE session_id = ?", [session]) == 30
+    )
+    assert (
+        engine_project.scalar(
+            "SELECT count(*) FROM hits h JOIN events e USING (event_id) "
+            "WHERE e.session_id = ? AND h.outcome = 'emitted'",
+            [session],
+        )
+        == 1
+    )
+    assert int(info["served"]) >= 25  # type: ignore[call-overload]
+
+
+def test_engine_off_means_direct_only(engine_project: Project) -> None:
+    hook(engine_project, "ls", new_session(), env={"STYLE_ENGINE": "off"})
+    time.sleep(0.5)
+    assert client.ping(str(engine_project.style), 0.5) is None
+
+
+def test_hook_client_imports_only_the_standard_library(engine_project: Project) -> None:
+    hook(engine_project, "ls", new_session())
+    wait_engine(engine_project)
+    code = (
+        "import sys, json\n"
+        "from agentstyle import hook\n"
+        f"payload = json.dumps({{'session_id': 's', 'cwd': {str(engine_project.root)!r}, "
+        "'hook_event_name': 'PreToolUse', 'tool_name': 'Bash', "
+        "'tool_input': {'command': 'rm -rf /'}}).encode()\n"
+        "out = hook.run(['--harness', 'claude-code', '--event', 'PreToolUse'], payload)\n"
+        "heavy = {'duckdb', 'polars', 'lark', 'typer', 'yaml', 'tree_sitter'} & set(sys.modules)\n"
+        "print(sorted(heavy), 'deny' in out[0])\n"
+    )
+    env = clean_env(engine_project.home, ENGINE_ON)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=engine_project.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "[] True"
+
+
+def test_no_engine_without_unix_sockets_still_answers(
+    engine_project: Project, tmp_path: Path
+) -> None:
+    """Where AF_UNIX is missing the client reports no engine; direct evaluation answers."""
+    code = (
+        "import socket, sys\n"
+        "del socket.AF_UNIX\n"
+        "from agentstyle.engine import client\n"
+        "print(client.available())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=clean_env(tmp_path, ENGINE_ON),
+    )
+    assert out.stdout.strip() == "False"
