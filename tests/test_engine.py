@@ -72,11 +72,13 @@ def test_first_hook_answers_directly_and_starts_an_engine_the_next_reuses(
     session = new_session()
     assert "deny" in hook(engine_project, "rm -rf /", session)
     info = wait_engine(engine_project)
-    assert info["served"] == 0
+    # the first event was answered directly, or handed to the engine if it won the lock
+    first = int(info["served"])  # type: ignore[call-overload]
+    assert first in (0, 1)
     assert "Prefer small commands." in hook(engine_project, "ls", session)
     assert "deny" in hook(engine_project, "sudo rm -rf /tmp/x", session)
     info = client.ping(str(engine_project.style)) or {}
-    assert info["served"] == 2
+    assert info["served"] == first + 2
     assert info["pid"] == wait_engine(engine_project)["pid"]
     # engine answers are recorded like direct ones: exactly three events, one inject claim
     client.stop_engine(str(engine_project.style))
@@ -167,8 +169,8 @@ def test_stale_socket_file_is_replaced(engine_project: Project) -> None:
     dead.bind(str(path))
     dead.close()  # a socket file nobody listens on: an engine that died
     assert "deny" in hook(engine_project, "rm -rf /", new_session())
-    info = wait_engine(engine_project)
-    assert info["served"] == 0
+    wait_engine(engine_project)  # a new engine replaced the dead socket
+    assert client.socket_is_ours(str(path))
 
 
 def test_planted_regular_file_is_not_spoken_to(engine_project: Project) -> None:

@@ -48,45 +48,6 @@ def _bulk(conn: Connection, name: str, rows: list[tuple[Any, ...]]) -> None:
         conn.execute(sql(name), [list(col) for col in zip(*rows, strict=True)])
 
 
-def _book(conn: Connection, ev: Event) -> tuple[int, int, int, int, str | None]:
-    """Session bookkeeping and the event row; returns (event id, gen, round, prompts, model)."""
-    ts = _timestamp(ev.ts)
-    row = conn.execute(
-        sql("history/touch_session"),
-        [
-            ev.harness,
-            ev.session_id,
-            ev.point,
-            ev.session_source,
-            ts,
-            ev.model,
-        ],
-    ).fetchone()
-    assert row is not None
-    generation, compaction, prompts, model = int(row[0]), int(row[1]), int(row[2]), row[3]
-    event_row = conn.execute(
-        sql("history/insert_event"),
-        [
-            ts,
-            ev.harness,
-            ev.native_event,
-            ev.point,
-            ev.session_id,
-            ev.turn_id,
-            generation,
-            compaction,
-            prompts,
-            ev.tool,
-            ev.native_tool,
-            ev.call_id,
-            ev.failed,
-            ev.cwd or None,
-        ],
-    ).fetchone()
-    assert event_row is not None
-    return int(event_row[0]), generation, compaction, prompts, model
-
-
 def _timestamp(ts: float) -> Any:
     import datetime as dt
 
@@ -103,7 +64,9 @@ def _provider(model: str) -> str:
     return "unknown"
 
 
-def evaluate(conn: Connection, events: list[Event], log: str = "hits") -> list[Evaluation]:
+def evaluate(
+    conn: Connection, events: list[Event], log: str = "hits", *, trace: bool = False
+) -> list[Evaluation]:
     """Evaluate a batch of events in order, inside the caller's transaction.
 
     Records the events, their session bookkeeping, the hits and the claims; the caller commits
@@ -112,36 +75,17 @@ def evaluate(conn: Connection, events: list[Event], log: str = "hits") -> list[E
     """
     conn.execute(sql("evaluate/batch_tables"))
     conn.execute(sql("evaluate/clear_batch"))
-    evaluations: list[Evaluation] = []
-    event_rows: list[tuple[Any, ...]] = []
-    field_rows: list[tuple[Any, ...]] = []
-    for seq, ev in enumerate(events):
-        event_id, generation, compaction, prompts, model = _book(conn, ev)
-        model = ev.model or model or "unknown"
-        ev.add("model", model)
-        ev.add("provider", _provider(model))
-        turn_key = ev.turn_id or f"prompt-{prompts}"
-        evaluations.append(
-            Evaluation(
-                ev,
-                event_id,
-                Decision(),
-                generation=generation,
-                compaction=compaction,
-                prompt_count=prompts,
-            )
-        )
-        event_rows.append(
+    _bulk(
+        conn,
+        "evaluate/insert_batch_events",
+        [
             (
                 seq,
-                event_id,
                 ev.harness,
+                ev.native_event,
                 ev.point,
                 ev.session_id,
-                generation,
-                compaction,
-                prompts,
-                turn_key,
+                ev.turn_id,
                 ev.tool,
                 ev.native_tool,
                 ev.mcp_server,
@@ -151,13 +95,41 @@ def evaluate(conn: Connection, events: list[Event], log: str = "hits") -> list[E
                 ev.ts,
                 ev.call_id,
                 ev.failed,
+                ev.model,
+                ev.cwd or None,
+            )
+            for seq, ev in enumerate(events)
+        ],
+    )
+    # Session bookkeeping and event ids for the whole batch in SQL, then the events recorded
+    # before matching (state.* counts "this one included").
+    conn.execute(sql("evaluate/book_batch"))
+    booked = conn.execute(sql("evaluate/booked")).fetchall()
+    conn.execute(sql("history/record_batch_events"))
+    conn.execute(sql("history/update_sessions"))
+    evaluations: list[Evaluation] = []
+    field_rows: list[tuple[Any, ...]] = []
+    for (seq, event_id, generation, compaction, prompts, model), ev in zip(
+        booked, events, strict=True
+    ):
+        model = model or "unknown"
+        ev.add("model", model)
+        ev.add("provider", _provider(model))
+        evaluations.append(
+            Evaluation(
+                ev,
+                int(event_id),
+                Decision(),
+                generation=int(generation),
+                compaction=int(compaction),
+                prompt_count=int(prompts),
             )
         )
         field_rows.extend((seq, f, i, v) for f, i, v in ev.fields)
-    _bulk(conn, "evaluate/insert_batch_events", event_rows)
     _bulk(conn, "evaluate/insert_batch_fields", field_rows)
 
-    matches = conn.execute(sql("evaluate/match")).fetchall()
+    # Candidates whose conditions failed are only wanted for a trace (explain).
+    matches = conn.execute(sql("evaluate/match"), [trace]).fetchall()
     by_seq: dict[int, list[Candidate]] = defaultdict(list)
     matched_ids: set[str] = set()
     for seq, rule_id, _order, action, repeat, status, matched in matches:

@@ -54,7 +54,7 @@ def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
     """Evaluate inside a transaction that is rolled back: history is never touched."""
     conn.execute("BEGIN TRANSACTION")
     try:
-        [evaluation] = evaluate(conn, [event])
+        [evaluation] = evaluate(conn, [event], trace=True)
     finally:
         conn.execute("ROLLBACK")
     wire: Wire = answer(evaluation.decision, event.native_event)

@@ -9,6 +9,7 @@ from typing import Any
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.engine.model import Package
 from agentstyle.engine.plan import PlanEntry
+from agentstyle.engine.prefilter import required_literal
 from agentstyle.engine.validate import RuleInfo
 from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Var
 from agentstyle.grammar.globs import glob_to_regex
@@ -100,6 +101,8 @@ def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) 
             negated_op[nid] = n.op in NEGATED_OPS or n.op == "missing"
             base_op = "exists" if n.op == "missing" else NEGATED_OPS.get(n.op, n.op)
             lookup = "shell.commands" if n.op == "shell_regex" else n.field
+            regex = info.regexes.get(id(n))
+            pre = required_literal(regex) if regex else None
             values = [_scalar(x) for x in n.value] if isinstance(n.value, tuple) else None
             pattern = _scalar(n.value) if n.value is not None and values is None else None
             rows.conditions.append(
@@ -114,11 +117,13 @@ def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) 
                     n.op,
                     base_op,
                     pattern,
-                    info.regexes.get(id(n)),
+                    regex,
                     number_of(n.value),
                     values,
                     n.span.line,
                     n.span.column,
+                    pre.literal if pre else None,
+                    pre.case_insensitive if pre else False,
                 )
             )
             return
@@ -140,6 +145,8 @@ def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) 
                 None,
                 n.span.line,
                 n.span.column,
+                None,
+                False,
             )
         )
         children = (n.item,) if isinstance(n, Not) else n.items
