@@ -14,6 +14,7 @@ from agentstyle.cli import (
     engine,
     explain,
     hook,
+    import_,
     init,
     install,
     plan,
@@ -55,6 +56,7 @@ app.command("hook")(hook.command)
 app.command("install")(install.install_command)
 app.command("uninstall")(install.uninstall_command)
 app.command("sync")(install.sync_command)
+app.command("import")(import_.command)
 app.add_typer(audit.app, name="audit")
 app.add_typer(engine.app, name="engine")
 
