@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup demo test lint format bench clean
 
+# compat editable mode: a path entry instead of an import finder that every interpreter start
+# (so every hook process) would load.
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
 setup: $(STAMP)
