@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentstyle.engine.client import stop_engine
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import open_store, sql
 
 
 def outcomes_by_rule(root: Path) -> list[tuple[Any, ...]]:
-    with open_store(StylePaths(root), create=False) as conn:
+    paths = StylePaths(root)
+    # A resident engine holds the database for its lifetime: ask it to go first (storage.md).
+    stop_engine(str(paths.home))
+    with open_store(paths, create=False) as conn:
         return conn.execute(sql("audit/outcomes_by_rule")).fetchall()
