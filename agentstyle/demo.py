@@ -1,4 +1,5 @@
-"""`make demo`: validate and plan the bundled packages, install one, drive a session through it."""
+"""`make demo`: validate and plan the bundled packages, install one, drive a session through it,
+audit it, and replay a recorded transcript against a package."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "datasets" / "packages"
 FIXTURES = REPO.parent / "shared" / "harnesses" / "fixtures" / "claude-code"
 PROJECT = REPO / "demo-project"
+# A synthetic session (datasets/transcripts/README.md): edits adding unwrap(), a .env read, a
+# stop without tests.
+REPLAYED = "datasets/transcripts/01-auth-unwrap.jsonl"
 
 # A realistic session, in order: (native event, payload overrides).
 SESSION: list[tuple[str, dict[str, object]]] = [
@@ -173,8 +177,30 @@ def main() -> int:
     step("4. what the history holds")
     from agentstyle.engine.history import outcomes_by_rule
 
+    # The hooks started a resident engine, which holds the database until it is asked to stop.
+    style("engine", "stop", cwd=PROJECT)
     for rule, outcome, n in outcomes_by_rule(PROJECT):
         print(f"  {rule:<28} {outcome:<18} {n}")
+
+    step("5. audit summary of that history")
+    result = style("audit", "summary", cwd=PROJECT)
+    print(result.stdout + result.stderr, end="")
+    if result.returncode != 0:
+        return 1
+
+    step(f"6. replay of a bundled transcript ({REPLAYED}) against `starter`, before installing it")
+    result = style(
+        "replay",
+        REPLAYED,
+        "--package",
+        "datasets/packages/starter",
+        "--harness",
+        "claude-code",
+        cwd=REPO,
+    )
+    print(result.stdout + result.stderr, end="")
+    if result.returncode != 0:
+        return 1
     print(f"\nThe scratch project is {PROJECT} (removed and made anew by the next `make demo`).")
     return 0
 

@@ -1,12 +1,29 @@
 """The timeout in force for each harness's hook events (harnesses.md): plain data, no imports,
 so the hook's fast path can read it."""
 
-# The harness's documented default for an event; where a later issue writes its own timeout
-# into the config, it is listed here too so the hook's deadline follows it.
-DEFAULT_S = {"claude-code": 600.0}
+# Cursor documents no default hook timeout ("platform default"): UNCONFIRMED. STYLE writes no
+# timeout for Cursor (harnesses.md), so its internal deadline assumes this short one.
+CURSOR_ASSUMED_DEFAULT_S = 10.0
+
+# Codex: STYLE writes a fixed 10 s into every handler (seed 000 behaviour 7), except
+# SessionEnd, whose timeout Codex caps at 3 s (contracts.md §2.2).
+CODEX_WRITTEN_S = 10.0
+CODEX_SESSION_END_S = 3.0
+
+# Gemini CLI: STYLE writes the documented default, 60 000 ms (contracts.md §4).
+GEMINI_WRITTEN_MS = 60_000
+
+# The timeout in force for an event: the one STYLE writes, else the harness's documented default.
+DEFAULT_S = {
+    "claude-code": 600.0,
+    "codex": CODEX_WRITTEN_S,
+    "cursor": CURSOR_ASSUMED_DEFAULT_S,
+    "gemini-cli": GEMINI_WRITTEN_MS / 1000.0,
+}
 EVENT_S = {
     ("claude-code", "UserPromptSubmit"): 30.0,
     ("claude-code", "SessionEnd"): 1.5,
+    ("codex", "SessionEnd"): CODEX_SESSION_END_S,
 }
 
 

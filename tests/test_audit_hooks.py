@@ -6,7 +6,6 @@ runtime agree on points, tools, outcomes and candidates.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -45,6 +44,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, list[Hoo
     base = tmp_path_factory.mktemp("audit-hooks")
     project = Project(base / "acme", base / "home")
     shutil.copytree(DATA / "pkg", project.root / "pkg")
+    # The reports are about the package's rules: self-protection (cli.md) is left out here.
+    (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
     project.install("pkg")
     sid = new_session()
     root = project.root.as_posix()
@@ -160,9 +161,6 @@ def test_export_and_from_over_real_history(
     assert "audit/no-rm" in html.read_text("utf-8")
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("agentstyle.engine.resident") is None, reason="no resident engine"
-)
 def test_audit_stops_a_running_engine_first(
     session: tuple[Project, list[HookResult]],
 ) -> None:

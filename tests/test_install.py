@@ -138,9 +138,10 @@ def test_install_twice_then_uninstall_gives_the_users_bytes_back(scratch: Scratc
             assert now[key] == value
     for event, groups in user.get("hooks", {}).items():
         assert now["hooks"][event][: len(groups)] == groups
+    # The package's shell guard, plus the tools self-protection watches (cli.md).
     assert ours(now["hooks"]["PreToolUse"]) == [
         {
-            "matcher": "Bash|PowerShell",
+            "matcher": "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit",
             "hooks": [{"type": "command", "command": command_for("PreToolUse")}],
         }
     ]
@@ -186,7 +187,9 @@ def test_every_formatting_survives_a_round_trip(
     assert installed != original
     hooks = json.loads(installed)["hooks"]
     assert [g["matcher"] for g in ours(hooks["PostToolUse"])] == ["Edit|MultiEdit"]
-    assert [g["matcher"] for g in ours(hooks["PreToolUse"])] == ["Bash|PowerShell"]
+    assert [g["matcher"] for g in ours(hooks["PreToolUse"])] == [
+        "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit"
+    ]
     second = install(root, [], "claude-code")
     assert all(c.before == c.after for c in second.changes)
     assert settings.read_bytes() == installed
@@ -209,11 +212,16 @@ def test_handlers_are_narrowed_and_run_the_absolute_interpreter(scratch: Scratch
     # The session clock runs on every session start and prompt: no matcher there.
     for event in ("SessionStart", "UserPromptSubmit"):
         assert hooks[event] == [{"hooks": [{"type": "command", "command": command_for(event)}]}]
-    assert "PreToolUse" not in hooks
+    # Only self-protection (cli.md) gates tool calls here: shell and file writes.
+    assert [g.get("matcher") for g in hooks["PreToolUse"]] == [
+        "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit"
+    ]
 
     scratch.style("install", "guards", "--set", "team=core")
     hooks = hooks_of(scratch.settings)
-    assert [g.get("matcher") for g in hooks["PreToolUse"]] == ["Bash|PowerShell"]
+    assert [g.get("matcher") for g in hooks["PreToolUse"]] == [
+        "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit"
+    ]
     assert [g.get("matcher") for g in hooks["PostToolUse"]] == [
         "^(Edit|MultiEdit|mcp__github__.*)$",
         "Write",  # the native hook, as the package wrote it
@@ -259,8 +267,14 @@ def test_static_rule_goes_to_claude_md_only_and_leaves_with_its_files(scratch: S
         "Answer in short sentences.\n"
         "<!-- style:end static-only/tone -->\n"
     )
-    assert not (scratch.root / ".claude").exists()  # a static rule needs no hook
-    assert scratch.lock()["harnesses"]["claude-code"]["created"] == ["CLAUDE.md"]
+    # A static rule needs no hook; self-protection (cli.md) still gates the agent's tools.
+    hooks = hooks_of(scratch.settings)
+    assert sorted(hooks) == ["PreToolUse", "SessionStart", "UserPromptSubmit"]
+    assert sorted(scratch.lock()["harnesses"]["claude-code"]["created"]) == [
+        ".claude/",
+        ".claude/settings.json",
+        "CLAUDE.md",
+    ]
     scratch.style("uninstall")
     assert scratch.snapshot() == before
 

@@ -581,7 +581,6 @@ def _shell_fixtures() -> list[Path]:
     return found
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared harness fixtures not present")
 @pytest.mark.parametrize("path", _shell_fixtures(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_harness_fixture(path: Path) -> None:
     payload = json.loads(path.read_text(encoding="utf-8"))
@@ -596,8 +595,7 @@ def test_harness_fixture(path: Path) -> None:
 
 
 def test_claude_code_bash_fixtures_exist() -> None:
-    if not FIXTURES.is_dir():
-        pytest.skip("shared harness fixtures not present")
+    assert FIXTURES.is_dir(), "shared/harnesses/fixtures must lie beside the repository"
     names = {f"{p.parent.name}/{p.name}" for p in _shell_fixtures()}
     assert {k for k in FIXTURE_EXPECT if k.startswith("claude-code/")} <= names
 

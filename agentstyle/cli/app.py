@@ -10,7 +10,9 @@ import typer
 
 from agentstyle import __version__
 from agentstyle.cli import (
+    allow,
     audit,
+    doctor,
     engine,
     explain,
     hook,
@@ -18,6 +20,7 @@ from agentstyle.cli import (
     init,
     install,
     plan,
+    replay,
     schema,
     test,
     validate,
@@ -57,6 +60,9 @@ app.command("install")(install.install_command)
 app.command("uninstall")(install.uninstall_command)
 app.command("sync")(install.sync_command)
 app.command("import")(import_.command)
+app.command("allow")(allow.command)
+app.command("doctor")(doctor.command)
+app.command("replay")(replay.command)
 app.add_typer(audit.app, name="audit")
 app.add_typer(engine.app, name="engine")
 

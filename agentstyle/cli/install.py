@@ -18,6 +18,7 @@ from agentstyle.engine.install import (
     uninstall,
 )
 from agentstyle.engine.paths import find_root
+from agentstyle.engine.selfprotect import is_builtin
 
 
 def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
@@ -50,8 +51,10 @@ def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
     rules = sum(1 for e in result.compiled.plan if e.harness == harness and e.runs)
     static = sum(1 for e in result.compiled.plan if e.harness == harness and e.status == "static")
     verb = "would install" if dry_run else "installed"
+    user = [cp for cp in result.compiled.packages if not is_builtin(cp.package.root)]
+    protect = " + self-protection" if len(user) < len(result.compiled.packages) else ""
     typer.echo(
-        f"{verb} {len(result.compiled.packages)} package(s) for {harness}: {rules} hook "
+        f"{verb} {len(user)} package(s){protect} for {harness}: {rules} hook "
         f"entr{'y' if rules == 1 else 'ies'}, {static} static"
         + ("; nothing written (--dry-run)" if dry_run else "")
     )
@@ -80,7 +83,9 @@ def _root(scope: str | None) -> Path:
 
 def install_command(
     packages: Annotated[list[str] | None, typer.Argument(help="package folders")] = None,
-    harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
+    harness: Annotated[
+        str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
+    ] = "claude-code",
     scope: Annotated[str, typer.Option(help="project | local | user")] = "project",
     set_: Annotated[list[str] | None, typer.Option("--set", help="setting NAME=VALUE")] = None,
     fail_closed: Annotated[
@@ -109,7 +114,9 @@ def install_command(
 
 
 def uninstall_command(
-    harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
+    harness: Annotated[
+        str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
+    ] = "claude-code",
     scope: Annotated[
         str | None, typer.Option(help="`user` for a --scope user install; else the project's")
     ] = None,

@@ -11,24 +11,29 @@ from agentstyle.diagnostics import render_text
 from agentstyle.engine.compile import compile_policy, load_and_validate, ordered
 from agentstyle.engine.lower import qualified
 from agentstyle.engine.plan import PlanEntry, refresh_lines
+from agentstyle.engine.selfprotect import plan_packages
 from agentstyle.harnesses import spec_for
 
 
 def command(
     packages: Annotated[list[str] | None, typer.Argument(help="package folders")] = None,
-    harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
+    harness: Annotated[
+        str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
+    ] = "claude-code",
     fmt: Annotated[Format, typer.Option("--format")] = Format.text,
     verbose: Annotated[bool, typer.Option("--verbose", help="time each pass")] = False,
 ) -> None:
     """Show the placement of every rule on a harness."""
     harness_option_check(harness)
-    # Only a package without errors is planned: lowering assumes validated rules.
-    loaded = load_and_validate(packages_or_cwd(packages))
-    errors = [d for d in loaded.diagnostics if d.level == "error"]
-    if errors:
-        typer.echo(render_text(errors), nl=False, err=True)
-        raise typer.Exit(1)
-    compiled = compile_policy(loaded, [harness])
+    # Only a package without errors is planned: lowering assumes validated rules. The built-in
+    # self-protection rules are planned with them, as install places them (cli.md).
+    with plan_packages(harness) as builtin:
+        loaded = load_and_validate(packages_or_cwd(packages) + builtin)
+        errors = [d for d in loaded.diagnostics if d.level == "error"]
+        if errors:
+            typer.echo(render_text(errors), nl=False, err=True)
+            raise typer.Exit(1)
+        compiled = compile_policy(loaded, [harness])
     errors = [d for d in compiled.diagnostics if d.level == "error"]
     if errors:
         typer.echo(render_text(errors), nl=False, err=True)

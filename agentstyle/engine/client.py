@@ -38,7 +38,10 @@ def locate_home() -> str | None:
     override = os.environ.get("STYLE_HOME")
     if override:
         return override
-    starts = [os.environ.get("CLAUDE_PROJECT_DIR")]
+    starts = [
+        os.environ.get(name)
+        for name in ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+    ]
     try:  # noqa: SIM105 - contextlib is one import more on the latency-critical path
         starts.append(os.getcwd())
     except OSError:

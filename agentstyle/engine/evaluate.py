@@ -143,6 +143,10 @@ def evaluate(
     _bulk(conn, "evaluate/insert_batch_rendered", rendered_rows)
     outcomes = conn.execute(sql("evaluate/outcomes")).fetchall()
     _decide(conn, evaluations, outcomes, log)
+    # `style allow`: a refused call the person let through passes once (or for the session).
+    from agentstyle.engine.allowances import apply_allowances
+
+    apply_allowances(conn, evaluations)
     return evaluations
 
 

@@ -57,7 +57,7 @@ def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
         [evaluation] = evaluate(conn, [event], trace=True)
     finally:
         conn.execute("ROLLBACK")
-    wire: Wire = answer(evaluation.decision, event.native_event)
+    wire: Wire = answer(evaluation.decision, event.native_event, event)
     lines = [
         f"event {event.harness} {event.native_event} point={event.point} "
         f"tool={event.tool or '-'} session={event.session_id}"

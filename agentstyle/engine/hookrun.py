@@ -35,7 +35,9 @@ DEADLINE_ENV = "STYLE_DEADLINE_S"
 # applies) may still wait for the lock: half the time left before the harness's own timeout,
 # at most this long.
 FAILURE_GRACE_S = 1.0
-SUPPORTED = ("claude-code",)
+SUPPORTED = ("claude-code", "codex", "cursor", "gemini-cli")
+# Where each harness names the project folder in the hook's environment.
+PROJECT_DIR_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 # A `\uD800`–`\uDFFF` escape: JSON may carry lone surrogates, which no UTF-8 store accepts.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -84,7 +86,7 @@ def grace_seconds(timeout_s: float) -> float:
 
 
 def _starts(payload_cwd: str | None) -> list[str]:
-    starts = [os.environ.get("CLAUDE_PROJECT_DIR"), payload_cwd]
+    starts = [*(os.environ.get(name) for name in PROJECT_DIR_ENV), payload_cwd]
     with contextlib.suppress(OSError):  # the working folder may be gone
         starts.append(os.getcwd())
     return [s for s in starts if s]
@@ -177,8 +179,10 @@ def run(
     except Exception as exc:  # the last net: even a broken installation answers in one line
         cause = cause_of(exc)
         if args["fail_closed"]:
-            # no JSON can be trusted here; exit 1 is what `onFailure: block` refuses on
-            return "", f"STYLE: {cause}; refused (--fail-closed)\n", 1
+            # No JSON can be trusted here. Claude Code refuses exit 1 under `onFailure: block`;
+            # elsewhere exit 2 with the reason on stderr is the documented refusal.
+            code = 1 if args["harness"] == "claude-code" else 2
+            return "", f"STYLE: {cause}; refused (--fail-closed)\n", code
         return "", f"STYLE: {cause}; allowed (fail open)\n", 0
 
 
@@ -188,11 +192,12 @@ def _run(
     harness, native_event = args["harness"] or "", args["event"] or ""
     if harness not in SUPPORTED:
         return "", f"STYLE: unknown harness `{_one_line(harness)}`; allowed (fail open)\n", 0
-    from agentstyle.harnesses.claude_code_spec import SPEC
+    from agentstyle.harnesses import spec_for
+    from agentstyle.timeouts import timeout_for
 
-    point = SPEC.point_of(native_event)
-    # PermissionRequest (extra event of tool.pre) shares PreToolUse's 600 s default.
-    timeout = SPEC.points[point].timeout_s if point in SPEC.points else 600.0
+    # The timeout in force for this native event (a route's, an extra event's point's).
+    ps = spec_for(harness).spec_of(native_event)
+    timeout = ps.timeout_s if ps is not None else timeout_for(harness, native_event)
     deadline = started + deadline_seconds(timeout)
     return handle(
         harness,
@@ -224,10 +229,11 @@ def handle(
     With `conn` (the resident engine's open database, `home` its folder) nothing is opened;
     otherwise the project's database is found and opened under the OS lock.
     """
-    from agentstyle.harnesses import claude_code as adapter
-    from agentstyle.harnesses.claude_code_spec import SPEC
+    from agentstyle.harnesses import adapter_for, spec_for
 
-    point = SPEC.point_of(native_event)
+    adapter = reader = adapter_for(harness)
+    point = spec_for(harness).point_of(native_event)
+    read_event = native_event
     payload: dict[str, Any] = {}
     try:
         payload = decode(stdin)
@@ -237,14 +243,29 @@ def handle(
             raise HandlerError(f"unknown event `{_one_line(native_event)[:64]}`")
         if home is None or (conn is None and not (home / "style.duckdb").is_file()):
             raise HandlerError("no rules database (run `style install`)")
-        event = adapter.normalize(payload, native_event)
+        reader, read_event = dialect(harness, adapter, payload, native_event)
+        if reader is not adapter and _installed_natively(reader, home):
+            # STYLE answers this harness through its own config: the same call is not
+            # evaluated a second time through another harness's (harnesses.md).
+            wire = reader.no_opinion(read_event)
+            return wire.stdout, wire.stderr, wire.exit_code
+        owned = getattr(adapter, "duplicate", None)
+        if reader is adapter and owned is not None and owned(payload, read_event):
+            # Another gate STYLE installed for this harness owns this tool class (Cursor: shell
+            # calls go through beforeShellExecution); that one evaluates the call.
+            wire = adapter.no_opinion(read_event)
+            return wire.stdout, wire.stderr, wire.exit_code
+        event = reader.normalize(payload, read_event)
+        if event.point is None:
+            raise HandlerError(f"unknown event `{_one_line(read_event)[:64]}`")
+        event.harness = harness  # the entries installed for the config that ran this hook
         from agentstyle.engine import runtime
 
         if conn is not None:
             decision = runtime.evaluate_on(conn, event, deadline, started, home=home)
         else:
             decision = runtime.evaluate_hook(home, event, deadline, started, poll)
-        wire = adapter.answer(decision, native_event)
+        wire = reader.answer(decision, read_event, event)
         return wire.stdout, wire.stderr, wire.exit_code
     except Handover:
         raise  # the engine answered the whole event
@@ -253,9 +274,10 @@ def handle(
             with contextlib.suppress(Exception):
                 home = find_database(_cwd(payload))
         return _failure(
-            adapter,
+            reader,
             harness,
             native_event,
+            read_event,
             point,
             payload,
             home,
@@ -267,9 +289,31 @@ def handle(
         )
 
 
+def dialect(harness: str, adapter: Any, payload: dict[str, Any], native_event: str) -> Any:
+    """(reader adapter, native event) for a payload: the payload decides the dialect.
+
+    Cursor runs the hooks of a Claude Code config too (contracts.md §3.8): a Cursor-shaped
+    payload arriving through that config is read, and answered, as Cursor's.
+    """
+    if harness != "cursor":
+        from agentstyle.harnesses import cursor
+
+        if cursor.looks_like(payload):
+            return cursor, cursor.native_event_of(payload, native_event)
+    return adapter, native_event
+
+
+def _installed_natively(reader: Any, home: Path) -> bool:
+    check = getattr(reader, "installed_here", None)
+    return bool(check and check(home.parent))
+
+
 def _cwd(payload: dict[str, Any]) -> str | None:
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) else None
+    if isinstance(cwd, str):
+        return cwd
+    roots = payload.get("workspace_roots")  # Cursor names the project only here on some events
+    return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
 
 
 def _one_line(text: str) -> str:
@@ -303,6 +347,7 @@ def _failure(
     adapter: Any,
     harness: str,
     native_event: str,
+    read_event: str,
     point: str | None,
     payload: dict[str, Any],
     home: Path | None,
@@ -329,22 +374,28 @@ def _failure(
             )
         except Exception:
             closed = None
-    refusable = adapter.can_refuse(native_event)
+    refusable = adapter.can_refuse(read_event)
     wire: Wire
     if closed:
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because a "
             "rule requires it."
         )
-        wire = adapter.deny_answer(native_event, reason)
+        wire = adapter.deny_answer(read_event, reason)
         return wire.stdout, f"STYLE: {cause}; refused (fail: closed)\n", 0
     if install_fail_closed and refusable:
-        # seed 000: `style install --fail-closed` refuses on any handler error and exits 1
-        # (with `onFailure: block` Claude Code then blocks even if the JSON were unreadable).
+        # seed 000: `style install --fail-closed` refuses on any handler error; Claude Code
+        # exits 1 (with `onFailure: block` it blocks even if the JSON were unreadable), the
+        # others answer with their deny JSON and exit 0 (FAIL_CLOSED_EXIT of the adapter).
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
             "was installed with --fail-closed."
         )
-        wire = adapter.deny_answer(native_event, reason)
-        return wire.stdout, f"STYLE: {cause}; refused (--fail-closed)\n", 1
-    return "", f"STYLE: {cause}; allowed (fail open)\n", 0
+        wire = adapter.deny_answer(read_event, reason)
+        code = int(getattr(adapter, "FAIL_CLOSED_EXIT", 1))
+        return wire.stdout, f"STYLE: {cause}; refused (--fail-closed)\n", code
+    # Fail open: where the harness needs an explicit answer (Cursor permission hooks, Gemini's
+    # JSON-only stdout) the adapter's "no opinion" is given.
+    opinion = adapter.no_opinion(read_event) if point is not None else None
+    stdout = opinion.stdout if opinion is not None else ""
+    return stdout, f"STYLE: {cause}; allowed (fail open)\n", 0

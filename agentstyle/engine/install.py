@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import difflib
 import hashlib
@@ -19,28 +20,28 @@ from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.engine.compile import Compiled, compile_policy, load_and_validate
-from agentstyle.engine.jsonedit import JsonEditError, install_hooks, uninstall_hooks
+from agentstyle.engine.jsonedit import JsonEditError
 from agentstyle.engine.lockfile import HarnessInstall, LockFile, atomic_write, read_lock
 from agentstyle.engine.locking import LockTimeout
-from agentstyle.engine.markers import MarkerError, place_blocks, remove_blocks
+from agentstyle.engine.markers import MarkerError
 from agentstyle.engine.model import Package, SettingDecl
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.plan import PlanEntry, combine_matchers
+from agentstyle.engine.plan import PlanEntry, format_matcher, split_matcher
 from agentstyle.engine.store import Connection, open_store, replace_policy, sql
 from agentstyle.grammar.ast import Text
-from agentstyle.harnesses import spec_for
+from agentstyle.harnesses import adapter_for, spec_for
+from agentstyle.harnesses.base import HarnessSpec
 
 HOOK_MODULE = "agentstyle.hook"
 ON_FAILURE_MIN = (2, 1, 295)
 SCOPES = ("project", "local", "user")
-# Events whose handlers STYLE always installs: the session clock (runtime.md step 3).
-BOOKKEEPING = ("SessionStart", "UserPromptSubmit")
-# Handlers `--fail-closed` protects (onFailure + the flag): the tool gates always (seed 000:
-# PreToolUse), a prompt gate only when a gate rule runs there, so a broken handler does not
-# refuse every prompt of a project that never asked for it. Claude ignores onFailure on Stop.
-TOOL_GATES = ("PreToolUse", "PermissionRequest")
-GATE_EVENTS = (*TOOL_GATES, "UserPromptSubmit")
+# Handlers `--fail-closed` protects (onFailure / failClosed + the flag): the tool gates always
+# (seed 000: PreToolUse), another gate event (a prompt gate) only when a gate rule runs there,
+# so a broken handler does not refuse every prompt of a project that never asked for it.
 GATE_ACTIONS = ("block", "ask", "allow")
+# Where install keeps, in the lock's `created` list, what it changed inside a file besides its
+# handlers (Cursor's `version`, Gemini's enable flag): `<file>#<marker>` (configedit.py).
+MARKER_SEP = "#"
 
 LOCK_WAIT_S = 30.0
 DIGEST_FILE = "policy.digest"  # read by the hook and the resident engine (engine/client.py)
@@ -105,20 +106,28 @@ class InstallResult:
 
 
 def settings_file(root: Path, scope: str) -> Path:
-    if scope == "project":
-        return root / ".claude" / "settings.json"
-    if scope == "local":
-        return root / ".claude" / "settings.local.json"
-    if scope == "user":
-        return Path.home() / ".claude" / "settings.json"
-    raise StyleError(f"unknown scope `{scope}` (project, local or user)")
+    """Claude Code's settings file of a scope."""
+    return config_file(root, scope, "claude-code")
+
+
+def check_scope(harness: str, scope: str) -> None:
+    scopes = adapter_for(harness).SCOPES
+    if scope not in scopes:
+        raise StyleError(f"{harness} has no `{scope}` scope (use: {', '.join(scopes)})")
+
+
+def config_file(root: Path, scope: str, harness: str) -> Path:
+    """The hook config STYLE writes for a harness and scope."""
+    if scope not in SCOPES:
+        raise StyleError(f"unknown scope `{scope}` (project, local or user)")
+    check_scope(harness, scope)
+    path: Path = adapter_for(harness).config_path(root, scope)
+    return path
 
 
 def instruction_file(root: Path, scope: str, harness: str) -> Path | None:
-    name = spec_for(harness).instruction_file
-    if name is None:
-        return None
-    return (Path.home() / ".claude" / name) if scope == "user" else root / name
+    path: Path | None = adapter_for(harness).static_path(root, scope)
+    return path
 
 
 def relative(root: Path, path: Path) -> str:
@@ -142,44 +151,54 @@ def _created(root: Path, h: HarnessInstall | None) -> list[str]:
     return out
 
 
-def _matchers(entries: list[PlanEntry]) -> str | None:
-    exact: list[str] = []
-    patterns: list[str] = []
-    for e in entries:
-        if e.matcher is None:
-            return None
-        if e.matcher.startswith("^(") and e.matcher.endswith(")$"):
-            inner = e.matcher[2:-2]
-            for part in _split_alternatives(inner):
-                if re.fullmatch(r"[A-Za-z0-9_\- ]+", part.replace("\\", "")):
-                    exact.append(part.replace("\\", ""))
-                else:
-                    patterns.append(part)
-        else:
-            exact.extend(e.matcher.split("|"))
-    return combine_matchers(exact, patterns)
+def markers_of(created: list[str], label: str) -> list[str]:
+    prefix = label + MARKER_SEP
+    return [c[len(prefix) :] for c in created if c.startswith(prefix)]
 
 
-def _split_alternatives(regex: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in regex:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "|" and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    return parts
+def _set_markers(created: list[str], label: str, markers: list[str]) -> None:
+    prefix = label + MARKER_SEP
+    created[:] = [c for c in created if not c.startswith(prefix)]
+    created.extend(prefix + m for m in markers)
 
 
-def is_gate(native_event: str, entries: list[PlanEntry]) -> bool:
-    if native_event in TOOL_GATES:
+def is_gate(native_event: str, entries: list[PlanEntry], spec: HarnessSpec) -> bool:
+    if native_event not in spec.gate_events:
+        return False
+    if spec.point_of(native_event) == "tool.pre":
         return True
-    return native_event in GATE_EVENTS and any(e.action in GATE_ACTIONS for e in entries)
+    return any(e.action in GATE_ACTIONS for e in entries)
+
+
+Parts = tuple[list[str], list[str]] | None  # (exact names, patterns); None = every tool
+
+
+def routed(entry: PlanEntry, spec: HarnessSpec) -> list[tuple[str, Parts]]:
+    """The native events an entry's handlers go to, each with the matcher parts it needs.
+
+    Without routes that is the entry's own event; on a routed point (Cursor's tool.pre) its
+    native tool names are split over the gates that own them.
+    """
+    assert entry.point is not None and entry.native_event is not None
+    routes = spec.routes.get(entry.point, ())
+    if not routes:
+        return [(entry.native_event, split_matcher(entry.matcher) if entry.matcher else None)]
+    default = spec.points[entry.point].native_event
+    if entry.matcher is None:
+        every: list[tuple[str, Parts]] = [(r.spec.native_event, None) for r in routes]
+        return [*every, (default, None)]
+    exact, patterns = split_matcher(entry.matcher)
+    by_key = {n: k for k, names in spec.tool_names.items() for n in names}
+    by_key.update({n: "mcp" for n in spec.mcp_names or ()})
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for name in exact:
+        key = by_key.get(name, "mcp" if name.startswith("mcp__") else "other")
+        gate = spec.route_of(entry.point, key)
+        out.setdefault(gate.native_event if gate else default, ([], []))[0].append(name)
+    for pattern in patterns:
+        gate = spec.route_of(entry.point, "mcp")
+        out.setdefault(gate.native_event if gate else default, ([], []))[1].append(pattern)
+    return [(native, parts) for native, parts in out.items()]
 
 
 def handler_groups(
@@ -187,34 +206,35 @@ def handler_groups(
 ) -> dict[str, list[dict[str, Any]]]:
     """One handler per native event that has entries, with the narrowest matcher (harnesses.md)."""
     spec = spec_for(harness)
-    by_event: dict[str, list[PlanEntry]] = {}
+    adapter = adapter_for(harness)
+    by_event: dict[str, list[tuple[PlanEntry, Parts]]] = {}
     for e in plan:
-        if e.harness == harness and e.runs and e.native_event:
-            by_event.setdefault(e.native_event, []).append(e)
+        if e.harness == harness and e.runs and e.native_event and e.point:
+            for native, parts in routed(e, spec):
+                by_event.setdefault(native, []).append((e, parts))
     if not by_event:
         return {}
-    for native in BOOKKEEPING:
+    for native in spec.bookkeeping:
         by_event.setdefault(native, [])
     groups: dict[str, list[dict[str, Any]]] = {}
-    order = [p.native_event for p in spec.points.values()]
+    order = spec.native_events()
     for native in sorted(by_event, key=lambda n: order.index(n) if n in order else 99):
-        entries = by_event[native]
-        point = spec.point_of(native)
-        ps = spec.points.get(point or "")
-        gate = fail_closed and is_gate(native, entries)
-        handler: dict[str, Any] = {
-            "type": "command",
-            "command": hook_command(harness, native, gate),
-        }
-        if gate:
-            handler["onFailure"] = "block"
-        group: dict[str, Any] = {}
-        if ps is not None and ps.matcher == "tool" and entries:
-            matcher = _matchers(entries)
-            if matcher:
-                group["matcher"] = matcher
-        group["hooks"] = [handler]
-        groups[native] = [group]
+        items = by_event[native]
+        entries = [e for e, _ in items]
+        ps = spec.spec_of(native)
+        gate = fail_closed and is_gate(native, entries, spec)
+        handler = adapter.handler(hook_command(harness, native, gate), native, gate)
+        matcher = None
+        if (
+            ps is not None
+            and ps.matcher == "tool"
+            and items
+            and all(parts is not None for _, parts in items)
+        ):
+            exact = [n for _, parts in items if parts for n in parts[0]]
+            patterns = [p for _, parts in items if parts for p in parts[1]]
+            matcher = format_matcher(spec, exact, patterns)
+        groups[native] = [adapter.group(handler, matcher)]
     return groups
 
 
@@ -223,6 +243,7 @@ def native_groups(
 ) -> dict[str, list[dict[str, Any]]]:
     """The packages' `native_hooks` for a harness, as they are (package.md)."""
     spec = spec_for(harness)
+    adapter = adapter_for(harness)
     groups: dict[str, list[dict[str, Any]]] = {}
     for pkg in packages:
         for hook in pkg.native_hooks:
@@ -238,23 +259,86 @@ def native_groups(
             handler: dict[str, Any] = {"type": "command", "command": hook.command}
             if hook.timeout is not None:
                 handler["timeout"] = hook.timeout
-            group: dict[str, Any] = {"matcher": hook.matcher} if hook.matcher else {}
-            group["hooks"] = [handler]
-            groups.setdefault(ps.native_event, []).append(group)
+            groups.setdefault(ps.native_event, []).append(adapter.group(handler, hook.matcher))
     return groups
 
 
 def claude_version() -> tuple[int, ...] | None:
     """`claude --version` as a tuple, or None when no client answers."""
-    exe = shutil.which("claude")
+    return client_version("claude-code")
+
+
+def client_version(harness: str) -> tuple[int, ...] | None:
+    """The harness client's version (its adapter's VERSION_COMMAND), or None when none answers."""
+    command = list(adapter_for(harness).VERSION_COMMAND)
+    exe = shutil.which(command[0])
     if exe is None:
         return None
     try:
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run([exe, *command[1:]], capture_output=True, text=True, timeout=5).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
     return tuple(int(x) for x in m.groups()) if m else None
+
+
+_BOUND = re.compile(r"^\s*(>=|<=|==|=|>|<|\^|~)?\s*v?(\d+(?:\.\d+)*)\s*$")
+
+
+def version_ok(version: tuple[int, ...], spec: str) -> bool | None:
+    """Whether `version` satisfies a range like `>=2.1.0` or `>=0.50, <1` (None: unreadable)."""
+    for part in spec.split(","):
+        m = _BOUND.match(part)
+        if not m:
+            return None
+        op = m.group(1) or ">="
+        want = tuple(int(x) for x in m.group(2).split("."))
+        size = max(len(want), len(version))
+        have = version + (0,) * (size - len(version))
+        want = want + (0,) * (size - len(want))
+        ok = {
+            ">=": have >= want,
+            ">": have > want,
+            "<=": have <= want,
+            "<": have < want,
+            "==": have == want,
+            "=": have == want,
+            "^": have >= want and have[:1] == want[:1],
+            "~": have >= want and have[:2] == want[:2],
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+def too_old(compiled: Compiled, harness: str, notes: list[str]) -> list[PlanEntry]:
+    """Plan entries of packages whose `requires.harnesses` range the installed client misses
+    (install-error `harness-too-old`); when no client answers, a note says it was not checked."""
+    wanted = {
+        cp.package.name: str(cp.package.requires.get("harnesses", {}).get(harness))
+        for cp in compiled.packages
+        if isinstance(cp.package.requires.get("harnesses"), dict)
+        and harness in cp.package.requires["harnesses"]
+    }
+    if not wanted:
+        return []
+    version = client_version(harness)
+    if version is None:
+        notes.append(
+            f"could not ask the {harness} client for its version; `requires.harnesses` "
+            "was not checked"
+        )
+        return []
+    shown = ".".join(map(str, version))
+    old: dict[str, str] = {}
+    for package, spec in wanted.items():
+        if version_ok(version, spec) is False:
+            old[package] = f"harness-too-old: {harness} {shown} is not {spec}"
+    return [
+        dataclasses.replace(e, status="install-error", reason=old[e.rule_id.split("/")[0]])
+        for e in compiled.plan
+        if e.harness == harness and e.rule_id.split("/")[0] in old
+    ]
 
 
 def static_blocks(compiled: Compiled, harness: str) -> dict[str, str]:
@@ -369,17 +453,72 @@ def _json_error(path: Path, exc: JsonEditError) -> StyleError:
     return StyleError(f"refusing to touch {path}: {exc.message}{where}; fix the file and retry")
 
 
-def _config_removal(root: Path, path: Path, created: list[str], ours: IsOurs) -> FileChange | None:
-    """STYLE's handlers out of one config file; the file goes when install created it."""
+def _config_removal(
+    root: Path, path: Path, created: list[str], ours: IsOurs, harness: str
+) -> FileChange | None:
+    """STYLE's handlers (and the keys it set) out of one config file; the file goes when install
+    created it and nothing else is left."""
     before = _read(path)
     if before is None:
         return None
+    label = relative(root, path)
+    adapter = adapter_for(harness)
     try:
-        after: str | None = uninstall_hooks(before, is_ours=ours, name=str(path))
+        after: str | None = adapter.strip_config(
+            before, ours, markers_of(created, label), str(path)
+        )
     except JsonEditError as exc:
         raise _json_error(path, exc) from None
-    label = relative(root, path)
     if label in created and after is not None and after.strip() in ("{}", ""):
+        after = None
+    return FileChange(path, before, after, label)
+
+
+def _config_change(
+    root: Path,
+    config: Path,
+    groups: dict[str, list[dict[str, Any]]],
+    created: list[str],
+    ours: IsOurs,
+    harness: str,
+) -> FileChange | None:
+    """The harness's config with STYLE's handlers replaced; the lock's markers updated."""
+    before = _read(config)
+    if before is None and not groups:
+        return None
+    label = relative(root, config)
+    adapter = adapter_for(harness)
+    old_markers = markers_of(created, label)
+    try:
+        if groups:
+            after, markers = adapter.write_config(before, groups, ours, str(config), old_markers)
+        else:
+            after = adapter.strip_config(before or "{}\n", ours, old_markers, str(config))
+            markers = []
+    except JsonEditError as exc:
+        raise _json_error(config, exc) from None
+    _set_markers(created, label, markers)
+    result: str | None = after
+    if not groups and label in created and after.strip() in ("{}", ""):
+        result = None
+    return FileChange(config, before, result, label)
+
+
+def _static_change(
+    root: Path, path: Path | None, blocks: dict[str, str], created: list[str], harness: str
+) -> FileChange | None:
+    if path is None:
+        return None
+    before = _read(path)
+    if not blocks and before is None:
+        return None
+    adapter = adapter_for(harness)
+    try:
+        after: str | None = adapter.place_static(before, blocks, str(path))
+    except MarkerError as exc:
+        raise StyleError(f"refusing to touch {path}: {exc}") from None
+    label = relative(root, path)
+    if not blocks and (after or "") == "" and label in created:
         after = None
     return FileChange(path, before, after, label)
 
@@ -394,13 +533,50 @@ def install(
     fail_closed: bool | None = None,
     dry_run: bool = False,
 ) -> InstallResult:
-    """Validate, compile into the database, merge the hook config, write the lock file."""
+    """Validate, compile into the database, merge the hook config, write the lock file.
+
+    A refused install leaves no `.style/` folder behind when there was none.
+    """
     try:
         spec_for(harness)
     except KeyError:
         raise StyleError(f"unknown harness `{harness}`") from None
     if scope not in SCOPES:
         raise StyleError(f"unknown scope `{scope}` (project, local or user)")
+    check_scope(harness, scope)
+    home = StylePaths(root).home
+    existed = home.exists()
+    result: InstallResult | None = None
+    try:
+        result = _install(root, packages, harness, scope, sets, fail_closed, dry_run)
+        return result
+    finally:
+        if not existed and (result is None or not result.ok or dry_run):
+            _drop_if_only_builtin(home)
+
+
+def _drop_if_only_builtin(home: Path) -> None:
+    """Remove a `.style/` that holds nothing but the built-in package install just wrote."""
+    from agentstyle.engine.selfprotect import FOLDER
+
+    try:
+        entries = list(home.iterdir())
+    except OSError:
+        return
+    if all(e.name == FOLDER[0] for e in entries):
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _install(
+    root: Path,
+    packages: list[str],
+    harness: str,
+    scope: str,
+    sets: list[str] | None,
+    fail_closed: bool | None,
+    dry_run: bool,
+) -> InstallResult:
+    adapter = adapter_for(harness)
     paths = StylePaths(root)
     lock = read_lock(paths.lockfile)
     wanted = list(dict.fromkeys([*lock.packages, *(_relative_package(root, p) for p in packages)]))
@@ -416,16 +592,22 @@ def install(
     harnesses = dict(lock.harnesses)
     harnesses[harness] = h
     abs_packages = [str(root / p) if not Path(p).is_absolute() else p for p in wanted]
-    loaded = load_and_validate(abs_packages)
-    if not loaded.ok:
-        return InstallResult(loaded)
-    package_list = [cp.package for cp in loaded.packages]
-    chosen = chosen_settings(lock, parse_sets(sets or []), package_list)
-    compiled = compile_policy(loaded, sorted(harnesses), dict(chosen), require_settings=True)
+    from agentstyle.engine import selfprotect
+
+    with selfprotect.builtin_package(
+        root, harnesses, persist=not dry_run, enabled=lock.protect
+    ) as builtin:
+        loaded = load_and_validate(abs_packages + ([str(builtin)] if builtin else []))
+        if not loaded.ok:
+            return InstallResult(loaded)
+        package_list = [cp.package for cp in loaded.packages]
+        chosen = chosen_settings(lock, parse_sets(sets or []), package_list)
+        compiled = compile_policy(loaded, sorted(harnesses), dict(chosen), require_settings=True)
     result = InstallResult(compiled)
     if not compiled.ok:
         return result
     result.blocked = [e for e in compiled.plan if e.status == "install-error"]
+    result.blocked += too_old(compiled, harness, result.notes)
     if result.blocked:
         return result
     if h.fail_closed and harness == "claude-code":
@@ -440,44 +622,38 @@ def install(
                 f"--fail-closed needs Claude Code 2.1.295+ (onFailure); `claude --version` "
                 f"says {'.'.join(map(str, version))}"
             )
+    result.notes.extend(adapter.install_notes(h.fail_closed))
     groups = handler_groups(compiled.plan, harness, h.fail_closed)
     natives = native_groups(package_list, harness, result.notes)
     h.native = sorted(
-        {str(hd["command"]) for gs in natives.values() for g in gs for hd in g["hooks"]}
+        {str(hd["command"]) for gs in natives.values() for g in gs for hd in _handlers_of(g)}
     )
     for event, extra in natives.items():
         groups.setdefault(event, []).extend(extra)
     ours = recognizer([*(previous.native if previous else []), *h.native])
     if previous is not None and previous.scope != scope and previous.scope != "user":
-        old = settings_file(root, previous.scope)
-        if old != settings_file(root, scope):
-            removal = _config_removal(root, old, created, ours)
+        old = config_file(root, previous.scope, harness)
+        if old != config_file(root, scope, harness):
+            removal = _config_removal(root, old, created, ours, harness)
             if removal is not None:
+                _set_markers(created, removal.label, [])
                 result.changes.append(removal)
-    config = settings_file(root, scope)
-    before = _read(config)
-    if before is not None or groups:
-        try:
-            after: str | None = install_hooks(before, groups, is_ours=ours, name=str(config))
-        except JsonEditError as exc:
-            raise _json_error(config, exc) from None
-        label = relative(root, config)
-        if not groups and label in created and after is not None and after.strip() == "{}":
-            after = None
-        result.changes.append(FileChange(config, before, after, label))
-    instructions = instruction_file(root, scope, harness)
-    if instructions is not None:
-        ibefore = _read(instructions)
-        blocks = static_blocks(compiled, harness)
-        if blocks or ibefore is not None:
-            try:
-                iafter: str | None = place_blocks(ibefore, blocks, name=str(instructions))
-            except MarkerError as exc:
-                raise StyleError(f"refusing to touch {instructions}: {exc}") from None
-            label = relative(root, instructions)
-            if not blocks and iafter == "" and label in created:
-                iafter = None
-            result.changes.append(FileChange(instructions, ibefore, iafter, label))
+    config = config_file(root, scope, harness)
+    change = _config_change(root, config, groups, created, ours, harness)
+    if change is not None:
+        result.changes.append(change)
+        trust = getattr(adapter, "TRUST_NOTE", None)
+        if trust and change.before != change.after and change.after is not None:
+            result.notes.append(trust)
+    static = _static_change(
+        root,
+        instruction_file(root, scope, harness),
+        static_blocks(compiled, harness),
+        created,
+        harness,
+    )
+    if static is not None:
+        result.changes.append(static)
     if dry_run:
         return result
     with engine_free_store(paths) as conn:
@@ -489,6 +665,12 @@ def install(
     lock.harnesses = harnesses
     atomic_write(paths.lockfile, lock.to_yaml())
     return result
+
+
+def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
+    """The handlers of a group (groups layout) or the handler itself (flat layout)."""
+    hooks = group.get("hooks")
+    return list(hooks) if isinstance(hooks, list) else [group]
 
 
 def _stop_engine(home: Path) -> None:
@@ -593,24 +775,31 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
         spec_for(harness)
     except KeyError:
         raise StyleError(f"unknown harness `{harness}`") from None
+    adapter = adapter_for(harness)
     paths = StylePaths(root)
     lock = read_lock(paths.lockfile)
     h = lock.harnesses.get(harness, HarnessInstall())
     created = _created(root, h)
     ours = recognizer(h.native)
     changes: list[FileChange] = []
-    # Project and local settings are both looked at: only STYLE's handlers can go, and a lock
-    # file lost or edited by hand must not leave them behind.
-    scopes = ["user"] if h.scope == "user" else [h.scope, *(s for s in SCOPES[:2] if s != h.scope)]
+    # Every project-side scope is looked at: only STYLE's handlers can go, and a lock file lost
+    # or edited by hand must not leave them behind.
+    scopes: list[str] = (
+        ["user"]
+        if h.scope == "user"
+        else [h.scope, *(s for s in adapter.SCOPES if s not in (h.scope, "user"))]
+    )
     for scope in scopes:
-        change = _config_removal(root, settings_file(root, scope), created, ours)
+        if scope not in adapter.SCOPES:
+            continue
+        change = _config_removal(root, config_file(root, scope, harness), created, ours, harness)
         if change is not None:
             changes.append(change)
     instructions = instruction_file(root, h.scope, harness)
     ibefore = _read(instructions) if instructions is not None else None
     if instructions is not None and ibefore is not None:
         try:
-            iafter: str | None = remove_blocks(ibefore, name=str(instructions))
+            iafter: str | None = adapter.strip_static(ibefore, str(instructions))
         except MarkerError as exc:
             raise StyleError(f"refusing to touch {instructions}: {exc}") from None
         label = relative(root, instructions)
@@ -619,6 +808,8 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
         changes.append(FileChange(instructions, ibefore, iafter, label))
     if dry_run:
         return changes
+    for change in changes:
+        _set_markers(created, change.label, [])
     apply_changes(paths, root, changes, created)
     for item in sorted((c for c in created if c.endswith("/")), key=len, reverse=True):
         folder = Path(item) if Path(item).is_absolute() else root / item

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from agentstyle.engine.validate import RuleInfo, resolve_tools
 from agentstyle.grammar.globs import glob_to_regex
-from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec
+from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
 from agentstyle.vocabulary import TOOL_POINTS
 
 RUNNING_STATUSES = ("native", "partial", "degraded")
@@ -58,8 +58,8 @@ def mcp_matcher(server_glob: str) -> str:
     return f"mcp__{inner}__.*"
 
 
-def tool_matcher(info: RuleInfo, spec: HarnessSpec) -> str | None:
-    """The narrowest native matcher for the tools a tool-point rule needs (None = all)."""
+def matcher_parts(info: RuleInfo, spec: HarnessSpec) -> tuple[list[str], list[str]] | None:
+    """(exact native names, regex patterns) a tool-point rule needs; None = every tool."""
     eff = info.eff
     target = eff["target"]
     exact: list[str] = []
@@ -71,13 +71,64 @@ def tool_matcher(info: RuleInfo, spec: HarnessSpec) -> str | None:
         for tool in sorted(tools):
             exact.extend(spec.tool_names.get(tool, ()))
     elif target == "mcp":
-        patterns.append(mcp_matcher(str(eff.get("mcp", "*"))))
+        if spec.mcp_names is not None:
+            exact.extend(spec.mcp_names)
+        else:
+            patterns.append(mcp_matcher(str(eff.get("mcp", "*"))))
     elif target == "skill":
-        exact.append("Skill")
+        exact.extend(spec.skill_names)
     else:
         return None
     exact.extend(info.names)
+    if not exact and not patterns:
+        return None
+    return exact, patterns
+
+
+def tool_matcher(info: RuleInfo, spec: HarnessSpec) -> str | None:
+    """The narrowest native matcher for the tools a tool-point rule needs (None = all)."""
+    parts = matcher_parts(info, spec)
+    return None if parts is None else format_matcher(spec, *parts)
+
+
+def format_matcher(spec: HarnessSpec, exact: list[str], patterns: list[str]) -> str | None:
+    """A matcher in the harness's syntax (`matcher_style`)."""
+    if spec.matcher_style == "regex":
+        names = list(dict.fromkeys(exact))
+        parts = [re.escape(n) for n in names] + list(dict.fromkeys(patterns))
+        return "^(" + "|".join(parts) + ")$" if parts else None
     return combine_matchers(exact, patterns)
+
+
+def split_matcher(matcher: str) -> tuple[list[str], list[str]]:
+    """A matcher `format_matcher` wrote, back into (exact names, patterns)."""
+    exact: list[str] = []
+    patterns: list[str] = []
+    if matcher.startswith("^(") and matcher.endswith(")$"):
+        for part in _split_alternatives(matcher[2:-2]):
+            if re.fullmatch(r"[A-Za-z0-9_\- ]+", part.replace("\\", "")):
+                exact.append(part.replace("\\", ""))
+            else:
+                patterns.append(part)
+    else:
+        exact.extend(matcher.split("|"))
+    return exact, patterns
+
+
+def _split_alternatives(regex: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in regex:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return parts
 
 
 def combine_matchers(exact: list[str], patterns: list[str]) -> str | None:
@@ -92,6 +143,43 @@ def combine_matchers(exact: list[str], patterns: list[str]) -> str | None:
     return "^(" + "|".join(parts) + ")$"
 
 
+def route_keys(info: RuleInfo, spec: HarnessSpec) -> set[str] | None:
+    """The tool classes a tool-point rule concerns (normalized tools, `mcp`, `skill`, `other`);
+    None = every tool."""
+    target = info.eff["target"]
+    if target == "mcp":
+        return {"mcp"}
+    if target == "skill":
+        return {"skill"}
+    if target != "tool":
+        return None
+    tools = resolve_tools(info.tools)
+    if info.tools and ("other" in tools or not tools):
+        return None
+    keys = set(tools)
+    native = {n: t for t, names in spec.tool_names.items() for n in names}
+    for name in info.names:
+        keys.add(native.get(name, "mcp" if name.startswith("mcp__") else "other"))
+    return keys or None
+
+
+def gates(info: RuleInfo, point: str, spec: HarnessSpec) -> list[PointSpec]:
+    """The native events that gate this rule's calls at `point` (one unless routed)."""
+    default = spec.points[point]
+    routes = spec.routes.get(point, ())
+    if not routes or point not in TOOL_POINTS:
+        return [default]
+    keys = route_keys(info, spec)
+    if keys is None:
+        return [*(r.spec for r in routes), default]
+    out: list[PointSpec] = []
+    for key in sorted(keys):
+        gate = spec.route_of(point, key) or default
+        if gate not in out:
+            out.append(gate)
+    return out
+
+
 def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEntry]:
     eff = info.eff
     action, repeat = eff["action"], eff.get("repeat")
@@ -104,6 +192,7 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
         act: str = action,
         rep: str | None = repeat,
         cap: str | None = None,
+        native: str | None = None,
     ) -> PlanEntry:
         ps = spec.points.get(point) if point else None
         matcher = None
@@ -111,12 +200,12 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
             if point in TOOL_POINTS:
                 matcher = tool_matcher(info, spec)
             elif ps.matcher == "source":
-                matcher = "|".join(eff["sources"])
+                matcher = format_matcher(spec, list(eff["sources"]), [])
         return PlanEntry(
             qualified,
             spec.name,
             point,
-            ps.native_event if ps else None,
+            native or (ps.native_event if ps else None),
             matcher,
             status,
             reason,
@@ -156,6 +245,16 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
     return [plan_point(info, point, spec, entry) for point in info.points]
 
 
+def _placed(
+    info: RuleInfo, point: str, spec: HarnessSpec
+) -> tuple[frozenset[str], str | None, list[PointSpec]]:
+    """Capabilities of a point for this rule (all its gates have them), the native event."""
+    used = gates(info, point, spec)
+    caps = frozenset.intersection(*(g.capabilities for g in used))
+    native = used[0].native_event if len(used) == 1 else spec.points[point].native_event
+    return caps, native, used
+
+
 def plan_point(
     info: RuleInfo, point: str, spec: HarnessSpec, entry: Callable[..., PlanEntry]
 ) -> PlanEntry:
@@ -172,31 +271,44 @@ def plan_point(
             and other in spec.points
             and action not in ("block", "ask", "allow")
         ):
-            cap, _ = _capability(action, spec.points[other].capabilities)
+            cap, _ = _capability(action, _placed(info, other, spec)[0])
             if cap:
                 return entry(
-                    other, "degraded", f"point-unavailable: {point} runs at {other}", cap=cap
+                    other,
+                    "degraded",
+                    f"point-unavailable: {point} runs at {other}",
+                    cap=cap,
+                    native=_placed(info, other, spec)[1],
                 )
         if fallback == "skip":
             return entry(point, "skipped", "point-unavailable")
         return entry(point, "install-error", "point-unavailable")
-    caps = ps.capabilities
+    caps, native, used = _placed(info, point, spec)
     cap, status = _capability(action, caps)
+    if fail_closed and len(used) > 1:
+        # `fail: closed` is answered per native event: one rule over several gates (Cursor's
+        # shell and edit gates) cannot promise it on all of them.
+        names = ", ".join(g.native_event for g in used)
+        return entry(
+            point, "install-error", f"fail-closed-unsupported: spans {names}", native=native
+        )
     if fail_closed and DENY not in caps:
-        return entry(point, "install-error", "fail-closed-unsupported")
+        return entry(point, "install-error", "fail-closed-unsupported", native=native)
     if status is not None:
-        return entry(point, status, None, cap=cap)
+        return entry(point, status, None, cap=cap, native=native)
     if fail_closed:
-        return entry(point, "install-error", "fail-closed-unsupported")
+        return entry(point, "install-error", "fail-closed-unsupported", native=native)
     if fallback == "degrade":
         if action == "ask" and DENY in caps:
+            # Evaluated as an ask (so the precedence of runtime.md holds); the adapter delivers
+            # it as a refusal whose reason tells the person `style allow --last`.
             return entry(
                 point,
                 "degraded",
-                "ask became block; approve with `style allow`",
-                act="block",
+                "ask became block; approve with `style allow --last`",
                 rep=None,
                 cap=DENY,
+                native=native,
             )
         if action == "block" and (CONTEXT in caps or MESSAGE in caps):
             warn_cap, _ = _capability("warn", caps)
@@ -207,20 +319,23 @@ def plan_point(
                 act="warn",
                 rep="every",
                 cap=warn_cap,
+                native=native,
             )
         other = _other_point(point)
         if other and other in spec.points and action in ("inject", "warn"):
-            other_cap, _ = _capability(action, spec.points[other].capabilities)
+            other_caps, other_native, _ = _placed(info, other, spec)
+            other_cap, _ = _capability(action, other_caps)
             if other_cap:
                 return entry(
                     other,
                     "degraded",
                     f"capability-missing at {point}: runs at {other}",
                     cap=other_cap,
+                    native=other_native,
                 )
     if fallback == "skip":
-        return entry(point, "skipped", "capability-missing")
-    return entry(point, "install-error", "capability-missing")
+        return entry(point, "skipped", "capability-missing", native=native)
+    return entry(point, "install-error", "capability-missing", native=native)
 
 
 def refresh_lines(info: RuleInfo, spec: HarnessSpec) -> list[str]:

@@ -147,7 +147,7 @@ def run_file(
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        wire = adapter.answer(evaluation.decision, native)
+        wire = adapter.answer(evaluation.decision, native, event)
         fired = {c.rule_id for c in evaluation.candidates if c.outcome in FIRING}
         check(result, case["expect"], pkg_name, evaluation.decision, fired, wire)
     return results

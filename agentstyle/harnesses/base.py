@@ -11,6 +11,26 @@ DENY = "deny"
 ASK = "ask"
 ALLOW = "allow"
 
+# What a refusal tells the person where the harness has no `ask` (cli.md `style allow`): the
+# rule's question is delivered as a refusal, and this sentence says how to let the call through.
+APPROVE_HINT = "Ask the user; they can allow it once with 'style allow --last'."
+
+
+def with_approve_hint(reason: str) -> str:
+    """An `ask` question turned into a refusal reason that tells the person `style allow`.
+
+    A body that already names `style allow` is left as it is; a body ending in `:` reads on
+    into the hint ("needs approval: ask the user; …").
+    """
+    text = reason.rstrip()
+    if "style allow" in text:
+        return text
+    if not text:
+        return APPROVE_HINT
+    if text.endswith(":"):
+        return f"{text} {APPROVE_HINT[0].lower()}{APPROVE_HINT[1:]}"
+    return f"{text} {APPROVE_HINT}"
+
 
 @dataclass(frozen=True, slots=True)
 class PointSpec:
@@ -19,7 +39,16 @@ class PointSpec:
     native_event: str
     capabilities: frozenset[str]
     matcher: str | None = None  # what the native matcher selects: tool | source | None
-    timeout_s: float = 600.0  # the harness's documented default timeout for this event
+    timeout_s: float = 600.0  # the timeout in force for this event (written, else default)
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A native event that gates part of a point's tools (Cursor: shell calls go through
+    `beforeShellExecution`, not `preToolUse`). `keys` are normalized tools, plus `mcp`."""
+
+    keys: frozenset[str]
+    spec: PointSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +61,54 @@ class HarnessSpec:
     child_prompt_callbacks: bool = False
     instruction_file: str | None = None
     extra_native_events: dict[str, str] = field(default_factory=dict)
+    # point → routes tried before the point's own native event (first match wins)
+    routes: dict[str, tuple[Route, ...]] = field(default_factory=dict)
+    # native events install always hooks: the session clock (runtime.md step 3)
+    bookkeeping: tuple[str, ...] = ()
+    # native events where a refusal is possible (`fail: closed`, `--fail-closed`)
+    gate_events: tuple[str, ...] = ()
+    # matcher syntax: `list` (a plain `A|B` list when the names allow it, else an anchored
+    # regex: Claude Code) or `regex` (always an anchored regex: the matcher is a regex search)
+    matcher_style: str = "list"
+    # how MCP calls are named to a tool matcher: `mcp__<server>__<tool>` (None) or fixed names
+    mcp_names: tuple[str, ...] | None = None
+    skill_names: tuple[str, ...] = ()
 
     def point_of(self, native_event: str) -> str | None:
         for point, spec in self.points.items():
             if spec.native_event == native_event:
                 return point
+        for point, routes in self.routes.items():
+            if any(r.spec.native_event == native_event for r in routes):
+                return point
         return self.extra_native_events.get(native_event)
+
+    def spec_of(self, native_event: str) -> PointSpec | None:
+        """The capabilities and timeout of a native event (a point's, a route's)."""
+        for spec in self.points.values():
+            if spec.native_event == native_event:
+                return spec
+        for routes in self.routes.values():
+            for r in routes:
+                if r.spec.native_event == native_event:
+                    return r.spec
+        point = self.extra_native_events.get(native_event)
+        return self.points.get(point) if point else None
+
+    def route_of(self, point: str, key: str) -> PointSpec | None:
+        """The point spec a tool (`key`: normalized tool or `mcp`) is gated by at `point`."""
+        for r in self.routes.get(point, ()):
+            if key in r.keys:
+                return r.spec
+        return self.points.get(point)
+
+    def native_events(self) -> list[str]:
+        """Every native event STYLE may install, in the harness's point order."""
+        out: list[str] = []
+        for point, spec in self.points.items():
+            for r in self.routes.get(point, ()):
+                if r.spec.native_event not in out:
+                    out.append(r.spec.native_event)
+            if spec.native_event not in out:
+                out.append(spec.native_event)
+        return out

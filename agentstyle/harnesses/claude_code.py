@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, read_transcript_tail, relative_path
+from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
 
@@ -100,6 +102,7 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
         ev.add("session.source", ev.session_source)
     elif native_event == "UserPromptSubmit":
         ev.add("prompt", payload.get("prompt", ""))
+        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
     elif native_event in ("Stop", "SubagentStop"):
         ev.stop_active = payload.get("stop_hook_active") is True
         text = payload.get("last_assistant_message")
@@ -151,6 +154,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         if parsed.fallback:
             ev.notes.append("shell-parse-fallback")
     ev.add_list("tool.added", added_text(native, tool_input))
+    common.add_call_key(ev, native, tool_input)
     ev.add_tree("tool.input", tool_input)
     if ev.native_event == "PostToolUse":
         ev.add_tree("tool.output", payload.get("tool_response"))
@@ -163,7 +167,7 @@ def _dump(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def answer(decision: Decision, native_event: str) -> Wire:
+def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
     """The exact stdout and exit code Claude Code reads (contracts.md §1.8)."""
     reason = "\n".join(decision.reasons)
     context = "\n\n".join(decision.contexts)
@@ -230,3 +234,132 @@ def can_refuse(native_event: str) -> bool:
 def deny_answer(native_event: str, reason: str) -> Wire:
     """A refusal for a handler error under `fail: closed` (runtime.md)."""
     return answer(Decision(verdict="block", reasons=[reason]), native_event)
+
+
+# A `--fail-closed` refusal exits 1: with `onFailure: block` Claude Code blocks on it even if the
+# JSON could not be read (seed 000).
+FAIL_CLOSED_EXIT = 1
+
+
+def no_opinion(native_event: str) -> Wire:
+    return Wire("")
+
+
+# -- install: `.claude/settings*.json` (contracts.md §1.1–1.2) ---------------------------------
+
+SCOPES = ("project", "local", "user")
+FLAT = False  # event → matcher group → handler list
+CONFIG_FILES = {
+    "project": ".claude/settings.json",
+    "local": ".claude/settings.local.json",
+    "user": ".claude/settings.json",
+}
+
+
+# The client that reports its version (`requires.harnesses`, `--fail-closed` checks).
+VERSION_COMMAND = ("claude", "--version")
+
+
+def config_path(root: Path, scope: str) -> Path:
+    if scope == "user":
+        return common.home_path(CONFIG_FILES["user"])
+    return root / CONFIG_FILES[scope]
+
+
+def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
+    """One handler; no timeout (the harness default applies: harnesses.md)."""
+    out: dict[str, Any] = {"type": "command", "command": command}
+    if gate:
+        out["onFailure"] = "block"  # v2.1.295+ (install checks `claude --version`)
+    return out
+
+
+def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"matcher": matcher} if matcher else {}
+    out["hooks"] = [one]
+    return out
+
+
+def matcher(exact: list[str], patterns: list[str]) -> str | None:
+    """A `|` list of names, or an anchored regex (a Claude matcher regex is unanchored)."""
+    from agentstyle.engine.plan import combine_matchers
+
+    return combine_matchers(exact, patterns)
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
+    from agentstyle.harnesses.configedit import install_groups
+
+    return install_groups(before, groups, is_ours=is_ours, name=name), markers
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    from agentstyle.harnesses.configedit import uninstall_groups
+
+    return uninstall_groups(text, is_ours=is_ours, name=name)
+
+
+def static_path(root: Path, scope: str) -> Path | None:
+    return common.home_path(".claude/CLAUDE.md") if scope == "user" else root / "CLAUDE.md"
+
+
+def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
+    from agentstyle.engine.markers import place_blocks
+
+    return place_blocks(before, blocks, name=name)
+
+
+def strip_static(before: str, name: str) -> str:
+    from agentstyle.engine.markers import remove_blocks
+
+    return remove_blocks(before, name=name)
+
+
+def install_notes(fail_closed: bool) -> list[str]:
+    return []
+
+
+# -- doctor ----------------------------------------------------------------------------------
+
+
+def synthetic_payload(native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+    """A harmless event of this native kind, as Claude Code would send it."""
+    payload: dict[str, Any] = {
+        "session_id": session_id,
+        "transcript_path": None,
+        "cwd": cwd,
+        "hook_event_name": native_event,
+    }
+    if native_event == "SessionStart":
+        payload["source"] = "startup"
+    elif native_event == "UserPromptSubmit":
+        payload["prompt"] = "style doctor"
+    elif SPEC.point_of(native_event) in ("tool.pre", "tool.post", "tool.failed"):
+        payload.update(tool_name="Bash", tool_input={"command": "true"}, tool_use_id="style-doctor")
+        if native_event == "PostToolUse":
+            payload["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
+        elif native_event == "PostToolUseFailure":
+            payload["error"] = "Exit code 1"
+    elif native_event in ("Stop", "SubagentStop"):
+        payload.update(stop_hook_active=False, last_assistant_message="style doctor")
+    return payload
+
+
+def wire_problem(native_event: str, stdout: str, code: int) -> str | None:
+    """Why an answer is not one Claude Code reads as intended (None: it is)."""
+    obj, problem = common.json_problem(stdout)
+    if problem:
+        return problem
+    if code not in (0, 2):
+        return f"exit code {code} (Claude Code reads it as a hook error)"
+    specific = (obj or {}).get("hookSpecificOutput")
+    if isinstance(specific, dict) and specific.get("hookEventName") != native_event:
+        return "hookSpecificOutput.hookEventName does not name the event"
+    return None

@@ -47,4 +47,7 @@ SPEC = HarnessSpec(
     instruction_file="CLAUDE.md",
     # PermissionRequest is a tool.pre-like gate that only fires when a prompt would show.
     extra_native_events={"PermissionRequest": "tool.pre"},
+    bookkeeping=("SessionStart", "UserPromptSubmit"),
+    gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
+    skill_names=("Skill",),
 )

@@ -1,0 +1,226 @@
+"""`style replay`: backtest a policy on recorded sessions, print its `rules` report and examples."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from agentstyle.cli.common import Format, emit_json, harness_option_check
+from agentstyle.cli.install import project_root
+from agentstyle.diagnostics import StyleError
+
+if TYPE_CHECKING:  # polars and duckdb load only when the command runs
+    from agentstyle.engine.replay import Replayed
+    from agentstyle.engine.transcripts import Sources
+
+# A replay that ends sooner draws no bar (cli.md: bars for what can take over a second).
+BAR_AFTER_S = 1.0
+
+
+class _Bar:
+    """A progress bar on stderr, only when stderr is a terminal and the replay takes a while."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar: Any = None
+        self.done = 0
+        self.started = time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if done >= total or time.monotonic() - self.started < BAR_AFTER_S:
+                return
+            self.bar = typer.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.done)
+        self.done = done
+        if done >= total:
+            self.bar.__exit__(None, None, None)
+
+
+def _progress(label: str) -> _Bar | None:
+    return _Bar(label) if sys.stderr.isatty() else None
+
+
+def command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Claude Code transcripts (*.jsonl), folders of hook payloads (*.json) or of "
+            "`style audit export` Parquet files"
+        ),
+    ],
+    package: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--package", "-p", help="a package to replay (repeat; default: the installed ones)"
+        ),
+    ] = None,
+    harness: Annotated[str, typer.Option(help="the harness the sessions ran in")] = "claude-code",
+    baseline: Annotated[
+        list[str] | None,
+        typer.Option("--baseline", help="a package of the policy to compare with (repeat)"),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="text | json")] = Format.text,
+    examples: Annotated[int, typer.Option("--examples", min=0, help="example events per rule")] = 3,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=1, help="most events evaluated per query")
+    ] = 2000,
+) -> None:
+    """Evaluate a policy against recorded sessions; nothing is written to the history."""
+    from agentstyle.engine import replay as rp
+    from agentstyle.engine.lockfile import read_lock
+    from agentstyle.engine.paths import StylePaths
+    from agentstyle.engine.selfprotect import plan_packages
+    from agentstyle.engine.transcripts import read_sources
+
+    harness_option_check(harness)
+    root = project_root()
+    settings = read_lock(StylePaths(root).lockfile).settings
+    if package:
+        packages = list(package)
+    else:
+        packages, settings = rp.installed_packages(root)
+    read = read_sources(sources)
+    for note in read.notes:
+        typer.echo(f"style: {note}", err=True)
+    if read.skipped_lines:
+        typer.echo(f"style: {read.skipped_lines} line(s) were not JSON records; skipped", err=True)
+    if not read.events:
+        raise StyleError("no events in the sources")
+    if harness != "claude-code" and any(r.kind == "transcript" for r in read.events):
+        raise StyleError("Claude Code transcripts are replayed with `--harness claude-code`")
+    # The built-in self-protection rules go with every install, so with every replay too
+    # (as `style plan` shows them), unless the lock file says `protect: false`.
+    with plan_packages(harness, root) as builtin:
+        policy = rp.load_policy(packages + builtin, harness, settings)
+        try:
+            base_policy = (
+                rp.load_policy(list(baseline) + builtin, harness, settings) if baseline else None
+            )
+        except BaseException:
+            policy.close()
+            raise
+    try:
+        result = rp.replay(
+            policy,
+            read.events,
+            batch_size=batch_size,
+            examples=examples,
+            progress=_progress("replaying"),
+        )
+        base = (
+            rp.replay(
+                base_policy,
+                read.events,
+                batch_size=batch_size,
+                examples=0,
+                progress=_progress("replaying the baseline"),
+            )
+            if base_policy is not None
+            else None
+        )
+        _render(read, result, base, fmt, examples)
+    finally:
+        policy.close()
+        if base_policy is not None:
+            base_policy.close()
+
+
+def _render(
+    read: Sources, result: Replayed, base: Replayed | None, fmt: Format, examples: int
+) -> None:
+    from agentstyle.engine import replay as rp
+    from agentstyle.engine import report
+
+    frame = rp.rules_frame(result)
+    base_frame = rp.rules_frame(base) if base is not None else None
+    diff = rp.baseline_diff(base_frame, frame) if base_frame is not None else None
+    changes = rp.verdict_changes(base, result) if base is not None else {}
+    if fmt is Format.json:
+        doc: dict[str, Any] = {
+            "report": "replay",
+            "harness": result.policy.harness,
+            **_counts(read, result),
+            "packages": result.policy.packages,
+            "rules": {"columns": list(frame.columns), "rows": report.records(frame)},
+            "examples": rp.examples_document(result),
+            "baseline": None,
+        }
+        if base is not None and diff is not None:
+            doc["baseline"] = {
+                "packages": base.policy.packages,
+                "evaluated": base.evaluated,
+                "verdict_changes": changes,
+                "diff": {"columns": list(diff.columns), "rows": report.records(diff)},
+            }
+        emit_json(doc)
+        return
+    color = sys.stdout.isatty()
+    out = sys.stdout
+    out.write(_header(read, result) + "\n\n")
+    out.write(report.render_text(frame, title="replay rules", color=color))
+    shown = {rule: found for rule, found in result.examples.items() if found}
+    if examples and shown:
+        out.write(f"\nexamples (up to {examples} per rule: tool, input, output, source)\n")
+        for rule in [r for r in frame["rule"].to_list() if r in shown]:
+            found = shown[rule]
+            out.write(f"  {rule}\n")
+            width = max(len(e.outcome) for e in found)
+            tool = max(len(e.tool) for e in found)
+            for e in found:
+                origin = Path(e.origin).name
+                out.write(f"    {e.outcome:<{width}}  {e.tool:<{tool}}  {e.input}  ({origin})\n")
+                if e.output:
+                    out.write(f"    {'':<{width}}  → {e.output}\n")
+    if base is not None and diff is not None:
+        out.write(f"\nbaseline: {', '.join(base.policy.packages)}\n")
+        if changes:
+            listed = ", ".join(f"{k}: {v}" for k, v in changes.items())
+            out.write(f"events changing verdict: {listed}\n")
+        else:
+            out.write("no event changes verdict\n")
+        if diff.height:
+            out.write(report.render_text(diff, title="rules that differ", color=color))
+        else:
+            out.write("no rule differs\n")
+
+
+def _counts(read: Sources, result: Replayed) -> dict[str, Any]:
+    return {
+        "files": read.files,
+        "sessions": read.sessions,
+        "recorded": result.recorded,
+        "evaluated": result.evaluated,
+        "not_delivered": result.recorded - result.evaluated - result.unknown,
+        "unknown_events": result.unknown,
+        "batches": result.batches,
+        "cuts": result.cuts,
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def _header(read: Sources, result: Replayed) -> str:
+    c = _counts(read, result)
+    rate = c["evaluated"] / result.seconds if result.seconds > 0 else 0.0
+    lines = [
+        f"replay: {c['evaluated']:,} of {c['recorded']:,} recorded events evaluated, "
+        f"{c['sessions']:,} session(s) from {c['files']:,} file(s)",
+        f"policy: {', '.join(result.policy.packages)} ({result.policy.harness}); "
+        f"{c['batches']:,} batch(es), {c['cuts']:,} cut at a dependent event, "
+        f"{result.seconds:.2f} s ({rate:,.0f} events/s)",
+    ]
+    if c["not_delivered"]:
+        lines.append(
+            f"{c['not_delivered']:,} event(s) not evaluated: the installed hooks would not "
+            "hand them to STYLE (no handler for the event or the tool)"
+        )
+    if c["unknown_events"]:
+        lines.append(
+            f"{c['unknown_events']:,} event(s) of a kind the harness adapter does not know"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,421 @@
+"""`style doctor` (cli.md): check an installation end to end.
+
+For each harness in `style.lock.yaml`: the hook config is there and valid, STYLE's handlers are
+the ones install writes (not edited by hand), their interpreter exists, and the exact installed
+command, fired with a synthetic event of that harness, answers correctly and in time. Then the
+rules database opens, and rules that can never fire are listed. A broken install is one
+`error` line; rules that never fire are `warning` lines; working checks are `ok` lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agentstyle.diagnostics import StyleError
+from agentstyle.engine.jsonedit import JsonEditError
+from agentstyle.engine.lockfile import HarnessInstall, LockFile, read_lock
+from agentstyle.engine.markers import MarkerError, read_blocks
+from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.plan import PlanEntry
+from agentstyle.engine.store import Connection, sql
+
+DEAD_AFTER_EVENTS = 100  # audit.md `dead`
+SESSION_PREFIX = "style-doctor-"
+# Where each harness names the project folder to a hook command.
+PROJECT_ENV = {
+    "claude-code": "CLAUDE_PROJECT_DIR",
+    "cursor": "CURSOR_PROJECT_DIR",
+    "gemini-cli": "GEMINI_PROJECT_DIR",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    level: str  # ok | warning | error
+    harness: str | None
+    message: str
+
+    @property
+    def line(self) -> str:
+        where = f"{self.harness}: " if self.harness else ""
+        return f"{self.level}: {where}{self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Policy:
+    """What the database says was installed (None fields: it could not be read)."""
+
+    entries: list[PlanEntry]
+    unplaced: list[tuple[str, str]]
+    dead: list[tuple[str, int]]
+
+
+def _cause(exc: BaseException) -> str:
+    from agentstyle.engine.hookrun import cause_of
+
+    return cause_of(exc)
+
+
+def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
+    entries = [
+        PlanEntry(rid, h, point, native, matcher, status, reason, action, repeat, cap)
+        for (rid, h, point, native, matcher, status, reason, action, repeat, cap) in conn.execute(
+            sql("doctor/entries")
+        ).fetchall()
+    ]
+    rows = conn.execute(sql("doctor/unplaced"), [harnesses]).fetchall()
+    unplaced = [(str(r), str(w)) for r, w in rows]
+    rows = conn.execute(sql("doctor/dead"), [DEAD_AFTER_EVENTS]).fetchall()
+    dead = [(str(r), int(n)) for r, n in rows]
+    return Policy(entries, unplaced, dead)
+
+
+def forget(conn: Connection, prefix: str) -> None:
+    """Drop the synthetic events' history, so audits never count them."""
+    conn.execute("BEGIN TRANSACTION")
+    for table in ("hits", "event_fields", "claims", "events", "sessions"):
+        conn.execute(sql(f"doctor/forget_{table}"), [prefix])
+    conn.execute("COMMIT")
+
+
+def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
+    """Every check for the installation at `root`."""
+    from agentstyle.engine.install import engine_free_store
+
+    paths = StylePaths(root)
+    findings: list[Finding] = []
+    try:
+        lock = read_lock(paths.lockfile)
+    except StyleError as exc:
+        return [Finding("error", None, str(exc))]
+    if not lock.harnesses:
+        return [Finding("error", None, "nothing installed here: no harness in style.lock.yaml")]
+    names = sorted(lock.harnesses)
+    policy: Policy | None = None
+    if not paths.database.exists():
+        findings.append(
+            Finding(
+                "error",
+                None,
+                f"the rules database {_label(root, paths.database)} is missing; run `style sync`",
+            )
+        )
+    else:
+        try:
+            with engine_free_store(paths, create=False, wait_s=10.0) as conn:
+                policy = read_policy(conn, names)
+        except Exception as exc:
+            cause = _cause(exc)
+            detail = cause.removeprefix("the rules database ")
+            what = detail if detail != cause else f"cannot be used ({cause})"
+            findings.append(
+                Finding(
+                    "error",
+                    None,
+                    f"the rules database {_label(root, paths.database)} {what}; move it away "
+                    "(its history goes with it) and run `style sync`",
+                )
+            )
+    session = f"{SESSION_PREFIX}{uuid.uuid4()}"
+    fired = False
+    for name in names:
+        broken = check_harness(root, name, lock.harnesses[name], lock, policy, findings)
+        if fire and not broken and policy is not None:
+            fired = fire_harness(root, name, lock.harnesses[name], session, findings) or fired
+    if policy is not None:
+        for rule_id, why in policy.unplaced:
+            findings.append(Finding("warning", None, f"rule {rule_id} can never fire: {why}"))
+        for rule_id, events in policy.dead:
+            findings.append(
+                Finding("warning", None, f"rule {rule_id} never fired in {events} events (dead)")
+            )
+        if fired:
+            try:
+                with engine_free_store(paths, create=False, wait_s=10.0) as conn:
+                    forget(conn, session)
+            except Exception as exc:
+                findings.append(
+                    Finding("warning", None, f"could not drop the synthetic events: {_cause(exc)}")
+                )
+    return findings
+
+
+def _label(root: Path, path: Path) -> str:
+    from agentstyle.engine.install import relative
+
+    return relative(root, path)
+
+
+def check_harness(
+    root: Path,
+    name: str,
+    h: HarnessInstall,
+    lock: LockFile,
+    policy: Policy | None,
+    findings: list[Finding],
+) -> bool:
+    """Static checks of one harness's install; True when it is broken (one error line)."""
+    from agentstyle.engine.install import (
+        config_file,
+        handler_groups,
+        instruction_file,
+        is_ours,
+        relative,
+    )
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses.configedit import installed
+
+    adapter = adapter_for(name)
+    try:
+        path = config_file(root, h.scope, name)
+    except StyleError as exc:
+        findings.append(Finding("error", name, f"style.lock.yaml: {exc}"))
+        return True
+    label = relative(root, path)
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        findings.append(Finding("error", name, f"{label} is missing; run `style sync`"))
+        return True
+    except (OSError, UnicodeDecodeError) as exc:
+        findings.append(Finding("error", name, f"{label} cannot be read ({exc})"))
+        return True
+    try:
+        found = installed(text, is_ours=is_ours, flat=adapter.FLAT, name=label)
+    except JsonEditError as exc:
+        where = f" at line {exc.span.line}, column {exc.span.column}" if exc.span else ""
+        findings.append(
+            Finding(
+                "error",
+                name,
+                f"{label} is not valid JSON{where} (edited by hand?); fix it, then run "
+                "`style sync`",
+            )
+        )
+        return True
+    handlers = [hd for groups in found.values() for g in groups for hd in _handlers(g)]
+    missing = sorted(
+        {
+            str(prog)
+            for hd in handlers
+            if (prog := _program(str(hd.get("command", "")))) and not _runnable(prog)
+        }
+    )
+    if missing:
+        findings.append(
+            Finding(
+                "error",
+                name,
+                f"{len(handlers)} handler(s) in {label} run {', '.join(missing)}, which is "
+                "missing (interpreter moved?); run `style sync` with the `style` you use now",
+            )
+        )
+        return True
+    if policy is not None:
+        expected = handler_groups(policy.entries, name, h.fail_closed)
+        ours = {e: [_strip_native(g, h) for g in gs] for e, gs in expected.items()}
+        ours = {e: gs for e, gs in ours.items() if gs}
+        have = {e: [_strip_native(g, h) for g in gs] for e, gs in found.items()}
+        have = {e: gs for e, gs in have.items() if gs}
+        problems = []
+        for event in sorted(set(ours) | set(have)):
+            if event not in have:
+                problems.append(f"{event} handler missing")
+            elif event not in ours:
+                problems.append(f"unexpected {event} handler")
+            elif _canon(have[event]) != _canon(ours[event]):
+                problems.append(f"{event} handler changed")
+        problems.extend(_config_flags(adapter, text))
+        if problems:
+            findings.append(
+                Finding(
+                    "error",
+                    name,
+                    f"{label} differs from what STYLE installed ({'; '.join(problems)}: edited "
+                    "by hand?); run `style sync`",
+                )
+            )
+            return True
+        static = [e.rule_id for e in policy.entries if e.harness == name and e.status == "static"]
+        ipath = instruction_file(root, h.scope, name)
+        if static and ipath is not None:
+            try:
+                blocks = read_blocks(ipath.read_text("utf-8"), name=str(ipath))
+            except (OSError, MarkerError, UnicodeDecodeError):
+                blocks = {}
+            lost = [r for r in static if r not in blocks]
+            if lost:
+                findings.append(
+                    Finding(
+                        "error",
+                        name,
+                        f"{relative(root, ipath)} lost STYLE's block for {', '.join(lost)}; "
+                        "run `style sync`",
+                    )
+                )
+                return True
+    findings.append(Finding("ok", name, f"{label}: {len(handlers)} STYLE handler(s) as installed"))
+    return False
+
+
+def _config_flags(adapter: Any, text: str) -> list[str]:
+    """Harness switches STYLE's hooks need (Gemini's enable flag)."""
+    check = getattr(adapter, "enabled", None)
+    if check is not None and not check(text):
+        return [f"the hooks system is off ({'.'.join(adapter.ENABLE_FLAG)} is not true)"]
+    return []
+
+
+def _handlers(group: dict[str, Any]) -> list[dict[str, Any]]:
+    hooks = group.get("hooks")
+    return list(hooks) if isinstance(hooks, list) else [group]
+
+
+def _strip_native(group: dict[str, Any], h: HarnessInstall) -> dict[str, Any]:
+    """A group with only STYLE's own handlers (the packages' native hooks are theirs)."""
+    from agentstyle.engine.install import is_ours
+
+    hooks = group.get("hooks")
+    if isinstance(hooks, list):
+        kept = [hd for hd in hooks if is_ours(hd) and hd.get("command") not in h.native]
+        return {**group, "hooks": kept} if kept else {}
+    return group if is_ours(group) and group.get("command") not in h.native else {}
+
+
+def _canon(groups: list[dict[str, Any]]) -> list[str]:
+    return sorted(json.dumps(g, sort_keys=True) for g in groups if g)
+
+
+def _program(command: str) -> str | None:
+    from agentstyle.harnesses.common import command_interpreter
+
+    return command_interpreter(command)
+
+
+def _runnable(program: str) -> bool:
+    if "/" not in program:
+        from shutil import which
+
+        return which(program) is not None
+    return os.path.isfile(program) and os.access(program, os.X_OK)
+
+
+def _fire_events(name: str, found: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The native events to fire: the session start bookkeeping and the first tool gate."""
+    from agentstyle.harnesses import spec_for
+
+    spec = spec_for(name)
+    chosen: list[str] = []
+    start = next((e for e in spec.bookkeeping if e in found), None)
+    if start:
+        chosen.append(start)
+    gate = next(
+        (e for e in spec.gate_events if e in found and spec.point_of(e) == "tool.pre"), None
+    )
+    if gate:
+        chosen.append(gate)
+    return chosen or sorted(found)[:1]
+
+
+def fire_harness(
+    root: Path, name: str, h: HarnessInstall, session: str, findings: list[Finding]
+) -> bool:
+    """Run the installed commands of a harness with synthetic payloads; True if any ran."""
+    from agentstyle.engine.install import config_file, is_ours
+    from agentstyle.harnesses import adapter_for, spec_for
+    from agentstyle.harnesses.configedit import installed
+    from agentstyle.timeouts import timeout_for
+
+    adapter = adapter_for(name)
+    spec = spec_for(name)
+    path = config_file(root, h.scope, name)
+    found = installed(path.read_text("utf-8"), is_ours=is_ours, flat=adapter.FLAT)
+    ran = False
+    for event in _fire_events(name, found):
+        command = next(
+            (str(hd["command"]) for g in found[event] for hd in _handlers(g) if is_ours(hd)), None
+        )
+        if command is None:
+            continue
+        ps = spec.spec_of(event)
+        timeout = ps.timeout_s if ps is not None else timeout_for(name, event)
+        deadline = min(0.9 * timeout, 55.0)
+        payload = adapter.synthetic_payload(event, root.as_posix(), session)
+        env = {k: v for k, v in os.environ.items() if k != "STYLE_DEADLINE_S"}
+        if name in PROJECT_ENV:
+            env[PROJECT_ENV[name]] = str(root)
+        started = time.monotonic()
+        ran = True
+        try:
+            proc = subprocess.run(
+                ["/bin/sh", "-c", command],
+                input=json.dumps(payload).encode("utf-8"),
+                cwd=root,
+                env=env,
+                capture_output=True,
+                timeout=timeout + 5.0,
+            )
+        except subprocess.TimeoutExpired:
+            findings.append(
+                Finding(
+                    "error",
+                    name,
+                    f"{event}: no answer within {timeout:g} s (the harness "
+                    "would give up and let the call run)",
+                )
+            )
+            continue
+        except OSError as exc:
+            findings.append(Finding("error", name, f"{event}: the command could not start ({exc})"))
+            continue
+        elapsed = time.monotonic() - started
+        stdout = proc.stdout.decode("utf-8", errors="replace")
+        stderr = proc.stderr.decode("utf-8", errors="replace").strip()
+        first = stderr.splitlines()[0] if stderr else ""
+        if proc.returncode == 127 or (proc.returncode != 0 and not first.startswith("STYLE")):
+            findings.append(
+                Finding(
+                    "error",
+                    name,
+                    f"{event}: the installed command failed (exit "
+                    f"{proc.returncode}{': ' + first if first else ''})",
+                )
+            )
+            continue
+        if first.startswith("STYLE"):
+            findings.append(
+                Finding("error", name, f"{event}: answered with a handler error: {first}")
+            )
+            continue
+        problem = adapter.wire_problem(event, stdout, proc.returncode)
+        if problem:
+            findings.append(Finding("error", name, f"{event}: wrong answer ({problem})"))
+            continue
+        ms = elapsed * 1000
+        if elapsed > deadline:
+            findings.append(
+                Finding(
+                    "error",
+                    name,
+                    f"{event}: answered in {ms:.0f} ms, past STYLE's {deadline:g} s deadline",
+                )
+            )
+            continue
+        findings.append(
+            Finding(
+                "ok",
+                name,
+                f"{event}: the installed command answered in {ms:.0f} ms (deadline {deadline:g} s)",
+            )
+        )
+    return ran

@@ -1,0 +1,382 @@
+"""Codex adapter: read its hook payloads into normalized events, write its wire answers.
+
+Codex validates every hook output against a strict schema (contracts.md §2.5): an unknown key,
+a field the event does not support, a deny without a reason, a bare `allow` or an `ask` marks
+the hook failed and the call runs. So every answer here is built from `ALLOWED_KEYS` only.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from agentstyle.engine.decision import Decision, Wire
+from agentstyle.engine.event import Event, read_transcript_tail, relative_path
+from agentstyle.harnesses import common
+from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
+from agentstyle.harnesses.codex_spec import NAME, SPEC
+
+NATIVE_TOOLS: dict[str, str] = {
+    "Bash": "shell",
+    "apply_patch": "file.edit",
+    "spawn_agent": "agent",
+    "update_plan": "todo",
+}
+SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact"}
+
+# The keys each event's output schema accepts (generated schemas, contracts.md §2.5). Top level
+# and `hookSpecificOutput`; nothing else is ever written.
+ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "PreToolUse": (
+        frozenset({"systemMessage", "hookSpecificOutput"}),
+        frozenset(
+            {"hookEventName", "permissionDecision", "permissionDecisionReason", "additionalContext"}
+        ),
+    ),
+    "PermissionRequest": (
+        frozenset({"systemMessage", "hookSpecificOutput"}),
+        frozenset({"hookEventName", "decision"}),
+    ),
+    "PostToolUse": (
+        frozenset({"systemMessage", "hookSpecificOutput"}),
+        frozenset({"hookEventName", "additionalContext"}),
+    ),
+    "UserPromptSubmit": (
+        frozenset({"systemMessage", "decision", "reason", "hookSpecificOutput"}),
+        frozenset({"hookEventName", "additionalContext"}),
+    ),
+    "SessionStart": (
+        frozenset({"systemMessage", "hookSpecificOutput"}),
+        frozenset({"hookEventName", "additionalContext"}),
+    ),
+    "SubagentStart": (
+        frozenset({"systemMessage", "hookSpecificOutput"}),
+        frozenset({"hookEventName", "additionalContext"}),
+    ),
+    "Stop": (frozenset({"systemMessage", "decision", "reason"}), frozenset()),
+    "SubagentStop": (frozenset({"systemMessage", "decision", "reason"}), frozenset()),
+    "PreCompact": (frozenset({"systemMessage"}), frozenset()),
+    "SessionEnd": (frozenset(), frozenset()),
+}
+# A deny or block needs a non-empty reason, else the hook fails open.
+FALLBACK_REASON = "STYLE refused this call."
+
+# -- apply_patch ---------------------------------------------------------------------------------
+
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$")
+_PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$")
+
+
+def patch_files(patch: str) -> list[tuple[str, str, list[str]]]:
+    """(operation, path, added lines) of every file a `*** Begin Patch` envelope touches."""
+    files: list[tuple[str, str, list[str]]] = []
+    for line in patch.splitlines():
+        m = _PATCH_FILE.match(line)
+        if m:
+            files.append((m.group(1).lower(), m.group(2), []))
+            continue
+        m = _PATCH_MOVE.match(line)
+        if m and files:
+            op, _old, added = files[-1]
+            files[-1] = (op, m.group(1), added)
+            continue
+        if files and line.startswith("+") and not line.startswith("***"):
+            files[-1][2].append(line[1:])
+    return files
+
+
+def normalize(payload: dict[str, Any], native_event: str) -> Event:
+    """A Codex payload as a normalized event; `native_event` is from the command line."""
+    point = SPEC.point_of(native_event)
+    cwd = common.text_id(payload.get("cwd")) or ""
+    ev = Event(
+        harness=NAME,
+        native_event=native_event,
+        point=point,
+        session_id=common.text_id(payload.get("session_id")) or "unknown",
+        cwd=cwd,
+        turn_id=common.text_id(payload.get("turn_id")),
+        ts=time.time(),
+    )
+    model = payload.get("model")
+    if isinstance(model, str) and model:
+        ev.model = model
+    common.base_fields(ev, NAME, payload, None)
+    if native_event == "SessionStart":
+        ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
+        ev.add("session.source", ev.session_source)
+    elif native_event == "UserPromptSubmit":
+        ev.add("prompt", payload.get("prompt", ""))
+        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
+    elif native_event in ("Stop", "SubagentStop"):
+        ev.stop_active = payload.get("stop_hook_active") is True
+        text = payload.get("last_assistant_message")
+        if text is None and isinstance(payload.get("transcript_path"), str):
+            text = read_transcript_tail(payload["transcript_path"])
+        if text is not None:
+            ev.add("response.text", text)
+    if point in ("tool.pre", "tool.post"):
+        tool_event(ev, payload)
+    return ev
+
+
+def tool_event(ev: Event, payload: dict[str, Any]) -> None:
+    native = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
+    ev.native_tool = native
+    ev.call_id = common.text_id(payload.get("tool_use_id"))
+    mcp = common.split_mcp(native)
+    files: list[tuple[str, str, list[str]]] = []
+    if mcp is not None:
+        ev.mcp_server = mcp[0]
+        ev.tool = "mcp"
+        ev.add("mcp.server", mcp[0])
+        ev.add("mcp.tool", mcp[1])
+    elif native == "apply_patch":
+        files = patch_files(str(tool_input.get("command") or ""))
+        adds_only = bool(files) and all(op == "add" for op, _p, _a in files)
+        ev.tool = "file.write" if adds_only else "file.edit"
+    else:
+        ev.tool = NATIVE_TOOLS.get(native, "other")
+    ev.add("tool.name", ev.tool)
+    ev.add("tool.native", native)
+    for i, (_op, path, _added) in enumerate(files):
+        ev.add("file.path", relative_path(path, ev.cwd), i)
+    if ev.tool == "shell":
+        common.add_shell(ev, tool_input.get("command"))
+    ev.add_list("tool.added", ["\n".join(added) for _op, _p, added in files if added])
+    common.add_call_key(ev, native, tool_input)
+    ev.add_tree("tool.input", tool_input)
+    if ev.native_event == "PostToolUse":
+        ev.add_tree("tool.output", payload.get("tool_response"))
+
+
+def _keep(out: dict[str, Any], native_event: str) -> dict[str, Any]:
+    """Only the keys the event's schema accepts (a belt for the code above)."""
+    top, specific = ALLOWED_KEYS.get(native_event, (frozenset(), frozenset()))
+    kept = {k: v for k, v in out.items() if k in top}
+    if "hookSpecificOutput" in kept:
+        inner = {k: v for k, v in kept["hookSpecificOutput"].items() if k in specific}
+        if len(inner) > 1:
+            kept["hookSpecificOutput"] = inner
+        else:
+            del kept["hookSpecificOutput"]
+    return kept
+
+
+def _wire(out: dict[str, Any], native_event: str) -> Wire:
+    kept = _keep(out, native_event)
+    return Wire(common.dump(kept) if kept else "")
+
+
+def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
+    """The exact stdout and exit code Codex reads (contracts.md §2.5)."""
+    reason = "\n".join(r for r in decision.reasons if r) or ""
+    context = "\n\n".join(decision.contexts)
+    message = "\n\n".join(decision.messages)
+    point = SPEC.point_of(native_event)
+    ps = SPEC.points.get(point) if point else None
+    if ps is not None and CONTEXT not in ps.capabilities:
+        context = ""
+    if ps is not None and MESSAGE not in ps.capabilities:
+        message = ""
+    out: dict[str, Any] = {}
+    specific: dict[str, Any] = {"hookEventName": native_event}
+    verdict = decision.verdict
+    if native_event == "SessionEnd":
+        return Wire("")
+    if native_event == "PermissionRequest":
+        # Codex asks the person itself here: an `ask` or `allow` leaves it to that prompt.
+        if verdict == "block":
+            specific["decision"] = {"behavior": "deny", "message": reason or FALLBACK_REASON}
+            out["hookSpecificOutput"] = specific
+        return _wire(out, native_event)
+    if native_event == "PreToolUse":
+        if verdict == "block":
+            specific["permissionDecision"] = "deny"
+            specific["permissionDecisionReason"] = reason or FALLBACK_REASON
+            return _wire({"hookSpecificOutput": specific}, native_event)
+        if verdict == "ask":
+            # No ask in Codex: the question becomes a refusal telling the person `style allow`.
+            specific["permissionDecision"] = "deny"
+            specific["permissionDecisionReason"] = with_approve_hint(reason)
+        # `allow` is never written: a bare allow (without updatedInput) fails the hook.
+        if context:
+            specific["additionalContext"] = context
+        if message:
+            out["systemMessage"] = message
+        out["hookSpecificOutput"] = specific
+        return _wire(out, native_event)
+    if native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
+        return _wire({"decision": "block", "reason": reason or FALLBACK_REASON}, native_event)
+    if message:
+        out["systemMessage"] = message
+    if context:
+        specific["additionalContext"] = context
+        out["hookSpecificOutput"] = specific
+    return _wire(out, native_event)
+
+
+def can_refuse(native_event: str) -> bool:
+    return native_event in SPEC.gate_events
+
+
+def deny_answer(native_event: str, reason: str) -> Wire:
+    """A refusal for a handler error under `fail: closed` (runtime.md)."""
+    return answer(Decision(verdict="block", reasons=[reason]), native_event)
+
+
+# Codex has no onFailure switch: any exit but 0 and 2 lets the call run, so a `--fail-closed`
+# refusal is the deny JSON with exit 0.
+FAIL_CLOSED_EXIT = 0
+
+
+def no_opinion(native_event: str) -> Wire:
+    return Wire("")
+
+
+# -- install: `.codex/hooks.json` (contracts.md §2.1–2.2) ------------------------------------
+
+SCOPES = ("project", "user")
+FLAT = False
+CONFIG_FILES = {"project": ".codex/hooks.json", "user": ".codex/hooks.json"}
+TRUST_NOTE = (
+    "Codex runs new or changed hooks only after they are trusted: open `/hooks` in Codex and "
+    "trust STYLE's handlers"
+)
+
+
+# The client that reports its version (`requires.harnesses`, `--fail-closed` checks).
+VERSION_COMMAND = ("codex", "--version")
+
+
+def config_path(root: Path, scope: str) -> Path:
+    if scope == "user":
+        return common.home_path(CONFIG_FILES["user"])
+    return root / CONFIG_FILES["project"]
+
+
+def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
+    """One handler with STYLE's fixed timeout (seconds), whatever `gate` says: Codex has no
+    fail-closed switch."""
+    from agentstyle.timeouts import timeout_for
+
+    return {"type": "command", "command": command, "timeout": int(timeout_for(NAME, native_event))}
+
+
+def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"matcher": matcher} if matcher else {}
+    out["hooks"] = [one]
+    return out
+
+
+def matcher(exact: list[str], patterns: list[str]) -> str | None:
+    """Codex matchers are unanchored regexes: always anchored here."""
+    return common.anchored(exact, patterns)
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
+    from agentstyle.harnesses.configedit import install_groups
+
+    return install_groups(before, groups, is_ours=is_ours, name=name), markers
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    from agentstyle.harnesses.configedit import uninstall_groups
+
+    return uninstall_groups(text, is_ours=is_ours, name=name)
+
+
+def static_path(root: Path, scope: str) -> Path | None:
+    return common.home_path(".codex/AGENTS.md") if scope == "user" else root / "AGENTS.md"
+
+
+def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
+    from agentstyle.engine.markers import place_blocks
+
+    return place_blocks(before, blocks, name=name)
+
+
+def strip_static(before: str, name: str) -> str:
+    from agentstyle.engine.markers import remove_blocks
+
+    return remove_blocks(before, name=name)
+
+
+def install_notes(fail_closed: bool) -> list[str]:
+    notes = []
+    if fail_closed:
+        notes.append(
+            "Codex hooks have no fail-closed switch: STYLE refuses gate calls itself when it "
+            "cannot evaluate, but a hook process that crashes or times out lets the call run"
+        )
+    return notes
+
+
+# -- doctor ----------------------------------------------------------------------------------
+
+
+def synthetic_payload(native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "session_id": session_id,
+        "transcript_path": None,
+        "cwd": cwd,
+        "hook_event_name": native_event,
+        "model": "style-doctor",
+    }
+    point = SPEC.point_of(native_event)
+    if native_event != "SessionEnd":
+        payload["permission_mode"] = "default"
+    if point not in ("session.start", "session.end"):
+        payload["turn_id"] = "style-doctor-turn"
+    if native_event == "SessionStart":
+        payload["source"] = "startup"
+    elif native_event == "SessionEnd":
+        payload["reason"] = "other"
+    elif native_event == "UserPromptSubmit":
+        payload["prompt"] = "style doctor"
+    elif point in ("tool.pre", "tool.post"):
+        payload.update(tool_name="Bash", tool_input={"command": "true"})
+        if native_event != "PermissionRequest":
+            payload["tool_use_id"] = "style-doctor"
+        if native_event == "PostToolUse":
+            payload["tool_response"] = ""
+    elif native_event in ("Stop", "SubagentStop"):
+        payload.update(stop_hook_active=False, last_assistant_message="style doctor")
+    elif native_event == "PreCompact":
+        payload["trigger"] = "manual"
+    return payload
+
+
+def wire_problem(native_event: str, stdout: str, code: int) -> str | None:
+    """Why Codex would fail this answer (it then lets the call run), or None."""
+    obj, problem = common.json_problem(stdout)
+    if problem:
+        return problem
+    if code not in (0, 2):
+        return f"exit code {code}: Codex marks the hook failed and the call runs"
+    if obj is None:
+        return None
+    top, specific = ALLOWED_KEYS.get(native_event, (frozenset(), frozenset()))
+    extra = sorted(set(obj) - top)
+    inner = obj.get("hookSpecificOutput")
+    if isinstance(inner, dict):
+        extra += sorted(set(inner) - specific)
+        if inner.get("permissionDecision") in ("allow", "ask"):
+            return f"permissionDecision `{inner['permissionDecision']}` fails the hook"
+        if inner.get("permissionDecision") == "deny" and not inner.get("permissionDecisionReason"):
+            return "a deny without a reason fails the hook"
+    if extra:
+        return f"keys Codex rejects: {', '.join(extra)}"
+    return None

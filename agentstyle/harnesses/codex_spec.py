@@ -1,0 +1,67 @@
+"""OpenAI Codex CLI's hook facts as data (contracts.md §2): events, capabilities, tool names."""
+
+from __future__ import annotations
+
+from agentstyle.harnesses.base import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.timeouts import timeout_for
+
+NAME = "codex"
+
+# PreToolUse `additionalContext`: rejected by v0.124 (openai/codex#19385), accepted by newer
+# builds; the release that changed it is UNCONFIRMED (contracts.md §2.6). STYLE assumes a
+# current build: an `inject` at tool.pre is placed natively.
+PRE_TOOL_USE_CONTEXT = True
+
+_PRE_TOOL_CAPS = frozenset({DENY, MESSAGE} | ({CONTEXT} if PRE_TOOL_USE_CONTEXT else set()))
+
+
+def _t(event: str) -> float:
+    return timeout_for(NAME, event)
+
+
+SPEC = HarnessSpec(
+    name=NAME,
+    points={
+        "session.start": PointSpec(
+            "SessionStart", frozenset({CONTEXT, MESSAGE}), "source", _t("SessionStart")
+        ),
+        "prompt.submitted": PointSpec(
+            "UserPromptSubmit",
+            frozenset({CONTEXT, MESSAGE, DENY}),
+            None,
+            _t("UserPromptSubmit"),
+        ),
+        # No `ask` anywhere in Codex hooks: `permissionDecision: "ask"` fails the hook and the
+        # call runs (contracts.md §2.5), so an ask is delivered as a refusal.
+        "tool.pre": PointSpec("PreToolUse", _PRE_TOOL_CAPS, "tool", _t("PreToolUse")),
+        # PostToolUse also fires after a failed Bash command: there is no failure event.
+        "tool.post": PointSpec(
+            "PostToolUse", frozenset({CONTEXT, MESSAGE}), "tool", _t("PostToolUse")
+        ),
+        "subagent.start": PointSpec(
+            "SubagentStart", frozenset({CONTEXT}), None, _t("SubagentStart")
+        ),
+        "subagent.stop": PointSpec(
+            "SubagentStop", frozenset({DENY, MESSAGE}), None, _t("SubagentStop")
+        ),
+        "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None, _t("Stop")),
+        "compact": PointSpec("PreCompact", frozenset({MESSAGE}), None, _t("PreCompact")),
+        "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
+    },
+    tool_names={
+        "shell": ("Bash",),
+        # apply_patch creates, updates and deletes files; the adapter reads which from the patch.
+        "file.write": ("apply_patch",),
+        "file.edit": ("apply_patch",),
+        "agent": ("spawn_agent",),
+        "todo": ("update_plan",),
+    },
+    native_turn_ids=True,
+    child_prompt_callbacks=False,
+    instruction_file="AGENTS.md",
+    # PermissionRequest gates like PreToolUse, only when Codex would ask the user anyway.
+    extra_native_events={"PermissionRequest": "tool.pre"},
+    bookkeeping=("SessionStart", "UserPromptSubmit"),
+    matcher_style="regex",
+    gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
+)

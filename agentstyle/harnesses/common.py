@@ -1,0 +1,154 @@
+"""Pieces every adapter shares: payload scalars, MCP names, derived fields, the call key, the
+install-side helpers for JSON hook configs. Standard library only (the hook path imports it)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentstyle.engine.event import Event, relative_path
+
+# The field that identifies one call for `style allow` (cli.md): same tool, same input.
+CALL_KEY_FIELD = "style.call_key"
+HOOK_MODULE = "agentstyle.hook"
+
+
+def text_id(value: Any) -> str | None:
+    """An identifier from the payload as a string (None when absent or not a scalar)."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def split_mcp(name: str) -> tuple[str, str] | None:
+    """`mcp__<server>__<tool>` → (server, tool)."""
+    if not name.startswith("mcp__"):
+        return None
+    rest = name[len("mcp__") :]
+    server, sep, tool = rest.partition("__")
+    if not sep or not server:
+        return None
+    return server, tool
+
+
+def dump(obj: Mapping[str, Any]) -> str:
+    """One compact JSON object, as every harness reads it."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def call_key(kind: str, value: Any) -> str:
+    """A stable digest of one call: the native tool (or `prompt`) and its whole input."""
+    body = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{kind}\0{body}".encode()).hexdigest()[:32]
+
+
+def add_call_key(ev: Event, kind: str, value: Any) -> None:
+    ev.add(CALL_KEY_FIELD, call_key(kind, value))
+
+
+def add_file_path(ev: Event, tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> None:
+    for key in keys:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            ev.add("file.path", relative_path(value, ev.cwd))
+            return
+
+
+def add_shell(ev: Event, command: Any) -> None:
+    """`shell.commands` / `shell.code` of a shell call (when.md shell-aware matching)."""
+    if not isinstance(command, str):
+        return
+    from agentstyle.engine.shell import parse_shell
+
+    parsed = parse_shell(command, ev.cwd or None)
+    ev.add_list("shell.commands", list(parsed.commands))
+    ev.add_list("shell.code", list(parsed.code))
+    if parsed.fallback:
+        ev.notes.append("shell-parse-fallback")
+
+
+def base_fields(ev: Event, name: str, payload: Mapping[str, Any], version: str | None) -> None:
+    """The runtime fields every event carries (rules.md template variables)."""
+    if ev.point is not None:
+        ev.add("event.name", ev.point)
+    effort = payload.get("effort")
+    level = effort.get("level") if isinstance(effort, dict) else None
+    ev.add("thinking_effort", level or "unknown")
+    ev.add("thinking_effort_raw", level or "unknown")
+    ev.add("harness.name", name)
+    ev.add("harness.version", version or "unknown")
+    ev.add("harness.cwd", ev.cwd)
+    ev.add("harness.permission_mode", payload.get("permission_mode") or "unknown")
+    ev.add("harness.agent", payload.get("agent_type") or "main")
+    ev.add("harness.session_id", ev.session_id)
+    ev.add("harness.turn_id", ev.turn_id or "unknown")
+
+
+def parse_json_text(value: Any) -> Any:
+    """A field some harnesses send as a JSON string (Cursor MCP input, tool output)."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def short(text: str, limit: int = 200) -> str:
+    """One line, at most `limit` characters: how a command or path is named to the person."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def rule_names(rules: list[str]) -> str:
+    """Rule ids as the person reads them in a notice: the local id, without the package."""
+    names = [r.split("/", 1)[1] if "/" in r else r for r in rules]
+    return ", ".join(dict.fromkeys(names)) or "policy"
+
+
+# -- install side ------------------------------------------------------------------------------
+
+
+def anchored(exact: list[str], patterns: list[str]) -> str | None:
+    """A regex matcher anchored at both ends (harnesses whose matcher is an unanchored regex)."""
+    names = list(dict.fromkeys(exact))
+    parts = [re.escape(n) for n in names] + list(dict.fromkeys(patterns))
+    if not parts:
+        return None
+    return "^(" + "|".join(parts) + ")$"
+
+
+def home_path(relative: str) -> Path:
+    return Path(os.path.expanduser("~")) / relative
+
+
+def command_interpreter(command: str) -> str | None:
+    """The program of a handler command STYLE wrote: its first (double-quoted) word."""
+    command = command.strip()
+    if command.startswith('"'):
+        m = re.match(r'"((?:[^"\\]|\\.)*)"', command)
+        return re.sub(r"\\(.)", r"\1", m.group(1)) if m else None
+    return command.split()[0] if command.split() else None
+
+
+def json_problem(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The one JSON object of an answer, or why the answer is not one."""
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    if not lines:
+        return None, None
+    if len(lines) > 1:
+        return None, "more than one line on stdout"
+    try:
+        obj = json.loads(lines[0])
+    except ValueError:
+        return None, "stdout is not JSON"
+    if not isinstance(obj, dict):
+        return None, "stdout is not a JSON object"
+    return obj, None

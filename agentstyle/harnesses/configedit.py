@@ -1,0 +1,234 @@
+"""Byte-preserving edits of the hook config layouts the adapters write.
+
+Two layouts: `groups` (event → matcher group → handler list: Claude Code, Codex, Gemini CLI),
+handled by `engine/jsonedit.py`, and `flat` (event → handler list: Cursor), handled here on
+the same splice machinery. Besides the hooks, an adapter may need one more key set
+(Cursor's top-level `version`, Gemini's `tools.enableHooks`): `ensure_key` sets it and returns a
+marker naming what it changed, which install keeps in the lock file so that `undo_key` can put
+the file back byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agentstyle.engine.jsonedit import (
+    Edit,
+    IsOurs,
+    JsonEditError,
+    JsonValue,
+    Node,
+    _append,
+    _apply,
+    _clean,
+    _is_our_handler,
+    _kind_name,
+    _Layout,
+    _layout,
+    _parse_object,
+    _span_at,
+    install_hooks,
+    installed_handlers,
+    uninstall_hooks,
+)
+
+__all__ = [
+    "JsonEditError",
+    "ensure_key",
+    "install_flat",
+    "install_groups",
+    "installed",
+    "undo_key",
+    "uninstall_flat",
+    "uninstall_groups",
+]
+
+install_groups = install_hooks
+uninstall_groups = uninstall_hooks
+
+
+# ---------------------------------------------------------------------------------------------
+# The flat layout: `{"hooks": {"event": [handler, …]}}`
+
+
+def _flat_edits(text: str, root: Node, layout: _Layout, is_ours: IsOurs) -> list[Edit]:
+    def event_list(node: Node) -> list[Edit] | None:
+        return _clean(
+            text,
+            node,
+            lambda i: None if _is_our_handler(node.items[i], is_ours) else [],
+            layout,
+        )
+
+    def hooks_object(node: Node) -> list[Edit] | None:
+        def decide(i: int) -> list[Edit] | None:
+            value = node.members[i].value
+            return event_list(value) if value.kind == "array" else []
+
+        return _clean(text, node, decide, layout)
+
+    def top(i: int) -> list[Edit] | None:
+        member = root.members[i]
+        if member.key == "hooks" and member.value.kind == "object":
+            return hooks_object(member.value)
+        return []
+
+    return _clean(text, root, top, layout, top=True) or []
+
+
+def uninstall_flat(text: str, *, is_ours: IsOurs, name: str = "hooks.json") -> str:
+    """Remove every handler `is_ours` recognises from a flat layout (the inverse of install)."""
+    root = _parse_object(text, name)
+    return _apply(text, _flat_edits(text, root, _layout(text, root), is_ours))
+
+
+def install_flat(
+    text: str | None,
+    handlers: Mapping[str, Sequence[dict[str, Any]]],
+    *,
+    is_ours: IsOurs,
+    name: str = "hooks.json",
+) -> str:
+    """Replace STYLE's handlers of a flat layout: remove the old ones, append `handlers`."""
+    for event, wanted in handlers.items():
+        if not all(isinstance(h, dict) and is_ours(h) for h in wanted):
+            raise ValueError(f"a handler for `{event}` is not recognised as STYLE's")
+    base = text if text else "{}\n"
+    cleaned = uninstall_flat(base, is_ours=is_ours, name=name)
+    root = _parse_object(cleaned, name)
+    wanted_events = [(event, list(hs)) for event, hs in handlers.items() if hs]
+    if not wanted_events:
+        return cleaned
+    layout = _layout(cleaned, root)
+    hooks = root.last("hooks")
+    if hooks is None:
+        value: dict[str, JsonValue] = {e: _plain(hs) for e, hs in wanted_events}
+        return _apply(cleaned, [_append(cleaned, root, [("hooks", value)], layout, top=True)])
+    if hooks.value.kind != "object":
+        raise JsonEditError(
+            f"`hooks` must be an object, found {_kind_name(hooks.value)}",
+            _span_at(cleaned, hooks.value.start, name),
+        )
+    edits: list[Edit] = []
+    new_members: list[tuple[str | None, JsonValue]] = []
+    for event, hs in wanted_events:
+        member = hooks.value.last(event)
+        if member is None:
+            new_members.append((event, _plain(hs)))
+        elif member.value.kind != "array":
+            raise JsonEditError(
+                f"`hooks.{event}` must be an array, found {_kind_name(member.value)}",
+                _span_at(cleaned, member.value.start, name),
+            )
+        else:
+            elements: list[tuple[str | None, JsonValue]] = [(None, _plain(h)) for h in hs]
+            edits.append(_append(cleaned, member.value, elements, layout, top=False))
+    if new_members:
+        edits.append(_append(cleaned, hooks.value, new_members, layout, top=False))
+    return _apply(cleaned, edits)
+
+
+def _plain(value: object) -> JsonValue:
+    result: JsonValue = json.loads(json.dumps(value, ensure_ascii=False))
+    return result
+
+
+def installed(
+    text: str, *, is_ours: IsOurs, flat: bool, name: str = "settings.json"
+) -> dict[str, list[dict[str, Any]]]:
+    """STYLE's handlers per event as the harness reads the file.
+
+    Groups layout: each group with only STYLE's handlers (`installed_handlers`); flat layout:
+    the handlers themselves.
+    """
+    if not flat:
+        return installed_handlers(text, is_ours=is_ours, name=name)
+    root = _parse_object(text, name)
+    assert isinstance(root.value, dict)
+    hooks = root.value.get("hooks")
+    found: dict[str, list[dict[str, Any]]] = {}
+    if not isinstance(hooks, dict):
+        return found
+    for event, items in hooks.items():
+        if isinstance(items, list):
+            ours = [h for h in items if isinstance(h, dict) and is_ours(h)]
+            if ours:
+                found[event] = ours
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# One key an adapter needs set (Cursor `version`, Gemini `tools.enableHooks`)
+#
+# Markers: `+<path>` STYLE added the key (the first missing level of the path: removing it
+# removes everything below), `=<path>=<json>` STYLE replaced the value that was there.
+
+
+def _find(root: Node, path: Sequence[str]) -> tuple[Node, int]:
+    """The deepest existing object along `path` and how many keys of `path` it resolved."""
+    node = root
+    depth = 0
+    for key in path:
+        member = node.last(key)
+        if member is None:
+            break
+        node = member.value
+        depth += 1
+        if depth < len(path) and node.kind != "object":
+            break
+    return node, depth
+
+
+def ensure_key(
+    text: str, path: Sequence[str], value: JsonValue, *, name: str = "settings.json"
+) -> tuple[str, str | None]:
+    """`text` with `path` set to `value`, and the marker of what changed (None: nothing)."""
+    root = _parse_object(text, name)
+    layout = _layout(text, root)
+    node, depth = _find(root, path)
+    if depth == len(path):
+        if node.value == value and type(node.value) is type(value):
+            return text, None
+        original = text[node.start : node.end]
+        rendered = json.dumps(value, ensure_ascii=False)
+        marker = "=" + ".".join(path) + "=" + original
+        return text[: node.start] + rendered + text[node.end :], marker
+    if node.kind != "object":
+        where = ".".join(path[:depth])
+        raise JsonEditError(
+            f"`{where}` must be an object, found {_kind_name(node)}",
+            _span_at(text, node.start, name),
+        )
+    nested: JsonValue = value
+    for key in reversed(path[depth + 1 :]):
+        nested = {key: nested}
+    edit = _append(text, node, [(path[depth], nested)], layout, top=depth == 0)
+    return _apply(text, [edit]), "+" + ".".join(path[: depth + 1])
+
+
+def undo_key(text: str, marker: str, *, name: str = "settings.json") -> str:
+    """Undo what `ensure_key` did, per its marker; a file changed since is left as it is."""
+    root = _parse_object(text, name)
+    layout = _layout(text, root)
+    if marker.startswith("="):
+        dotted, _, original = marker[1:].partition("=")
+        node, depth = _find(root, dotted.split("."))
+        if depth != len(dotted.split(".")):
+            return text
+        return text[: node.start] + original + text[node.end :]
+    if not marker.startswith("+"):
+        return text
+    path = marker[1:].split(".")
+    parent, depth = _find(root, path[:-1])
+    if depth != len(path) - 1 or parent.kind != "object" or parent.last(path[-1]) is None:
+        return text
+
+    def decide(i: int) -> list[Edit] | None:
+        return None if parent.members[i].key == path[-1] else []
+
+    edits = _clean(text, parent, decide, layout, top=parent is root)
+    if edits is None:  # the parent held only this key and STYLE had created it: keep it empty
+        edits = [(parent.start + 1, parent.end - 1, "")]
+    return _apply(text, edits)

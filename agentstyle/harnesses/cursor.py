@@ -1,0 +1,485 @@
+"""Cursor adapter: read its hook payloads into normalized events, write its wire answers.
+
+Cursor differs from the Claude-shaped harnesses everywhere (contracts.md §3): a flat config with
+`version: 1`; camelCase events; `permission` / `user_message` (shown to the person) /
+`agent_message` (fed to the model); `ask` only on beforeShellExecution and beforeMCPExecution;
+no context at prompt submit; stop continues through `followup_message`, guarded by
+`loop_count`. Permission hooks always get an explicit answer: empty or invalid output may be
+read as a failure, and with `failClosed` as a block.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from agentstyle.engine.decision import Decision, Wire
+from agentstyle.engine.event import Event, read_transcript_tail
+from agentstyle.harnesses import common
+from agentstyle.harnesses.base import CONTEXT, with_approve_hint
+from agentstyle.harnesses.cursor_spec import NAME, SPEC
+
+NATIVE_TOOLS: dict[str, str] = {
+    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
+}
+FILE_PATH_KEYS = ("file_path", "path", "target_file")
+CONTENT_KEYS = ("contents", "content", "new_string", "code_edit")
+
+# Events whose answer is a permission (contracts.md §3.5).
+PERMISSION_EVENTS = frozenset(
+    {"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "subagentStart"}
+)
+ASK_EVENTS = frozenset({"beforeShellExecution", "beforeMCPExecution"})
+AGENT_MESSAGE_EVENTS = frozenset({"preToolUse", "beforeShellExecution", "beforeMCPExecution"})
+CONTEXT_EVENTS = frozenset({"sessionStart", "postToolUse"})
+STOP_EVENTS = frozenset({"stop", "subagentStop"})
+
+# -- UNCONFIRMED facts, one place each ---------------------------------------------------------
+
+# preToolUse and subagentStart answered `{decision, reason}` in the older doc copy [CU-A] and
+# `{permission, user_message, agent_message}` in the newer [CU-B]; the cut-over release is
+# UNCONFIRMED (expected-outputs.md U3). Versions below this use the older form.
+PERMISSION_FORM_SINCE = (2, 0, 0)
+
+# sessionStart carries no `source`; whether it also fires on a resumed conversation is
+# UNCONFIRMED: every sessionStart opens a fresh scope.
+SESSION_START_SOURCE = "startup"
+
+# What the model reads while Cursor asks the person (`agent_message` of an `ask`).
+ASK_AGENT_MESSAGE = "Waiting for the user to approve this call."
+
+# The Claude Code event names Cursor maps to its own when it runs hooks from a Claude config
+# ("Third-party hooks", contracts.md §3.8); the exact mapping is UNCONFIRMED.
+FROM_CLAUDE_EVENTS = {
+    "SessionStart": "sessionStart",
+    "UserPromptSubmit": "beforeSubmitPrompt",
+    "PreToolUse": "preToolUse",
+    "PostToolUse": "postToolUse",
+    "PostToolUseFailure": "postToolUseFailure",
+    "SubagentStart": "subagentStart",
+    "SubagentStop": "subagentStop",
+    "Stop": "stop",
+    "PreCompact": "preCompact",
+    "SessionEnd": "sessionEnd",
+}
+
+
+def mcp_names(payload: dict[str, Any]) -> tuple[str, str]:
+    """(server, tool) of a Cursor MCP call. beforeMCPExecution names the tool bare and the
+    server only by its `command` or `url` (UNCONFIRMED): `…/server-github` → `github`."""
+    tool = str(payload.get("tool_name") or "")
+    split = common.split_mcp(tool)
+    if split is not None:
+        return split
+    if tool.startswith("MCP:"):
+        tool = tool[len("MCP:") :]
+    source = str(payload.get("command") or payload.get("url") or "")
+    words = [w for w in re.split(r"[\s/]+", source) if w and not w.startswith("-")]
+    server = words[-1] if words else "unknown"
+    server = re.sub(r"^(?:@[^/]+/)?(?:mcp-server-|server-|mcp-)", "", server)
+    server = re.sub(r"(?:-mcp|-server|\.git)$", "", server) or "unknown"
+    return server, tool
+
+
+def looks_like(payload: dict[str, Any]) -> bool:
+    """A Cursor-shaped payload (contracts.md §3.8: `cursor_version` / `conversation_id`)."""
+    return "cursor_version" in payload or "conversation_id" in payload
+
+
+def native_event_of(payload: dict[str, Any], given: str) -> str:
+    """The Cursor event of a payload that arrived through another harness's config."""
+    named = str(payload.get("hook_event_name") or "")
+    if SPEC.point_of(named) is not None:
+        return named
+    return FROM_CLAUDE_EVENTS.get(given, given)
+
+
+def installed_here(root: Path) -> bool:
+    """Whether STYLE's own handlers are in the project's or the user's `.cursor/hooks.json`
+    (then a Cursor payload arriving through a Claude Code config is a second copy)."""
+    for path in (config_path(root, "project"), config_path(root, "user")):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(1 << 20)
+        except OSError:
+            continue
+        if common.HOOK_MODULE in text and f"--harness {NAME}" in text:
+            return True
+    return False
+
+
+def duplicate(payload: dict[str, Any], native_event: str) -> bool:
+    """A preToolUse for a tool class another gate owns (one gate per class, §3.6): that gate
+    evaluates the call, so evaluating it here too would apply the same rules twice."""
+    if native_event != "preToolUse":
+        return False
+    tool = str(payload.get("tool_name") or "")
+    return (
+        tool in SPEC.tool_names["shell"]
+        or tool in SPEC.tool_names["file.read"]
+        or tool == "MCP"
+        or tool.startswith("MCP:")
+        or common.split_mcp(tool) is not None
+    )
+
+
+def _input(value: Any) -> dict[str, Any]:
+    value = common.parse_json_text(value)
+    return value if isinstance(value, dict) else {}
+
+
+def normalize(payload: dict[str, Any], native_event: str) -> Event:
+    """A Cursor payload as a normalized event; `native_event` is from the command line."""
+    point = SPEC.point_of(native_event)
+    roots = payload.get("workspace_roots")
+    cwd = common.text_id(payload.get("cwd")) or (
+        str(roots[0]) if isinstance(roots, list) and roots else ""
+    )
+    ev = Event(
+        harness=NAME,
+        native_event=native_event,
+        point=point,
+        session_id=common.text_id(payload.get("conversation_id"))
+        or common.text_id(payload.get("session_id"))
+        or "unknown",
+        cwd=cwd,
+        turn_id=common.text_id(payload.get("generation_id")),
+        ts=time.time(),
+    )
+    model = payload.get("model")
+    if isinstance(model, str) and model:
+        ev.model = model
+    common.base_fields(ev, NAME, payload, common.text_id(payload.get("cursor_version")))
+    if native_event == "sessionStart":
+        ev.session_source = SESSION_START_SOURCE
+        ev.add("session.source", ev.session_source)
+    elif native_event == "beforeSubmitPrompt":
+        ev.add("prompt", payload.get("prompt", ""))
+        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
+    elif native_event in STOP_EVENTS:
+        loops = payload.get("loop_count")
+        ev.stop_active = isinstance(loops, int) and not isinstance(loops, bool) and loops > 0
+        text = payload.get("summary") if native_event == "subagentStop" else None
+        path = payload.get("transcript_path")
+        if text is None and isinstance(path, str) and path.endswith(".jsonl"):
+            text = read_transcript_tail(path)
+        if isinstance(text, str):
+            ev.add("response.text", text)
+    if point in ("tool.pre", "tool.post", "tool.failed"):
+        tool_event(ev, payload)
+    return ev
+
+
+def tool_event(ev: Event, payload: dict[str, Any]) -> None:
+    event = ev.native_event
+    output: Any = None
+    if event in ("beforeShellExecution", "afterShellExecution"):
+        native = "Shell"
+        tool_input: dict[str, Any] = {"command": payload.get("command", "")}
+        output = payload.get("output")
+    elif event in ("beforeMCPExecution", "afterMCPExecution"):
+        native = "MCP"
+        tool_input = _input(payload.get("tool_input"))
+        output = common.parse_json_text(payload.get("result_json"))
+    elif event == "beforeReadFile":
+        # The file's whole `content` is in the payload: never copied into the event.
+        native = "Read"
+        tool_input = {"file_path": payload.get("file_path", "")}
+    elif event == "afterFileEdit":
+        native = "Edit"
+        tool_input = {"file_path": payload.get("file_path", ""), "edits": payload.get("edits")}
+    else:
+        native = str(payload.get("tool_name") or "")
+        tool_input = _input(payload.get("tool_input"))
+        output = common.parse_json_text(payload.get("tool_output"))
+    ev.native_tool = native
+    ev.call_id = common.text_id(payload.get("tool_use_id"))
+    if native == "MCP" or native.startswith("MCP:") or common.split_mcp(native):
+        server, tool = mcp_names(payload)
+        ev.mcp_server = server
+        ev.tool = "mcp"
+        ev.add("mcp.server", server)
+        ev.add("mcp.tool", tool)
+    else:
+        ev.tool = NATIVE_TOOLS.get(native, "other")
+    ev.add("tool.name", ev.tool)
+    ev.add("tool.native", native)
+    if ev.tool in ("file.read", "file.write", "file.edit", "file.search"):
+        common.add_file_path(ev, tool_input, FILE_PATH_KEYS)
+    if ev.tool == "shell":
+        common.add_shell(ev, tool_input.get("command"))
+    ev.add_list("tool.added", added_text(ev.tool, tool_input))
+    common.add_call_key(ev, native, tool_input)
+    ev.add_tree("tool.input", tool_input)
+    if event == "postToolUseFailure":
+        ev.failed = True
+        ev.add_tree("tool.output", payload.get("error_message"))
+    elif ev.point == "tool.post":
+        ev.add_tree("tool.output", output)
+
+
+def added_text(tool: str | None, tool_input: dict[str, Any]) -> list[str]:
+    if tool not in ("file.write", "file.edit"):
+        return []
+    edits = tool_input.get("edits")
+    if isinstance(edits, list):
+        return [str(e.get("new_string", "")) for e in edits if isinstance(e, dict)]
+    for key in CONTENT_KEYS:
+        if isinstance(tool_input.get(key), str):
+            return [tool_input[key]]
+    return []
+
+
+# -- answers -----------------------------------------------------------------------------------
+
+
+def _summary(ev: Event | None) -> str | None:
+    """What a refused call did, in a few words for the person."""
+    if ev is None:
+        return None
+    command = ev.first("tool.input.command")
+    if ev.tool == "shell" and command:
+        return common.short(command)
+    path = ev.first("file.path")
+    if path:
+        return common.short(path)
+    if ev.tool == "mcp":
+        return f"{ev.first('mcp.server')}/{ev.first('mcp.tool')}"
+    return ev.native_tool or None
+
+
+def _notice(decision: Decision, ev: Event | None, approval: bool) -> str:
+    names = common.rule_names(decision.rules)
+    what = _summary(ev)
+    if approval:
+        head = f"STYLE {names} needs your approval"
+        tail = "; allow it once with `style allow --last`"
+        return f"{head}: {what}{tail}" if what else head + tail
+    return f"STYLE {names} blocked: {what}" if what else f"STYLE {names} blocked this call"
+
+
+def _legacy(native_event: str, ev: Event | None) -> bool:
+    if native_event not in ("preToolUse", "subagentStart") or ev is None:
+        return False
+    m = re.match(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?", ev.first("harness.version") or "")
+    if not m:
+        return False
+    version = tuple(int(g) for g in m.groups() if g is not None)
+    return version < PERMISSION_FORM_SINCE
+
+
+def _permission(decision: Decision, native_event: str, ev: Event | None) -> dict[str, Any]:
+    reason = "\n".join(r for r in decision.reasons if r)
+    verdict = decision.verdict
+    legacy = _legacy(native_event, ev)
+    if verdict == "ask" and native_event in ASK_EVENTS:
+        return {"permission": "ask", "user_message": reason, "agent_message": ASK_AGENT_MESSAGE}
+    if verdict in ("block", "ask"):
+        approval = verdict == "ask"  # no ask here: refuse, and say how to approve
+        text = with_approve_hint(reason) if approval else reason
+        if legacy:
+            return {"decision": "deny", "reason": text}
+        if native_event in AGENT_MESSAGE_EVENTS:
+            return {
+                "permission": "deny",
+                "user_message": _notice(decision, ev, approval),
+                "agent_message": text,
+            }
+        return {"permission": "deny", "user_message": text}
+    return {"decision": "allow"} if legacy else {"permission": "allow"}
+
+
+def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
+    """The exact stdout Cursor reads (contracts.md §3.5); `event` names what was refused."""
+    reason = "\n".join(r for r in decision.reasons if r)
+    if native_event in PERMISSION_EVENTS:
+        return Wire(common.dump(_permission(decision, native_event, event)))
+    if native_event == "beforeSubmitPrompt":
+        if decision.verdict == "block":
+            return Wire(common.dump({"continue": False, "user_message": reason}))
+        return Wire(common.dump({"continue": True}))  # no context field at prompt submit
+    if native_event in STOP_EVENTS:
+        if decision.verdict == "block" and reason:
+            return Wire(common.dump({"followup_message": reason}))
+        return Wire("{}")
+    spec = SPEC.spec_of(native_event)
+    context = "\n\n".join(decision.contexts)
+    if native_event in CONTEXT_EVENTS and context and spec and CONTEXT in spec.capabilities:
+        return Wire(common.dump({"additional_context": context}))
+    # Observe-only events (afterFileEdit, …) have no output fields: `{}` says "nothing".
+    return Wire("{}")
+
+
+def can_refuse(native_event: str) -> bool:
+    return native_event in SPEC.gate_events
+
+
+def deny_answer(native_event: str, reason: str) -> Wire:
+    """A refusal for a handler error under `fail: closed` (runtime.md)."""
+    return answer(Decision(verdict="block", reasons=[reason]), native_event)
+
+
+# With `failClosed: true` Cursor blocks on exit 1 too, but the deny JSON with exit 0 says why.
+FAIL_CLOSED_EXIT = 0
+
+
+def no_opinion(native_event: str) -> Wire:
+    return answer(Decision(), native_event)
+
+
+# -- install: `.cursor/hooks.json`, flat, `version: 1` (contracts.md §3.1–3.2) ------------------
+
+SCOPES = ("project", "user")
+FLAT = True  # event → handler list, no matcher groups
+CONFIG_FILES = {"project": ".cursor/hooks.json", "user": ".cursor/hooks.json"}
+VERSION_KEY = ("version",)
+# Events whose `matcher` selects a tool type; on beforeShellExecution it would filter the
+# command text, which STYLE never narrows.
+TOOL_MATCHER_EVENTS = frozenset({"preToolUse", "postToolUse", "postToolUseFailure"})
+
+
+# The client that reports its version (`requires.harnesses`); the Cursor CLI's name and output
+# are UNCONFIRMED (`cursor-agent --version`).
+VERSION_COMMAND = ("cursor-agent", "--version")
+
+
+def config_path(root: Path, scope: str) -> Path:
+    if scope == "user":
+        return common.home_path(CONFIG_FILES["user"])
+    return root / CONFIG_FILES["project"]
+
+
+def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
+    """One handler; no timeout (Cursor's own default applies: harnesses.md)."""
+    out: dict[str, Any] = {"command": command}
+    if gate:
+        out["failClosed"] = True
+    return out
+
+
+def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
+    """Flat layout: the handler itself carries its matcher."""
+    out: dict[str, Any] = {"command": one["command"]}
+    if matcher:
+        out["matcher"] = matcher
+    out.update((k, v) for k, v in one.items() if k != "command")
+    return out
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
+    from agentstyle.harnesses.configedit import ensure_key, install_flat, undo_key
+
+    for marker in reversed(markers):  # back to the user's keys, then the same edits again
+        if before:
+            before = undo_key(before, marker, name=name)
+    text = install_flat(before, groups, is_ours=is_ours, name=name)
+    done: list[str] = []
+    if groups and json.loads(text).get("version") is None:
+        text, made = ensure_key(text, VERSION_KEY, 1, name=name)
+        if made:
+            done.append(made)
+    return text, done
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    from agentstyle.harnesses.configedit import undo_key, uninstall_flat
+
+    for marker in reversed(markers):
+        text = undo_key(text, marker, name=name)
+    return uninstall_flat(text, is_ours=is_ours, name=name)
+
+
+# `.cursor/rules/style.mdc`: STYLE's own rule file; `alwaysApply` must be a real boolean.
+STATIC_FRONT_MATTER = (
+    "---\ndescription: Rules placed by STYLE (style install); edit the packages, not this file\n"
+    "alwaysApply: true\n---\n"
+)
+
+
+def static_path(root: Path, scope: str) -> Path | None:
+    # Cursor's user rules live in its settings, not in a file: only project scope is placed.
+    return None if scope == "user" else root / ".cursor" / "rules" / "style.mdc"
+
+
+def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
+    from agentstyle.engine.markers import place_blocks
+
+    if before is None or not before.strip():
+        if not blocks:
+            return before or ""
+        before = STATIC_FRONT_MATTER
+    return place_blocks(before, blocks, name=name)
+
+
+def strip_static(before: str, name: str) -> str:
+    from agentstyle.engine.markers import remove_blocks
+
+    after = remove_blocks(before, name=name)
+    return "" if after.strip() == STATIC_FRONT_MATTER.strip() else after
+
+
+def install_notes(fail_closed: bool) -> list[str]:
+    return []
+
+
+# -- doctor ----------------------------------------------------------------------------------
+
+
+def synthetic_payload(native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "conversation_id": session_id,
+        "generation_id": "style-doctor-generation",
+        "model": "style-doctor",
+        "hook_event_name": native_event,
+        "cursor_version": "style-doctor",
+        "workspace_roots": [cwd],
+        "user_email": None,
+        "transcript_path": None,
+    }
+    if native_event in ("beforeShellExecution", "afterShellExecution"):
+        payload.update(command="true", cwd=cwd, sandbox=False)
+        if native_event == "afterShellExecution":
+            payload.update(output="", duration=1)
+    elif native_event in ("preToolUse", "postToolUse", "postToolUseFailure"):
+        payload.update(
+            tool_name="Shell", tool_input={"command": "true"}, tool_use_id="style-doctor", cwd=cwd
+        )
+        if native_event == "postToolUse":
+            payload["tool_output"] = "{}"
+        elif native_event == "postToolUseFailure":
+            payload.update(error_message="exit 1", failure_type="error")
+    elif native_event in ("beforeMCPExecution", "afterMCPExecution"):
+        payload.update(tool_name="style_doctor", tool_input="{}", command="style-doctor")
+    elif native_event == "beforeReadFile":
+        payload.update(file_path=f"{cwd}/style-doctor.txt", content="")
+    elif native_event == "beforeSubmitPrompt":
+        payload.update(prompt="style doctor", attachments=[])
+    elif native_event in STOP_EVENTS:
+        payload.update(status="completed", loop_count=0)
+    elif native_event in ("sessionStart", "sessionEnd"):
+        payload["session_id"] = session_id
+    return payload
+
+
+def wire_problem(native_event: str, stdout: str, code: int) -> str | None:
+    obj, problem = common.json_problem(stdout)
+    if problem:
+        return problem
+    if code not in (0, 2):
+        return f"exit code {code}: Cursor reads it as a failed hook"
+    if native_event in PERMISSION_EVENTS:
+        if obj is None:
+            return "no answer on a permission hook (Cursor may read it as a failure)"
+        if obj.get("permission") not in ("allow", "deny", "ask") and "decision" not in obj:
+            return "a permission hook answered without `permission`"
+    return None

@@ -1,0 +1,78 @@
+"""Cursor's hook facts as data (contracts.md §3): events, capabilities, tool names, routes."""
+
+from __future__ import annotations
+
+from agentstyle.harnesses.base import ASK, CONTEXT, DENY, HarnessSpec, PointSpec, Route
+from agentstyle.timeouts import timeout_for
+
+NAME = "cursor"
+
+
+def _t(event: str) -> float:
+    return timeout_for(NAME, event)
+
+
+# One gate per tool class (contracts.md §3.6): shell calls are gated by beforeShellExecution,
+# MCP calls by beforeMCPExecution (both can `ask`), file reads by beforeReadFile, every other
+# tool by preToolUse (deny only: its `ask` is accepted but not enforced).
+SHELL_GATE = PointSpec("beforeShellExecution", frozenset({DENY, ASK}), None, _t("x"))
+MCP_GATE = PointSpec("beforeMCPExecution", frozenset({DENY, ASK}), None, _t("x"))
+READ_GATE = PointSpec("beforeReadFile", frozenset({DENY}), None, _t("x"))
+
+SPEC = HarnessSpec(
+    name=NAME,
+    points={
+        # sessionStart's `additional_context` becomes initial system context; no source field.
+        "session.start": PointSpec("sessionStart", frozenset({CONTEXT}), None, _t("x")),
+        # beforeSubmitPrompt has no context field (contracts.md §3.7): deny only.
+        "prompt.submitted": PointSpec("beforeSubmitPrompt", frozenset({DENY}), None, _t("x")),
+        "tool.pre": PointSpec("preToolUse", frozenset({DENY}), "tool", _t("x")),
+        "tool.post": PointSpec("postToolUse", frozenset({CONTEXT}), "tool", _t("x")),
+        "tool.failed": PointSpec("postToolUseFailure", frozenset(), "tool", _t("x")),
+        "subagent.start": PointSpec("subagentStart", frozenset({DENY}), None, _t("x")),
+        # stop / subagentStop continue the agent through `followup_message`.
+        "subagent.stop": PointSpec("subagentStop", frozenset({DENY}), None, _t("x")),
+        "stop": PointSpec("stop", frozenset({DENY}), None, _t("x")),
+        # preCompact exists (`user_message`), but harnesses.md lists no capability there.
+        "compact": PointSpec("preCompact", frozenset(), None, _t("x")),
+        "session.end": PointSpec("sessionEnd", frozenset(), None, _t("x")),
+    },
+    tool_names={
+        "shell": ("Shell",),
+        "file.read": ("Read",),
+        "file.write": ("Write",),
+        # preToolUse tool types beyond Shell/Read/Write/MCP/Task are UNCONFIRMED
+        # (contracts.md §3.2); StrReplace/Edit/Delete are the names third parties report.
+        "file.edit": ("Edit", "StrReplace", "Delete"),
+        "file.search": ("Grep", "Glob", "LS"),
+        "agent": ("Task",),
+    },
+    native_turn_ids=True,  # generation_id changes with each user message
+    child_prompt_callbacks=False,
+    instruction_file=".cursor/rules/style.mdc",
+    routes={
+        "tool.pre": (
+            Route(frozenset({"shell"}), SHELL_GATE),
+            Route(frozenset({"mcp"}), MCP_GATE),
+            Route(frozenset({"file.read"}), READ_GATE),
+        ),
+    },
+    # Observe-only events STYLE can read (e.g. when Cursor runs hooks from a Claude config)
+    # but never installs: postToolUse already sees every tool result.
+    extra_native_events={
+        "afterShellExecution": "tool.post",
+        "afterMCPExecution": "tool.post",
+        "afterFileEdit": "tool.post",
+    },
+    bookkeeping=("sessionStart", "beforeSubmitPrompt"),
+    # preToolUse/postToolUse match on a tool type; MCP calls are type `MCP` (contracts.md §3.2)
+    mcp_names=("MCP",),
+    gate_events=(
+        "preToolUse",
+        "beforeShellExecution",
+        "beforeMCPExecution",
+        "beforeReadFile",
+        "beforeSubmitPrompt",
+        "subagentStart",
+    ),
+)

@@ -1,0 +1,290 @@
+"""Gemini CLI adapter: read its hook payloads into normalized events, write its wire answers.
+
+Gemini CLI (contracts.md §4): `.gemini/settings.json` with timeouts in milliseconds and the
+hooks system behind an enable flag; decisions are `decision: allow|deny` + `reason`; stdout on
+exit 0 must be JSON, so "no opinion" is `{}`; BeforeTool has no add-context field (the model
+reads text there only as a deny reason); a failed tool is an AfterTool with `error`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from agentstyle.engine.decision import Decision, Wire
+from agentstyle.engine.event import Event
+from agentstyle.harnesses import common
+from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
+from agentstyle.harnesses.gemini_cli_spec import NAME, SPEC
+
+NATIVE_TOOLS: dict[str, str] = {
+    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
+}
+# `tool_input` shapes beyond write_file are UNCONFIRMED (contracts.md §4): the path keys tried.
+FILE_PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path")
+SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear"}
+DECISION_EVENTS = frozenset({"BeforeTool", "BeforeAgent", "AfterAgent"})
+CONTEXT_EVENTS = frozenset({"SessionStart", "BeforeAgent", "AfterTool"})
+
+# The switch that turns the hooks system on. Older builds also read `hooks.enabled`
+# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one.
+ENABLE_FLAG = ("tools", "enableHooks")
+
+
+def _point(payload: dict[str, Any], native_event: str) -> str | None:
+    if native_event == "AfterTool":
+        response = payload.get("tool_response")
+        if isinstance(response, dict) and response.get("error"):
+            return "tool.failed"
+        return "tool.post"
+    return SPEC.point_of(native_event)
+
+
+def normalize(payload: dict[str, Any], native_event: str) -> Event:
+    """A Gemini CLI payload as a normalized event; `native_event` is from the command line."""
+    point = _point(payload, native_event)
+    ev = Event(
+        harness=NAME,
+        native_event=native_event,
+        point=point,
+        session_id=common.text_id(payload.get("session_id")) or "unknown",
+        cwd=common.text_id(payload.get("cwd")) or "",
+        ts=time.time(),
+    )
+    model = payload.get("model")
+    if isinstance(model, str) and model:
+        ev.model = model
+    common.base_fields(ev, NAME, payload, None)
+    if native_event == "SessionStart":
+        ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
+        ev.add("session.source", ev.session_source)
+    elif native_event == "BeforeAgent":
+        ev.add("prompt", payload.get("prompt", ""))
+        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
+    elif native_event == "AfterAgent":
+        ev.stop_active = payload.get("stop_hook_active") is True
+        text = payload.get("prompt_response")
+        if isinstance(text, str):
+            ev.add("response.text", text)
+    if point in ("tool.pre", "tool.post", "tool.failed"):
+        tool_event(ev, payload)
+    return ev
+
+
+def tool_event(ev: Event, payload: dict[str, Any]) -> None:
+    native = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
+    ev.native_tool = native
+    mcp = common.split_mcp(native)
+    if mcp is not None:
+        ev.mcp_server = mcp[0]
+        ev.tool = "mcp"
+        ev.add("mcp.server", mcp[0])
+        ev.add("mcp.tool", mcp[1])
+    else:
+        ev.tool = NATIVE_TOOLS.get(native, "other")
+    ev.add("tool.name", ev.tool)
+    ev.add("tool.native", native)
+    if ev.tool in ("file.read", "file.write", "file.edit", "file.search"):
+        common.add_file_path(ev, tool_input, FILE_PATH_KEYS)
+    if ev.tool == "shell":
+        common.add_shell(ev, tool_input.get("command"))
+    if native == "write_file":
+        ev.add_list("tool.added", [str(tool_input.get("content", ""))])
+    elif native == "replace":
+        ev.add_list("tool.added", [str(tool_input.get("new_string", ""))])
+    common.add_call_key(ev, native, tool_input)
+    ev.add_tree("tool.input", tool_input)
+    if ev.native_event == "AfterTool":
+        response = payload.get("tool_response")
+        if ev.point == "tool.failed":
+            ev.failed = True
+            ev.add_tree(
+                "tool.output", response.get("error") if isinstance(response, dict) else None
+            )
+        else:
+            ev.add_tree("tool.output", response)
+
+
+def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
+    """The exact stdout Gemini CLI reads (contracts.md §4); `{}` when there is nothing to say."""
+    reason = "\n".join(r for r in decision.reasons if r)
+    verdict = decision.verdict
+    point = event.point if event is not None else SPEC.point_of(native_event)
+    spec = SPEC.points.get(point) if point else None
+    caps = spec.capabilities if spec else frozenset()
+    context = "\n\n".join(decision.contexts) if CONTEXT in caps else ""
+    message = "\n\n".join(decision.messages) if MESSAGE in caps else ""
+    out: dict[str, Any] = {}
+    if native_event in DECISION_EVENTS and verdict == "block":
+        return Wire(common.dump({"decision": "deny", "reason": reason or "STYLE refused this."}))
+    if native_event == "BeforeTool" and verdict == "ask":
+        # `ask` is not in the reference: refuse, and tell the person `style allow`.
+        out = {"decision": "deny", "reason": with_approve_hint(reason)}
+    elif native_event == "BeforeTool" and verdict == "allow":
+        out["decision"] = "allow"
+    if message:
+        out["systemMessage"] = message
+    if context and native_event in CONTEXT_EVENTS:
+        out["hookSpecificOutput"] = {"hookEventName": native_event, "additionalContext": context}
+    return Wire(common.dump(out))
+
+
+def can_refuse(native_event: str) -> bool:
+    return native_event in SPEC.gate_events
+
+
+def deny_answer(native_event: str, reason: str) -> Wire:
+    """A refusal for a handler error under `fail: closed` (runtime.md)."""
+    return answer(Decision(verdict="block", reasons=[reason]), native_event)
+
+
+# No fail-closed switch in Gemini CLI: a refusal must be a readable deny (exit 0 + JSON).
+FAIL_CLOSED_EXIT = 0
+
+
+def no_opinion(native_event: str) -> Wire:
+    return Wire("{}")
+
+
+# -- install: `.gemini/settings.json` (contracts.md §4) ----------------------------------------
+
+SCOPES = ("project", "user")
+FLAT = False
+CONFIG_FILES = {"project": ".gemini/settings.json", "user": ".gemini/settings.json"}
+
+
+# The client that reports its version (`requires.harnesses`, `--fail-closed` checks).
+VERSION_COMMAND = ("gemini", "--version")
+
+
+def config_path(root: Path, scope: str) -> Path:
+    if scope == "user":
+        return common.home_path(CONFIG_FILES["user"])
+    return root / CONFIG_FILES["project"]
+
+
+def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
+    """One handler; `timeout` in milliseconds (the documented default, written out)."""
+    from agentstyle.timeouts import GEMINI_WRITTEN_MS
+
+    return {"type": "command", "command": command, "name": "style", "timeout": GEMINI_WRITTEN_MS}
+
+
+def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"matcher": matcher} if matcher else {}
+    out["hooks"] = [one]
+    return out
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
+    from agentstyle.harnesses.configedit import ensure_key, install_groups, undo_key
+
+    for marker in reversed(markers):  # back to the user's keys, then the same edits again
+        if before:
+            before = undo_key(before, marker, name=name)
+    text = install_groups(before, groups, is_ours=is_ours, name=name)
+    done: list[str] = []
+    if groups:
+        text, made = ensure_key(text, ENABLE_FLAG, True, name=name)
+        if made:
+            done.append(made)
+    return text, done
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    from agentstyle.harnesses.configedit import undo_key, uninstall_groups
+
+    for marker in reversed(markers):
+        text = undo_key(text, marker, name=name)
+    return uninstall_groups(text, is_ours=is_ours, name=name)
+
+
+def enabled(text: str) -> bool:
+    """Whether the hooks system is on in this settings text."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return False
+    node: Any = doc
+    for key in ENABLE_FLAG:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node is True
+
+
+def static_path(root: Path, scope: str) -> Path | None:
+    return common.home_path(".gemini/GEMINI.md") if scope == "user" else root / "GEMINI.md"
+
+
+def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
+    from agentstyle.engine.markers import place_blocks
+
+    return place_blocks(before, blocks, name=name)
+
+
+def strip_static(before: str, name: str) -> str:
+    from agentstyle.engine.markers import remove_blocks
+
+    return remove_blocks(before, name=name)
+
+
+def install_notes(fail_closed: bool) -> list[str]:
+    notes = []
+    if fail_closed:
+        notes.append(
+            "Gemini CLI hooks have no fail-closed switch: STYLE refuses gate calls itself when "
+            "it cannot evaluate, but a hook process that crashes or times out lets the call run"
+        )
+    return notes
+
+
+# -- doctor ----------------------------------------------------------------------------------
+
+
+def synthetic_payload(native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "session_id": session_id,
+        "transcript_path": None,
+        "cwd": cwd,
+        "hook_event_name": native_event,
+        "timestamp": "1970-01-01T00:00:00.000Z",
+    }
+    if native_event == "SessionStart":
+        payload["source"] = "startup"
+    elif native_event == "SessionEnd":
+        payload["reason"] = "other"
+    elif native_event in ("BeforeAgent", "AfterAgent"):
+        payload["prompt"] = "style doctor"
+        if native_event == "AfterAgent":
+            payload.update(prompt_response="style doctor", stop_hook_active=False)
+    elif native_event in ("BeforeTool", "AfterTool"):
+        payload.update(tool_name="run_shell_command", tool_input={"command": "true"})
+        if native_event == "AfterTool":
+            payload["tool_response"] = {"llmContent": "", "returnDisplay": ""}
+    elif native_event == "PreCompress":
+        payload["trigger"] = "manual"
+    return payload
+
+
+def wire_problem(native_event: str, stdout: str, code: int) -> str | None:
+    obj, problem = common.json_problem(stdout)
+    if problem:
+        return problem
+    if code not in (0, 2):
+        return f"exit code {code}: Gemini CLI only warns and continues"
+    if obj is None and code == 0:
+        return "empty stdout (Gemini CLI parses stdout on exit 0 as JSON)"
+    if obj is not None and obj.get("decision") not in (None, "allow", "deny", "block"):
+        return f"unknown decision `{obj.get('decision')}`"
+    return None

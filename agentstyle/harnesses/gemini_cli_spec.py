@@ -1,0 +1,53 @@
+"""Gemini CLI's hook facts as data (contracts.md §4): events, capabilities, tool names."""
+
+from __future__ import annotations
+
+from agentstyle.harnesses.base import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.timeouts import timeout_for
+
+NAME = "gemini-cli"
+
+
+def _t(event: str) -> float:
+    return timeout_for(NAME, event)
+
+
+SPEC = HarnessSpec(
+    name=NAME,
+    points={
+        "session.start": PointSpec(
+            "SessionStart", frozenset({CONTEXT, MESSAGE}), "source", _t("SessionStart")
+        ),
+        "prompt.submitted": PointSpec(
+            "BeforeAgent", frozenset({CONTEXT, MESSAGE, DENY}), None, _t("BeforeAgent")
+        ),
+        # BeforeTool has no add-context field: the model sees text only as a deny reason;
+        # `ask` is not in the reference (UNCONFIRMED in index.md), so it is delivered as deny.
+        "tool.pre": PointSpec("BeforeTool", frozenset({DENY, MESSAGE}), "tool", _t("BeforeTool")),
+        "tool.post": PointSpec("AfterTool", frozenset({CONTEXT, MESSAGE}), "tool", _t("AfterTool")),
+        # A failed tool is an AfterTool whose `tool_response` carries `error`.
+        "tool.failed": PointSpec("AfterTool", frozenset({CONTEXT}), "tool", _t("AfterTool")),
+        "stop": PointSpec("AfterAgent", frozenset({DENY, MESSAGE}), None, _t("AfterAgent")),
+        # PreCompress is async and cannot block; harnesses.md lists no capability there.
+        "compact": PointSpec("PreCompress", frozenset(), None, _t("PreCompress")),
+        "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
+        "notification": PointSpec("Notification", frozenset(), None, _t("Notification")),
+    },
+    tool_names={
+        "shell": ("run_shell_command",),
+        "file.read": ("read_file", "read_many_files"),
+        "file.write": ("write_file",),
+        "file.edit": ("replace",),
+        "file.search": ("list_directory", "glob", "search_file_content"),
+        "web.fetch": ("web_fetch",),
+        "web.search": ("google_web_search",),
+        "agent": ("delegate_to_agent",),
+        "todo": ("write_todos",),
+    },
+    native_turn_ids=False,
+    child_prompt_callbacks=False,
+    instruction_file="GEMINI.md",
+    bookkeeping=("SessionStart", "BeforeAgent"),
+    matcher_style="regex",
+    gate_events=("BeforeTool", "BeforeAgent"),
+)

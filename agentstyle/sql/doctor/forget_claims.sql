@@ -1,0 +1,4 @@
+-- Drop what `style doctor`'s synthetic events left in claims. Parameters: $1 session id prefix.
+DELETE FROM claims WHERE event_id IN (
+    SELECT event_id FROM events WHERE starts_with(coalesce(session_id, ''), $1)
+);

@@ -1,0 +1,4 @@
+-- Drop what `style doctor`'s synthetic events left in hits. Parameters: $1 session id prefix.
+DELETE FROM hits WHERE event_id IN (
+    SELECT event_id FROM events WHERE starts_with(coalesce(session_id, ''), $1)
+);

@@ -1,0 +1,13 @@
+-- The events of loaded STYLE exports (engine/export.py load_exports) with their stored field
+-- rows, for `style replay DIR`. No parameters.
+-- Result: event_id, ts, harness, native_event, point, session_id, turn_id, tool, native_tool,
+-- call_id, failed, cwd, fields (a list of {field, idx, value}, by field then index) — in
+-- recorded order.
+SELECT e.event_id, e.ts, e.harness, e.native_event, e.point, e.session_id, e.turn_id, e.tool,
+       e.native_tool, e.call_id, e.failed, e.cwd,
+       (SELECT list({'field': f.field, 'idx': f.idx, 'value': f.value} ORDER BY f.field, f.idx)
+        FROM event_fields f
+        WHERE f.event_id = e.event_id) AS fields
+FROM events e
+WHERE e.point IS NOT NULL
+ORDER BY e.ts, e.event_id;

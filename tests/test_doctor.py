@@ -1,0 +1,148 @@
+"""`style doctor`: the installation checked end to end, each broken install one line, exit 1.
+
+A project with the cross package installed for all four harnesses is healthy: every harness's
+exact installed command answers a synthetic event of that harness correctly and in time. Then
+each kind of breakage is made for real (an interpreter that moved, a config edited by hand, a
+database that cannot be read) and doctor must name it in one `error:` line and exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from test_harness_support import DATA, HARNESSES, HarnessProject
+
+
+def _installed(tmp_path: Path) -> HarnessProject:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    shutil.copytree(DATA / "cross", p.root / "xh")
+    for harness in HARNESSES:
+        proc = p.cli("install", "xh", "--harness", harness)
+        assert proc.returncode == 0, proc.stderr
+    return p
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> HarnessProject:
+    return _installed(tmp_path)
+
+
+def errors(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith("error:")]
+
+
+def test_a_healthy_install_answers_everywhere(project: HarnessProject) -> None:
+    proc = project.cli("doctor")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert errors(proc.stdout) == []
+    fired = re.findall(
+        r"^ok: ([a-z-]+): (\w+): the installed command answered in (\d+) ms", proc.stdout, re.M
+    )
+    assert {h for h, _e, _ms in fired} == set(HARNESSES)
+    assert ("codex", "PreToolUse") in {(h, e) for h, e, _ms in fired}
+    assert ("cursor", "sessionStart") in {(h, e) for h, e, _ms in fired}
+    # The synthetic events leave no trace in the history the audits read.
+    assert project.scalar("SELECT count(*) FROM events WHERE session_id LIKE 'style-doctor-%'") == 0
+    assert (
+        project.scalar("SELECT count(*) FROM sessions WHERE session_id LIKE 'style-doctor-%'") == 0
+    )
+
+
+def test_json_report(project: HarnessProject) -> None:
+    proc = project.cli("doctor", "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert {f["level"] for f in doc} == {"ok"}
+    assert {f["harness"] for f in doc} == set(HARNESSES)
+
+
+def test_an_interpreter_that_moved_is_one_line(project: HarnessProject) -> None:
+    config = project.config("codex")
+    text = config.read_text("utf-8")
+    python = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
+    config.write_text(text.replace(python, "/gone/venv/bin/python3"), encoding="utf-8")
+    proc = project.cli("doctor")
+    assert proc.returncode == 1
+    [line] = errors(proc.stdout)
+    assert line.startswith("error: codex: 6 handler(s) in .codex/hooks.json run ")
+    assert "/gone/venv/bin/python3, which is missing (interpreter moved?)" in line
+
+
+def test_a_config_edited_by_hand_is_one_line(project: HarnessProject) -> None:
+    config = project.config("claude-code")
+    doc = json.loads(config.read_text("utf-8"))
+    doc["hooks"]["PreToolUse"][0]["matcher"] = "Bash"  # the file gate no longer runs
+    del doc["hooks"]["Stop"]
+    config.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    broken = project.config("gemini-cli")
+    broken.write_text('{"hooks": ', encoding="utf-8")
+    proc = project.cli("doctor")
+    assert proc.returncode == 1
+    assert errors(proc.stdout) == [
+        "error: claude-code: .claude/settings.json differs from what STYLE installed "
+        "(PreToolUse handler changed; Stop handler missing: edited by hand?); run `style sync`",
+        "error: gemini-cli: .gemini/settings.json is not valid JSON at line 1, column 11 "
+        "(edited by hand?); fix it, then run `style sync`",
+    ]
+
+
+def test_hooks_switched_off_in_gemini_is_one_line(project: HarnessProject) -> None:
+    config = project.config("gemini-cli")
+    config.write_text(
+        config.read_text("utf-8").replace('"enableHooks": true', '"enableHooks": false'),
+        encoding="utf-8",
+    )
+    [line] = errors(project.cli("doctor").stdout)
+    assert "the hooks system is off (tools.enableHooks is not true)" in line
+
+
+def test_a_missing_config_is_one_line(project: HarnessProject) -> None:
+    project.config("cursor").unlink()
+    proc = project.cli("doctor")
+    assert errors(proc.stdout) == ["error: cursor: .cursor/hooks.json is missing; run `style sync`"]
+
+
+def test_an_unreadable_database_is_one_line(project: HarnessProject) -> None:
+    project.database.write_bytes(b"this is not a DuckDB file\n" * 100)
+    proc = project.cli("doctor")
+    assert proc.returncode == 1
+    [line] = errors(proc.stdout)
+    assert line.startswith("error: the rules database .style/style.duckdb ")
+    assert "move it away (its history goes with it) and run `style sync`" in line
+
+
+def test_rules_that_can_never_fire_are_listed(tmp_path: Path) -> None:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    pkg = p.write_package(
+        """
+        spec: style/v0.3
+        name: odd
+        version: 0.1.0
+        description: one rule for Gemini only, one for Claude Code
+        rules:
+          - id: gemini-only
+            when:
+              harness: [gemini-cli]
+            text: Hello Gemini.
+          - id: everywhere
+            text: Hello.
+        """
+    )
+    assert p.cli("install", pkg.name, "--harness", "claude-code").returncode == 0
+    proc = p.cli("doctor")
+    assert proc.returncode == 0
+    assert (
+        "warning: rule odd/gemini-only can never fire: claude-code skipped "
+        "(when.harness excludes claude-code)"
+    ) in proc.stdout.splitlines()
+    assert "odd/everywhere" not in proc.stdout
+
+
+def test_nothing_installed(tmp_path: Path) -> None:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    proc = p.cli("doctor")
+    assert proc.returncode == 1
+    assert proc.stdout == "error: nothing installed here: no harness in style.lock.yaml\n"

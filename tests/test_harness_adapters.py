@@ -1,0 +1,330 @@
+"""The adapters as code: reading every fixture, the answer rules of each contract, and every
+UNCONFIRMED fact in its one named place (so a confirmation changes one line and one test)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+from test_harness_support import FIXTURES, FOLDER, HARNESSES
+
+from agentstyle.engine.decision import Decision
+from agentstyle.engine.hookrun import deadline_seconds
+from agentstyle.harnesses import adapter_for, codex, codex_spec, cursor, gemini_cli, spec_for
+from agentstyle.harnesses.base import ASK, CONTEXT, DENY, MESSAGE, with_approve_hint
+from agentstyle.harnesses.common import CALL_KEY_FIELD, call_key
+from agentstyle.timeouts import CURSOR_ASSUMED_DEFAULT_S, timeout_for
+
+ROOT = "/home/dev/acme-api"
+
+
+def load(harness: str, name: str, **overrides: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / FOLDER[harness] / name).read_text("utf-8"))
+    data.update(overrides)
+    return data
+
+
+def fixtures(harness: str) -> list[str]:
+    return sorted(p.name for p in (FIXTURES / FOLDER[harness]).glob("*.json"))
+
+
+@pytest.mark.parametrize(("harness", "name"), [(h, n) for h in HARNESSES for n in fixtures(h)])
+def test_every_fixture_reads_into_a_known_point(harness: str, name: str) -> None:
+    payload = load(harness, name)
+    event = str(payload["hook_event_name"])
+    ev = adapter_for(harness).normalize(payload, event)
+    assert ev.point is not None, (harness, name)
+    assert ev.harness == harness and ev.session_id != "unknown"
+    assert ev.first("harness.name") == harness
+    if ev.point in ("tool.pre", "tool.post", "tool.failed"):
+        assert ev.tool is not None and ev.first("tool.name") == ev.tool
+        assert ev.first(CALL_KEY_FIELD) is not None  # what `style allow` keys on
+
+
+def test_codex_reads_apply_patch_as_a_file_edit() -> None:
+    ev = codex.normalize(load("codex", "PreToolUse.apply_patch-rs.json"), "PreToolUse")
+    assert (ev.tool, ev.native_tool) == ("file.edit", "apply_patch")
+    assert ev.values("file.path") == ["src/auth/session.rs"]
+    assert ev.values("tool.added") == [
+        "    let token = header.to_str().map_err(AuthError::BadHeader)?;"
+    ]
+    patch = "*** Begin Patch\n*** Add File: src/new.rs\n+fn main() {}\n*** End Patch\n"
+    added = codex.normalize(
+        load("codex", "PreToolUse.apply_patch-rs.json", tool_input={"command": patch}),
+        "PreToolUse",
+    )
+    assert added.tool == "file.write" and added.values("file.path") == ["src/new.rs"]
+    assert ev.turn_id == "019a3f60-11aa-7c3d-8e4f-5a6b7c8d9e0f"  # native turn ids
+
+
+def test_codex_shell_calls_are_parsed_like_any_shell() -> None:
+    ev = codex.normalize(load("codex", "PreToolUse.bash-git-push-force.json"), "PreToolUse")
+    assert ev.tool == "shell"
+    assert "git push --force-with-lease origin main" in ev.values("shell.commands")
+
+
+def test_cursor_reads_each_gate() -> None:
+    shell = cursor.normalize(
+        load("cursor", "beforeShellExecution.rm-rf.json"), "beforeShellExecution"
+    )
+    assert (shell.point, shell.tool, shell.native_tool) == ("tool.pre", "shell", "Shell")
+    assert shell.session_id == "3b8e1f4a-6c2d-4e7f-9a0b-5d1c8e2f7a36"  # conversation_id
+    assert shell.turn_id == "9c4d2e7f-1a3b-4c5d-8e6f-0a7b9c1d3e5f"  # generation_id
+    assert shell.first("harness.version") == "2.4.21"
+    read = cursor.normalize(load("cursor", "beforeReadFile.env.json"), "beforeReadFile")
+    assert (read.tool, read.values("file.path")) == ("file.read", [".env.production"])
+    assert "hunter2" not in json.dumps(read.fields)  # the file's content is never copied
+    mcp = cursor.normalize(load("cursor", "beforeMCPExecution.github.json"), "beforeMCPExecution")
+    assert (mcp.tool, mcp.mcp_server, mcp.first("mcp.tool")) == (
+        "mcp",
+        "github",
+        "create_pull_request",
+    )
+    assert mcp.first("tool.input.owner") == "acme"  # the JSON string was parsed
+    edit = cursor.normalize(load("cursor", "afterFileEdit.rs.json"), "afterFileEdit")
+    assert (edit.point, edit.tool) == ("tool.post", "file.edit")
+    assert edit.values("tool.added") == [
+        "let token = header.to_str().map_err(AuthError::BadHeader)?;"
+    ]
+    failed = cursor.normalize(load("cursor", "postToolUseFailure.shell.json"), "postToolUseFailure")
+    assert failed.point == "tool.failed" and failed.failed
+    looping = cursor.normalize(load("cursor", "stop.looping.json"), "stop")
+    assert looping.stop_active  # loop_count > 0
+    assert not cursor.normalize(load("cursor", "stop.json"), "stop").stop_active
+
+
+def test_gemini_reads_a_failed_tool_as_tool_failed() -> None:
+    payload = load("gemini-cli", "AfterTool.run_shell_command.json")
+    assert gemini_cli.normalize(payload, "AfterTool").point == "tool.post"
+    payload["tool_response"]["error"] = "exit status 101"
+    failed = gemini_cli.normalize(payload, "AfterTool")
+    assert (failed.point, failed.failed, failed.first("tool.output")) == (
+        "tool.failed",
+        True,
+        "exit status 101",
+    )
+    stop = gemini_cli.normalize(load("gemini-cli", "AfterAgent.json"), "AfterAgent")
+    assert stop.first("response.text") == "I replaced the unwrap() calls. I did not run the tests."
+
+
+def test_the_call_key_is_the_tool_and_its_whole_input() -> None:
+    a = call_key("Bash", {"command": "rm -rf x"})
+    assert a == call_key("Bash", {"command": "rm -rf x"})
+    assert (
+        a != call_key("Bash", {"command": "rm -rf y"}) != call_key("Shell", {"command": "rm -rf x"})
+    )
+
+
+# -- answers ----------------------------------------------------------------------------------
+
+DECISIONS = [
+    Decision(),
+    Decision(verdict="block", reasons=["no"], rules=["p/r"]),
+    Decision(verdict="block", reasons=[], rules=["p/r"]),
+    Decision(verdict="ask", reasons=["sure?"], rules=["p/r"]),
+    Decision(verdict="allow", reasons=["fine"], rules=["p/r"]),
+    Decision(contexts=["ctx"], rules=["p/i"]),
+    Decision(messages=["msg"], contexts=["model"], rules=["p/w"]),
+    Decision(verdict="ask", reasons=["sure?"], contexts=["ctx"], messages=["m"], rules=["p/r"]),
+]
+
+
+@pytest.mark.parametrize("event", [*sorted(codex.ALLOWED_KEYS), "PermissionRequest"])
+def test_codex_answers_only_what_its_strict_schema_accepts(event: str) -> None:
+    for decision in DECISIONS:
+        wire = codex.answer(decision, event)
+        assert wire.exit_code == 0
+        assert codex.wire_problem(event, wire.stdout, 0) is None, (event, decision, wire.stdout)
+        doc = json.loads(wire.stdout) if wire.stdout else {}
+        for banned in ("continue", "stopReason", "suppressOutput"):
+            assert banned not in doc
+        specific = doc.get("hookSpecificOutput", {})
+        assert specific.get("permissionDecision") in (None, "deny")  # never a bare allow/ask
+        if specific.get("permissionDecision") == "deny":
+            assert specific["permissionDecisionReason"]
+        if "decision" in doc and doc["decision"] == "block":
+            assert doc["reason"]
+
+
+def test_codex_ask_becomes_a_refusal_that_names_style_allow() -> None:
+    wire = codex.answer(DECISIONS[3], "PreToolUse")
+    specific = json.loads(wire.stdout)["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    assert specific["permissionDecisionReason"] == (
+        "sure? Ask the user; they can allow it once with 'style allow --last'."
+    )
+
+
+def test_the_approval_hint_reads_on() -> None:
+    assert with_approve_hint("STYLE x needs approval:") == (
+        "STYLE x needs approval: ask the user; they can allow it once with 'style allow --last'."
+    )
+    assert with_approve_hint("Run `style allow --last` to go on.") == (
+        "Run `style allow --last` to go on."
+    )
+
+
+@pytest.mark.parametrize("event", sorted(gemini_cli.SPEC.native_events()))
+def test_gemini_always_prints_json(event: str) -> None:
+    for decision in DECISIONS:
+        wire = gemini_cli.answer(decision, event)
+        assert wire.stdout.startswith("{"), (event, decision)
+        assert gemini_cli.wire_problem(event, wire.stdout, 0) is None
+    assert gemini_cli.answer(Decision(), event).stdout == "{}"
+
+
+def test_gemini_before_tool_has_no_context() -> None:
+    wire = gemini_cli.answer(Decision(contexts=["ctx"], messages=["msg"]), "BeforeTool")
+    assert wire.stdout == '{"systemMessage":"msg"}'
+
+
+PERMISSION = sorted(cursor.PERMISSION_EVENTS)
+
+
+@pytest.mark.parametrize("event", [*sorted(cursor.SPEC.native_events()), "afterFileEdit"])
+def test_cursor_always_answers_in_its_own_fields(event: str) -> None:
+    for decision in DECISIONS:
+        wire = cursor.answer(decision, event)
+        doc = json.loads(wire.stdout)
+        assert cursor.wire_problem(event, wire.stdout, 0) is None
+        if event in cursor.PERMISSION_EVENTS:
+            assert doc["permission"] in ("allow", "deny", "ask")
+            if doc["permission"] == "ask":
+                assert event in cursor.ASK_EVENTS
+        elif event == "beforeSubmitPrompt":
+            assert set(doc) <= {"continue", "user_message"}
+        else:
+            assert set(doc) <= {"additional_context", "followup_message"}
+
+
+def test_cursor_ask_outside_shell_and_mcp_is_a_refusal_with_the_hint() -> None:
+    doc = json.loads(cursor.answer(DECISIONS[3], "preToolUse").stdout)
+    assert doc["permission"] == "deny"
+    assert doc["agent_message"].endswith("they can allow it once with 'style allow --last'.")
+    assert "style allow --last" in doc["user_message"]
+
+
+def test_every_adapter_says_nothing_where_nothing_is_to_say() -> None:
+    assert adapter_for("claude-code").answer(Decision(), "PreToolUse").stdout == ""
+    assert codex.answer(Decision(), "PreToolUse").stdout == ""
+    assert cursor.answer(Decision(), "beforeShellExecution").stdout == '{"permission":"allow"}'
+    assert cursor.answer(Decision(), "beforeSubmitPrompt").stdout == '{"continue":true}'
+    assert cursor.answer(Decision(), "afterFileEdit").stdout == "{}"
+    assert gemini_cli.answer(Decision(), "BeforeTool").stdout == "{}"
+
+
+# -- UNCONFIRMED facts, one place each --------------------------------------------------------
+
+
+def test_unconfirmed_codex_pre_tool_use_context() -> None:
+    caps = codex_spec.SPEC.points["tool.pre"].capabilities
+    assert (CONTEXT in caps) is codex_spec.PRE_TOOL_USE_CONTEXT
+    assert DENY in caps and MESSAGE in caps and ASK not in caps
+
+
+def test_unconfirmed_cursor_permission_form_cut_over() -> None:
+    older = ".".join(str(max(0, n - 1)) for n in cursor.PERMISSION_FORM_SINCE[:1]) + ".9.0"
+    new = cursor.normalize(load("cursor", "preToolUse.shell.json"), "preToolUse")
+    old = cursor.normalize(
+        load("cursor", "preToolUse.shell.json", cursor_version=older), "preToolUse"
+    )
+    block = Decision(verdict="block", reasons=["no"], rules=["p/r"])
+    assert json.loads(cursor.answer(block, "preToolUse", new).stdout)["permission"] == "deny"
+    assert json.loads(cursor.answer(block, "preToolUse", old).stdout) == {
+        "decision": "deny",
+        "reason": "no",
+    }
+
+
+def test_unconfirmed_cursor_session_start_source() -> None:
+    ev = cursor.normalize(load("cursor", "sessionStart.json"), "sessionStart")
+    assert ev.session_source == cursor.SESSION_START_SOURCE == "startup"
+
+
+def test_unconfirmed_cursor_events_from_a_claude_config() -> None:
+    assert cursor.native_event_of({"hook_event_name": "beforeShellExecution"}, "PreToolUse") == (
+        "beforeShellExecution"
+    )
+    assert cursor.native_event_of({}, "UserPromptSubmit") == "beforeSubmitPrompt"
+    assert set(cursor.FROM_CLAUDE_EVENTS.values()) <= set(cursor.SPEC.native_events())
+
+
+def test_unconfirmed_cursor_mcp_server_name() -> None:
+    assert cursor.mcp_names(load("cursor", "beforeMCPExecution.github.json")) == (
+        "github",
+        "create_pull_request",
+    )
+    assert cursor.mcp_names({"tool_name": "mcp__linear__create_issue"}) == (
+        "linear",
+        "create_issue",
+    )
+    assert cursor.mcp_names({"tool_name": "x", "url": "https://mcp.acme.dev/sentry"}) == (
+        "sentry",
+        "x",
+    )
+
+
+def test_unconfirmed_cursor_tool_types() -> None:
+    names = {n: t for t, ns in cursor.SPEC.tool_names.items() for n in ns}
+    assert names["StrReplace"] == "file.edit" and names["Shell"] == "shell"
+    assert cursor.ASK_AGENT_MESSAGE == "Waiting for the user to approve this call."
+
+
+def test_unconfirmed_cursor_default_timeout() -> None:
+    assert timeout_for("cursor", "preToolUse") == CURSOR_ASSUMED_DEFAULT_S
+    assert deadline_seconds(timeout_for("cursor", "stop")) == pytest.approx(
+        0.9 * CURSOR_ASSUMED_DEFAULT_S
+    )
+
+
+def test_unconfirmed_gemini_enable_flag_and_paths() -> None:
+    assert gemini_cli.ENABLE_FLAG == ("tools", "enableHooks")
+    assert gemini_cli.enabled('{"tools": {"enableHooks": true}}')
+    assert not gemini_cli.enabled('{"hooks": {"enabled": true}}')
+    read = gemini_cli.normalize(
+        {
+            "session_id": "s",
+            "cwd": ROOT,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "read_file",
+            "tool_input": {"absolute_path": f"{ROOT}/.env"},
+        },
+        "BeforeTool",
+    )
+    assert read.values("file.path") == [".env"]
+
+
+def test_timeouts_in_force() -> None:
+    """Written: Codex 10 s (SessionEnd 3 s), Gemini 60 000 ms; defaults: Claude Code."""
+    assert timeout_for("codex", "PreToolUse") == 10.0
+    assert timeout_for("codex", "SessionEnd") == 3.0
+    assert timeout_for("gemini-cli", "BeforeTool") == 60.0
+    assert timeout_for("claude-code", "PreToolUse") == 600.0
+    assert codex.handler("cmd", "PreToolUse", True)["timeout"] == 10
+    assert gemini_cli.handler("cmd", "BeforeTool", False)["timeout"] == 60000
+    assert "timeout" not in cursor.handler("cmd", "preToolUse", True)
+    assert cursor.handler("cmd", "preToolUse", True)["failClosed"] is True
+
+
+def test_every_spec_lists_its_points_in_one_place() -> None:
+    for harness in HARNESSES:
+        spec = spec_for(harness)
+        for native in spec.native_events():
+            assert spec.point_of(native) is not None
+            assert spec.spec_of(native) is not None
+        assert set(spec.bookkeeping) <= set(spec.native_events())
+        assert set(spec.gate_events) <= set(spec.native_events()) | set(spec.extra_native_events)
+        for point, ps in spec.points.items():
+            if DENY not in ps.capabilities:
+                assert ps.native_event not in spec.gate_events, (harness, point)
+
+
+def test_no_two_points_share_a_native_event_except_gemini_after_tool() -> None:
+    for harness in HARNESSES:
+        spec = spec_for(harness)
+        natives = [ps.native_event for ps in spec.points.values()]
+        dupes = {n for n in natives if natives.count(n) > 1}
+        assert dupes == ({"AfterTool"} if harness == "gemini-cli" else set()), harness
+    assert list(itertools.chain(*cursor.SPEC.routes.values()))

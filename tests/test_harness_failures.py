@@ -1,0 +1,70 @@
+"""Handler failures on Codex, Cursor and Gemini CLI (runtime.md "Handler failure"): fail open
+in each harness's "no opinion" form, `fail: closed` as each harness's deny, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_harness_support import HarnessProject
+
+CLOSED = """
+spec: style/v0.3
+name: closed
+version: 0.1.0
+description: a gate that must hold when STYLE fails
+rules:
+  - id: no-force
+    target: tool
+    tool: shell
+    action: block
+    fail: closed
+    when: 'tool.input.command contains "--force"'
+    text: No force.
+"""
+OPEN = CLOSED.replace("    fail: closed\n", "")
+GATES = {"codex": "PreToolUse", "cursor": "beforeShellExecution", "gemini-cli": "BeforeTool"}
+
+
+def _project(tmp_path: Path, text: str, harness: str) -> HarnessProject:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p.write_package(text, "closed")
+    assert p.cli("install", "closed", "--harness", harness).returncode == 0
+    return p
+
+
+@pytest.mark.parametrize("harness", sorted(GATES))
+def test_fail_closed_refuses_in_the_harness_form(tmp_path: Path, harness: str) -> None:
+    p = _project(tmp_path, CLOSED, harness)
+    result = p.hook_as(harness, GATES[harness], b"{not json", check=True)
+    assert result.code == 0
+    assert "refused (fail: closed)" in result.stderr
+    doc = json.loads(result.stdout)
+    text = json.dumps(doc)
+    assert "STYLE could not evaluate policy (malformed JSON on stdin" in text
+    if harness == "codex":
+        assert doc["hookSpecificOutput"]["permissionDecision"] == "deny"
+    elif harness == "cursor":
+        assert doc["permission"] == "deny"
+    else:
+        assert doc["decision"] == "deny"
+
+
+@pytest.mark.parametrize(
+    ("harness", "stdout"),
+    [("codex", ""), ("cursor", '{"permission":"allow"}\n'), ("gemini-cli", "{}\n")],
+)
+def test_fail_open_is_the_harness_no_opinion(tmp_path: Path, harness: str, stdout: str) -> None:
+    p = _project(tmp_path, OPEN, harness)
+    result = p.hook_as(harness, GATES[harness], b"", check=True)
+    assert (result.stdout, result.code) == (stdout, 0)
+    assert "allowed (fail open)" in result.stderr
+    assert "empty stdin" in p.error_log.read_text("utf-8")
+
+
+def test_an_unknown_event_is_answered_and_logged(tmp_path: Path) -> None:
+    p = _project(tmp_path, OPEN, "codex")
+    result = p.hook_as("codex", "Interrupt", {"session_id": "s", "cwd": str(p.root)})
+    assert (result.stdout, result.code) == ("", 0)
+    assert "unknown event `Interrupt`" in result.stderr

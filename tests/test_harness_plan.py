@@ -1,0 +1,198 @@
+"""Plan statuses on all four harnesses (harnesses.md "Plan"): the capability tables are data, so
+one package shows every status and every install-error reason the tables can give."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from test_harness_support import HARNESSES
+
+from agentstyle.engine.compile import compile_policy, load_and_validate
+
+PACKAGE = """
+spec: style/v0.3
+name: p
+version: 0.1.0
+description: every plan status
+rules:
+  - id: brief
+    target: system
+    text: Hello.
+  - id: static-tone
+    target: system
+    mode: replace
+    text: Answer in short sentences.
+  - id: push-ask
+    target: tool
+    tool: shell
+    action: ask
+    fallback: degrade
+    text: Sure?
+  - id: edit-ask
+    target: tool
+    tool: file.edit
+    action: ask
+    fallback: degrade
+    text: Sure?
+  - id: edit-ask-strict
+    target: tool
+    tool: file.edit
+    action: ask
+    text: Sure?
+  - id: closed-ask
+    target: tool
+    tool: shell
+    action: ask
+    fail: closed
+    fallback: degrade
+    text: Sure?
+  - id: closed-mixed
+    target: tool
+    tool: [shell, file.edit]
+    action: block
+    fail: closed
+    text: No.
+  - id: pre-warn
+    target: tool
+    tool: shell
+    at: before
+    action: warn
+    text: Careful.
+  - id: prompt-inject
+    target: event
+    event: prompt.submitted
+    text: Context.
+  - id: prompt-inject-skip
+    target: event
+    event: prompt.submitted
+    fallback: skip
+    text: Context.
+  - id: failed-note
+    target: event
+    event: tool.failed
+    text: It failed.
+  - id: sub-start
+    target: event
+    event: subagent.start
+    text: Child context.
+  - id: compact-warn
+    target: event
+    event: compact
+    action: warn
+    text: Compacting.
+  - id: gemini-only
+    when:
+      harness: [gemini-cli]
+    text: Hi Gemini.
+"""
+
+# harness → rule → (status, reason prefix or None)
+EXPECTED: dict[str, dict[str, tuple[str, str | None]]] = {
+    "claude-code": {
+        "brief": ("native", None),
+        "static-tone": ("static", None),
+        "push-ask": ("native", None),
+        "edit-ask": ("native", None),
+        "edit-ask-strict": ("native", None),
+        "closed-ask": ("native", None),
+        "closed-mixed": ("native", None),
+        "pre-warn": ("native", None),
+        "prompt-inject": ("native", None),
+        "prompt-inject-skip": ("native", None),
+        "failed-note": ("native", None),
+        "sub-start": ("native", None),
+        "compact-warn": ("install-error", "capability-missing"),
+        "gemini-only": ("skipped", "when.harness excludes claude-code"),
+    },
+    "codex": {
+        "brief": ("native", None),
+        "static-tone": ("static", None),
+        "push-ask": ("degraded", "ask became block; approve with `style allow --last`"),
+        "edit-ask": ("degraded", "ask became block"),
+        "edit-ask-strict": ("install-error", "capability-missing"),
+        "closed-ask": ("install-error", "fail-closed-unsupported"),
+        "closed-mixed": ("native", None),
+        "pre-warn": ("native", None),
+        "prompt-inject": ("native", None),
+        "prompt-inject-skip": ("native", None),
+        "failed-note": ("install-error", "point-unavailable"),
+        "sub-start": ("native", None),
+        "compact-warn": ("partial", None),
+        "gemini-only": ("skipped", "when.harness excludes codex"),
+    },
+    "cursor": {
+        "brief": ("native", None),
+        "static-tone": ("static", None),
+        "push-ask": ("native", None),  # beforeShellExecution can ask
+        "edit-ask": ("degraded", "ask became block"),  # preToolUse cannot
+        "edit-ask-strict": ("install-error", "capability-missing"),
+        "closed-ask": ("native", None),
+        "closed-mixed": ("install-error", "fail-closed-unsupported: spans"),
+        "pre-warn": ("install-error", "capability-missing"),
+        "prompt-inject": ("install-error", "capability-missing"),
+        "prompt-inject-skip": ("skipped", "capability-missing"),
+        "failed-note": ("install-error", "capability-missing"),  # observe only
+        "sub-start": ("install-error", "capability-missing"),
+        "compact-warn": ("install-error", "capability-missing"),
+        "gemini-only": ("skipped", "when.harness excludes cursor"),
+    },
+    "gemini-cli": {
+        "brief": ("native", None),
+        "static-tone": ("static", None),
+        "push-ask": ("degraded", "ask became block"),
+        "edit-ask": ("degraded", "ask became block"),
+        "edit-ask-strict": ("install-error", "capability-missing"),
+        "closed-ask": ("install-error", "fail-closed-unsupported"),
+        "closed-mixed": ("native", None),
+        "pre-warn": ("partial", None),  # BeforeTool: the user's message only
+        "prompt-inject": ("native", None),
+        "prompt-inject-skip": ("native", None),
+        "failed-note": ("native", None),  # AfterTool with an error
+        "sub-start": ("install-error", "point-unavailable"),
+        "compact-warn": ("install-error", "capability-missing"),
+        "gemini-only": ("native", None),
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, tuple[str, str]]]:
+    folder = tmp_path_factory.mktemp("plan") / "p"
+    folder.mkdir()
+    (folder / "STYLE.yaml").write_text(textwrap.dedent(PACKAGE).lstrip(), encoding="utf-8")
+    loaded = load_and_validate([str(folder)])
+    assert loaded.ok, loaded.diagnostics
+    compiled = compile_policy(loaded, list(HARNESSES))
+    out: dict[str, dict[str, tuple[str, str]]] = {h: {} for h in HARNESSES}
+    for e in compiled.plan:
+        out[e.harness][e.rule_id.split("/", 1)[1]] = (e.status, e.reason or "")
+    return out
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_plan_status_and_reason(plans: dict[str, dict[str, tuple[str, str]]], harness: str) -> None:
+    for rule, (status, reason) in EXPECTED[harness].items():
+        got_status, got_reason = plans[harness][rule]
+        assert got_status == status, (harness, rule, got_status, got_reason)
+        if reason is not None:
+            assert got_reason.startswith(reason), (harness, rule, got_reason)
+
+
+def test_fail_closed_is_never_degraded(plans: dict[str, dict[str, tuple[str, str]]]) -> None:
+    for harness in HARNESSES:
+        assert plans[harness]["closed-ask"][0] in ("native", "install-error")
+        assert plans[harness]["closed-mixed"][0] in ("native", "install-error")
+
+
+def test_the_plan_names_the_native_event_of_each_gate(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "STYLE.yaml").write_text(textwrap.dedent(PACKAGE).lstrip(), "utf-8")
+    compiled = compile_policy(load_and_validate([str(tmp_path / "p")]), ["cursor", "gemini-cli"])
+    native = {(e.harness, e.rule_id): e.native_event for e in compiled.plan}
+    assert native[("cursor", "p/push-ask")] == "beforeShellExecution"
+    assert native[("cursor", "p/edit-ask")] == "preToolUse"
+    assert native[("cursor", "p/static-tone")] == ".cursor/rules/style.mdc"
+    assert native[("gemini-cli", "p/failed-note")] == "AfterTool"
+    assert native[("gemini-cli", "p/static-tone")] == "GEMINI.md"

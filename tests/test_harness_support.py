@@ -1,0 +1,142 @@
+"""Helpers for the harness tests: a scratch project any harness can be installed into, payloads
+from the shared fixtures of each harness, and the hook run as each harness runs it.
+
+Everything is a real subprocess: `python -m agentstyle install …` and `python -m agentstyle.hook
+--harness H --event E` (or the exact command written into the harness's config, run with
+`sh -c`), against the project's own `.style/style.duckdb`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from conftest import FIXTURE_CWD, SHARED, HookResult, Project, _encode, clean_env, finish
+
+FIXTURES = SHARED / "harnesses" / "fixtures"
+DATA = Path(__file__).resolve().parent / "data" / "harness"
+FOLDER = {
+    "claude-code": "claude-code",
+    "codex": "codex",
+    "cursor": "cursor",
+    "gemini-cli": "gemini",
+}
+HARNESSES = tuple(FOLDER)
+CONFIG = {
+    "claude-code": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "cursor": ".cursor/hooks.json",
+    "gemini-cli": ".gemini/settings.json",
+}
+# The project folder a harness names to its hooks (Codex runs them in the session's cwd).
+PROJECT_ENV = {
+    "claude-code": "CLAUDE_PROJECT_DIR",
+    "cursor": "CURSOR_PROJECT_DIR",
+    "gemini-cli": "GEMINI_PROJECT_DIR",
+}
+
+
+def fixture_text(harness: str, name: str) -> str:
+    return (FIXTURES / FOLDER[harness] / name).read_text("utf-8")
+
+
+class HarnessProject(Project):
+    """A scratch project; every harness can be installed into it."""
+
+    def cli(
+        self, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", *args],
+            cwd=self.root,
+            env=clean_env(self.home, env),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return proc
+
+    def config(self, harness: str) -> Path:
+        return self.root / CONFIG[harness]
+
+    def fixture(self, harness: str, name: str, **overrides: Any) -> dict[str, Any]:
+        """A shared fixture of a harness, its project folder rewritten to this project."""
+        text = fixture_text(harness, name).replace(FIXTURE_CWD, self.root.as_posix())
+        data: dict[str, Any] = json.loads(text)
+        for key, value in overrides.items():
+            if value is None:
+                data.pop(key, None)
+            else:
+                data[key] = value
+        return data
+
+    def hook_as(
+        self,
+        harness: str,
+        event: str,
+        payload: dict[str, Any] | bytes | str,
+        *,
+        extra: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+        check: bool = True,
+    ) -> HookResult:
+        """`python -m agentstyle.hook --harness H --event E` with the payload on stdin."""
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "agentstyle.hook",
+                "--harness",
+                harness,
+                "--event",
+                event,
+                *extra,
+            ],
+            cwd=self.root,
+            env=clean_env(self.home, env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        return finish(proc, _encode(payload), check=check)
+
+    def installed_command(self, native_event: str, harness: str = "claude-code") -> str:
+        """STYLE's handler command for a native event, as written into the harness's config."""
+        doc = json.loads(self.config(harness).read_text("utf-8"))
+        entries = doc["hooks"][native_event]
+        commands = []
+        for entry in entries:
+            handlers = entry.get("hooks", [entry])
+            commands += [h["command"] for h in handlers if "agentstyle.hook" in h["command"]]
+        [command] = commands
+        assert isinstance(command, str)
+        return command
+
+    def run_command(
+        self, harness: str, command: str, payload: dict[str, Any], *, check: bool = True
+    ) -> HookResult:
+        """A handler command run as the harnesses run one: `sh -c`, cwd the project."""
+        env = {PROJECT_ENV[harness]: str(self.root)} if harness in PROJECT_ENV else None
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            cwd=self.root,
+            env=clean_env(self.home, env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        return finish(proc, _encode(payload), check=check)
+
+    def run_installed_as(
+        self, harness: str, native_event: str, payload: dict[str, Any]
+    ) -> HookResult:
+        return self.run_command(harness, self.installed_command(native_event, harness), payload)
+
+
+def test_every_harness_has_fixtures() -> None:
+    for harness in HARNESSES:
+        assert list((FIXTURES / FOLDER[harness]).glob("*.json")), harness

@@ -1,0 +1,214 @@
+"""Self-protection (cli.md): the agent cannot switch STYLE off from inside its session.
+
+Built-in gate rules (package `style`, rules `style/self-protect…`) go with every install unless
+`style.lock.yaml` says `protect: false`. They refuse the agent's tool calls that run
+`style allow`, `style uninstall` or `style engine stop`, or that write `.style/**`,
+`style.lock.yaml` or a hook config STYLE wrote, in every harness's payload shapes. The person's
+own terminal runs no hook: the same commands work there.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from typing import Any
+
+import pytest
+from conftest import new_session
+from test_harness_support import DATA, HARNESSES, HarnessProject
+
+REFUSE_COMMANDS = "STYLE self-protect: only the person runs `style allow`"
+REFUSE_FILES = "STYLE self-protect: .style/, style.lock.yaml and the hook configs STYLE wrote"
+
+AGENT_COMMANDS = [
+    "style allow --last",
+    "style allow 42 --session",
+    "cd sub && style uninstall --harness codex",
+    "/home/dev/.venv/bin/style engine stop",
+    "python3 -m agentstyle allow --last",
+    "bash -lc 'style allow --last'",
+    "env STYLE_ENGINE=off style uninstall",
+    "uvx --from agentstyle style allow --last",
+    "python3 - <<'EOF'\nimport os\nos.system('style allow --last')\nEOF",
+    "echo '{}' > .claude/settings.json",
+    "rm -f .style/style.duckdb",
+    "sed -i 's/true/false/' .gemini/settings.json",
+    "cp /tmp/mine.json .codex/hooks.json",
+    "echo 'protect: false' >> style.lock.yaml",
+]
+HARMLESS_COMMANDS = [
+    "style plan xh --harness codex",
+    "style audit rules",
+    "cat .claude/settings.json",
+    "git commit -m 'style allow list in docs'",
+    "cp .claude/settings.json /tmp/backup.json",
+    "grep -r uninstall docs/",
+]
+
+
+def shell_payload(p: HarnessProject, harness: str, command: str) -> tuple[str, dict[str, Any]]:
+    sid = new_session()
+    if harness == "claude-code":
+        return "PreToolUse", p.fixture(
+            harness, "PreToolUse.bash-rm-rf.json", session_id=sid, tool_input={"command": command}
+        )
+    if harness == "codex":
+        return "PreToolUse", p.fixture(
+            harness, "PreToolUse.bash-rm-rf.json", session_id=sid, tool_input={"command": command}
+        )
+    if harness == "cursor":
+        return "beforeShellExecution", p.fixture(
+            harness, "beforeShellExecution.rm-rf.json", conversation_id=sid, command=command
+        )
+    return "BeforeTool", p.fixture(
+        harness,
+        "BeforeTool.run_shell_command-rm-rf.json",
+        session_id=sid,
+        tool_input={"command": command},
+    )
+
+
+def edit_payload(p: HarnessProject, harness: str, path: str) -> tuple[str, dict[str, Any]]:
+    """The agent's file tool writing `path` (relative to the project)."""
+    sid = new_session()
+    full = f"{p.root.as_posix()}/{path}"
+    if harness == "claude-code":
+        return "PreToolUse", p.fixture(
+            harness,
+            "PreToolUse.edit-rs.json",
+            session_id=sid,
+            tool_input={"file_path": full, "old_string": "a", "new_string": "b"},
+        )
+    if harness == "codex":
+        patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
+        return "PreToolUse", p.fixture(
+            harness, "PreToolUse.apply_patch-rs.json", session_id=sid, tool_input={"command": patch}
+        )
+    if harness == "cursor":
+        return "preToolUse", p.fixture(
+            harness,
+            "preToolUse.write-rs.json",
+            conversation_id=sid,
+            tool_input={"file_path": full, "contents": "{}"},
+        )
+    return "BeforeTool", p.fixture(
+        harness,
+        "BeforeTool.write_file-env.json",
+        session_id=sid,
+        tool_input={"file_path": full, "content": "{}"},
+    )
+
+
+def refusal_text(harness: str, stdout: str) -> str | None:
+    """The reason of a refusal in any harness's answer (None: not refused)."""
+    doc = json.loads(stdout) if stdout.strip() else {}
+    specific = doc.get("hookSpecificOutput") or {}
+    if specific.get("permissionDecision") == "deny":
+        return str(specific["permissionDecisionReason"])
+    if doc.get("permission") == "deny":
+        return str(doc.get("agent_message") or doc.get("user_message"))
+    if doc.get("decision") in ("deny", "block"):
+        return str(doc.get("reason"))
+    return None
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> HarnessProject:
+    base = tmp_path_factory.mktemp("guarded")
+    p = HarnessProject(base / "proj", base / "home")
+    shutil.copytree(DATA / "cross", p.root / "xh")
+    for harness in HARNESSES:
+        assert p.cli("install", "xh", "--harness", harness).returncode == 0
+    return p
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_agent_shell_calls_that_switch_style_off_are_refused(
+    guarded: HarnessProject, harness: str
+) -> None:
+    for command in AGENT_COMMANDS:
+        event, payload = shell_payload(guarded, harness, command)
+        result = guarded.hook_as(harness, event, payload)
+        reason = refusal_text(harness, result.stdout)
+        assert reason is not None, (harness, command, result.stdout)
+        assert reason.startswith(("STYLE self-protect", "STYLE no-rm-rf")), (command, reason)
+        assert "STYLE self-protect" in reason, (command, reason)
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_the_agent_may_still_read_and_mention(guarded: HarnessProject, harness: str) -> None:
+    for command in HARMLESS_COMMANDS:
+        event, payload = shell_payload(guarded, harness, command)
+        result = guarded.hook_as(harness, event, payload)
+        assert refusal_text(harness, result.stdout) is None, (harness, command, result.stdout)
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_agent_edits_of_styles_own_files_are_refused(guarded: HarnessProject, harness: str) -> None:
+    paths = [
+        ".claude/settings.json",
+        ".codex/hooks.json",
+        ".cursor/hooks.json",
+        ".gemini/settings.json",
+        ".style/style.duckdb",
+        ".style/builtin/style/STYLE.yaml",
+        "style.lock.yaml",
+    ]
+    for path in paths:
+        event, payload = edit_payload(guarded, harness, path)
+        result = guarded.hook_as(harness, event, payload)
+        reason = refusal_text(harness, result.stdout)
+        assert reason is not None and REFUSE_FILES in reason, (harness, path, result.stdout)
+    event, payload = edit_payload(guarded, harness, "docs/settings.json")
+    assert refusal_text(harness, guarded.hook_as(harness, event, payload).stdout) is None
+
+
+def test_refusals_are_audited_like_any_rule(guarded: HarnessProject) -> None:
+    rows = guarded.query(
+        "SELECT DISTINCT rule_id FROM hits WHERE outcome = 'blocked' AND rule_id LIKE 'style/%'"
+    )
+    assert {r for (r,) in rows} >= {
+        "style/self-protect",
+        "style/self-protect/files",
+        "style/self-protect/shell-writes",
+    }
+
+
+def test_the_terminal_is_not_affected(tmp_path: Any) -> None:
+    """The agent's `style allow --last` is refused; the person's works."""
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    shutil.copytree(DATA / "cross", p.root / "xh")
+    assert p.cli("install", "xh", "--harness", "codex").returncode == 0
+    ask = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=new_session())
+    refused = p.hook_as("codex", "PreToolUse", ask)
+    assert "style allow --last" in (refusal_text("codex", refused.stdout) or "")
+    event, agent = shell_payload(p, "codex", "style allow --last")
+    assert REFUSE_COMMANDS in (refusal_text("codex", p.hook_as("codex", event, agent).stdout) or "")
+    person = p.cli("allow", "--last")
+    assert person.returncode == 0, person.stderr
+    assert "allowed once: bash -lc 'git push --force-with-lease origin main'" in person.stdout
+    bye = p.cli("uninstall", "--harness", "codex")
+    assert bye.returncode == 0 and "removed .codex/hooks.json" in bye.stdout
+
+
+def test_plan_shows_the_built_in_rules(guarded: HarnessProject) -> None:
+    plan = guarded.cli("plan", "xh", "--harness", "gemini-cli")
+    lines = [line for line in plan.stdout.splitlines() if line.startswith("style/")]
+    assert [line.split()[0] for line in lines] == [
+        "style/self-protect",
+        "style/self-protect/files",
+        "style/self-protect/shell-writes",
+    ]
+    assert all(" native " in line for line in lines)
+
+
+def test_protect_false_leaves_them_out(tmp_path: Any) -> None:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    shutil.copytree(DATA / "cross", p.root / "xh")
+    (p.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
+    assert p.cli("install", "xh", "--harness", "claude-code").returncode == 0
+    assert p.scalar("SELECT count(*) FROM rules WHERE rule_id LIKE 'style/%'") == 0
+    assert "style/self-protect" not in p.cli("plan", "xh", "--harness", "claude-code").stdout
+    event, payload = shell_payload(p, "claude-code", "style allow --last")
+    assert p.hook_as("claude-code", event, payload).stdout == ""
+    assert "protect: false" in (p.root / "style.lock.yaml").read_text("utf-8")
