@@ -310,16 +310,8 @@ def static_path(root: Path, scope: str) -> Path | None:
     return common.home_path(".claude/CLAUDE.md") if scope == "user" else root / "CLAUDE.md"
 
 
-def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
-    from agentstyle.engine.markers import place_blocks
-
-    return place_blocks(before, blocks, name=name)
-
-
-def strip_static(before: str, name: str) -> str:
-    from agentstyle.engine.markers import remove_blocks
-
-    return remove_blocks(before, name=name)
+place_static = common.place_static
+strip_static = common.strip_static
 
 
 def install_notes(fail_closed: bool) -> list[str]:

@@ -302,26 +302,12 @@ def static_path(root: Path, scope: str) -> Path | None:
     return common.home_path(".codex/AGENTS.md") if scope == "user" else root / "AGENTS.md"
 
 
-def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
-    from agentstyle.engine.markers import place_blocks
-
-    return place_blocks(before, blocks, name=name)
-
-
-def strip_static(before: str, name: str) -> str:
-    from agentstyle.engine.markers import remove_blocks
-
-    return remove_blocks(before, name=name)
+place_static = common.place_static
+strip_static = common.strip_static
 
 
 def install_notes(fail_closed: bool) -> list[str]:
-    notes = []
-    if fail_closed:
-        notes.append(
-            "Codex hooks have no fail-closed switch: STYLE refuses gate calls itself when it "
-            "cannot evaluate, but a hook process that crashes or times out lets the call run"
-        )
-    return notes
+    return common.no_fail_closed_notes("Codex", fail_closed)
 
 
 # -- doctor ----------------------------------------------------------------------------------

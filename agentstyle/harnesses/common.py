@@ -152,3 +152,26 @@ def json_problem(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(obj, dict):
         return None, "stdout is not a JSON object"
     return obj, None
+
+
+def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
+    """Static rules between `<!-- style:begin/end -->` markers of an instruction file."""
+    from agentstyle.engine.markers import place_blocks
+
+    return place_blocks(before, blocks, name=name)
+
+
+def strip_static(before: str, name: str) -> str:
+    from agentstyle.engine.markers import remove_blocks
+
+    return remove_blocks(before, name=name)
+
+
+def no_fail_closed_notes(harness: str, fail_closed: bool) -> list[str]:
+    """What `--fail-closed` cannot do on a harness without a fail-closed switch."""
+    if not fail_closed:
+        return []
+    return [
+        f"{harness} hooks have no fail-closed switch: STYLE refuses gate calls itself when it "
+        "cannot evaluate, but a hook process that crashes or times out lets the call run"
+    ]
