@@ -491,15 +491,15 @@ def budget_drops_lowest_priority_whole(p: Projects) -> None:
 def budget_truncates_over_max_tokens(p: Projects) -> None:
     gates = p.gates
     s = Session(gates)
-    mode = "m" * 300  # a runtime variable longer than its 16-token estimate
+    mode = "m" * 300  # a runtime variable far longer than its 16-token estimate
     result = s.tool("PreToolUse.read-dotenv.json", permission_mode=mode)
     context = result.context
     assert context is not None
-    full = f"TRUNC: mode={mode}"
-    assert context == full.encode()[: 30 * 4 - len("…".encode())].decode() + "…"
+    # runtime values are cut to the estimate validation used, so the rule fits its max_tokens
+    assert context == "TRUNC: mode=" + "m" * 64
     assert estimate_tokens(context) <= 30
-    assert s.outcomes("budget/b-trunc") == ["budget-truncated"]
-    assert s.claims("budget/b-trunc") == 1  # a truncated output was emitted: it is claimed
+    assert s.outcomes("budget/b-trunc") == ["emitted"]
+    assert s.claims("budget/b-trunc") == 1
     assert s.tool("PreToolUse.read-dotenv.json", permission_mode=mode).stdout == ""
 
 

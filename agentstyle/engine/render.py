@@ -7,7 +7,9 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agentstyle.vocabulary import EVENT_VAR_MAX_CHARS, estimate_tokens
+from agentstyle.vocabulary import EVENT_VAR_MAX_CHARS, RUNTIME_VAR_WORST_TOKENS, estimate_tokens
+
+RUNTIME_VAR_MAX_CHARS = RUNTIME_VAR_WORST_TOKENS * 4
 
 # (kind, text, var, default) as stored in the `templates` table.
 SegmentRow = tuple[str, str | None, str | None, str | None]
@@ -54,7 +56,9 @@ def render(segments: Sequence[SegmentRow], lookup: Lookup) -> str:
                 parts.append(default or "")
         else:
             values = lookup(var)
-            value = values[0] if values else ""
+            # Runtime values come from the payload too (a model id, a permission mode): one
+            # line, and no longer than validation's worst case of 16 tokens assumes.
+            value = " ".join(values[0].split())[:RUNTIME_VAR_MAX_CHARS] if values else ""
             parts.append(value if value and value != "unknown" else (default or value))
     return "".join(parts)
 
