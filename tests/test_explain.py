@@ -165,3 +165,26 @@ def test_bad_payload_is_one_error_line(root: Path, content: str | None, message:
     [line] = proc.stderr.strip().splitlines()
     assert line.startswith(f"style: {message}")
     assert proc.stdout == ""
+
+
+def test_explain_shows_what_the_shell_would_run(root: Path) -> None:
+    """The parsed elements are printed, so a user sees why a shell rule did or did not match."""
+    command = "cd repo && FOO=1 bash -c 'git push -f origin main' && echo \"rm -rf /\""
+    (root / "push.json").write_text(json.dumps(payload(root, command)), "utf-8")
+    guard = REPO / "datasets" / "packages" / "ac-min"
+    lines = style(root, "explain", "--payload", "push.json", str(guard)).stdout.splitlines()
+    [shell] = [x for x in lines if x.startswith("shell commands=")]
+    commands = json.loads(shell[len("shell commands=") :])
+    assert "git push -f origin main" in commands  # unwrapped from bash -c, past FOO=1
+    assert "FOO=1" in commands
+    assert "echo rm -rf /" in commands and "rm -rf /" not in commands  # data, not a command
+    assert any(
+        x.startswith('entry "ac-min/force-push-guard@tool.pre"') and "match=true" in x
+        for x in lines
+    )
+
+    (root / "fallback.json").write_text(json.dumps(payload(root, "echo 'unterminated")), "utf-8")
+    lines = style(root, "explain", "--payload", "fallback.json", str(guard)).stdout.splitlines()
+    assert any(
+        x.startswith("shell commands=") and x.endswith("(fallback: unparsed)") for x in lines
+    )
