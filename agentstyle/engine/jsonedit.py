@@ -19,6 +19,7 @@ __all__ = [
     "JsonEditError",
     "Member",
     "Node",
+    "append_to_hooks",
     "install_hooks",
     "installed_handlers",
     "parse_with_spans",
@@ -616,14 +617,23 @@ def install_hooks(
                 raise ValueError(f"group for `{event}` holds a handler `is_ours` rejects")
     base = text if text else "{}\n"
     cleaned = uninstall_hooks(base, is_ours=is_ours, name=name)
+    return append_to_hooks(cleaned, groups, name=name)
+
+
+def append_to_hooks(
+    cleaned: str, entries: Mapping[str, Sequence[dict[str, Any]]], *, name: str
+) -> str:
+    """Append `entries` (event → list items) at the end of each `hooks.<event>` array, creating
+    the event key and the `hooks` key at the end of their objects when missing. Shared by both
+    config layouts (matcher groups here, Cursor's flat handler lists in configedit)."""
     root = _parse_object(cleaned, name)
-    wanted_events = [(event, list(gs)) for event, gs in groups.items() if gs]
+    wanted_events = [(event, list(items)) for event, items in entries.items() if items]
     if not wanted_events:
         return cleaned
     layout = _layout(cleaned, root)
     hooks = root.last("hooks")
     if hooks is None:
-        value: dict[str, JsonValue] = {e: _json(gs) for e, gs in wanted_events}
+        value: dict[str, JsonValue] = {e: _json(items) for e, items in wanted_events}
         edit = _append(cleaned, root, [("hooks", value)], layout, top=True)
         return _apply(cleaned, [edit])
     if hooks.value.kind != "object":
@@ -633,17 +643,17 @@ def install_hooks(
         )
     edits: list[Edit] = []
     new_members: list[tuple[str | None, JsonValue]] = []
-    for event, gs in wanted_events:
+    for event, items in wanted_events:
         member = hooks.value.last(event)
         if member is None:
-            new_members.append((event, _json(gs)))
+            new_members.append((event, _json(items)))
         elif member.value.kind != "array":
             raise JsonEditError(
                 f"`hooks.{event}` must be an array, found {_kind_name(member.value)}",
                 _span_at(cleaned, member.value.start, name),
             )
         else:
-            elements: list[tuple[str | None, JsonValue]] = [(None, _json(g)) for g in gs]
+            elements: list[tuple[str | None, JsonValue]] = [(None, _json(i)) for i in items]
             edits.append(_append(cleaned, member.value, elements, layout, top=False))
     if new_members:
         edits.append(_append(cleaned, hooks.value, new_members, layout, top=False))

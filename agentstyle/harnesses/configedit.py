@@ -29,6 +29,7 @@ from agentstyle.engine.jsonedit import (
     _layout,
     _parse_object,
     _span_at,
+    append_to_hooks,
     install_hooks,
     installed_handlers,
     uninstall_hooks,
@@ -97,42 +98,7 @@ def install_flat(
             raise ValueError(f"a handler for `{event}` is not recognised as STYLE's")
     base = text if text else "{}\n"
     cleaned = uninstall_flat(base, is_ours=is_ours, name=name)
-    root = _parse_object(cleaned, name)
-    wanted_events = [(event, list(hs)) for event, hs in handlers.items() if hs]
-    if not wanted_events:
-        return cleaned
-    layout = _layout(cleaned, root)
-    hooks = root.last("hooks")
-    if hooks is None:
-        value: dict[str, JsonValue] = {e: _plain(hs) for e, hs in wanted_events}
-        return _apply(cleaned, [_append(cleaned, root, [("hooks", value)], layout, top=True)])
-    if hooks.value.kind != "object":
-        raise JsonEditError(
-            f"`hooks` must be an object, found {_kind_name(hooks.value)}",
-            _span_at(cleaned, hooks.value.start, name),
-        )
-    edits: list[Edit] = []
-    new_members: list[tuple[str | None, JsonValue]] = []
-    for event, hs in wanted_events:
-        member = hooks.value.last(event)
-        if member is None:
-            new_members.append((event, _plain(hs)))
-        elif member.value.kind != "array":
-            raise JsonEditError(
-                f"`hooks.{event}` must be an array, found {_kind_name(member.value)}",
-                _span_at(cleaned, member.value.start, name),
-            )
-        else:
-            elements: list[tuple[str | None, JsonValue]] = [(None, _plain(h)) for h in hs]
-            edits.append(_append(cleaned, member.value, elements, layout, top=False))
-    if new_members:
-        edits.append(_append(cleaned, hooks.value, new_members, layout, top=False))
-    return _apply(cleaned, edits)
-
-
-def _plain(value: object) -> JsonValue:
-    result: JsonValue = json.loads(json.dumps(value, ensure_ascii=False))
-    return result
+    return append_to_hooks(cleaned, handlers, name=name)
 
 
 def installed(
