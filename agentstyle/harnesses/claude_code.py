@@ -287,23 +287,8 @@ def matcher(exact: list[str], patterns: list[str]) -> str | None:
     return combine_matchers(exact, patterns)
 
 
-def write_config(
-    before: str | None,
-    groups: dict[str, list[dict[str, Any]]],
-    is_ours: Any,
-    name: str,
-    markers: list[str],
-) -> tuple[str, list[str]]:
-    """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
-    from agentstyle.harnesses.configedit import install_groups
-
-    return install_groups(before, groups, is_ours=is_ours, name=name), markers
-
-
-def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
-    from agentstyle.harnesses.configedit import uninstall_groups
-
-    return uninstall_groups(text, is_ours=is_ours, name=name)
+write_config = common.write_groups_config
+strip_config = common.strip_groups_config
 
 
 def static_path(root: Path, scope: str) -> Path | None:

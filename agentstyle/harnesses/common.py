@@ -175,3 +175,23 @@ def no_fail_closed_notes(harness: str, fail_closed: bool) -> list[str]:
         f"{harness} hooks have no fail-closed switch: STYLE refuses gate calls itself when it "
         "cannot evaluate, but a hook process that crashes or times out lets the call run"
     ]
+
+
+def write_groups_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    """A matcher-group config (Claude Code, Codex) with STYLE's handlers replaced; these
+    harnesses need no extra key, so the markers pass through unchanged."""
+    from agentstyle.harnesses.configedit import install_groups
+
+    return install_groups(before, groups, is_ours=is_ours, name=name), markers
+
+
+def strip_groups_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    from agentstyle.harnesses.configedit import uninstall_groups
+
+    return uninstall_groups(text, is_ours=is_ours, name=name)
