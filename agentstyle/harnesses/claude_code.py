@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, read_transcript_tail, relative_path
+from agentstyle.engine.event import Event, relative_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
@@ -79,37 +79,11 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
         turn_id=_text(payload.get("prompt_id")),
         ts=time.time(),
     )
-    if point is not None:
-        ev.add("event.name", point)
     model = payload.get("model")
     if isinstance(model, str) and model:
         ev.model = model
-    effort = payload.get("effort")
-    level = effort.get("level") if isinstance(effort, dict) else None
-    ev.add("thinking_effort", level or "unknown")
-    ev.add("thinking_effort_raw", level or "unknown")
-    ev.add("harness.name", NAME)
-    ev.add("harness.version", "unknown")
-    ev.add("harness.cwd", cwd)
-    ev.add("harness.permission_mode", payload.get("permission_mode") or "unknown")
-    ev.add("harness.agent", payload.get("agent_type") or "main")
-    ev.add("harness.session_id", ev.session_id)
-    ev.add("harness.turn_id", ev.turn_id or "unknown")
-    if native_event == "SessionStart":
-        # An unknown or missing source keeps the session's scope (like `resume`): treating it
-        # as `startup` would reset dedup and inject everything again.
-        ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
-        ev.add("session.source", ev.session_source)
-    elif native_event == "UserPromptSubmit":
-        ev.add("prompt", payload.get("prompt", ""))
-        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
-    elif native_event in ("Stop", "SubagentStop"):
-        ev.stop_active = payload.get("stop_hook_active") is True
-        text = payload.get("last_assistant_message")
-        if text is None and isinstance(payload.get("transcript_path"), str):
-            text = read_transcript_tail(payload["transcript_path"])
-        if text is not None:
-            ev.add("response.text", text)
+    common.base_fields(ev, NAME, payload, None)
+    common.claude_shaped_fields(ev, native_event, payload, SOURCES)
     if point in ("tool.pre", "tool.post", "tool.failed"):
         tool_event(ev, payload)
     return ev

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, read_transcript_tail, relative_path
+from agentstyle.engine.event import Event, relative_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.codex_spec import NAME, SPEC
@@ -104,19 +104,7 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
     if isinstance(model, str) and model:
         ev.model = model
     common.base_fields(ev, NAME, payload, None)
-    if native_event == "SessionStart":
-        ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
-        ev.add("session.source", ev.session_source)
-    elif native_event == "UserPromptSubmit":
-        ev.add("prompt", payload.get("prompt", ""))
-        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
-    elif native_event in ("Stop", "SubagentStop"):
-        ev.stop_active = payload.get("stop_hook_active") is True
-        text = payload.get("last_assistant_message")
-        if text is None and isinstance(payload.get("transcript_path"), str):
-            text = read_transcript_tail(payload["transcript_path"])
-        if text is not None:
-            ev.add("response.text", text)
+    common.claude_shaped_fields(ev, native_event, payload, SOURCES)
     if point in ("tool.pre", "tool.post"):
         tool_event(ev, payload)
     return ev

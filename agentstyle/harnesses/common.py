@@ -195,3 +195,27 @@ def strip_groups_config(text: str, is_ours: Any, markers: list[str], name: str) 
     from agentstyle.harnesses.configedit import uninstall_groups
 
     return uninstall_groups(text, is_ours=is_ours, name=name)
+
+
+def claude_shaped_fields(
+    ev: Event, native_event: str, payload: Mapping[str, Any], sources: Mapping[str, str]
+) -> None:
+    """The event-specific fields of the payloads Claude Code and Codex share: the session
+    source, the prompt, the stop's last message (from the transcript when not given)."""
+    from agentstyle.engine.event import read_transcript_tail
+
+    if native_event == "SessionStart":
+        # An unknown or missing source keeps the session's scope (like `resume`): treating it
+        # as `startup` would reset dedup and inject everything again.
+        ev.session_source = sources.get(str(payload.get("source")), "resume")
+        ev.add("session.source", ev.session_source)
+    elif native_event == "UserPromptSubmit":
+        ev.add("prompt", payload.get("prompt", ""))
+        add_call_key(ev, "prompt", payload.get("prompt", ""))
+    elif native_event in ("Stop", "SubagentStop"):
+        ev.stop_active = payload.get("stop_hook_active") is True
+        text = payload.get("last_assistant_message")
+        if text is None and isinstance(payload.get("transcript_path"), str):
+            text = read_transcript_tail(payload["transcript_path"])
+        if text is not None:
+            ev.add("response.text", text)
