@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -71,10 +70,6 @@ def has_errors(diags: Iterable[Diagnostic], *, strict: bool = False) -> bool:
 
 def render_text(diags: Iterable[Diagnostic]) -> str:
     return "".join(d.render() + "\n" for d in diags)
-
-
-def render_json(diags: Iterable[Diagnostic]) -> str:
-    return json.dumps([d.to_json() for d in diags], indent=2) + "\n"
 
 
 class StyleError(Exception):

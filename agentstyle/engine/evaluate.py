@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -268,7 +267,3 @@ def decision_of(rows: list[tuple[Any, ...]], rule_order: dict[str, int]) -> Deci
                 d.contexts, d.messages = [], []
             break
     return d
-
-
-def now() -> float:
-    return time.time()

@@ -105,11 +105,6 @@ class InstallResult:
         return self.compiled.ok and not self.blocked
 
 
-def settings_file(root: Path, scope: str) -> Path:
-    """Claude Code's settings file of a scope."""
-    return config_file(root, scope, "claude-code")
-
-
 def check_scope(harness: str, scope: str) -> None:
     scopes = adapter_for(harness).SCOPES
     if scope not in scopes:

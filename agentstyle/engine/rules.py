@@ -6,7 +6,7 @@ from typing import Any
 
 from agentstyle.engine.load import INVALID
 from agentstyle.engine.model import Package, Rule
-from agentstyle.vocabulary import TOOL_POINTS, default_value
+from agentstyle.vocabulary import default_value
 
 EFFECTIVE_FIELDS = (
     "target",
@@ -65,7 +65,3 @@ def tool_list(eff: dict[str, Any]) -> list[str]:
     if tool is None:
         return []
     return [tool] if isinstance(tool, str) else list(tool)
-
-
-def is_tool_point(point: str) -> bool:
-    return point in TOOL_POINTS

@@ -120,14 +120,6 @@ def regex_errors(patterns: list[str]) -> dict[str, str]:
     return errors
 
 
-def fetch_dicts(
-    conn: Connection, query: str, params: list[Any] | None = None
-) -> list[dict[str, Any]]:
-    cur = conn.execute(query, params or [])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-
-
 POLICY_TABLES = (
     "packages",
     "rules",
