@@ -175,7 +175,7 @@ def main() -> int:
         print(f"    stdout: {run.stdout.strip() or '(nothing: no opinion)'}")
 
     step("4. what the history holds")
-    from agentstyle.engine.history import outcomes_by_rule
+    from agentstyle.audit.history import outcomes_by_rule
 
     # The hooks started a resident engine, which holds the database until it is asked to stop.
     style("engine", "stop", cwd=PROJECT)

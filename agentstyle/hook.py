@@ -3,7 +3,7 @@
 The fast path imports only the standard library: when a resident engine runs for the project
 (storage.md), the raw payload goes to it over `.style/engine.sock` and its answer is printed.
 Otherwise (no engine, a stale socket, a version or policy mismatch, an engine that died) the
-event is evaluated here directly (`agentstyle.engine.hookrun`), and the first hook that finds
+event is evaluated here directly (`agentstyle.runtime.hookrun`), and the first hook that finds
 no engine starts one in the background. `STYLE_ENGINE=off` disables the engine.
 """
 
@@ -52,7 +52,7 @@ def via_engine(
     argv: list[str], stdin: bytes, started: float, *, start: bool = True
 ) -> Answer | None:
     """The engine's answer, or None to evaluate directly (`start`: launch one if none runs)."""
-    from agentstyle.engine import client
+    from agentstyle.runtime import client
 
     if not client.available() or len(stdin) > MAX_STDIN:
         return None
@@ -92,7 +92,7 @@ def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
         answer = None
     if answer is not None:
         return answer
-    from agentstyle.engine.hookrun import run as run_direct
+    from agentstyle.runtime.hookrun import run as run_direct
 
     def poll() -> Answer | None:
         # An engine that came up while we wait for the lock holds it for good: hand over.

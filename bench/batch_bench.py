@@ -6,9 +6,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.event import Event
-from agentstyle.engine.policy import memory_policy
 from agentstyle.harnesses.claude_code import normalize
 from bench.generate import write_package
 

@@ -69,7 +69,7 @@ def _timed(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -> tupl
 
 
 def _engine_rss(home: Path) -> int:
-    from agentstyle.engine import client
+    from agentstyle.runtime import client
 
     info = client.ping(str(home))
     if not info:
@@ -123,7 +123,7 @@ def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
     for _ in range(3):
         _timed([sys.executable, str(script)], payload, project, warm_env)
         _timed(hook, payload, project, warm_env)
-    from agentstyle.engine import client
+    from agentstyle.runtime import client
 
     deadline = time.monotonic() + 30
     while client.ping(str(project / ".style")) is None and time.monotonic() < deadline:

@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentstyle.engine.importer import import_rules
+from agentstyle.imports.importer import import_rules
 
 
 def row(i: int) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Replay throughput: the bundled transcripts replayed against the bundled rule library.
 
 `datasets/transcripts/*.jsonl` (seven files, six synthetic sessions) are read into hook events
-and replayed through `style replay`'s engine (`agentstyle.engine.replay`) against `starter` and
+and replayed through `style replay`'s engine (`agentstyle.audit.replay`) against `starter` and
 the seven library packages plus the built-in self-protection rules, into a private in-memory
 database: batched as replay runs, and one event per query (what the hooks do, one process per
 event aside) for comparison. Median of `runs` runs; the policy is compiled once per run and
@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine import replay as rp
-from agentstyle.engine.selfprotect import plan_packages
-from agentstyle.engine.transcripts import read_sources
+from agentstyle.audit import replay as rp
+from agentstyle.audit.transcripts import read_sources
+from agentstyle.install.selfprotect import plan_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "datasets" / "transcripts"

@@ -18,12 +18,12 @@ from conftest import new_session
 from test_harness_support import DATA, HarnessProject
 
 from agentstyle.engine.allowances import grant, pick
-from agentstyle.engine.compile import compile_policy, load_and_validate
 from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.lockfile import HarnessInstall
-from agentstyle.engine.selfprotect import builtin_package
 from agentstyle.engine.store import Connection, memory_store, replace_policy, sql
 from agentstyle.harnesses import adapter_for
+from agentstyle.install.lockfile import HarnessInstall
+from agentstyle.install.selfprotect import builtin_package
+from agentstyle.policy.compile import compile_policy, load_and_validate
 
 PUSH = "bash -lc 'git push --force-with-lease origin main'"
 

@@ -25,9 +25,9 @@ import pytest
 from conftest import Project, clean_env
 from typer.testing import CliRunner
 
+from agentstyle.audit import report
 from agentstyle.cli import audit as audit_cli
 from agentstyle.cli.app import app
-from agentstyle.engine import report
 from agentstyle.engine.locking import FileLock
 
 DATA = Path(__file__).resolve().parent / "data" / "audit"
@@ -815,7 +815,7 @@ def test_html_is_one_self_contained_page(
 
 
 def test_html_escapes_what_it_shows(tmp_path: Path) -> None:
-    from agentstyle.engine import html_report
+    from agentstyle.audit import html as html_report
 
     doc = {
         "title": "audit rules",
@@ -964,7 +964,7 @@ def test_prune_needs_older_than(scratch: Project, monkeypatch: pytest.MonkeyPatc
 
 
 def test_prune_is_one_transaction() -> None:
-    from agentstyle.engine import export
+    from agentstyle.audit import export
     from agentstyle.engine.store import memory_store
 
     conn = memory_store()

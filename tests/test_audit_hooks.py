@@ -167,7 +167,7 @@ def test_audit_stops_a_running_engine_first(
     """The engine holds the database open; `style audit` asks it to exit, then reads."""
     project, _ = session
     engine = subprocess.Popen(
-        [sys.executable, "-m", "agentstyle.engine.resident", str(project.style)],
+        [sys.executable, "-m", "agentstyle.runtime.resident", str(project.style)],
         cwd=project.root,
         env=clean_env(project.home),
         stdin=subprocess.DEVNULL,

@@ -136,8 +136,8 @@ def test_warning_examples_match_the_validator(
 ) -> None:
     """The rendered lines in the docs are what `style validate` prints for those examples."""
     from agentstyle.diagnostics import sort_diagnostics
-    from agentstyle.engine.load import load_package
-    from agentstyle.engine.validate import validate_package
+    from agentstyle.policy.load import load_package
+    from agentstyle.policy.validate import validate_package
 
     monkeypatch.chdir(tmp_path)
     for name, code in CODES.items():

@@ -25,9 +25,9 @@ import yaml
 
 from agentstyle.codes import CODES
 from agentstyle.diagnostics import Diagnostic, render_text
-from agentstyle.engine.compile import compile_policy, load_and_validate
-from agentstyle.engine.load import load_package
-from agentstyle.engine.validate import validate_package
+from agentstyle.policy.compile import compile_policy, load_and_validate
+from agentstyle.policy.load import load_package
+from agentstyle.policy.validate import validate_package
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "diagnostics"

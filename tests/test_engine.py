@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.engine import client
+from agentstyle.runtime import client
 from tests.conftest import Project, clean_env, finish, new_session
 
 PACKAGE = """
@@ -250,7 +250,7 @@ def test_no_engine_without_unix_sockets_still_answers(
     code = (
         "import socket, sys\n"
         "del socket.AF_UNIX\n"
-        "from agentstyle.engine import client\n"
+        "from agentstyle.runtime import client\n"
         "print(client.available())\n"
     )
     out = subprocess.run(

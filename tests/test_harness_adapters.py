@@ -11,10 +11,10 @@ import pytest
 from test_harness_support import FIXTURES, FOLDER, HARNESSES
 
 from agentstyle.engine.decision import Decision
-from agentstyle.engine.hookrun import deadline_seconds
 from agentstyle.harnesses import adapter_for, codex, codex_spec, cursor, gemini_cli, spec_for
 from agentstyle.harnesses.base import ASK, CONTEXT, DENY, MESSAGE, with_approve_hint
 from agentstyle.harnesses.common import CALL_KEY_FIELD, call_key
+from agentstyle.runtime.hookrun import deadline_seconds
 from agentstyle.timeouts import CURSOR_ASSUMED_DEFAULT_S, timeout_for
 
 ROOT = "/home/dev/acme-api"

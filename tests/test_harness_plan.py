@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_harness_support import HARNESSES
 
-from agentstyle.engine.compile import compile_policy, load_and_validate
+from agentstyle.policy.compile import compile_policy, load_and_validate
 
 PACKAGE = """
 spec: style/v0.3

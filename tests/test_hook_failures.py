@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import HookResult, Project, clean_env, feed, finish, new_session
 
-from agentstyle.engine import hookrun as hook
+from agentstyle.runtime import hookrun as hook
 
 OPEN_PKG = """
 spec: style/v0.3

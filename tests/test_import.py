@@ -17,17 +17,17 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.compile import load_and_validate
+from agentstyle.audit.testing import FIRING
+from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.importer import import_rules
-from agentstyle.engine.importer_formats import slug
-from agentstyle.engine.importer_manifest import plan_manifest
-from agentstyle.engine.importer_permissions import bash_regex, path_globs
-from agentstyle.engine.policy import memory_policy
 from agentstyle.engine.store import Connection
-from agentstyle.engine.testing import FIRING
 from agentstyle.harnesses.claude_code import normalize
+from agentstyle.imports.claude_permissions import bash_regex, path_globs
+from agentstyle.imports.formats import slug
+from agentstyle.imports.importer import import_rules
+from agentstyle.imports.manifest import plan_manifest
+from agentstyle.policy.compile import load_and_validate
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "datasets" / "imports"
@@ -604,7 +604,7 @@ def test_front_matter_values_read_back_unchanged() -> None:
 
     import yaml
 
-    from agentstyle.engine.importer_convert import _yaml_line
+    from agentstyle.imports.convert import _yaml_line
 
     alphabet = [*"aZ09 _-.:#,[]{}'\"\\/*?!&|>%@`~=<+\t\n\r()", "é", "禁", "\u2028", "\x85"]
     alphabet += ["\ufeff", "\x00", "\U0001f600", "\x7f", "\x1b", "\ufffe", "\xa0"]

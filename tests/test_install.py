@@ -21,7 +21,9 @@ import pytest
 import yaml
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.install import (
+from agentstyle.engine.locking import FileLock
+from agentstyle.engine.paths import StylePaths
+from agentstyle.install.install import (
     _created,
     engine_free_store,
     install,
@@ -29,9 +31,7 @@ from agentstyle.engine.install import (
     relative,
     uninstall,
 )
-from agentstyle.engine.lockfile import HarnessInstall
-from agentstyle.engine.locking import FileLock
-from agentstyle.engine.paths import StylePaths
+from agentstyle.install.lockfile import HarnessInstall
 
 DATA = Path(__file__).resolve().parent / "data" / "install"
 PYTHON = Path(sys.executable).absolute().as_posix()

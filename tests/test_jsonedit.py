@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.jsonedit import (
+from agentstyle.configfiles.jsonedit import (
     JsonEditError,
     install_hooks,
     installed_handlers,

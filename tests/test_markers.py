@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agentstyle.engine.markers import (
+from agentstyle.configfiles.markers import (
     MarkerError,
     is_empty_after_removal,
     place_blocks,

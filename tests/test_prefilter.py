@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from agentstyle.engine.prefilter import required_literal
+from agentstyle.policy.prefilter import required_literal
 
 CASES = {
     r"^git push .*(--force|-f)": "git push ",

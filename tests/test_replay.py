@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from conftest import FIXTURE_CWD, FIXTURES, REPO, Project, clean_env
 
-from agentstyle.engine import replay as rp
+from agentstyle.audit import replay as rp
+from agentstyle.audit.transcripts import Recorded, read_sources
 from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.selfprotect import plan_packages
-from agentstyle.engine.transcripts import Recorded, read_sources
+from agentstyle.install.selfprotect import plan_packages
 
 DATA = Path(__file__).resolve().parent / "data" / "replay"
 TRANSCRIPTS = REPO / "datasets" / "transcripts"

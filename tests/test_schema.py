@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from agentstyle.codes import CODES
-from agentstyle.engine import schema as S
+from agentstyle.policy import schema as S
 from agentstyle.vocabulary import (
     DEFAULT_BUDGET,
     DEFAULTABLE_FIELDS,
@@ -242,7 +242,7 @@ def test_rule_file_fields_come_from_the_vocabulary() -> None:
 
 
 def test_patterns_agree_with_the_loader() -> None:
-    from agentstyle.engine import load
+    from agentstyle.policy import load
 
     assert load.HARNESSES == S.HARNESSES
     samples = [

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 import yaml
 
+from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import Evaluation, evaluate
-from agentstyle.engine.policy import memory_policy
 from agentstyle.engine.store import Connection
 from agentstyle.harnesses.claude_code import normalize
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine.client import stop_engine
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import open_store, sql
+from agentstyle.runtime.client import stop_engine
 
 
 def outcomes_by_rule(root: Path) -> list[tuple[Any, ...]]:

@@ -2,7 +2,7 @@
 
 `style replay` (audit.md "Replay / backtest") answers "what would this policy have done in the
 sessions we already had?". The policy is compiled into an in-memory DuckDB; the recorded
-events (engine/transcripts.py) are normalized by the harness adapter and evaluated by the one
+events (audit/transcripts.py) are normalized by the harness adapter and evaluated by the one
 evaluator, `evaluate()`, many events per call; the `rules` report is the same SQL
 (`sql/audit/rules.sql`) run over that database. The project's own database is not even
 opened: nothing reaches its history.
@@ -68,18 +68,18 @@ from typing import Any
 
 import polars as pl
 
+from agentstyle.audit.report import Filters, Frame, run_report
+from agentstyle.audit.transcripts import Recorded, short
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.compile import Compiled, compile_policy, load_and_validate
+from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, Evaluation, evaluate
 from agentstyle.engine.event import Event
-from agentstyle.engine.install import handler_groups
-from agentstyle.engine.lockfile import read_lock
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.policy import PolicyErrors
-from agentstyle.engine.report import Filters, Frame, run_report
 from agentstyle.engine.store import Connection, memory_store, query_rows, replace_policy, sql
-from agentstyle.engine.transcripts import Recorded, short
 from agentstyle.harnesses import adapter_for, spec_for
+from agentstyle.install.install import handler_groups
+from agentstyle.install.lockfile import read_lock
+from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 
 DEFAULT_BATCH = 2000
 MIN_BATCH = 16

@@ -16,8 +16,8 @@ from typing import Any, TextIO
 
 import polars as pl
 
+from agentstyle.audit.export import Progress, load_exports
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.export import Progress, load_exports
 from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import (
@@ -103,7 +103,7 @@ class Filters:
 def _stop_engine(home: Path) -> None:
     """A resident engine holds the database open; ask it to exit first (storage.md)."""
     try:
-        from agentstyle.engine.client import stop_engine
+        from agentstyle.runtime.client import stop_engine
     except ImportError:  # pragma: no cover - builds without the resident engine
         return
     stop_engine(str(home))

@@ -10,10 +10,10 @@ from typing import Any
 import yaml
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.compile import compile_policy, load_and_validate
+from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, evaluate
-from agentstyle.engine.policy import PolicyErrors
 from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.policy.compile import compile_policy, load_and_validate
 
 FIRING = (*EMITTING, "blocked", "asked", "allowed")
 FILE_KEYS = {"cases", "settings"}

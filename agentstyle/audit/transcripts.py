@@ -576,7 +576,7 @@ def _agent(rec: dict[str, Any]) -> str | None:
 
 
 def _read_export(path: Path, out: Sources) -> list[list[Recorded]]:
-    from agentstyle.engine.export import load_exports
+    from agentstyle.audit.export import load_exports
     from agentstyle.engine.store import query_rows, sql
 
     conn = load_exports(str(path))

@@ -10,9 +10,9 @@ from agentstyle.cli.common import Format, emit_json
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.allowances import Refusal, grant, pick, refusals
-from agentstyle.engine.install import engine_free_store
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import transaction
+from agentstyle.install.install import engine_free_store
 
 
 def _line(r: Refusal) -> str:

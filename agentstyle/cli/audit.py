@@ -17,8 +17,8 @@ from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 
 if TYPE_CHECKING:  # polars and duckdb load only when an audit command runs
-    from agentstyle.engine import report
-    from agentstyle.engine.export import Progress
+    from agentstyle.audit import report
+    from agentstyle.audit.export import Progress
 
 
 class OutFormat(enum.StrEnum):
@@ -147,7 +147,7 @@ for _name in REPORT_HELP:
 
 
 def filters_of(options: Options) -> report.Filters:
-    from agentstyle.engine import report
+    from agentstyle.audit import report
 
     now = report.utc_now()
     since = _when(options.since, "--since", now, end=False)
@@ -159,7 +159,7 @@ def filters_of(options: Options) -> report.Filters:
 
 
 def _when(text: str | None, flag: str, now: Any, *, end: bool) -> Any:
-    from agentstyle.engine import report
+    from agentstyle.audit import report
 
     if text is None:
         return None
@@ -175,7 +175,8 @@ def _check_out(fmt: OutFormat, out: Path | None) -> None:
 
 
 def run_report(name: str, options: Options) -> None:
-    from agentstyle.engine import html_report, report
+    from agentstyle.audit import html as html_report
+    from agentstyle.audit import report
 
     fmt = options.fmt or OutFormat.text
     _check_out(fmt, options.out)
@@ -203,7 +204,7 @@ def _emit(
     filters: report.Filters | None,
     source: str,
 ) -> None:
-    from agentstyle.engine import report
+    from agentstyle.audit import report
 
     if fmt is OutFormat.parquet:
         assert out is not None
@@ -271,7 +272,7 @@ def sql_command(
     from_glob: FromOpt = None,
 ) -> None:
     """Run one read-only query (a select) over the tables; anything that writes is refused."""
-    from agentstyle.engine import report
+    from agentstyle.audit import report
 
     if fmt is OutFormat.html:
         raise typer.BadParameter("html is for reports; use text, json, csv or parquet")
@@ -300,7 +301,7 @@ def prune_command(
     fmt: Annotated[OutFormat, typer.Option("--format", help="text | json")] = OutFormat.text,
 ) -> None:
     """Delete old history (events with their fields, hits and claims) in one transaction."""
-    from agentstyle.engine import export, report
+    from agentstyle.audit import export, report
 
     if fmt not in (OutFormat.text, OutFormat.json):
         raise typer.BadParameter("prune reports as text or json", param_hint="--format")
@@ -339,7 +340,7 @@ def export_command(
     fmt: Annotated[OutFormat, typer.Option("--format", help="text | json")] = OutFormat.text,
 ) -> None:
     """Write the history as Parquet, partitioned by day, with a machine column."""
-    from agentstyle.engine import export, report
+    from agentstyle.audit import export, report
 
     if fmt not in (OutFormat.text, OutFormat.json):
         raise typer.BadParameter("export reports as text or json", param_hint="--format")

@@ -8,7 +8,7 @@ import typer
 
 from agentstyle.cli.common import Format, emit_json
 from agentstyle.cli.install import project_root
-from agentstyle.engine.doctor import run_doctor
+from agentstyle.install.doctor import run_doctor
 
 
 def command(

@@ -7,8 +7,8 @@ import time
 import typer
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine import client
 from agentstyle.engine.paths import StylePaths, find_root
+from agentstyle.runtime import client
 
 app = typer.Typer(
     help="The resident engine that keeps the database warm for hooks.", no_args_is_help=True

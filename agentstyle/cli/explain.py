@@ -11,11 +11,11 @@ import typer
 from agentstyle.cli.common import Format, emit_json, harness_option_check
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
+from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.explain import Explained, explain_event
-from agentstyle.engine.install import engine_free_store
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.policy import memory_policy
 from agentstyle.harnesses import adapter_for
+from agentstyle.install.install import engine_free_store
 
 
 def read_payload(payload: Path) -> dict[str, Any]:

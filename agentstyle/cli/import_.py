@@ -11,7 +11,7 @@ import typer
 from agentstyle.cli.common import Format, emit_json, fail
 
 if TYPE_CHECKING:
-    from agentstyle.engine.importer import ImportReport
+    from agentstyle.imports.importer import ImportReport
 
 # Below this many rows an import takes well under a second: no bar (cli.md).
 PROGRESS_MIN_ROWS = 1000
@@ -82,7 +82,7 @@ def command(
 ) -> None:
     """Import rules from CSV/TSV/JSON Lines/Parquet, STYLE markdown, oh-my-pi, Cursor or
     Claude Code permissions into PKG_DIR/rules/imported/FORMAT/ (all or nothing)."""
-    from agentstyle.engine.importer import SourceMissing, import_rules
+    from agentstyle.imports.importer import SourceMissing, import_rules
 
     bars = _Bars() if sys.stderr.isatty() else None
     try:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentstyle.engine.scaffold import scaffold
+from agentstyle.policy.scaffold import scaffold
 
 
 def command(

@@ -9,7 +9,8 @@ import typer
 
 from agentstyle.cli.common import harness_option_check
 from agentstyle.diagnostics import StyleError, render_text
-from agentstyle.engine.install import (
+from agentstyle.engine.paths import find_root
+from agentstyle.install.install import (
     SCOPES,
     InstallResult,
     install,
@@ -17,8 +18,7 @@ from agentstyle.engine.install import (
     sync,
     uninstall,
 )
-from agentstyle.engine.paths import find_root
-from agentstyle.engine.selfprotect import is_builtin
+from agentstyle.install.selfprotect import is_builtin
 
 
 def _report(result: InstallResult, harness: str, dry_run: bool) -> None:

@@ -8,11 +8,11 @@ import typer
 
 from agentstyle.cli.common import Format, emit_json, harness_option_check, packages_or_cwd
 from agentstyle.diagnostics import render_text
-from agentstyle.engine.compile import compile_policy, load_and_validate, ordered
-from agentstyle.engine.lower import qualified
-from agentstyle.engine.plan import PlanEntry, refresh_lines
-from agentstyle.engine.selfprotect import plan_packages
 from agentstyle.harnesses import spec_for
+from agentstyle.install.selfprotect import plan_packages
+from agentstyle.policy.compile import compile_policy, load_and_validate, ordered
+from agentstyle.policy.lower import qualified
+from agentstyle.policy.plan import PlanEntry, refresh_lines
 
 
 def command(

@@ -14,8 +14,8 @@ from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 
 if TYPE_CHECKING:  # polars and duckdb load only when the command runs
-    from agentstyle.engine.replay import Replayed
-    from agentstyle.engine.transcripts import Sources
+    from agentstyle.audit.replay import Replayed
+    from agentstyle.audit.transcripts import Sources
 
 # A replay that ends sooner draws no bar (cli.md: bars for what can take over a second).
 BAR_AFTER_S = 1.0
@@ -72,11 +72,11 @@ def command(
     ] = 2000,
 ) -> None:
     """Evaluate a policy against recorded sessions; nothing is written to the history."""
-    from agentstyle.engine import replay as rp
-    from agentstyle.engine.lockfile import read_lock
+    from agentstyle.audit import replay as rp
+    from agentstyle.audit.transcripts import read_sources
     from agentstyle.engine.paths import StylePaths
-    from agentstyle.engine.selfprotect import plan_packages
-    from agentstyle.engine.transcripts import read_sources
+    from agentstyle.install.lockfile import read_lock
+    from agentstyle.install.selfprotect import plan_packages
 
     harness_option_check(harness)
     root = project_root()
@@ -134,8 +134,8 @@ def command(
 def _render(
     read: Sources, result: Replayed, base: Replayed | None, fmt: Format, examples: int
 ) -> None:
-    from agentstyle.engine import replay as rp
-    from agentstyle.engine import report
+    from agentstyle.audit import replay as rp
+    from agentstyle.audit import report
 
     frame = rp.rules_frame(result)
     base_frame = rp.rules_frame(base) if base is not None else None

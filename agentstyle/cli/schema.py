@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentstyle.engine.schema import schema_json
+from agentstyle.policy.schema import schema_json
 
 
 class Kind(enum.StrEnum):

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
+from agentstyle.audit.testing import CaseResult, run_package_tests
 from agentstyle.cli.common import Format, emit_json, harness_option_check, packages_or_cwd
-from agentstyle.engine.testing import CaseResult, run_package_tests
 
 
 def command(

@@ -9,7 +9,7 @@ import typer
 from agentstyle.cli.common import Format, emit_json, fail, packages_or_cwd
 from agentstyle.codes import explain
 from agentstyle.diagnostics import has_errors, render_text
-from agentstyle.engine.compile import load_and_validate
+from agentstyle.policy.compile import load_and_validate
 
 
 def command(

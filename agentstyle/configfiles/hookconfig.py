@@ -1,7 +1,7 @@
 """Byte-preserving edits of the hook config layouts the adapters write.
 
 Two layouts: `groups` (event → matcher group → handler list: Claude Code, Codex, Gemini CLI),
-handled by `engine/jsonedit.py`, and `flat` (event → handler list: Cursor), handled here on
+handled by `configfiles/jsonedit.py`, and `flat` (event → handler list: Cursor), handled here on
 the same splice machinery. Besides the hooks, an adapter may need one more key set
 (Cursor's top-level `version`, Gemini's `tools.enableHooks`): `ensure_key` sets it and returns a
 marker naming what it changed, which install keeps in the lock file so that `undo_key` can put
@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentstyle.engine.jsonedit import (
+from agentstyle.configfiles.jsonedit import (
     Edit,
     IsOurs,
     JsonEditError,

@@ -19,9 +19,9 @@ from typing import Any
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.decision import Decision
+from agentstyle.engine.event import CALL_KEY_FIELD
 from agentstyle.engine.store import Connection, sql
 from agentstyle.harnesses.base import ASK
-from agentstyle.harnesses.common import CALL_KEY_FIELD
 
 REFUSING = ("blocked", "asked")
 LIFTED = "user-allowed"

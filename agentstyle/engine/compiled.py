@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agentstyle.diagnostics import StyleError, render_text
-from agentstyle.engine.compile import Compiled, compile_policy, load_and_validate
 from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 
 
 class PolicyErrors(StyleError):

@@ -12,6 +12,8 @@ from typing import Any
 MAX_FIELD_CHARS = 1 << 20  # matching bound per value; storage cuts to 4 KiB separately
 MAX_FIELD_ROWS = 20_000
 MAX_TREE_DEPTH = 9  # levels of a tool's input/output kept as their own rows
+# The field that names one call (native tool + whole input): what `style allow` lets through.
+CALL_KEY_FIELD = "style.call_key"
 
 
 def compact(value: Any) -> str:

@@ -16,18 +16,13 @@ import duckdb
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths
+from agentstyle.sql import statement
 
 Connection = duckdb.DuckDBPyConnection
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 
-@cache
-def sql(name: str) -> str:
-    """The statement in `sql/<area>/<name>.sql` (e.g. `evaluate/candidates`)."""
-    area, _, stem = name.partition("/")
-    return (
-        resources.files("agentstyle.sql").joinpath(area).joinpath(f"{stem}.sql").read_text("utf-8")
-    )
+sql = statement  # the loader every query module uses, re-exported beside the connection
 
 
 @cache
@@ -47,12 +42,10 @@ def latest_version() -> int:
 
 def migrate(conn: Connection) -> None:
     """Bring the schema to the latest version; a newer file is refused, not touched."""
-    has_table = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
-    ).fetchone()
+    has_table = conn.execute(sql("store/has_schema_version")).fetchone()
     current = 0
     if has_table and has_table[0]:
-        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+        row = conn.execute(sql("store/schema_version")).fetchone()
         current = int(row[0]) if row and row[0] is not None else 0
     latest = latest_version()
     if current > latest:
@@ -67,7 +60,7 @@ def migrate(conn: Connection) -> None:
         for version, text in migrations():
             if version > current:
                 conn.execute(text)
-                conn.execute("INSERT INTO schema_version VALUES (?)", [version])
+                conn.execute(sql("store/record_migration"), [version])
         conn.execute("COMMIT")
     except Exception:
         conn.execute("ROLLBACK")
@@ -102,22 +95,6 @@ def memory_store() -> Connection:
     conn = duckdb.connect(":memory:")
     migrate(conn)
     return conn
-
-
-def regex_errors(patterns: list[str]) -> dict[str, str]:
-    """RE2 errors of `patterns`, compiled by DuckDB exactly as evaluation will compile them."""
-    conn = duckdb.connect(":memory:")
-    errors: dict[str, str] = {}
-    try:
-        for pattern in patterns:
-            try:
-                conn.execute("SELECT regexp_matches('', ?)", [pattern]).fetchone()
-            except duckdb.Error as exc:
-                message = str(exc).split("Error:", 1)[-1].strip()
-                errors[pattern] = message or "invalid regular expression"
-    finally:
-        conn.close()
-    return errors
 
 
 POLICY_TABLES = (

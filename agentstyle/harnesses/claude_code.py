@@ -256,7 +256,7 @@ def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
 
 def matcher(exact: list[str], patterns: list[str]) -> str | None:
     """A `|` list of names, or an anchored regex (a Claude matcher regex is unanchored)."""
-    from agentstyle.engine.plan import combine_matchers
+    from agentstyle.policy.plan import combine_matchers
 
     return combine_matchers(exact, patterns)
 

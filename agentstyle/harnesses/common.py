@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine.event import Event, relative_path
+from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
 
 # The field that identifies one call for `style allow` (cli.md): same tool, same input.
-CALL_KEY_FIELD = "style.call_key"
 HOOK_MODULE = "agentstyle.hook"
 
 
@@ -156,13 +155,13 @@ def json_problem(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
 
 def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
     """Static rules between `<!-- style:begin/end -->` markers of an instruction file."""
-    from agentstyle.engine.markers import place_blocks
+    from agentstyle.configfiles.markers import place_blocks
 
     return place_blocks(before, blocks, name=name)
 
 
 def strip_static(before: str, name: str) -> str:
-    from agentstyle.engine.markers import remove_blocks
+    from agentstyle.configfiles.markers import remove_blocks
 
     return remove_blocks(before, name=name)
 
@@ -186,13 +185,13 @@ def write_groups_config(
 ) -> tuple[str, list[str]]:
     """A matcher-group config (Claude Code, Codex) with STYLE's handlers replaced; these
     harnesses need no extra key, so the markers pass through unchanged."""
-    from agentstyle.harnesses.configedit import install_groups
+    from agentstyle.configfiles.hookconfig import install_groups
 
     return install_groups(before, groups, is_ours=is_ours, name=name), markers
 
 
 def strip_groups_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
-    from agentstyle.harnesses.configedit import uninstall_groups
+    from agentstyle.configfiles.hookconfig import uninstall_groups
 
     return uninstall_groups(text, is_ours=is_ours, name=name)
 

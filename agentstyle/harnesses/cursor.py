@@ -377,7 +377,7 @@ def write_config(
     markers: list[str],
 ) -> tuple[str, list[str]]:
     """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
-    from agentstyle.harnesses.configedit import ensure_key, install_flat, undo_key
+    from agentstyle.configfiles.hookconfig import ensure_key, install_flat, undo_key
 
     for marker in reversed(markers):  # back to the user's keys, then the same edits again
         if before:
@@ -392,7 +392,7 @@ def write_config(
 
 
 def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
-    from agentstyle.harnesses.configedit import undo_key, uninstall_flat
+    from agentstyle.configfiles.hookconfig import undo_key, uninstall_flat
 
     for marker in reversed(markers):
         text = undo_key(text, marker, name=name)
@@ -412,7 +412,7 @@ def static_path(root: Path, scope: str) -> Path | None:
 
 
 def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
-    from agentstyle.engine.markers import place_blocks
+    from agentstyle.configfiles.markers import place_blocks
 
     if before is None or not before.strip():
         if not blocks:
@@ -422,7 +422,7 @@ def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
 
 
 def strip_static(before: str, name: str) -> str:
-    from agentstyle.engine.markers import remove_blocks
+    from agentstyle.configfiles.markers import remove_blocks
 
     after = remove_blocks(before, name=name)
     return "" if after.strip() == STATIC_FRONT_MATTER.strip() else after

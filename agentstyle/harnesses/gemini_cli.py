@@ -189,7 +189,7 @@ def write_config(
     markers: list[str],
 ) -> tuple[str, list[str]]:
     """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
-    from agentstyle.harnesses.configedit import ensure_key, install_groups, undo_key
+    from agentstyle.configfiles.hookconfig import ensure_key, install_groups, undo_key
 
     for marker in reversed(markers):  # back to the user's keys, then the same edits again
         if before:
@@ -204,7 +204,7 @@ def write_config(
 
 
 def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
-    from agentstyle.harnesses.configedit import undo_key, uninstall_groups
+    from agentstyle.configfiles.hookconfig import undo_key, uninstall_groups
 
     for marker in reversed(markers):
         text = undo_key(text, marker, name=name)

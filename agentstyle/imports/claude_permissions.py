@@ -12,8 +12,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from agentstyle.engine.importer_convert import Candidate, in_order
-from agentstyle.engine.importer_formats import (
+from agentstyle.grammar.globs import is_glob
+from agentstyle.imports.convert import Candidate, in_order
+from agentstyle.imports.formats import (
     any_of,
     escape_template,
     quote,
@@ -21,7 +22,6 @@ from agentstyle.engine.importer_formats import (
     re2_escape,
     slug,
 )
-from agentstyle.grammar.globs import is_glob
 
 
 def _order(cand: Candidate) -> None:

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentstyle.engine.files import MAX_FILE_BYTES, decode
-from agentstyle.engine.importer_convert import Candidate, Origin, in_order
-from agentstyle.engine.load import split_front_matter, trim_body
-from agentstyle.engine.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 from agentstyle.grammar.globs import is_glob
+from agentstyle.imports.convert import Candidate, Origin, in_order
+from agentstyle.policy.files import MAX_FILE_BYTES, decode
+from agentstyle.policy.load import split_front_matter, trim_body
+from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 from agentstyle.source import Span
 
 # -- shared helpers --------------------------------------------------------------------------------

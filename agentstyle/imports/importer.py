@@ -24,9 +24,8 @@ from typing import Any
 import polars as pl
 
 from agentstyle.diagnostics import Diagnostic, StyleError
-from agentstyle.engine.compile import load_and_validate
-from agentstyle.engine.files import decode
-from agentstyle.engine.importer_convert import (
+from agentstyle.imports.claude_permissions import permission_candidate, permission_entries
+from agentstyle.imports.convert import (
     IMPORT_ROOT,
     Candidate,
     Reason,
@@ -36,17 +35,18 @@ from agentstyle.engine.importer_convert import (
     row_candidate,
     rule_id,
 )
-from agentstyle.engine.importer_formats import (
+from agentstyle.imports.formats import (
     cursor_candidate,
     expand,
     markdown_candidate,
     omp_candidate,
     read_doc,
 )
-from agentstyle.engine.importer_manifest import ManifestPlan, plan_manifest
-from agentstyle.engine.importer_permissions import permission_candidate, permission_entries
-from agentstyle.engine.lockfile import atomic_write
-from agentstyle.engine.scaffold import package_name
+from agentstyle.imports.manifest import ManifestPlan, plan_manifest
+from agentstyle.install.lockfile import atomic_write
+from agentstyle.policy.compile import load_and_validate
+from agentstyle.policy.files import decode
+from agentstyle.policy.scaffold import package_name
 
 TABULAR = ("csv", "tsv", "jsonl", "parquet")
 FILE_FORMATS = ("markdown", "oh-my-pi", "cursor", "claude-permissions")

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import yaml
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 
 NEW_MANIFEST = """\
 spec: style/v0.3

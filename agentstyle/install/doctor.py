@@ -18,13 +18,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from agentstyle.configfiles.jsonedit import JsonEditError
+from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.jsonedit import JsonEditError
-from agentstyle.engine.lockfile import HarnessInstall, LockFile, read_lock
-from agentstyle.engine.markers import MarkerError, read_blocks
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.plan import PlanEntry
 from agentstyle.engine.store import Connection, sql
+from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
+from agentstyle.policy.plan import PlanEntry
 
 DEAD_AFTER_EVENTS = 100  # audit.md `dead`
 SESSION_PREFIX = "style-doctor-"
@@ -61,7 +61,7 @@ class Policy:
 
 
 def _cause(exc: BaseException) -> str:
-    from agentstyle.engine.hookrun import cause_of
+    from agentstyle.runtime.hookrun import cause_of
 
     return cause_of(exc)
 
@@ -90,7 +90,7 @@ def forget(conn: Connection, prefix: str) -> None:
 
 def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     """Every check for the installation at `root`."""
-    from agentstyle.engine.install import engine_free_store
+    from agentstyle.install.install import engine_free_store
 
     paths = StylePaths(root)
     findings: list[Finding] = []
@@ -151,7 +151,7 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
 
 
 def _label(root: Path, path: Path) -> str:
-    from agentstyle.engine.install import relative
+    from agentstyle.install.install import relative
 
     return relative(root, path)
 
@@ -165,15 +165,15 @@ def check_harness(
     findings: list[Finding],
 ) -> bool:
     """Static checks of one harness's install; True when it is broken (one error line)."""
-    from agentstyle.engine.install import (
+    from agentstyle.configfiles.hookconfig import installed
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.install.install import (
         config_file,
         handler_groups,
         instruction_file,
         is_ours,
         relative,
     )
-    from agentstyle.harnesses import adapter_for
-    from agentstyle.harnesses.configedit import installed
 
     adapter = adapter_for(name)
     try:
@@ -283,7 +283,7 @@ def _handlers(group: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _strip_native(group: dict[str, Any], h: HarnessInstall) -> dict[str, Any]:
     """A group with only STYLE's own handlers (the packages' native hooks are theirs)."""
-    from agentstyle.engine.install import is_ours
+    from agentstyle.install.install import is_ours
 
     hooks = group.get("hooks")
     if isinstance(hooks, list):
@@ -331,9 +331,9 @@ def fire_harness(
     root: Path, name: str, h: HarnessInstall, session: str, findings: list[Finding]
 ) -> bool:
     """Run the installed commands of a harness with synthetic payloads; True if any ran."""
-    from agentstyle.engine.install import config_file, is_ours
+    from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for, spec_for
-    from agentstyle.harnesses.configedit import installed
+    from agentstyle.install.install import config_file, is_ours
     from agentstyle.timeouts import timeout_for
 
     adapter = adapter_for(name)

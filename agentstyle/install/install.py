@@ -18,19 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentstyle.configfiles.jsonedit import JsonEditError
+from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
-from agentstyle.engine.compile import Compiled, compile_policy, load_and_validate
-from agentstyle.engine.jsonedit import JsonEditError
-from agentstyle.engine.lockfile import HarnessInstall, LockFile, atomic_write, read_lock
 from agentstyle.engine.locking import LockTimeout
-from agentstyle.engine.markers import MarkerError
-from agentstyle.engine.model import Package, SettingDecl
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.plan import PlanEntry, format_matcher, split_matcher
 from agentstyle.engine.store import Connection, open_store, replace_policy, sql
 from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
+from agentstyle.install.lockfile import HarnessInstall, LockFile, atomic_write, read_lock
+from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
+from agentstyle.policy.model import Package, SettingDecl
+from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
 
 HOOK_MODULE = "agentstyle.hook"
 ON_FAILURE_MIN = (2, 1, 295)
@@ -44,7 +44,7 @@ GATE_ACTIONS = ("block", "ask", "allow")
 MARKER_SEP = "#"
 
 LOCK_WAIT_S = 30.0
-DIGEST_FILE = "policy.digest"  # read by the hook and the resident engine (engine/client.py)
+DIGEST_FILE = "policy.digest"  # read by the hook and the resident engine (runtime/client.py)
 
 IsOurs = Callable[[dict[str, Any]], bool]
 
@@ -552,7 +552,7 @@ def install(
 
 def _drop_if_only_builtin(home: Path) -> None:
     """Remove a `.style/` that holds nothing but the built-in package install just wrote."""
-    from agentstyle.engine.selfprotect import FOLDER
+    from agentstyle.install.selfprotect import FOLDER
 
     try:
         entries = list(home.iterdir())
@@ -587,7 +587,7 @@ def _install(
     harnesses = dict(lock.harnesses)
     harnesses[harness] = h
     abs_packages = [str(root / p) if not Path(p).is_absolute() else p for p in wanted]
-    from agentstyle.engine import selfprotect
+    from agentstyle.install import selfprotect
 
     with selfprotect.builtin_package(
         root, harnesses, persist=not dry_run, enabled=lock.protect
@@ -671,7 +671,7 @@ def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
 def _stop_engine(home: Path) -> None:
     """A resident engine holds the lock and the open database; ask it to exit (storage.md)."""
     try:
-        from agentstyle.engine.client import stop_engine
+        from agentstyle.runtime.client import stop_engine
     except ImportError:  # pragma: no cover - builds without the resident engine
         return
     stop_engine(str(home))

@@ -22,8 +22,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from agentstyle import __version__
-from agentstyle.engine.lockfile import HarnessInstall, atomic_write, read_lock
 from agentstyle.engine.paths import StylePaths
+from agentstyle.install.lockfile import HarnessInstall, atomic_write, read_lock
 
 PACKAGE = "style"
 RULE_IDS = ("self-protect", "self-protect/files", "self-protect/shell-writes")

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, sort_diagnostics
-from agentstyle.engine.load import load_package
-from agentstyle.engine.lower import PolicyRows, lower_entries, lower_rule, qualified
-from agentstyle.engine.model import Package
-from agentstyle.engine.plan import PlanEntry, plan_rule
-from agentstyle.engine.validate import RuleInfo, validate_package
 from agentstyle.harnesses import spec_for
+from agentstyle.policy.load import load_package
+from agentstyle.policy.lower import PolicyRows, lower_entries, lower_rule, qualified
+from agentstyle.policy.model import Package
+from agentstyle.policy.plan import PlanEntry, plan_rule
+from agentstyle.policy.validate import RuleInfo, validate_package
 
 
 @dataclass(slots=True)

@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, StyleError
-from agentstyle.engine.files import (
+from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.policy.files import (
     MAX_RULE_FILES,
     PackageFile,
     list_rule_files,
     read_package_file,
 )
-from agentstyle.engine.model import FieldValue, NativeHook, Package, Rule, SettingDecl
-from agentstyle.engine.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml, text_node
-from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.policy.model import FieldValue, NativeHook, Package, Rule, SettingDecl
+from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml, text_node
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
     DEFAULT_BUDGET,

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
-from agentstyle.engine.model import Package
-from agentstyle.engine.plan import PlanEntry
-from agentstyle.engine.prefilter import required_literal
-from agentstyle.engine.validate import RuleInfo
 from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Var
 from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.policy.model import Package
+from agentstyle.policy.plan import PlanEntry
+from agentstyle.policy.prefilter import required_literal
+from agentstyle.policy.validate import RuleInfo
 from agentstyle.vocabulary import NEGATED_OPS, RULE_STATE_FIELDS
 
 MAX_CLAUSES = 512

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine.yamlpos import YNode
+from agentstyle.policy.yamlpos import YNode
 from agentstyle.source import Span
 
 

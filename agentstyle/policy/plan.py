@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentstyle.engine.validate import RuleInfo, resolve_tools
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.policy.validate import RuleInfo, resolve_tools
 from agentstyle.vocabulary import TOOL_POINTS
 
 RUNNING_STATUSES = ("native", "partial", "degraded")

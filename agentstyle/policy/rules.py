@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentstyle.engine.load import INVALID
-from agentstyle.engine.model import Package, Rule
+from agentstyle.policy.load import INVALID
+from agentstyle.policy.model import Package, Rule
 from agentstyle.vocabulary import default_value
 
 EFFECTIVE_FIELDS = (

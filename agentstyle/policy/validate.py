@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
-from agentstyle.engine.load import HARNESSES, INVALID
-from agentstyle.engine.model import FieldValue, Package, Rule
-from agentstyle.engine.rules import effective, evaluated_at_session_start, points, tool_list
-from agentstyle.engine.yamlpos import YMap, YNode, YSeq
 from agentstyle.grammar.ast import And, GrammarError, Node, Not, Or, Pred, Segment, Text, Var
 from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
+from agentstyle.policy.load import HARNESSES, INVALID
+from agentstyle.policy.model import FieldValue, Package, Rule
+from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
+from agentstyle.policy.yamlpos import YMap, YNode, YSeq
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
     BLOCK_REASON_TOKENS,
@@ -821,7 +821,7 @@ def _cannot_match_unknown(glob: object) -> bool:
 
 
 def validate_package(pkg: Package) -> Validation:
-    from agentstyle.engine.store import regex_errors  # duckdb is the RE2 that will run them
+    from agentstyle.policy.re2 import regex_errors  # duckdb is the RE2 that will run them
 
     v = _Validator(pkg)
     infos = [v.rule(rule) for rule in pkg.rules]

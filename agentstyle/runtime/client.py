@@ -151,7 +151,7 @@ def start_engine(home: str) -> bool:
 
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "agentstyle.engine.resident", home],
+            [sys.executable, "-m", "agentstyle.runtime.resident", home],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -78,7 +78,7 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
     """
     paths = _paths(home)
     if not paths.database.is_file():
-        from agentstyle.engine.hookrun import HandlerError
+        from agentstyle.runtime.errors import HandlerError
 
         raise HandlerError("no rules database (run `style install`)")
     with FileLock(paths.lock, deadline, poll):
@@ -220,30 +220,3 @@ def _record_failure_on(
         ],
     )
     return closed
-
-
-def handle_with_connection(
-    conn: Connection,
-    harness: str,
-    native_event: str,
-    stdin: bytes,
-    fail_closed: bool,
-    budget_s: float,
-    home: Path,
-) -> tuple[str, str, int]:
-    """One hook request served on an already open database (the resident engine's path)."""
-    from agentstyle.engine import hookrun as hook
-
-    started = time.monotonic()
-    if harness not in hook.SUPPORTED:
-        return "", f"STYLE: unknown harness `{harness}`; allowed (fail open)\n", 0
-    return hook.handle(
-        harness,
-        native_event,
-        stdin,
-        fail_closed,
-        started + max(0.0, budget_s),
-        started,
-        conn=conn,
-        home=home,
-    )

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.locking import Handover
+from agentstyle.runtime.errors import HandlerError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
     from agentstyle.engine.decision import Wire
@@ -41,10 +42,6 @@ PROJECT_DIR_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_D
 # A `\uD800`–`\uDFFF` escape: JSON may carry lone surrogates, which no UTF-8 store accepts.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class HandlerError(Exception):
-    """Anything that stops STYLE from evaluating reliably (runtime.md); `cause` is short."""
 
 
 def _args(argv: list[str]) -> dict[str, Any]:
@@ -259,7 +256,7 @@ def handle(
         if event.point is None:
             raise HandlerError(f"unknown event `{_one_line(read_event)[:64]}`")
         event.harness = harness  # the entries installed for the config that ran this hook
-        from agentstyle.engine import runtime
+        from agentstyle.runtime import direct as runtime
 
         if conn is not None:
             decision = runtime.evaluate_on(conn, event, deadline, started, home=home)
@@ -366,7 +363,7 @@ def _failure(
     closed: bool | None = None  # None: the rules database could not be read
     if home is not None and (conn is not None or (home / "style.duckdb").is_file()):
         try:
-            from agentstyle.engine import runtime
+            from agentstyle.runtime import direct as runtime
 
             until = max(deadline, time.monotonic() + grace)
             closed = runtime.record_failure(
@@ -399,3 +396,28 @@ def _failure(
     opinion = adapter.no_opinion(read_event) if point is not None else None
     stdout = opinion.stdout if opinion is not None else ""
     return stdout, f"STYLE: {cause}; allowed (fail open)\n", 0
+
+
+def handle_with_connection(
+    conn: Connection,
+    harness: str,
+    native_event: str,
+    stdin: bytes,
+    fail_closed: bool,
+    budget_s: float,
+    home: Path,
+) -> tuple[str, str, int]:
+    """One hook request served on an already open database (the resident engine's path)."""
+    started = time.monotonic()
+    if harness not in SUPPORTED:
+        return "", f"STYLE: unknown harness `{harness}`; allowed (fail open)\n", 0
+    return handle(
+        harness,
+        native_event,
+        stdin,
+        fail_closed,
+        started + max(0.0, budget_s),
+        started,
+        conn=conn,
+        home=home,
+    )

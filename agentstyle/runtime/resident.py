@@ -10,16 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from agentstyle.engine.client import (
+from agentstyle.engine.locking import FileLock, LockTimeout
+from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.store import Connection, connect, migrate
+from agentstyle.runtime.client import (
     STARTING_NAME,
     engine_version,
     read_digest,
     recv_message,
     send_message,
 )
-from agentstyle.engine.locking import FileLock, LockTimeout
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, connect, migrate
 
 IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
@@ -139,7 +139,7 @@ class Engine:
                 last_work = time.monotonic()
 
     def handle(self, message: dict[str, object]) -> dict[str, object]:
-        from agentstyle.engine.runtime import handle_with_connection
+        from agentstyle.runtime.hookrun import handle_with_connection
 
         assert self.conn is not None
         stdout, stderr, code = handle_with_connection(
@@ -156,7 +156,7 @@ class Engine:
 
 def main() -> int:
     if len(sys.argv) != 2:
-        sys.stderr.write("usage: python -m agentstyle.engine.resident STYLE_HOME\n")
+        sys.stderr.write("usage: python -m agentstyle.runtime.resident STYLE_HOME\n")
         return 2
     try:
         return Engine(Path(sys.argv[1])).serve()

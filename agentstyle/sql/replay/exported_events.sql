@@ -1,4 +1,4 @@
--- The events of loaded STYLE exports (engine/export.py load_exports) with their stored field
+-- The events of loaded STYLE exports (audit/export.py load_exports) with their stored field
 -- rows, for `style replay DIR`. No parameters.
 -- Result: event_id, ts, harness, native_event, point, session_id, turn_id, tool, native_tool,
 -- call_id, failed, cwd, fields (a list of {field, idx, value}, by field then index) — in
