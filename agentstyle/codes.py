@@ -386,7 +386,7 @@ CODES: dict[str, Code] = {
             "a path leaves the package folder",
             what=(
                 "A path the package reads is absolute, or resolves outside the package folder\n"
-                "once `..` and symbolic links are followed (`file: ../shared/style.md`, a\n"
+                "once `..` and symbolic links are followed (`file: ../common/style.md`, a\n"
                 "rule file that is a symlink to another folder)."
             ),
             why=(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "datasets" / "packages"
-FIXTURES = REPO.parent / "shared" / "harnesses" / "fixtures" / "claude-code"
+FIXTURES = REPO / "tests" / "fixtures" / "claude-code"
 PROJECT = REPO / "demo-project"
 # A synthetic session (datasets/transcripts/README.md): edits adding unwrap(), a .env read, a
 # stop without tests.

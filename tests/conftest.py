@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-# CI lays shared/ beside the clone, as the sessions have it.
-SHARED = REPO.parent / "shared"
-FIXTURES = SHARED / "harnesses" / "fixtures" / "claude-code"
+# Sample payloads of every harness and the answers expected for them (tests/fixtures/README.md).
+HARNESS_FIXTURES = REPO / "tests" / "fixtures"
+FIXTURES = HARNESS_FIXTURES / "claude-code"
 DATA = Path(__file__).resolve().parent / "data" / "hook"
 FIXTURE_CWD = "/home/dev/acme-api"
 HOOK_TIMEOUT_S = 60.0

@@ -143,8 +143,7 @@ def _run(conn: Connection, payload: dict[str, Any], event: str = "PreToolUse") -
 
 def _payload(sid: str, command: str) -> dict[str, Any]:
     text = (
-        Path(__file__).resolve().parent.parent.parent
-        / "shared/harnesses/fixtures/codex/PreToolUse.bash-rm-rf.json"
+        Path(__file__).resolve().parent / "fixtures/codex/PreToolUse.bash-rm-rf.json"
     ).read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
     data.update(session_id=sid, tool_input={"command": command})

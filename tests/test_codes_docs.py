@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -13,20 +12,13 @@ from agentstyle.codes import CODES, explain
 from agentstyle.vocabulary import EVENTS, OPERATORS, TOOLS
 
 REPO = Path(__file__).resolve().parents[1]
-# The spec lives next to the repository in the shared workspace; STYLE_SPEC_DIR overrides it.
-SPEC_CANDIDATES = [
-    Path(os.environ["STYLE_SPEC_DIR"]) if "STYLE_SPEC_DIR" in os.environ else None,
-    REPO / "spec",
-    REPO.parent / "shared" / "spec",
-]
+# The specification's table of codes and levels, copied into the repository once.
+SPEC_TABLE = REPO / "tests" / "data" / "spec_diagnostics.md"
 RENDERED = re.compile(r"^pkg/STYLE\.yaml:(\d+):(\d+): (error|warning) ([A-Za-z0-9-]+): .+$")
 
 
 def _diagnostics_md() -> str:
-    for d in SPEC_CANDIDATES:
-        if d is not None and (d / "diagnostics.md").is_file():
-            return (d / "diagnostics.md").read_text(encoding="utf-8")
-    raise AssertionError("spec/diagnostics.md not found beside the repository (set STYLE_SPEC_DIR)")
+    return SPEC_TABLE.read_text(encoding="utf-8")
 
 
 def spec_table() -> dict[str, str]:

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import FIXTURE_CWD, SHARED, HookResult, Project, _encode, clean_env, finish
+from conftest import FIXTURE_CWD, HARNESS_FIXTURES, HookResult, Project, _encode, clean_env, finish
 
-FIXTURES = SHARED / "harnesses" / "fixtures"
+FIXTURES = HARNESS_FIXTURES
 DATA = Path(__file__).resolve().parent / "data" / "harness"
 FOLDER = {
     "claude-code": "claude-code",

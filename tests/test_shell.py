@@ -20,7 +20,7 @@ from agentstyle.engine.shell import (
     parse_shell,
 )
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "harnesses" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 # (id, command, every element of `commands`, in order)
 COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
@@ -595,7 +595,7 @@ def test_harness_fixture(path: Path) -> None:
 
 
 def test_claude_code_bash_fixtures_exist() -> None:
-    assert FIXTURES.is_dir(), "shared/harnesses/fixtures must lie beside the repository"
+    assert FIXTURES.is_dir(), "tests/fixtures holds the harness payloads"
     names = {f"{p.parent.name}/{p.name}" for p in _shell_fixtures()}
     assert {k for k in FIXTURE_EXPECT if k.startswith("claude-code/")} <= names
 

@@ -4,7 +4,7 @@
     python datasets/transcripts/generate.py --check    # exit 1 if a file differs
 
 Six sessions of work on `acme-api`, a fictional Rust web service (the project of the hook
-fixtures in shared/harnesses/fixtures), in the record format Claude Code writes to
+fixtures in tests/fixtures), in the record format Claude Code writes to
 `~/.claude/projects/<project>/<session>.jsonl`: see README.md for the format and for what each
 session contains. Standard library only; no network, no model: every record is built here from
 the scripts below and a seeded random generator for the routine steps.
