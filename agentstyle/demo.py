@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = REPO / "datasets" / "packages"
+PACKAGES = REPO / "agentstyle" / "library"  # the bundled library
 FIXTURES = REPO / "tests" / "fixtures" / "claude-code"
 PROJECT = REPO / "demo-project"
 # A synthetic session (datasets/transcripts/README.md): edits adding unwrap(), a .env read, a
@@ -119,7 +119,7 @@ def main() -> int:
     if result.returncode != 0:
         return 1
     print(
-        style("plan", "datasets/packages/starter", "--harness", "claude-code", cwd=REPO).stdout,
+        style("plan", "agentstyle/library/starter", "--harness", "claude-code", cwd=REPO).stdout,
         end="",
     )
 
@@ -193,7 +193,7 @@ def main() -> int:
         "replay",
         REPLAYED,
         "--package",
-        "datasets/packages/starter",
+        "agentstyle/library/starter",
         "--harness",
         "claude-code",
         cwd=REPO,

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = REPO / "datasets" / "packages"
+# the seeds' examples and the bundled library
+PACKAGE_FOLDERS = (REPO / "datasets" / "packages", REPO / "agentstyle" / "library")
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 HARNESS = "claude-code"
@@ -28,7 +29,7 @@ HARNESS = "claude-code"
 def discover() -> list[str]:
     """Package paths relative to the repository, as a user would type them."""
     found = []
-    for entry in sorted(PACKAGES.iterdir()):
+    for entry in sorted(e for folder in PACKAGE_FOLDERS for e in folder.iterdir()):
         if (entry.is_dir() and (entry / "STYLE.yaml").is_file()) or is_single_file(entry):
             found.append(entry.relative_to(REPO).as_posix())
     return found

@@ -1,4 +1,4 @@
-"""The rule library (datasets/packages/, see README-library.md) validates clean and passes its
+"""The rule library (agentstyle/library/, see its README.md) validates clean and passes its
 own fixtures, checked the way a user checks a package: `style validate` and `style test` run as
 subprocesses (`python -m agentstyle`)."""
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = REPO / "datasets" / "packages"
+PACKAGES = REPO / "agentstyle" / "library"
 LIBRARY = (
     "guard-destructive",
     "guard-secrets",
@@ -99,7 +99,7 @@ def test_library_together() -> None:
 
 
 def test_readme_lists_every_package() -> None:
-    readme = (PACKAGES / "README-library.md").read_text(encoding="utf-8")
+    readme = (PACKAGES / "README.md").read_text(encoding="utf-8")
     for name in LIBRARY:
         assert f"`{name}`" in readme, name
 

@@ -27,7 +27,7 @@ from agentstyle.install.selfprotect import plan_packages
 
 DATA = Path(__file__).resolve().parent / "data" / "replay"
 TRANSCRIPTS = REPO / "datasets" / "transcripts"
-PACKAGES = REPO / "datasets" / "packages"
+PACKAGES = REPO / "agentstyle" / "library"
 LIBRARY = [
     "guard-destructive",
     "guard-secrets",

@@ -1,7 +1,7 @@
 """The library's shell rules against a labelled corpus, through the real evaluator.
 
 `tests/corpus/commands.yaml` labels each command must-match or must-not-match for one named
-shell rule of the library packages (datasets/packages/guard-*). Every command becomes a
+shell rule of the library packages (agentstyle/library/guard-*). Every command becomes a
 Claude Code PreToolUse Bash payload, is normalized by the adapter (which parses it into
 `shell.commands` and `shell.code`, reading local scripts under the payload's cwd), and is
 evaluated by the SQL evaluator against all library packages compiled into one in-memory
@@ -31,7 +31,7 @@ from agentstyle.engine.store import Connection
 from agentstyle.harnesses.claude_code import normalize
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = REPO / "datasets" / "packages"
+PACKAGES = REPO / "agentstyle" / "library"
 CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.yaml"
 SHELL_PACKAGES = (
     "guard-destructive",
