@@ -337,3 +337,13 @@ def test_every_command_line_in_the_docs_exists(page: str, line: str) -> None:
         if word.startswith("-") and word != "-":
             name = word.split("=", 1)[0]
             assert name in options, f"docs/{page}: `{line}`: `style` has no option `{name}` here"
+
+
+def test_the_readme_points_into_the_docs() -> None:
+    """The README keeps its two commands and links only to pages that exist."""
+    readme = (REPO / "README.md").read_text("utf-8")
+    assert "make demo" in readme and "make test" in readme
+    links = re.findall(r"\]\((docs/[^)#]+)", readme)
+    assert links, "the README links to no page of docs/"
+    assert [link for link in links if not (REPO / link).is_file()] == []
+    assert {link.removeprefix("docs/") for link in links} >= {"index.md", "getting-started.md"}
