@@ -118,12 +118,21 @@ def fc_project(installed: dict[str, Project]) -> Project:
 
 
 @contextlib.contextmanager
-def database_replaced(project: Project, content: bytes | None) -> Iterator[None]:
-    """The project's database gone (None) or replaced by `content`, restored afterwards."""
+def database_replaced(
+    project: Project, content: bytes | None, *, lock_too: bool = False
+) -> Iterator[None]:
+    """The project's database gone (None) or replaced by `content`, restored afterwards.
+
+    `lock_too`: `style.lock.yaml` gone as well, so the hook cannot build the database again.
+    """
     saved = project.database.read_bytes()
+    lock = project.root / "style.lock.yaml"
+    saved_lock = lock.read_bytes()
     wal = project.database.with_name(project.database.name + ".wal")
     assert not wal.exists()
     try:
+        if lock_too:
+            lock.unlink()
         if content is None:
             project.database.unlink()
         else:
@@ -131,6 +140,7 @@ def database_replaced(project: Project, content: bytes | None) -> Iterator[None]
         yield
     finally:
         project.database.write_bytes(saved)
+        lock.write_bytes(saved_lock)
 
 
 def log_lines(project: Project) -> list[str]:
@@ -283,13 +293,23 @@ def test_unknown_harness(open_project: Project) -> None:
 
 
 def test_missing_database(closed_project: Project) -> None:
-    # no database: no rule can be read, so `fail: closed` cannot apply (runtime.md)
-    with database_replaced(closed_project, None):
+    # no database and no lock to build one from: no rule can be read, so `fail: closed`
+    # cannot apply (runtime.md); the hook command's own flag is what refuses then
+    with database_replaced(closed_project, None, lock_too=True):
         result = closed_project.hook("PreToolUse", bash(closed_project))
     assert result.stdout == ""
     assert result.code == 0
     one_line_stderr(result, NO_DB, "allowed (fail open)")
     assert log_lines(closed_project)[-1].endswith(f"claude-code PreToolUse {NO_DB}")
+
+
+def test_a_deleted_database_is_built_again_from_the_lock(closed_project: Project) -> None:
+    with database_replaced(closed_project, None):
+        result = closed_project.hook("PreToolUse", bash(closed_project))
+        assert closed_project.database.is_file()
+    assert result.code == 0
+    assert "built this machine's rules database from style.lock.yaml" in result.stderr
+    assert "fail open" not in result.stderr
 
 
 def test_fail_closed_install(fc_project: Project) -> None:
@@ -309,8 +329,8 @@ def test_fail_closed_install(fc_project: Project) -> None:
     assert bad.code == 1
     one_line_stderr(bad, cause, "refused (--fail-closed)")
 
-    # no database: deny and exit 1
-    with database_replaced(project, None):
+    # no database (and no lock to build one from): deny and exit 1
+    with database_replaced(project, None, lock_too=True):
         result = project.hook("PreToolUse", bash(project), extra=extra)
         prompt = project.hook(
             "UserPromptSubmit", project.payload("UserPromptSubmit.json"), extra=extra

@@ -71,10 +71,20 @@ def _cause(exc: BaseException) -> str:
 
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
     entries = [
-        PlanEntry(rid, h, point, native, matcher, status, reason, action, repeat, cap)
-        for (rid, h, point, native, matcher, status, reason, action, repeat, cap) in conn.execute(
-            sql("doctor/entries")
-        ).fetchall()
+        PlanEntry(rid, h, point, native, matcher, status, reason, action, repeat, cap, bool(fc))
+        for (
+            rid,
+            h,
+            point,
+            native,
+            matcher,
+            status,
+            reason,
+            action,
+            repeat,
+            cap,
+            fc,
+        ) in conn.execute(sql("doctor/entries")).fetchall()
     ]
     rows = conn.execute(sql("doctor/unplaced"), [harnesses]).fetchall()
     unplaced = [(str(r), str(w)) for r, w in rows]
