@@ -1211,12 +1211,13 @@ CODES: dict[str, Code] = {
                 "    tool: Bash\n"
                 "    text: Prefer trash over rm.\n"
                 "\n"
-                "pkg/STYLE.yaml:8:11: warning unknown-tool: `Bash` is not a normalized tool; "
-                "use `names` for native tool names"
+                "pkg/STYLE.yaml:8:11: warning unknown-tool: `Bash` is a native tool name "
+                "(match it with `names: [Bash]`); did you mean `shell`?"
             ),
             fix=(
                 "Use the normalized name (`tool: shell`), or match the native name exactly\n"
-                "with `names: [Bash]`."
+                "with `names: [Bash]`. The message names the normalized tool a harness's\n"
+                "native name stands for, or the close match of a misspelling (`shel`)."
             ),
         ),
         _c(

@@ -65,10 +65,11 @@ Segment: TypeAlias = Text | Var
 class GrammarError(Exception):
     """A syntax error at a span inside the package file (not just inside the string)."""
 
-    def __init__(self, message: str, span: Span) -> None:
+    def __init__(self, message: str, span: Span, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.span = span
+        self.hint = hint  # a likely fix ("did you mean `regex`?"), shown after the message
 
 
 def strip_spans(node: Node) -> object:

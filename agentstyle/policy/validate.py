@@ -8,11 +8,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentstyle.diagnostics import Diagnostic
+from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.grammar.ast import And, GrammarError, Node, Not, Or, Pred, Segment, Text, Var
 from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
-from agentstyle.policy.load import HARNESSES, INVALID
+from agentstyle.grammar.transformer import operator_hint
+from agentstyle.policy.load import (
+    HARNESSES,
+    INVALID,
+    native_names,
+    quote_hint,
+    recover_keys,
+    unknown_event,
+)
 from agentstyle.policy.model import FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq
@@ -44,6 +52,7 @@ from agentstyle.vocabulary import (
 # Runtime variables that a harness may leave empty (var-no-default); harness.name is always set.
 MAYBE_EMPTY_VARS = RUNTIME_VARS - {"harness.name"}
 WHEN_KEYS = ("model", "harness", "conditions", "any", "expr")
+CONDITION_KEYS = ("field", "op", "pattern", "value")
 # Fields that decide where a rule is evaluated: while one is invalid, availability is unknown.
 PLACEMENT_FIELDS = frozenset({"target", "at", "event", "tool", "names", "mcp", "skill", "refresh"})
 # What follows a field and its operator in an expression, up to the value.
@@ -91,6 +100,22 @@ def field_availability(name: str) -> Availability | None:
     return None
 
 
+def field_hint(name: str) -> str | None:
+    """What an unknown condition field probably meant."""
+    if name.startswith("settings."):
+        return f"a setting is a value, not a field: compare a field with `{name}`"
+    if name.startswith("event.") and field_availability(name[len("event.") :]) is not None:
+        return f"conditions name event content without `event.`: did you mean `{name[6:]}`?"
+    head, _, rest = name.partition(".")
+    second, _, tail = rest.partition(".")
+    if tail:
+        # `tool.inptu.command`: the path below `tool.input` is free, its prefix is not.
+        prefix = closest(f"{head}.{second}", PATH_FIELDS)
+        if prefix is not None:
+            return suggestion(f"{prefix}.{tail}")
+    return did_you_mean(name, list(CONDITION_FIELDS))
+
+
 def is_available(
     avail: Availability,
     info_points: list[str],
@@ -130,9 +155,12 @@ class _Validator:
         # form; predicates of an expression are found again in their string (`value_span`).
         self.item_spans: dict[int, tuple[Span, Span]] = {}
         self.expr_nodes: dict[int, YNode] = {}
+        self.pattern_nodes: dict[int, YNode] = {}  # id(pred) → `pattern` of a mapping item
 
-    def emit(self, code: str, message: str, span: Span | None, rule: str | None) -> None:
-        self.diags.append(Diagnostic.make(code, message, span, rule=rule))
+    def emit(
+        self, code: str, message: str, span: Span | None, rule: str | None, hint: str | None = None
+    ) -> None:
+        self.diags.append(Diagnostic.make(code, message, span, rule=rule).hinted(hint))
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -185,16 +213,11 @@ class _Validator:
                     rid,
                 )
             elif event not in EVENTS:
-                self.emit(
-                    "unknown-event",
-                    f"`{event}` is not a normalized event name",
-                    rule.span_of("event"),
-                    rid,
-                )
+                self.diags.append(unknown_event(event, rule.span_of("event"), rid))
             if event not in EVENTS:
                 bad.add("event")  # where the rule runs is unknown: skip what depends on it
-        if target == "tool" and "tool" in fields:
-            self.tool_names(rule, fields["tool"])
+        if target == "tool" and "tool" in fields and not self.tool_names(rule, fields["tool"]):
+            bad.add("tool")  # which tools the rule covers is unknown: skip what depends on it
         for name in ("mcp", "skill"):
             if target == name and name in fields:
                 self.name_glob(rule, fields[name])
@@ -306,10 +329,12 @@ class _Validator:
                 rid,
             )
 
-    def tool_names(self, rule: Rule, fv: FieldValue) -> None:
-        """`unknown-tool` for names that are not normalized tools, `bad-pattern` for globs."""
+    def tool_names(self, rule: Rule, fv: FieldValue) -> bool:
+        """`unknown-tool` for names that are not normalized tools, `bad-pattern` for globs;
+        whether every entry was understood."""
         node = fv.node
         items = node.nodes if isinstance(node, YSeq) else [node]
+        ok = True
         for item in items:
             name = item.value
             if not isinstance(name, str):
@@ -319,13 +344,34 @@ class _Validator:
                     glob_to_regex(name)
                 except ValueError as exc:
                     self.emit("bad-pattern", f"tool glob `{name}`: {exc}", item.span, rule.id)
+                    ok = False
             elif name not in TOOLS:
-                self.emit(
-                    "unknown-tool",
-                    f"`{name}` is not a normalized tool; use `names` for native tool names",
-                    item.span,
-                    rule.id,
-                )
+                ok = False
+                native = native_names()[1].get(name)
+                if native is not None:
+                    self.emit(
+                        "unknown-tool",
+                        f"`{name}` is a native tool name (match it with `names: [{name}]`)",
+                        item.span,
+                        rule.id,
+                        f"did you mean `{native}`?",
+                    )
+                elif (typo := did_you_mean(name, TOOLS)) is not None:
+                    self.emit(
+                        "unknown-tool",
+                        f"`{name}` is not a normalized tool",
+                        item.span,
+                        rule.id,
+                        typo,
+                    )
+                else:
+                    self.emit(
+                        "unknown-tool",
+                        f"`{name}` is not a normalized tool; use `names` for native tool names",
+                        item.span,
+                        rule.id,
+                    )
+        return ok
 
     def name_glob(self, rule: Rule, fv: FieldValue) -> None:
         if not isinstance(fv.value, str):
@@ -348,16 +394,18 @@ class _Validator:
             return None, None
         parts: list[Node] = []
         harnesses: list[str] | None = None
+        node = recover_keys(
+            node,
+            WHEN_KEYS,
+            "`when` key",
+            self.diags.append,
+            rule.id,
+            code="invalid-condition",
+            listing=True,
+        )
         for key in node:
             value = node.items[key][1]
-            if key not in WHEN_KEYS:
-                self.emit(
-                    "invalid-condition",
-                    f"unknown `when` key `{key}` (expected one of: {', '.join(WHEN_KEYS)})",
-                    node.key_span(key),
-                    rule.id,
-                )
-            elif key == "model":
+            if key == "model":
                 model = self.model_globs(value, rule)
                 if model is not None:
                     parts.append(model)
@@ -413,6 +461,7 @@ class _Validator:
                     f"{', '.join(HARNESSES)})",
                     n.span,
                     rule.id,
+                    did_you_mean(n.value, HARNESSES),
                 )
         return [n.value for n in nodes if isinstance(n.value, str) and n.value in HARNESSES]
 
@@ -420,7 +469,7 @@ class _Validator:
         try:
             tree = parse_condition(node.value, node.locate)
         except GrammarError as exc:
-            self.emit("invalid-condition", exc.message, exc.span, rule.id)
+            self.emit("invalid-condition", exc.message, exc.span, rule.id, exc.hint)
             return None
         for pred in _preds(tree):
             self.expr_nodes[id(pred)] = node
@@ -445,16 +494,20 @@ class _Validator:
                     rule.id,
                 )
                 continue
-            unknown = [k for k in item if k not in ("field", "op", "pattern", "value")]
-            if unknown:
-                self.emit(
-                    "invalid-condition",
-                    f"unknown condition key `{unknown[0]}` (expected field, op, pattern)",
-                    item.key_span(unknown[0]),
-                    rule.id,
-                )
-                continue
+            # A key that was not understood may be the missing `field` or `op`: reported once.
+            had_unknown = any(k not in CONDITION_KEYS for k in item)
+            item = recover_keys(
+                item,
+                CONDITION_KEYS,
+                "condition key",
+                self.diags.append,
+                rule.id,
+                code="invalid-condition",
+                listing=True,
+            )
             fld, op = item.get("field"), item.get("op")
+            if had_unknown and (fld is None or op is None):
+                continue
             if fld is None or not isinstance(fld.value, str):
                 where = fld.span if fld is not None else item.span
                 self.emit("invalid-condition", "condition item needs a `field`", where, rule.id)
@@ -464,7 +517,13 @@ class _Validator:
                 self.emit("invalid-condition", "condition item needs an `op`", where, rule.id)
                 continue
             if op.value not in OPERATORS:
-                self.emit("invalid-condition", f"unknown operator `{op.value}`", op.span, rule.id)
+                self.emit(
+                    "invalid-condition",
+                    f"unknown operator `{op.value}`",
+                    op.span,
+                    rule.id,
+                    operator_hint(op.value),
+                )
                 continue
             pat = item.get("pattern")
             if pat is None:
@@ -481,6 +540,8 @@ class _Validator:
                 continue
             pred = Pred(fld.value, op.value, val, fld.span)
             self.item_spans[id(pred)] = (fld.span, pat.span if pat is not None else op.span)
+            if pat is not None:
+                self.pattern_nodes[id(pred)] = pat
             out.append(pred)
         return out
 
@@ -508,7 +569,13 @@ class _Validator:
         rid = info.rule.id
         avail = field_availability(pred.field)
         if avail is None:
-            self.emit("invalid-condition", f"unknown field `{pred.field}`", pred.span, rid)
+            self.emit(
+                "invalid-condition",
+                f"unknown field `{pred.field}`",
+                pred.span,
+                rid,
+                field_hint(pred.field),
+            )
             return
         if not bad & PLACEMENT_FIELDS and not is_available(
             avail, info.points, info.eff, resolve_tools(info.tools), info.names
@@ -521,6 +588,8 @@ class _Validator:
                 rid,
             )
         op, value = pred.op, pred.value
+        pattern_node = self.pattern_nodes.get(id(pred))
+        quote = quote_hint(pattern_node) if pattern_node is not None else None
         if (
             op in REGEX_OPS
             or op in GLOB_OPS
@@ -531,6 +600,18 @@ class _Validator:
                 f"operator `{op}` needs a string pattern",
                 self.value_span(pred),
                 rid,
+                quote,
+            )
+            return
+        raw = pattern_node.source_text() if pattern_node is not None else None
+        if quote and isinstance(value, bool) and raw and raw.lower() not in ("true", "false"):
+            # `pattern: on` compares with `true`: YAML 1.1 read a word as a boolean.
+            self.emit(
+                "invalid-condition",
+                f"`{raw}` is not a string here",
+                self.value_span(pred),
+                rid,
+                quote,
             )
             return
         if op in REGEX_OPS:
@@ -561,7 +642,7 @@ class _Validator:
         try:
             segments = parse_template(text, locate)
         except GrammarError as exc:
-            self.emit("invalid-template", exc.message, exc.span, rid)
+            self.emit("invalid-template", exc.message, exc.span, rid, exc.hint)
             return _Template((), estimate_tokens(text))
         out = _Template(segments, 0)
         static_bytes = 0
@@ -595,6 +676,7 @@ class _Validator:
                     f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
                     var.span,
                     rid,
+                    self.var_hint(name),
                 )
                 return "error"
             return "setting"
@@ -626,7 +708,13 @@ class _Validator:
                 )
                 return "error"
             if base not in EVENT_VARS:
-                self.emit("undeclared-var", f"unknown variable `{{{{{name}}}}}`", var.span, rid)
+                self.emit(
+                    "undeclared-var",
+                    f"unknown variable `{{{{{name}}}}}`",
+                    var.span,
+                    rid,
+                    self.var_hint(name),
+                )
                 return "error"
             avail = CONDITION_FIELDS[base[len("event.") :]]
             if not bad & PLACEMENT_FIELDS and not is_available(
@@ -649,8 +737,27 @@ class _Validator:
                 rid,
             )
             return "error"
-        self.emit("undeclared-var", f"unknown variable `{{{{{name}}}}}`", var.span, rid)
+        self.emit(
+            "undeclared-var",
+            f"unknown variable `{{{{{name}}}}}`",
+            var.span,
+            rid,
+            self.var_hint(name),
+        )
         return "error"
+
+    def var_hint(self, name: str) -> str | None:
+        """The template variable `name` probably meant: a declared setting, a runtime or an
+        event variable (`event.tool.inptu.x` keeps its path below the corrected prefix)."""
+        known = [*sorted(RUNTIME_VARS), *sorted(EVENT_VARS)]
+        known += [f"settings.{s}" for s in self.settings]
+        parts = name.split(".")
+        meant: str | None = None
+        if len(parts) > 3 and parts[0] == "event":
+            prefix = closest(".".join(parts[:3]), EVENT_PATH_VARS)
+            meant = f"{prefix}.{'.'.join(parts[3:])}" if prefix else None
+        meant = meant or closest(name, known)
+        return suggestion(f"{{{{{meant}}}}}" if meant else None)
 
     def guaranteed(self, name: str, info: RuleInfo) -> bool:
         """`when.model` without `unknown` guarantees `{{model}}` (seed 002)."""
