@@ -25,7 +25,8 @@ def _c(name: str, level: Level, summary: str, **doc: str) -> Code:
     return Code(name, level, summary, **doc)
 
 
-# Order follows ../spec/diagnostics.md; the docs test holds that every code is documented.
+# Order follows the specification's table (copied in tests/data/spec_diagnostics.md); the codes
+# STYLE adds come last. The docs test holds that every code is documented.
 CODES: dict[str, Code] = {
     c.name: c
     for c in (
@@ -1320,6 +1321,49 @@ CODES: dict[str, Code] = {
                 "Add a `reason`, e.g.\n"
                 "`reason: The model drifts into unstated assumptions on long tasks.`, or keep\n"
                 "the default `repeat: session`."
+            ),
+        ),
+        # -- codes STYLE adds to the specification's table ---------------------------------
+        _c(
+            "field-never-present",
+            "warning",
+            "condition field that no tool of the rule ever carries",
+            what=(
+                "A condition reads something no tool of the rule carries on any harness:\n"
+                "`tool.input.<key>` where the native input of every tool the rule covers\n"
+                "(on every harness that has the tool, or those of `when.harness`) has no\n"
+                "`<key>`, or `shell_regex` (which matches the shell commands a call runs,\n"
+                "whatever field it names) on a rule whose tools are not `shell`. Input keys\n"
+                "are checked only where each harness's tool input is documented: `shell` on\n"
+                "all four harnesses, and Claude Code's file, web and agent tools."
+            ),
+            why=(
+                "Such a test never holds, so a rule that needs it can never fire: a guard\n"
+                "that looks in place and blocks nothing. It is usually a misspelled key\n"
+                "(`comand`) or a rule attached to the wrong tool. It is a warning, not an\n"
+                "error like `field-unavailable`, because a harness release may add a key."
+            ),
+            example=(
+                "spec: style/v0.3\n"
+                "name: pkg\n"
+                "version: 1.0.0\n"
+                "description: example\n"
+                "rules:\n"
+                "  - id: no-force-push\n"
+                "    target: tool\n"
+                "    tool: shell\n"
+                "    action: block\n"
+                "    when: 'tool.input.comand contains \"--force\"'\n"
+                "    text: Force push is not allowed.\n"
+                "\n"
+                "pkg/STYLE.yaml:10:12: warning field-never-present: rule `no-force-push` can "
+                "never fire: its tools (shell) never carry `tool.input.comand`; did you mean "
+                "`tool.input.command`?"
+            ),
+            fix=(
+                "Use the key the tool sends (here `tool.input.command`), or better for shell\n"
+                "commands `shell_regex`, which matches what the shell will run; for a file\n"
+                "path use `file.path`, which every file tool fills in on every harness."
             ),
         ),
     )

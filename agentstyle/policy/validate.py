@@ -13,6 +13,7 @@ from agentstyle.grammar.ast import And, GrammarError, Node, Not, Or, Pred, Segme
 from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
 from agentstyle.grammar.transformer import operator_hint
+from agentstyle.harnesses import spec_for
 from agentstyle.policy.load import (
     HARNESSES,
     INVALID,
@@ -36,6 +37,7 @@ from agentstyle.vocabulary import (
     EVENTS,
     FAIL_CLOSED_POINTS,
     GLOB_OPS,
+    NEGATED_OPS,
     NUMERIC_OPS,
     OPERATORS,
     PATH_FIELDS,
@@ -547,7 +549,55 @@ class _Validator:
 
     def check_tree(self, node: Node, info: RuleInfo, bad: set[str]) -> None:
         for pred in _preds(node):
-            self.check_pred(pred, info, bad)
+            if self.check_pred(pred, info, bad) and not bad & PLACEMENT_FIELDS:
+                self.never_present(pred, info, node)
+
+    def never_present(self, pred: Pred, info: RuleInfo, root: Node) -> None:
+        """`field-never-present`: a field no tool of the rule carries, on any harness.
+
+        `shell_regex` reads the shell commands whatever field it names, so a rule without a
+        shell tool cannot match it; `tool.input.<key>` is checked against the native input
+        keys of each tool on each harness that has it (the capability tables), only where
+        every such shape is known.
+        """
+        rid, tools = info.rule.id, resolve_tools(info.tools)
+        shown = ", ".join(sorted(tools)) or info.eff["target"]
+        if info.eff["target"] == "tool" and (not tools or "other" in tools or info.names):
+            return
+        if pred.op == "shell_regex":
+            if is_available(
+                CONDITION_FIELDS["shell.commands"], info.points, info.eff, tools, info.names
+            ):
+                return
+            what = f"`shell_regex` matches shell commands, and its tools ({shown}) run none"
+            self.emit_never(pred, info, root, what)
+            return
+        if not pred.field.startswith("tool.input.") or info.eff["target"] != "tool":
+            return
+        key = pred.field.split(".")[2]
+        carried = input_keys(tools, info.harnesses or list(HARNESSES))
+        if key == "*" or key.isdigit() or carried is None or key in carried:
+            return
+        what = f"its tools ({shown}) never carry `{pred.field}`"
+        meant = closest(key, sorted(carried))
+        self.emit_never(pred, info, root, what, suggestion(meant and f"tool.input.{meant}"))
+
+    def emit_never(
+        self, pred: Pred, info: RuleInfo, root: Node, what: str, hint: str | None = None
+    ) -> None:
+        """Say what the absent field does to the rule: with the test fixed at the value an
+        absent field gives it, the whole condition may be decided (never, or always, fires)."""
+        rid = info.rule.id
+        fixed = pred.op in NEGATED_OPS or pred.op == "missing"  # `not_*` of nothing holds
+        outcome = _decided(root, pred, fixed)
+        if outcome is False:
+            message = f"rule `{rid}` can never fire: {what}"
+        elif outcome is True:
+            message = f"rule `{rid}` always fires: {what}"
+        else:
+            holds = "always" if fixed else "never"
+            message = f"in rule `{rid}`, {what}, so this test {holds} holds"
+        self.emit("field-never-present", message, pred.span, rid, hint)
 
     def value_span(self, pred: Pred) -> Span:
         """Where the pattern of a predicate was written (its field, if it cannot be found)."""
@@ -565,7 +615,9 @@ class _Validator:
             start = text.find(pred.field, start + 1)
         return pred.span
 
-    def check_pred(self, pred: Pred, info: RuleInfo, bad: set[str]) -> None:
+    def check_pred(self, pred: Pred, info: RuleInfo, bad: set[str]) -> bool:
+        """Check one predicate; whether it was sound enough to look further (field known and
+        available, value of the right type)."""
         rid = info.rule.id
         avail = field_availability(pred.field)
         if avail is None:
@@ -576,7 +628,8 @@ class _Validator:
                 rid,
                 field_hint(pred.field),
             )
-            return
+            return False
+        available = True
         if not bad & PLACEMENT_FIELDS and not is_available(
             avail, info.points, info.eff, resolve_tools(info.tools), info.names
         ):
@@ -587,6 +640,7 @@ class _Validator:
                 pred.span,
                 rid,
             )
+            available = False
         op, value = pred.op, pred.value
         pattern_node = self.pattern_nodes.get(id(pred))
         quote = quote_hint(pattern_node) if pattern_node is not None else None
@@ -602,7 +656,7 @@ class _Validator:
                 rid,
                 quote,
             )
-            return
+            return False
         raw = pattern_node.source_text() if pattern_node is not None else None
         if quote and isinstance(value, bool) and raw and raw.lower() not in ("true", "false"):
             # `pattern: on` compares with `true`: YAML 1.1 read a word as a boolean.
@@ -613,7 +667,7 @@ class _Validator:
                 rid,
                 quote,
             )
-            return
+            return False
         if op in REGEX_OPS:
             self.regex_checks.append((str(value), self.value_span(pred), rid))
             info.regexes[id(pred)] = str(value)
@@ -632,6 +686,7 @@ class _Validator:
                 )
         elif op == "in" and not isinstance(value, tuple):
             self.emit("invalid-condition", "operator `in` needs a list", self.value_span(pred), rid)
+        return available
 
     # -- templates ----------------------------------------------------------------------------
 
@@ -904,6 +959,37 @@ def _preds(node: Node) -> list[Pred]:
     if isinstance(node, Not):
         return _preds(node.item)
     return [p for child in node.items for p in _preds(child)]
+
+
+def _decided(node: Node, pred: Pred, value: bool) -> bool | None:
+    """The condition's value when `pred` is `value` and every other test is unknown (None):
+    three-valued logic, so `a and P` with P false is false whatever `a` is."""
+    if isinstance(node, Pred):
+        return value if node is pred else None
+    if isinstance(node, Not):
+        inner = _decided(node.item, pred, value)
+        return None if inner is None else not inner
+    values = [_decided(child, pred, value) for child in node.items]
+    short = isinstance(node, Or)  # the value that decides an `or` (true) or an `and` (false)
+    if short in values:
+        return short
+    return (not short) if all(v is not None for v in values) else None
+
+
+def input_keys(tools: set[str], harnesses: list[str]) -> set[str] | None:
+    """Every native `tool_input` key the tools can carry on these harnesses; None when one
+    tool's shape on one harness that has it is not known (nothing can be said then)."""
+    keys: set[str] = set()
+    for harness in harnesses:
+        spec = spec_for(harness)
+        for tool in tools:
+            if tool not in spec.tool_names:
+                continue  # the harness has no such tool: it adds no call
+            shape = spec.input_keys.get(tool)
+            if shape is None:
+                return None
+            keys |= shape
+    return keys or None
 
 
 def _event_base(name: str) -> str:
