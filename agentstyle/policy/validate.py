@@ -560,7 +560,7 @@ class _Validator:
         keys of each tool on each harness that has it (the capability tables), only where
         every such shape is known.
         """
-        rid, tools = info.rule.id, resolve_tools(info.tools)
+        tools = resolve_tools(info.tools)
         shown = ", ".join(sorted(tools)) or info.eff["target"]
         if info.eff["target"] == "tool" and (not tools or "other" in tools or info.names):
             return
