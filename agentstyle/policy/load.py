@@ -518,6 +518,11 @@ class _Loader:
                     "setting `name` must match `^[a-z][a-z0-9_]{0,63}$`",
                     name.span if name else item.span,
                 )
+                if name is not None and isinstance(name.value, str):
+                    # Still declared: its uses are not also reported as undeclared.
+                    pkg.settings.append(
+                        SettingDecl(name.value, None, "", "string", [], item.span, False)
+                    )
                 continue
             if name.value in seen:
                 self.emit("invalid-schema", f"setting `{name.value}` is declared twice", name.span)
