@@ -103,7 +103,11 @@ CODES: dict[str, Code] = {
             why=(
                 "Unknown keys are usually typos (`actoin:`) or a field nested at the wrong\n"
                 "level; ignoring them would install a rule that behaves differently from what\n"
-                "was written."
+                "was written. The message names the key or value meant when one is close\n"
+                "(`did you mean `action`?`), and a misspelled key is then read as that key, so\n"
+                "one typo gives one diagnostic. A plain YAML word where a string is due\n"
+                "(`text: no`, `default: off`, `1.10`) is read by YAML as a boolean, null or\n"
+                "number: the message says to quote it."
             ),
             example=(
                 "rules:\n"
@@ -510,7 +514,10 @@ CODES: dict[str, Code] = {
                 "A template names a variable STYLE does not know: a misspelled variable\n"
                 "(`{{harness.dir}}`), `{{settings.x}}` where `settings` declares no `x`, or\n"
                 "an `event.tool.input.<path>` / `event.tool.output.<path>` whose segments are\n"
-                "not only letters, digits and `_` (`{{event.tool.input.old-string}}`)."
+                "not only letters, digits and `_` (`{{event.tool.input.old-string}}`). A\n"
+                "condition that uses an undeclared setting (`tool.name in settings.x`, or\n"
+                "`{{settings.x}}` inside a pattern) is reported the same way, at the use. The\n"
+                "message names the variable or setting meant when one is close."
             ),
             why=(
                 "An unknown variable would always render empty. Most are typos that would\n"
@@ -858,7 +865,10 @@ CODES: dict[str, Code] = {
                 "A `regex`, `not_regex` or `shell_regex` pattern that RE2 rejects\n"
                 "(back-references such as `\\1`, look-ahead `(?=...)` or `(?!...)`,\n"
                 "look-behind, invalid syntax), or a malformed `glob` / `not_glob` pattern (an\n"
-                "unclosed `[` or `{`)."
+                "unclosed `[` or `{`). A pattern that uses a setting is checked with the\n"
+                "setting's default at validate and with the installed value at install\n"
+                "(`--set protected_branches='[main'`): then the message shows the pattern as\n"
+                "filled in and the value, and the install writes nothing."
             ),
             why=(
                 "Patterns are evaluated by RE2 in the database at hook time. Checking them\n"
@@ -975,8 +985,9 @@ CODES: dict[str, Code] = {
                 "`style.lock.yaml`."
             ),
             why=(
-                "Settings are rendered into bodies at install; without a value the installed\n"
-                "text would have a hole where the setting belongs."
+                "Settings are rendered into bodies and filled into conditions at install;\n"
+                "without a value the installed text would have a hole where the setting\n"
+                "belongs, and a condition would test something nobody chose."
             ),
             example=(
                 "settings:\n"
@@ -990,7 +1001,23 @@ CODES: dict[str, Code] = {
             ),
             fix=(
                 "Pass a value (`style install pkg --harness claude-code --set team=platform`)\n"
-                "or give the setting a `default`."
+                "or give the setting a `default`.\n"
+                "\n"
+                "How settings work: each is declared with a `type`: `string` (the default),\n"
+                "`int`, `bool`, `enum` (with `values`) or `list` (strings without commas,\n"
+                "`default: [main, master]`, `--set protected_branches=main,trunk`). A body\n"
+                "uses `{{settings.NAME}}` (a list renders as `main, trunk`). A condition\n"
+                "uses a setting as a whole value (`tool.name in settings.tools`,\n"
+                '`state.turns > settings.limit`, `value: "{{settings.tools}}"` in the\n'
+                "mapping form) or inside a pattern\n"
+                '(`shell_regex "^git push -f origin {{settings.branches}}$"`). The value\n'
+                "goes in as the operator's language reads it: in a regex as a regex, grouped\n"
+                "`(?:...)`, a list as `(?:a|b)` of its items, each a regex, so `release/.*`\n"
+                "is a pattern (inside `\\Q...\\E` it is literal text instead); in a glob as\n"
+                "glob text, a list as `{a,b}`; elsewhere as literal text, a list only as the\n"
+                "whole value of `in`. Values are fixed when the rules are compiled, recorded\n"
+                "in `style.lock.yaml` and reused by `style sync`; a value that breaks a\n"
+                "pattern stops the install (`bad-pattern`)."
             ),
         ),
         _c(

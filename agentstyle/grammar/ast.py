@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from agentstyle.source import Span
 
+
+@dataclass(frozen=True, slots=True)
+class SettingRef:
+    """`settings.NAME` written as a value; its value is chosen at install (policy/settingrefs)."""
+
+    name: str
+    span: Span = field(compare=False)
+
+
 Scalar: TypeAlias = str | int | float | bool
-Value: TypeAlias = Scalar | tuple[Scalar, ...] | None
+Item: TypeAlias = Scalar | SettingRef
+Value: TypeAlias = Item | tuple[Item, ...] | None
 
 
 @dataclass(frozen=True, slots=True)

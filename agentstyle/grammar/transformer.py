@@ -13,12 +13,13 @@ from agentstyle.diagnostics import did_you_mean, suggestion
 from agentstyle.grammar.ast import (
     And,
     GrammarError,
+    Item,
     Node,
     Not,
     Or,
     Pred,
-    Scalar,
     Segment,
+    SettingRef,
     Text,
     Value,
     Var,
@@ -136,8 +137,12 @@ class ConditionTransformer(Transformer[Token, Node]):
         keyword, field = children
         return Pred(str(field), "exists", None, self._locate(_start(keyword)))
 
-    def value_list(self, items: list[Scalar]) -> Value:
+    def value_list(self, items: list[Item]) -> Value:
         return tuple(items)
+
+    def setting_ref(self, children: list[Token]) -> SettingRef:
+        token = children[0]
+        return SettingRef(str(token).split(".", 1)[1], self._locate(_start(token)))
 
     def dq_string(self, children: list[Token]) -> str:
         return _unescape(children[0], self._locate)

@@ -49,7 +49,7 @@ MARKER = "<!-- style:"
 # The origin of a field whose value failed its type check: kept so that the validator knows
 # the field was written (and reported), while `rules.effective` uses the default instead.
 INVALID = "invalid"
-SETTING_TYPES = ("string", "int", "bool", "enum")
+SETTING_TYPES = ("string", "int", "bool", "enum", "list")
 SETTING_FIELDS = ("name", "default", "description", "type", "values")
 NATIVE_HOOK_FIELDS = ("id", "event", "matcher", "command", "timeout", "harness")
 REQUIRES_FIELDS = ("harnesses", "packages")
@@ -1002,7 +1002,17 @@ def _setting_value_problem(value: Any, type_name: str, values: list[Any] | None)
     if type_name == "enum" and values is not None and value not in values:
         return f"`{value}` is not one of its `values`"
     if type_name == "string" and isinstance(value, (list, dict)):
-        return f"must be a string, not {_type_name(value)}"
+        hint = "; declare it `type: list`" if isinstance(value, list) else ""
+        return f"must be a string, not {_type_name(value)}{hint}"
+    if type_name == "list":
+        # Items travel as `--set name=a,b` and in the lock file as that text: no commas.
+        if not isinstance(value, list):
+            return f"must be a list of strings, not {_type_name(value)}"
+        for item in value:
+            if not isinstance(item, str) or not item.strip():
+                return f"must be a list of non-empty strings, not {_type_name(item)} `{item}`"
+            if "," in item:
+                return f"item `{item}` holds a comma, which separates the items of a list"
     return None
 
 

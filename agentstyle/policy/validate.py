@@ -9,7 +9,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
-from agentstyle.grammar.ast import And, GrammarError, Node, Not, Or, Pred, Segment, Text, Var
+from agentstyle.grammar.ast import (
+    And,
+    GrammarError,
+    Node,
+    Not,
+    Or,
+    Pred,
+    Segment,
+    Text,
+    Value,
+    Var,
+)
 from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
 from agentstyle.grammar.transformer import operator_hint
@@ -24,6 +35,17 @@ from agentstyle.policy.load import (
 )
 from agentstyle.policy.model import FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
+from agentstyle.policy.settingrefs import (
+    EMBEDDED,
+    Setting,
+    SettingProblem,
+    Use,
+    embedded,
+    placeholder,
+    resolve,
+    setting_text,
+    uses,
+)
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -77,6 +99,9 @@ class RuleInfo:
     worst_tokens: int
     static: bool
     regexes: dict[int, str] = field(default_factory=dict)  # id(pred) → RE2 used in SQL
+    # id(pred) → where its first setting is used, for predicates that use settings: lowering
+    # fills the installed values in (and reports a regex they break at that place).
+    setting_preds: dict[int, Span] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -151,7 +176,8 @@ class _Validator:
     def __init__(self, pkg: Package) -> None:
         self.pkg = pkg
         self.diags: list[Diagnostic] = []
-        self.regex_checks: list[tuple[str, Span, str]] = []
+        # pattern checked, pattern shown, span, rule, note, group: one error per group
+        self.regex_checks: list[tuple[str, str, Span, str, str, int]] = []
         self.settings = {s.name: s for s in pkg.settings}
         # id(pred) → (span of its field, span of its pattern) for predicates of the mapping
         # form; predicates of an expression are found again in their string (`value_span`).
@@ -599,21 +625,117 @@ class _Validator:
             message = f"in rule `{rid}`, {what}, so this test {holds} holds"
         self.emit("field-never-present", message, pred.span, rid, hint)
 
-    def value_span(self, pred: Pred) -> Span:
-        """Where the pattern of a predicate was written (its field, if it cannot be found)."""
-        if id(pred) in self.item_spans:
-            return self.item_spans[id(pred)][1]
+    # -- settings in conditions ---------------------------------------------------------
+
+    def only_settings_embedded(self, pred: Pred, info: RuleInfo) -> bool:
+        """A `{{variable}}` inside a condition string other than a setting is an error: the
+        condition is compiled at install, when no event is known."""
+        items = pred.value if isinstance(pred.value, tuple) else (pred.value,)
+        for index, item in enumerate(items):
+            if not isinstance(item, str):
+                continue
+            for offset, name, _ in embedded(item):
+                if name in RUNTIME_VARS or _event_base(name) in EVENT_VARS:
+                    at = index if isinstance(pred.value, tuple) else None
+                    self.emit(
+                        "invalid-condition",
+                        f"`{{{{{name}}}}}` is known only when the hook runs; a condition can "
+                        "fill in `{{settings.NAME}}` only",
+                        self.use_span(pred, Use(name, None, offset, at), name),
+                        info.rule.id,
+                    )
+                    return False
+        return True
+
+    def settings_in_when(self, pred: Pred, info: RuleInfo) -> tuple[Value, str] | None:
+        """The predicate's value with the settings' defaults filled in, to check it as it will
+        be installed by default; a setting without a default stands in as `x` (or 0), which
+        checks the pattern around it. None after reporting a problem."""
+        rid = info.rule.id
+        refs = uses(pred.value)
+        for use in refs:
+            if use.name not in self.settings:
+                spelled = f"settings.{use.name}" if use.ref else f"{{{{settings.{use.name}}}}}"
+                meant = closest(use.name, list(self.settings))
+                self.emit(
+                    "undeclared-var",
+                    f"`{spelled}` uses undeclared setting `{use.name}`",
+                    self.use_span(pred, use),
+                    rid,
+                    suggestion(meant and spelled.replace(use.name, meant)),
+                )
+                return None
+        values = {}
+        for name in {use.name for use in refs}:
+            decl = self.settings[name]
+            if decl.has_default:
+                values[name] = Setting(decl.type, setting_text(decl.type, decl.default))
+            else:
+                values[name] = placeholder(decl.type)
+        try:
+            value = resolve(pred, values)
+        except SettingProblem as exc:
+            self.emit("invalid-condition", exc.message, self.use_span(pred, exc.use), rid)
+            return None
+        # A value that breaks the pattern is reported at the (first) setting; the pattern
+        # with stand-ins is checked first, so a mistake of the pattern itself is reported
+        # as such, at the pattern.
+        info.setting_preds[id(pred)] = self.use_span(pred, refs[0])
+        if pred.op in REGEX_OPS:
+            frame = resolve(pred, {n: placeholder(self.settings[n].type) for n in values})
+            written = str(pred.value)
+            self.regex_checks.append(
+                (str(frame), written, self.value_span(pred), rid, "", id(pred))
+            )
+        shown = ", ".join(f"`settings.{n}` = `{values[n].text}`" for n in sorted(values))
+        return value, f" (with {shown})"
+
+    def use_span(self, pred: Pred, use: Use, name: str | None = None) -> Span:
+        """Where a setting reference was written: a bare `settings.x` has its own span; a
+        `{{…}}` is found in its string (the mapping form's node, or the expression text)."""
+        if use.ref is not None:
+            return use.ref.span
+        node = self.pattern_nodes.get(id(pred))
+        if node is not None:
+            if use.item is not None and isinstance(node, YSeq) and use.item < len(node.nodes):
+                node = node.nodes[use.item]
+            return node.locate(use.offset)
+        expr = self.expr_nodes.get(id(pred))
+        if expr is None or not isinstance(expr.value, str):
+            return self.value_span(pred)
+        # The n-th `{{name}}` of this name after the predicate's field, in the source text.
+        text, start = expr.value, self.value_offset(pred)
+        if start is None:
+            return self.value_span(pred)
+        target = name or f"settings.{use.name}"
+        refs = [u for u in uses(pred.value) if u.name == use.name] if name is None else [use]
+        nth = next((i for i, u in enumerate(refs) if u == use), 0)
+        found = [m for m in EMBEDDED.finditer(text, start) if m.group(1) == target]
+        return expr.locate(found[nth].start()) if nth < len(found) else self.value_span(pred)
+
+    def value_offset(self, pred: Pred) -> int | None:
+        """The offset of a predicate's value in its expression text, if found."""
         node = self.expr_nodes.get(id(pred))
         if node is None or not isinstance(node.value, str):
-            return pred.span
+            return None
         text = node.value
         start = text.find(pred.field)
         while start >= 0:
             if node.locate(start) == pred.span:
                 op = _OPERATOR.match(text, start + len(pred.field))
-                return node.locate(op.end()) if op else pred.span
+                return op.end() if op else None
             start = text.find(pred.field, start + 1)
-        return pred.span
+        return None
+
+    def value_span(self, pred: Pred) -> Span:
+        """Where the pattern of a predicate was written (its field, if it cannot be found)."""
+        if id(pred) in self.item_spans:
+            return self.item_spans[id(pred)][1]
+        node = self.expr_nodes.get(id(pred))
+        offset = self.value_offset(pred)
+        if node is None or offset is None:
+            return pred.span
+        return node.locate(offset)
 
     def check_pred(self, pred: Pred, info: RuleInfo, bad: set[str]) -> bool:
         """Check one predicate; whether it was sound enough to look further (field known and
@@ -642,6 +764,14 @@ class _Validator:
             )
             available = False
         op, value = pred.op, pred.value
+        note = ""
+        if not self.only_settings_embedded(pred, info):
+            return False
+        if uses(value):
+            filled = self.settings_in_when(pred, info)
+            if filled is None:
+                return False
+            value, note = filled
         pattern_node = self.pattern_nodes.get(id(pred))
         quote = quote_hint(pattern_node) if pattern_node is not None else None
         if (
@@ -669,13 +799,14 @@ class _Validator:
             )
             return False
         if op in REGEX_OPS:
-            self.regex_checks.append((str(value), self.value_span(pred), rid))
+            span = info.setting_preds.get(id(pred), self.value_span(pred))
+            self.regex_checks.append((str(value), str(value), span, rid, note, id(pred)))
             info.regexes[id(pred)] = str(value)
         elif op in GLOB_OPS:
             try:
                 info.regexes[id(pred)] = glob_to_regex(str(value))
             except ValueError as exc:
-                self.emit("bad-pattern", f"glob `{value}`: {exc}", self.value_span(pred), rid)
+                self.emit("bad-pattern", f"glob `{value}`{note}: {exc}", self.value_span(pred), rid)
         elif op in NUMERIC_OPS:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 self.emit(
@@ -1020,8 +1151,13 @@ def validate_package(pkg: Package) -> Validation:
     infos = [v.rule(rule) for rule in pkg.rules]
     v.budget_sum(infos)
     if v.regex_checks:
-        errors = regex_errors(sorted({p for p, _, _ in v.regex_checks}))
-        for pattern, span, rid in v.regex_checks:
-            if pattern in errors:
-                v.emit("bad-pattern", f"regex `{pattern}`: {errors[pattern]}", span, rid)
+        errors = regex_errors(sorted({c[0] for c in v.regex_checks}))
+        reported: set[int] = set()
+        for pattern, shown, span, rid, note, group in v.regex_checks:
+            if pattern in errors and group not in reported:
+                reported.add(group)
+                problem = errors[pattern]
+                if shown != pattern:  # RE2 quotes the text with stand-ins: not what was written
+                    problem = problem.split(": ", 1)[0]
+                v.emit("bad-pattern", f"regex `{shown}`{note}: {problem}", span, rid)
     return Validation(infos, v.diags)
