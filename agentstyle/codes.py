@@ -66,7 +66,9 @@ CODES: dict[str, Code] = {
                 "The package cannot be read as a set of rules: STYLE.yaml is empty or not a\n"
                 "mapping; a directory package has neither a non-empty `rules` nor a non-empty\n"
                 "`native_hooks`; `rules` is not a list or one of its items is not a mapping;\n"
-                "a `from` entry is empty."
+                "a `from` entry is empty; or the file is not valid YAML, reported at the spot\n"
+                "with what to change (a tab used to indent, a quote never closed, `\\s` in a\n"
+                'double-quoted string, a plain value holding ": ").'
             ),
             why=(
                 "Nothing else can be checked until the package has this shape, and a package\n"
