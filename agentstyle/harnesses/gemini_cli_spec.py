@@ -50,4 +50,10 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "BeforeAgent"),
     matcher_style="regex",
     gate_events=("BeforeTool", "BeforeAgent"),
+    # contracts.md §4 confirms write_file only; run_shell_command's parameters are Gemini
+    # CLI's tool schema (`directory` in older releases, `dir_path`/`is_background` in newer).
+    input_keys={
+        "shell": frozenset({"command", "description", "directory", "dir_path", "is_background"}),
+        "file.write": frozenset({"file_path", "content"}),
+    },
 )

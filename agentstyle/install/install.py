@@ -463,6 +463,8 @@ def parse_sets(sets: list[str]) -> dict[str, dict[str, str]]:
 def _setting_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):  # a list setting written as a YAML list in the lock file
+        return ",".join(_setting_text(v) for v in value)
     return "" if value is None else str(value)
 
 
