@@ -170,7 +170,7 @@ def test_strict_clients_refuse_what_they_cannot_read(harness: str, text: str, me
     assert str(caught.value).startswith(f"hooks.json:{message}")
     if "comments" in message:
         reader = adapter.config_dialect().client
-        assert str(caught.value).endswith(f"({reader} reads this file as strict JSON)")
+        assert str(caught.value).endswith(f"not allowed in a file {reader} reads as strict JSON")
 
 
 def test_claude_code_and_cursor_read_past_a_byte_order_mark() -> None:

@@ -235,7 +235,7 @@ class _Parser:
             reader = self.dialect.client
             self.fail(
                 "comments are not allowed"
-                + (f" ({reader} reads this file as strict JSON)" if reader else "")
+                + (f" in a file {reader} reads as strict JSON" if reader else "")
             )
         if self.pos >= len(self.text):
             self.fail(f"expected {what}, found end of file")
