@@ -173,10 +173,16 @@ def test_strict_clients_refuse_what_they_cannot_read(harness: str, text: str, me
         assert str(caught.value).endswith(f"not allowed in a file {reader} reads as strict JSON")
 
 
-def test_claude_code_and_cursor_read_past_a_byte_order_mark() -> None:
-    for harness in ("claude-code", "cursor"):
-        text, _ = adapter_for(harness).write_config('\ufeff{"a": 1}', {}, is_ours, "x.json", [])
-        assert text == '\ufeff{"a": 1}'
+@pytest.mark.parametrize("harness", ["claude-code", "cursor"])
+def test_claude_code_and_cursor_read_past_a_byte_order_mark(harness: str) -> None:
+    adapter = adapter_for(harness)
+    user = '\ufeff{\n  "a": 1\n}\n'
+    one = {"command": "python -m agentstyle.hook --event x"}
+    event = "stop" if adapter.FLAT else "Stop"
+    entries = {event: [adapter.group(one, None)]}
+    text, markers = adapter.write_config(user, entries, is_ours, "x.json", [])
+    assert text.startswith('\ufeff{\n  "a": 1,\n')
+    assert adapter.strip_config(text, is_ours, markers, "x.json") == user
 
 
 # Random JSONC next to the reference reader: STYLE accepts a text exactly when Gemini CLI does.
@@ -209,6 +215,7 @@ _PIECES = [
     "// \u00a0 ",
     "/*\u3000*/",
     "/*\x0b*/",
+    "\u00a0",
 ]
 
 
