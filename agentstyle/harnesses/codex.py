@@ -10,13 +10,16 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, relative_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.codex_spec import NAME, SPEC
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 NATIVE_TOOLS: dict[str, str] = {
     "Bash": "shell",
@@ -267,8 +270,29 @@ def matcher(exact: list[str], patterns: list[str]) -> str | None:
     return common.anchored(exact, patterns)
 
 
-write_config = common.write_groups_config
-strip_config = common.strip_groups_config
+def config_dialect() -> Dialect:
+    """How Codex reads `hooks.json`: `serde_json::from_str` (codex-rs/hooks discovery), strict
+    JSON that fails on a comment, a trailing comma or a byte order mark, and then skips every
+    hook of the file."""
+    from agentstyle.configfiles.jsonspans import Dialect
+
+    return Dialect(client="codex", bom=False)
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    return common.write_groups_config(
+        before, groups, is_ours, name, markers, dialect=config_dialect()
+    )
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    return common.strip_groups_config(text, is_ours, markers, name, dialect=config_dialect())
 
 
 def static_path(root: Path, scope: str) -> Path | None:

@@ -9,9 +9,12 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 # How STYLE's own handlers are told from a user's: the module form (personal scopes) or the
 # portable `style-hook` console script (committed configs: install/hookcommand.py).
@@ -188,18 +191,22 @@ def write_groups_config(
     is_ours: Any,
     name: str,
     markers: list[str],
+    *,
+    dialect: Dialect,
 ) -> tuple[str, list[str]]:
     """A matcher-group config (Claude Code, Codex) with STYLE's handlers replaced; these
     harnesses need no extra key, so the markers pass through unchanged."""
     from agentstyle.configfiles.hookconfig import install_groups
 
-    return install_groups(before, groups, is_ours=is_ours, name=name), markers
+    return install_groups(before, groups, is_ours=is_ours, name=name, dialect=dialect), markers
 
 
-def strip_groups_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+def strip_groups_config(
+    text: str, is_ours: Any, markers: list[str], name: str, *, dialect: Dialect
+) -> str:
     from agentstyle.configfiles.hookconfig import uninstall_groups
 
-    return uninstall_groups(text, is_ours=is_ours, name=name)
+    return uninstall_groups(text, is_ours=is_ours, name=name, dialect=dialect)
 
 
 def claude_shaped_fields(

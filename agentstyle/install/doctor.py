@@ -204,7 +204,9 @@ def check_harness(
         findings.append(Finding("error", name, f"{label} cannot be read ({exc})"))
         return True
     try:
-        found = installed(text, is_ours=is_ours, flat=adapter.FLAT, name=label)
+        found = installed(
+            text, is_ours=is_ours, flat=adapter.FLAT, name=label, dialect=adapter.config_dialect()
+        )
     except JsonEditError as exc:
         where = f" at line {exc.span.line}, column {exc.span.column}" if exc.span else ""
         findings.append(
@@ -402,7 +404,12 @@ def fire_harness(
     adapter = adapter_for(name)
     spec = spec_for(name)
     path = config_file(root, h.scope, name)
-    found = installed(path.read_text("utf-8"), is_ours=is_ours, flat=adapter.FLAT)
+    found = installed(
+        path.read_text("utf-8"),
+        is_ours=is_ours,
+        flat=adapter.FLAT,
+        dialect=adapter.config_dialect(),
+    )
     ran = False
     for event in _fire_events(name, found):
         command = next(
