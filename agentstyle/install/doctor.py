@@ -22,7 +22,7 @@ from typing import Any
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.paths import StylePaths, widened
 from agentstyle.engine.store import Connection, sql
 from agentstyle.harnesses.common import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
@@ -114,6 +114,16 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     if not lock.harnesses:
         return [Finding("error", None, "nothing installed here: no harness in style.lock.yaml")]
     names = sorted(lock.harnesses)
+    wide = widened(paths)  # looked at before opening the database tightens it
+    if wide:
+        findings.append(
+            Finding(
+                "warning",
+                None,
+                f"the history in {_label(root, paths.home)} is readable by other users "
+                f"({'; '.join(wide)}); `style sync` makes it yours alone",
+            )
+        )
     policy: Policy | None = None
     if not paths.database.exists():
         findings.append(
