@@ -44,7 +44,7 @@ def start() -> None:
     home = _home()
     if client.ping(home) is None:
         since = enginelog.size(home)
-        client.start_engine(home)
+        client.start_engine(home, force=True)
         deadline = time.monotonic() + 10
         while client.ping(home) is None and time.monotonic() < deadline:
             if enginelog.start_failure(home, since):

@@ -195,15 +195,17 @@ def request(
     return (answer, "") if isinstance(answer, dict) else (None, "error")
 
 
-def start_engine(home: str) -> bool:
+def start_engine(home: str, *, force: bool = False) -> bool:
     """Start an engine in the background, detached (it outlives this hook). A marker made with
-    O_EXCL keeps thirty hooks that all find no engine from starting thirty."""
+    O_EXCL keeps thirty hooks that all find no engine from starting thirty; an engine that
+    could not start leaves it, so hooks retry at most every STARTING_FRESH_S (`force`: the
+    person asked, start now)."""
     marker = os.path.join(home, STARTING_NAME)
     try:
         fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
         try:
-            if time.time() - os.stat(marker).st_mtime < STARTING_FRESH_S:
+            if not force and time.time() - os.stat(marker).st_mtime < STARTING_FRESH_S:
                 return False
             os.unlink(marker)
             fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)

@@ -72,8 +72,8 @@ class Engine:
         try:
             lock = FileLock(lock_path, time.monotonic() + START_LOCK_WAIT_S).__enter__()
         except LockTimeout:
-            self._clear_marker()
-            # Another engine or a long install holds it: nothing to do, but say so.
+            # Another engine or a long install holds it: nothing to do, but say so. (The start
+            # marker stays: hooks try again in a while, not at once.)
             enginelog.write(
                 self.home, f"{enginelog.FAILED} another process holds the rules database lock"
             )
@@ -86,7 +86,7 @@ class Engine:
             migrate(self.conn)
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
-            self._clear_marker()
+            self._clear_marker()  # up: a failed start leaves it, hooks retry later
             try:
                 self.loop(server)
             finally:
@@ -97,7 +97,6 @@ class Engine:
                 except OSError:
                     pass
         finally:
-            self._clear_marker()
             if self.conn is not None:
                 self.conn.close()
             lock.__exit__(None, None, None)
