@@ -97,12 +97,17 @@ def tail(cause: str) -> str:
 
 @contextlib.contextmanager
 def no_database(p: HarnessProject) -> Iterator[dict[str, str]]:
+    """No database, and no `style.lock.yaml` a first hook could build it from."""
     saved = p.database.read_bytes()
+    lock = p.root / "style.lock.yaml"
+    aside = lock.with_name("style.lock.yaml.aside")
     p.database.unlink()
+    lock.rename(aside)
     try:
         yield {}
     finally:
         p.database.write_bytes(saved)
+        aside.rename(lock)
 
 
 @contextlib.contextmanager

@@ -159,18 +159,24 @@ def fc_project(installed: dict[str, Project]) -> Project:
 
 @contextlib.contextmanager
 def database_replaced(project: Project, content: bytes | None) -> Iterator[None]:
-    """The project's database gone (None) or replaced by `content`, restored afterwards."""
+    """The project's database gone (None: with the lock it would be built from) or replaced by
+    `content`, restored afterwards."""
     saved = project.database.read_bytes()
     wal = project.database.with_name(project.database.name + ".wal")
     assert not wal.exists()
+    lock = project.root / "style.lock.yaml"
+    aside = lock.with_name("style.lock.yaml.aside")
     try:
         if content is None:
             project.database.unlink()
+            lock.rename(aside)
         else:
             project.database.write_bytes(content)
         yield
     finally:
         project.database.write_bytes(saved)
+        if aside.exists():
+            aside.rename(lock)
 
 
 def log_lines(project: Project) -> list[str]:
@@ -349,7 +355,7 @@ def test_fail_closed_install(fc_project: Project) -> None:
     project = fc_project
     before = len(log_lines(project))
     command = project.installed_command("PreToolUse")
-    assert command.endswith("--event PreToolUse --fail-closed")
+    assert "--event PreToolUse --fail-closed; " in command
     extra = ("--fail-closed",)
 
     # with the database: a working hook answers normally
