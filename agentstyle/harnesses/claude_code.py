@@ -222,6 +222,26 @@ def no_opinion(native_event: str) -> Wire:
     return Wire("")
 
 
+# Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
+# except on the events that discard it (contracts.md §1.4, §1.8). There the notice goes to
+# stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log otherwise.
+NOTICE_FIELD = "systemMessage"
+NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification"})
+NOTICE_EVENTS = frozenset(
+    e for e in (*SPEC.native_events(), *SPEC.extra_native_events) if e not in NO_NOTICE_EVENTS
+)
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person (a fail-open, a first-use build, …), merged into
+    the answer's `systemMessage`; on an event that shows none, on stderr."""
+    if native_event in NOTICE_EVENTS:
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.claude/settings*.json` (contracts.md §1.1–1.2) ---------------------------------
 
 SCOPES = ("project", "local", "user")

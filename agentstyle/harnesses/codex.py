@@ -230,6 +230,23 @@ def no_opinion(native_event: str) -> Wire:
     return Wire("")
 
 
+# Where a notice reaches the person: `systemMessage` (shown as a warning) on every event whose
+# schema accepts it (ALLOWED_KEYS). SessionEnd, and events STYLE does not know, accept no
+# output key at all (a stray key fails the hook): there the notice goes to stderr.
+NOTICE_FIELD = "systemMessage"
+NOTICE_EVENTS = frozenset(e for e, (top, _inner) in ALLOWED_KEYS.items() if NOTICE_FIELD in top)
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person, merged into the answer's `systemMessage` where the
+    event's schema has one; elsewhere on stderr."""
+    if native_event in NOTICE_EVENTS:
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.codex/hooks.json` (contracts.md §2.1–2.2) ------------------------------------
 
 SCOPES = ("project", "user")

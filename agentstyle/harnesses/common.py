@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentstyle.engine.decision import Wire
 from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
 
 if TYPE_CHECKING:
@@ -119,6 +120,35 @@ def rule_names(rules: list[str]) -> str:
     """Rule ids as the person reads them in a notice: the local id, without the package."""
     names = [r.split("/", 1)[1] if "/" in r else r for r in rules]
     return ", ".join(dict.fromkeys(names)) or "policy"
+
+
+def merge_notice(stdout: str, key: str, text: str) -> str | None:
+    """An answer (one JSON object, or empty for "no opinion") with `text` added to its
+    user-facing field `key`, after any text already there (a `warn` rule's message): still one
+    object. None when the answer is not one JSON object (nothing to merge into)."""
+    if not stdout.strip():
+        obj: dict[str, Any] = {}
+    else:
+        try:
+            parsed = json.loads(stdout)
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        obj = parsed
+    before = obj.get(key)
+    if isinstance(before, str) and before.strip():
+        obj[key] = before if text in before else f"{before}\n\n{text}"
+    else:
+        obj[key] = text
+    return dump(obj)
+
+
+def notice_on_stderr(wire: Wire, text: str) -> Wire:
+    """Where an event has no user-facing field: the notice as one more stderr line, the best
+    place left (some clients show a hook's stderr, all keep it in their debug log)."""
+    line = " ".join(text.split())
+    return Wire(wire.stdout, wire.exit_code, wire.stderr + line + "\n")
 
 
 # -- install side ------------------------------------------------------------------------------

@@ -332,6 +332,33 @@ def no_opinion(native_event: str) -> Wire:
     return answer(Decision(), native_event)
 
 
+# Where a notice reaches the person: `user_message`, on the events whose answer carries one
+# (contracts.md §3.5): the permission hooks in their newer form, prompt submit, preCompact.
+# Whether Cursor shows it on an `allow` is UNCONFIRMED (the doc describes it "when denied").
+# The other events (sessionStart, postToolUse, stop, the observe-only ones) and the older
+# `{decision, reason}` form have no such field: there the notice goes to stderr.
+NOTICE_FIELD = "user_message"
+NOTICE_EVENTS = PERMISSION_EVENTS | {"beforeSubmitPrompt", "preCompact"}
+
+
+def _older_form(stdout: str) -> bool:
+    try:
+        obj = json.loads(stdout)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and "decision" in obj
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person, merged into the answer's `user_message` where the
+    event's answer has one; elsewhere on stderr."""
+    if native_event in NOTICE_EVENTS and not _older_form(wire.stdout):
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.cursor/hooks.json`, flat, `version: 1` (contracts.md §3.1–3.2) ------------------
 
 SCOPES = ("project", "user")

@@ -153,6 +153,21 @@ def no_opinion(native_event: str) -> Wire:
     return Wire("{}")
 
 
+# Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
+# (contracts.md §4). An event STYLE does not know gets it on stderr.
+NOTICE_FIELD = "systemMessage"
+NOTICE_EVENTS = frozenset(SPEC.native_events())
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person, merged into the answer's `systemMessage`."""
+    if native_event in NOTICE_EVENTS:
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.gemini/settings.json` (contracts.md §4) ----------------------------------------
 
 SCOPES = ("project", "user")
