@@ -166,10 +166,11 @@ def read_digest(home: str) -> str:
 
 
 def request(
-    home: str, message: dict[str, object], timeout: float
+    home: str, message: dict[str, object], timeout: float, *, trust: bool = True
 ) -> tuple[dict[str, object] | None, str]:
     """(answer, why not) for one request: why is `absent` (no usable socket), `refused`
-    (a stale socket: its engine is gone), `timeout` or `error`."""
+    (a stale socket: its engine is gone), `untrusted` (the peer is not STYLE's engine),
+    `timeout` or `error`."""
     try:
         path = socket_path(home)
     except OSError:
@@ -182,6 +183,12 @@ def request(
     try:
         sock.settimeout(timeout)
         sock.connect(path)
+        from agentstyle.runtime.peer import untrusted
+
+        if trust and untrusted(sock, home) is not None:
+            # Not the engine (an impersonator on the socket): never believed, and never
+            # handed the payload; the hook evaluates directly.
+            return None, "untrusted"
         send_message(sock, message)
         answer = recv_message(sock)
     except (ConnectionRefusedError, FileNotFoundError):
@@ -226,8 +233,11 @@ def start_engine(home: str, *, force: bool = False) -> bool:
     except OSError:
         err = subprocess.DEVNULL
     try:
+        from agentstyle.runtime.peer import engine_argv
+
         subprocess.Popen(
-            [sys.executable, "-m", "agentstyle.runtime.resident", home],
+            engine_argv(home),  # what a hook checks its peer against (runtime/peer.py)
+            cwd="/",
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -249,7 +259,9 @@ def ping(home: str, timeout: float = 2.0) -> dict[str, object] | None:
 
 def ask_to_stop(home: str, timeout: float = 1.0) -> bool:
     """Ask a running engine to exit, without waiting for it to let go; True when it agreed."""
-    answer, _ = request(home, {"op": "stop"}, timeout)
+    # Sent to whoever listens: asking an impostor to stop gives it nothing, and an engine
+    # started by hand (tests, a debugger) must still let go of the database.
+    answer, _ = request(home, {"op": "stop"}, timeout, trust=False)
     return answer is not None
 
 

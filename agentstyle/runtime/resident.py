@@ -7,6 +7,7 @@ import os
 import socket
 import stat
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -25,6 +26,26 @@ from agentstyle.runtime.client import (
 
 IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
+RECEIVE_S = 5.0  # a hook sends its request at once; a silent client is dropped after this
+ACCEPT_POLL_S = 0.5
+MAX_CLIENTS = 64
+HOOK_FIELDS = {"harness": str, "event": str, "stdin": str}
+
+
+def malformed(message: dict[str, object]) -> str | None:
+    """Why a hook request cannot be served (a wrong type anywhere), or None."""
+    for key, kind in HOOK_FIELDS.items():
+        if not isinstance(message.get(key), kind):
+            return f"`{key}` must be a {kind.__name__}"
+    budget = message.get("budget_s")
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        return "`budget_s` must be a number"
+    if not 0 <= budget <= 600:
+        return "`budget_s` is out of range"
+    for key in ("fail_closed", "oversized"):
+        if not isinstance(message.get(key, False), bool):
+            return f"`{key}` must be true or false"
+    return None
 
 
 class StartError(Exception):
@@ -38,6 +59,10 @@ class Engine:
         self.digest = read_digest(str(home))
         self.conn: Connection | None = None
         self.served = 0
+        self.last_work = time.monotonic()
+        self.done = threading.Event()
+        self.work = threading.Lock()  # the one DuckDB connection: one evaluation at a time
+        self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
 
     def bind(self) -> socket.socket:
         try:
@@ -107,52 +132,76 @@ class Engine:
             (self.home / STARTING_NAME).unlink()
 
     def loop(self, server: socket.socket) -> None:
+        """Accept connections and serve each in its own thread, evaluations one at a time.
+
+        A client that connects and sends nothing (or dribbles) holds only its own thread,
+        for at most RECEIVE_S: the engine keeps answering everyone else.
+        """
         # Idle means no hook served: a status ping does not keep the engine alive.
-        last_work = time.monotonic()
-        while True:
-            remaining = IDLE_EXIT_S - (time.monotonic() - last_work)
-            if remaining <= 0:
+        self.last_work = time.monotonic()
+        server.settimeout(ACCEPT_POLL_S)
+        while not self.done.is_set():
+            if time.monotonic() - self.last_work >= IDLE_EXIT_S:
                 return  # idle: exit and free the database
-            server.settimeout(remaining)
             try:
                 client, _ = server.accept()
             except TimeoutError:
                 continue
+            except OSError:
+                return
+            if not self.slots.acquire(blocking=False):
+                client.close()  # too many at once: those hooks evaluate directly
+                continue
+            threading.Thread(target=self._serve_client, args=(client,), daemon=True).start()
+        with self.work:  # let an evaluation in flight finish before the connection closes
+            pass
+
+    def _serve_client(self, client: socket.socket) -> None:
+        try:
             with client:
-                client.settimeout(60)
+                client.settimeout(RECEIVE_S)
                 try:
                     message = recv_message(client)
                 except (OSError, ValueError):
-                    continue
-                if not isinstance(message, dict):
-                    continue
-                if message.get("op") == "stop":
-                    send_message(client, {"stopped": True})
                     return
-                if message.get("op") == "ping":
-                    send_message(
-                        client,
-                        {
-                            "version": engine_version(),
-                            "digest": self.digest,
-                            "pid": os.getpid(),
-                            "served": self.served,
-                        },
-                    )
-                    continue
-                if (
-                    message.get("version") != engine_version()
-                    or message.get("digest") != self.digest
-                ):
-                    # A new install or an upgrade: never answer with a stale policy.
-                    send_message(client, {"restart": True})
-                    return
-                answer = self.handle(message)
+                answer = self._answer(message)
                 # The hook may have given up waiting (it then answers by itself).
                 with contextlib.suppress(OSError):
                     send_message(client, answer)
-                self.served += 1
-                last_work = time.monotonic()
+        finally:
+            self.slots.release()
+
+    def _answer(self, message: object) -> dict[str, object]:
+        if not isinstance(message, dict):
+            return {"error": "malformed request"}
+        op = message.get("op")
+        if op == "stop":
+            self.done.set()
+            return {"stopped": True}
+        if op == "ping":
+            return {
+                "version": engine_version(),
+                "digest": self.digest,
+                "pid": os.getpid(),
+                "served": self.served,
+            }
+        if message.get("version") != engine_version() or message.get("digest") != self.digest:
+            # A new install or an upgrade: never answer with a stale policy.
+            self.done.set()
+            return {"restart": True}
+        problem = malformed(message)
+        if problem is not None:
+            return {"error": problem}  # the hook evaluates by itself
+        with self.work:
+            if self.done.is_set():
+                return {"error": "engine stopping"}
+            try:
+                answer = self.handle(message)
+            except Exception as exc:  # an engine never dies of one request
+                return {"error": type(exc).__name__}
+            self.served += 1
+            self.last_work = time.monotonic()
+        return answer
 
     def handle(self, message: dict[str, object]) -> dict[str, object]:
         from agentstyle.runtime.hookrun import handle_with_connection
@@ -164,7 +213,7 @@ class Engine:
             str(message.get("event", "")),
             str(message.get("stdin", "")).encode("utf-8", errors="replace"),
             bool(message.get("fail_closed")),
-            0.8 * float(message.get("budget_s", 10.0)),  # type: ignore[arg-type]
+            0.8 * float(message["budget_s"]),  # type: ignore[arg-type]
             self.home,
             oversized=bool(message.get("oversized")),
         )

@@ -1,0 +1,89 @@
+"""Whether the process at the other end of the engine socket is STYLE's engine (stdlib only).
+
+Any process of the user can bind a Unix socket: an agent could end the engine, bind its path
+and answer "allow" to everything. So a hook believes the socket's peer only when the kernel
+says (SO_PEERCRED) it is a process of this user that holds the project's lock file (the lock
+the real engine keeps for its lifetime) and that was started as STYLE's engine: this very
+interpreter, in isolated mode (`-I`: no PYTHONPATH, no working folder on sys.path, so the code
+it runs is the installed `agentstyle`), `-m agentstyle.runtime.resident <this .style>`.
+Otherwise the hook evaluates directly. Linux only (/proc); elsewhere the engine is not trusted.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import sys
+
+ENGINE_MODULE = "agentstyle.runtime.resident"
+_CRED = struct.Struct("3i")  # pid, uid, gid
+
+
+def engine_argv(home: str) -> list[str]:
+    """How the engine is started, and so what its command line must be."""
+    return [sys.executable, "-I", "-m", ENGINE_MODULE, os.path.realpath(home)]
+
+
+def peer_pid(sock: socket.socket) -> int | None:
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    try:
+        pid, uid, _gid = _CRED.unpack(sock.getsockopt(socket.SOL_SOCKET, option, _CRED.size))
+    except OSError:
+        return None
+    if hasattr(os, "getuid") and uid != os.getuid():
+        return None
+    return int(pid)
+
+
+def lock_holders(lock_path: str) -> set[int]:
+    """The pids /proc/locks names as holding an advisory lock on `lock_path`."""
+    try:
+        st = os.stat(lock_path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            lines = fh.read(1 << 20).splitlines()
+    except OSError:
+        return set()
+    want = (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
+    out = set()
+    for line in lines:
+        parts = line.split()
+        # `1: FLOCK  ADVISORY  WRITE 4711 fd:01:123456 0 EOF` (a `->` marks a waiter)
+        if len(parts) < 6 or parts[1] == "->":
+            continue
+        try:
+            major, minor, inode = parts[5].split(":")
+            if (int(major, 16), int(minor, 16), int(inode)) == want:
+                out.add(int(parts[4]))
+        except ValueError:
+            continue
+    return out
+
+
+def _cmdline(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            raw = fh.read(1 << 16)
+    except OSError:
+        return None
+    return [part.decode("utf-8", "surrogateescape") for part in raw.split(b"\0") if part]
+
+
+def untrusted(sock: socket.socket, home: str) -> str | None:
+    """Why the peer of `sock` is not the project's engine, or None when it is."""
+    pid = peer_pid(sock)
+    if pid is None:
+        return "the socket's peer cannot be identified"
+    if pid not in lock_holders(os.path.join(home, "style.lock")):
+        return "the socket's peer does not hold the project's lock"
+    if _cmdline(pid) != engine_argv(home):
+        return "the socket's peer was not started as STYLE's engine"
+    try:
+        exe = os.path.realpath(f"/proc/{pid}/exe")
+    except OSError:
+        return "the socket's peer cannot be identified"
+    if exe != os.path.realpath(sys.executable):
+        return "the socket's peer runs another interpreter"
+    return None
