@@ -94,12 +94,13 @@ def via_engine(
     return stdout, stderr, code
 
 
+NO_DATABASE = "no rules database on this machine"  # runtime/freshness.py `stale`
 # Of the internal deadline, a first-use build of the database may take this much; the rest is
 # left for evaluating the event itself.
 BUILD_SHARE = 0.7
 
 
-def ensure_built(argv: list[str], started: float) -> tuple[list[str], str]:
+def ensure_built(argv: list[str], stdin: bytes, started: float) -> tuple[list[str], str]:
     """(notices, failure) after building the rules database from `style.lock.yaml` where this
     machine has none or an older one (a teammate's clone, a pull that changed the lock).
 
@@ -124,13 +125,35 @@ def ensure_built(argv: list[str], started: float) -> tuple[list[str], str]:
     except Exception as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
         return [], f"STYLE: could not build the rules database from style.lock.yaml: {text}"
-    return [f"STYLE built this machine's rules database from style.lock.yaml ({why})", *notes], ""
+    built = f"STYLE built this machine's rules database from style.lock.yaml ({why})"
+    tampered = _tampered(harness, stdin, root) if why == NO_DATABASE else None
+    return [
+        tampered + " It was built again from style.lock.yaml." if tampered else built,
+        *notes,
+    ], ""
+
+
+def _tampered(harness: str, stdin: bytes, root: str) -> str | None:
+    """The tampering notice when this session's hooks had a working database before."""
+    import json
+
+    try:
+        session = json.loads(stdin[: 1 << 20]).get("session_id")
+    except (ValueError, AttributeError):
+        return None
+    from pathlib import Path
+
+    from agentstyle.runtime import tamper
+
+    return tamper.notice(
+        harness, session if isinstance(session, str) else None, Path(root) / ".style", "deleted"
+    )
 
 
 def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
     """(stdout, stderr, exit code) for one hook invocation; never raises."""
     started = time.monotonic() if started is None else started
-    notices, failure = ensure_built(argv, started)
+    notices, failure = ensure_built(argv, stdin, started)
     out, err, code = _answer(argv, stdin, started)
     if failure:
         err = f"{failure}\n{err}" if err else failure

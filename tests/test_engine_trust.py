@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -191,3 +192,45 @@ def test_the_engine_runs_isolated_from_the_project_folder(engine_project: Projec
     argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     assert argv[1:4] == [b"-I", b"-m", b"agentstyle.runtime.resident"]
     assert os.readlink(f"/proc/{pid}/cwd") == "/"
+
+
+CLOSED = PACKAGE.replace(
+    "    text: No recursive deletes.", "    fail: closed\n    text: No recursive deletes."
+)
+
+
+def test_a_stopped_engine_is_not_waited_for(project: Project) -> None:
+    """`kill -STOP <engine>`: the engine still holds the lock and the socket but never
+    answers. A gate with a `fail: closed` rule refuses at once instead of waiting out its
+    deadline; the installed command carries that (`--fail-closed`)."""
+    project.install(str(project.write_package(CLOSED)))
+    info = start_engine(project)
+    pid = int(info["pid"])  # type: ignore[call-overload]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        command = project.installed_command("PreToolUse")
+        assert "--fail-closed" in command
+        started = time.monotonic()
+        result = project.run_installed("PreToolUse", ls(project, new_session()))
+        elapsed = time.monotonic() - started
+        # the same with the engine path on: the hook sees its peer stopped, does not wait
+        started = time.monotonic()
+        through = project.hook(
+            "PreToolUse", ls(project, new_session()), env=ENGINE_ON, extra=("--fail-closed",)
+        )
+        through_elapsed = time.monotonic() - started
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        client.stop_engine(str(project.style), wait_s=5)
+    specific = result.json["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    assert "held by a stopped process" in specific["permissionDecisionReason"]
+    assert elapsed < 30  # generous; it used to wait the whole deadline (55 s)
+    assert through.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert through_elapsed < 30
+
+
+def ls(project: Project, session: str) -> dict[str, object]:
+    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
+    payload["tool_input"] = {"command": "ls"}
+    return payload

@@ -8,7 +8,6 @@ one, with one line on stderr, no traceback, at most one JSON object on stdout, a
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -21,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import HookResult, Project, clean_env, feed, finish, new_session
+from conftest import HookResult, Project, clean_env, feed, finish, lock_held, new_session
 
 from agentstyle.runtime import hookrun as hook
 
@@ -59,7 +58,8 @@ CLOSED_REASON = (
 )
 INSTALL_REASON = (
     "STYLE could not evaluate policy ({cause}); the call is refused because STYLE was "
-    "installed with --fail-closed."
+    "installed to refuse when it cannot check (--fail-closed, or a `fail: closed` rule at "
+    "this event)."
 )
 DEADLINE = "internal deadline passed"
 LOCKED = "the rules database stayed locked past the deadline"
@@ -459,15 +459,17 @@ def test_duckdb_lock_never_leaks(closed_project: Project) -> None:
     assert logged(closed_project, f"claude-code PreToolUse fail-open {LOCKED}")
 
 
-def hold_lock(project: Project) -> int:
-    fd = os.open(project.style / "style.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
+class hold_lock:
+    """The project's lock held by a process that looks like STYLE (a slow install): hooks wait
+    for it until their deadline."""
+
+    def __init__(self, project: Project, *, as_style: bool = True) -> None:
+        self._held = lock_held(project.style / "style.lock", as_style=as_style)
+        self.pid = self._held.__enter__()
 
 
-def release(fd: int) -> None:
-    fcntl.flock(fd, fcntl.LOCK_UN)
-    os.close(fd)
+def release(held: hold_lock) -> None:
+    held._held.__exit__(None, None, None)
 
 
 def test_deadline_while_locked_fails_open(open_project: Project) -> None:
@@ -581,3 +583,27 @@ def test_deadline_defaults() -> None:
         os.environ.pop(hook.DEADLINE_ENV, None)
         if saved is not None:
             os.environ[hook.DEADLINE_ENV] = saved
+
+
+def test_a_stranger_holding_the_lock_is_not_waited_for(
+    open_project: Project, fc_project: Project
+) -> None:
+    """`flock .style/style.lock sleep 300`: the hook does not wait out its deadline (55 s
+    here) for a program that is not STYLE; it answers at once, per `fail`, naming it."""
+    with lock_held(open_project.style / "style.lock", as_style=False) as pid:
+        t0 = time.monotonic()
+        opened = open_project.hook("PreToolUse", bash(open_project), env={"STYLE_DEADLINE_S": "55"})
+        open_elapsed = time.monotonic() - t0
+    with lock_held(fc_project.style / "style.lock", as_style=False) as pid2:
+        refused = fc_project.hook(
+            "PreToolUse",
+            bash(fc_project),
+            env={"STYLE_DEADLINE_S": "55"},
+            extra=("--fail-closed",),
+        )
+    cause = f"the rules database lock is held by another program (pid {pid}: python3)"
+    assert opened.stderr.startswith(f"STYLE: {cause}; allowed (fail open)")
+    assert "could not check this call" in str(opened.json["systemMessage"])
+    assert open_elapsed < 30  # generous: far below the 55 s deadline it used to wait out
+    cause2 = f"the rules database lock is held by another program (pid {pid2}: python3)"
+    assert refused.stdout == pre_tool_deny(INSTALL_REASON.format(cause=cause2))

@@ -18,6 +18,8 @@ STARTING_NAME = "engine.starting"
 ENGINE_LOG = ("logs", "engine.log")
 # A start marker older than this belongs to an engine that never came up: start another.
 STARTING_FRESH_S = 10.0
+# While waiting for the engine's answer, look this often whether it was stopped (SIGSTOP).
+WATCH_EVERY_S = 0.1
 # `sun_path` of `struct sockaddr_un`, its terminating NUL included: 104 bytes on macOS and the
 # BSDs, 108 on Linux. A longer path cannot be bound.
 SUN_PATH_MAX = 104 if sys.platform.startswith(("darwin", "freebsd", "openbsd", "netbsd")) else 108
@@ -183,13 +185,15 @@ def request(
     try:
         sock.settimeout(timeout)
         sock.connect(path)
-        from agentstyle.runtime.peer import untrusted
+        from agentstyle.runtime import peer
 
-        if trust and untrusted(sock, home) is not None:
+        if trust and peer.untrusted(sock, home) is not None:
             # Not the engine (an impersonator on the socket): never believed, and never
             # handed the payload; the hook evaluates directly.
             return None, "untrusted"
         send_message(sock, message)
+        if not _answer_coming(sock, peer.peer_pid(sock), time.monotonic() + timeout):
+            return None, "stopped"  # a stopped engine (SIGSTOP) never answers: do not wait
         answer = recv_message(sock)
     except (ConnectionRefusedError, FileNotFoundError):
         return None, "refused"
@@ -200,6 +204,24 @@ def request(
     finally:
         sock.close()
     return (answer, "") if isinstance(answer, dict) else (None, "error")
+
+
+def _answer_coming(sock: socket.socket, pid: int | None, deadline: float) -> bool:
+    """Wait for the answer while the engine is running; False as soon as it is stopped."""
+    import select
+
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([sock], [], [], min(left, WATCH_EVERY_S))
+        if ready:
+            return True
+        if pid is not None:
+            from agentstyle.runtime.peer import stopped
+
+            if stopped(pid):
+                return False
 
 
 def start_engine(home: str, *, force: bool = False) -> bool:

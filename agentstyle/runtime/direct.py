@@ -81,7 +81,10 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
         from agentstyle.runtime.errors import HandlerError
 
         raise HandlerError("no rules database (run `style install`)")
-    with FileLock(paths.lock, deadline, poll):
+    from agentstyle.runtime.peer import stranger_holding
+
+    lock = str(paths.lock)
+    with FileLock(paths.lock, deadline, poll, give_up=lambda: stranger_holding(lock)):
         conn = connect_until(paths.database, deadline)
         try:
             migrate(conn)

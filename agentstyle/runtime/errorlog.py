@@ -46,6 +46,7 @@ _PREFIXES = (
     ("no rules database", "no-database"),
     ("the rules database stayed locked", "locked"),
     ("the rules database is locked", "locked"),
+    ("the rules database lock is held by", "locked"),
     ("the rules database could not be read", "database"),
     ("database error", "database"),
     ("payload over", "oversized"),

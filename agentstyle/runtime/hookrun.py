@@ -287,6 +287,9 @@ def handle(
         else:
             decision = runtime.evaluate_hook(home, event, deadline, started, poll)
         wire = reader.answer(decision, read_event, event)
+        from agentstyle.runtime import tamper
+
+        tamper.mark_seen(harness, event.session_id)
         return wire.stdout, wire.stderr, wire.exit_code
     except Handover:
         raise  # the engine answered the whole event
@@ -349,6 +352,8 @@ def cause_of(exc: BaseException) -> str:
         return _one_line(str(exc))[:300]
     name = type(exc).__name__
     module = type(exc).__module__ or ""
+    if name == "LockHeldByStranger":
+        return _one_line(str(exc))[:300]
     if name == "LockTimeout":
         return "the rules database stayed locked past the deadline"
     if name in ("InterruptException", "DeadlineExceeded"):
@@ -389,7 +394,6 @@ def _failure(
     `poll` is tried while waiting for the lock to record the failure: a resident engine that
     holds it answers the whole event instead (Handover), or steps aside.
     """
-    from agentstyle.runtime import errorlog, notified
 
     try:
         log_home = home or find_log_home(_cwd(payload))
@@ -410,6 +414,64 @@ def _failure(
             closed = None
     refusable = adapter.can_refuse(read_event)
     wire: Wire
+    tampered = _tamper_notice(harness, session, log_home, cause)
+    if tampered:
+        answer = _failure_answer(
+            adapter,
+            harness,
+            native_event,
+            read_event,
+            point,
+            log_home,
+            cause,
+            closed,
+            install_fail_closed,
+            refusable,
+            session,
+        )
+        stdout, stderr, code = answer
+        wire = adapter.with_notice(Wire(stdout, code, ""), read_event, tampered)
+        return wire.stdout, stderr + wire.stderr, code
+    return _failure_answer(
+        adapter,
+        harness,
+        native_event,
+        read_event,
+        point,
+        log_home,
+        cause,
+        closed,
+        install_fail_closed,
+        refusable,
+        session,
+    )
+
+
+def _tamper_notice(harness: str, session: str | None, log_home: Path, cause: str) -> str | None:
+    """A database this session saw working is now gone or unreadable: say so, once."""
+    from agentstyle.runtime import errorlog, tamper
+
+    what = {"no-database": "deleted", "database": "damaged"}.get(errorlog.cause_class(cause))
+    return tamper.notice(harness, session, log_home, what) if what else None
+
+
+def _failure_answer(
+    adapter: Any,
+    harness: str,
+    native_event: str,
+    read_event: str,
+    point: str | None,
+    log_home: Path,
+    cause: str,
+    closed: bool | None,
+    install_fail_closed: bool,
+    refusable: bool,
+    session: str | None,
+) -> tuple[str, str, int]:
+    """deny or allow per `fail` (runtime.md), logged; a fail-open answer tells the person."""
+    from agentstyle.runtime import errorlog, notified
+
+    wire: Wire
     if closed:
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because a "
@@ -424,7 +486,8 @@ def _failure(
         # others answer with their deny JSON and exit 0 (FAIL_CLOSED_EXIT of the adapter).
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
-            "was installed with --fail-closed."
+            "was installed to refuse when it cannot check (--fail-closed, or a `fail: closed` "
+            "rule at this event)."
         )
         wire = adapter.deny_answer(read_event, reason)
         code = int(getattr(adapter, "FAIL_CLOSED_EXIT", 1))

@@ -87,3 +87,43 @@ def untrusted(sock: socket.socket, home: str) -> str | None:
     if exe != os.path.realpath(sys.executable):
         return "the socket's peer runs another interpreter"
     return None
+
+
+def _state(pid: int) -> str | None:
+    """The process state letter of /proc/PID/stat (`T`: stopped), None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            raw = fh.read(4096)
+    except OSError:
+        return None
+    end = raw.rfind(b")")  # the command name may hold spaces and parentheses
+    return raw[end + 2 : end + 3].decode("ascii", "replace") if end > 0 else None
+
+
+def stopped(pid: int) -> bool:
+    return _state(pid) in ("T", "t")
+
+
+def _is_style_process(argv: list[str]) -> bool:
+    """A process running STYLE: the engine, a hook, the `style` command."""
+    words = [os.path.basename(a) for a in argv[:4]]
+    return any(w in ("style", "style-hook") or w.startswith("agentstyle") for w in words) or any(
+        a.startswith("agentstyle.") or a == "agentstyle" for a in argv[:4]
+    )
+
+
+def stranger_holding(lock_path: str) -> str | None:
+    """Why waiting for the lock is pointless: it is held by a stopped process, or by a
+    program that is not STYLE (`flock .style/style.lock sleep 300`); None to keep waiting."""
+    for pid in sorted(lock_holders(lock_path)):
+        if pid == os.getpid():
+            continue
+        argv = _cmdline(pid)
+        if argv is None:
+            continue  # gone meanwhile: the lock is about to be free
+        name = os.path.basename(argv[0]) if argv else "?"
+        if stopped(pid):
+            return f"the rules database lock is held by a stopped process (pid {pid}: {name})"
+        if not _is_style_process(argv):
+            return f"the rules database lock is held by another program (pid {pid}: {name})"
+    return None
