@@ -71,6 +71,18 @@ def connect(path: Path | str, *, read_only: bool = False) -> Connection:
     return duckdb.connect(str(path), read_only=read_only)
 
 
+def _connect_store(paths: StylePaths, *, read_only: bool = False) -> Connection:
+    """The project's database for a command: one that cannot be opened is a clear error."""
+    try:
+        return connect(paths.database, read_only=read_only)
+    except (duckdb.IOException, duckdb.SerializationException, duckdb.InternalException) as exc:
+        # the cause as the hooks report it, never DuckDB's own text (storage.md)
+        raise StyleError(
+            f"the rules database could not be read ({type(exc).__name__})",
+            hint=f"move {paths.database} away (its history goes with it) and run `style sync`",
+        ) from None
+
+
 @contextmanager
 def open_store(
     paths: StylePaths, *, deadline: float | None = None, create: bool = True
@@ -82,7 +94,7 @@ def open_store(
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
     with FileLock(paths.lock, deadline):
         paths.home.mkdir(parents=True, exist_ok=True)
-        conn = connect(paths.database)
+        conn = _connect_store(paths)
         try:
             migrate(conn)
             yield conn
@@ -147,7 +159,7 @@ def open_store_read_only(
     if not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
     with FileLock(paths.lock, deadline):
-        conn = connect(paths.database, read_only=True)
+        conn = _connect_store(paths, read_only=True)
         try:
             try:
                 migrate(conn)
