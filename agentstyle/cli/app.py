@@ -85,7 +85,8 @@ app.add_typer(engine.app, name="engine")
 
 def main() -> None:
     try:
-        app()
+        # `python -m agentstyle` is `style` too: in usage lines, messages and completion
+        app(prog_name="style")
     except StyleError as exc:  # raised outside a command (the group's main handles the rest)
         sys.stderr.write(error_lines(exc))
         raise SystemExit(1) from None

@@ -124,15 +124,21 @@ def _reason(exc: OSError) -> str:
     return text[:1].lower() + text[1:]
 
 
+def file_in_the_way(path: Path) -> Path | None:
+    """The file that stands where a folder of `path` must be, if any."""
+    for parent in path.parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
+
+
 def output_file(path: Path) -> None:
     """Check before any work that `path` can be a file: no folder there, no file in its way."""
     if path.is_dir():
         raise StyleError(f"cannot write `{path}`: it is a folder")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise StyleError(f"cannot write `{path}`: `{parent}` is a file, not a folder")
-            break
+    blocker = file_in_the_way(path)
+    if blocker is not None:
+        raise StyleError(f"cannot write `{path}`: `{blocker}` is a file, not a folder")
 
 
 @contextmanager

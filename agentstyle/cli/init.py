@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentstyle.cli.common import Format, FormatOpt, emit_json
+from agentstyle.cli.common import Format, FormatOpt, emit_json, file_in_the_way
 from agentstyle.diagnostics import StyleError
 from agentstyle.policy.scaffold import package_name, scaffold
 
@@ -21,7 +21,7 @@ def command(
     ] = False,
     fmt: FormatOpt = Format.text,
 ) -> None:
-    """Create a package that validates clean and whose test passes.
+    """Create a package that validates clean and whose tests pass.
 
     Writes STYLE.yaml, rules/example.md and tests/example.yaml (or NAME.md and tests/NAME.yaml
     with --single-file). Never overwrites: when one of the files exists, nothing is written.
@@ -31,6 +31,9 @@ def command(
     """
     if folder.exists() and not folder.is_dir():
         raise StyleError(f"`{folder}` is a file; init creates a package in a folder")
+    blocker = file_in_the_way(folder / "STYLE.yaml")
+    if blocker is not None:
+        raise StyleError(f"cannot create the package in `{folder}`: `{blocker}` is a file")
     try:
         created = scaffold(folder, single_file=single_file)
     except OSError as exc:
