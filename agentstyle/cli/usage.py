@@ -21,6 +21,7 @@ import re
 import shutil
 import sys
 import textwrap
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -125,10 +126,27 @@ def _option_names(param: Any) -> str:
     return names
 
 
+def _declared_help(command: Any, name: str) -> str:
+    """An argument's help as the command declares it. Typer 0.25 and older keep it on a Click
+    attribute that Click 8.3 and later reset, so it is read from the annotation instead."""
+    callback = getattr(command, "callback", None)
+    if callback is None:
+        return ""
+    try:
+        hints = typing.get_type_hints(inspect.unwrap(callback), include_extras=True)
+    except Exception:  # an annotation that does not evaluate: no help rather than no page
+        return ""
+    for meta in getattr(hints.get(name), "__metadata__", ()):
+        text = getattr(meta, "help", None)
+        if isinstance(text, str):
+            return text
+    return ""
+
+
 def _row(param: Any, ctx: Any) -> tuple[str, str]:
     if param.param_type_name == "argument":
         left = _metavar(param)
-        text = param.help or ""
+        text = param.help or _declared_help(ctx.command, param.name)
     else:
         left = _option_names(param)
         text = OWN_HELP.get(max(param.opts, key=len), "") or param.help or ""
