@@ -261,18 +261,20 @@ def test_explain_runs_as_a_command(tmp_path: Path) -> None:
 # -- mistakes of every command: one line, exit 1, nothing half done ---------------------------
 
 
-def _file(root: Path, rel: str, text: str = "x\n") -> None:
-    write(root / rel, text)
+def _with(*files: str | tuple[str, str]) -> Callable[[Path], None]:
+    """A setup writing these files (a name alone: a small text file)."""
+
+    def setup(root: Path) -> None:
+        for item in files:
+            rel, text = (item, "x\n") if isinstance(item, str) else item
+            write(root / rel, text)
+
+    return setup
 
 
 def _project_with_a_broken_database(root: Path) -> None:
     write(root / ".style" / "style.duckdb", b"this is not a DuckDB file\n" * 100)
     write(root / ".style" / "style.lock", "")  # the OS lock every installed project has
-
-
-def _claude_folder_is_a_file(root: Path) -> None:
-    _file(root, ".claude")
-    _file(root, "pkg/STYLE.yaml", INLINE)
 
 
 BROKEN_DB = (
@@ -283,45 +285,45 @@ BROKEN_DB = (
 MISTAKES: list[tuple[str, Callable[[Path], None], tuple[str, ...], str]] = [
     (
         "init into a file",
-        lambda r: _file(r, "notes.txt"),
+        _with("notes.txt"),
         ("init", "notes.txt"),
         "style: `notes.txt` is a file; init creates a package in a folder",
     ),
     (
         "init below a file",
-        lambda r: _file(r, "notes.txt"),
+        _with("notes.txt"),
         ("init", "notes.txt/pkg"),
         "style: cannot create the package in `notes.txt/pkg`: `notes.txt` is a file",
     ),
     (
         "init over a package",
-        lambda r: _file(r, "pkg/STYLE.yaml", INLINE),
+        _with(("pkg/STYLE.yaml", INLINE)),
         ("init", "pkg"),
         "style: pkg/STYLE.yaml already exists; init writes only new files",
     ),
     (
         "init where nothing can be created",
-        lambda r: None,
+        _with(),
         ("init", "/proc/style-cannot-be-here"),
         "style: cannot create the package in `/proc/style-cannot-be-here`: "
         "`/proc/style-cannot-be-here`: no such file or directory",
     ),
     (
         "test a missing folder",
-        lambda r: None,
+        _with(),
         ("test", "missing"),
         "style: missing: no such package (not a file or directory)",
     ),
     (
         "test a file that is no package",
-        lambda r: _file(r, "notes.txt"),
+        _with("notes.txt"),
         ("test", "notes.txt"),
         "style: notes.txt: not a STYLE package (expected a folder with STYLE.yaml or a NAME.md "
         "single-file package)",
     ),
     (
         "a report into a file's folder",
-        lambda r: _file(r, "notes.txt"),
+        _with("notes.txt"),
         ("audit", "--format", "csv", "--out", "notes.txt/report.csv"),
         "style: cannot write `notes.txt/report.csv`: `notes.txt` is a file, not a folder",
     ),
@@ -333,7 +335,7 @@ MISTAKES: list[tuple[str, Callable[[Path], None], tuple[str, ...], str]] = [
     ),
     (
         "an export into a file",
-        lambda r: _file(r, "notes.txt"),
+        _with("notes.txt"),
         ("audit", "export", "--out", "notes.txt"),
         "style: `notes.txt` is a file; --out names the folder to export into",
     ),
@@ -351,9 +353,21 @@ MISTAKES: list[tuple[str, Callable[[Path], None], tuple[str, ...], str]] = [
     ),
     (
         "install where a folder is a file",
-        _claude_folder_is_a_file,
+        _with(".claude", ("pkg/STYLE.yaml", INLINE)),
         ("install", "pkg"),
         "style: cannot write .claude/settings.json: `{root}/.claude` is a file, not a folder",
+    ),
+    (
+        "install where .style is a file",
+        _with(".style", ("pkg/STYLE.yaml", INLINE)),
+        ("install", "pkg"),
+        "style: `{root}/.style` is a file where a folder is needed",
+    ),
+    (
+        "import into a package below a file",
+        _with("notes.txt", ("rules.md", "# Rules\n\nBe kind.\n")),
+        ("import", "markdown", "rules.md", "--into", "notes.txt/pkg"),
+        "style: `notes.txt` is a file where a folder is needed",
     ),
     (
         "a payload that is a folder",

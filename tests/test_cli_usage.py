@@ -164,3 +164,12 @@ def test_a_usage_error_does_nothing(tmp_path: Path) -> None:
     [run] = style_many([("install", "pkg", "--scope", "everywhere")], cwd=tmp_path)
     assert run.code == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]
+
+
+@pytest.mark.parametrize("args", [("--harness", "claude-code"), ("--bogus",), ()])
+def test_the_hook_is_never_a_usage_error(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """`style hook` reads its options as the installed `python -m agentstyle.hook` does: a bad
+    one is allowed and told (exit 2 would refuse the call in Claude Code)."""
+    [run] = style_many([("hook", *args)], cwd=tmp_path)
+    assert run.code == 0 and run.stdout == ""
+    assert run.stderr.endswith("; allowed (fail open)\n"), run.stderr

@@ -68,7 +68,6 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "explain": explain.command,
     "test": test.command,
     "schema": schema.command,
-    "hook": hook.command,
     "install": install.install_command,
     "uninstall": install.uninstall_command,
     "sync": install.sync_command,
@@ -79,6 +78,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
 }
 for _name, _command in COMMANDS.items():
     app.command(_name, cls=StyleCommand)(_command)
+app.command("hook", cls=StyleCommand, context_settings=hook.CONTEXT)(hook.command)
 app.add_typer(audit.app, name="audit")
 app.add_typer(engine.app, name="engine")
 

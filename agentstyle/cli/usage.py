@@ -17,12 +17,14 @@ import difflib
 import enum
 import errno
 import inspect
+import os
 import re
 import shutil
 import sys
 import textwrap
 import typing
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -312,6 +314,14 @@ def os_error_line(exc: OSError) -> str | None:
     an OSError that names no file and is not a failure of the machine (a bug: shown as one)."""
     reason = _sentence(exc.strerror or type(exc).__name__)
     if exc.filename is not None:
+        if isinstance(exc, (NotADirectoryError, FileExistsError)):
+            # a folder was to be made or entered where a file is: name that file
+            path = Path(os.fsdecode(exc.filename))
+            for part in (path, *path.parents):
+                if part.exists():
+                    if not part.is_dir():
+                        return f"style: `{part}` is a file where a folder is needed\n"
+                    break
         return f"style: `{exc.filename}`: {reason}\n"
     if exc.errno in ENVIRONMENT_ERRNOS:
         return f"style: cannot write: {reason}\n"
