@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shlex
 import subprocess
 import sys
 import threading
@@ -74,13 +75,16 @@ def style_many(
 
 
 def style_on_a_terminal(
-    *args: str, cwd: Path, home: Path, env: dict[str, str] | None = None
+    *args: str, cwd: Path, home: Path, env: dict[str, str] | None = None, bash: bool = False
 ) -> tuple[int, str]:
-    """`style ARGS` with its stdout on a pseudo-terminal, as in an interactive shell: the exit
-    code and what the terminal received."""
+    """`style ARGS` with its stdout on a pseudo-terminal, as in an interactive shell (started by
+    bash with `bash`): the exit code and what the terminal received."""
+    argv = [sys.executable, "-m", "agentstyle", *args]
+    if bash:  # two commands, so bash stays the parent (completion looks at it)
+        argv = ["bash", "-c", " ".join(shlex.quote(a) for a in argv) + "; exit $?"]
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentstyle", *args],
+        argv,
         cwd=cwd,
         env=environment(home, env),
         stdin=subprocess.DEVNULL,

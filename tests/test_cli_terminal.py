@@ -47,6 +47,18 @@ def test_errors_have_no_colour_on_a_terminal(project: Path) -> None:
     assert code == 2 and ESC not in screen
 
 
+@pytest.mark.parametrize("no_color", ["", "1"])
+def test_completion_install_is_coloured_only_without_no_color(
+    tmp_path: Path, no_color: str
+) -> None:
+    env = {"NO_COLOR": no_color} if no_color else None
+    code, screen = style_on_a_terminal(
+        "--install-completion", cwd=tmp_path, home=tmp_path, env=env, bash=True
+    )
+    assert code == 0 and "bash completion installed in" in screen
+    assert (ESC in screen) is (not no_color)
+
+
 def in_bash(home: Path, *args: str, extra: dict[str, str] | None = None) -> str:
     """`style ARGS` started by bash, as from the user's shell (completion looks at its parent)."""
     command = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "agentstyle", *args))

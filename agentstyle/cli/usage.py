@@ -367,6 +367,9 @@ class StyleGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        if os.environ.get("NO_COLOR"):  # what Click itself colours (e.g. completion's notes)
+            extra.setdefault("color", False)
+
         def run() -> Any:
             return super(StyleGroup, self).main(
                 args=args,
