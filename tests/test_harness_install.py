@@ -250,7 +250,7 @@ def test_a_config_that_is_not_json_is_refused_and_untouched(project: HarnessProj
 
 def test_scopes_each_harness_has(project: HarnessProject) -> None:
     proc = project.cli("install", "xh", "--harness", "codex", "--scope", "local")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error: the two options do not go together
     assert "codex has no `local` scope (use: project, user)" in proc.stderr
     user = project.cli("install", "xh", "--harness", "gemini-cli", "--scope", "user")
     assert user.returncode == 0, user.stderr
