@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint format bench docs clean
+.PHONY: setup demo test test-typer lint format bench docs clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -21,6 +21,25 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# The CLI tests against the lowest and the newest typer that pyproject.toml allows, each in a
+# small venv of its own (the package, its runtime dependencies and pytest; pip's cache makes a
+# rerun quick). `--upgrade-strategy eager`: the other dependencies as a fresh install gets them.
+TYPER_RANGE := $(shell sed -n 's/^ *"typer\([^"]*\)",$$/\1/p' pyproject.toml)
+TYPER_LOWEST := $(shell sed -n 's/^ *"typer>=\([0-9.]*\).*/\1/p' pyproject.toml)
+CLI_TESTS := $(wildcard tests/test_cli*.py)
+
+define typer_venv
+	test -x $(1)/bin/python || ($(PY) -m venv $(1) && $(1)/bin/pip install -q --upgrade pip)
+	$(1)/bin/pip install -q --upgrade --upgrade-strategy eager -e . "$(2)" pytest \
+		--config-settings editable_mode=compat
+	$(1)/bin/python -c 'import typer; print("CLI tests with typer", typer.__version__)'
+	$(1)/bin/pytest $(CLI_TESTS)
+endef
+
+test-typer:
+	$(call typer_venv,.venv-typer-lowest,typer==$(TYPER_LOWEST))
+	$(call typer_venv,.venv-typer-newest,typer$(TYPER_RANGE))
 
 lint: $(STAMP)
 	$(BIN)/ruff check agentstyle tests bench docs/hooks
@@ -39,4 +58,4 @@ docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .venv-typer-lowest .venv-typer-newest .pytest_cache .mypy_cache .ruff_cache site

@@ -137,4 +137,11 @@ def render_text(diags: Iterable[Diagnostic]) -> str:
 
 
 class StyleError(Exception):
-    """A failure the user must see as one clear line (no traceback)."""
+    """A failure the user must see as one clear line (no traceback).
+
+    `hint`, when given, is what the user can do about it: the command line adds it to the line.
+    """
+
+    def __init__(self, message: str = "", *, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint

@@ -325,6 +325,9 @@ def test_every_command_line_in_the_docs_exists(page: str, line: str) -> None:
     if getattr(cmd, "commands", None) and rest and not rest[0].startswith("-"):
         raise AssertionError(f"docs/{page}: `{line}`: `{rest[0]}` is not a command here")
     options: set[str] = {"--help"}
+    if words and words[0] == "hook":
+        # `style hook` reads its options as the installed hook does (runtime/hookrun.py)
+        options.update(("--harness", "--event", "--fail-closed"))
     for param in cmd.params:
         options.update(getattr(param, "opts", []))
         options.update(getattr(param, "secondary_opts", []))

@@ -71,6 +71,18 @@ def connect(path: Path | str, *, read_only: bool = False) -> Connection:
     return duckdb.connect(str(path), read_only=read_only)
 
 
+def _connect_store(paths: StylePaths, *, read_only: bool = False) -> Connection:
+    """The project's database for a command: one that cannot be opened is a clear error."""
+    try:
+        return connect(paths.database, read_only=read_only)
+    except (duckdb.IOException, duckdb.SerializationException, duckdb.InternalException) as exc:
+        # the cause as the hooks report it, never DuckDB's own text (storage.md)
+        raise StyleError(
+            f"the rules database could not be read ({type(exc).__name__})",
+            hint=f"move {paths.database} away (its history goes with it) and run `style sync`",
+        ) from None
+
+
 @contextmanager
 def open_store(
     paths: StylePaths, *, deadline: float | None = None, create: bool = True
@@ -80,9 +92,10 @@ def open_store(
         deadline = time.monotonic() + 30.0
     if not create and not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
-    ensure_home(paths)
+    if create:  # a command that only reads or edits history writes nothing new into .style/
+        ensure_home(paths)
     with FileLock(paths.lock, deadline):
-        conn = connect(paths.database)
+        conn = _connect_store(paths)
         for path in (paths.database, paths.database.with_name(paths.database.name + ".wal")):
             tighten(path)
         try:
@@ -149,7 +162,7 @@ def open_store_read_only(
     if not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
     with FileLock(paths.lock, deadline):
-        conn = connect(paths.database, read_only=True)
+        conn = _connect_store(paths, read_only=True)
         try:
             try:
                 migrate(conn)

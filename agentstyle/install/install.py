@@ -728,6 +728,8 @@ def _install(
     )
     if static is not None:
         result.changes.append(static)
+    for c in result.changes:
+        _check_writable(c)
     if dry_run:
         return result
     with engine_free_store(paths) as conn:
@@ -799,6 +801,17 @@ def build_from_lock(root: Path, wait_s: float) -> list[str]:
 def _has_policy(conn: Connection) -> bool:
     row = conn.execute(sql("policy/count_rules")).fetchone()
     return bool(row and row[0])
+
+
+def _check_writable(change: FileChange) -> None:
+    """Before anything is written: a file where a folder of the path must be is one clear line
+    (the database and the config would otherwise disagree after a half install)."""
+    for folder in change.path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                name = change.label or str(change.path)
+                raise StyleError(f"cannot write {name}: `{folder}` is a file, not a folder")
+            return
 
 
 def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -107,7 +108,13 @@ def scaffold(folder: Path, *, single_file: bool = False) -> list[Path]:
     existing = [p for p in files if p.exists()]
     if existing:
         raise StyleError(f"{existing[0]} already exists; init writes only new files")
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError:
+        for path in files:  # none existed before: all or nothing, no half a package left
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+        raise
     return list(files)
