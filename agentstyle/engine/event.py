@@ -98,6 +98,19 @@ def relative_path(path: str, cwd: str) -> str:
     return p
 
 
+def resolved_path(path: str, cwd: str) -> str | None:
+    """Where `path` really leads when a symlink is on the way (relative to cwd when inside
+    it), else None. A guard on `.env` must also see a Read of `notes.txt -> .env`."""
+    full = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+    try:
+        real = os.path.realpath(full)
+        base = os.path.realpath(cwd) if cwd else cwd
+    except (OSError, ValueError):
+        return None
+    target = relative_path(real, base)
+    return None if target == relative_path(os.path.normpath(full), cwd) else target
+
+
 def read_transcript_tail(path: str, limit: int = 256 * 1024) -> str | None:
     """The last assistant message of a JSONL transcript, reading at most `limit` bytes."""
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, relative_path
+from agentstyle.engine.event import Event, relative_path, resolved_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
@@ -118,6 +118,9 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         for key in FILE_PATH_KEYS:
             if isinstance(tool_input.get(key), str):
                 ev.add("file.path", relative_path(tool_input[key], ev.cwd))
+                real = resolved_path(tool_input[key], ev.cwd)
+                if real is not None:
+                    ev.add("file.path", real, 1)  # a symlink counts by its target too
                 break
     if ev.tool == "shell" and isinstance(tool_input.get("command"), str):
         from agentstyle.engine.shell import parse_shell

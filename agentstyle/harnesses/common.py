@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
+from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path, resolved_path
 
 # The field that identifies one call for `style allow` (cli.md): same tool, same input.
 HOOK_MODULE = "agentstyle.hook"
@@ -57,6 +57,9 @@ def add_file_path(ev: Event, tool_input: Mapping[str, Any], keys: tuple[str, ...
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             ev.add("file.path", relative_path(value, ev.cwd))
+            real = resolved_path(value, ev.cwd)
+            if real is not None:
+                ev.add("file.path", real, 1)  # a symlink counts by its target too
             return
 
 
