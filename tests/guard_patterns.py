@@ -546,6 +546,60 @@ pattern(
 )
 
 # ---------------------------------------------------------------------------------------------
+# guard-git-identity: the default of `forbidden_email`, spelled out (settings do not reach
+# conditions yet). `(?i)` first, so the address is the literal tested first, in any case.
+
+ADDR = r"bad@example\.com"
+IDENTITY_KEY = r"(user|author|committer)\.email"
+pattern("identity-config", "(?i)" + git(f"config (.* )?{IDENTITY_KEY} (.* )?<?{ADDR}>?( |$)"))
+pattern("identity-git-c", rf"(?i)^git (.* )?-c {IDENTITY_KEY}=\S*{ADDR}")
+pattern("identity-config-env", rf"(?i)^git (.* )?--config-env[= ]{IDENTITY_KEY}=")
+pattern(
+    "identity-variable",
+    rf"(?i)^(GIT_AUTHOR_EMAIL|GIT_COMMITTER_EMAIL|EMAIL|GIT_CONFIG_VALUE_[0-9]+)=\S*{ADDR}",
+)
+pattern(
+    "identity-author",
+    "(?i)" + git(f"commit (.* )?--{prefixes('author', 2)}[= ]([^<]*<)?{ADDR}"),
+)
+pattern("identity-rewrite", "(?i)" + git(rf"(rebase|filter-branch|filter-repo) (.* )?\S*{ADDR}"))
+pattern(
+    "identity-config-file",
+    rf"(?i)^(sed|perl) (.* )?-i\S* (.* )?\S*{ADDR}\S*( .*)? (\S*/)?(\.git/config|\.gitconfig)( |$)",
+)
+pattern("identity-config-path", r"(^|/)(\.git/config|\.gitconfig|\.config/git/config)$")
+pattern("identity-address", f"(?i){ADDR}")
+
+
+# ---------------------------------------------------------------------------------------------
+# guard-one-way-doors
+
+NOT_DRY_RUN = not_words(["--dry-run"])
+pattern(
+    "publish",
+    rf"^(npm|pnpm|bun|poetry|uv|hatch|flit|yarn( npm)?) publish( {NOT_DRY_RUN})*$",
+)
+pattern(
+    "publish-through-runner",
+    rf"^(npx|pnpx|bunx|corepack)( -\S+)* (npm|pnpm|yarn|bun)(@\S+)? publish( {NOT_DRY_RUN})*$",
+)
+pattern(
+    "publish-in-container",
+    r"^(docker|podman) (container )?run (.* )?(npm|pnpm|yarn|bun|cargo|poetry|uv|hatch|flit)"
+    rf" publish( {NOT_DRY_RUN})*$",
+)
+pattern("npm-unpublish", rf"^npm unpublish( {not_words(['--help', '-h'])})*$")
+pattern(
+    "curl-delete-repos",
+    r"^curl (.* )?(-X ?|--request[= ]|--request )(?i:DELETE) (.* )?https?://api\.github\.com/repos/",
+)
+pattern(
+    "curl-repos-delete",
+    r"^curl (.* )?https?://api\.github\.com/repos/\S* (.* )?(-X ?|--request[= ]|--request )"
+    r"(?i:DELETE)( |$)",
+)
+
+# ---------------------------------------------------------------------------------------------
 # The marked lines of the packages.
 
 
