@@ -21,7 +21,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-LIBRARY = Path(__file__).resolve().parent.parent / "agentstyle" / "library"
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARY = ROOT / "agentstyle" / "library"
+# `style init`'s scaffold teaches the library's force-push rule: its lines are marked too.
+SCAFFOLD = ROOT / "agentstyle" / "policy" / "scaffold.py"
 MARK = re.compile(r"^(?P<head>\s*(?:- )?pattern: )'(?P<body>.*)'(?P<tail>\s*# gen: (?P<name>\S+))$")
 
 
@@ -603,10 +606,14 @@ pattern(
 # The marked lines of the packages.
 
 
+def marked_files() -> list[Path]:
+    return [*sorted(LIBRARY.glob("*/STYLE.yaml")), SCAFFOLD]
+
+
 def marked_lines() -> list[tuple[Path, int, str, str]]:
     """(file, line number, pattern name, the pattern as written) of every `# gen:` line."""
     found = []
-    for path in sorted(LIBRARY.glob("*/STYLE.yaml")):
+    for path in marked_files():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             m = MARK.match(line)
             if m:
@@ -627,7 +634,7 @@ def differences() -> list[str]:
 
 def write() -> int:
     changed = 0
-    for path in sorted(LIBRARY.glob("*/STYLE.yaml")):
+    for path in marked_files():
         lines = path.read_text(encoding="utf-8").split("\n")
         for i, line in enumerate(lines):
             m = MARK.match(line)

@@ -7,18 +7,39 @@ from pathlib import Path
 
 from agentstyle.diagnostics import StyleError
 
-STYLE_YAML = """\
-spec: style/v0.3
+# The bundled library's force-push rule (guard-destructive/force-push-protected): the same
+# patterns, kept equal by tests/test_library_patterns.py. The protected branches are spelled
+# out (main, master, release/*) until settings reach conditions.
+STYLE_YAML = r"""spec: style/v0.3
 name: {name}
 version: 0.1.0
 description: {name} rules for coding agents
 rules:
+  # A force push (-f, --force, --force-with-lease, a +refspec, --mirror) to main, master or
+  # release/*, in any form (git -C dir, git -c k=v, abbreviations such as --forc, HEAD), or
+  # naming no branch at all. Your own branch by name passes: git push -f origin my-feature.
   - id: no-force-push
     target: tool
     tool: shell
     action: block
-    when: 'tool.input.command shell_regex "^git push .*(--force|-f)"'
-    text: Force push is not allowed; push a new commit instead.
+    when:
+      any:
+        - field: tool.input.command
+          op: shell_regex
+          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push (.* )?(((-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)|(-[a-zA-Z0-9]*d[a-zA-Z0-9]*|--de(l(e(t(e)?)?)?)?)) (.* )?\+?(\S*:)?(refs/heads/)?(main|master|release/\S*)|\+?(\S*:)?(refs/heads/)?(main|master|release/\S*) (.* )?((-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)|(-[a-zA-Z0-9]*d[a-zA-Z0-9]*|--de(l(e(t(e)?)?)?)?))|[+:](\S*:)?(refs/heads/)?(main|master|release/\S*))( |$)'  # gen: force-push-protected
+        - field: tool.input.command
+          op: shell_regex
+          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push (.* )?((-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?) (.* )?(\S*:)?(HEAD|@)|(\S*:)?(HEAD|@) (.* )?(-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)|\+(\S*:)?(HEAD|@))( |$)'  # gen: force-push-current
+        - field: tool.input.command
+          op: shell_regex
+          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))* (-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))*( [^-\s]\S*)?(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))*$'  # gen: force-push-unnamed
+        - field: tool.input.command
+          op: shell_regex
+          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))* [^-\s]\S*(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))* (-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))*$'  # gen: force-push-unnamed-after-remote
+        - field: tool.input.command
+          op: shell_regex
+          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push (.* )?--m(i(r(r(o(r)?)?)?)?)?( |$)'  # gen: push-mirror
+    text: No force push to main, master or release/*; push a new commit, or force-push your own branch by name.
   - from: rules/*.md
 """
 
@@ -45,6 +66,30 @@ cases:
     payload:
       tool_name: Bash
       tool_input: {command: "git push origin main"}
+    expect:
+      verdict: none
+      silent: [no-force-push]
+  - note: git -C DIR push -f is refused too
+    event: PreToolUse
+    payload:
+      tool_name: Bash
+      tool_input: {command: "git -C ../repo push -f origin main"}
+    expect:
+      verdict: block
+      fires: [no-force-push]
+  - note: a branch name ending in -fix is not a force flag
+    event: PreToolUse
+    payload:
+      tool_name: Bash
+      tool_input: {command: "git push origin my-feature-fix"}
+    expect:
+      verdict: none
+      silent: [no-force-push]
+  - note: --force-with-lease to your own branch passes
+    event: PreToolUse
+    payload:
+      tool_name: Bash
+      tool_input: {command: "git push --force-with-lease origin my-feature"}
     expect:
       verdict: none
       silent: [no-force-push]
