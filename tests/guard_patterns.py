@@ -21,10 +21,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-LIBRARY = ROOT / "agentstyle" / "library"
-# `style init`'s scaffold teaches the library's force-push rule: its lines are marked too.
-SCAFFOLD = ROOT / "agentstyle" / "policy" / "scaffold.py"
+LIBRARY = Path(__file__).resolve().parent.parent / "agentstyle" / "library"
 MARK = re.compile(r"^(?P<head>\s*(?:- )?pattern: )'(?P<body>.*)'(?P<tail>\s*# gen: (?P<name>\S+))$")
 
 
@@ -607,7 +604,7 @@ pattern(
 
 
 def marked_files() -> list[Path]:
-    return [*sorted(LIBRARY.glob("*/STYLE.yaml")), SCAFFOLD]
+    return sorted(LIBRARY.glob("*/STYLE.yaml"))
 
 
 def marked_lines() -> list[tuple[Path, int, str, str]]:

@@ -7,10 +7,14 @@ from pathlib import Path
 
 from agentstyle.diagnostics import StyleError
 
-# The bundled library's force-push rule (guard-destructive/force-push-protected): the same
-# patterns, kept equal by tests/test_library_patterns.py. The protected branches are spelled
-# out (main, master, release/*) until settings reach conditions.
-STYLE_YAML = r"""spec: style/v0.3
+# The bundled library's force-push rule (guard-destructive/force-push-protected): its `when`
+# is copied from the library's STYLE.yaml, so the scaffold teaches the rule the library
+# enforces, never a copy that drifts (`^git push .*(--force|-f)` blocked `my-feature-fix`).
+LIBRARY_RULES = Path(__file__).resolve().parent.parent / "library" / "guard-destructive"
+FORCE_PUSH_RULE = "  - id: force-push-protected"
+
+STYLE_YAML = """\
+spec: style/v0.3
 name: {name}
 version: 0.1.0
 description: {name} rules for coding agents
@@ -22,26 +26,21 @@ rules:
     target: tool
     tool: shell
     action: block
-    when:
-      any:
-        - field: tool.input.command
-          op: shell_regex
-          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push (.* )?(((-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)|(-[a-zA-Z0-9]*d[a-zA-Z0-9]*|--de(l(e(t(e)?)?)?)?)) (.* )?\+?(\S*:)?(refs/heads/)?(main|master|release/\S*)|\+?(\S*:)?(refs/heads/)?(main|master|release/\S*) (.* )?((-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)|(-[a-zA-Z0-9]*d[a-zA-Z0-9]*|--de(l(e(t(e)?)?)?)?))|[+:](\S*:)?(refs/heads/)?(main|master|release/\S*))( |$)'  # gen: force-push-protected
-        - field: tool.input.command
-          op: shell_regex
-          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push (.* )?((-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?) (.* )?(\S*:)?(HEAD|@)|(\S*:)?(HEAD|@) (.* )?(-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)|\+(\S*:)?(HEAD|@))( |$)'  # gen: force-push-current
-        - field: tool.input.command
-          op: shell_regex
-          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))* (-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))*( [^-\s]\S*)?(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))*$'  # gen: force-push-unnamed
-        - field: tool.input.command
-          op: shell_regex
-          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))* [^-\s]\S*(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))* (-[a-zA-Z0-9]*f[a-zA-Z0-9]*|--f(o(r(c(e(-(w(i(t(h(-(l(e(a(s(e)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?(=\S*)?)(( (-o|--push-option|--repo|--receive-pack|--exec) \S+| -\S+))*$'  # gen: force-push-unnamed-after-remote
-        - field: tool.input.command
-          op: shell_regex
-          pattern: '^[Gg][Ii][Tt]( -[Cc] \S+| --(git-dir|work-tree|namespace|exec-path|super-prefix|config-env|attr-source|list-cmds) \S+| --?[a-zA-Z][-a-zA-Z]*(=\S+)?)* push (.* )?--m(i(r(r(o(r)?)?)?)?)?( |$)'  # gen: push-mirror
-    text: No force push to main, master or release/*; push a new commit, or force-push your own branch by name.
+{when}
+    text: No force push to main, master or release/*; force-push your own branch by name.
   - from: rules/*.md
 """
+
+
+def force_push_when() -> str:
+    """The `when:` lines of the library's force-push rule, as they stand in its STYLE.yaml."""
+    lines = (LIBRARY_RULES / "STYLE.yaml").read_text(encoding="utf-8").splitlines()
+    start = lines.index(FORCE_PUSH_RULE)
+    first = next(i for i in range(start, len(lines)) if lines[i] == "    when:")
+    end = next(i for i in range(first + 1, len(lines)) if not lines[i].startswith("      "))
+    # the library marks its generated patterns for its own check; a new package has no use
+    return "\n".join(re.sub(r"\s+# gen: \S+$", "", line) for line in lines[first:end])
+
 
 EXAMPLE_RULE = """\
 ---
@@ -145,7 +144,7 @@ def scaffold(folder: Path, *, single_file: bool = False) -> list[Path]:
         }
     else:
         files = {
-            folder / "STYLE.yaml": STYLE_YAML.format(name=name),
+            folder / "STYLE.yaml": STYLE_YAML.format(name=name, when=force_push_when()),
             folder / "rules" / "example.md": EXAMPLE_RULE,
             folder / "tests" / "example.yaml": EXAMPLE_TEST,
         }
