@@ -563,9 +563,7 @@ def test_the_bundled_packages_fire_on_the_bundled_transcripts() -> None:
     finally:
         policy.close()
     silent = {
-        rule
-        for rule, row in report.items()
-        if row["fired"] == 0 and rule not in NOT_IN_TRANSCRIPTS
+        rule for rule, row in report.items() if row["fired"] == 0 and rule not in NOT_IN_TRANSCRIPTS
     }
     assert silent == set()
     for rule in (
