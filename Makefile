@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint format bench clean
+.PHONY: setup demo test lint format bench corpus clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -33,6 +33,11 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+# The guard corpus alone: precision and recall per category and form, into bench/RESULTS.md
+# (`make bench` writes the same section with the rest).
+corpus: $(STAMP)
+	$(BIN)/python -m bench.corpus
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

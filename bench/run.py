@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import batch_bench, compile_bench, hook_bench
+from bench import batch_bench, compile_bench, corpus, hook_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,6 +114,9 @@ def main() -> int:
         "only by shell events), first and later parses of a typical compound command.\n\n"
         f"```\n{shell.stdout.strip()}\n```\n"
     )
+    print("guard corpus: precision and recall ...", flush=True)
+    report, seconds = corpus.measure()
+    sections.append(corpus.section(report, seconds))
     text = (
         f"# Benchmark results\n\nOne `make bench` run, {started}, on {machine()}.\n\n"
         + "\n".join(sections)
