@@ -51,7 +51,7 @@ class Event:
     model: str | None = None
     ts: float = 0.0
     fields: list[tuple[str, int, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # e.g. shell-parse-fallback
+    notes: list[str] = field(default_factory=list)  # e.g. shell-incomplete: deadline
 
     def add(self, name: str, value: Any, idx: int = 0) -> None:
         if value is None or len(self.fields) >= MAX_FIELD_ROWS:

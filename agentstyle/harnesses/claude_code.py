@@ -122,14 +122,8 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
                 if real is not None:
                     ev.add("file.path", real, 1)  # a symlink counts by its target too
                 break
-    if ev.tool == "shell" and isinstance(tool_input.get("command"), str):
-        from agentstyle.engine.shell import parse_shell
-
-        parsed = parse_shell(tool_input["command"], ev.cwd or None)
-        ev.add_list("shell.commands", list(parsed.commands))
-        ev.add_list("shell.code", list(parsed.code))
-        if parsed.fallback:
-            ev.notes.append("shell-parse-fallback")
+    if ev.tool == "shell":
+        common.add_shell(ev, tool_input.get("command"))
     ev.add_list("tool.added", added_text(native, tool_input))
     common.add_call_key(ev, native, tool_input)
     ev.add_tree("tool.input", tool_input)
