@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 LIBRARY = ROOT / "agentstyle" / "library"
 RESULTS = ROOT / "bench" / "RESULTS.md"
+SCRATCH = ROOT / "build"  # git ignores it
 GUARDS = ("guard-destructive", "guard-secrets", "guard-git-identity", "guard-one-way-doors")
 VERDICTS = ("block", "ask", "allow")
 THRESHOLD = 0.97  # precision and recall, per category and per form
@@ -218,7 +219,10 @@ def run(cases: Sequence[Case], base: Path | None = None, batch: int = 200) -> di
 
     conn, _ = memory_policy(guard_paths(), "claude-code")
     try:
-        with tempfile.TemporaryDirectory(prefix="style-corpus-") as tmp:
+        # Not under /tmp: a scratch project there would make every path it resolves to look
+        # like a named /tmp entry, which the guards treat as scratch space.
+        SCRATCH.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="corpus-", dir=SCRATCH) as tmp:
             root = Path(base) if base is not None else Path(tmp)
             out: dict[str, Outcome] = {}
             for start in range(0, len(cases), batch):

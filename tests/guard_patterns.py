@@ -159,8 +159,20 @@ def pattern(name: str, text: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # guard-destructive
 
-pattern("rm-recursive-outside", f"^rm (.* )?{RECURSIVE} (.* )?{OUTSIDE}( |$)")
-pattern("rm-outside-recursive", f"^rm (.* )?{OUTSIDE} (.* )?{RECURSIVE}( |$)")
+# The analysis also records a command with its file redirections appended (`rm -rf ./tmp 2>
+# /root/err.log`): a word right after a redirection operator is written to, not deleted.
+NOT_REDIRECT = (
+    r"([^0-9<>&\s]\S*|[0-9]+([^0-9<>\s]\S*)?|[0-9]*[<>]([^<>|&\s]\S*|[<>|&]\S+)"
+    r"|&([^>\s]\S*|>([^>\s]\S*|>\S+))?)"
+)
+# `.` too for rm: typed, rm refuses it; resolved after a `cd` (`cd .. && rm -rf project`), it is
+# the project itself.
+RM_OUTSIDE = alt(OUTSIDE, r"\./?")
+pattern(
+    "rm-recursive-outside",
+    f"^rm (.* )?{RECURSIVE}(( \\S+)* {NOT_REDIRECT})? {RM_OUTSIDE}( |$)",
+)
+pattern("rm-outside-recursive", f"^rm (.* )?{RM_OUTSIDE} (.* )?{RECURSIVE}( |$)")
 # operands that only arrive at run time: none, or placeholders
 pattern("rm-run-time-targets", f"^rm ((-\\S+|{BRACED}) )*{RECURSIVE}( (-\\S+|{BRACED}))*$")
 pattern("xargs-rm", r"^(xargs|parallel) (.* )?(\S*/)?rm( |$)")
@@ -241,6 +253,15 @@ pattern("git-inline-alias", rf"^[Gg][Ii][Tt] (.* )?-c alias\.[^=\s]+={DESTRUCTIV
 pattern("git-env-alias", r"^[Gg][Ii][Tt] (.* )?--config-env[= ]alias\.")
 pattern("git-config-alias", git(rf"config (.* )?alias\.\S+ (.* )?{DESTRUCTIVE_GIT}"))
 pattern("git-env-config-alias", rf"^GIT_CONFIG_VALUE_[0-9]+={DESTRUCTIVE_GIT}")
+pattern("git-rebase-exec", git(rf"rebase (.* )?(-x|--exec)[= ]{DESTRUCTIVE_GIT}"))
+# A command the analysis could not take whole, that mentions what this package guards.
+pattern(
+    "mentions-destructive",
+    r"\brm\b[^\n]*-[a-zA-Z]*[rR]|--recursive|\bfind\b[^\n]*-(delete|exec)"
+    r"|\bgit\b[^\n]*\b(reset|clean|push|checkout|restore|switch|stash|branch|worktree)\b"
+    r"|(?i:drop\s+(table|database|schema)|truncate\s|dropdb|flushall|flushdb)"
+    r"|rmtree|rmSync|rm_rf|remove_tree|remove_dir_all",
+)
 
 
 # Deletion APIs of interpreters (shell.code: -c/-e programs, heredocs, local scripts) given an
@@ -503,6 +524,19 @@ pattern(
     "secret-rg-hidden",
     whole_tree_search("rg", r"(--hidden|-[a-zA-Z]*u[a-zA-Z]*u[a-zA-Z]*|-[a-zA-Z]*\.[a-zA-Z]*)"),
 )
+# A redirection from or into a secret: `cat < .env`, `exec 3< .env`, `echo X >> .env`
+# (the analysis records a command's file redirections after its words).
+REDIRECT_OP = r"(^| )[0-9]*(<|>|>>|>\||<>|&>|&>>) (\S*/)?"
+pattern("secret-redirect-env", rf"{REDIRECT_OP}{NAMES['env']}( |$)")
+pattern(
+    "secret-redirect-other",
+    REDIRECT_OP + alt(*(v for k, v in NAMES.items() if k != "env")) + "( |$)",
+)
+pattern(
+    "mentions-secret",
+    r"\.env|\.e[*?\[]|id_(rsa|dsa|ecdsa|ed25519)|\.(pem|key|p12|pfx)\b|\.netrc|\.pgpass"
+    r"|\.git-credentials|\.pypirc|\.aws/credentials",
+)
 CODE_STR = "[\"'`]"
 CODE_NAME_C, CODE_NAME_STOP = "[^/\"'`\\s]", "/\"'`\\s"
 CODE_PATH = "([^\"'`\\s]*/)?" + secret_name(CODE_NAME_C, CODE_NAME_STOP)
@@ -567,6 +601,15 @@ pattern(
     "identity-config-file",
     rf"(?i)^(sed|perl) (.* )?-i\S* (.* )?\S*{ADDR}\S*( .*)? (\S*/)?(\.git/config|\.gitconfig)( |$)",
 )
+pattern(
+    "identity-config-redirect",
+    rf"(?i){ADDR}.* [0-9]*(>|>>|>\|) (\S*/)?(\.git/config|\.gitconfig|\.config/git/config)( |$)",
+)
+pattern(
+    "mentions-identity",
+    rf"(?i)\b(config|commit|rebase|filter-branch)\b[^\n]*{ADDR}|(GIT_AUTHOR_EMAIL|GIT_COMMITTER_EMAIL"
+    rf"|EMAIL|GIT_CONFIG_VALUE_[0-9]+)=\S*{ADDR}",
+)
 pattern("identity-config-path", r"(^|/)(\.git/config|\.gitconfig|\.config/git/config)$")
 pattern("identity-address", f"(?i){ADDR}")
 
@@ -587,6 +630,11 @@ pattern(
     "publish-in-container",
     r"^(docker|podman) (container )?run (.* )?(npm|pnpm|yarn|bun|cargo|poetry|uv|hatch|flit)"
     rf" publish( {NOT_DRY_RUN})*$",
+)
+pattern(
+    "mentions-one-way-door",
+    r"\b(publish|unpublish|yank)\b|\bgh\s+(release|repo)\s+delete|--visibility"
+    r"|twine\s+upload|gem\s+push|(?i:-X\s*DELETE|--method[= ]DELETE)",
 )
 pattern("npm-unpublish", rf"^npm unpublish( {not_words(['--help', '-h'])})*$")
 pattern(

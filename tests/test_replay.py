@@ -548,6 +548,12 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-destructive/database-drop",
         "guard-secrets/secret-in-code",
         "guard-git-identity/forbidden-identity-file",
+        "guard-destructive/dynamic-code",
+        "guard-destructive/incomplete-analysis",
+        "guard-secrets/secret-redirect",
+        "guard-secrets/incomplete-analysis",
+        "guard-git-identity/incomplete-analysis",
+        "guard-one-way-doors/incomplete-analysis",
     }
 )
 
