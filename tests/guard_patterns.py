@@ -167,7 +167,8 @@ NOT_REDIRECT = (
 )
 # `.` too for rm: typed, rm refuses it; resolved after a `cd` (`cd .. && rm -rf project`), it is
 # the project itself.
-RM_OUTSIDE = alt(OUTSIDE, r"\./?")
+# A hidden-file glob matches the project's .git as well: `.*`, `.[!.]*`, `.g*`.
+RM_OUTSIDE = alt(OUTSIDE, r"\./?", r"(\./)?\.(\*|\[[!^]\.\]\*|g\*|gi\*|git\*|\?\?\?\*?)")
 pattern(
     "rm-recursive-outside",
     f"^rm (.* )?{RECURSIVE}(( \\S+)* {NOT_REDIRECT})? {RM_OUTSIDE}( |$)",
@@ -176,33 +177,69 @@ pattern("rm-outside-recursive", f"^rm (.* )?{RM_OUTSIDE} (.* )?{RECURSIVE}( |$)"
 # operands that only arrive at run time: none, or placeholders
 pattern("rm-run-time-targets", f"^rm ((-\\S+|{BRACED}) )*{RECURSIVE}( (-\\S+|{BRACED}))*$")
 pattern("xargs-rm", r"^(xargs|parallel) (.* )?(\S*/)?rm( |$)")
+# parallel's inputs after ::: fill the template's {}: `parallel rm -rf {} ::: /`, also when the
+# template is a shell string (`parallel bash -c 'rm -rf {}' ::: /`).
+pattern(
+    "parallel-rm-outside",
+    f"^parallel (.* )?(\\S*/)?rm (.* )?{RECURSIVE} (.* )?::: (.* )?{OUTSIDE}( |$)",
+)
+# xargs or parallel running a shell whose code comes from the input: `xargs bash -c`,
+# `xargs -I{} sh -c {}` (known input is substituted by the analysis; unknown input is code
+# no rule has seen).
+pattern(
+    "shell-from-input",
+    r"^(xargs|parallel) (.* )?(\S*/)?(bash|sh|zsh|dash|ksh|mksh|fish)( -\S+)* -[a-zA-Z]*c"
+    rf"( {BRACED}( .*)?)?$",
+)
 
 FIND_HEAD = r"^find( -[HLP])*( -D \S+| -O[0-9])*"
+EXEC_WRAPPERS = r"((\S*/)?(env|sudo|doas|command|busybox|nice|nohup|time|timeout \S+)( -\S+)* )*"
 FIND_START = r"( [^-\s(!]\S*)*"
-FIND_DELETES = r" (.* )?(-delete|-(exec|execdir|ok|okdir) (\S*/)?(rm|shred|unlink|rmdir))( |$)"
+FIND_DELETES = (
+    rf" (.* )?(-delete|-(exec|execdir|ok|okdir) {EXEC_WRAPPERS}(\S*/)?(rm|shred|unlink|rmdir))( |$)"
+)
 pattern("find-outside", f"{FIND_HEAD}{FIND_START} {OUTSIDE}{FIND_START}{FIND_DELETES}")
 # `find . -delete` with no test that narrows it: the whole project, .git included
 pattern(
     "find-everything",
     f"{FIND_HEAD}( \\./?)?( -(type|mindepth|maxdepth) \\S+| -depth| -xdev| -mount| -print0?)*"
-    f" (-delete|-(exec|execdir) (\\S*/)?rm (.* )?{RECURSIVE} (.* )?\\{{\\}} (\\+|;))( |$)",
+    f" (-delete|-(exec|execdir) {EXEC_WRAPPERS}(\\S*/)?rm (.* )?{RECURSIVE}"
+    f" (.* )?\\{{\\}}( \\+| ;)?)( |$)",
 )
 
 F = alt(cluster("f"), long_opt("force", 1))
 pattern("git-reset-hard", git(f"reset (.* )?{long_opt('hard', 1)}( |$)"))
 pattern("git-clean-force", git(f"clean (.* )?{F}( |$)"))
-pattern("git-checkout-discard", git(f"checkout (.* )?(--|\\.|{F})( |$)"))
+
+
+# In a short cluster a letter that takes a value ends it: `-bfeature` names a branch.
+def cluster_before(letter: str, valued: str) -> str:
+    return f"-[a-zA-Z0-9]*{letter}[a-zA-Z0-9]*".replace("-[a-zA-Z0-9]*", f"-[^-{valued}\\s]*", 1)
+
+
+CHECKOUT_F = alt(cluster_before("f", "bB"), long_opt("force", 1))
+pattern(
+    "git-checkout-discard",
+    git(f"checkout (.* )?(-- \\S|\\.( |$)|{CHECKOUT_F}( |$)|--pathspec-from-file)"),
+)
+# `git checkout REF PATH…` (two operands, no -b/-B/--orphan) overwrites the paths from REF.
+CHECKOUT_OPT = r"( (-[^-bB\s]\S*|--" + not_words(["orphan"]) + "))"
+# an operand: never a redirection the analysis appended (`git checkout main > log`), nor a
+# piece of a substitution left as written (`$(git merge-base HEAD main)` is several words)
+OPERAND = r"([^-0-9<>&\s()$`][^\s()$`]*|[0-9]+([^0-9<>\s()$`][^\s()$`]*)?)"
+pattern("git-checkout-paths", git(f"checkout{CHECKOUT_OPT}* {OPERAND}{CHECKOUT_OPT}* {OPERAND}"))
 NOT_STAGED = alt(
     r"[^-\s]\S*",
     "-",
-    r"-[^-\sS][^\sS]*",
-    "--" + opt(not_words(["st", "sta", "stag", "stage", "staged"])),
+    r"-[^-\sSh][^\sSh]*",
+    "--" + opt(not_words(["st", "sta", "stag", "stage", "staged", "help"])),
 )
 pattern(
     "git-restore-worktree", git(f"restore (.* )?{alt(cluster('W'), long_opt('worktree', 1))}( |$)")
 )
 pattern("git-restore-unstaged", git(f"restore( {NOT_STAGED})+$"))
-pattern("git-switch-discard", git(f"switch (.* )?{alt(F, long_opt('discard-changes', 2))}( |$)"))
+SWITCH_F = alt(cluster_before("f", "cC"), long_opt("force", 1), long_opt("discard-changes", 2))
+pattern("git-switch-discard", git(f"switch (.* )?{SWITCH_F}( |$)"))
 pattern("git-stash-drop", git("stash (drop|clear)( |$)"))
 D = alt(cluster("d"), long_opt("delete", 2))
 pattern(
