@@ -376,7 +376,8 @@ def section(report: Report, seconds: float) -> str:
         "hook gives the same answers. A case must refuse when its verdict is block or ask; a "
         "hit is exactly that verdict (an ask for a block is both a miss and a false alarm). "
         f"The suite fails below {THRESHOLD:.0%} precision or recall for any category or form. "
-        f"{seconds:.1f} s for the whole corpus.\n\n"
+        f"{seconds:.1f} s for the whole corpus. `python -m bench.corpus --peer 'HOOK COMMAND'` "
+        "prints the same table for another PreToolUse hook.\n\n"
         + table(report)
         + "\nCases whose verdict differs:\n\n"
         + misses
@@ -396,6 +397,41 @@ def write_section(text: str, path: Path = RESULTS) -> None:
     path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
 
 
+def run_hook(cases: Sequence[Case], argv: Sequence[str], workers: int = 2) -> dict[str, Outcome]:
+    """Every case through another PreToolUse hook command (a peer guard, for comparison): the
+    Claude Code payload on stdin, the verdict read from its JSON or exit code 2."""
+    import shlex
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(case: Case, root: Path) -> tuple[str, Outcome]:
+        project = prepare(case, root)
+        done = subprocess.run(
+            list(argv),
+            input=json.dumps(case.payload(str(project))),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=60,
+            check=False,
+        )
+        verdict = "block" if done.returncode == 2 else "allow"
+        try:
+            specific = json.loads(done.stdout or "{}").get("hookSpecificOutput") or {}
+        except ValueError:
+            specific = {}
+        decision = specific.get("permissionDecision")
+        verdict = {"deny": "block", "ask": "ask"}.get(decision, verdict)
+        return case.name, Outcome(verdict, (shlex.join(argv),), ())
+
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    with (
+        tempfile.TemporaryDirectory(prefix="corpus-peer-", dir=SCRATCH) as tmp,
+        ThreadPoolExecutor(max_workers=workers) as pool,
+    ):
+        return dict(pool.map(lambda c: one(c, Path(tmp)), cases))
+
+
 def measure() -> tuple[Report, float]:
     cases = load()
     started = time.perf_counter()
@@ -404,6 +440,16 @@ def measure() -> tuple[Report, float]:
 
 
 def main(argv: Sequence[str] = ()) -> int:
+    if "--peer" in argv:
+        # `--peer "node cc-safety-net.js --claude-code"`: the same table for another hook
+        import shlex
+
+        command = shlex.split(argv[list(argv).index("--peer") + 1])
+        cases = load()
+        started = time.perf_counter()
+        peer = score(cases, run_hook(cases, command))
+        print(f"{shlex.join(command)}: {time.perf_counter() - started:.0f} s\n" + table(peer))
+        return 0
     report, seconds = measure()
     text = section(report, seconds)
     if "--no-write" not in argv:
