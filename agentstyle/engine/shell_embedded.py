@@ -142,6 +142,10 @@ def shell_calls(family: str, code: str) -> Found:
     if not triggers or not any(t in code for t in triggers):
         return found
     found.scanned = len(code)
+    if family == "osascript":
+        for m in re.finditer(r'do\s+shell\s+script\s+"((?:[^"\\]|\\.)*)"', code):
+            found.calls.append(("sh", _unescape_c(m.group(1))))
+        return found
     tokens = list(_tokens(family, code))
     names = _assignments(tokens)
     if family == "python":
@@ -156,9 +160,6 @@ def shell_calls(family: str, code: str) -> Found:
         _simple_api(tokens, names, frozenset({"system", "shell", "system2"}), found)
     elif family == "awk":
         _awk(tokens, names, found)
-    elif family == "osascript":
-        for m in re.finditer(r'do\s+shell\s+script\s+"((?:[^"\\]|\\.)*)"', code):
-            found.calls.append(("sh", _unescape_c(m.group(1))))
     del found.calls[MAX_CALLS:]
     return found
 
@@ -552,10 +553,12 @@ def _python(tokens: list[Token], names: dict[str, object], code: str, found: Fou
                 found.dynamic = True
 
 
+# Import statements, at a line start or after `;` (one-liners: `import os; os.system(…)`).
 _PY_FROM = re.compile(
-    r"^\s*from\s+(os|subprocess|asyncio|pty|commands|pexpect)\s+import\s+([^\n#]+)", re.M
+    r"(?:^|;)\s*from\s+(os|subprocess|asyncio|pty|commands|pexpect)\s+import\s+([^\n#;]+)",
+    re.M,
 )
-_PY_IMPORT = re.compile(r"^\s*import\s+([^\n#]+)", re.M)
+_PY_IMPORT = re.compile(r"(?:^|;)\s*import\s+([^\n#;]+)", re.M)
 
 
 def _python_aliases(code: str) -> dict[str, str]:

@@ -46,6 +46,7 @@ from agentstyle.engine.shell_syntax import (
 )
 from agentstyle.engine.shell_words import (
     F_EXPANDED,
+    F_GLOB,
     F_POSITIONAL,
     F_PROCSUB,
     F_SUB,
@@ -792,6 +793,7 @@ class Walker(Scope):
         if "/" in argv[0] and not self.remote:
             self._script(argv[0], None, argv[1:], stdin)
         self._resolved(name, argv)
+        self._globbed(argv)
         return self._stdout(name, argv, stdin)
 
     def _call(self, name: str, argv: list[str], stdin: Stdin) -> None:
@@ -860,6 +862,8 @@ class Walker(Scope):
                     self.run(inner, _NO_STDIN, peeled + 1)
             if found.parallel is not None:
                 self._parallel(found.parallel, stdin)
+            if name == "find":
+                self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
             self.remote -= int(found.remote)
             self.st.dirs = saved_dirs
@@ -933,12 +937,11 @@ class Walker(Scope):
         assert isinstance(spec, Parallel)
         inputs = spec.inputs
         if inputs is None:
+            if not spec.template and stdin.piped:
+                self.add_dynamic(PIPE_TO_SHELL)  # each input line is a command
+                self._code_origins(stdin.origins)
             if stdin.unknown or not stdin.texts:
-                if not spec.template:
-                    if stdin.piped:
-                        self.add_dynamic(PIPE_TO_SHELL)  # each input line is a command
-                        self._code_origins(stdin.origins)
-                else:
+                if spec.template:
                     self.run_text(" ".join(spec.template))
                 return
             inputs = [[line for line in "".join(stdin.texts).split("\n") if line.strip()]]
@@ -1036,10 +1039,37 @@ class Walker(Scope):
                     out.append(word)
                     continue
                 resolved = self._render(d, word)
+                if word.endswith("/") and not resolved.endswith("/"):
+                    resolved += "/"  # `build/` names a directory; keep saying so
                 changed = changed or resolved != word
                 out.append(resolved)
             if changed:
                 self.emit(" ".join(out))
+
+    def _globbed(self, argv: list[str]) -> None:
+        """The command again with its globs matched against the project's files, as the shell
+        will match them: `cat .e*` is also `cat .env` when `.env` is there."""
+        if self.root is None or self.remote or len(self.st.dirs) != 1:
+            return
+        words = [w for w in argv[1:] if self.flags.get(w, 0) & F_GLOB and not w.startswith("-")]
+        if not words:
+            return
+        base = self.st.dirs[0]
+        if not base.startswith("/"):
+            return  # the directory is only known at run time
+        out = [argv[0]]
+        changed = False
+        for word in argv[1:]:
+            matches = _glob(base, word, self.root) if word in words else []
+            if base != self.start and not word.startswith("/"):
+                matches = [self._render(base, m) for m in matches]
+            if matches:
+                out.extend(matches)
+                changed = True
+            else:
+                out.append(word)
+        if changed:
+            self.emit(" ".join(out))
 
     def _render(self, directory: str, word: str) -> str:
         if directory.startswith(("~", "$")):
@@ -1355,6 +1385,30 @@ class Walker(Scope):
             out.origins = stdin.origins | (_DECODE if name != "tee" else 0)
             return out
         return None
+
+
+MAX_GLOB = 64  # file names one glob is matched to
+
+
+def _glob(base: str, pattern: str, root: str) -> list[str]:
+    """`pattern`'s matches under `base`, written as the pattern was (relative or absolute);
+    only inside the project, and nothing when it matches nothing (the shell keeps the word)."""
+    if pattern.startswith(("~", "$")) or "\0" in pattern:
+        return []
+    full = pattern if pattern.startswith("/") else posixpath.join(base, pattern)
+    full = posixpath.normpath(full)
+    if not (full == root or full.startswith(root.rstrip("/") + "/")):
+        return []
+    import glob  # only for a command with a glob, inside a known project
+
+    try:
+        if pattern.startswith("/"):
+            found = sorted(glob.glob(pattern))
+        else:
+            found = sorted(glob.glob(pattern, root_dir=base))
+    except (OSError, ValueError):
+        return []
+    return found[:MAX_GLOB]
 
 
 def _script_family(runner: str | None, word: str, text: str) -> str | None:

@@ -924,11 +924,14 @@ def _unwrap_su(name: str, argv: list[str], found: Unwrapped) -> Unwrapped:
 
 def _unwrap_flock(argv: list[str], found: Unwrapped) -> Unwrapped:
     opts = _options(argv, 1, _FLOCK)
-    for text in opts.strings:
-        found.strings.append((text, None))
-    if opts.strings:
-        return found
+    strings = list(opts.strings)
     rest = argv[opts.end :]
+    if len(rest) > 1 and rest[1] in ("-c", "--command") and len(rest) > 2:
+        strings.append(rest[2])  # `flock FILE -c CMD`: GNU getopt reads options after FILE
+    for text in strings:
+        found.strings.append((text, None))
+    if strings:
+        return found
     if len(rest) > 1:
         found.argvs.append(rest[1:])  # `flock FILE cmd…`; `flock FD` alone runs nothing
     return found
