@@ -343,6 +343,57 @@ def test_scripts_the_command_runs_are_read_and_their_commands_routed(tmp_path: P
         assert result.code, command
 
 
+# -- code handed over in other ways: options, settings, files written first ----------------------
+
+HANDED_OVER: list[Case] = [
+    ("git-c-pager", "git -c core.pager='rm -rf /' log", "rm -rf /"),
+    ("git-c-ssh-command", "git -c core.sshCommand='rm -rf /' fetch", "rm -rf /"),
+    ("git-config-alias", "git config alias.x '!rm -rf /' && git x", "rm -rf /"),
+    (
+        "git-config-alias-use",
+        "git config alias.pf 'push -f' && git pf origin main",
+        "git push -f origin main",
+    ),
+    ("git-config-pager", "git config core.pager 'rm -rf /'", "rm -rf /"),
+    ("git-ssh-env", "GIT_SSH_COMMAND='rm -rf /' git fetch", "rm -rf /"),
+    ("editor-env", "export EDITOR='rm -rf /'; git commit", "rm -rf /"),
+    ("vim-bang", "vim -c '!rm -rf /' -c q", "rm -rf /"),
+    ("vim-plus", "vim '+:!git reset --hard' x", "git reset --hard"),
+    ("tar-to-command", "tar -xf x.tar --to-command='rm -rf /'", "rm -rf /"),
+    ("tar-checkpoint", "tar -cf x.tar --checkpoint-action=exec='rm -rf /' .", "rm -rf /"),
+    ("rsync-e", "rsync -e 'rm -rf /' a b:", "rm -rf /"),
+    ("ssh-proxy-command", "ssh -o ProxyCommand='rm -rf /' host", "rm -rf /"),
+    ("at-herestring", "at now <<< 'rm -rf /'", "rm -rf /"),
+    ("at-pipe", "echo 'rm -rf /' | batch", "rm -rf /"),
+    (
+        "heredoc-script-then-run",
+        "cat > /tmp/a.sh <<'EOF'\nrm -rf /\nEOF\nbash /tmp/a.sh",
+        "rm -rf /",
+    ),
+    ("echo-script-then-run", "echo 'rm -rf /' > x.sh && chmod +x x.sh && ./x.sh", "rm -rf /"),
+    ("tee-script-then-source", "echo 'rm -rf /' | tee x.sh >/dev/null; . x.sh", "rm -rf /"),
+    (
+        "printf-python-then-run",
+        "printf 'import os\\nos.system(\"git reset --hard\")\\n' > t.py; python3 t.py",
+        "git reset --hard",
+    ),
+    ("home-assigned-tilde", "HOME=/; rm -rf ~", "rm -rf /"),
+    ("herestring-not-split", "bash <<< $(echo rm -rf /)", "rm -rf /"),
+    ("python-dunder-import", "python3 -c \"__import__('os').system('rm -rf /')\"", "rm -rf /"),
+]
+
+
+@_cases(HANDED_OVER)
+def test_code_handed_over_by_options_settings_and_files(command: str, element: str) -> None:
+    _check(command, element)
+
+
+def test_decoded_code_is_flagged_even_when_its_text_is_known() -> None:
+    result = parse_shell('bash -c "$(echo cm0gLXJmIC8= | base64 -d)"')
+    assert "rm -rf /" in result.commands
+    assert "decoded-code" in result.dynamic
+
+
 # -- context: the working directory, find, xargs ---------------------------------------------------
 
 CONTEXT: list[tuple[str, str, str, str | None]] = [

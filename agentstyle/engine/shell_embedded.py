@@ -514,6 +514,7 @@ def _emit_vector(found: Found, items: list[object]) -> None:
 
 def _python(tokens: list[Token], names: dict[str, object], code: str, found: Found) -> None:
     aliases = _python_aliases(code)
+    tokens = _dunder_imports(tokens)
     for k, (kind, value) in enumerate(tokens):
         if kind != "i" or k + 1 >= len(tokens) or tokens[k + 1] != ("p", "("):
             continue
@@ -554,6 +555,30 @@ def _python(tokens: list[Token], names: dict[str, object], code: str, found: Fou
 
 
 # Import statements, at a line start or after `;` (one-liners: `import os; os.system(…)`).
+def _dunder_imports(tokens: list[Token]) -> list[Token]:
+    """`__import__("os").system` is `os.system`; `importlib.import_module("os").system` too."""
+    out: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        kind, value = tokens[k]
+        if (
+            kind == "i"
+            and value in ("__import__", "importlib.import_module")
+            and k + 5 < len(tokens)
+            and tokens[k + 1] == ("p", "(")
+            and tokens[k + 2][0] == "s"
+            and tokens[k + 3] == ("p", ")")
+            and tokens[k + 4] == ("p", ".")
+            and tokens[k + 5][0] == "i"
+        ):
+            out.append(("i", f"{tokens[k + 2][1]}.{tokens[k + 5][1]}"))
+            k += 6
+            continue
+        out.append(tokens[k])
+        k += 1
+    return out
+
+
 _PY_FROM = re.compile(
     r"(?:^|;)\s*from\s+(os|subprocess|asyncio|pty|commands|pexpect)\s+import\s+([^\n#;]+)",
     re.M,

@@ -59,7 +59,14 @@ from agentstyle.engine.shell_words import (
     expand_text,
     shown,
 )
-from agentstyle.engine.shell_wrappers import SHELLS, command_name, shell_reads_script, unwrap
+from agentstyle.engine.shell_wrappers import (
+    SHELLS,
+    command_name,
+    commands_in_options,
+    git_runs,
+    shell_reads_script,
+    unwrap,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -173,6 +180,28 @@ _PATTERN_FIRST = frozenset(
         "perl",
         "zgrep",
         "git-grep",
+    }
+)
+# Variables whose value a program runs as a command (`GIT_SSH_COMMAND=… git fetch`).
+_RUNS_ENV = frozenset(
+    {
+        "GIT_SSH_COMMAND",
+        "GIT_SSH",
+        "GIT_PAGER",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_ASKPASS",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PROXY_COMMAND",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "MANPAGER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "SUDO_ASKPASS",
+        "SSH_ASKPASS",
+        "PROMPT_COMMAND",
     }
 )
 _STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
@@ -293,6 +322,9 @@ class Walker(Scope):
         self.scripts: set[str] = set()
         self.flags: dict[str, int] = {}
         self.sub_origins: dict[str, int] = {}
+        self.decoded: dict[str, int] = {}  # known substitution outputs that were decoded
+        self.written: dict[str, str] = {}  # files this command line writes, and their text
+        self.git_aliases: dict[str, str] = {}
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
         self.called: set[str] = set()
@@ -346,7 +378,11 @@ class Walker(Scope):
             self.sub_origins[shown(sub)] = out.origins
         if out is None or out.unknown or out.files or not out.texts:
             return None
-        return "".join(out.texts)
+        text = "".join(out.texts)
+        if out.origins and len(self.decoded) < 64:
+            # Known, but decoded or downloaded: code built from it is still hidden code.
+            self.decoded[text.rstrip("\n")] = out.origins
+        return text
 
     def process_substitution(self, sub: ProcSub) -> None:
         saved = self.st
@@ -627,6 +663,8 @@ class Walker(Scope):
                 self._set(assign, texts)
             return None
         env = [t for texts in assigns for t in texts]
+        for text in env:
+            self._setting_runs(text)
         files = self._file_redirections(node.redirs) if node.redirs else ""
         out: Stdin | None = None
         for argv in argvs:
@@ -635,6 +673,8 @@ class Walker(Scope):
             for text in env:
                 self.emit(text)
             out = self.run(argv, stdin, 0)
+            if out is not None and out.texts and not out.unknown and node.redirs:
+                self._writes(node.redirs, "".join(out.texts))
             if files:
                 # The words stay in their positions above; the files the command reads and
                 # writes are seen here: `< .env cat` is also `cat < .env`.
@@ -695,7 +735,7 @@ class Walker(Scope):
         for redir in redirs:
             if redir.heredoc is not None or redir.target is None or redir.op == "<<<":
                 continue
-            target = " ".join(w for alt in expand(redir.target, self, False)[:1] for w in alt)
+            target = expand_text(redir.target.parts, self)[0]
             if redir.op in (">&", "<&") and (target.isdigit() or target in ("-", "")):
                 continue  # `2>&1`, `>&-`: descriptors, not files
             if target == "/dev/null":
@@ -718,7 +758,8 @@ class Walker(Scope):
                 continue
             if redir.target is None:
                 continue
-            targets = [w for alt in expand(redir.target, self, False) for w in alt]
+            # A redirection's word is expanded but never split (a herestring, a file name).
+            targets = expand_text(redir.target.parts, self)[:4]
             if op == "<<<":
                 if not replaced:
                     new = Stdin()
@@ -764,6 +805,7 @@ class Walker(Scope):
                 name = "sh"  # `$SHELL -c '…'`, `$(which bash) -c '…'`
         elif head_flags & (F_EXPANDED | F_POSITIONAL):
             self.add_dynamic(COMPUTED_COMMAND)
+            self._origins_of(argv[0])
         if (
             name in self.st.aliases
             and name not in self.calling
@@ -780,6 +822,13 @@ class Walker(Scope):
         builtin = _BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, stdin)
+        for text in commands_in_options(name, argv):
+            self.run_text(text)  # `tar --to-command=…`, `rsync -e …`, `vim -c '!…'`
+        if name == "git":
+            argv = self._git(argv)
+        elif name in ("at", "batch"):
+            self._at(argv, stdin)
+            return None
         unwrapped = unwrap([name, *argv[1:]] if name == "sh" and argv[0] != "sh" else argv)
         if unwrapped is not None and peeled < MAX_UNWRAP:
             return self._unwrapped(name, argv, unwrapped, stdin, peeled)
@@ -870,6 +919,7 @@ class Walker(Scope):
         return out
 
     def _eval_dynamic(self, args: Sequence[str]) -> None:
+        self._origins_of(" ".join(args))
         for word in args:
             flags = self.flags.get(word, 0)
             if flags & F_SUB:
@@ -879,6 +929,7 @@ class Walker(Scope):
                 self.add_dynamic(EVAL_VARIABLE)
 
     def _shell_c_dynamic(self, text: str, positional: list[str] | None, shell: str) -> None:
+        self._origins_of(text)
         flags = self.flags.get(text, 0)
         if flags & F_SUB:
             self.add_dynamic(SHELL_C_SUBSTITUTION)
@@ -892,6 +943,9 @@ class Walker(Scope):
     def _origins_of(self, text: str) -> None:
         for raw, origins in self.sub_origins.items():
             if raw in text:
+                self._code_origins(origins)
+        for known, origins in self.decoded.items():
+            if known and known in text:
                 self._code_origins(origins)
 
     def _code_origins(self, origins: int) -> None:
@@ -1086,6 +1140,87 @@ class Walker(Scope):
         joined = posixpath.normpath(posixpath.join(directory, word))
         return joined
 
+    def _setting_runs(self, assignment: str) -> None:
+        """`GIT_SSH_COMMAND=CMD git fetch`, `export EDITOR=CMD`: the program runs CMD later."""
+        name, eq, value = assignment.partition("=")
+        if not eq or not value.strip():
+            return
+        if name in _RUNS_ENV:
+            self.run_text(value)
+        elif name in ("BASH_ENV", "ENV"):
+            self._script(value, "bash", [], _NO_STDIN, source=True)  # sourced by a new shell
+
+    def _writes(self, redirs: Sequence[Redir], text: str) -> None:
+        """Files a command writes its known output to: a script run later in the same command
+        line is read from here (`cat > x.sh <<EOF … EOF; bash x.sh`)."""
+        for redir in redirs:
+            if redir.heredoc is not None or redir.target is None:
+                continue
+            if redir.op in (">", ">|", ">>", "&>", "&>>") and redir.fd in (None, "1"):
+                path = expand_text(redir.target.parts, self)[0]
+                self._write(path, text, append=redir.op.endswith(">>"))
+
+    def _write(self, path: str, text: str, append: bool) -> None:
+        key = self._file_key(path)
+        if key is None or len(self.written) >= MAX_SCRIPTS:
+            return
+        self.written[key] = (self.written.get(key, "") if append else "") + text
+
+    def _file_key(self, path: str) -> str | None:
+        if not path or (path.startswith(("$", "~")) and not path.startswith("~/")):
+            return None
+        path = os.path.expanduser(path)
+        if path.startswith("/"):
+            return posixpath.normpath(path)
+        if len(self.st.dirs) != 1 or self.st.dirs[0].startswith(("~", "$")):
+            return None
+        return posixpath.normpath(posixpath.join(self.st.dirs[0] or ".", path))
+
+    def _git(self, argv: list[str]) -> list[str]:
+        """`git config alias.X …` and the settings git runs as commands; `git X` for an alias
+        this command line defined becomes what the alias runs."""
+        k = 1
+        while k < len(argv) and argv[k].startswith("-"):
+            k += 2 if argv[k] in ("-c", "-C", "--git-dir", "--work-tree", "--namespace") else 1
+        if k >= len(argv):
+            return argv
+        sub = argv[k]
+        if sub == "config":
+            operands = []
+            j = k + 1
+            while j < len(argv):
+                word = argv[j]
+                if word in ("-f", "--file", "--blob", "--type", "--default"):
+                    j += 2
+                    continue
+                if not word.startswith("-"):
+                    operands.append(word)
+                j += 1
+            if len(operands) >= 2:
+                key, value = operands[0], " ".join(operands[1:])
+                if key.lower().startswith("alias."):
+                    self.git_aliases[key[len("alias.") :]] = value
+                    # It runs whenever `git NAME` does, in this command or a later one.
+                    if value.startswith("!"):
+                        self.run_text(value[1:])
+                    else:
+                        self.run(["git", *_split_words(value)], _NO_STDIN, 1)
+                elif git_runs(key):
+                    self.run_text(value.removeprefix("!"))
+            return argv
+        if sub in self.git_aliases:
+            return [argv[0], "-c", f"alias.{sub}={self.git_aliases[sub]}", *argv[1:]]
+        return argv
+
+    def _at(self, argv: list[str], stdin: Stdin) -> None:
+        """`at`/`batch` run the commands they read (stdin, or `-f FILE`) later, with sh."""
+        if "-f" in argv[1:-1]:
+            self._script(argv[argv.index("-f") + 1], "sh", [], _NO_STDIN)
+            return
+        if any(w in ("-l", "-d", "-r", "-c", "-V") for w in argv[1:]):
+            return  # listing, removing, showing jobs
+        self._shell_stdin(stdin, positional=None)
+
     def _declare(self, argv: list[str], stdin: Stdin) -> Stdin | None:
         functions = any(
             w.startswith("-") and "f" in w[1:] for w in argv[1:] if not w.startswith("--")
@@ -1102,6 +1237,7 @@ class Walker(Scope):
                 continue
             # `export GIT_AUTHOR_EMAIL=…` sets identity for later commands: show it alone.
             self.emit(word)
+            self._setting_runs(word)
             name, _, value = m.groups()
             flags = self.flags.get(value, 0)
             self.st.vars[name] = (UNKNOWN,) if flags & (F_VAR | F_SUB) else (value,)
@@ -1320,7 +1456,15 @@ class Walker(Scope):
         family: str | None = None,
     ) -> None:
         """Read the local script `word` into code; walk it when it is shell code."""
-        if self.root is None or self.remote:
+        if self.remote:
+            return
+        key = self._file_key(word) if self.written else None
+        if key is not None and key in self.written and key not in self.scripts:
+            # Written earlier in this command line: its text is known without reading it.
+            self.scripts.add(key)
+            self._script_text(self.written[key], word, runner, args, source, family)
+            return
+        if self.root is None:
             return
         if len(self.scripts) >= MAX_SCRIPTS:
             self.issue("script-limit")
@@ -1342,6 +1486,17 @@ class Walker(Scope):
         if status != OK or real in self.scripts:
             return
         self.scripts.add(real)
+        self._script_text(text, word, runner, args, source, family)
+
+    def _script_text(
+        self,
+        text: str,
+        word: str,
+        runner: str | None,
+        args: Sequence[str],
+        source: bool,
+        family: str | None,
+    ) -> None:
         self.add_code(text)
         kind = family or _script_family(runner, word, text)
         if kind == "shell":
@@ -1380,6 +1535,11 @@ class Walker(Scope):
                 out.texts.append(text)
                 out.origins = stdin.origins | (_DECODE if name in stdout_of.DECODERS else 0)
                 return out
+        if name == "tee" and stdin.texts and not stdin.unknown:
+            for path in (w for w in argv[1:] if not w.startswith("-")):
+                self._write(path, "".join(stdin.texts), append="-a" in argv[1:])
+            out.texts.extend(stdin.texts)
+            return out
         if name in stdout_of.DECODERS or name in ("tee",):
             out.unknown = True
             out.origins = stdin.origins | (_DECODE if name != "tee" else 0)

@@ -103,6 +103,13 @@ Chunk = tuple[str, int]
 def expand(word: Word, scope: Scope, braces: bool = True) -> list[list[str]]:
     """The fields `word` becomes, once per combination of the values its variables hold."""
     parts = word.parts
+    first = parts[0] if parts else None
+    tilde = isinstance(first, Lit) and not first.quoted and braces
+    if tilde and isinstance(first, Lit) and (first.text == "~" or first.text.startswith("~/")):
+        home = scope.values("HOME")
+        if home is not None and len(home) == 1 and isinstance(home[0], str):
+            # `HOME=/; rm -rf ~`: the tilde is the shell's HOME, set in this command line
+            parts = [Lit(home[0] + first.text[1:], False), *parts[1:]]
     if len(parts) == 1 and isinstance(parts[0], Lit):
         text = parts[0].text
         if parts[0].quoted or not braces:
