@@ -80,6 +80,8 @@ MAX_SCRIPTS = 32  # distinct local scripts read for one command
 MAX_UNWRAP = 32  # wrappers peeled off one simple command (`sudo env nice … cmd`)
 MAX_VALUES = 64  # values one variable may hold (branches, `for` lists)
 MAX_CALL_DEPTH = 16  # shell functions calling functions
+MAX_STDIN_TEXTS = 8  # alternative texts of one heredoc or herestring (from multi-valued variables)
+MAX_DIRS = 8  # working directories one point of the walk may be in (after branches)
 MAX_CODE_SCANNED = 4 << 20  # characters of interpreter code tokenized for shell commands
 _CLOCK_EVERY = 256  # commands recorded between two looks at the clock
 
@@ -254,8 +256,10 @@ class State:
         new.positional = self.positional
         return new
 
-    def absorb(self, branches: Sequence[State]) -> None:
-        """After branches of which any one ran: each variable may hold any branch's value."""
+    def absorb(self, branches: Sequence[State]) -> bool:
+        """After branches of which any one ran: each variable may hold any branch's value.
+        True when some variable or the directory had more values than are kept."""
+        cut = False
         names: dict[str, None] = {}
         for b in branches:
             names.update(dict.fromkeys(b.vars))
@@ -265,16 +269,19 @@ class State:
                 for v in b.vars.get(name, (UNKNOWN,)):
                     if v not in merged:
                         merged.append(v)
+            cut = cut or len(merged) > MAX_VALUES
             self.vars[name] = tuple(merged[:MAX_VALUES])
         dirs: list[str] = []
         for b in branches:
             for d in b.dirs:
                 if d not in dirs:
                     dirs.append(d)
-        self.dirs = tuple(dirs[:8])
+        cut = cut or len(dirs) > MAX_DIRS
+        self.dirs = tuple(dirs[:MAX_DIRS])
         for b in branches:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
+        return cut
 
 
 class Stdin:
@@ -379,7 +386,7 @@ class Walker(Scope):
         if out is None or out.unknown or out.files or not out.texts:
             return None
         text = "".join(out.texts)
-        if out.origins and len(self.decoded) < 64:
+        if out.origins and len(self.decoded) < 256:
             # Known, but decoded or downloaded: code built from it is still hidden code.
             self.decoded[text.rstrip("\n")] = out.origins
         return text
@@ -556,7 +563,7 @@ class Walker(Scope):
             before = self.st.copy()
             self.walk(node.body, stdin)
             self.walk(node.cond, stdin)
-            self.st.absorb([before, self.st.copy()])  # the body may run no time at all
+            self._absorb([before, self.st.copy()])  # the body may run no time at all
             return None
         if isinstance(node, For):
             return self._for(node, stdin)
@@ -579,6 +586,10 @@ class Walker(Scope):
             return None
         return None  # pragma: no cover - every compound is handled above
 
+    def _absorb(self, branches: list[State]) -> None:
+        if self.st.absorb(branches):
+            self.issue("values-limit")
+
     def _if(self, node: If, stdin: Stdin) -> Stdin | None:
         branches: list[State] = []
         for cond, body in node.arms:
@@ -600,7 +611,7 @@ class Walker(Scope):
                 self.st = saved
         else:
             branches.append(self.st.copy())
-        self.st.absorb(branches)
+        self._absorb(branches)
         return None
 
     def _case(self, node: Case, stdin: Stdin) -> Stdin | None:
@@ -617,7 +628,7 @@ class Walker(Scope):
                 branches.append(self.st)
             finally:
                 self.st = saved
-        self.st.absorb(branches)
+        self._absorb(branches)
         return None
 
     def _for(self, node: For, stdin: Stdin) -> Stdin | None:
@@ -642,7 +653,7 @@ class Walker(Scope):
             self.st.vars[node.name] = tuple(unique) if unique else (UNKNOWN,)
         self.walk(node.body, stdin)
         if values:
-            self.st.absorb([before, self.st.copy()])
+            self._absorb([before, self.st.copy()])
         else:
             self.st = before
         return None
@@ -704,7 +715,10 @@ class Walker(Scope):
             return [head + "(" + " ".join(items) + ")"]
         if assign.value is None:
             return [head]
-        return [head + v for v in expand_text(assign.value.parts, self)[:MAX_VALUES]]
+        values = expand_text(assign.value.parts, self)
+        if len(values) > MAX_VALUES:
+            self.issue("values-limit")
+        return [head + v for v in values[:MAX_VALUES]]
 
     def _set(self, assign: Assign, texts: list[str]) -> None:
         head = len(assign.name) + (len(assign.index) + 2 if assign.index else 0)
@@ -754,17 +768,19 @@ class Walker(Scope):
                 if not replaced:
                     new = Stdin()
                     replaced = True
-                new.texts.extend(texts[:4])
+                if len(texts) > MAX_STDIN_TEXTS:
+                    self.issue("values-limit")
+                new.texts.extend(texts[:MAX_STDIN_TEXTS])
                 continue
             if redir.target is None:
                 continue
             # A redirection's word is expanded but never split (a herestring, a file name).
-            targets = expand_text(redir.target.parts, self)[:4]
+            targets = expand_text(redir.target.parts, self)[:MAX_STDIN_TEXTS]
             if op == "<<<":
                 if not replaced:
                     new = Stdin()
                     replaced = True
-                new.texts.extend(t + "\n" for t in targets[:4])
+                new.texts.extend(t + "\n" for t in targets)
             elif op == "<" and (redir.fd in (None, "0")):
                 if not replaced:
                     new = Stdin()
@@ -797,6 +813,9 @@ class Walker(Scope):
         if name != argv[0] and name:
             # `/bin/rm -rf x`, `git.exe push` are `rm -rf x`, `git push` to a rule.
             self.emit(" ".join([name, *argv[1:]]))
+        if name.isascii() and not name.islower() and name.lower() != name and name.isalpha():
+            # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`.
+            self.emit(" ".join([name.lower(), *argv[1:]]))
         head_flags = self.flags.get(argv[0], 0)
         if head_flags & (F_VAR | F_SUB):
             self.add_dynamic(DYNAMIC_COMMAND)
@@ -830,8 +849,10 @@ class Walker(Scope):
             self._at(argv, stdin)
             return None
         unwrapped = unwrap([name, *argv[1:]] if name == "sh" and argv[0] != "sh" else argv)
-        if unwrapped is not None and peeled < MAX_UNWRAP:
-            return self._unwrapped(name, argv, unwrapped, stdin, peeled)
+        if unwrapped is not None:
+            if peeled < MAX_UNWRAP:
+                return self._unwrapped(name, argv, unwrapped, stdin, peeled)
+            self.issue("unwrap-limit")
         interpreter = lang(name)
         if interpreter is not None:
             self._interpreter(name, interpreter, argv, stdin)
@@ -847,7 +868,10 @@ class Walker(Scope):
 
     def _call(self, name: str, argv: list[str], stdin: Stdin) -> None:
         self.called.add(name)
-        if name in self.calling or len(self.calling) >= MAX_CALL_DEPTH:
+        if name in self.calling:
+            return  # a recursive call walks nothing it has not walked
+        if len(self.calling) >= MAX_CALL_DEPTH:
+            self.issue("call-depth-limit")
             return
         saved = self.st.positional
         self.st.positional = [saved[0] if saved else "bash", *argv[1:]]
@@ -868,8 +892,11 @@ class Walker(Scope):
         whose name is only known at run time: then any of them may have been called."""
         if not self.saw_dynamic_command:
             return
-        for name, body in self.defined.items():
-            if name not in self.called and not self.full:
+        while not self.full:
+            waiting = [(n, b) for n, b in self.defined.items() if n not in self.called]
+            if not waiting:
+                return
+            for name, body in waiting:  # walking one may define more: loop until none is left
                 self.called.add(name)
                 self.calling.append(name)
                 try:
@@ -1162,7 +1189,10 @@ class Walker(Scope):
 
     def _write(self, path: str, text: str, append: bool) -> None:
         key = self._file_key(path)
-        if key is None or len(self.written) >= MAX_SCRIPTS:
+        if key is None:
+            return
+        if len(self.written) >= MAX_SCRIPTS:
+            self.issue("script-limit")
             return
         self.written[key] = (self.written.get(key, "") if append else "") + text
 
@@ -1333,6 +1363,8 @@ class Walker(Scope):
         if len(args) >= 2 and args[0] == "-v":
             target, args = args[1], args[2:]
         text = stdout_of.printf(args)
+        if text is not None and len(text) >= stdout_of.MAX_OUTPUT:
+            self.issue("output-limit")
         if target is not None:
             self.st.vars[target] = (text,) if text is not None else (UNKNOWN,)
             return None
@@ -1531,6 +1563,8 @@ class Walker(Scope):
             return out
         if stdin.texts and not stdin.unknown and not stdin.files:
             text = stdout_of.transform(name, argv, "".join(stdin.texts))
+            if text is not None and len(text) >= stdout_of.MAX_OUTPUT:
+                self.issue("output-limit")
             if text is not None:
                 out.texts.append(text)
                 out.origins = stdin.origins | (_DECODE if name in stdout_of.DECODERS else 0)
@@ -1547,7 +1581,7 @@ class Walker(Scope):
         return None
 
 
-MAX_GLOB = 64  # file names one glob is matched to
+MAX_GLOB = 256  # file names one glob is matched to (in the extra element; the word stays)
 
 
 def _glob(base: str, pattern: str, root: str) -> list[str]:
