@@ -295,6 +295,16 @@ INTERPRETERS: list[Case] = [
         "rm -rf /",
     ),
     ("bun-shell", "bun -e 'await $`rm -rf /`'", "rm -rf /"),
+    (
+        "node-renamed-import",
+        'node -e \'const { exec: run } = require("node:child_process"); run("git reset --hard")\'',
+        "git reset --hard",
+    ),
+    (
+        "node-esm-namespace",
+        'node -e \'import * as cp from "child_process"; cp.exec("rm -rf /")\'',
+        "rm -rf /",
+    ),
     ("perl-system", "perl -e 'system(\"rm -rf /\")'", "rm -rf /"),
     ("perl-system-list", 'perl -e \'system "rm", "-rf", "/"\'', "rm -rf /"),
     ("perl-backticks", "perl -e 'print `rm -rf /`'", "rm -rf /"),
@@ -498,6 +508,11 @@ FALSE_BLOCKS: list[Case] = [
     ("python-comment", "python3 -c '# os.system(\"rm -rf /\")\nprint(1)'", "rm -rf /"),
     ("python-string-only", "python3 -c 'print(\"rm -rf /\")'", "rm -rf /"),
     ("node-regex-exec", "node -e '/x/.exec(\"rm -rf /\")'", "rm -rf /"),
+    (
+        "node-regex-exec-beside-child-process",
+        'node -e \'const cp = require("child_process"); const r = /x/; r.exec("rm -rf /")\'',
+        "rm -rf /",
+    ),
 ]
 
 

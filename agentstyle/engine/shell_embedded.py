@@ -611,8 +611,62 @@ def _python_name(name: str, aliases: dict[str, str]) -> str:
     return name
 
 
+_JS_MODULES = r"""['"](?:node:)?(?:child_process|shelljs|execa|zx)['"]"""
+_JS_BOUND = re.compile(
+    r"(?:const|let|var)\s+([\w$]+)\s*=\s*require\(\s*" + _JS_MODULES + r"\s*\)"
+    r"|import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s+" + _JS_MODULES
+)
+_JS_DESTRUCTURED = re.compile(
+    r"(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*" + _JS_MODULES + r"\s*\)"
+    r"|import\s*\{([^}]*)\}\s*from\s*" + _JS_MODULES
+)
+
+
+def _node_bindings(code: str) -> tuple[set[str], dict[str, str]]:
+    """Names bound to child_process-like modules, and functions imported from them by name."""
+    modules: set[str] = set()
+    functions: dict[str, str] = {}
+    for m in _JS_BOUND.finditer(code):
+        modules.add(m.group(1) or m.group(2))
+    for m in _JS_DESTRUCTURED.finditer(code):
+        for item in (m.group(1) or m.group(2) or "").split(","):
+            real, _, alias = item.replace(" as ", ":").partition(":")
+            if real.strip():
+                functions[(alias or real).strip()] = real.strip()
+    return modules, functions
+
+
+def _required(tokens: list[Token]) -> list[Token]:
+    """`require("child_process").execSync` is `child_process.execSync`."""
+    out: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        if (
+            tokens[k] == ("i", "require")
+            and k + 5 < len(tokens)
+            and tokens[k + 1] == ("p", "(")
+            and tokens[k + 2][0] == "s"
+            and tokens[k + 3] == ("p", ")")
+            and tokens[k + 4] == ("p", ".")
+            and tokens[k + 5][0] == "i"
+        ):
+            module = str(tokens[k + 2][1]).removeprefix("node:")
+            out.append(("i", f"{module}.{tokens[k + 5][1]}"))
+            k += 6
+            continue
+        out.append(tokens[k])
+        k += 1
+    return out
+
+
 def _node(tokens: list[Token], names: dict[str, object], code: str, found: Found) -> None:
-    child_process = "child_process" in code or "shelljs" in code or "execa" in code
+    modules, functions = _node_bindings(code)
+    modules |= (
+        {"child_process", "shelljs", "execa", "zx", "shell"}
+        if "shelljs" in code
+        else {"child_process", "execa", "zx"}
+    )
+    tokens = _required(tokens)
     for k, (kind, value) in enumerate(tokens):
         if kind == "i" and str(value).endswith("$") and k + 1 < len(tokens):
             nxt = tokens[k + 1]
@@ -647,7 +701,13 @@ def _node(tokens: list[Token], names: dict[str, object], code: str, found: Found
                 extra = options.get("args")
                 _emit_vector(found, [args[0], *(extra if isinstance(extra, list) else [])])
             continue
-        if not child_process:
+        head, _, _ = name.rpartition(".")
+        if head:
+            if head not in modules:
+                continue  # `/re/.exec(…)`, `db.exec(…)`: not a process
+        elif name in functions:
+            last = functions[name]  # `const { execSync: run } = require("child_process")`
+        elif name not in ("execa", "execaSync", "execaCommand", "execaCommandSync"):
             continue
         if last in _NODE_SHELL:
             args, _, _ = _args(tokens, k + 1, names)
