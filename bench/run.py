@@ -110,9 +110,20 @@ def main() -> int:
     sections.append(
         "## Shell parsing on the hook path\n\n"
         "Method (`bench/shell_import.py`): fresh interpreters, median of 20: importing "
-        "`agentstyle.engine.shell`, importing tree-sitter and building the bash parser (paid "
-        "only by shell events), first and later parses of a typical compound command.\n\n"
+        "`agentstyle.engine.shell` and the shell_* modules it needs (paid only by shell "
+        "events), first and later analyses of a typical compound command.\n\n"
         f"```\n{shell.stdout.strip()}\n```\n"
+    )
+    print("shell analysis: typical commands warm, worst cases, stress through the hook ...")
+    from bench import shell_bench
+
+    sections.append(
+        "## Shell analysis: typical commands and worst cases\n\n"
+        "Method (`bench/shell_bench.py`): each typical command analysed 300 times in one warm "
+        "process (median per call; target under 1 ms); each worst case analysed 3 times "
+        "(median); the issue's stress command once per new hook process.\n\n"
+        + shell_bench.run()
+        + "\n"
     )
     print("guard corpus: precision and recall ...", flush=True)
     report, seconds = corpus.measure()

@@ -107,7 +107,6 @@ from __future__ import annotations
 
 import gc
 import time
-from dataclasses import dataclass
 
 from agentstyle.engine.shell_files import MAX_SCRIPT_BYTES
 from agentstyle.engine.shell_syntax import parse
@@ -127,18 +126,43 @@ __all__ = [
 MAX_PARSE_SECONDS = 2.0
 
 
-@dataclass(frozen=True, slots=True)
 class ShellParse:
     """The fields of one shell command (see the module docstring for what each holds)."""
 
-    commands: tuple[str, ...]
-    code: tuple[str, ...]
-    dynamic: tuple[str, ...] = ()
-    issues: tuple[str, ...] = ()  # why the analysis is incomplete; empty when it is complete
+    # A plain slotted class: a dataclass costs this module most of its import time, and
+    # every shell event imports it.
+    __slots__ = ("code", "commands", "dynamic", "issues")
+
+    def __init__(
+        self,
+        commands: tuple[str, ...],
+        code: tuple[str, ...],
+        dynamic: tuple[str, ...] = (),
+        issues: tuple[str, ...] = (),  # why the analysis is incomplete; empty when complete
+    ) -> None:
+        self.commands = commands
+        self.code = code
+        self.dynamic = dynamic
+        self.issues = issues
 
     @property
     def incomplete(self) -> bool:
         return bool(self.issues)
+
+    def _key(self) -> tuple[tuple[str, ...], ...]:
+        return (self.commands, self.code, self.dynamic, self.issues)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ShellParse) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"ShellParse(commands={self.commands!r}, code={self.code!r}, "
+            f"dynamic={self.dynamic!r}, issues={self.issues!r})"
+        )
 
 
 def parse_shell(command: str, cwd: str | None = None) -> ShellParse:
@@ -162,6 +186,11 @@ def parse_shell(command: str, cwd: str | None = None) -> ShellParse:
     except RecursionError:  # the depth limits keep the walk far from this; never a traceback
         walker.issue("nesting-limit")
         walker.lexical(command)
+    except Exception as exc:  # a bug here must not cost the hook its answer
+        # The analysis is incomplete, says why, and still has the commands split lexically;
+        # the fuzz tests fail on this issue, so it is never the normal path.
+        walker.issue(f"analysis-error: {type(exc).__name__}")
+        walker.full = True
     finally:
         if collecting:
             gc.enable()

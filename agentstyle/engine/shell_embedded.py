@@ -142,6 +142,10 @@ def shell_calls(family: str, code: str) -> Found:
     if not triggers or not any(t in code for t in triggers):
         return found
     found.scanned = len(code)
+    if family == "osascript":
+        for m in re.finditer(r'do\s+shell\s+script\s+"((?:[^"\\]|\\.)*)"', code):
+            found.calls.append(("sh", _unescape_c(m.group(1))))
+        return found
     tokens = list(_tokens(family, code))
     names = _assignments(tokens)
     if family == "python":
@@ -156,9 +160,6 @@ def shell_calls(family: str, code: str) -> Found:
         _simple_api(tokens, names, frozenset({"system", "shell", "system2"}), found)
     elif family == "awk":
         _awk(tokens, names, found)
-    elif family == "osascript":
-        for m in re.finditer(r'do\s+shell\s+script\s+"((?:[^"\\]|\\.)*)"', code):
-            found.calls.append(("sh", _unescape_c(m.group(1))))
     del found.calls[MAX_CALLS:]
     return found
 
@@ -513,6 +514,7 @@ def _emit_vector(found: Found, items: list[object]) -> None:
 
 def _python(tokens: list[Token], names: dict[str, object], code: str, found: Found) -> None:
     aliases = _python_aliases(code)
+    tokens = _dunder_imports(tokens)
     for k, (kind, value) in enumerate(tokens):
         if kind != "i" or k + 1 >= len(tokens) or tokens[k + 1] != ("p", "("):
             continue
@@ -552,10 +554,36 @@ def _python(tokens: list[Token], names: dict[str, object], code: str, found: Fou
                 found.dynamic = True
 
 
+# Import statements, at a line start or after `;` (one-liners: `import os; os.system(…)`).
+def _dunder_imports(tokens: list[Token]) -> list[Token]:
+    """`__import__("os").system` is `os.system`; `importlib.import_module("os").system` too."""
+    out: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        kind, value = tokens[k]
+        if (
+            kind == "i"
+            and value in ("__import__", "importlib.import_module")
+            and k + 5 < len(tokens)
+            and tokens[k + 1] == ("p", "(")
+            and tokens[k + 2][0] == "s"
+            and tokens[k + 3] == ("p", ")")
+            and tokens[k + 4] == ("p", ".")
+            and tokens[k + 5][0] == "i"
+        ):
+            out.append(("i", f"{tokens[k + 2][1]}.{tokens[k + 5][1]}"))
+            k += 6
+            continue
+        out.append(tokens[k])
+        k += 1
+    return out
+
+
 _PY_FROM = re.compile(
-    r"^\s*from\s+(os|subprocess|asyncio|pty|commands|pexpect)\s+import\s+([^\n#]+)", re.M
+    r"(?:^|;)\s*from\s+(os|subprocess|asyncio|pty|commands|pexpect)\s+import\s+([^\n#;]+)",
+    re.M,
 )
-_PY_IMPORT = re.compile(r"^\s*import\s+([^\n#]+)", re.M)
+_PY_IMPORT = re.compile(r"(?:^|;)\s*import\s+([^\n#;]+)", re.M)
 
 
 def _python_aliases(code: str) -> dict[str, str]:
@@ -583,8 +611,62 @@ def _python_name(name: str, aliases: dict[str, str]) -> str:
     return name
 
 
+_JS_MODULES = r"""['"](?:node:)?(?:child_process|shelljs|execa|zx)['"]"""
+_JS_BOUND = re.compile(
+    r"(?:const|let|var)\s+([\w$]+)\s*=\s*require\(\s*" + _JS_MODULES + r"\s*\)"
+    r"|import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s+" + _JS_MODULES
+)
+_JS_DESTRUCTURED = re.compile(
+    r"(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*" + _JS_MODULES + r"\s*\)"
+    r"|import\s*\{([^}]*)\}\s*from\s*" + _JS_MODULES
+)
+
+
+def _node_bindings(code: str) -> tuple[set[str], dict[str, str]]:
+    """Names bound to child_process-like modules, and functions imported from them by name."""
+    modules: set[str] = set()
+    functions: dict[str, str] = {}
+    for m in _JS_BOUND.finditer(code):
+        modules.add(m.group(1) or m.group(2))
+    for m in _JS_DESTRUCTURED.finditer(code):
+        for item in (m.group(1) or m.group(2) or "").split(","):
+            real, _, alias = item.replace(" as ", ":").partition(":")
+            if real.strip():
+                functions[(alias or real).strip()] = real.strip()
+    return modules, functions
+
+
+def _required(tokens: list[Token]) -> list[Token]:
+    """`require("child_process").execSync` is `child_process.execSync`."""
+    out: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        if (
+            tokens[k] == ("i", "require")
+            and k + 5 < len(tokens)
+            and tokens[k + 1] == ("p", "(")
+            and tokens[k + 2][0] == "s"
+            and tokens[k + 3] == ("p", ")")
+            and tokens[k + 4] == ("p", ".")
+            and tokens[k + 5][0] == "i"
+        ):
+            module = str(tokens[k + 2][1]).removeprefix("node:")
+            out.append(("i", f"{module}.{tokens[k + 5][1]}"))
+            k += 6
+            continue
+        out.append(tokens[k])
+        k += 1
+    return out
+
+
 def _node(tokens: list[Token], names: dict[str, object], code: str, found: Found) -> None:
-    child_process = "child_process" in code or "shelljs" in code or "execa" in code
+    modules, functions = _node_bindings(code)
+    modules |= (
+        {"child_process", "shelljs", "execa", "zx", "shell"}
+        if "shelljs" in code
+        else {"child_process", "execa", "zx"}
+    )
+    tokens = _required(tokens)
     for k, (kind, value) in enumerate(tokens):
         if kind == "i" and str(value).endswith("$") and k + 1 < len(tokens):
             nxt = tokens[k + 1]
@@ -619,7 +701,13 @@ def _node(tokens: list[Token], names: dict[str, object], code: str, found: Found
                 extra = options.get("args")
                 _emit_vector(found, [args[0], *(extra if isinstance(extra, list) else [])])
             continue
-        if not child_process:
+        head, _, _ = name.rpartition(".")
+        if head:
+            if head not in modules:
+                continue  # `/re/.exec(…)`, `db.exec(…)`: not a process
+        elif name in functions:
+            last = functions[name]  # `const { execSync: run } = require("child_process")`
+        elif name not in ("execa", "execaSync", "execaCommand", "execaCommandSync"):
             continue
         if last in _NODE_SHELL:
             args, _, _ = _args(tokens, k + 1, names)

@@ -640,7 +640,7 @@ class _Parser:
             self.issue("unterminated-quote")
         body = s[self.pos + 2 : min(i, self.n)]
         self.pos = min(i + 1, self.n)
-        return Lit(_ANSI_C.sub(_ansi_c_char, body), True)
+        return Lit(re.sub(_ANSI_C, _ansi_c_char, body, flags=re.DOTALL), True)
 
     def _cmdsub(self, quoted: bool) -> Sub:
         start = self.pos
@@ -1585,7 +1585,7 @@ def _assignment(word: Word) -> Assign | None:
 
 # -- lexical helpers shared with the fallback ------------------------------------------------------
 
-_BALANCE = re.compile(r"[()'\"\\`]")
+_BALANCE = r"[()'\"\\`]"  # compiled at first use: only nesting limits and extglobs need it
 
 
 def balanced_end(s: str, open_at: int) -> int:
@@ -1594,7 +1594,7 @@ def balanced_end(s: str, open_at: int) -> int:
     i = open_at
     n = len(s)
     while i < n:
-        m = _BALANCE.search(s, i)
+        m = re.compile(_BALANCE).search(s, i)  # re caches the compiled pattern
         if m is None:
             return -1
         i = m.start()
@@ -1653,10 +1653,8 @@ def _arith_end(s: str, open_at: int, limit: int = 1 << 16) -> int:
     return -1
 
 
-_ANSI_C = re.compile(
-    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))",
-    re.DOTALL,
-)
+# Compiled at the first `$'…'` (re caches it): most commands have none.
+_ANSI_C = r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))"
 _ANSI_C_SIMPLE = {
     "a": "\a",
     "b": "\b",

@@ -46,6 +46,7 @@ from agentstyle.engine.shell_syntax import (
 )
 from agentstyle.engine.shell_words import (
     F_EXPANDED,
+    F_GLOB,
     F_POSITIONAL,
     F_PROCSUB,
     F_SUB,
@@ -58,7 +59,14 @@ from agentstyle.engine.shell_words import (
     expand_text,
     shown,
 )
-from agentstyle.engine.shell_wrappers import SHELLS, command_name, shell_reads_script, unwrap
+from agentstyle.engine.shell_wrappers import (
+    SHELLS,
+    command_name,
+    commands_in_options,
+    git_runs,
+    shell_reads_script,
+    unwrap,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,6 +80,8 @@ MAX_SCRIPTS = 32  # distinct local scripts read for one command
 MAX_UNWRAP = 32  # wrappers peeled off one simple command (`sudo env nice … cmd`)
 MAX_VALUES = 64  # values one variable may hold (branches, `for` lists)
 MAX_CALL_DEPTH = 16  # shell functions calling functions
+MAX_STDIN_TEXTS = 8  # alternative texts of one heredoc or herestring (from multi-valued variables)
+MAX_DIRS = 8  # working directories one point of the walk may be in (after branches)
 MAX_CODE_SCANNED = 4 << 20  # characters of interpreter code tokenized for shell commands
 _CLOCK_EVERY = 256  # commands recorded between two looks at the clock
 
@@ -174,6 +184,28 @@ _PATTERN_FIRST = frozenset(
         "git-grep",
     }
 )
+# Variables whose value a program runs as a command (`GIT_SSH_COMMAND=… git fetch`).
+_RUNS_ENV = frozenset(
+    {
+        "GIT_SSH_COMMAND",
+        "GIT_SSH",
+        "GIT_PAGER",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_ASKPASS",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PROXY_COMMAND",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "MANPAGER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "SUDO_ASKPASS",
+        "SSH_ASKPASS",
+        "PROMPT_COMMAND",
+    }
+)
 _STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SCRIPT_LANGS = {
     ".sh": "bash",
@@ -224,8 +256,10 @@ class State:
         new.positional = self.positional
         return new
 
-    def absorb(self, branches: Sequence[State]) -> None:
-        """After branches of which any one ran: each variable may hold any branch's value."""
+    def absorb(self, branches: Sequence[State]) -> bool:
+        """After branches of which any one ran: each variable may hold any branch's value.
+        True when some variable or the directory had more values than are kept."""
+        cut = False
         names: dict[str, None] = {}
         for b in branches:
             names.update(dict.fromkeys(b.vars))
@@ -235,16 +269,19 @@ class State:
                 for v in b.vars.get(name, (UNKNOWN,)):
                     if v not in merged:
                         merged.append(v)
+            cut = cut or len(merged) > MAX_VALUES
             self.vars[name] = tuple(merged[:MAX_VALUES])
         dirs: list[str] = []
         for b in branches:
             for d in b.dirs:
                 if d not in dirs:
                     dirs.append(d)
-        self.dirs = tuple(dirs[:8])
+        cut = cut or len(dirs) > MAX_DIRS
+        self.dirs = tuple(dirs[:MAX_DIRS])
         for b in branches:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
+        return cut
 
 
 class Stdin:
@@ -292,6 +329,9 @@ class Walker(Scope):
         self.scripts: set[str] = set()
         self.flags: dict[str, int] = {}
         self.sub_origins: dict[str, int] = {}
+        self.decoded: dict[str, int] = {}  # known substitution outputs that were decoded
+        self.written: dict[str, str] = {}  # files this command line writes, and their text
+        self.git_aliases: dict[str, str] = {}
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
         self.called: set[str] = set()
@@ -345,7 +385,11 @@ class Walker(Scope):
             self.sub_origins[shown(sub)] = out.origins
         if out is None or out.unknown or out.files or not out.texts:
             return None
-        return "".join(out.texts)
+        text = "".join(out.texts)
+        if out.origins and len(self.decoded) < 256:
+            # Known, but decoded or downloaded: code built from it is still hidden code.
+            self.decoded[text.rstrip("\n")] = out.origins
+        return text
 
     def process_substitution(self, sub: ProcSub) -> None:
         saved = self.st
@@ -519,7 +563,7 @@ class Walker(Scope):
             before = self.st.copy()
             self.walk(node.body, stdin)
             self.walk(node.cond, stdin)
-            self.st.absorb([before, self.st.copy()])  # the body may run no time at all
+            self._absorb([before, self.st.copy()])  # the body may run no time at all
             return None
         if isinstance(node, For):
             return self._for(node, stdin)
@@ -542,6 +586,10 @@ class Walker(Scope):
             return None
         return None  # pragma: no cover - every compound is handled above
 
+    def _absorb(self, branches: list[State]) -> None:
+        if self.st.absorb(branches):
+            self.issue("values-limit")
+
     def _if(self, node: If, stdin: Stdin) -> Stdin | None:
         branches: list[State] = []
         for cond, body in node.arms:
@@ -563,7 +611,7 @@ class Walker(Scope):
                 self.st = saved
         else:
             branches.append(self.st.copy())
-        self.st.absorb(branches)
+        self._absorb(branches)
         return None
 
     def _case(self, node: Case, stdin: Stdin) -> Stdin | None:
@@ -580,7 +628,7 @@ class Walker(Scope):
                 branches.append(self.st)
             finally:
                 self.st = saved
-        self.st.absorb(branches)
+        self._absorb(branches)
         return None
 
     def _for(self, node: For, stdin: Stdin) -> Stdin | None:
@@ -605,7 +653,7 @@ class Walker(Scope):
             self.st.vars[node.name] = tuple(unique) if unique else (UNKNOWN,)
         self.walk(node.body, stdin)
         if values:
-            self.st.absorb([before, self.st.copy()])
+            self._absorb([before, self.st.copy()])
         else:
             self.st = before
         return None
@@ -626,6 +674,8 @@ class Walker(Scope):
                 self._set(assign, texts)
             return None
         env = [t for texts in assigns for t in texts]
+        for text in env:
+            self._setting_runs(text)
         files = self._file_redirections(node.redirs) if node.redirs else ""
         out: Stdin | None = None
         for argv in argvs:
@@ -634,6 +684,8 @@ class Walker(Scope):
             for text in env:
                 self.emit(text)
             out = self.run(argv, stdin, 0)
+            if out is not None and out.texts and not out.unknown and node.redirs:
+                self._writes(node.redirs, "".join(out.texts))
             if files:
                 # The words stay in their positions above; the files the command reads and
                 # writes are seen here: `< .env cat` is also `cat < .env`.
@@ -663,7 +715,10 @@ class Walker(Scope):
             return [head + "(" + " ".join(items) + ")"]
         if assign.value is None:
             return [head]
-        return [head + v for v in expand_text(assign.value.parts, self)[:MAX_VALUES]]
+        values = expand_text(assign.value.parts, self)
+        if len(values) > MAX_VALUES:
+            self.issue("values-limit")
+        return [head + v for v in values[:MAX_VALUES]]
 
     def _set(self, assign: Assign, texts: list[str]) -> None:
         head = len(assign.name) + (len(assign.index) + 2 if assign.index else 0)
@@ -694,7 +749,7 @@ class Walker(Scope):
         for redir in redirs:
             if redir.heredoc is not None or redir.target is None or redir.op == "<<<":
                 continue
-            target = " ".join(w for alt in expand(redir.target, self, False)[:1] for w in alt)
+            target = expand_text(redir.target.parts, self)[0]
             if redir.op in (">&", "<&") and (target.isdigit() or target in ("-", "")):
                 continue  # `2>&1`, `>&-`: descriptors, not files
             if target == "/dev/null":
@@ -713,16 +768,19 @@ class Walker(Scope):
                 if not replaced:
                     new = Stdin()
                     replaced = True
-                new.texts.extend(texts[:4])
+                if len(texts) > MAX_STDIN_TEXTS:
+                    self.issue("values-limit")
+                new.texts.extend(texts[:MAX_STDIN_TEXTS])
                 continue
             if redir.target is None:
                 continue
-            targets = [w for alt in expand(redir.target, self, False) for w in alt]
+            # A redirection's word is expanded but never split (a herestring, a file name).
+            targets = expand_text(redir.target.parts, self)[:MAX_STDIN_TEXTS]
             if op == "<<<":
                 if not replaced:
                     new = Stdin()
                     replaced = True
-                new.texts.extend(t + "\n" for t in targets[:4])
+                new.texts.extend(t + "\n" for t in targets)
             elif op == "<" and (redir.fd in (None, "0")):
                 if not replaced:
                     new = Stdin()
@@ -755,6 +813,9 @@ class Walker(Scope):
         if name != argv[0] and name:
             # `/bin/rm -rf x`, `git.exe push` are `rm -rf x`, `git push` to a rule.
             self.emit(" ".join([name, *argv[1:]]))
+        if name.isascii() and not name.islower() and name.lower() != name and name.isalpha():
+            # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`.
+            self.emit(" ".join([name.lower(), *argv[1:]]))
         head_flags = self.flags.get(argv[0], 0)
         if head_flags & (F_VAR | F_SUB):
             self.add_dynamic(DYNAMIC_COMMAND)
@@ -763,6 +824,7 @@ class Walker(Scope):
                 name = "sh"  # `$SHELL -c '…'`, `$(which bash) -c '…'`
         elif head_flags & (F_EXPANDED | F_POSITIONAL):
             self.add_dynamic(COMPUTED_COMMAND)
+            self._origins_of(argv[0])
         if (
             name in self.st.aliases
             and name not in self.calling
@@ -779,9 +841,18 @@ class Walker(Scope):
         builtin = _BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, stdin)
+        for text in commands_in_options(name, argv):
+            self.run_text(text)  # `tar --to-command=…`, `rsync -e …`, `vim -c '!…'`
+        if name == "git":
+            argv = self._git(argv)
+        elif name in ("at", "batch"):
+            self._at(argv, stdin)
+            return None
         unwrapped = unwrap([name, *argv[1:]] if name == "sh" and argv[0] != "sh" else argv)
-        if unwrapped is not None and peeled < MAX_UNWRAP:
-            return self._unwrapped(name, argv, unwrapped, stdin, peeled)
+        if unwrapped is not None:
+            if peeled < MAX_UNWRAP:
+                return self._unwrapped(name, argv, unwrapped, stdin, peeled)
+            self.issue("unwrap-limit")
         interpreter = lang(name)
         if interpreter is not None:
             self._interpreter(name, interpreter, argv, stdin)
@@ -792,11 +863,15 @@ class Walker(Scope):
         if "/" in argv[0] and not self.remote:
             self._script(argv[0], None, argv[1:], stdin)
         self._resolved(name, argv)
+        self._globbed(argv)
         return self._stdout(name, argv, stdin)
 
     def _call(self, name: str, argv: list[str], stdin: Stdin) -> None:
         self.called.add(name)
-        if name in self.calling or len(self.calling) >= MAX_CALL_DEPTH:
+        if name in self.calling:
+            return  # a recursive call walks nothing it has not walked
+        if len(self.calling) >= MAX_CALL_DEPTH:
+            self.issue("call-depth-limit")
             return
         saved = self.st.positional
         self.st.positional = [saved[0] if saved else "bash", *argv[1:]]
@@ -817,8 +892,11 @@ class Walker(Scope):
         whose name is only known at run time: then any of them may have been called."""
         if not self.saw_dynamic_command:
             return
-        for name, body in self.defined.items():
-            if name not in self.called and not self.full:
+        while not self.full:
+            waiting = [(n, b) for n, b in self.defined.items() if n not in self.called]
+            if not waiting:
+                return
+            for name, body in waiting:  # walking one may define more: loop until none is left
                 self.called.add(name)
                 self.calling.append(name)
                 try:
@@ -860,12 +938,15 @@ class Walker(Scope):
                     self.run(inner, _NO_STDIN, peeled + 1)
             if found.parallel is not None:
                 self._parallel(found.parallel, stdin)
+            if name == "find":
+                self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
             self.remote -= int(found.remote)
             self.st.dirs = saved_dirs
         return out
 
     def _eval_dynamic(self, args: Sequence[str]) -> None:
+        self._origins_of(" ".join(args))
         for word in args:
             flags = self.flags.get(word, 0)
             if flags & F_SUB:
@@ -875,6 +956,7 @@ class Walker(Scope):
                 self.add_dynamic(EVAL_VARIABLE)
 
     def _shell_c_dynamic(self, text: str, positional: list[str] | None, shell: str) -> None:
+        self._origins_of(text)
         flags = self.flags.get(text, 0)
         if flags & F_SUB:
             self.add_dynamic(SHELL_C_SUBSTITUTION)
@@ -888,6 +970,9 @@ class Walker(Scope):
     def _origins_of(self, text: str) -> None:
         for raw, origins in self.sub_origins.items():
             if raw in text:
+                self._code_origins(origins)
+        for known, origins in self.decoded.items():
+            if known and known in text:
                 self._code_origins(origins)
 
     def _code_origins(self, origins: int) -> None:
@@ -933,12 +1018,11 @@ class Walker(Scope):
         assert isinstance(spec, Parallel)
         inputs = spec.inputs
         if inputs is None:
+            if not spec.template and stdin.piped:
+                self.add_dynamic(PIPE_TO_SHELL)  # each input line is a command
+                self._code_origins(stdin.origins)
             if stdin.unknown or not stdin.texts:
-                if not spec.template:
-                    if stdin.piped:
-                        self.add_dynamic(PIPE_TO_SHELL)  # each input line is a command
-                        self._code_origins(stdin.origins)
-                else:
+                if spec.template:
                     self.run_text(" ".join(spec.template))
                 return
             inputs = [[line for line in "".join(stdin.texts).split("\n") if line.strip()]]
@@ -1036,10 +1120,37 @@ class Walker(Scope):
                     out.append(word)
                     continue
                 resolved = self._render(d, word)
+                if word.endswith("/") and not resolved.endswith("/"):
+                    resolved += "/"  # `build/` names a directory; keep saying so
                 changed = changed or resolved != word
                 out.append(resolved)
             if changed:
                 self.emit(" ".join(out))
+
+    def _globbed(self, argv: list[str]) -> None:
+        """The command again with its globs matched against the project's files, as the shell
+        will match them: `cat .e*` is also `cat .env` when `.env` is there."""
+        if self.root is None or self.remote or len(self.st.dirs) != 1:
+            return
+        words = [w for w in argv[1:] if self.flags.get(w, 0) & F_GLOB and not w.startswith("-")]
+        if not words:
+            return
+        base = self.st.dirs[0]
+        if not base.startswith("/"):
+            return  # the directory is only known at run time
+        out = [argv[0]]
+        changed = False
+        for word in argv[1:]:
+            matches = _glob(base, word, self.root) if word in words else []
+            if base != self.start and not word.startswith("/"):
+                matches = [self._render(base, m) for m in matches]
+            if matches:
+                out.extend(matches)
+                changed = True
+            else:
+                out.append(word)
+        if changed:
+            self.emit(" ".join(out))
 
     def _render(self, directory: str, word: str) -> str:
         if directory.startswith(("~", "$")):
@@ -1055,6 +1166,90 @@ class Walker(Scope):
             return path
         joined = posixpath.normpath(posixpath.join(directory, word))
         return joined
+
+    def _setting_runs(self, assignment: str) -> None:
+        """`GIT_SSH_COMMAND=CMD git fetch`, `export EDITOR=CMD`: the program runs CMD later."""
+        name, eq, value = assignment.partition("=")
+        if not eq or not value.strip():
+            return
+        if name in _RUNS_ENV:
+            self.run_text(value)
+        elif name in ("BASH_ENV", "ENV"):
+            self._script(value, "bash", [], _NO_STDIN, source=True)  # sourced by a new shell
+
+    def _writes(self, redirs: Sequence[Redir], text: str) -> None:
+        """Files a command writes its known output to: a script run later in the same command
+        line is read from here (`cat > x.sh <<EOF … EOF; bash x.sh`)."""
+        for redir in redirs:
+            if redir.heredoc is not None or redir.target is None:
+                continue
+            if redir.op in (">", ">|", ">>", "&>", "&>>") and redir.fd in (None, "1"):
+                path = expand_text(redir.target.parts, self)[0]
+                self._write(path, text, append=redir.op.endswith(">>"))
+
+    def _write(self, path: str, text: str, append: bool) -> None:
+        key = self._file_key(path)
+        if key is None:
+            return
+        if len(self.written) >= MAX_SCRIPTS:
+            self.issue("script-limit")
+            return
+        self.written[key] = (self.written.get(key, "") if append else "") + text
+
+    def _file_key(self, path: str) -> str | None:
+        if not path or (path.startswith(("$", "~")) and not path.startswith("~/")):
+            return None
+        path = os.path.expanduser(path)
+        if path.startswith("/"):
+            return posixpath.normpath(path)
+        if len(self.st.dirs) != 1 or self.st.dirs[0].startswith(("~", "$")):
+            return None
+        return posixpath.normpath(posixpath.join(self.st.dirs[0] or ".", path))
+
+    def _git(self, argv: list[str]) -> list[str]:
+        """`git config alias.X …` and the settings git runs as commands; `git X` for an alias
+        this command line defined becomes what the alias runs."""
+        k = 1
+        while k < len(argv) and argv[k].startswith("-"):
+            k += 2 if argv[k] in ("-c", "-C", "--git-dir", "--work-tree", "--namespace") else 1
+        if k >= len(argv):
+            return argv
+        sub = argv[k]
+        if sub == "config":
+            operands = []
+            j = k + 1
+            while j < len(argv):
+                word = argv[j]
+                if word in ("-f", "--file", "--blob", "--type", "--default"):
+                    j += 2
+                    continue
+                if not word.startswith("-"):
+                    operands.append(word)
+                j += 1
+            if len(operands) >= 2:
+                key, value = operands[0], " ".join(operands[1:])
+                if key.lower().startswith("alias."):
+                    self.git_aliases[key[len("alias.") :]] = value
+                    # It runs whenever `git NAME` does, in this command or a later one.
+                    if value.startswith("!"):
+                        self.run_text(value[1:])
+                    else:
+                        self.run(["git", *_split_words(value)], _NO_STDIN, 1)
+                elif git_runs(key):
+                    self.run_text(value.removeprefix("!"))
+            return argv
+        if sub in self.git_aliases:
+            return [argv[0], "-c", f"alias.{sub}={self.git_aliases[sub]}", *argv[1:]]
+        return argv
+
+    def _at(self, argv: list[str], stdin: Stdin) -> None:
+        """`at`/`batch` run the commands they read (stdin, or `-f FILE`) later, with sh."""
+        if "-f" in argv[1:-1]:
+            self._script(argv[argv.index("-f") + 1], "sh", [], _NO_STDIN)
+            return
+        if any(w in ("-l", "-d", "-r", "-c", "-V") for w in argv[1:]):
+            return  # listing, removing, showing jobs
+        self._shell_stdin(stdin, positional=None)
 
     def _declare(self, argv: list[str], stdin: Stdin) -> Stdin | None:
         functions = any(
@@ -1072,6 +1267,7 @@ class Walker(Scope):
                 continue
             # `export GIT_AUTHOR_EMAIL=…` sets identity for later commands: show it alone.
             self.emit(word)
+            self._setting_runs(word)
             name, _, value = m.groups()
             flags = self.flags.get(value, 0)
             self.st.vars[name] = (UNKNOWN,) if flags & (F_VAR | F_SUB) else (value,)
@@ -1167,6 +1363,8 @@ class Walker(Scope):
         if len(args) >= 2 and args[0] == "-v":
             target, args = args[1], args[2:]
         text = stdout_of.printf(args)
+        if text is not None and len(text) >= stdout_of.MAX_OUTPUT:
+            self.issue("output-limit")
         if target is not None:
             self.st.vars[target] = (text,) if text is not None else (UNKNOWN,)
             return None
@@ -1290,7 +1488,15 @@ class Walker(Scope):
         family: str | None = None,
     ) -> None:
         """Read the local script `word` into code; walk it when it is shell code."""
-        if self.root is None or self.remote:
+        if self.remote:
+            return
+        key = self._file_key(word) if self.written else None
+        if key is not None and key in self.written and key not in self.scripts:
+            # Written earlier in this command line: its text is known without reading it.
+            self.scripts.add(key)
+            self._script_text(self.written[key], word, runner, args, source, family)
+            return
+        if self.root is None:
             return
         if len(self.scripts) >= MAX_SCRIPTS:
             self.issue("script-limit")
@@ -1312,6 +1518,17 @@ class Walker(Scope):
         if status != OK or real in self.scripts:
             return
         self.scripts.add(real)
+        self._script_text(text, word, runner, args, source, family)
+
+    def _script_text(
+        self,
+        text: str,
+        word: str,
+        runner: str | None,
+        args: Sequence[str],
+        source: bool,
+        family: str | None,
+    ) -> None:
         self.add_code(text)
         kind = family or _script_family(runner, word, text)
         if kind == "shell":
@@ -1346,15 +1563,46 @@ class Walker(Scope):
             return out
         if stdin.texts and not stdin.unknown and not stdin.files:
             text = stdout_of.transform(name, argv, "".join(stdin.texts))
+            if text is not None and len(text) >= stdout_of.MAX_OUTPUT:
+                self.issue("output-limit")
             if text is not None:
                 out.texts.append(text)
                 out.origins = stdin.origins | (_DECODE if name in stdout_of.DECODERS else 0)
                 return out
+        if name == "tee" and stdin.texts and not stdin.unknown:
+            for path in (w for w in argv[1:] if not w.startswith("-")):
+                self._write(path, "".join(stdin.texts), append="-a" in argv[1:])
+            out.texts.extend(stdin.texts)
+            return out
         if name in stdout_of.DECODERS or name in ("tee",):
             out.unknown = True
             out.origins = stdin.origins | (_DECODE if name != "tee" else 0)
             return out
         return None
+
+
+MAX_GLOB = 256  # file names one glob is matched to (in the extra element; the word stays)
+
+
+def _glob(base: str, pattern: str, root: str) -> list[str]:
+    """`pattern`'s matches under `base`, written as the pattern was (relative or absolute);
+    only inside the project, and nothing when it matches nothing (the shell keeps the word)."""
+    if pattern.startswith(("~", "$")) or "\0" in pattern:
+        return []
+    full = pattern if pattern.startswith("/") else posixpath.join(base, pattern)
+    full = posixpath.normpath(full)
+    if not (full == root or full.startswith(root.rstrip("/") + "/")):
+        return []
+    import glob  # only for a command with a glob, inside a known project
+
+    try:
+        if pattern.startswith("/"):
+            found = sorted(glob.glob(pattern))
+        else:
+            found = sorted(glob.glob(pattern, root_dir=base))
+    except (OSError, ValueError):
+        return []
+    return found[:MAX_GLOB]
 
 
 def _script_family(runner: str | None, word: str, text: str) -> str | None:

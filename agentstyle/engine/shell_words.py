@@ -42,6 +42,8 @@ F_SUB = 2  # a command substitution whose output is not known
 F_PROCSUB = 4  # a process substitution (a file name at run time)
 F_EXPANDED = 8  # a known value replaced an expansion
 F_POSITIONAL = 16  # a positional parameter ($0, $1, "$@") with a known value
+F_GLOB = 32  # unquoted `*`, `?` or `[`: the shell matches it against file names
+_GLOB_CHARS = re.compile(r"[*?[]")
 
 # Variables the environment of an agent's shell has set: `${HOME:-x}` is $HOME, not x.
 ENVIRONMENT = frozenset(
@@ -101,14 +103,33 @@ Chunk = tuple[str, int]
 def expand(word: Word, scope: Scope, braces: bool = True) -> list[list[str]]:
     """The fields `word` becomes, once per combination of the values its variables hold."""
     parts = word.parts
+    first = parts[0] if parts else None
+    tilde = isinstance(first, Lit) and not first.quoted and braces
+    if tilde and isinstance(first, Lit) and (first.text == "~" or first.text.startswith("~/")):
+        home = scope.values("HOME")
+        if home is not None and len(home) == 1 and isinstance(home[0], str):
+            # `HOME=/; rm -rf ~`: the tilde is the shell's HOME, set in this command line
+            parts = [Lit(home[0] + first.text[1:], False), *parts[1:]]
     if len(parts) == 1 and isinstance(parts[0], Lit):
         text = parts[0].text
-        if parts[0].quoted or not braces or "{" not in text:
+        if parts[0].quoted or not braces:
             return [[text]]
-    out: list[list[str]] = []
-    seen: set[tuple[str, ...]] = set()
+        if braces and _GLOB_CHARS.search(text):
+            scope.flag(text, F_GLOB)
+        if "{" not in text:
+            return [[text]]
+    glob = braces and any(
+        isinstance(p, Lit) and not p.quoted and _GLOB_CHARS.search(p.text) for p in parts
+    )
+    # Brace expansion makes more words of one command (`{rm,-rf,/}` is `rm -rf /`); variables
+    # with several values make more commands: each combination is one alternative.
+    combined: list[list[str]] = [[]]
     for variant in _braced(parts, scope) if braces else [parts]:
+        options: list[list[str]] = []
+        seen: set[tuple[str, ...]] = set()
         for chunks, flags in _chunk_alternatives(variant, scope):
+            if glob:
+                flags |= F_GLOB
             fields = _split(chunks, scope)
             key = tuple(fields)
             if key in seen:
@@ -117,11 +138,16 @@ def expand(word: Word, scope: Scope, braces: bool = True) -> list[list[str]]:
             if flags:
                 for f in fields:
                     scope.flag(f, flags)
-            out.append(fields)
-            if len(out) >= MAX_ALTERNATIVES:
-                scope.overflow("alternatives-limit")
-                return out
-    return out or [[]]
+            options.append(fields)
+        if len(options) == 1:
+            for alt in combined:
+                alt.extend(options[0])
+            continue
+        combined = [[*alt, *o] for alt in combined for o in options]
+        if len(combined) > MAX_ALTERNATIVES:
+            scope.overflow("alternatives-limit")
+            combined = combined[:MAX_ALTERNATIVES]
+    return combined
 
 
 def expand_text(parts: Sequence[Part], scope: Scope) -> list[str]:

@@ -782,6 +782,123 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
     return None
 
 
+# Options whose value is a command the program runs itself, on this machine.
+_RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # name: (options taking the command as the next word, `--opt=`/`-o KEY=` prefixes)
+    "tar": (
+        frozenset(
+            {
+                "--to-command",
+                "-I",
+                "--use-compress-program",
+                "-F",
+                "--info-script",
+                "--new-volume-script",
+            }
+        ),
+        frozenset(
+            {
+                "--to-command=",
+                "--use-compress-program=",
+                "--info-script=",
+                "--new-volume-script=",
+                "--checkpoint-action=exec=",
+            }
+        ),
+    ),
+    "rsync": (frozenset({"-e", "--rsh"}), frozenset({"--rsh=", "--rsync-path="})),
+    "ssh": (frozenset(), frozenset({"ProxyCommand=", "LocalCommand=", "KnownHostsCommand="})),
+    "scp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
+    "sftp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
+    "man": (frozenset({"-P", "--pager"}), frozenset({"--pager="})),
+    "git": (frozenset(), frozenset()),
+}
+_EDITORS = frozenset({"vim", "vi", "nvim", "view", "ex", "gvim", "vimdiff"})
+# git settings whose value git runs with the shell (`git -c core.pager=CMD`, `git config …`).
+GIT_SHELL_KEYS = frozenset(
+    {
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.fsmonitor",
+        "core.askpass",
+        "diff.external",
+        "sequence.editor",
+        "gpg.program",
+        "gpg.ssh.program",
+        "credential.helper",
+        "uploadpack.packobjectshook",
+        "core.gitproxy",
+        "pager.log",
+        "pager.diff",
+        "pager.show",
+        "pager.branch",
+        "pager.status",
+    }
+)
+_GIT_SHELL_SUFFIXES = (".textconv", ".clean", ".smudge", ".process", ".driver", ".cmd")
+
+
+def git_runs(key: str) -> bool:
+    """Whether git runs the value of setting `key` as a command."""
+    key = key.lower()
+    return (
+        key in GIT_SHELL_KEYS
+        or (
+            key.startswith(("filter.", "diff.", "merge.", "difftool.", "mergetool."))
+            and key.endswith(_GIT_SHELL_SUFFIXES)
+        )
+        or key.startswith("pager.")
+    )
+
+
+def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
+    """Shell commands given as option values the program runs itself (`tar --to-command`,
+    `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `git -c core.pager=`)."""
+    out: list[str] = []
+    if name in _EDITORS:
+        for k, word in enumerate(argv[1:], start=1):
+            value = None
+            if word in ("-c", "--cmd") and k + 1 < len(argv):
+                value = argv[k + 1]
+            elif word.startswith("+") and len(word) > 1:
+                value = word[1:]
+            if value is not None:
+                value = value.lstrip(": ")
+                if value.startswith("!"):
+                    out.append(value[1:])
+                elif value.startswith(("r !", "r!", "w !", "w!")):
+                    out.append(value.split("!", 1)[1])
+        return out
+    if name == "git":
+        for k, word in enumerate(argv[1:], start=1):
+            if word == "-c" and k + 1 < len(argv):
+                key, eq, value = argv[k + 1].partition("=")
+                if eq and git_runs(key):
+                    out.append(value.removeprefix("!"))
+            elif not word.startswith("-"):
+                break
+        return out
+    shape = _RUNS_OPTION.get(name)
+    if shape is None:
+        return out
+    takes, prefixes = shape
+    for k, word in enumerate(argv[1:], start=1):
+        if word in takes and k + 1 < len(argv):
+            out.append(argv[k + 1])
+        elif word == "-o" and k + 1 < len(argv):
+            for prefix in prefixes:
+                if argv[k + 1].startswith(prefix):
+                    out.append(argv[k + 1][len(prefix) :])
+        else:
+            for prefix in prefixes:
+                if word.startswith(prefix):
+                    out.append(word[len(prefix) :])
+                elif word.startswith("-o" + prefix):
+                    out.append(word[len(prefix) + 2 :])
+    return [c for c in out if c.strip()]
+
+
 def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
     """`env [-i] [-u NAME] [-C DIR] [-P PATH] [-S STRING] [NAME=value…] [cmd…]`."""
     i = 1
@@ -924,11 +1041,14 @@ def _unwrap_su(name: str, argv: list[str], found: Unwrapped) -> Unwrapped:
 
 def _unwrap_flock(argv: list[str], found: Unwrapped) -> Unwrapped:
     opts = _options(argv, 1, _FLOCK)
-    for text in opts.strings:
-        found.strings.append((text, None))
-    if opts.strings:
-        return found
+    strings = list(opts.strings)
     rest = argv[opts.end :]
+    if len(rest) > 1 and rest[1] in ("-c", "--command") and len(rest) > 2:
+        strings.append(rest[2])  # `flock FILE -c CMD`: GNU getopt reads options after FILE
+    for text in strings:
+        found.strings.append((text, None))
+    if strings:
+        return found
     if len(rest) > 1:
         found.argvs.append(rest[1:])  # `flock FILE cmd…`; `flock FD` alone runs nothing
     return found

@@ -73,6 +73,9 @@ def add_file_path(ev: Event, tool_input: Mapping[str, Any], keys: tuple[str, ...
 # Rows kept free for what an adapter adds after the shell fields (the call key, tool.added, the
 # tool input tree's top keys), so that the shell fields can never push those out.
 SHELL_ROW_RESERVE = 64
+# Shell rows one event carries: evaluation time grows with them (every shell rule tests every
+# row), and the hook has seconds. A command past it is flagged incomplete, never cut quietly.
+MAX_SHELL_ROWS = 10_000
 
 
 def add_shell(ev: Event, command: Any) -> None:
@@ -85,7 +88,8 @@ def add_shell(ev: Event, command: Any) -> None:
 
     parsed = parse_shell(command, ev.cwd or None)
     issues = list(parsed.issues)
-    room = MAX_FIELD_ROWS - len(ev.fields) - SHELL_ROW_RESERVE - 1 - len(parsed.dynamic)
+    room = min(MAX_SHELL_ROWS, MAX_FIELD_ROWS - len(ev.fields) - SHELL_ROW_RESERVE)
+    room -= 1 + len(parsed.dynamic)
     commands, code = list(parsed.commands), list(parsed.code)
     if len(commands) + len(code) > room:
         issues.append("field-row-limit")
