@@ -208,7 +208,11 @@ pattern(
 )
 
 F = alt(cluster("f"), long_opt("force", 1))
-pattern("git-reset-hard", git(f"reset (.* )?{long_opt('hard', 1)}( |$)"))
+# --merge too: it resets the index, so staged changes to the files it moves are lost
+pattern(
+    "git-reset-hard",
+    git(f"reset (.* )?{alt(long_opt('hard', 1), long_opt('merge', 1))}( |$)"),
+)
 pattern("git-clean-force", git(f"clean (.* )?{F}( |$)"))
 
 
