@@ -1536,13 +1536,18 @@ class Walker(Scope):
         self.add_code(text)
         kind = family or _script_family(runner, word, text)
         if kind == "shell":
-            saved = self.st
-            self.st = saved if source else _fresh(saved)
+            if source:  # `source x.sh` runs in this shell: its functions and variables stay
+                self.run_text(text, None)
+                return
+            # A script is a shell of its own: its functions are only its own to call.
+            saved = (self.st, self.defined, self.called, self.saw_dynamic_command)
+            self.st = _fresh(saved[0])
+            self.defined, self.called, self.saw_dynamic_command = {}, set(), False
             try:
-                self.run_text(text, None if source else [word, *args])
+                self.run_text(text, [word, *args])
+                self.finish()
             finally:
-                if not source:
-                    self.st = saved
+                self.st, self.defined, self.called, self.saw_dynamic_command = saved
         elif kind is not None:
             self._scan_code(kind, text)
 
