@@ -183,6 +183,8 @@ WORDS: list[Case] = [
     ("read-herestring", "read c <<< 'rm'; $c -rf /", "rm -rf /"),
     ("printf-v", "printf -v d '%s' /; rm -rf $d", "rm -rf /"),
     ("home-error-if-unset", "rm -rf ${HOME:?}", "rm -rf $HOME"),
+    ("run-time-value-held", "R=${HOME}; rm -rf $R", "rm -rf $HOME"),
+    ("run-time-value-suffix", "R=$HOME/.ssh; rm -rf ${R%/}", "rm -rf $HOME/.ssh"),
     ("home-strip-slash", "rm -rf ${HOME%/}", "rm -rf $HOME"),
     ("default-value", "rm -rf ${NOPE:-/}", "rm -rf /"),
     ("known-substring", "p=/etc; rm -rf ${p:0:4}", "rm -rf /etc"),

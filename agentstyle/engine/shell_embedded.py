@@ -343,13 +343,20 @@ def _value(tokens: list[Token], k: int, names: dict[str, object]) -> tuple[objec
     dynamic = False
     while k < len(tokens):
         kind, value = tokens[k]
+        string = False
         if kind == "s":
             out.append(value)
+            string = True
         elif kind == "t":
-            out.append(value)
-            dynamic = True
+            out.append(_placeholders(str(value)))
+            dynamic = string = True
         elif kind == "w":
             return list(value), k + 1  # type: ignore[call-overload]
+        elif kind == "i" and k + 1 < len(tokens) and tokens[k + 1] in (("p", "("), ("p", "[")):
+            # A call or a subscript: its value is only known at run time.
+            out.append(_Unknown(str(value)))
+            dynamic = True
+            k = _skip_balanced(tokens, k + 1) - 1
         elif kind == "i" and str(value) in names:
             out.append(names[str(value)])
         elif kind == "i" and not out:
@@ -363,14 +370,10 @@ def _value(tokens: list[Token], k: int, names: dict[str, object]) -> tuple[objec
         else:
             break
         k += 1
-        if (
-            k < len(tokens)
-            and tokens[k] in (("p", "+"), ("p", "."), ("p", ","))
-            and tokens[k][1] != ","
-        ):
+        if k < len(tokens) and tokens[k] in (("p", "+"), ("p", ".")):
             k += 1  # `"a" + "b"`, Perl/PHP `"a" . "b"`
             continue
-        if k < len(tokens) and tokens[k][0] in ("s", "t"):
+        if string and k < len(tokens) and tokens[k][0] in ("s", "t"):
             continue  # Python/C adjacent literals `"a" "b"`
         break
     if not out:
@@ -381,6 +384,35 @@ def _value(tokens: list[Token], k: int, names: dict[str, object]) -> tuple[objec
     return (
         _Dynamic(text) if dynamic or any(isinstance(v, (_Unknown, _Dynamic)) for v in out) else text
     ), k
+
+
+def _skip_balanced(tokens: list[Token], k: int) -> int:
+    """Index after the bracket group opening at `k`."""
+    depth = 0
+    while k < len(tokens):
+        kind, value = tokens[k]
+        if kind == "p" and value in ("(", "[", "{"):
+            depth += 1
+        elif kind == "p" and value in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return k + 1
+        k += 1
+    return k
+
+
+_PLACEHOLDER = re.compile(r"\$?\{([^{}]*)\}")
+
+
+def _placeholders(text: str) -> str:
+    """An f-string's or template's `{expr}` / `${expr}` as a shell variable (`$expr`), so the
+    shell command around it keeps its shape: `f"rm -rf {quoted(p)}"` reads `rm -rf $quoted`."""
+
+    def name(m: re.Match[str]) -> str:
+        ident = re.match(r"\s*([A-Za-z_]\w*)", m.group(1))
+        return "$" + (ident.group(1) if ident else "EXPR")
+
+    return _PLACEHOLDER.sub(name, text)
 
 
 def _list(tokens: list[Token], k: int, names: dict[str, object]) -> tuple[list[object] | None, int]:

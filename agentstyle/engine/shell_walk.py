@@ -54,6 +54,7 @@ from agentstyle.engine.shell_words import (
     MAX_ALTERNATIVES,
     UNKNOWN,
     Scope,
+    Symbolic,
     Value,
     expand,
     expand_text,
@@ -649,7 +650,10 @@ class Walker(Scope):
             values = values[:MAX_VALUES]
         before = self.st.copy()
         if node.name:
-            unique = list(dict.fromkeys(values)) if values else []
+            unique = [
+                Symbolic(v) if isinstance(v, str) and self.flags.get(v, 0) & (F_VAR | F_SUB) else v
+                for v in dict.fromkeys(values)
+            ]
             self.st.vars[node.name] = tuple(unique) if unique else (UNKNOWN,)
         self.walk(node.body, stdin)
         if values:
@@ -732,7 +736,7 @@ class Walker(Scope):
             value = text[head:]
             flags = self.flags.get(value, 0)
             if flags & (F_VAR | F_SUB):
-                values.append(UNKNOWN)
+                values.append(Symbolic(value))  # `R=${HOME}` holds `$HOME`
             elif assign.append:
                 old = self.st.vars.get(assign.name, ("",))
                 values.extend(o + value if isinstance(o, str) else UNKNOWN for o in old)
@@ -1270,7 +1274,7 @@ class Walker(Scope):
             self._setting_runs(word)
             name, _, value = m.groups()
             flags = self.flags.get(value, 0)
-            self.st.vars[name] = (UNKNOWN,) if flags & (F_VAR | F_SUB) else (value,)
+            self.st.vars[name] = (Symbolic(value),) if flags & (F_VAR | F_SUB) else (value,)
         return None
 
     def _unset(self, argv: list[str], stdin: Stdin) -> Stdin | None:
@@ -1532,13 +1536,18 @@ class Walker(Scope):
         self.add_code(text)
         kind = family or _script_family(runner, word, text)
         if kind == "shell":
-            saved = self.st
-            self.st = saved if source else _fresh(saved)
+            if source:  # `source x.sh` runs in this shell: its functions and variables stay
+                self.run_text(text, None)
+                return
+            # A script is a shell of its own: its functions are only its own to call.
+            saved = (self.st, self.defined, self.called, self.saw_dynamic_command)
+            self.st = _fresh(saved[0])
+            self.defined, self.called, self.saw_dynamic_command = {}, set(), False
             try:
-                self.run_text(text, None if source else [word, *args])
+                self.run_text(text, [word, *args])
+                self.finish()
             finally:
-                if not source:
-                    self.st = saved
+                self.st, self.defined, self.called, self.saw_dynamic_command = saved
         elif kind is not None:
             self._scan_code(kind, text)
 

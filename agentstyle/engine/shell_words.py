@@ -33,8 +33,17 @@ class Unknown:
 
 
 UNKNOWN = Unknown()
+
+
+class Symbolic(str):
+    """A value only known at run time, held as it reads (`R=${HOME}` holds `$HOME`): it
+    expands to that text, flagged as unknown, so `rm -rf $R` reads `rm -rf $HOME`."""
+
+    __slots__ = ()
+
+
 # A variable's value: text, an array, or unknown; a variable holds one or more of them.
-Value = str | tuple[str, ...] | Unknown
+Value = str | tuple[str, ...] | Unknown  # a str may be Symbolic
 
 # Field flags: where the text of a field came from.
 F_VAR = 1  # a variable whose value is not known
@@ -394,6 +403,11 @@ def _apply(
     for value in values:
         if isinstance(value, Unknown):
             out.extend(_unknown_options(p, scope, how))
+            continue
+        if isinstance(value, Symbolic):
+            # Its text, unsplit (it stands for one run-time value); operators not applied.
+            text = value if not p.op else _unknown(p).replace("$" + p.name, value, 1)
+            out.append(([(text, _LITERAL)], F_VAR))
             continue
         chunks = _operate(p, value, scope, how)
         if chunks is None:
