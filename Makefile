@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-typer lint format bench docs clean
+.PHONY: setup demo test test-typer lint format bench docs corpus clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -56,6 +56,11 @@ bench: $(STAMP)
 # The user documentation (docs/, mkdocs.yml) as a site in site/; warnings fail the build.
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# The guard corpus alone: precision and recall per category and form, into bench/RESULTS.md
+# (`make bench` writes the same section with the rest).
+corpus: $(STAMP)
+	$(BIN)/python -m bench.corpus
 
 clean:
 	rm -rf $(VENV) .venv-typer-lowest .venv-typer-newest .pytest_cache .mypy_cache .ruff_cache site

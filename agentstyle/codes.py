@@ -1270,21 +1270,21 @@ CODES: dict[str, Code] = {
                 "version: 1.0.0\n"
                 "description: example\n"
                 "rules:\n"
-                "  - id: force-push-guard\n"
+                "  - id: no-destroy\n"
                 "    target: tool\n"
                 "    tool: shell\n"
                 "    action: block\n"
-                "    when: 'tool.input.command shell_regex \"^git push .*(--force|-f)\"'\n"
-                "    text: Force pushing rewrites shared history and breaks every other "
-                "checkout of the branch, so it is not allowed here. Push a new commit that "
-                "reverts the change instead, or ask a maintainer.\n"
+                "    when: 'tool.input.command shell_regex r\"^terraform( -\\S+)* destroy( |$)\"'\n"
+                "    text: Destroying infrastructure takes down what every other team runs on, "
+                "so it is not done from an agent session here. Plan the change and let a "
+                "person apply it, or ask the platform team.\n"
                 "\n"
-                "pkg/STYLE.yaml:11:11: warning T005: block reason of `force-push-guard` is "
+                "pkg/STYLE.yaml:11:11: warning T005: block reason of `no-destroy` is "
                 "about 46 tokens; keep it under 40"
             ),
             fix=(
                 "State what is refused and what to do instead in one or two short sentences\n"
-                "(`Force push is not allowed; push a revert commit instead.`) and move the\n"
+                "(`Do not run terraform destroy here; let a person apply it.`) and move the\n"
                 "background to `reason`, which is for maintainers and never sent."
             ),
         ),

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import batch_bench, command_bench, compile_bench, hook_bench, stall_bench
+from bench import batch_bench, command_bench, compile_bench, corpus, hook_bench, stall_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,10 +143,24 @@ def main() -> int:
     sections.append(
         "## Shell parsing on the hook path\n\n"
         "Method (`bench/shell_import.py`): fresh interpreters, median of 20: importing "
-        "`agentstyle.engine.shell`, importing tree-sitter and building the bash parser (paid "
-        "only by shell events), first and later parses of a typical compound command.\n\n"
+        "`agentstyle.engine.shell` and the shell_* modules it needs (paid only by shell "
+        "events), first and later analyses of a typical compound command.\n\n"
         f"```\n{shell.stdout.strip()}\n```\n"
     )
+    print("shell analysis: typical commands warm, worst cases, stress through the hook ...")
+    from bench import shell_bench
+
+    sections.append(
+        "## Shell analysis: typical commands and worst cases\n\n"
+        "Method (`bench/shell_bench.py`): each typical command analysed 300 times in one warm "
+        "process (median per call; target under 1 ms); each worst case analysed 3 times "
+        "(median); the issue's stress command once per new hook process.\n\n"
+        + shell_bench.run()
+        + "\n"
+    )
+    print("guard corpus: precision and recall ...", flush=True)
+    report, seconds = corpus.measure()
+    sections.append(corpus.section(report, seconds))
     text = (
         f"# Benchmark results\n\nOne `make bench` run, {started}, on {machine()}.\n\n"
         + "\n".join(sections)

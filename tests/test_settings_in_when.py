@@ -218,3 +218,17 @@ def test_a_setting_that_cannot_go_there_is_one_error(
     diags = load_and_validate([str(pkg)]).diagnostics
     assert [d.code for d in diags] == ["invalid-condition"], render_text(diags)
     assert diags[0].message.startswith(message), diags[0].message
+
+
+def test_the_bundled_guard_blocks_the_branches_it_is_told(project: Project) -> None:
+    """`guard-destructive` by name: `--set protected_branches=trunk` moves its force-push
+    refusal from main to trunk; the default install refuses main."""
+    style(project, "install", "guard-destructive", "--set", "protected_branches=trunk")
+    assert denied(push(project, "git push -f origin trunk"))
+    assert denied(push(project, "git -C . push --force origin HEAD:trunk"))
+    assert not denied(push(project, "git push -f origin main"))
+    assert not denied(push(project, "git push -f origin my-feature-fix"))
+    style(project, "install", "guard-destructive", "--set", "protected_branches=main,trunk")
+    assert denied(push(project, "git push -f origin main"))
+    assert denied(push(project, "git push -f origin trunk"))
+    assert not denied(push(project, "git push origin main"))  # not a force push

@@ -51,7 +51,7 @@ class Event:
     model: str | None = None
     ts: float = 0.0
     fields: list[tuple[str, int, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # e.g. shell-parse-fallback
+    notes: list[str] = field(default_factory=list)  # e.g. shell-incomplete: deadline
 
     def add(self, name: str, value: Any, idx: int = 0) -> None:
         if value is None or len(self.fields) >= MAX_FIELD_ROWS:
@@ -96,6 +96,19 @@ def relative_path(path: str, cwd: str) -> str:
     if base and (p == base or p.startswith(base + "/")):
         return p[len(base) + 1 :] or "."
     return p
+
+
+def resolved_path(path: str, cwd: str) -> str | None:
+    """Where `path` really leads when a symlink is on the way (relative to cwd when inside
+    it), else None. A guard on `.env` must also see a Read of `notes.txt -> .env`."""
+    full = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+    try:
+        real = os.path.realpath(full)
+        base = os.path.realpath(cwd) if cwd else cwd
+    except (OSError, ValueError):
+        return None
+    target = relative_path(real, base)
+    return None if target == relative_path(os.path.normpath(full), cwd) else target
 
 
 def read_transcript_tail(path: str, limit: int = 256 * 1024) -> str | None:

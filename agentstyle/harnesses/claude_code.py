@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, relative_path
+from agentstyle.engine.event import Event, relative_path, resolved_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
@@ -121,15 +121,12 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         for key in FILE_PATH_KEYS:
             if isinstance(tool_input.get(key), str):
                 ev.add("file.path", relative_path(tool_input[key], ev.cwd))
+                real = resolved_path(tool_input[key], ev.cwd)
+                if real is not None:
+                    ev.add("file.path", real, 1)  # a symlink counts by its target too
                 break
-    if ev.tool == "shell" and isinstance(tool_input.get("command"), str):
-        from agentstyle.engine.shell import parse_shell
-
-        parsed = parse_shell(tool_input["command"], ev.cwd or None)
-        ev.add_list("shell.commands", list(parsed.commands))
-        ev.add_list("shell.code", list(parsed.code))
-        if parsed.fallback:
-            ev.notes.append("shell-parse-fallback")
+    if ev.tool == "shell":
+        common.add_shell(ev, tool_input.get("command"))
     ev.add_list("tool.added", added_text(native, tool_input))
     common.add_call_key(ev, native, tool_input)
     ev.add_tree("tool.input", tool_input)

@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Wire
-from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
+from agentstyle.engine.event import (
+    CALL_KEY_FIELD,
+    MAX_FIELD_CHARS,
+    MAX_FIELD_ROWS,
+    Event,
+    relative_path,
+    resolved_path,
+)
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -67,20 +74,45 @@ def add_file_path(ev: Event, tool_input: Mapping[str, Any], keys: tuple[str, ...
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             ev.add("file.path", relative_path(value, ev.cwd))
+            real = resolved_path(value, ev.cwd)
+            if real is not None:
+                ev.add("file.path", real, 1)  # a symlink counts by its target too
             return
 
 
+# Rows kept free for what an adapter adds after the shell fields (the call key, tool.added, the
+# tool input tree's top keys), so that the shell fields can never push those out.
+SHELL_ROW_RESERVE = 64
+# Shell rows one event carries: evaluation time grows with them (every shell rule tests every
+# row), and the hook has seconds. A command past it is flagged incomplete, never cut quietly.
+MAX_SHELL_ROWS = 10_000
+
+
 def add_shell(ev: Event, command: Any) -> None:
-    """`shell.commands` / `shell.code` of a shell call (when.md shell-aware matching)."""
+    """The shell fields of a shell call (engine/shell.py documents them): `shell.incomplete`
+    and `shell.dynamic` first, then `shell.commands` and `shell.code`. What does not fit the
+    event's row or value bounds is not dropped quietly: `shell.incomplete` says so."""
     if not isinstance(command, str):
         return
     from agentstyle.engine.shell import parse_shell
 
     parsed = parse_shell(command, ev.cwd or None)
-    ev.add_list("shell.commands", list(parsed.commands))
-    ev.add_list("shell.code", list(parsed.code))
-    if parsed.fallback:
-        ev.notes.append("shell-parse-fallback")
+    issues = list(parsed.issues)
+    room = min(MAX_SHELL_ROWS, MAX_FIELD_ROWS - len(ev.fields) - SHELL_ROW_RESERVE)
+    room -= 1 + len(parsed.dynamic)
+    commands, code = list(parsed.commands), list(parsed.code)
+    if len(commands) + len(code) > room:
+        issues.append("field-row-limit")
+        commands = commands[: max(room, 0)]
+        code = code[: max(room - len(commands), 0)]
+    if any(len(c) > MAX_FIELD_CHARS for c in [*commands, *code]):
+        issues.append("field-size-limit")
+    if issues:
+        ev.add("shell.incomplete", "true")
+        ev.notes.append("shell-incomplete: " + " ".join(dict.fromkeys(issues)))
+    ev.add_list("shell.dynamic", list(parsed.dynamic))
+    ev.add_list("shell.commands", commands)
+    ev.add_list("shell.code", code)
 
 
 def base_fields(ev: Event, name: str, payload: Mapping[str, Any], version: str | None) -> None:
