@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint format bench clean
+.PHONY: setup demo test e2e lint format bench clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -21,6 +21,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# The end-to-end suite: the real Claude Code, Codex and Gemini CLI (pinned in
+# tests/e2e/clients.json, installed once into .e2e-cache/) against mock model APIs.
+e2e: $(STAMP)
+	$(BIN)/python tests/e2e/install_clients.py
+	$(BIN)/pytest tests/e2e
 
 lint: $(STAMP)
 	$(BIN)/ruff check agentstyle tests bench
