@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from e2e import install_clients
+from e2e import install_clients, mockapi
 from e2e.mockapi import MockServer, Request, Script
 
 REPO = install_clients.REPO
@@ -181,6 +181,42 @@ class Session:
     def config(self) -> Path:
         return self.project / CLIENT[self.harness].config
 
+    def wrap_hooks(self, template: str) -> None:
+        """Replace every STYLE handler command with a wrapper script made from `template`
+        (`{python}`, `{command}`, `{log}` filled in) that runs the original command."""
+        config = json.loads(self.config.read_text())
+        n = 0
+        for groups in config["hooks"].values():
+            if not isinstance(groups, list):
+                continue
+            for group in groups:
+                for h in group.get("hooks", []):
+                    if "agentstyle.hook" not in h.get("command", ""):
+                        continue
+                    n += 1
+                    wrapper = self.root / f"hook-wrapper-{n}.py"
+                    wrapper.write_text(
+                        template.format(
+                            python=sys.executable,
+                            command=h["command"],
+                            log=str(self.root / "payloads.jsonl"),
+                        )
+                    )
+                    wrapper.chmod(0o755)
+                    h["command"] = str(wrapper)
+        assert n, "no STYLE handler to wrap"
+        self.config.write_text(json.dumps(config, indent=2))
+
+    def record_payloads(self) -> None:
+        """Log every payload the client sends STYLE's hooks, and the answer, to payloads.jsonl."""
+        self.wrap_hooks(RECORDING_WRAPPER)
+
+    def payloads(self) -> list[dict[str, Any]]:
+        log = self.root / "payloads.jsonl"
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
     # -- the client ----------------------------------------------------------------------
 
     def run(self, prompt: str, *, resume: bool = False, extra: Sequence[str] = ()) -> Run:
@@ -229,6 +265,24 @@ class Session:
                 self.style("engine", "stop", check=False)
         finally:
             self.server.__exit__(None, None, None)
+
+
+RECORDING_WRAPPER = """#!{python}
+# Records the payload the client sent and STYLE's answer, then answers exactly as STYLE did.
+import json, subprocess, sys
+stdin = sys.stdin.buffer.read()
+done = subprocess.run({command!r}, shell=True, input=stdin, capture_output=True)
+try:
+    payload = json.loads(stdin)
+except ValueError:
+    payload = {{"_raw": stdin.decode("utf-8", "replace")}}
+with open({log!r}, "a") as f:
+    f.write(json.dumps({{"payload": payload, "stdout": done.stdout.decode(),
+                        "code": done.returncode}}) + "\\n")
+sys.stdout.buffer.write(done.stdout)
+sys.stderr.buffer.write(done.stderr)
+sys.exit(done.returncode)
+"""
 
 
 # -- one client each ----------------------------------------------------------------------------
@@ -303,6 +357,9 @@ class Codex:
             "model_providers.mock.env_key=E2E_MOCK_KEY",
             "-c",
             "model_providers.mock.wire_api=responses",
+            # the mock's model has no metadata in Codex: ask for the file-edit tool by name
+            "-c",
+            "features.apply_patch_freeform=true",
         ]
         argv = [str(binary("codex")), "exec"]
         if resume:
@@ -313,7 +370,7 @@ class Codex:
             "--dangerously-bypass-approvals-and-sandbox",
             "--dangerously-bypass-hook-trust",
             "-m",
-            "gpt-mock",
+            mockapi.OPENAI_MODEL,
             *provider,
             *extra,
         ]

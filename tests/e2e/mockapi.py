@@ -22,7 +22,8 @@ from typing import Any
 
 # The model name every mock reports in its answers; `{{model}}` must render it.
 ANTHROPIC_MODEL = "claude-e2e-mock-1"
-OPENAI_MODEL = "gpt-mock"
+# a model Codex knows (its metadata offers `apply_patch`); the mock answers for it
+OPENAI_MODEL = "gpt-5.3-codex"
 GEMINI_MODEL = "gemini-2.5-flash"
 
 
@@ -70,8 +71,12 @@ class Script:
     turns: list[Turn]
     last: Turn = (Say("Done."),)
     pick: Callable[[Request], Turn | None] | None = None
+    # a client that loops (a call it rejects, asked again and again) ends on plain text
+    max_requests: int = 40
 
     def turn(self, req: Request) -> Turn:
+        if req.seq > self.max_requests:
+            return (Say("Stopping here."),)
         if self.pick is not None:
             chosen = self.pick(req)
             if chosen is not None:
@@ -186,18 +191,15 @@ class OpenAIResponses:
     @staticmethod
     def step(body: dict[str, Any]) -> int:
         items = body.get("input") or []
-        # one assistant turn: a message, or a run of function calls
+        # one assistant turn: a message, or a run of calls side by side (parallel calls)
         n, prev_call = 0, False
         for item in items if isinstance(items, list) else []:
             kind = item.get("type")
-            if kind == "message" and item.get("role") == "assistant":
-                n, prev_call = n + 1, False
-            elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
-                if not prev_call:
-                    n += 1
-                prev_call = True
-            elif kind == "message":
-                prev_call = False
+            is_call = kind in ("function_call", "custom_tool_call", "local_shell_call")
+            said = kind == "message" and item.get("role") == "assistant"
+            if said or (is_call and not prev_call):
+                n += 1
+            prev_call = is_call
         return n
 
     @staticmethod

@@ -5,6 +5,7 @@ hook, to prove the suite can fail)."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,12 @@ def edit(harness: str, project: Path, rel: str, old: str, new: str) -> Call:
             "instruction": "edit it",
         },
     )
+
+
+def _codex_patch(patch: str) -> Call:
+    """Codex edits files with `apply_patch`; with the mock's model it is reached through the
+    shell tool, which Codex intercepts and runs as its own apply_patch tool."""
+    return Call("exec_command", {"cmd": "apply_patch " + shlex.quote(patch)})
 
 
 def after_request(s: Session, marker: str) -> list[str]:
