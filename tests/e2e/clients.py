@@ -251,6 +251,9 @@ class Session:
             debug.read_text(errors="replace") if debug and debug.exists() else "",
         )
         self.runs.append(run)
+        n = len(self.runs)
+        (self.root / f"run-{n}.stdout").write_text(out)
+        (self.root / f"run-{n}.stderr").write_text(err)
         for hook in client.durations(self, run):
             DURATIONS.append((self.harness, hook[0], hook[1]))
         assert not timed_out, f"{self.harness} did not finish in {RUN_TIMEOUT_S} s: {err[-2000:]}"
