@@ -73,6 +73,9 @@ class HarnessSpec:
     # how MCP calls are named to a tool matcher: `mcp__<server>__<tool>` (None) or fixed names
     mcp_names: tuple[str, ...] | None = None
     skill_names: tuple[str, ...] = ()
+    # the client may turn an `ask` into a refusal without asking anyone (a headless run), so
+    # `style allow` must be able to let an asked call through
+    ask_may_refuse: bool = False
 
     def point_of(self, native_event: str) -> str | None:
         for point, spec in self.points.items():

@@ -50,4 +50,6 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "UserPromptSubmit"),
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
     skill_names=("Skill",),
+    # `claude -p` never shows the prompt: an ask is a deny (tests/e2e/test_turns.py)
+    ask_may_refuse=True,
 )
