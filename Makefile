@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test e2e lint format bench clean
+.PHONY: setup demo test e2e lint format bench docs clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -29,16 +29,20 @@ e2e: $(STAMP)
 	$(BIN)/pytest tests/e2e
 
 lint: $(STAMP)
-	$(BIN)/ruff check agentstyle tests bench
-	$(BIN)/ruff format --check agentstyle tests bench
+	$(BIN)/ruff check agentstyle tests bench docs/hooks
+	$(BIN)/ruff format --check agentstyle tests bench docs/hooks
 	$(BIN)/mypy
 
 format: $(STAMP)
-	$(BIN)/ruff format agentstyle tests bench
-	$(BIN)/ruff check --fix agentstyle tests bench
+	$(BIN)/ruff format agentstyle tests bench docs/hooks
+	$(BIN)/ruff check --fix agentstyle tests bench docs/hooks
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
+# The user documentation (docs/, mkdocs.yml) as a site in site/; warnings fail the build.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

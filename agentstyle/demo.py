@@ -4,7 +4,7 @@ audit it, and replay a recorded transcript against a package."""
 from __future__ import annotations
 
 import json
-import shlex
+import os
 import shutil
 import subprocess
 import sys
@@ -81,6 +81,12 @@ SESSION: list[tuple[str, dict[str, object]]] = [
 ]
 
 
+HOOK_ENV = {
+    **os.environ,
+    "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+}
+
+
 def style(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "agentstyle", *args],
@@ -131,8 +137,9 @@ def main() -> int:
     if result.returncode != 0:
         return 1
     commands = installed_commands(PROJECT)
-    for event, command in commands.items():
-        print(f"  {event}: {command}")
+    # One portable command per event (no path of this machine: the file is committed).
+    first = next(iter(commands.values()), "")
+    print(f"  handlers for {', '.join(commands)}; each like:\n    {first}")
 
     step("3. a session through the installed hook commands (payload on stdin)")
     base = (
@@ -154,12 +161,15 @@ def main() -> int:
         if handler is None:
             print(f"  {native:<17} (no STYLE handler installed: the harness does not call STYLE)")
             continue
+        # As the harness runs it: `sh -c COMMAND`, STYLE's scripts on PATH as an install puts
+        # them (pipx / uv tool / an activated venv).
         run = subprocess.run(
-            shlex.split(handler),
+            ["/bin/sh", "-c", handler],
             input=json.dumps(payload),
             text=True,
             capture_output=True,
             cwd=PROJECT,
+            env=HOOK_ENV,
             check=False,
         )
         what = (

@@ -83,9 +83,70 @@ def via_engine(
     return stdout, stderr, code
 
 
+# Of the internal deadline, a first-use build of the database may take this much; the rest is
+# left for evaluating the event itself.
+BUILD_SHARE = 0.7
+
+
+def ensure_built(argv: list[str], started: float) -> tuple[list[str], str]:
+    """(notices, failure) after building the rules database from `style.lock.yaml` where this
+    machine has none or an older one (a teammate's clone, a pull that changed the lock).
+
+    Two `stat` calls when the database is current; the build itself imports the compiler.
+    """
+    from agentstyle.runtime import freshness
+
+    root = freshness.find_locked_root(freshness.hook_starts())
+    if root is None:
+        return [], ""
+    why = freshness.stale(root)
+    if why is None:
+        return [], ""
+    harness, event, _ = _args(argv)
+    wait = max(0.5, _budget(harness, event) * BUILD_SHARE - (time.monotonic() - started))
+    try:
+        from pathlib import Path
+
+        from agentstyle.install.install import build_from_lock
+
+        notes = build_from_lock(Path(root), wait)
+    except Exception as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        return [], f"STYLE: could not build the rules database from style.lock.yaml: {text}"
+    return [f"STYLE built this machine's rules database from style.lock.yaml ({why})", *notes], ""
+
+
 def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
     """(stdout, stderr, exit code) for one hook invocation; never raises."""
     started = time.monotonic() if started is None else started
+    notices, failure = ensure_built(argv, started)
+    out, err, code = _answer(argv, stdin, started)
+    if failure:
+        err = f"{failure}\n{err}" if err else failure
+    if notices:
+        out = _with_notices(argv, out, notices)
+        err = "\n".join(notices) + ("\n" + err if err else "")
+    return out, err, code
+
+
+def _with_notices(argv: list[str], stdout: str, notices: list[str]) -> str:
+    """The answer with the notices shown to the user, in the field the harness shows."""
+    harness, event, _ = _args(argv)
+    try:
+        from agentstyle.harnesses import adapter_for
+
+        add = getattr(adapter_for(harness), "with_notice", None)
+    except Exception:
+        return stdout
+    if add is None:
+        return stdout
+    try:
+        return str(add(stdout, event, "\n".join(notices)))
+    except Exception:
+        return stdout
+
+
+def _answer(argv: list[str], stdin: bytes, started: float) -> Answer:
     try:
         answer = via_engine(argv, stdin, started)
     except Exception:  # the engine is an optimisation: any trouble means direct evaluation

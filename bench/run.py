@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import batch_bench, compile_bench, hook_bench
+from bench import batch_bench, command_bench, compile_bench, hook_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,6 +61,8 @@ def main() -> int:
     sections: list[str] = []
     print("hook latency (4 sizes) ...", flush=True)
     sections.append(hook_section())
+    print("start cost of the hook command forms ...", flush=True)
+    sections.append(command_bench.section())
     print("batch throughput: 100,000 events x 1,000 rules ...", flush=True)
     b = batch_bench.run()
     sections.append(

@@ -30,6 +30,7 @@ FIXTURES = HARNESS_FIXTURES / "claude-code"
 DATA = Path(__file__).resolve().parent / "data" / "hook"
 FIXTURE_CWD = "/home/dev/acme-api"
 HOOK_TIMEOUT_S = 60.0
+BIN = str(Path(sys.executable).parent)  # the environment's scripts: style, style-hook
 PYCACHE = Path(tempfile.gettempdir()) / f"agentstyle-test-pycache-{os.getuid()}"
 
 
@@ -46,6 +47,8 @@ def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]
         and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
     }
     env["HOME"] = str(home)
+    # STYLE installed as a user has it: `style-hook` (what a committed hook config runs) on PATH.
+    env["PATH"] = os.pathsep.join([BIN, *(p for p in env.get("PATH", "").split(os.pathsep) if p)])
     # Bytecode as a real installation has it, kept outside the repository: every hook is a new
     # interpreter, and compiling the package each time would dominate the suite's run time.
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)

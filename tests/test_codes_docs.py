@@ -1,7 +1,10 @@
-"""Every diagnostic code is documented, and the registry agrees with the spec's table."""
+"""Every diagnostic code is documented, the registry agrees with the spec's table, and the
+project's own docs (docs/diagnostics.md, generated from the registry) list every code while
+the hand-written pages link only to codes that exist."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -12,6 +15,7 @@ from agentstyle.codes import CODES, explain
 from agentstyle.vocabulary import EVENTS, OPERATORS, TOOLS
 
 REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
 # The specification's table of codes and levels, copied into the repository once.
 SPEC_TABLE = REPO / "tests" / "data" / "spec_diagnostics.md"
 RENDERED = re.compile(r"^pkg/STYLE\.yaml:(\d+):(\d+): (error|warning) ([A-Za-z0-9-]+): .+$")
@@ -145,3 +149,41 @@ def test_warning_examples_match_the_validator(
         diags = [*result.diagnostics, *validate_package(result.package).diagnostics]
         got = [d.render() for d in sort_diagnostics(diags)]
         assert got == rendered, f"{name}: update the example in agentstyle/codes.py"
+
+
+def _docs_pages() -> dict[str, str]:
+    """The pages of docs/ as the build renders them (generated parts expanded)."""
+    spec = importlib.util.spec_from_file_location("docsgen", DOCS / "hooks" / "docsgen.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pages: dict[str, str] = module.rendered_pages()
+    return pages
+
+
+def test_the_docs_have_a_section_for_every_code() -> None:
+    """docs/diagnostics.md holds each code's section with its level, summary and fix, in the
+    registry's order, and no code the registry does not have."""
+    page = _docs_pages()["diagnostics.md"]
+    found = re.findall(r"^## `([^`]+)` \{ #([^ ]+) \}\n\n\*\*(error|warning)\*\*", page, re.M)
+    assert [(name, level) for name, _, level in found] == [
+        (c.name, c.level) for c in CODES.values()
+    ]
+    assert all(name == anchor for name, anchor, _ in found)
+    for c in CODES.values():
+        section = page.split(f"## `{c.name}` ", 1)[1].split("\n## ", 1)[0]
+        assert "**Fix.**" in section and "**Example.**" in section, c.name
+
+
+def test_the_docs_link_only_to_codes_that_exist() -> None:
+    """A hand-written page that names a code links to its section; every such link is a code
+    of the registry (a removed or renamed code fails here, and `mkdocs build --strict` fails
+    on the dead anchor too)."""
+    linked: set[str] = set()
+    for name, text in _docs_pages().items():
+        if name == "diagnostics.md":
+            continue
+        for code in re.findall(r"diagnostics\.md#([A-Za-z0-9-]+)", text):
+            assert code in CODES, f"docs/{name} links to unknown code `{code}`"
+            linked.add(code)
+    assert linked, "no page links to the diagnostics"

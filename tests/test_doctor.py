@@ -9,11 +9,13 @@ database that cannot be read) and doctor must name it in one `error:` line and e
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+from conftest import BIN
 from test_harness_support import DATA, HARNESSES, HarnessProject
 
 
@@ -59,16 +61,60 @@ def test_json_report(project: HarnessProject) -> None:
     assert {f["harness"] for f in doc} == set(HARNESSES)
 
 
-def test_an_interpreter_that_moved_is_one_line(project: HarnessProject) -> None:
-    config = project.config("codex")
+def test_style_hook_missing_from_path_is_one_line_per_harness(project: HarnessProject) -> None:
+    """The committed configs run `style-hook` from PATH; a PATH without it is named, with
+    what to install (the harness itself would show the "not installed" line)."""
+    path = ":".join(p for p in os.environ.get("PATH", "").split(":") if p and p != BIN)
+    proc = project.cli("doctor", env={"PATH": path})
+    assert proc.returncode == 1
+    lines = errors(proc.stdout)
+    assert len(lines) == len(HARNESSES)
+    codex = next(line for line in lines if line.startswith("error: codex:"))
+    assert codex.startswith("error: codex: 6 handler(s) in .codex/hooks.json run `style-hook`")
+    assert "pipx install agentstyle" in codex and BIN in codex
+
+
+def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
+    """A personal-scope config keeps this machine's interpreter; when it moves, one line."""
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    shutil.copytree(DATA / "cross", p.root / "xh")
+    assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
+    config = p.root / ".claude" / "settings.local.json"
     text = config.read_text("utf-8")
     python = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
     config.write_text(text.replace(python, "/gone/venv/bin/python3"), encoding="utf-8")
-    proc = project.cli("doctor")
+    proc = p.cli("doctor")
     assert proc.returncode == 1
     [line] = errors(proc.stdout)
-    assert line.startswith("error: codex: 6 handler(s) in .codex/hooks.json run ")
+    assert line.startswith("error: claude-code: ")
     assert "/gone/venv/bin/python3, which is missing (interpreter moved?)" in line
+
+
+def test_the_same_interpreter_spelled_otherwise_is_not_a_change(tmp_path: Path) -> None:
+    """`python` and `python3` of one venv (and a symlink to it) are the same interpreter."""
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    shutil.copytree(DATA / "cross", p.root / "xh")
+    assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
+    config = p.root / ".claude" / "settings.local.json"
+    text = config.read_text("utf-8")
+    python = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
+    other = (Path(python).parent / "python").as_posix()  # the venv's other name for it
+    if other == python:
+        other = (Path(python).parent / "python3").as_posix()
+    assert Path(other).resolve() == Path(python).resolve()
+    config.write_text(text.replace(python, other), encoding="utf-8")
+    proc = p.cli("doctor")
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_matcher_names_in_another_order_are_not_a_change(project: HarnessProject) -> None:
+    config = project.config("claude-code")
+    doc = json.loads(config.read_text("utf-8"))
+    group = doc["hooks"]["PreToolUse"][0]
+    group["matcher"] = "|".join(reversed(group["matcher"].split("|")))
+    config.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    proc = project.cli("doctor")
+    assert proc.returncode == 0, proc.stdout
 
 
 def test_a_config_edited_by_hand_is_one_line(project: HarnessProject) -> None:

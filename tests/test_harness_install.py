@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 from test_harness_support import CONFIG, DATA, HARNESSES, HarnessProject
 
+from agentstyle.harnesses.common import is_style_command
+from agentstyle.install.hookcommand import hook_command
+
 CONFIGS = DATA / "configs"
 PYTHON = Path(sys.executable).absolute().as_posix()
 INSTALL_DATA = Path(__file__).resolve().parent / "data" / "install"
@@ -39,8 +42,8 @@ CASES = [
 
 
 def command(harness: str, event: str, *extra: str) -> str:
-    tail = "".join(f" {e}" for e in extra)
-    return f'"{PYTHON}" -m agentstyle.hook --harness {harness} --event {event}{tail}'
+    """The portable command a project-scope install writes (its text: test_hook_fixtures)."""
+    return hook_command(harness, event, "--fail-closed" in extra, "project")
 
 
 @pytest.fixture
@@ -54,7 +57,7 @@ def _ours(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for entry in entries:
         handlers = entry.get("hooks", [entry])
-        if any("agentstyle.hook" in h["command"] for h in handlers):
+        if any(is_style_command(h["command"]) for h in handlers):
             out.append(entry)
     return out
 
@@ -177,7 +180,7 @@ def test_fail_closed_is_a_cursor_switch_and_only_a_note_elsewhere(project: Harne
         doc = json.loads(project.config(harness).read_text("utf-8"))
         [gate] = _ours(doc["hooks"]["PreToolUse" if harness == "codex" else "BeforeTool"])
         [handler] = gate["hooks"]
-        assert handler["command"].endswith("--fail-closed")
+        assert " --fail-closed; " in handler["command"]
         assert "onFailure" not in handler and "failClosed" not in handler
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from conftest import FIXTURE_CWD, HARNESS_FIXTURES, HookResult, Project, _encode, clean_env, finish
 
+from agentstyle.harnesses.common import is_style_command
+
 FIXTURES = HARNESS_FIXTURES
 DATA = Path(__file__).resolve().parent / "data" / "harness"
 FOLDER = {
@@ -111,7 +113,7 @@ class HarnessProject(Project):
         commands = []
         for entry in entries:
             handlers = entry.get("hooks", [entry])
-            commands += [h["command"] for h in handlers if "agentstyle.hook" in h["command"]]
+            commands += [h["command"] for h in handlers if is_style_command(h["command"])]
         [command] = commands
         assert isinstance(command, str)
         return command

@@ -296,7 +296,7 @@ def test_fail_closed_install(fc_project: Project) -> None:
     project = fc_project
     before = len(log_lines(project))
     command = project.installed_command("PreToolUse")
-    assert command.endswith("--event PreToolUse --fail-closed")
+    assert "--event PreToolUse --fail-closed; " in command
     extra = ("--fail-closed",)
 
     # with the database: a working hook answers normally

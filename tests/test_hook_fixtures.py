@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -255,9 +253,13 @@ def test_the_installed_command_line_is_what_runs(answers: dict[str, dict[str, An
     runs a command without `args` (`sh -c`), answers C1."""
     project: Project = answers["a"]["project"]
     command = project.installed_command("PreToolUse")
+    # Committed with the project: no path of this machine, `style-hook` found on PATH, and one
+    # clear line for the user (not a silent exit 127) where STYLE is not installed.
     assert command == (
-        f'"{Path(sys.executable).absolute().as_posix()}" -m agentstyle.hook '
-        "--harness claude-code --event PreToolUse"
+        "command -v style-hook >/dev/null 2>&1 && exec style-hook --harness claude-code "
+        "--event PreToolUse; cat >/dev/null; printf '%s\\n' "
+        """'{"systemMessage":"STYLE is not installed on this machine: pipx install agentstyle """
+        """/ uv tool install agentstyle, then style sync"}'; exit 0"""
     )
     payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=EXTRA_SESSION)
     result = project.run_installed("PreToolUse", payload)

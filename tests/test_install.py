@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -23,11 +22,12 @@ import yaml
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths
+from agentstyle.harnesses.common import is_style_command
+from agentstyle.install.hookcommand import hook_command, quoted
 from agentstyle.install.install import (
     _created,
     engine_free_store,
     install,
-    quoted,
     relative,
     uninstall,
 )
@@ -39,8 +39,8 @@ SETTINGS_VARIANTS = sorted(p.name for p in (DATA / "settings").glob("*.json"))
 
 
 def command_for(event: str, *extra: str) -> str:
-    tail = "".join(f" {e}" for e in extra)
-    return f'"{PYTHON}" -m agentstyle.hook --harness claude-code --event {event}{tail}'
+    """The portable command a project-scope install writes (its text: test_hook_fixtures)."""
+    return hook_command("claude-code", event, "--fail-closed" in extra, "project")
 
 
 class Scratch:
@@ -61,7 +61,8 @@ class Scratch:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
         env.update(
             HOME=str(self.home),
-            PATH=str(self.bin),
+            # a fake `claude` first, then STYLE's scripts as an installed STYLE puts them on PATH
+            PATH=os.pathsep.join([str(self.bin), str(Path(sys.executable).parent)]),
             PYTHONDONTWRITEBYTECODE="1",
             STYLE_ENGINE="off",
         )
@@ -116,7 +117,7 @@ def hooks_of(path: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def ours(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [g for g in groups if any("agentstyle.hook" in h["command"] for h in g["hooks"])]
+    return [g for g in groups if any(is_style_command(h["command"]) for h in g["hooks"])]
 
 
 def test_install_twice_then_uninstall_gives_the_users_bytes_back(scratch: Scratch) -> None:
@@ -231,8 +232,8 @@ def test_handlers_are_narrowed_and_run_the_absolute_interpreter(scratch: Scratch
             [handler] = group["hooks"]
             assert handler == {"type": "command", "command": command_for(event)}
             assert "timeout" not in handler  # Claude Code's own default applies
-            argv = shlex.split(handler["command"])
-            assert argv[0] == PYTHON and Path(argv[0]).is_absolute()
+            # a committed file: no path of this machine
+            assert PYTHON not in handler["command"] and str(scratch.root) not in handler["command"]
 
     # The command as written is what the harness runs: it answers through the shell.
     payload = {
@@ -283,7 +284,9 @@ def test_lock_file_names_created_files_relative_to_the_root(scratch: Scratch) ->
     pkg = scratch.package("guards")
     scratch.style("install", pkg, "--set", "team=core")
     lock = scratch.lock()
-    assert lock["packages"] == ["guards"]
+    [guards] = lock["packages"]
+    assert guards["name"] == "guards" and guards["path"] == "guards"
+    assert guards["digest"].startswith("sha256:") and len(guards["digest"]) == 7 + 64
     assert lock["harnesses"]["claude-code"] == {
         "scope": "project",
         "fail_closed": False,
@@ -328,7 +331,8 @@ def test_scopes_local_and_user(scratch: Scratch) -> None:
     lock = yaml.safe_load((scratch.home / "style.lock.yaml").read_text("utf-8"))
     assert lock["harnesses"]["claude-code"]["scope"] == "user"
     assert lock["harnesses"]["claude-code"]["created"] == [".claude/", ".claude/settings.json"]
-    assert lock["packages"] == [(scratch.root / "mcp").as_posix()]  # outside the home root
+    # outside the home root: an absolute path (a user-scope lock is never committed)
+    assert [p["path"] for p in lock["packages"]] == [(scratch.root / "mcp").as_posix()]
     scratch.style("uninstall", "--scope", "user")
     assert not (scratch.home / ".claude").exists()
     assert not (scratch.home / "style.lock.yaml").exists()

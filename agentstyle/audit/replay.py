@@ -134,7 +134,9 @@ def installed_packages(root: Path) -> tuple[list[str], dict[str, dict[str, Any]]
         raise StyleError(
             f"no installed packages in {paths.lockfile}; name the packages with --package"
         )
-    packages = [p if Path(p).is_absolute() else str(root / p) for p in lock.packages]
+    from agentstyle.install.install import ref_path
+
+    packages = [ref_path(root, ref) for ref in lock.packages]
     return packages, dict(lock.settings)
 
 

@@ -19,6 +19,7 @@ from agentstyle.cli import (
     import_,
     init,
     install,
+    packages,
     plan,
     replay,
     schema,
@@ -59,6 +60,7 @@ app.command("hook")(hook.command)
 app.command("install")(install.install_command)
 app.command("uninstall")(install.uninstall_command)
 app.command("sync")(install.sync_command)
+app.command("packages")(packages.packages_command)
 app.command("import")(import_.command)
 app.command("allow")(allow.command)
 app.command("doctor")(doctor.command)

@@ -15,6 +15,7 @@ from agentstyle.install.install import (
     InstallResult,
     install,
     install_errors,
+    remove_packages,
     sync,
     uninstall,
 )
@@ -82,7 +83,10 @@ def _root(scope: str | None) -> Path:
 
 
 def install_command(
-    packages: Annotated[list[str] | None, typer.Argument(help="package folders")] = None,
+    packages: Annotated[
+        list[str] | None,
+        typer.Argument(help="package folders or files, or bundled package names (style packages)"),
+    ] = None,
     harness: Annotated[
         str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
     ] = "claude-code",
@@ -114,6 +118,10 @@ def install_command(
 
 
 def uninstall_command(
+    packages: Annotated[
+        list[str] | None,
+        typer.Argument(help="packages to take out (name, bundled name or folder); none: all"),
+    ] = None,
     harness: Annotated[
         str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
     ] = "claude-code",
@@ -122,9 +130,23 @@ def uninstall_command(
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run")] = False,
 ) -> None:
-    """Remove exactly what install added."""
+    """Remove exactly what install added: one package, or everything of a harness."""
     harness_option_check(harness)
     _scope_check(scope)
+    if packages:
+        removed, results = remove_packages(_root(scope), list(packages), dry_run=dry_run)
+        for change in removed:
+            if change.before == change.after:
+                continue
+            if dry_run:
+                typer.echo(change.diff(), nl=False)
+            else:
+                verb = "restored" if change.after is not None else "removed"
+                typer.echo(f"{verb} {change.label or change.path}")
+        for name, result in results:
+            _report(result, name, dry_run)
+        typer.echo(f"{'would take' if dry_run else 'took'} out {', '.join(packages)}")
+        return
     changes = [c for c in uninstall(_root(scope), harness, dry_run=dry_run) if c.before != c.after]
     if not changes:
         typer.echo(f"nothing of STYLE's found for {harness}")

@@ -41,7 +41,7 @@ class FileLock:
         self.fd: int | None = None
 
     def __enter__(self) -> FileLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         if fcntl is None:
             self.fd = fd

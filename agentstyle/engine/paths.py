@@ -41,6 +41,42 @@ class StylePaths:
         return self.home / "engine.sock"
 
 
+# `.style/` holds this machine's database, logs, backups and socket: never committed, never
+# readable by other users (the history stores command text).
+GITIGNORE = "# Written by STYLE: this folder is this machine's (database, logs, sockets).\n*\n"
+HOME_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def ensure_home(paths: StylePaths) -> Path:
+    """`.style/` created owner-only with its `.gitignore`; an existing one is tightened."""
+    home = paths.home
+    home.mkdir(mode=HOME_MODE, parents=True, exist_ok=True)
+    try:
+        if home.stat().st_mode & 0o077 and home.stat().st_uid == os.getuid():
+            os.chmod(home, HOME_MODE)
+    except (OSError, AttributeError):
+        pass
+    ignore = home / ".gitignore"
+    if not ignore.exists():
+        try:
+            fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(GITIGNORE)
+        except OSError:
+            pass
+    return home
+
+
+def tighten(path: Path) -> None:
+    """A file of `.style/` made owner-only (DuckDB creates its files with the umask's mode)."""
+    try:
+        if path.exists() and path.stat().st_mode & 0o077:
+            os.chmod(path, FILE_MODE)
+    except OSError:
+        pass
+
+
 def find_root(start: Path | None = None) -> Path:
     """The nearest folder upwards holding `.style/` or `style.lock.yaml`, else `start`."""
     here = (start or Path.cwd()).resolve()

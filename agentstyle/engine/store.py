@@ -15,7 +15,7 @@ import duckdb
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
-from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.paths import StylePaths, ensure_home, tighten
 from agentstyle.sql import statement
 
 Connection = duckdb.DuckDBPyConnection
@@ -80,9 +80,11 @@ def open_store(
         deadline = time.monotonic() + 30.0
     if not create and not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
+    ensure_home(paths)
     with FileLock(paths.lock, deadline):
-        paths.home.mkdir(parents=True, exist_ok=True)
         conn = connect(paths.database)
+        for path in (paths.database, paths.database.with_name(paths.database.name + ".wal")):
+            tighten(path)
         try:
             migrate(conn)
             yield conn

@@ -13,8 +13,14 @@ from typing import Any
 
 from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
 
-# The field that identifies one call for `style allow` (cli.md): same tool, same input.
+# How STYLE's own handlers are told from a user's: the module form (personal scopes) or the
+# portable `style-hook` console script (committed configs: install/hookcommand.py).
 HOOK_MODULE = "agentstyle.hook"
+HOOK_SCRIPT = "style-hook"
+
+
+def is_style_command(text: str) -> bool:
+    return HOOK_MODULE in text or f"{HOOK_SCRIPT} --harness " in text
 
 
 def text_id(value: Any) -> str | None:

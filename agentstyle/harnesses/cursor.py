@@ -106,7 +106,7 @@ def installed_here(root: Path) -> bool:
                 text = fh.read(1 << 20)
         except OSError:
             continue
-        if common.HOOK_MODULE in text and f"--harness {NAME}" in text:
+        if common.is_style_command(text) and f"--harness {NAME}" in text:
             return True
     return False
 

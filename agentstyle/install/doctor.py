@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 import uuid
 from dataclasses import asdict, dataclass
@@ -23,6 +24,8 @@ from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, sql
+from agentstyle.harnesses.common import HOOK_SCRIPT
+from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.policy.plan import PlanEntry
 
@@ -204,13 +207,22 @@ def check_harness(
         )
         return True
     handlers = [hd for groups in found.values() for g in groups for hd in _handlers(g)]
-    missing = sorted(
-        {
-            str(prog)
-            for hd in handlers
-            if (prog := _program(str(hd.get("command", "")))) and not _runnable(prog)
-        }
-    )
+    programs = {
+        prog for hd in handlers if (prog := program_of(str(hd.get("command", "")))) is not None
+    }
+    missing = sorted(str(prog) for prog in programs if not _runnable(prog))
+    if HOOK_SCRIPT in missing:
+        findings.append(
+            Finding(
+                "error",
+                name,
+                f"{len(handlers)} handler(s) in {label} run `{HOOK_SCRIPT}`, which is not on "
+                f"PATH here, so they answer that STYLE is not installed; install STYLE with "
+                f"`pipx install agentstyle` or `uv tool install agentstyle`, or put "
+                f"{_label(root, Path(sys.executable).parent)} on PATH",
+            )
+        )
+        return True
     if missing:
         findings.append(
             Finding(
@@ -221,8 +233,19 @@ def check_harness(
             )
         )
         return True
+    if HOOK_SCRIPT in programs:
+        other = _other_style_hook()
+        if other is not None:
+            findings.append(
+                Finding(
+                    "warning",
+                    name,
+                    f"`{HOOK_SCRIPT}` on PATH is {other}, not this STYLE's "
+                    f"({_label(root, Path(sys.executable).parent)}): hooks run that one",
+                )
+            )
     if policy is not None:
-        expected = handler_groups(policy.entries, name, h.fail_closed)
+        expected = handler_groups(policy.entries, name, h.fail_closed, h.scope)
         ours = {e: [_strip_native(g, h) for g in gs] for e, gs in expected.items()}
         ours = {e: gs for e, gs in ours.items() if gs}
         have = {e: [_strip_native(g, h) for g in gs] for e, gs in found.items()}
@@ -293,13 +316,43 @@ def _strip_native(group: dict[str, Any], h: HarnessInstall) -> dict[str, Any]:
 
 
 def _canon(groups: list[dict[str, Any]]) -> list[str]:
-    return sorted(json.dumps(g, sort_keys=True) for g in groups if g)
+    """Groups compared by meaning: a matcher as its set of names, a command by what it runs."""
+    return sorted(json.dumps(_canon_item(g), sort_keys=True) for g in groups if g)
 
 
-def _program(command: str) -> str | None:
-    from agentstyle.harnesses.common import command_interpreter
+def _canon_item(item: dict[str, Any]) -> dict[str, Any]:
+    from agentstyle.policy.plan import split_matcher
 
-    return command_interpreter(command)
+    out = dict(item)
+    matcher = out.get("matcher")
+    if isinstance(matcher, str) and matcher not in ("", "*"):
+        exact, patterns = split_matcher(matcher)
+        out["matcher"] = [sorted(set(exact)), sorted(set(patterns))]
+    if isinstance(out.get("command"), str):
+        out["command"] = canonical(out["command"])
+    if isinstance(out.get("hooks"), list):
+        out["hooks"] = [_canon_item(h) if isinstance(h, dict) else h for h in out["hooks"]]
+    return out
+
+
+def _other_style_hook() -> str | None:
+    """The `style-hook` PATH finds, when it belongs to another environment than this one."""
+    from shutil import which
+
+    found = which(HOOK_SCRIPT)
+    if found is None:
+        return None
+    mine = Path(sys.executable).parent / HOOK_SCRIPT
+    try:
+        if Path(found).resolve() == mine.resolve():
+            return None
+        with open(found, encoding="utf-8", errors="replace") as fh:
+            shebang = fh.readline().removeprefix("#!").strip()
+    except OSError:
+        return found
+    if shebang and same_program(shebang, sys.executable):
+        return None
+    return found
 
 
 def _runnable(program: str) -> bool:

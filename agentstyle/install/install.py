@@ -11,7 +11,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -27,12 +26,20 @@ from agentstyle.engine.store import Connection, open_store, replace_policy, sql
 from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
-from agentstyle.install.lockfile import HarnessInstall, LockFile, atomic_write, read_lock
+from agentstyle.harnesses.common import is_style_command
+from agentstyle.install.hookcommand import hook_command
+from agentstyle.install.library import bundled, bundled_path
+from agentstyle.install.lockfile import (
+    HarnessInstall,
+    LockFile,
+    PackageRef,
+    atomic_write,
+    read_lock,
+)
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 from agentstyle.policy.model import Package, SettingDecl
 from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
 
-HOOK_MODULE = "agentstyle.hook"
 ON_FAILURE_MIN = (2, 1, 295)
 SCOPES = ("project", "local", "user")
 # Handlers `--fail-closed` protects (onFailure / failClosed + the flag): the tool gates always
@@ -50,29 +57,13 @@ IsOurs = Callable[[dict[str, Any]], bool]
 
 
 def is_ours(handler: dict[str, Any]) -> bool:
-    return HOOK_MODULE in str(handler.get("command", ""))
+    return is_style_command(str(handler.get("command", "")))
 
 
 def recognizer(native_commands: Iterable[str]) -> IsOurs:
     """STYLE's handlers: those running `agentstyle.hook`, and the packages' native hooks."""
     known = frozenset(native_commands)
     return lambda handler: is_ours(handler) or str(handler.get("command", "")) in known
-
-
-def interpreter() -> str:
-    return Path(sys.executable).absolute().as_posix()
-
-
-def quoted(path: str) -> str:
-    """A path in double quotes for `sh -c`: `$`, backquote, `"` and backslash stay literal."""
-    return '"' + re.sub(r'([\\"$`])', r"\\\1", path) + '"'
-
-
-def hook_command(harness: str, native_event: str, fail_closed: bool) -> str:
-    tail = " --fail-closed" if fail_closed else ""
-    return (
-        f"{quoted(interpreter())} -m {HOOK_MODULE} --harness {harness} --event {native_event}{tail}"
-    )
 
 
 @dataclass(slots=True)
@@ -197,7 +188,7 @@ def routed(entry: PlanEntry, spec: HarnessSpec) -> list[tuple[str, Parts]]:
 
 
 def handler_groups(
-    plan: list[PlanEntry], harness: str, fail_closed: bool
+    plan: list[PlanEntry], harness: str, fail_closed: bool, scope: str = "project"
 ) -> dict[str, list[dict[str, Any]]]:
     """One handler per native event that has entries, with the narrowest matcher (harnesses.md)."""
     spec = spec_for(harness)
@@ -218,7 +209,7 @@ def handler_groups(
         entries = [e for e, _ in items]
         ps = spec.spec_of(native)
         gate = fail_closed and is_gate(native, entries, spec)
-        handler = adapter.handler(hook_command(harness, native, gate), native, gate)
+        handler = adapter.handler(hook_command(harness, native, gate, scope), native, gate)
         matcher = None
         if (
             ps is not None
@@ -368,12 +359,90 @@ def _read(path: Path) -> str | None:
         raise StyleError(f"{path}: cannot read: {exc}") from None
 
 
-def _relative_package(root: Path, package: str) -> str:
-    p = Path(package).resolve()
-    try:
-        return p.relative_to(root.resolve()).as_posix() or "."
-    except ValueError:
-        return p.as_posix()
+def package_ref(root: Path, package: str) -> PackageRef:
+    """How the lock names a package given on the command line: a folder or file by its path
+    (relative to the install root when inside it, so the lock is the same on every clone),
+    else a bundled package by name."""
+    given = Path(package)
+    if given.exists() or given.is_symlink():
+        p = given.resolve()
+        try:
+            return PackageRef(path=p.relative_to(root.resolve()).as_posix() or ".")
+        except ValueError:
+            return PackageRef(path=p.as_posix())
+    if bundled_path(package) is not None:
+        return PackageRef(library=package)
+    names = [b.name for b in bundled()]
+    close = difflib.get_close_matches(package, names, n=1)
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
+    raise StyleError(
+        f"`{package}`: no such package folder or file, and no bundled package of that name"
+        f"{hint}; `style packages` lists the bundled ones"
+    )
+
+
+def ref_path(root: Path, ref: PackageRef) -> str:
+    """Where a locked package is on this machine."""
+    if ref.library is not None:
+        folder = bundled_path(ref.library)
+        if folder is None:
+            raise StyleError(
+                f"style.lock.yaml names the bundled package `{ref.library}`, which this STYLE "
+                f"does not ship; upgrade agentstyle or remove it with `style uninstall "
+                f"{ref.library}`"
+            )
+        return str(folder)
+    path = Path(ref.path or ".")
+    return str(path if path.is_absolute() else root / path)
+
+
+def _same_ref(a: PackageRef, b: PackageRef) -> bool:
+    return (a.library, a.path) == (b.library, b.path)
+
+
+def merge_refs(locked: list[PackageRef], given: list[PackageRef]) -> list[PackageRef]:
+    """The lock's packages, then the newly given ones that are not there yet."""
+    out = list(locked)
+    for ref in given:
+        if not any(_same_ref(ref, r) for r in out):
+            out.append(ref)
+    return out
+
+
+def named_refs(
+    root: Path, refs: list[PackageRef], loaded: Compiled, locked: list[PackageRef]
+) -> list[PackageRef]:
+    """The refs with the name and content digest of the package each one loaded.
+
+    A package name already installed from another place is a clear refusal: one project has
+    one `guards`, and which copy wins must be the user's choice, not `dup-id`.
+    """
+    by_root = {cp.package.root.resolve(): cp.package for cp in loaded.packages}
+    out: list[PackageRef] = []
+    seen: dict[str, PackageRef] = {}
+    for ref in refs:
+        pkg = by_root.get(Path(ref_path(root, ref)).resolve())
+        if pkg is None:
+            out.append(ref)
+            continue
+        earlier = seen.get(pkg.name)
+        if earlier is not None:
+            first, second = (
+                (earlier, ref)
+                if any(_same_ref(earlier, r) for r in locked)
+                else (
+                    ref,
+                    earlier,
+                )
+            )
+            raise StyleError(
+                f"package `{pkg.name}` is already installed from `{first.label}`; to use the "
+                f"one at `{second.label}` instead, run `style uninstall {pkg.name}` first"
+            )
+        named = PackageRef(ref.path, ref.library, pkg.name, f"sha256:{pkg.digest}")
+        seen[pkg.name] = named
+        out.append(named)
+    return out
 
 
 def parse_sets(sets: list[str]) -> dict[str, dict[str, str]]:
@@ -527,9 +596,11 @@ def install(
     sets: list[str] | None = None,
     fail_closed: bool | None = None,
     dry_run: bool = False,
+    base: list[PackageRef] | None = None,
 ) -> InstallResult:
     """Validate, compile into the database, merge the hook config, write the lock file.
 
+    `base` replaces the lock's package list as the starting point (`style uninstall PKG`).
     A refused install leaves no `.style/` folder behind when there was none.
     """
     try:
@@ -543,7 +614,7 @@ def install(
     existed = home.exists()
     result: InstallResult | None = None
     try:
-        result = _install(root, packages, harness, scope, sets, fail_closed, dry_run)
+        result = _install(root, packages, harness, scope, sets, fail_closed, dry_run, base)
         return result
     finally:
         if not existed and (result is None or not result.ok or dry_run):
@@ -570,11 +641,13 @@ def _install(
     sets: list[str] | None,
     fail_closed: bool | None,
     dry_run: bool,
+    base: list[PackageRef] | None = None,
 ) -> InstallResult:
     adapter = adapter_for(harness)
     paths = StylePaths(root)
     lock = read_lock(paths.lockfile)
-    wanted = list(dict.fromkeys([*lock.packages, *(_relative_package(root, p) for p in packages)]))
+    locked = lock.packages if base is None else base
+    wanted = merge_refs(locked, [package_ref(root, p) for p in packages])
     if not wanted:
         raise StyleError("nothing to install: name a package folder")
     previous = lock.harnesses.get(harness)
@@ -586,13 +659,14 @@ def _install(
     )
     harnesses = dict(lock.harnesses)
     harnesses[harness] = h
-    abs_packages = [str(root / p) if not Path(p).is_absolute() else p for p in wanted]
+    abs_packages = [ref_path(root, ref) for ref in wanted]
     from agentstyle.install import selfprotect
 
     with selfprotect.builtin_package(
         root, harnesses, persist=not dry_run, enabled=lock.protect
     ) as builtin:
         loaded = load_and_validate(abs_packages + ([str(builtin)] if builtin else []))
+        wanted = named_refs(root, wanted, loaded, locked)
         if not loaded.ok:
             return InstallResult(loaded)
         package_list = [cp.package for cp in loaded.packages]
@@ -618,7 +692,7 @@ def _install(
                 f"says {'.'.join(map(str, version))}"
             )
     result.notes.extend(adapter.install_notes(h.fail_closed))
-    groups = handler_groups(compiled.plan, harness, h.fail_closed)
+    groups = handler_groups(compiled.plan, harness, h.fail_closed, scope)
     natives = native_groups(package_list, harness, result.notes)
     h.native = sorted(
         {str(hd["command"]) for gs in natives.values() for g in gs for hd in _handlers_of(g)}
@@ -656,10 +730,70 @@ def _install(
         atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
     apply_changes(paths, root, result.changes, h.created)
     lock.packages = wanted
-    lock.settings = {name: values for name, values in chosen.items() if values}
+    kept = {ref.name for ref in wanted}
+    lock.settings = {name: values for name, values in chosen.items() if values and name in kept}
     lock.harnesses = harnesses
     atomic_write(paths.lockfile, lock.to_yaml())
+    _built_from_lock(root)
     return result
+
+
+def _built_from_lock(root: Path) -> None:
+    from agentstyle.runtime import freshness
+
+    freshness.record(str(root))
+
+
+def build_from_lock(root: Path, wait_s: float) -> list[str]:
+    """The rules database compiled from `style.lock.yaml` alone, hook configs untouched: what
+    the first hook on a teammate's machine (no `.style/`, or a lock changed by a pull) does.
+
+    Returns notes for the user (a package whose content changed since the lock was written).
+    """
+    from agentstyle.install import selfprotect
+    from agentstyle.runtime import freshness
+
+    paths = StylePaths(root)
+    lock = read_lock(paths.lockfile)
+    if not lock.harnesses or not lock.packages:
+        raise StyleError("style.lock.yaml names no installed package")
+    with engine_free_store(paths, wait_s=wait_s) as conn:
+        if freshness.stale(str(root)) is None and _has_policy(conn):
+            return []  # another hook built it while this one waited for the lock
+        with selfprotect.builtin_package(
+            root, dict(lock.harnesses), persist=True, enabled=lock.protect
+        ) as builtin:
+            loaded = load_and_validate(
+                [ref_path(root, ref) for ref in lock.packages] + ([str(builtin)] if builtin else [])
+            )
+            errors = [d for d in loaded.diagnostics if d.level == "error"]
+            if errors:
+                raise StyleError(f"the locked packages have errors: {errors[0].render()}")
+            chosen = chosen_settings(lock, {}, [cp.package for cp in loaded.packages])
+            compiled = compile_policy(
+                loaded, sorted(lock.harnesses), dict(chosen), require_settings=True
+            )
+        errors = [d for d in compiled.diagnostics if d.level == "error"]
+        if errors:
+            raise StyleError(f"the locked packages do not compile: {errors[0].render()}")
+        replace_policy(conn, compiled.rows)
+        atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
+    freshness.record(str(root))
+    notes = []
+    by_root = {cp.package.root.resolve(): cp.package for cp in loaded.packages}
+    for ref in lock.packages:
+        pkg = by_root.get(Path(ref_path(root, ref)).resolve())
+        if pkg is not None and ref.digest and ref.digest != f"sha256:{pkg.digest}":
+            notes.append(
+                f"package `{pkg.name}` changed since style.lock.yaml was written; "
+                "review it and run `style sync`"
+            )
+    return notes
+
+
+def _has_policy(conn: Connection) -> bool:
+    row = conn.execute(sql("policy/count_rules")).fetchone()
+    return bool(row and row[0])
 
 
 def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
@@ -820,9 +954,59 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
     lock.harnesses.pop(harness, None)
     if lock.harnesses:
         atomic_write(paths.lockfile, lock.to_yaml())
+        _built_from_lock(root)
     else:
         paths.lockfile.unlink(missing_ok=True)
     return changes
+
+
+def _matches(ref: PackageRef, given: str, root: Path) -> bool:
+    if given in (ref.name, ref.library, ref.path):
+        return True
+    if ref.path is not None and Path(given).exists():
+        return Path(ref_path(root, ref)).resolve() == Path(given).resolve()
+    return False
+
+
+def remove_packages(
+    root: Path, names: list[str], *, dry_run: bool = False
+) -> tuple[list[FileChange], list[tuple[str, InstallResult]]]:
+    """`style uninstall PKG…`: take packages out of every harness, config and database in step.
+
+    The rest is reinstalled (handlers narrow to what is left); with nothing left, every
+    harness is uninstalled as `style uninstall --harness H` would.
+    """
+    paths = StylePaths(root)
+    lock = read_lock(paths.lockfile)
+    if not lock.packages:
+        raise StyleError("no packages installed here (no style.lock.yaml)")
+    remaining = list(lock.packages)
+    for given in names:
+        found = [ref for ref in remaining if _matches(ref, given, root)]
+        if not found:
+            known = ", ".join(ref.name or ref.label for ref in lock.packages)
+            raise StyleError(f"`{given}` is not installed here (installed: {known})")
+        remaining = [ref for ref in remaining if ref not in found]
+    if not remaining:
+        changes: list[FileChange] = []
+        for harness in sorted(lock.harnesses):
+            changes.extend(uninstall(root, harness, dry_run=dry_run))
+        return changes, []
+    results = []
+    for name, h in sorted(lock.harnesses.items()):
+        result = install(
+            root,
+            [],
+            name,
+            scope=h.scope,
+            fail_closed=h.fail_closed,
+            dry_run=dry_run,
+            base=remaining,
+        )
+        results.append((name, result))
+        if not result.ok:
+            break
+    return [], results
 
 
 def sync(root: Path, *, dry_run: bool = False) -> list[tuple[str, InstallResult]]:

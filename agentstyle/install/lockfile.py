@@ -11,7 +11,53 @@ import yaml
 
 from agentstyle.diagnostics import StyleError
 
-HEADER = "# Written by `style install`; `style sync` reinstalls from it. Edit with care.\n"
+HEADER = (
+    "# Written by `style install`; commit it. `style sync` reinstalls from it, and the first hook\n"
+    "# on a machine without a rules database builds one from it. Edit with care.\n"
+)
+FORMAT = 2
+
+
+@dataclass(frozen=True, slots=True)
+class PackageRef:
+    """One installed package as the lock names it: a bundled one by name (`library`), any
+    other by `path`, relative to the install root when inside it; `digest` is the content the
+    install compiled (a teammate's first build warns when the package changed since)."""
+
+    path: str | None = None
+    library: str | None = None
+    name: str = ""
+    digest: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.library or self.path or "?"
+
+    def to_yaml(self) -> dict[str, str]:
+        doc: dict[str, str] = {"name": self.name} if self.name else {}
+        if self.library:
+            doc["library"] = self.library
+        else:
+            doc["path"] = self.path or "."
+        if self.digest:
+            doc["digest"] = self.digest
+        return doc
+
+
+def _package_ref(path: Path, index: int, item: Any) -> PackageRef:
+    if isinstance(item, str):  # format 1: a path
+        return PackageRef(path=item)
+    if not isinstance(item, dict):
+        raise StyleError(f"{path}: `packages[{index}]` must be a mapping with `path` or `library`")
+    where = [k for k in ("path", "library") if item.get(k)]
+    if len(where) != 1:
+        raise StyleError(f"{path}: `packages[{index}]` needs exactly one of `path` and `library`")
+    return PackageRef(
+        path=str(item["path"]) if "path" in where else None,
+        library=str(item["library"]) if "library" in where else None,
+        name=str(item.get("name") or ""),
+        digest=str(item.get("digest") or ""),
+    )
 
 
 @dataclass(slots=True)
@@ -26,7 +72,7 @@ class HarnessInstall:
 
 @dataclass(slots=True)
 class LockFile:
-    packages: list[str] = field(default_factory=list)  # paths, relative to the root when inside
+    packages: list[PackageRef] = field(default_factory=list)
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     harnesses: dict[str, HarnessInstall] = field(default_factory=dict)
     protect: bool = True
@@ -34,8 +80,8 @@ class LockFile:
 
     def to_yaml(self) -> str:
         doc = {
-            "version": 1,
-            "packages": self.packages,
+            "version": FORMAT,
+            "packages": [p.to_yaml() for p in self.packages],
             "settings": self.settings,
             "harnesses": {
                 name: {
@@ -69,8 +115,13 @@ def read_lock(path: Path) -> LockFile:
         raise StyleError(f"{path}: `settings` must map package names to mappings")
     if not isinstance(doc.get("packages") or [], list):
         raise StyleError(f"{path}: `packages` must be a list")
+    if not isinstance(doc.get("version", 1), int) or doc.get("version", 1) > FORMAT:
+        raise StyleError(
+            f"{path}: lock file format {doc.get('version')!r} is newer than this STYLE reads "
+            f"({FORMAT}); upgrade agentstyle"
+        )
     lock = LockFile(
-        packages=[str(p) for p in doc.get("packages") or []],
+        packages=[_package_ref(path, i, p) for i, p in enumerate(doc.get("packages") or [])],
         settings={str(k): dict(v or {}) for k, v in settings.items()},
         protect=bool(doc.get("protect", True)),
         log=str(doc.get("log", "hits")),

@@ -1,0 +1,100 @@
+"""The command a harness config runs for STYLE's hook, one per native event.
+
+A config meant to be committed (`--scope project`) holds no path of this machine: it runs the
+`style-hook` console script found on PATH (pipx / uv tool installs put it there), and where
+STYLE is not installed it answers the harness with one clear line instead of a silent exit 127
+(and refuses, when installed `--fail-closed`). The project is found from the harness's project
+variable or the payload's `cwd` (runtime/hookrun.py `find_database`). Personal scopes
+(`local`, `user`) keep the absolute interpreter, which never depends on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from agentstyle.engine.decision import Decision
+from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses.common import HOOK_MODULE, HOOK_SCRIPT
+
+MISSING = (
+    "STYLE is not installed on this machine: pipx install agentstyle / uv tool install "
+    "agentstyle, then style sync"
+)
+MISSING_REFUSED = f"{MISSING}. The call is refused because STYLE was installed with --fail-closed."
+PORTABLE_SCOPES = ("project",)
+
+
+def interpreter() -> str:
+    return Path(sys.executable).absolute().as_posix()
+
+
+def quoted(path: str) -> str:
+    """A path in double quotes for `sh -c`: `$`, backquote, `"` and backslash stay literal."""
+    return '"' + re.sub(r'([\\"$`])', r"\\\1", path) + '"'
+
+
+def sh_literal(text: str) -> str:
+    """`text` as one single-quoted `sh` word."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def missing_answer(harness: str, native_event: str, fail_closed: bool) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) a harness gets where STYLE is not installed."""
+    adapter = adapter_for(harness)
+    if fail_closed and adapter.can_refuse(native_event):
+        wire = adapter.deny_answer(native_event, MISSING_REFUSED)
+        return wire.stdout, MISSING_REFUSED, 0 if wire.stdout else 2
+    wire = adapter.answer(Decision(messages=[MISSING]), native_event)
+    # Where the event carries no user message, the harness shows a failed hook's first
+    # stderr line (a non-blocking error): still one clear line, never a silent 127.
+    return wire.stdout, MISSING, 0 if wire.stdout else 1
+
+
+def hook_command(harness: str, native_event: str, fail_closed: bool, scope: str) -> str:
+    args = f"--harness {harness} --event {native_event}" + (" --fail-closed" if fail_closed else "")
+    if scope not in PORTABLE_SCOPES:
+        return f"{quoted(interpreter())} -m {HOOK_MODULE} {args}"
+    stdout, stderr, code = missing_answer(harness, native_event, fail_closed)
+    say = f"printf '%s\\n' {sh_literal(stdout)}" if stdout else f"echo {sh_literal(stderr)} >&2"
+    # `exec` replaces the shell, so what follows runs only where the script is missing; the
+    # payload is read to its end so the harness never writes into a closed pipe.
+    return (
+        f"command -v {HOOK_SCRIPT} >/dev/null 2>&1 && exec {HOOK_SCRIPT} {args}; "
+        f"cat >/dev/null; {say}; exit {code}"
+    )
+
+
+def program_of(command: str) -> str | None:
+    """What a STYLE handler command starts: `style-hook` (found on PATH) or the interpreter."""
+    if command.startswith(f"command -v {HOOK_SCRIPT} "):
+        return HOOK_SCRIPT
+    from agentstyle.harnesses.common import command_interpreter
+
+    return command_interpreter(command)
+
+
+def _environment(program: str) -> tuple[str, str]:
+    """An interpreter as (its folder as written, the file it finally is): a venv is its
+    folder, so `python` and `python3` of one venv agree and a link to the base one does not."""
+    path = Path(program)
+    try:
+        return (os.path.normpath(path.parent.as_posix()), path.resolve().as_posix())
+    except OSError:
+        return (os.path.normpath(path.parent.as_posix()), path.as_posix())
+
+
+def same_program(a: str, b: str) -> bool:
+    return a == b or _environment(a) == _environment(b)
+
+
+def canonical(command: str) -> str:
+    """A handler command compared by what it runs, not how the path to it is spelled."""
+    program = program_of(command)
+    if program is None or program == HOOK_SCRIPT or not command.startswith('"'):
+        return command
+    rest = command[len(quoted(program)) :]
+    folder, target = _environment(program)
+    return f"{folder}|{target}{rest}"
