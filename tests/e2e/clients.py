@@ -41,6 +41,11 @@ _CLAUDE_HOOK_LINE = re.compile(
 )
 
 
+def is_style_command(command: str) -> bool:
+    """Whether a hook command is one STYLE installed (the portable or the module form)."""
+    return "style-hook" in command or "agentstyle.hook" in command
+
+
 def binary(harness: str) -> Path:
     """The pinned client's command; a missing client fails the test with one line."""
     spec = install_clients.pinned()[harness]
@@ -148,6 +153,8 @@ class Session:
             and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTEST_CURRENT_TEST")
         }
         env["HOME"] = str(self.home)
+        # STYLE's commands on PATH, as an installed STYLE has them (the hooks run `style-hook`)
+        env["PATH"] = os.pathsep.join([str(Path(STYLE[0]).parent), env.get("PATH", "")])
         # the engine a hook starts ends by itself soon after the suite, whatever happens
         env["STYLE_ENGINE_IDLE_S"] = "90"
         return env
@@ -191,7 +198,7 @@ class Session:
                 continue
             for group in groups:
                 for h in group.get("hooks", []):
-                    if "agentstyle.hook" not in h.get("command", ""):
+                    if not is_style_command(h.get("command", "")):
                         continue
                     n += 1
                     wrapper = self.root / f"hook-wrapper-{n}.py"
@@ -333,7 +340,7 @@ class ClaudeCode:
 
     @staticmethod
     def durations(s: Session, run: Run) -> list[tuple[str, float]]:
-        return [(h["event"], h["ms"]) for h in run.hook_runs() if "agentstyle" in h["command"]]
+        return [(h["event"], h["ms"]) for h in run.hook_runs() if is_style_command(h["command"])]
 
 
 class Codex:

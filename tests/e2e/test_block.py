@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from e2e.clients import Session
+from e2e.clients import Session, is_style_command
 from e2e.conftest import HARNESSES
 from e2e.scenarios import BLOCK_PACKAGE, BLOCK_REASON, assert_blocked, block_script, tool_results
 
@@ -44,7 +44,7 @@ def test_block_scenario_fails_with_a_broken_answer(session, harness: str) -> Non
     for groups in config["hooks"].values():
         for group in groups:
             for h in group["hooks"]:
-                if "agentstyle.hook" in h["command"]:
+                if is_style_command(h["command"]):
                     wrapper = s.root / f"broken-{len(list(s.root.glob('broken-*')))}.py"
                     wrapper.write_text(
                         BROKEN_WRAPPER.format(python=sys.executable, command=h["command"])

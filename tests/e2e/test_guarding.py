@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from e2e.clients import Session
+from e2e.clients import Session, is_style_command
 from e2e.conftest import HARNESSES
 from e2e.mockapi import Say, Script
 from e2e.scenarios import BLOCK_PACKAGE, shell, write
@@ -60,6 +60,9 @@ def test_the_agent_cannot_write_into_dot_style(session, harness: str) -> None:
     assert not (s.project / ".style" / "planted.txt").exists(), "the agent wrote into .style/"
 
 
+FAIL_OPEN_SHOWN = {"claude-code": True, "codex": False, "gemini-cli": False}
+
+
 def break_database(s: Session) -> None:
     s.style("engine", "stop", check=False)
     (s.project / ".style" / "style.duckdb").write_bytes(b"this is not a database" * 100)
@@ -81,10 +84,13 @@ def test_fail_open_runs_the_call_and_the_person_sees_why(session, harness: str) 
     break_database(s)
     run = s.run("create a file")
     assert (s.project / "created.txt").exists(), "fail-open refused the call"
-    # what the person sees in the client: STYLE says it could not evaluate (the hook's stderr
-    # line today, a notice once fail-open answers with one)
-    seen = run.stdout + run.stderr + run.debug
-    assert "STYLE" in seen and "fail open" in seen, "the person is not told STYLE failed open"
+    # What the person sees in the client's own output. Today fail-open is one stderr line of the
+    # hook: Claude Code shows it (stream-json `hook_response`), `codex exec` and `gemini -p`
+    # show none. A user-visible notice for fail-open is coming to the hooks (systemMessage):
+    # when it lands this test fails for those two; turn them True here then.
+    seen = run.stdout + run.stderr
+    told = "STYLE" in seen and "fail open" in seen
+    assert told == FAIL_OPEN_SHOWN[harness], f"fail-open shown to the person: {told}"
 
 
 
@@ -103,4 +109,4 @@ def test_uninstall_restores_the_config_and_no_hook_runs(session, harness: str) -
     assert s.config.read_text() == mine, "uninstall did not restore the config byte for byte"
     run = s.run("delete victim.txt")
     assert not (s.project / "victim.txt").exists(), "a STYLE hook still ran after uninstall"
-    assert "agentstyle" not in run.stdout + run.debug
+    assert not is_style_command(run.stdout + run.debug)

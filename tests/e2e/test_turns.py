@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from e2e.clients import Session
+from e2e.clients import Session, is_style_command
 from e2e.conftest import HARNESSES
 from e2e.mockapi import ANTHROPIC_MODEL, Call, Say, Script
 from e2e.scenarios import shell, tool_results
@@ -48,7 +48,7 @@ def test_stop_continues_once_and_the_loop_guard_ends_it(session, harness: str) -
     assert STOP not in reqs[0].text
     # the model reads the reason once, and no hook command line
     assert reqs[1].text.count(STOP) == 1, reqs[1].text.count(STOP)
-    assert "agentstyle.hook" not in reqs[1].text
+    assert not is_style_command(reqs[1].text)
     assert outcomes(s, "e2e/tests-first") == ["blocked", "loop-guard"]
 
 
@@ -134,7 +134,7 @@ def test_subagent_start_and_stop_claude_code(session) -> None:
     # the subagent's stop continued it once, the reason once, no command line
     again = [r for r in sub if r.step >= 1]
     assert again and again[0].text.count("E2E-SUBSTOP") == 1
-    assert "agentstyle.hook" not in again[0].text
+    assert not is_style_command(again[0].text)
     assert outcomes(s, "e2e/sub-stop") == ["blocked", "loop-guard"]
 
 
