@@ -22,7 +22,8 @@ from agentstyle.harnesses.gemini_cli_spec import NAME, SPEC
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
 }
-# `tool_input` shapes beyond write_file are UNCONFIRMED (contracts.md §4): the path keys tried.
+# `tool_input` shapes beyond write_file were UNCONFIRMED (contracts.md §4): the path keys
+# tried. 0.61.0 sends `file_path` for write_file and replace (tests/e2e/test_facts.py).
 FILE_PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path")
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear"}
 DECISION_EVENTS = frozenset({"BeforeTool", "BeforeAgent", "AfterAgent"})
@@ -45,7 +46,8 @@ def _transcript_model(entry: dict[str, Any]) -> str | None:
 
 
 # The switch that turns the hooks system on. Older builds also read `hooks.enabled`
-# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one.
+# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one, and 0.61.0 runs the
+# hooks with it alone (tests/e2e/test_facts.py).
 ENABLE_FLAG = ("tools", "enableHooks")
 
 

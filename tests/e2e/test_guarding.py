@@ -26,7 +26,9 @@ rules:
 
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_the_agent_cannot_uninstall_style(session, harness: str) -> None:
-    s: Session = session(harness, Script([[shell(harness, f"style uninstall --harness {harness}")]]))
+    s: Session = session(
+        harness, Script([[shell(harness, f"style uninstall --harness {harness}")]])
+    )
     s.install(NOTHING)
     before = s.config.read_bytes()
     s.run("remove the hooks")
@@ -91,8 +93,6 @@ def test_fail_open_runs_the_call_and_the_person_sees_why(session, harness: str) 
     seen = run.stdout + run.stderr
     told = "STYLE" in seen and "fail open" in seen
     assert told == FAIL_OPEN_SHOWN[harness], f"fail-open shown to the person: {told}"
-
-
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
