@@ -6,7 +6,7 @@ import pytest
 
 from e2e.clients import Session, is_style_command
 from e2e.conftest import HARNESSES
-from e2e.mockapi import Say, Script
+from e2e.mockapi import Script
 from e2e.scenarios import BLOCK_PACKAGE, shell, write
 
 NOTHING = """
