@@ -401,7 +401,7 @@ class GeminiCLI:
         gem = s.home / ".gemini"
         gem.mkdir(parents=True, exist_ok=True)
         # without the auth type the CLI stops ("Invalid auth method selected"); without folder
-        # trust it drops the project's settings, hooks included (realclients facts)
+        # trust it drops the project's settings, hooks included
         (gem / "settings.json").write_text(
             json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
         )

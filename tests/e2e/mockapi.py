@@ -11,6 +11,7 @@ A server stops when its `with` block ends, and by itself after `lifetime_s` what
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -360,7 +361,9 @@ class MockServer:
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                # the client may give up on a request (it was ended, or it retried)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)
 
             def do_GET(self) -> None:
                 server._log(self.path, {}, main=False, step=0, method="GET")

@@ -26,7 +26,7 @@ def test_blocked_shell_call(session, harness: str) -> None:
 
 BROKEN_WRAPPER = """#!{python}
 # A hook whose answer is broken the way a shell profile banner breaks it: one line before the
-# JSON on stdout. The client then ignores the JSON (realclients.md), so the call runs.
+# JSON on stdout. The client then ignores the JSON, so the call runs.
 import subprocess, sys
 done = subprocess.run({command!r}, shell=True, stdin=sys.stdin, capture_output=True)
 sys.stdout.write("welcome to the machine\\n" + done.stdout.decode())
