@@ -76,6 +76,8 @@ class HarnessSpec:
     # the client may turn an `ask` into a refusal without asking anyone (a headless run), so
     # `style allow` must be able to let an asked call through
     ask_may_refuse: bool = False
+    # the `session.start` sources the harness ever sends (None: every normalized source)
+    session_sources: frozenset[str] | None = None
 
     def point_of(self, native_event: str) -> str | None:
         for point, spec in self.points.items():

@@ -51,4 +51,7 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "BeforeAgent"),
     matcher_style="regex",
     gate_events=("BeforeTool", "BeforeAgent"),
+    # SessionStart never says `compact` (PreCompress is all a compression gets): a rule for
+    # that source alone can never fire (tests/e2e/test_context.py)
+    session_sources=frozenset({"startup", "resume", "clear"}),
 )

@@ -125,6 +125,7 @@ class Session:
     home: Path = field(init=False)
     server: MockServer = field(init=False)
     runs: list[Run] = field(default_factory=list)
+    wrapped: bool = False
 
     def __post_init__(self) -> None:
         self.project = self.root / "project"
@@ -212,6 +213,7 @@ class Session:
                     wrapper.chmod(0o755)
                     h["command"] = str(wrapper)
         assert n, "no STYLE handler to wrap"
+        self.wrapped = True  # the clients' hook durations now include the wrapper: not kept
         self.config.write_text(json.dumps(config, indent=2))
 
     def record_payloads(self) -> None:
@@ -261,7 +263,7 @@ class Session:
         n = len(self.runs)
         (self.root / f"run-{n}.stdout").write_text(out)
         (self.root / f"run-{n}.stderr").write_text(err)
-        for hook in client.durations(self, run):
+        for hook in [] if self.wrapped else client.durations(self, run):
             DURATIONS.append((self.harness, hook[0], hook[1]))
         assert not timed_out, f"{self.harness} did not finish in {RUN_TIMEOUT_S} s: {err[-2000:]}"
         return run
@@ -416,6 +418,10 @@ class GeminiCLI:
             GEMINI_API_KEY="e2e-dummy",
             GOOGLE_GEMINI_BASE_URL=s.server.url,
             GEMINI_CLI_NO_RELAUNCH="1",
+            # telemetry to a local file only: its `hook_call` records carry each hook's duration
+            GEMINI_TELEMETRY_ENABLED="true",
+            GEMINI_TELEMETRY_TARGET="local",
+            GEMINI_TELEMETRY_OUTFILE=str(s.root / f"gemini-telemetry-{len(s.runs)}.log"),
         )
         argv = [
             str(binary("gemini-cli")),
@@ -433,7 +439,31 @@ class GeminiCLI:
 
     @staticmethod
     def durations(s: Session, run: Run) -> list[tuple[str, float]]:
-        return []
+        """The `hook_call` records of the run's telemetry file (concatenated JSON objects)."""
+        log = s.root / f"gemini-telemetry-{len(s.runs) - 1}.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        found: list[tuple[str, float]] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                if {"hook_event_name", "duration_ms", "hook_name"} <= node.keys():
+                    if node["hook_name"] == "style":  # the handler name STYLE installs
+                        found.append((str(node["hook_event_name"]), float(node["duration_ms"])))
+                    return
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        decoder, at = json.JSONDecoder(), 0
+        while (m := re.compile(r"\S").search(text, at)) is not None:
+            try:
+                obj, at = decoder.raw_decode(text, m.start())
+            except ValueError:
+                break
+            walk(obj)
+        return found
 
 
 CLIENT: dict[str, Any] = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCLI}

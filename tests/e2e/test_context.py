@@ -3,6 +3,8 @@ after an edit — read in the request bodies the real clients sent to the mock."
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from e2e.clients import Session
@@ -63,6 +65,47 @@ def test_brief_again_after_a_real_compaction_claude_code(session) -> None:
     last = s.requests()[-1]
     assert "after the compaction" in last.text
     assert last.text.count(BRIEF) == 1
+
+
+def test_brief_again_after_a_real_compaction_codex(session) -> None:
+    """Codex compacts by itself past `model_auto_compact_token_limit` (the mock reports 110
+    tokens a request); its SessionStart(compact) runs before the next model request."""
+    summary = "Another language model started to solve this problem"
+
+    def pick(req):  # after the compaction the summary is in the history: finish there
+        return [Say("Fine.")] if summary in req.text else None
+
+    s: Session = session("codex", Script([[shell("codex", "echo one")]], pick=pick))
+    s.install(BRIEF_PACKAGE)
+    s.record_payloads()
+    s.run("hello", extra=["-c", "model_auto_compact_token_limit=50"])
+    answered = [
+        (p["payload"].get("source"), BRIEF in p["stdout"])
+        for p in s.payloads()
+        if p["payload"].get("hook_event_name") == "SessionStart"
+    ]
+    assert ("startup", True) in answered
+    assert ("compact", True) in answered
+    after = [r for r in s.requests() if summary in r.text]
+    assert after, "Codex did not compact"
+    assert all(r.text.count(BRIEF) == 1 for r in after)
+
+
+def test_after_compaction_unsupported_gemini_cli(session) -> None:
+    """Gemini CLI's SessionStart never says `compact` (a compression only fires PreCompress):
+    plan refuses a rule for that source alone rather than install one that never fires."""
+    s: Session = session("gemini-cli", Script([]))
+    s.package(
+        BRIEF_PACKAGE.replace(
+            "    target: system\n", "    target: system\n    sources: [compact]\n"
+        )
+    )
+    done = s.style(
+        "plan", str(s.root / "pkg"), "--harness", "gemini-cli", "--format", "json", check=False
+    )
+    entries = [e for r in json.loads(done.stdout) if r["rule"] == "e2e/brief" for e in r["entries"]]
+    assert [e["status"] for e in entries] == ["install-error"]
+    assert "never starts a session from compact" in entries[0]["reason"]
 
 
 PROMPT_PACKAGE = """
