@@ -138,6 +138,19 @@ NEGATED_OPS = {
     "not_regex": "regex",
     "not_glob": "glob",
 }
+# Operator words of other rule languages, for "did you mean" (not accepted as operators).
+OPERATOR_SYNONYMS = {
+    "matches": "regex",
+    "match": "regex",
+    "like": "glob",
+    "is": "equals",
+    "eq": "equals",
+    "ne": "not_equals",
+    "has": "contains",
+    "includes": "contains",
+    "ge": "gte",
+    "le": "lte",
+}
 COMPARISONS = {"==": "equals", "!=": "not_equals", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte"}
 
 ALL_POINTS = frozenset(EVENTS)

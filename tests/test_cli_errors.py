@@ -120,8 +120,8 @@ def control_character(root: Path) -> str:
 CASES: dict[str, tuple[Setup, str]] = {
     "malformed-yaml": (
         malformed_yaml,
-        "pkg/STYLE.yaml:8:1: error invalid-package: invalid YAML: did not find expected "
-        "',' or ']' (while parsing a flow sequence at line 7)",
+        "pkg/STYLE.yaml:8:1: error invalid-package: invalid YAML: expected `,` or `]`: "
+        "the `[` at line 7 is not closed",
     ),
     "no-manifest": (no_manifest, "style: pkg: not a STYLE package (no STYLE.yaml in this folder)"),
     "binary-manifest": (

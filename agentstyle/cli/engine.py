@@ -8,7 +8,7 @@ import typer
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, find_root
-from agentstyle.runtime import client
+from agentstyle.runtime import client, enginelog
 
 app = typer.Typer(
     help="The resident engine that keeps the database warm for hooks.", no_args_is_help=True
@@ -43,10 +43,17 @@ def start() -> None:
         raise StyleError("the resident engine is off (no Unix sockets, or STYLE_ENGINE=off)")
     home = _home()
     if client.ping(home) is None:
-        client.start_engine(home)
+        since = enginelog.size(home)
+        client.start_engine(home, force=True)
         deadline = time.monotonic() + 10
         while client.ping(home) is None and time.monotonic() < deadline:
+            if enginelog.start_failure(home, since):
+                break  # it said why it cannot start: no use waiting
             time.sleep(0.05)
+        why = enginelog.start_failure(home, since)
+        if why and client.ping(home) is None:
+            typer.echo(f"engine: not running ({why})")
+            raise typer.Exit(1)
     status()
 
 

@@ -47,7 +47,7 @@ class FileLock:
             self.fd = fd
             return self
         delay = 0.001
-        next_poll = time.monotonic() + POLL_EVERY_S
+        next_poll = time.monotonic()  # at the first refusal: the holder may be an engine
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

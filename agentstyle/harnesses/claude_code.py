@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, relative_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
@@ -260,6 +263,26 @@ def no_opinion(native_event: str) -> Wire:
     return Wire("")
 
 
+# Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
+# except on the events that discard it (contracts.md §1.4, §1.8). There the notice goes to
+# stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log otherwise.
+NOTICE_FIELD = "systemMessage"
+NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification"})
+NOTICE_EVENTS = frozenset(
+    e for e in (*SPEC.native_events(), *SPEC.extra_native_events) if e not in NO_NOTICE_EVENTS
+)
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person (a fail-open, a first-use build, …), merged into
+    the answer's `systemMessage`; on an event that shows none, on stderr."""
+    if native_event in NOTICE_EVENTS:
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.claude/settings*.json` (contracts.md §1.1–1.2) ---------------------------------
 
 SCOPES = ("project", "local", "user")
@@ -302,8 +325,28 @@ def matcher(exact: list[str], patterns: list[str]) -> str | None:
     return combine_matchers(exact, patterns)
 
 
-write_config = common.write_groups_config
-strip_config = common.strip_groups_config
+def config_dialect() -> Dialect:
+    """How Claude Code reads its settings files: strict JSON (no comments, no trailing commas,
+    contracts.md §1.1); its CLI reads past a byte order mark (anthropics/claude-code#81355)."""
+    from agentstyle.configfiles.jsonspans import Dialect
+
+    return Dialect(client="claude code")
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    return common.write_groups_config(
+        before, groups, is_ours, name, markers, dialect=config_dialect()
+    )
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    return common.strip_groups_config(text, is_ours, markers, name, dialect=config_dialect())
 
 
 def static_path(root: Path, scope: str) -> Path | None:

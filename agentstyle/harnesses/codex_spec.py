@@ -64,4 +64,11 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "UserPromptSubmit"),
     matcher_style="regex",
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
+    # contracts.md §2: Bash has only `command` in the schema (PermissionRequest adds a
+    # `description`); apply_patch sends the whole patch as `command`.
+    input_keys={
+        "shell": frozenset({"command", "description"}),
+        "file.write": frozenset({"command"}),
+        "file.edit": frozenset({"command"}),
+    },
 )

@@ -9,9 +9,13 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agentstyle.engine.decision import Wire
 from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 # How STYLE's own handlers are told from a user's: the module form (personal scopes) or the
 # portable `style-hook` console script (committed configs: install/hookcommand.py).
@@ -118,6 +122,35 @@ def rule_names(rules: list[str]) -> str:
     return ", ".join(dict.fromkeys(names)) or "policy"
 
 
+def merge_notice(stdout: str, key: str, text: str) -> str | None:
+    """An answer (one JSON object, or empty for "no opinion") with `text` added to its
+    user-facing field `key`, after any text already there (a `warn` rule's message): still one
+    object. None when the answer is not one JSON object (nothing to merge into)."""
+    if not stdout.strip():
+        obj: dict[str, Any] = {}
+    else:
+        try:
+            parsed = json.loads(stdout)
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        obj = parsed
+    before = obj.get(key)
+    if isinstance(before, str) and before.strip():
+        obj[key] = before if text in before else f"{before}\n\n{text}"
+    else:
+        obj[key] = text
+    return dump(obj)
+
+
+def notice_on_stderr(wire: Wire, text: str) -> Wire:
+    """Where an event has no user-facing field: the notice as one more stderr line, the best
+    place left (some clients show a hook's stderr, all keep it in their debug log)."""
+    line = " ".join(text.split())
+    return Wire(wire.stdout, wire.exit_code, wire.stderr + line + "\n")
+
+
 # -- install side ------------------------------------------------------------------------------
 
 
@@ -188,18 +221,22 @@ def write_groups_config(
     is_ours: Any,
     name: str,
     markers: list[str],
+    *,
+    dialect: Dialect,
 ) -> tuple[str, list[str]]:
     """A matcher-group config (Claude Code, Codex) with STYLE's handlers replaced; these
     harnesses need no extra key, so the markers pass through unchanged."""
     from agentstyle.configfiles.hookconfig import install_groups
 
-    return install_groups(before, groups, is_ours=is_ours, name=name), markers
+    return install_groups(before, groups, is_ours=is_ours, name=name, dialect=dialect), markers
 
 
-def strip_groups_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+def strip_groups_config(
+    text: str, is_ours: Any, markers: list[str], name: str, *, dialect: Dialect
+) -> str:
     from agentstyle.configfiles.hookconfig import uninstall_groups
 
-    return uninstall_groups(text, is_ours=is_ours, name=name)
+    return uninstall_groups(text, is_ours=is_ours, name=name, dialect=dialect)
 
 
 def claude_shaped_fields(

@@ -54,4 +54,10 @@ SPEC = HarnessSpec(
     # SessionStart never says `compact` (PreCompress is all a compression gets): a rule for
     # that source alone can never fire (tests/e2e/test_context.py)
     session_sources=frozenset({"startup", "resume", "clear"}),
+    # contracts.md §4 confirms write_file only; run_shell_command's parameters are Gemini
+    # CLI's tool schema (`directory` in older releases, `dir_path`/`is_background` in newer).
+    input_keys={
+        "shell": frozenset({"command", "description", "directory", "dir_path", "is_background"}),
+        "file.write": frozenset({"file_path", "content"}),
+    },
 )

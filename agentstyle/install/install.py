@@ -209,7 +209,10 @@ def handler_groups(
         entries = [e for e, _ in items]
         ps = spec.spec_of(native)
         gate = fail_closed and is_gate(native, entries, spec)
-        handler = adapter.handler(hook_command(harness, native, gate, scope), native, gate)
+        # A `fail: closed` rule here: the command says so, so the config (which survives a
+        # broken or deleted database) still refuses when STYLE cannot evaluate.
+        closed = gate or (any(e.fail_closed for e in entries) and adapter.can_refuse(native))
+        handler = adapter.handler(hook_command(harness, native, closed, scope), native, gate)
         matcher = None
         if (
             ps is not None
@@ -460,6 +463,8 @@ def parse_sets(sets: list[str]) -> dict[str, dict[str, str]]:
 def _setting_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):  # a list setting written as a YAML list in the lock file
+        return ",".join(_setting_text(v) for v in value)
     return "" if value is None else str(value)
 
 

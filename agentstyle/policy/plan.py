@@ -26,6 +26,9 @@ class PlanEntry:
     action: str
     repeat: str | None
     capability: str | None
+    # `fail: closed`: where it runs, the hook command itself says so (install/hookcommand.py),
+    # so a missing or unreadable database still refuses there.
+    fail_closed: bool = False
 
     @property
     def runs(self) -> bool:
@@ -212,6 +215,7 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
             act,
             rep,
             cap,
+            eff["fail"] == "closed",
         )
 
     if not eff["enabled"]:

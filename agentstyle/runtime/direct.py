@@ -186,11 +186,15 @@ def record_failure(
     deadline: float,
     *,
     conn: Connection | None = None,
+    poll: Poll | None = None,
 ) -> bool:
-    """Record a handler error; True when a `fail: closed` entry exists for the native event."""
+    """Record a handler error; True when a `fail: closed` entry exists for the native event.
+
+    `poll` is tried while waiting for the lock (a resident engine holding it answers instead).
+    """
     if conn is not None:
         return _record_failure_on(conn, harness, native_event, point, payload, cause)
-    with open_for_hook(home, deadline) as opened:
+    with open_for_hook(home, deadline, poll) as opened:
         return _record_failure_on(opened, harness, native_event, point, payload, cause)
 
 

@@ -13,16 +13,22 @@ from pathlib import Path
 from agentstyle.engine.locking import FileLock, LockTimeout
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, connect, migrate
+from agentstyle.runtime import enginelog
 from agentstyle.runtime.client import (
     STARTING_NAME,
     engine_version,
     read_digest,
     recv_message,
     send_message,
+    socket_path,
 )
 
 IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
+
+
+class StartError(Exception):
+    """Why this engine cannot serve (written to engine.log for `style engine start`)."""
 
 
 class Engine:
@@ -34,19 +40,26 @@ class Engine:
         self.served = 0
 
     def bind(self) -> socket.socket:
+        try:
+            self.sock_path = Path(socket_path(str(self.home), create=True))
+        except OSError as exc:
+            raise StartError(f"no safe place for its socket: {exc}") from None
         if os.path.lexists(self.sock_path):
             # We hold the lock, so no live engine owns it: a stale socket, or a file planted
             # there. Replace what this user owns; never touch another user's file.
             st = os.lstat(self.sock_path)
             if hasattr(os, "getuid") and st.st_uid != os.getuid():
-                raise RuntimeError(f"{self.sock_path} belongs to another user")
+                raise StartError(f"{self.sock_path} belongs to another user")
             if stat.S_ISDIR(st.st_mode):
-                raise RuntimeError(f"{self.sock_path} is a directory")
+                raise StartError(f"{self.sock_path} is a folder")
             self.sock_path.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)  # the socket is created 0600: only this user may talk to it
         try:
             sock.bind(str(self.sock_path))
+        except OSError as exc:
+            sock.close()
+            raise StartError(f"cannot listen on {self.sock_path} ({exc.strerror or exc})") from None
         finally:
             os.umask(old)
         os.chmod(self.sock_path, 0o600)
@@ -59,17 +72,21 @@ class Engine:
         try:
             lock = FileLock(lock_path, time.monotonic() + START_LOCK_WAIT_S).__enter__()
         except LockTimeout:
-            self._clear_marker()
-            return 0  # another engine or a long install holds it; nothing to do
+            # Another engine or a long install holds it: nothing to do, but say so. (The start
+            # marker stays: hooks try again in a while, not at once.)
+            enginelog.write(
+                self.home, f"{enginelog.FAILED} another process holds the rules database lock"
+            )
+            return 0
         try:
             db = self.home / "style.duckdb"
             if not db.exists():
-                return 1
+                raise StartError(f"no rules database at {db}")
             self.conn = connect(db)
             migrate(self.conn)
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
-            self._clear_marker()
+            self._clear_marker()  # up: a failed start leaves it, hooks retry later
             try:
                 self.loop(server)
             finally:
@@ -80,7 +97,6 @@ class Engine:
                 except OSError:
                     pass
         finally:
-            self._clear_marker()
             if self.conn is not None:
                 self.conn.close()
             lock.__exit__(None, None, None)
@@ -150,6 +166,7 @@ class Engine:
             bool(message.get("fail_closed")),
             0.8 * float(message.get("budget_s", 10.0)),  # type: ignore[arg-type]
             self.home,
+            oversized=bool(message.get("oversized")),
         )
         return {"stdout": stdout, "stderr": stderr, "exit": code}
 
@@ -158,10 +175,14 @@ def main() -> int:
     if len(sys.argv) != 2:
         sys.stderr.write("usage: python -m agentstyle.runtime.resident STYLE_HOME\n")
         return 2
+    home = Path(sys.argv[1])
     try:
-        return Engine(Path(sys.argv[1])).serve()
+        return Engine(home).serve()
+    except StartError as exc:
+        enginelog.write(home, f"{enginelog.FAILED} {exc}")
+        return 1
     except Exception as exc:  # the engine is optional: a failure only means direct evaluation
-        sys.stderr.write(f"STYLE engine: {type(exc).__name__}: {exc}\n")
+        enginelog.write(home, f"{enginelog.FAILED} {type(exc).__name__}: {exc}")
         return 1
 
 
