@@ -10,6 +10,7 @@ read as a failure, and with `failClosed` as a block.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
