@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-typer lint format bench docs corpus clean
+.PHONY: setup demo test test-typer e2e lint format bench docs corpus clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -40,6 +40,12 @@ endef
 test-typer:
 	$(call typer_venv,.venv-typer-lowest,typer==$(TYPER_LOWEST))
 	$(call typer_venv,.venv-typer-newest,typer$(TYPER_RANGE))
+
+# The end-to-end suite: the real Claude Code, Codex and Gemini CLI (pinned in
+# tests/e2e/clients.json, installed once into .e2e-cache/) against mock model APIs.
+e2e: $(STAMP)
+	$(BIN)/python tests/e2e/install_clients.py
+	$(BIN)/pytest tests/e2e
 
 lint: $(STAMP)
 	$(BIN)/ruff check agentstyle tests bench docs/hooks

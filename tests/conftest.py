@@ -321,6 +321,7 @@ _LOCK_HOLDER = (
     "import fcntl, os, sys\n"
     "fd = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT, 0o600)\n"
     "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "db = [os.open(p, os.O_RDONLY) for p in sys.argv[3:] if os.path.exists(p)]\n"
     "print('locked', flush=True)\n"
     "sys.stdin.read()\n"
 )
@@ -330,13 +331,15 @@ _LOCK_HOLDER = (
 def lock_held(path: Path, *, as_style: bool = True) -> Iterator[int]:
     """`path` locked by another process until the block ends; its pid is yielded.
 
-    `as_style`: the holder looks like a STYLE process (a slow install, another hook), which a
-    hook waits for until its deadline; otherwise it is a stranger (`flock … sleep 300`), which
-    a hook gives up on at once (runtime/peer.py `stranger_holding`).
+    `as_style`: the holder does what a STYLE process holding the lock does, it has the rules
+    database open (a slow install, another hook), so a hook waits for it until its deadline;
+    otherwise it is a stranger (`flock … sleep 300`), which a hook gives up on at once
+    (runtime/peer.py `StrangerCheck`).
     """
     name = "agentstyle-test-lock-holder" if as_style else "some-other-program"
+    database = [str(path.parent / "style.duckdb")] if as_style else []
     proc = subprocess.Popen(
-        [sys.executable, "-c", _LOCK_HOLDER, name, str(path)],
+        [sys.executable, "-c", _LOCK_HOLDER, name, str(path), *database],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

@@ -192,7 +192,13 @@ def wire_verdict(stdout: str) -> str:
     data = json.loads(stdout)
     if data.get("decision") == "block":
         return "block"
-    decision = (data.get("hookSpecificOutput") or {}).get("permissionDecision")
+    specific = data.get("hookSpecificOutput") or {}
+    if (
+        specific.get("hookEventName") in ("Stop", "SubagentStop")
+        and "additionalContext" in specific
+    ):
+        return "block"  # Claude Code continues a stop with context (claude_code.py)
+    decision = specific.get("permissionDecision")
     return {"deny": "block", "ask": "ask", "allow": "allow"}.get(decision, "none")
 
 

@@ -33,10 +33,10 @@ def _trace(cand: Candidate, point: str | None) -> str:
         block, repeat, output = "block-precedence", "not-evaluated", "not-evaluated"
     elif outcome in ("asked", "allowed"):
         block, repeat, output = "none", "repeat-bypass", outcome
+    elif outcome == "loop-guard":
+        block, repeat, output = "none", "loop-guard", "suppressed"
     elif outcome == "dedup-suppressed":
-        block = "none"
-        repeat = "loop-guard" if cand.action in ("block", "ask") else f"{cand.repeat}-duplicate"
-        output = "suppressed"
+        block, repeat, output = "none", f"{cand.repeat}-duplicate", "suppressed"
     elif outcome == "error":
         block, repeat, output = "none", "not-evaluated", f"error({cand.error or 'unknown'})"
     else:

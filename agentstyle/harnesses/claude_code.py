@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, relative_path, resolved_path
 from agentstyle.harnesses import common
-from agentstyle.harnesses.base import CONTEXT, MESSAGE
+from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
 
 if TYPE_CHECKING:
@@ -28,6 +28,33 @@ SOURCES = {
     "compact": "compact",
     "fork": "resume",
 }
+
+
+# -- facts once UNCONFIRMED, checked against the real client -----------------------------------
+# Each is checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of
+# tests/e2e/clients.json); change it here, in one line, when the client changes.
+
+# No hook payload names the model (2.1.332: not even SessionStart, contracts.md §1.5 says
+# "not guaranteed"); the transcript has it on every assistant entry (`message.model`).
+MODEL_FROM_TRANSCRIPT = True
+
+# A Stop/SubagentStop `decision: block` reaches the model twice, once with the hook's whole
+# command line; `hookSpecificOutput.additionalContext` (v2.1.163+) continues the turn with the
+# reason once and no command line, and the next Stop still says `stop_hook_active`.
+STOP_CONTINUE_AS_CONTEXT = True
+
+# In `-p` (headless) runs an `ask` is never a prompt: the call is denied and the question is
+# the model's tool result word for word, so the question carries how to let the call through.
+ASK_CARRIES_APPROVE_HINT = True
+
+
+def _transcript_model(entry: dict[str, Any]) -> str | None:
+    message = entry.get("message")
+    if isinstance(message, dict) and message.get("role") == "assistant":
+        model = message.get("model")
+        if isinstance(model, str) and model and not model.startswith("<"):
+            return model  # `<synthetic>` marks an entry the client wrote itself
+    return None
 
 
 def looks_like(payload: dict[str, Any]) -> bool:
@@ -85,6 +112,10 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
     model = payload.get("model")
     if isinstance(model, str) and model:
         ev.model = model
+    elif MODEL_FROM_TRANSCRIPT:
+        ev.model = common.transcript_model(
+            ev.session_id, payload.get("transcript_path"), _transcript_model
+        )
     common.base_fields(ev, NAME, payload, None)
     common.claude_shaped_fields(ev, native_event, payload, SOURCES)
     if point in ("tool.pre", "tool.post", "tool.failed"):
@@ -175,12 +206,22 @@ def answer(decision: Decision, native_event: str, event: Event | None = None) ->
         if decision.verdict == "block":
             specific["permissionDecision"] = "deny"
             specific["permissionDecisionReason"] = reason
-        elif decision.verdict in ("ask", "allow"):
-            specific["permissionDecision"] = decision.verdict
+        elif decision.verdict == "ask":
+            specific["permissionDecision"] = "ask"
+            specific["permissionDecisionReason"] = (
+                with_approve_hint(reason) if ASK_CARRIES_APPROVE_HINT else reason
+            )
+        elif decision.verdict == "allow":
+            specific["permissionDecision"] = "allow"
             if reason:
                 specific["permissionDecisionReason"] = reason
         if context and decision.verdict != "block":
             specific["additionalContext"] = context
+    elif native_event in ("Stop", "SubagentStop") and STOP_CONTINUE_AS_CONTEXT:
+        if decision.verdict == "block":
+            # the reason once, as feedback, and no hook command line (facts above)
+            specific["additionalContext"] = reason or "Continue."
+            return Wire(_dump({"hookSpecificOutput": specific}))
     elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"):
         if decision.verdict == "block":
             out = {"decision": "block"}

@@ -50,6 +50,8 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "UserPromptSubmit"),
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
     skill_names=("Skill",),
+    # `claude -p` never shows the prompt: an ask is a deny (tests/e2e/test_turns.py)
+    ask_may_refuse=True,
     # contracts.md §1.7; Grep/Glob/LS, NotebookEdit, TodoWrite shapes are not fully documented.
     input_keys={
         "shell": frozenset({"command", "description", "timeout", "run_in_background"}),

@@ -63,6 +63,14 @@ ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "PreCompact": (frozenset({"systemMessage"}), frozenset()),
     "SessionEnd": (frozenset(), frozenset()),
 }
+# -- facts once UNCONFIRMED, checked against the real client -----------------------------------
+# Checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of tests/e2e/clients.json);
+# `codex_spec.PRE_TOOL_USE_CONTEXT` is checked there too.
+
+# A Bash PostToolUse carries no output and no exit code (openai/codex#34289, still so in
+# 0.171.0): `tool.output` of a Codex shell call is this empty string.
+BASH_TOOL_RESPONSE = ""
+
 # A deny or block needs a non-empty reason, else the hook fails open.
 FALLBACK_REASON = "STYLE refused this call."
 

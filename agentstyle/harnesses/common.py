@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -293,3 +293,34 @@ def claude_shaped_fields(
             text = read_transcript_tail(payload["transcript_path"])
         if text is not None:
             ev.add("response.text", text)
+
+
+# Per session: (transcript path, size, mtime) → the model read there. The resident engine
+# answers many events of one session; an unchanged transcript is never read twice.
+_MODEL_CACHE: dict[str, tuple[str, int, int, str | None]] = {}
+_MODEL_CACHE_MAX = 512
+
+
+def transcript_model(
+    session_id: str, path: Any, pick: Callable[[dict[str, Any]], str | None]
+) -> str | None:
+    """The model of the last assistant entry of the session's JSONL transcript (`pick` reads
+    one entry), with the bounded tail reader the stop message uses; cached per session."""
+    from agentstyle.engine.event import last_in_transcript
+
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    cached = _MODEL_CACHE.get(session_id)
+    if cached is not None and cached[:3] == (path, st.st_size, st.st_mtime_ns):
+        return cached[3]
+    model = last_in_transcript(path, pick)
+    if model is None and cached is not None and cached[0] == path:
+        model = cached[3]  # the window holds no assistant entry now: the last one seen stands
+    if len(_MODEL_CACHE) >= _MODEL_CACHE_MAX:
+        _MODEL_CACHE.clear()
+    _MODEL_CACHE[session_id] = (path, st.st_size, st.st_mtime_ns, model)
+    return model

@@ -24,14 +24,32 @@ if TYPE_CHECKING:
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
 }
-# `tool_input` shapes beyond write_file are UNCONFIRMED (contracts.md §4): the path keys tried.
+# `tool_input` shapes beyond write_file were UNCONFIRMED (contracts.md §4): the path keys
+# tried. 0.61.0 sends `file_path` for write_file and replace (tests/e2e/test_facts.py).
 FILE_PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path")
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear"}
 DECISION_EVENTS = frozenset({"BeforeTool", "BeforeAgent", "AfterAgent"})
 CONTEXT_EVENTS = frozenset({"SessionStart", "BeforeAgent", "AfterTool"})
 
+# -- facts once UNCONFIRMED, checked against the real client -----------------------------------
+# Each is checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of
+# tests/e2e/clients.json); change it here, in one line, when the client changes.
+
+# No hook payload names the model (0.61.0); the session's JSONL transcript (`transcript_path`)
+# has it on every model entry (`type: gemini`, `model`).
+MODEL_FROM_TRANSCRIPT = True
+
+
+def _transcript_model(entry: dict[str, Any]) -> str | None:
+    model = entry.get("model")
+    if entry.get("type") == "gemini" and isinstance(model, str) and model:
+        return model
+    return None
+
+
 # The switch that turns the hooks system on. Older builds also read `hooks.enabled`
-# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one.
+# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one, and 0.61.0 runs the
+# hooks with it alone (tests/e2e/test_facts.py).
 ENABLE_FLAG = ("tools", "enableHooks")
 
 
@@ -58,6 +76,10 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
     model = payload.get("model")
     if isinstance(model, str) and model:
         ev.model = model
+    elif MODEL_FROM_TRANSCRIPT:
+        ev.model = common.transcript_model(
+            ev.session_id, payload.get("transcript_path"), _transcript_model
+        )
     common.base_fields(ev, NAME, payload, None)
     if native_event == "SessionStart":
         ev.session_source = SOURCES.get(str(payload.get("source")), "resume")

@@ -81,10 +81,9 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
         from agentstyle.runtime.errors import HandlerError
 
         raise HandlerError("no rules database (run `style install`)")
-    from agentstyle.runtime.peer import stranger_holding
+    from agentstyle.runtime.peer import StrangerCheck
 
-    lock = str(paths.lock)
-    with FileLock(paths.lock, deadline, poll, give_up=lambda: stranger_holding(lock)):
+    with FileLock(paths.lock, deadline, poll, give_up=StrangerCheck(str(paths.lock))):
         conn = connect_until(paths.database, deadline)
         try:
             migrate(conn)

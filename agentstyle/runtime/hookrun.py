@@ -36,6 +36,7 @@ DEADLINE_ENV = "STYLE_DEADLINE_S"
 # applies) may still wait for the lock: half the time left before the harness's own timeout,
 # at most this long.
 FAILURE_GRACE_S = 1.0
+STRANGER_CAUSE = "the rules database lock is held by"  # runtime/peer.py StrangerCheck
 SUPPORTED = ("claude-code", "codex", "cursor", "gemini-cli")
 # Where each harness names the project folder in the hook's environment.
 PROJECT_DIR_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
@@ -400,7 +401,14 @@ def _failure(
     except Exception:
         log_home = Path.home() / ".style"
     closed: bool | None = None  # None: the rules database could not be read
-    if home is not None and (conn is not None or (home / "style.duckdb").is_file()):
+    # A lock held by a stranger (a stopped process, a program that is not STYLE) will not be
+    # free to record the failure either: no second wait.
+    stranger = cause.startswith(STRANGER_CAUSE)
+    if (
+        home is not None
+        and not stranger
+        and (conn is not None or (home / "style.duckdb").is_file())
+    ):
         try:
             from agentstyle.runtime import direct as runtime
 

@@ -104,26 +104,56 @@ def stopped(pid: int) -> bool:
     return _state(pid) in ("T", "t")
 
 
-def _is_style_process(argv: list[str]) -> bool:
-    """A process running STYLE: the engine, a hook, the `style` command."""
-    words = [os.path.basename(a) for a in argv[:4]]
-    return any(w in ("style", "style-hook") or w.startswith("agentstyle") for w in words) or any(
-        a.startswith("agentstyle.") or a == "agentstyle" for a in argv[:4]
-    )
-
-
-def stranger_holding(lock_path: str) -> str | None:
-    """Why waiting for the lock is pointless: it is held by a stopped process, or by a
-    program that is not STYLE (`flock .style/style.lock sleep 300`); None to keep waiting."""
-    for pid in sorted(lock_holders(lock_path)):
-        if pid == os.getpid():
+def _has_open(pid: int, paths: set[str]) -> bool:
+    """Whether process `pid` has one of `paths` open (its /proc fd links)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return True  # cannot look (another user's, or gone): not a reason to give up
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in paths:
+                return True
+        except OSError:
             continue
-        argv = _cmdline(pid)
-        if argv is None:
-            continue  # gone meanwhile: the lock is about to be free
-        name = os.path.basename(argv[0]) if argv else "?"
-        if stopped(pid):
-            return f"the rules database lock is held by a stopped process (pid {pid}: {name})"
-        if not _is_style_process(argv):
-            return f"the rules database lock is held by another program (pid {pid}: {name})"
-    return None
+    return False
+
+
+# A STYLE process opens the database right after it takes the lock, but on a loaded machine
+# importing and opening DuckDB can take a while: a holder is a stranger only after this long.
+STRANGER_GRACE_S = 1.5
+
+
+class StrangerCheck:
+    """Why waiting for the lock is pointless, or None to keep waiting (called as it waits).
+
+    Every STYLE process that holds the lock opens the rules database while it does (it takes
+    the lock to open it). A holder that is stopped (`kill -STOP`), or that keeps neither the
+    database nor its WAL open for STRANGER_GRACE_S (`flock .style/style.lock sleep 300`), will
+    not let go in time: the hook answers at once, per `fail`, naming it.
+    """
+
+    def __init__(self, lock_path: str) -> None:
+        self.lock_path = lock_path
+        database = os.path.join(os.path.dirname(os.path.realpath(lock_path)), "style.duckdb")
+        self.files = {database, database + ".wal"}
+        self.since: dict[int, float] = {}  # pid → when it was first seen without the database
+
+    def __call__(self) -> str | None:
+        import time
+
+        now = time.monotonic()
+        for pid in sorted(lock_holders(self.lock_path)):
+            if pid == os.getpid():
+                continue
+            argv = _cmdline(pid)
+            if argv is None:
+                continue  # gone meanwhile: the lock is about to be free
+            name = os.path.basename(argv[0]) if argv else "?"
+            if stopped(pid):
+                return f"the rules database lock is held by a stopped process (pid {pid}: {name})"
+            if _has_open(pid, self.files):
+                self.since.pop(pid, None)
+            elif now - self.since.setdefault(pid, now) >= STRANGER_GRACE_S:
+                return f"the rules database lock is held by another program (pid {pid}: {name})"
+        return None

@@ -1,5 +1,6 @@
 -- Outcome of every rendered candidate: verdict precedence, dedup and refresh against `claims`,
--- the stop loop guard, then the per-event token budget (runtime.md steps 7–9).
+-- the stop loop guard (its own outcome, `loop-guard`), then the per-event token budget
+-- (runtime.md steps 7–9).
 -- No parameters (reads batch_events, batch_rendered, the policy tables and claims).
 -- Result: seq, rule_id, action, outcome, claim_key, tokens, text, model_text, closed_error (the
 -- rule failed and has `fail: closed`), ordered by seq and output order (priority desc, package
@@ -58,7 +59,7 @@ decided AS (
     SELECT *,
            CASE
                WHEN error IS NOT NULL THEN 'error'
-               WHEN loop_guard THEN 'dedup-suppressed'
+               WHEN loop_guard THEN 'loop-guard'
                WHEN any_block THEN CASE WHEN action = 'block' THEN 'blocked'
                                         ELSE 'block-suppressed' END
                WHEN action = 'ask' THEN 'asked'
