@@ -1655,7 +1655,7 @@ def _arith_end(s: str, open_at: int, limit: int = 1 << 16) -> int:
 
 # Compiled at the first `$'…'` (re caches it): most commands have none.
 _ANSI_C = r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))"
-_ANSI_C_SIMPLE = {
+ANSI_C_SIMPLE = {
     "a": "\a",
     "b": "\b",
     "e": "\x1b",
@@ -1677,5 +1677,5 @@ def _ansi_c_char(m: re.Match[str]) -> str:
     elif ctrl:
         code = ord(ctrl.upper()) ^ 0x40
     else:
-        return _ANSI_C_SIMPLE.get(other, other)
+        return ANSI_C_SIMPLE.get(other, other)
     return chr(code) if code < 0x110000 else "\ufffd"

@@ -593,25 +593,23 @@ class Walker(Scope):
         if self.st.absorb(branches):
             self.issue("values-limit")
 
+    def _branch(self, body: Seq, stdin: Stdin) -> State:
+        """Walk `body` from a copy of the state; the state it ends in (the walk's is kept)."""
+        saved = self.st
+        self.st = saved.copy()
+        try:
+            self.walk(body, stdin)
+            return self.st
+        finally:
+            self.st = saved
+
     def _if(self, node: If, stdin: Stdin) -> Stdin | None:
         branches: list[State] = []
         for cond, body in node.arms:
             self.walk(cond, stdin)
-            saved = self.st
-            self.st = saved.copy()
-            try:
-                self.walk(body, stdin)
-                branches.append(self.st)
-            finally:
-                self.st = saved
+            branches.append(self._branch(body, stdin))
         if node.orelse is not None:
-            saved = self.st
-            self.st = saved.copy()
-            try:
-                self.walk(node.orelse, stdin)
-                branches.append(self.st)
-            finally:
-                self.st = saved
+            branches.append(self._branch(node.orelse, stdin))
         else:
             branches.append(self.st.copy())
         self._absorb(branches)
@@ -624,13 +622,7 @@ class Walker(Scope):
         for patterns, body in node.arms:
             for pattern in patterns:
                 expand(pattern, self, False)
-            saved = self.st
-            self.st = saved.copy()
-            try:
-                self.walk(body, stdin)
-                branches.append(self.st)
-            finally:
-                self.st = saved
+            branches.append(self._branch(body, stdin))
         self._absorb(branches)
         return None
 
