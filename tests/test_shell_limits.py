@@ -238,3 +238,11 @@ def test_random_token_soup_never_breaks_the_analysis() -> None:
         )
         result = parse_shell(text, "/tmp/nowhere")
         assert not any(i.startswith("analysis-error") for i in result.issues), (text, result)
+
+
+def test_many_files_written_flag_only_when_a_forgotten_one_is_run() -> None:
+    writes = "".join(f"cat > f{i}.sh <<'EOF'\nrm -rf /\nEOF\n" for i in range(300))
+    assert not parse_shell(writes).incomplete  # writing files is no limit of the analysis
+    assert "rm -rf /" in parse_shell(writes + "bash f0.sh").commands  # remembered: read
+    result = parse_shell(writes + "bash f299.sh")  # past what is remembered: said so
+    assert "script-limit" in result.issues

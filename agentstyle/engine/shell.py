@@ -35,21 +35,38 @@ bodies cut out. Commands are found
   `hyperfine`, `nix-shell --run`, and `git -c alias.X=… X` (the alias is what runs);
 - in text that becomes code: `eval`, a pipe or heredoc into a shell (`printf 'rm -rf /\\n' |
   sh`; `echo, printf, cat, base64 -d, xxd -r -p, rev, tr, gunzip` outputs are computed),
-  `source FILE`, local shell scripts the command runs, and shell strings inside interpreter
-  code (below).
+  `source FILE`, `at`/`batch`, local shell scripts the command runs (also a script written
+  earlier in the same command line: `cat > x.sh <<EOF … EOF; bash x.sh`), and shell strings
+  inside interpreter code (below);
+- in code handed over without a shell word: settings git runs (`git -c core.pager=CMD`,
+  `git config core.sshCommand CMD`, `git config alias.X '!CMD'`, recorded when defined and
+  when `git X` runs), variables a program runs (`GIT_SSH_COMMAND=CMD git fetch`, `EDITOR`,
+  `PAGER`, …), `vim -c '!CMD'`, `tar --to-command=CMD`, `rsync -e CMD`,
+  `ssh -o ProxyCommand=CMD`.
 
 For a wrapper both the wrapper command and the command(s) it runs are elements. Leading
 `VAR=value` assignments (and those of `export`/`declare`/`local`/`readonly`, `sudo VAR=…`,
 `env VAR=…`) are elements of their own too, so identity checks read `GIT_AUTHOR_EMAIL=…`.
-A command named by path (`/bin/rm`, `git.exe`) is also recorded by its name (`rm …`, `git …`).
+A command named by path (`/bin/rm`, `git.exe`) is also recorded by its name (`rm …`, `git …`);
+one named in capitals (`GIT`) also in lower case (case-insensitive file systems run it).
+
+Redirections never move words, but the files are not lost: a command with file redirections is
+recorded a second time with them after its words (`< .env cat` → `cat` and `cat < .env`;
+`echo x >> notes`), descriptor duplications (`2>&1`), heredocs and `/dev/null` left out; a
+compound command's file redirections are an element of their own (`< .env` for
+`while read l; do …; done < .env`). With a known project directory, a command with an
+unquoted glob is recorded again with the glob's matches in the project (`cat .e*` → `cat .env`;
+at most 256 names; nothing outside the project is listed).
 
 Words are expanded as bash expands them, as far as the text tells: a backslash-newline joins
 a word (`git re\\⏎set` → `git reset`), `${IFS}`/`$IFS` separate words, brace expansion
 (`/tmp/{a,../b}` → `/tmp/a /tmp/../b`, `{1..3}`), variables assigned earlier in the same
 command line (`d=/; rm -rf $d` → `rm -rf /`; `x=rm; $x -rf /` → `rm -rf /`; arrays;
-`read x <<< …`; `printf -v`), positional parameters of `sh -c '…' arg0 args` and of function
-calls, `${VAR:?}`/`${VAR%/}`/`${VAR:-default}` and the other operators, and command
-substitutions whose output is known (`$(echo rm) -rf /` → `rm -rf /`). A variable assigned in
+`read x <<< …`; `printf -v`; `HOME=/; rm -rf ~` → `rm -rf /`; a run-time value is held as
+written: `R=${HOME}; rm -rf $R` → `rm -rf $HOME`), positional parameters of
+`sh -c '…' arg0 args` and of function calls, `${VAR:?}`/`${VAR%/}`/`${VAR:-default}` and
+the other operators, and command substitutions whose output is known (`$(echo rm) -rf /` →
+`rm -rf /`). A variable assigned in
 branches holds every value it may have: the command is then recorded once per value. What is
 only known at run time stays as written, normalized: `$HOME`, `${HOME:?}` → `$HOME`,
 `$(date)` as written. Argument positions are kept (one word, one position), so a search

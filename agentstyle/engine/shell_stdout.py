@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from agentstyle.engine.shell_syntax import ANSI_C_SIMPLE
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,51 +46,9 @@ DOWNLOADERS = frozenset(
     }
 )
 # Commands that turn encoded text into other text: code from them was hidden on purpose.
-DECODERS = frozenset(
+# Filters `transform` computes the output of; they turn encoded text into other text.
+_CODECS = frozenset(
     {
-        "base64",
-        "base32",
-        "basenc",
-        "xxd",
-        "rev",
-        "tr",
-        "gunzip",
-        "zcat",
-        "gzip",
-        "bzcat",
-        "bunzip2",
-        "bzip2",
-        "xzcat",
-        "unxz",
-        "xz",
-        "zstd",
-        "unzstd",
-        "uudecode",
-        "openssl",
-        "od",
-        "hexdump",
-        "iconv",
-        "sed",
-        "awk",
-        "perl",
-        "python",
-        "python3",
-        "node",
-        "ruby",
-        "jq",
-        "yq",
-    }
-)
-
-
-_ECHO_OPTION = re.compile(r"-[neE]+")
-
-
-# Filters `transform` computes the output of.
-FILTERS = frozenset(
-    {
-        "cat",
-        "tee",
         "base64",
         "gbase64",
         "base32",
@@ -108,6 +68,28 @@ FILTERS = frozenset(
         "xz",
     }
 )
+FILTERS = _CODECS | {"cat", "tee"}
+# Commands that turn text into other text: code from them was hidden on purpose.
+DECODERS = _CODECS | {
+    "zstd",
+    "unzstd",
+    "uudecode",
+    "od",
+    "hexdump",
+    "iconv",
+    "sed",
+    "awk",
+    "perl",
+    "python",
+    "python3",
+    "node",
+    "ruby",
+    "jq",
+    "yq",
+}
+
+
+_ECHO_OPTION = re.compile(r"-[neE]+")
 
 
 def echo(args: Sequence[str]) -> str:
@@ -134,21 +116,8 @@ _ESCAPE = re.compile(
     r"0([0-7]{0,3})|([0-7]{1,3})|(.))",
     re.S,
 )
-_SIMPLE = {
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-    "\\": "\\",
-    '"': '"',
-    "'": "'",
-    "?": "?",
-}
+# The one-letter escapes of `$'…'`, and the quotes and `?` echo -e and printf also take.
+_SIMPLE = {**ANSI_C_SIMPLE, "\\": "\\", '"': '"', "'": "'", "?": "?"}
 
 
 def _escapes(text: str, echo: bool) -> tuple[str, bool]:

@@ -591,10 +591,7 @@ class _Parser:
                     lit.append("\\")
                     self.pos += 1
             elif c == "$" or c == "`":
-                if lit:
-                    parts.append(Lit("".join(lit), True))
-                    lit = []
-                parts.append(self._dollar(True) if c == "$" else self._backtick(True))
+                lit = self._expansion(parts, lit, True)
             else:
                 m = _DQ_PLAIN.match(s, self.pos)
                 assert m is not None
@@ -602,6 +599,14 @@ class _Parser:
                 self.pos = m.end()
         if lit or len(parts) == count:  # `""` is an empty word, not no word
             parts.append(Lit("".join(lit), True))
+
+    def _expansion(self, parts: list[Part], lit: list[str], quoted: bool) -> list[str]:
+        """The literal text so far into `parts`, then the `$…` or backquote expansion at `pos`;
+        returns the emptied literal buffer."""
+        if lit:
+            parts.append(Lit("".join(lit), quoted))
+        parts.append(self._dollar(quoted) if self.s[self.pos] == "$" else self._backtick(quoted))
+        return []
 
     def _dollar(self, quoted: bool) -> Part:
         s = self.s
@@ -727,10 +732,7 @@ class _Parser:
             while self.pos < b:
                 c = s[self.pos]
                 if c == "$" or c == "`":
-                    if lit:
-                        parts.append(Lit("".join(lit), False))
-                        lit = []
-                    parts.append(self._dollar(False) if c == "$" else self._backtick(False))
+                    lit = self._expansion(parts, lit, False)
                 else:
                     lit.append(c)
                     self.pos += 1
@@ -842,10 +844,7 @@ class _Parser:
                     lit = []
                 self._double(parts)
             elif c == "$" or c == "`":
-                if lit:
-                    parts.append(Lit("".join(lit), quoted))
-                    lit = []
-                parts.append(self._dollar(quoted) if c == "$" else self._backtick(quoted))
+                lit = self._expansion(parts, lit, quoted)
             else:
                 lit.append(c)
                 self.pos += 1
@@ -917,10 +916,7 @@ class _Parser:
                     lit.append("\\")
                     self.pos += 1
             elif c == "$" or c == "`":
-                if lit:
-                    parts.append(Lit("".join(lit), True))
-                    lit = []
-                parts.append(self._dollar(True) if c == "$" else self._backtick(True))
+                lit = self._expansion(parts, lit, True)
             else:
                 m = _HEREDOC_PLAIN.match(s, self.pos)
                 assert m is not None
@@ -1655,7 +1651,7 @@ def _arith_end(s: str, open_at: int, limit: int = 1 << 16) -> int:
 
 # Compiled at the first `$'…'` (re caches it): most commands have none.
 _ANSI_C = r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))"
-_ANSI_C_SIMPLE = {
+ANSI_C_SIMPLE = {
     "a": "\a",
     "b": "\b",
     "e": "\x1b",
@@ -1677,5 +1673,5 @@ def _ansi_c_char(m: re.Match[str]) -> str:
     elif ctrl:
         code = ord(ctrl.upper()) ^ 0x40
     else:
-        return _ANSI_C_SIMPLE.get(other, other)
+        return ANSI_C_SIMPLE.get(other, other)
     return chr(code) if code < 0x110000 else "\ufffd"

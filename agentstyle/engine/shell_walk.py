@@ -78,6 +78,7 @@ MAX_LEXICAL = 10_000  # more elements the lexical split of an unwalked rest may 
 LEXICAL_BUDGET = 4 << 20  # characters the lexical split may scan after a limit stopped the walk
 MAX_NESTING = 32  # strings parsed inside strings (`bash -c "eval '…'"`)
 MAX_SCRIPTS = 32  # distinct local scripts read for one command
+MAX_WRITTEN = 256  # files written with known text that are remembered for a later run
 MAX_UNWRAP = 32  # wrappers peeled off one simple command (`sudo env nice … cmd`)
 MAX_VALUES = 64  # values one variable may hold (branches, `for` lists)
 MAX_CALL_DEPTH = 16  # shell functions calling functions
@@ -332,6 +333,7 @@ class Walker(Scope):
         self.sub_origins: dict[str, int] = {}
         self.decoded: dict[str, int] = {}  # known substitution outputs that were decoded
         self.written: dict[str, str] = {}  # files this command line writes, and their text
+        self.written_overflow = False
         self.git_aliases: dict[str, str] = {}
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
@@ -591,25 +593,23 @@ class Walker(Scope):
         if self.st.absorb(branches):
             self.issue("values-limit")
 
+    def _branch(self, body: Seq, stdin: Stdin) -> State:
+        """Walk `body` from a copy of the state; the state it ends in (the walk's is kept)."""
+        saved = self.st
+        self.st = saved.copy()
+        try:
+            self.walk(body, stdin)
+            return self.st
+        finally:
+            self.st = saved
+
     def _if(self, node: If, stdin: Stdin) -> Stdin | None:
         branches: list[State] = []
         for cond, body in node.arms:
             self.walk(cond, stdin)
-            saved = self.st
-            self.st = saved.copy()
-            try:
-                self.walk(body, stdin)
-                branches.append(self.st)
-            finally:
-                self.st = saved
+            branches.append(self._branch(body, stdin))
         if node.orelse is not None:
-            saved = self.st
-            self.st = saved.copy()
-            try:
-                self.walk(node.orelse, stdin)
-                branches.append(self.st)
-            finally:
-                self.st = saved
+            branches.append(self._branch(node.orelse, stdin))
         else:
             branches.append(self.st.copy())
         self._absorb(branches)
@@ -622,13 +622,7 @@ class Walker(Scope):
         for patterns, body in node.arms:
             for pattern in patterns:
                 expand(pattern, self, False)
-            saved = self.st
-            self.st = saved.copy()
-            try:
-                self.walk(body, stdin)
-                branches.append(self.st)
-            finally:
-                self.st = saved
+            branches.append(self._branch(body, stdin))
         self._absorb(branches)
         return None
 
@@ -1195,8 +1189,8 @@ class Walker(Scope):
         key = self._file_key(path)
         if key is None:
             return
-        if len(self.written) >= MAX_SCRIPTS:
-            self.issue("script-limit")
+        if key not in self.written and len(self.written) >= MAX_WRITTEN:
+            self.written_overflow = True  # an incomplete analysis only if one is run later
             return
         self.written[key] = (self.written.get(key, "") if append else "") + text
 
@@ -1495,6 +1489,8 @@ class Walker(Scope):
         if self.remote:
             return
         key = self._file_key(word) if self.written else None
+        if key is not None and key not in self.written and self.written_overflow:
+            self.issue("script-limit")  # it may be one of the files not remembered
         if key is not None and key in self.written and key not in self.scripts:
             # Written earlier in this command line: its text is known without reading it.
             self.scripts.add(key)

@@ -1179,15 +1179,14 @@ def _unwrap_shell(argv: list[str], found: Unwrapped) -> Unwrapped | None:
     return found
 
 
-def shell_c(argv: Sequence[str]) -> tuple[str, list[str], bool] | None:
-    """`bash [opts] -c STRING [ARG0 [ARGS…]]`: (string, [$0, $1, …], -n given); None without -c.
+def _shell_options(argv: Sequence[str]) -> tuple[int, str, bool]:
+    """Read a shell's options: (index of the first operand, the option letters, `-` seen).
 
-    Options come before the string in any order and clusters (`-lc`, `-ec`, `-c -e`); `--`
+    Options come in any order and clusters (`-lc`, `-ec`, `-c -e`, `-eo pipefail`); `--`
     ends them, so `bash -c -- 'cmd'` runs `cmd`.
     """
     i = 1
-    has_c = False
-    noexec = False
+    letters: list[str] = []
     n = len(argv)
     while i < n:
         word = argv[i]
@@ -1195,52 +1194,35 @@ def shell_c(argv: Sequence[str]) -> tuple[str, list[str], bool] | None:
             i += 2
             continue
         if word == "--":
-            i += 1
-            break
-        if word == "-" or not word.startswith(("-", "+")) or len(word) < 2:
+            return i + 1, "".join(letters), False
+        if word == "-":
+            return i + 1, "".join(letters), True
+        if not word.startswith(("-", "+")) or len(word) < 2:
             break
         if not word.startswith("--"):
-            letters = word[1:]
-            if "c" in letters:
-                has_c = True
-            if "n" in letters and word.startswith("-"):
-                noexec = True
-            if "o" in letters or "O" in letters:
-                i += 1  # `-eo pipefail`: the cluster's `o` takes the next word
+            if word.startswith("-"):
+                letters.append(word[1:])  # `+n` turns an option off
+            if "o" in word[1:] or "O" in word[1:]:
+                i += 1  # the cluster's `o` takes the next word
         i += 1
-    if not has_c:
+    return i, "".join(letters), False
+
+
+def shell_c(argv: Sequence[str]) -> tuple[str, list[str], bool] | None:
+    """`bash [opts] -c STRING [ARG0 [ARGS…]]`: (string, [$0, $1, …], -n given); None without -c."""
+    i, letters, _ = _shell_options(argv)
+    if "c" not in letters:
         return None
+    n = len(argv)
     text = argv[i] if i < n else ""
-    name = argv[0]
-    positional = list(argv[i + 1 :]) if i + 1 < n else [name]
-    return text, positional, noexec
+    positional = list(argv[i + 1 :]) if i + 1 < n else [argv[0]]
+    return text, positional, "n" in letters
 
 
 def shell_reads_script(argv: Sequence[str]) -> tuple[str | None, bool, bool]:
     """For a shell without `-c`: (script operand or None, reads stdin, -n given)."""
-    i = 1
-    noexec = False
-    stdin = False
-    n = len(argv)
-    while i < n:
-        word = argv[i]
-        if word in _SHELL_OPTS_WITH_ARG:
-            i += 2
-            continue
-        if word == "--":
-            i += 1
-            break
-        if word == "-":
-            return None, True, noexec
-        if not word.startswith(("-", "+")) or len(word) < 2:
-            break
-        if not word.startswith("--"):
-            letters = word[1:]
-            noexec = noexec or ("n" in letters and word.startswith("-"))
-            stdin = stdin or "s" in letters
-            if "o" in letters or "O" in letters:
-                i += 1
-        i += 1
-    if stdin or i >= n:
+    i, letters, dash = _shell_options(argv)
+    noexec = "n" in letters
+    if dash or "s" in letters or i >= len(argv):
         return None, True, noexec
     return argv[i], False, noexec
