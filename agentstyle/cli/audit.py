@@ -64,6 +64,14 @@ FromOpt = Annotated[
     str | None,
     typer.Option("--from", help="report over `style audit export` Parquet files (a glob)"),
 ]
+MinEventsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--min-events",
+        min=1,
+        help="candidate events a flag needs (default 20; dead: five times that at its point)",
+    ),
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +85,7 @@ class Options:
     fmt: OutFormat | None = None
     out: Path | None = None
     from_glob: str | None = None
+    min_events: int | None = None
 
     def over(self, base: Options | None) -> Options:
         """These options, with the ones given before the report name filling the gaps."""
@@ -98,9 +107,10 @@ def main(
     fmt: FormatOpt = None,
     out: OutOpt = None,
     from_glob: FromOpt = None,
+    min_events: MinEventsOpt = None,
 ) -> None:
     """Reports over the recorded history (default: summary)."""
-    options = Options(since, until, rule, session, harness, bucket, fmt, out, from_glob)
+    options = Options(since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events)
     if ctx.invoked_subcommand is None:
         run_report("summary", options)
     elif ctx.invoked_subcommand in REPORT_HELP:
@@ -124,8 +134,11 @@ def _report_command(name: str) -> Callable[..., None]:
         fmt: FormatOpt = None,
         out: OutOpt = None,
         from_glob: FromOpt = None,
+        min_events: MinEventsOpt = None,
     ) -> None:
-        local = Options(since, until, rule, session, harness, bucket, fmt, out, from_glob)
+        local = Options(
+            since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events
+        )
         base = ctx.obj if isinstance(ctx.obj, Options) else None
         run_report(name, local.over(base))
 
@@ -133,8 +146,19 @@ def _report_command(name: str) -> Callable[..., None]:
 
 
 REPORT_HELP = {
-    "summary": "Per harness × point: events, events with a hit, blocked, asked, errors, latency.",
+    "summary": (
+        "What needs attention, then per harness × point: events, events with a hit, blocked, "
+        "asked, errors, latency."
+    ),
+    "attention": (
+        "The flagged rules and fail-open causes to look at first, each with the reason and "
+        "the command to dig in."
+    ),
     "rules": "Per rule: candidates, fired, outcomes, rates, tokens, last fired, flags.",
+    "errors": (
+        "Per harness and cause: hook failures (database and errors.log) and rule errors, "
+        "answered fail open or refused."
+    ),
     "tools": "Per normalized tool: calls, blocked, asked, failed, top blocking rule.",
     "sessions": "Per session: events, prompts, hits, blocks, first and last seen.",
     "timeline": "Per day (or --bucket hour): events, hits, blocks, block rate.",
@@ -155,7 +179,15 @@ def filters_of(options: Options) -> report.Filters:
     if since is not None and until is not None and since >= until:
         raise typer.BadParameter("--since must be before --until")
     bucket = (options.bucket or Bucket.day).value
-    return report.Filters(since, until, options.rule, options.session, options.harness, bucket)
+    return report.Filters(
+        since,
+        until,
+        options.rule,
+        options.session,
+        options.harness,
+        bucket,
+        options.min_events or report.MIN_EVENTS,
+    )
 
 
 def _when(text: str | None, flag: str, now: Any, *, end: bool) -> Any:
@@ -175,24 +207,29 @@ def _check_out(fmt: OutFormat, out: Path | None) -> None:
 
 
 def run_report(name: str, options: Options) -> None:
+    from agentstyle.audit import attention, report
     from agentstyle.audit import html as html_report
-    from agentstyle.audit import report
 
     fmt = options.fmt or OutFormat.text
     _check_out(fmt, options.out)
     filters = filters_of(options)
     source = options.from_glob or "database"
+    root = project_root()
+    where = report.Where(root=root) if options.from_glob else report.Where.project(root)
+    found: list[attention.Item] | None = None
     with report.history(
-        project_root(), from_glob=options.from_glob, progress=_progress("reading exports")
+        root, from_glob=options.from_glob, progress=_progress("reading exports")
     ) as conn:
         if fmt is OutFormat.html:
-            doc = report.dashboard(conn, filters, first=name, source=source)
+            doc = report.dashboard(conn, filters, first=name, source=source, where=where)
             assert options.out is not None
             _write_text(options.out, html_report.render(doc))
             typer.echo(f"wrote {options.out}", err=True)
             return
-        frame = report.run_report(conn, name, filters)
-    _emit(frame, fmt, options.out, name=name, filters=filters, source=source)
+        if name == "summary" and fmt is OutFormat.text:
+            found = report.attention_items(conn, filters, where)
+        frame = report.run_report(conn, name, filters, where)
+    _emit(frame, fmt, options.out, name=name, filters=filters, source=source, attention=found)
 
 
 def _emit(
@@ -203,7 +240,9 @@ def _emit(
     name: str,
     filters: report.Filters | None,
     source: str,
+    attention: list[Any] | None = None,
 ) -> None:
+    from agentstyle.audit import attention as attention_text
     from agentstyle.audit import report
 
     if fmt is OutFormat.parquet:
@@ -218,8 +257,14 @@ def _emit(
             report.write_csv(frame, stream)
         else:
             color = out is None and sys.stdout.isatty()
+            if attention is not None and filters is not None:
+                stream.write(attention_text.render_text(attention, filters.min_events, color=color))
+                stream.write("\n")
             title = report.title_of(name, filters, source) if filters is not None else None
             stream.write(report.render_text(frame, title=title, color=color))
+            note = report.footnote(name, filters) if filters is not None else None
+            if note:
+                stream.write(note + "\n")
 
 
 @contextmanager
