@@ -242,9 +242,22 @@ def test_claude_permissions_sample(tmp_path: Path, policy: Any) -> None:
     )
     assert verdict("Read", file_path=path(".env.production"))[0] == "block"
     assert verdict("Read", file_path=path("config/.env.example"))[0] is None
-    # a Read deny also refuses writing the file (contracts.md §1.11)
-    assert verdict("Write", file_path=path(".env"), content="A=1")[0] == "block"
+    # no broader than the source: a Read rule refuses reading, not editing or writing
+    assert verdict("Write", file_path=path(".env"), content="A=1")[0] is None
+    assert verdict("Edit", file_path=path(".env"), old_string="a", new_string="b")[0] is None
     assert verdict("Read", file_path=path("secrets/prod/key.json"))[0] == "block"
+    assert verdict("Write", file_path=path("secrets/prod/key.json"), content="x")[0] is None
+    # and Claude Code applies Read rules to Grep and Glob: a search inside the path is refused
+    assert verdict("Grep", pattern="password", path=path("secrets")) == (
+        "block",
+        {"claude-permissions/deny/read-secrets-star"},
+    )
+    assert verdict("Grep", pattern="password", path=path("secrets/prod"))[0] == "block"
+    assert verdict("Glob", pattern="**/*.json", path=path("secrets"))[0] == "block"
+    assert verdict("Grep", pattern="TODO", path=path("src"))[0] is None
+    assert verdict("Glob", pattern="**/*.rs")[0] is None  # the whole project: not refused
+    assert verdict("Read", file_path=path("secrets"))[0] is None  # the folder alone is no file
+    assert verdict("Grep", pattern="KEY", path=path(".env"))[0] == "block"
     assert (
         verdict("Edit", file_path=path("migrations/001_init.sql"), old_string="a", new_string="b")[
             0
