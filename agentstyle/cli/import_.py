@@ -26,6 +26,7 @@ class ImportFormat(enum.StrEnum):
     oh_my_pi = "oh-my-pi"
     cursor = "cursor"
     claude_permissions = "claude-permissions"
+    hookify = "hookify"
 
 
 class InputFormat(enum.StrEnum):
@@ -80,8 +81,8 @@ def command(
     ] = None,
     out_fmt: Annotated[Format, typer.Option("--format", help="report format")] = Format.text,
 ) -> None:
-    """Import rules from CSV/TSV/JSON Lines/Parquet, STYLE markdown, oh-my-pi, Cursor or
-    Claude Code permissions into PKG_DIR/rules/imported/FORMAT/ (all or nothing)."""
+    """Import rules from CSV/TSV/JSON Lines/Parquet, STYLE markdown, oh-my-pi, Cursor,
+    Claude Code permissions or hookify into PKG_DIR/rules/imported/FORMAT/ (all or nothing)."""
     from agentstyle.imports.importer import SourceMissing, import_rules
 
     bars = _Bars() if sys.stderr.isatty() else None
