@@ -251,23 +251,32 @@ def run_report(conn: Connection, name: str, filters: Filters, where: Where | Non
     return query_frame(conn, sql(f"audit/{name}"), params)
 
 
-def attention_items(conn: Connection, filters: Filters, where: Where) -> list[attention.Item]:
-    """The "needs attention" list: flagged rules and fail-open causes, worst first."""
+def attention_items(
+    conn: Connection,
+    filters: Filters,
+    where: Where,
+    *,
+    rules: Frame | None = None,
+    errors: Frame | None = None,
+) -> list[attention.Item]:
+    """The "needs attention" list: flagged rules and fail-open causes, worst first (from the
+    `rules` and `errors` reports, run here unless given)."""
     params = filters.params()
-    rules = records(query_frame(conn, sql("audit/rules"), params))
-    errors = records(
-        query_frame(conn, sql("audit/errors"), {**params, "log": read_error_log(where.error_log)})
-    )
+    if rules is None:
+        rules = query_frame(conn, sql("audit/rules"), params)
+    if errors is None:
+        log = read_error_log(where.error_log)
+        errors = query_frame(conn, sql("audit/errors"), {**params, "log": log})
     _n, _t, sources = query_rows(conn, sql("audit/rule_sources"))
     _n, _t, folders = query_rows(conn, sql("audit/session_folders"), params)
     ctx = attention.Context(
         sources={str(r): str(src) for r, _pkg, src in sources if src},
         folders={str(h): str(cwd) for h, cwd, _n in folders},
-        errors=_top_errors(errors),
+        errors=_top_errors(records(errors)),
         min_events=filters.min_events,
         root=where.root,
     )
-    return attention.items(rules, errors, ctx)
+    return attention.items(records(rules), records(errors), ctx)
 
 
 def _top_errors(errors: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
@@ -526,7 +535,7 @@ def dashboard(
     tabled = [r for r in REPORTS if r != "attention"]
     order = ([first] if first in tabled else []) + [r for r in tabled if r != first]
     frames = {name: run_report(conn, name, filters, where) for name in order}
-    found = attention_items(conn, filters, where)
+    found = attention_items(conn, filters, where, rules=frames["rules"], errors=frames["errors"])
     rules = frames["rules"]
     latency = latency_frame(conn, filters)
     _n, _t, window = query_rows(conn, sql("audit/window"), filters.params())
