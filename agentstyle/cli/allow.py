@@ -42,7 +42,7 @@ def command(
         str | None,
         typer.Argument(
             help="the refused event's id, or the allow code its reason gave (listed when none)",
-            metavar="[EVENT_ID|CODE]",
+            metavar="EVENT_ID|CODE",
         ),
     ] = None,
     last: Annotated[bool, typer.Option("--last", help="the last tool call STYLE refused")] = False,
