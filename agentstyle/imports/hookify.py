@@ -3,8 +3,9 @@
 A hookify rule names an `event` (bash, file, stop, prompt, all), a legacy `pattern` or a list of
 `conditions` (field, operator, pattern; all must hold), an `action` (warn, the default, or
 block) and `enabled`; its markdown body is the message. The front matter is read the way
-hookify's own loader reads it (a line-based subset of YAML: quotes stripped, no escapes), so
-each rule means here what it does there:
+hookify's own loader reads it (a line-based subset of YAML: quotes stripped, no escapes), so a
+value means here what it does there; where hookify's code and its documentation part (a
+Write's `new_text`, a prompt's field), the documented meaning is imported:
 
 - `bash` → a `shell` tool rule, `file` → `file.edit` and `file.write` (Edit, MultiEdit, Write),
   both `at: before`; `prompt` → `prompt.submitted`; `stop` → `stop`;
