@@ -94,7 +94,7 @@ CASES = [
     (
         "conflicting options",
         ("allow", "--last", "7"),
-        "style: give --last or an EVENT_ID, not both (see `style allow --help`)",
+        "style: give --last, an EVENT_ID or a CODE, not both (see `style allow --help`)",
     ),
     (
         "a scope the harness lacks",
@@ -147,7 +147,7 @@ def test_usage_error_is_one_line_and_exit_2(
     assert run.stdout == ""
     assert len(run.stderr.splitlines()) == 1, run.stderr
     if line is None:
-        assert run.stderr.startswith("style: invalid value for `EVENT_ID`: "), run.stderr
+        assert run.stderr.startswith("style: invalid value for `EVENT_ID|CODE`: "), run.stderr
         assert run.stderr.endswith(" (see `style allow --help`)\n")
     else:
         assert run.stderr == line + "\n"

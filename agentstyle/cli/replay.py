@@ -179,6 +179,7 @@ def _render(
     out = sys.stdout
     out.write(_header(read, result) + "\n\n")
     out.write(report.render_text(frame, title="replay rules", color=color))
+    out.write(f"{report.footnote('rules', report.Filters())}\n")  # what the flags needed
     shown = {rule: found for rule, found in result.examples.items() if found}
     if examples and shown:
         out.write(f"\nexamples (up to {examples} per rule: tool, input, output, source)\n")
