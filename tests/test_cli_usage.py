@@ -79,7 +79,7 @@ CASES = [
         "unknown import format",
         ("import", "xml", "a.xml", "--into", "pkg"),
         "style: invalid value for `FORMAT`: `xml` is not one of csv, tsv, jsonl, parquet, "
-        "markdown, oh-my-pi, cursor, claude-permissions (see `style import --help`)",
+        "markdown, oh-my-pi, cursor, claude-permissions, hookify (see `style import --help`)",
     ),
     (
         "bad --set syntax",
