@@ -292,15 +292,12 @@ def plan_point(
         missing = ", ".join(sorted(eff["sources"]))
         reason = f"point-unavailable: {spec.name} never starts a session from {missing}"
         return entry(point, "skipped" if fallback == "skip" else "install-error", reason)
-    caps, native, used = _placed(info, point, spec)
+    caps, native, _used = _placed(info, point, spec)
     cap, status = _capability(action, caps)
-    if fail_closed and len(used) > 1:
-        # `fail: closed` is answered per native event: one rule over several gates (Cursor's
-        # shell and edit gates) cannot promise it on all of them.
-        names = ", ".join(g.native_event for g in used)
-        return entry(
-            point, "install-error", f"fail-closed-unsupported: spans {names}", native=native
-        )
+    # A `fail: closed` rule over several gates (Cursor's shell and read gates) is promised on
+    # each: install writes `--fail-closed` into the command of every gate it routes through
+    # (install/hookcommand.py), so each refuses when STYLE cannot evaluate. `caps` is what all
+    # of them offer, so each one can deny.
     if fail_closed and DENY not in caps:
         return entry(point, "install-error", "fail-closed-unsupported", native=native)
     if status is not None:
