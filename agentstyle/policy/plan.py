@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,6 +184,11 @@ def gates(info: RuleInfo, point: str, spec: HarnessSpec) -> list[PointSpec]:
     return out
 
 
+# A note on a rule that reads the model at session.start where the harness names no model
+# there (HarnessSpec.model_at_first_start): it runs, and sees `unknown` at a new session.
+MODEL_AT_START = "model-unknown-at-first-start: the model is `unknown` until the first answer"
+
+
 def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEntry]:
     eff = info.eff
     action, repeat = eff["action"], eff.get("repeat")
@@ -246,7 +252,12 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
         ]
     if not info.points:
         return [entry(None, "install-error", "point-unavailable")]
-    return [plan_point(info, point, spec, entry) for point in info.points]
+    out = [plan_point(info, point, spec, entry) for point in info.points]
+    if info.model_span is not None and not spec.model_at_first_start:
+        for i, e in enumerate(out):
+            if e.point == "session.start" and e.runs and e.reason is None:
+                out[i] = dataclasses.replace(e, reason=MODEL_AT_START)
+    return out
 
 
 def _placed(
