@@ -40,6 +40,12 @@ def style(cwd: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[s
         ),
         # Into the current folder, as one file.
         (("--single-file",), "proj.md", ["proj.md", "tests/proj.yaml"]),
+        # As one file named on the command line: the file, not a folder of that name.
+        (
+            ("--single-file", "Guard Rails.md"),
+            "Guard Rails.md",
+            ["Guard Rails.md", "tests/Guard Rails.yaml"],
+        ),
     ],
 )
 def test_init_validates_clean_and_its_tests_pass(
@@ -51,6 +57,8 @@ def test_init_validates_clean_and_its_tests_pass(
     assert out.splitlines() == [f"created {f}" for f in files]
     if not args[0].startswith("-"):
         assert "name: team-rules\n" in (folder / files[0]).read_text("utf-8")
+    if args[-1].endswith(".md"):
+        assert "name: guard-rails\n" in (folder / files[0]).read_text("utf-8")
     check = style(folder, "validate", "--strict", target)
     assert "0 error(s), 0 warning(s)" in check.stdout + check.stderr
     tested = style(folder, "test", target).stdout

@@ -139,14 +139,17 @@ def package_name(folder: Path) -> str:
     return name[:64].strip("-") or "my-rules"
 
 
-def scaffold(folder: Path, *, single_file: bool = False) -> list[Path]:
-    """Write the scaffold; refuses to overwrite any existing file."""
-    name = package_name(folder)
+def scaffold(folder: Path, *, single_file: bool = False, stem: str | None = None) -> list[Path]:
+    """Write the scaffold; refuses to overwrite any existing file. `stem`: a single-file
+    package's file name without `.md` (the package name by default), whose tests `style test`
+    finds as `tests/STEM.yaml`."""
+    name = package_name(Path(stem) if stem else folder)
     files: dict[Path, str]
     if single_file:
+        stem = stem or name
         files = {
-            folder / f"{name}.md": SINGLE_FILE.format(name=name),
-            folder / "tests" / f"{name}.yaml": SINGLE_FILE_TEST.format(name=name),
+            folder / f"{stem}.md": SINGLE_FILE.format(name=name),
+            folder / "tests" / f"{stem}.yaml": SINGLE_FILE_TEST.format(name=name),
         }
     else:
         files = {
