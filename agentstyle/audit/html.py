@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agentstyle.audit.cells import scalar_text
+
 MAX_RULE_BARS = 40
 HITS_COLOUR = "#3b6fb6"
 ASKS_COLOUR = "#d08a00"
@@ -84,14 +86,8 @@ _ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2})?)(\.\d+)?$")
 def cell_text(column: str, value: Any) -> str:
     if value is None:
         return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if column.endswith("_rate"):
-            return f"{value * 100:.1f}%"
-        if column.endswith("_ms"):
-            return f"{value:.2f}"
-        return f"{value:.3f}".rstrip("0").rstrip(".")
+    if isinstance(value, bool | float):
+        return scalar_text(column, value)
     if isinstance(value, str):
         m = _ISO.match(value)
         if m:

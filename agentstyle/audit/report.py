@@ -17,6 +17,7 @@ from typing import Any, TextIO
 import polars as pl
 
 from agentstyle.audit import attention
+from agentstyle.audit.cells import scalar_text
 from agentstyle.audit.export import Progress, load_exports
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import LockTimeout
@@ -434,14 +435,8 @@ _BOLD, _RED, _YELLOW, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[0m"
 def _text_cell(column: str, value: Any, date_only: bool) -> str:
     if value is None:
         return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if column.endswith("_rate"):
-            return f"{value * 100:.1f}%"
-        if column.endswith("_ms"):
-            return f"{value:.2f}"
-        return f"{value:.3f}".rstrip("0").rstrip(".")
+    if isinstance(value, bool | float):
+        return scalar_text(column, value)
     if isinstance(value, dt.datetime):
         if date_only:
             return value.date().isoformat()
