@@ -332,7 +332,6 @@ def _speculate(
         evaluations = evaluate(conn, [_copy(e) for e in events], "hits", trace=trace)
         cut = first_dependent(evaluations, policy.refresh, policy.reads_rule_state)
         if cut is None:
-            _finish(conn, evaluations)
             conn.execute("COMMIT")
             return evaluations, None
     except BaseException:
@@ -347,26 +346,11 @@ def _commit(policy: Policy, events: list[Event], trace: bool) -> list[Evaluation
     conn.execute("BEGIN TRANSACTION")
     try:
         evaluations = evaluate(conn, [_copy(e) for e in events], "hits", trace=trace)
-        _finish(conn, evaluations)
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
     return evaluations
-
-
-def _finish(conn: Connection, evaluations: list[Evaluation]) -> None:
-    """Each event's answer into its history row (the hook's finish_event, for a batch)."""
-    if not evaluations:
-        return
-    conn.execute(
-        sql("replay/finish_events"),
-        [
-            [e.event_id for e in evaluations],
-            [e.decision.verdict or "none" for e in evaluations],
-            [",".join(e.event.notes) or None for e in evaluations],
-        ],
-    )
 
 
 def first_dependent(

@@ -141,9 +141,10 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> int:
 def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
     """Lift the refusals the person allowed, inside the caller's transaction.
 
-    Called by `evaluate` after the outcomes were recorded; an evaluation without a refusal costs
-    nothing (no query). A block is lifted only when every rule that blocked is allowed (else
-    nothing is used up); an ask that the block had suppressed then stands on its own.
+    Called by `evaluate.decide` once the outcomes are known, before they are recorded; an
+    evaluation without a refusal costs nothing (no query). A block is lifted only when every
+    rule that blocked is allowed (else nothing is used up); an ask that the block had
+    suppressed then stands on its own.
     """
     for evaluation in evaluations:
         decision: Decision = evaluation.decision
@@ -170,15 +171,14 @@ def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
             continue  # still refused by a rule the person did not allow: nothing used up
         if decision.verdict == "ask" and not any(c.rule_id in lifted for c in asked):
             continue
+        # The event's hits are recorded after this (evaluate.record), with these outcomes.
         for rule_id, allowance_id in lifted.items():
-            conn.execute(sql("allow/lift_hit"), [evaluation.event_id, rule_id])
             conn.execute(sql("allow/record_use"), [allowance_id, evaluation.event_id, rule_id])
         for allowance_id in dict.fromkeys(lifted.values()):
             conn.execute(sql("allow/count_use"), [allowance_id])
         standing = [c for c in asked if c.rule_id not in lifted]
         for cand in standing:
             if cand.outcome == "block-suppressed":
-                conn.execute(sql("allow/reveal_hit"), [evaluation.event_id, cand.rule_id])
                 cand.outcome = "asked"
         for cand in cands:
             if cand.rule_id in lifted:

@@ -22,7 +22,7 @@ from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, open_store, replace_policy, sql
+from agentstyle.engine.store import Connection, index_policy, open_store, replace_policy, sql
 from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
@@ -948,6 +948,7 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
         with engine_free_store(paths, create=False) as conn:
             conn.execute("BEGIN TRANSACTION")
             conn.execute(sql("policy/drop_harness"), [harness])
+            index_policy(conn)
             conn.execute("COMMIT")
             # The policy changed: an engine still holding the old digest must not answer.
             (paths.home / DIGEST_FILE).unlink(missing_ok=True)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these
     from agentstyle.engine.decision import Wire
     from agentstyle.engine.locking import Poll
     from agentstyle.engine.store import Connection
+    from agentstyle.runtime.direct import Resident
 
 MAX_STDIN = 16 * 1024 * 1024
 DEADLINE_CAP_S = 55.0
@@ -220,11 +221,13 @@ def handle(
     conn: Connection | None = None,
     home: Path | None = None,
     poll: Poll | None = None,
+    resident: Resident | None = None,
 ) -> tuple[str, str, int]:
     """Decode, evaluate and answer one event; every failure becomes the documented answer.
 
     With `conn` (the resident engine's open database, `home` its folder) nothing is opened;
-    otherwise the project's database is found and opened under the OS lock.
+    otherwise the project's database is found and opened under the OS lock. `resident` keeps
+    what the engine does once the answer is sent (runtime/direct.py evaluate_on).
     """
     from agentstyle.harnesses import adapter_for, spec_for
 
@@ -259,7 +262,9 @@ def handle(
         from agentstyle.runtime import direct as runtime
 
         if conn is not None:
-            decision = runtime.evaluate_on(conn, event, deadline, started, home=home)
+            decision = runtime.evaluate_on(
+                conn, event, deadline, started, home=home, resident=resident
+            )
         else:
             decision = runtime.evaluate_hook(home, event, deadline, started, poll)
         wire = reader.answer(decision, read_event, event)
@@ -267,6 +272,10 @@ def handle(
     except Handover:
         raise  # the engine answered the whole event
     except Exception as exc:  # every failure becomes the documented fail answer, no traceback
+        if resident is not None and resident.pending and conn is not None:
+            resident.pending.clear()  # an evaluated event whose answer failed: not recorded
+            with contextlib.suppress(Exception):
+                conn.execute("ROLLBACK")
         if home is None:
             with contextlib.suppress(Exception):
                 home = find_database(_cwd(payload))
@@ -406,6 +415,7 @@ def handle_with_connection(
     fail_closed: bool,
     budget_s: float,
     home: Path,
+    resident: Resident | None = None,
 ) -> tuple[str, str, int]:
     """One hook request served on an already open database (the resident engine's path)."""
     started = time.monotonic()
@@ -420,4 +430,5 @@ def handle_with_connection(
         started,
         conn=conn,
         home=home,
+        resident=resident,
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agentstyle.engine.locking import FileLock, LockTimeout
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, connect, migrate
+from agentstyle.engine.store import Connection, connect, migrate, tune_for_events
 from agentstyle.runtime.client import (
     STARTING_NAME,
     engine_version,
@@ -20,6 +20,7 @@ from agentstyle.runtime.client import (
     recv_message,
     send_message,
 )
+from agentstyle.runtime.direct import Resident
 
 IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
@@ -31,6 +32,7 @@ class Engine:
         self.sock_path = home / "engine.sock"
         self.digest = read_digest(str(home))
         self.conn: Connection | None = None
+        self.resident: Resident | None = None
         self.served = 0
 
     def bind(self) -> socket.socket:
@@ -67,6 +69,8 @@ class Engine:
                 return 1
             self.conn = connect(db)
             migrate(self.conn)
+            tune_for_events(self.conn)
+            self.resident = Resident.of(self.conn)
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
             self._clear_marker()
@@ -135,8 +139,19 @@ class Engine:
                 # The hook may have given up waiting (it then answers by itself).
                 with contextlib.suppress(OSError):
                     send_message(client, answer)
+                self.finish(message)
                 self.served += 1
                 last_work = time.monotonic()
+
+    def finish(self, message: dict[str, object]) -> None:
+        """Record the answered event (runtime/direct.py evaluate_on) before the next request."""
+        if self.resident is None:
+            return
+        for exc in self.resident.finish():  # the answer stands; the history misses the event
+            from agentstyle.runtime.hookrun import cause_of, log_error
+
+            cause = f"event answered but not recorded: {cause_of(exc)}"
+            log_error(self.home, str(message.get("harness")), str(message.get("event")), cause)
 
     def handle(self, message: dict[str, object]) -> dict[str, object]:
         from agentstyle.runtime.hookrun import handle_with_connection
@@ -150,6 +165,7 @@ class Engine:
             bool(message.get("fail_closed")),
             0.8 * float(message.get("budget_s", 10.0)),  # type: ignore[arg-type]
             self.home,
+            self.resident,
         )
         return {"stdout": stdout, "stderr": stderr, "exit": code}
 
