@@ -51,6 +51,54 @@ class DeadlineExceeded(Exception):
     """The internal deadline passed before the event was evaluated and recorded."""
 
 
+class Watchdog:
+    """One thread per process that interrupts the connection of the event in flight when its
+    deadline passes. Arming and disarming take a lock each; a timer thread per event cost a
+    thread start, which a loaded machine can delay by milliseconds."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._armed: tuple[Connection, float, threading.Event] | None = None
+        self._thread: threading.Thread | None = None
+
+    def arm(self, conn: Connection, deadline: float) -> threading.Event:
+        """Watch `conn` until `disarm`; the event is set when it was interrupted."""
+        fired = threading.Event()
+        with self._cond:
+            self._armed = (conn, deadline, fired)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._watch, name="style-deadline", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify()
+        return fired
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._armed = None
+
+    def _watch(self) -> None:
+        with self._cond:
+            while True:
+                job = self._armed
+                if job is None:
+                    self._cond.wait()
+                    continue
+                conn, deadline, fired = job
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._armed = None
+                fired.set()
+                conn.interrupt()
+
+
+# The process's watchdog (a hook process evaluates one event; the engine one after another).
+WATCHDOG = Watchdog()
+
+
 class _HomePaths(StylePaths):
     """StylePaths for an explicit `.style` folder (STYLE_HOME, the resident engine's home)."""
 
@@ -164,15 +212,7 @@ def evaluate_on(
     log = log_mode(home)
     if time.monotonic() >= deadline:
         raise DeadlineExceeded("internal deadline passed")
-    timed_out = threading.Event()
-
-    def stop() -> None:
-        timed_out.set()
-        conn.interrupt()
-
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
-    timer.daemon = True
-    timer.start()
+    timed_out = WATCHDOG.arm(conn, deadline)
     try:
         conn.execute("BEGIN TRANSACTION")
         try:
@@ -185,7 +225,7 @@ def evaluate_on(
             if after is None:
                 conn.execute("COMMIT")
         except BaseException:
-            timer.cancel()
+            WATCHDOG.disarm()
             _rollback(conn)
             raise
     except DeadlineExceeded:
@@ -195,7 +235,7 @@ def evaluate_on(
             raise DeadlineExceeded("internal deadline passed") from exc
         raise
     finally:
-        timer.cancel()
+        WATCHDOG.disarm()
     if after is not None:
         after.append(lambda: _record_and_commit(conn, result, log, latency))
     return result.decision
