@@ -56,6 +56,7 @@ class Evaluation:
     compaction: int = 0
     prompt_count: int = 0
     model: str | None = None
+    new_session: bool = False  # its session had no stored row before this batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,21 +180,20 @@ def decide(
     outcomes. Nothing of the events is written (`record` does that); a `style allow` the
     person granted is used up here, inside the caller's transaction.
 
-    `trace` keeps the candidates whose conditions failed (explain). With the policy's `flags`
-    (`point_flags`), an event that nothing matches costs one statement: its bookkeeping waits
-    for `record`, after the answer.
+    `trace` keeps the candidates whose conditions failed (explain). `flags` are the policy's
+    (`point_flags`), read here when not given. An event that nothing matches costs the one
+    `match` statement: its bookkeeping waits for `record`, after the answer.
     """
     if not events:
         return []
     evaluations = [Evaluation(ev, 0, Decision()) for ev in events]
     if flags is None:
-        need = _book(conn, evaluations)
-    else:
-        need = Flags()
-        for ev in events:
-            need = need | flags.get((ev.harness, ev.point or ""), Flags())
-        if need.book_first:
-            _book(conn, evaluations)
+        flags = point_flags(conn)
+    need = Flags()
+    for ev in events:
+        need = need | flags.get((ev.harness, ev.point or ""), Flags())
+    if need.book_first:
+        _book(conn, evaluations)
     extra: list[tuple[int, str, str]] = []  # state.* and wildcard field rows
     if need.session_state:
         extra += _session_state(conn, evaluations)
@@ -216,8 +216,8 @@ def decide(
     return evaluations
 
 
-def _book(conn: Connection, evaluations: list[Evaluation]) -> Flags:
-    """Session bookkeeping and event ids into the evaluations; the flags of their points."""
+def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
+    """Session bookkeeping and event ids into the evaluations (runtime.md step 3)."""
     events = [e.event for e in evaluations]
     sessions = {(ev.harness, ev.session_id) for ev in events}
     # Without repeated sessions the bookkeeping needs no window over the batch.
@@ -234,16 +234,13 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> Flags:
             [ev.model for ev in events],
         ],
     )
-    need = Flags()
     for row, e in zip(rows, evaluations, strict=True):
-        _seq, event_id, generation, compaction, prompts, model, *point = row
-        need = need | Flags(*(bool(x) for x in point))
+        _seq, event_id, generation, compaction, prompts, model, is_new = row
         e.event_id, e.generation, e.compaction = int(event_id), int(generation), int(compaction)
-        e.prompt_count, e.model = int(prompts), model
+        e.prompt_count, e.model, e.new_session = int(prompts), model, bool(is_new)
         model = model or "unknown"
         e.event.add("model", model)
         e.event.add("provider", _provider(model))
-    return need
 
 
 def _session_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
@@ -424,20 +421,19 @@ def record(
             [",".join(ev.notes) or None for ev in evs],
         ],
     )
-    # Each session's state is its last event's; its times span the batch's events.
-    last: dict[tuple[str, str], tuple[Evaluation, float, float]] = {}
+    # Each session's state is its last event's; a new one's first time is its first event's.
+    last: dict[tuple[str, str], tuple[Evaluation, float]] = {}
     for e in evaluations:
-        key, ts = (e.event.harness, e.event.session_id), e.event.ts
-        _, lo, hi = last.get(key, (e, ts, ts))
-        last[key] = (e, min(lo, ts), max(hi, ts))
-    _bulk(
-        conn,
-        "history/record_sessions",
-        [
-            (k[0], k[1], e.generation, e.compaction, e.prompt_count, e.model, lo, hi)
-            for k, (e, lo, hi) in last.items()
-        ],
-    )
+        key = (e.event.harness, e.event.session_id)
+        last[key] = (e, last[key][1] if key in last else e.event.ts)
+    opened: list[tuple[Any, ...]] = []
+    for (harness, session), (e, first) in last.items():
+        state = (harness, session, e.generation, e.compaction, e.prompt_count, e.model)
+        if e.new_session:
+            opened.append((*state, first, e.event.ts))
+        else:
+            conn.execute(parsed(conn, "history/update_session"), [*state, e.event.ts])
+    _bulk(conn, "history/insert_sessions", opened)
     hits: list[tuple[Any, ...]] = []
     claims: list[tuple[Any, ...]] = []
     stored: list[tuple[Any, ...]] = []

@@ -5,9 +5,8 @@
 -- session's start. Event ids follow the history's last one (every writer holds the OS lock).
 -- book_batch.sql gives the same answer for any batch.
 -- Parameters: lists of $1 seq, $2 harness, $3 session_id, $4 point, $5 session source,
--- $6 model. Result: seq, event_id, generation, compaction, prompt_count, model, and the
--- point's flags (point_flags: no row means no rule runs there) session_state, rule_state,
--- wildcards, reads_model, routed — in seq order.
+-- $6 model. Result: seq, event_id, generation, compaction, prompt_count, model, is_new (no
+-- stored row for the session yet) — in seq order.
 WITH b AS (
     SELECT unnest($1) AS seq, unnest($2) AS harness, unnest($3) AS session_id,
            unnest($4) AS point, unnest($5) AS source, unnest($6) AS model
@@ -27,8 +26,6 @@ SELECT x.seq, (SELECT coalesce(max(event_id), 0) FROM events) + x.seq + 1 AS eve
            AS compaction,
        coalesce(x.p0, 0) + CAST(x.point = 'prompt.submitted' AS INTEGER) AS prompt_count,
        coalesce(x.model, x.m0) AS model,
-       coalesce(f.session_state, false), coalesce(f.rule_state, false),
-       coalesce(f.wildcards, false), coalesce(f.reads_model, false), f.harness IS NOT NULL
+       x.g0 IS NULL AS is_new
 FROM flagged x
-LEFT JOIN point_flags f ON f.harness = x.harness AND f.point = x.point
 ORDER BY x.seq;

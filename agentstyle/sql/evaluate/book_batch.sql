@@ -41,8 +41,6 @@ SELECT x.seq, (SELECT coalesce(max(event_id), 0) FROM events) + x.seq + 1 AS eve
        coalesce(x.g0, 0) + x.era AS generation, x.compaction,
        coalesce(x.p0, 0) + x.n_prompts AS prompt_count,
        coalesce(x.last_model, x.m0) AS model,
-       coalesce(f.session_state, false), coalesce(f.rule_state, false),
-       coalesce(f.wildcards, false), coalesce(f.reads_model, false), f.harness IS NOT NULL
+       x.g0 IS NULL AS is_new
 FROM booked x
-LEFT JOIN point_flags f ON f.harness = x.harness AND f.point = x.point
 ORDER BY x.seq;
