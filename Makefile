@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint format bench docs clean
+.PHONY: setup demo test test-typer e2e lint format bench docs corpus clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -22,6 +22,31 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest
 
+# The CLI tests against the lowest and the newest typer that pyproject.toml allows, each in a
+# small venv of its own (the package, its runtime dependencies and pytest; pip's cache makes a
+# rerun quick). `--upgrade-strategy eager`: the other dependencies as a fresh install gets them.
+TYPER_RANGE := $(shell sed -n 's/^ *"typer\([^"]*\)",$$/\1/p' pyproject.toml)
+TYPER_LOWEST := $(shell sed -n 's/^ *"typer>=\([0-9.]*\).*/\1/p' pyproject.toml)
+CLI_TESTS := $(wildcard tests/test_cli*.py)
+
+define typer_venv
+	test -x $(1)/bin/python || ($(PY) -m venv $(1) && $(1)/bin/pip install -q --upgrade pip)
+	$(1)/bin/pip install -q --upgrade --upgrade-strategy eager -e . "$(2)" pytest \
+		--config-settings editable_mode=compat
+	$(1)/bin/python -c 'import typer; print("CLI tests with typer", typer.__version__)'
+	$(1)/bin/pytest $(CLI_TESTS)
+endef
+
+test-typer:
+	$(call typer_venv,.venv-typer-lowest,typer==$(TYPER_LOWEST))
+	$(call typer_venv,.venv-typer-newest,typer$(TYPER_RANGE))
+
+# The end-to-end suite: the real Claude Code, Codex and Gemini CLI (pinned in
+# tests/e2e/clients.json, installed once into .e2e-cache/) against mock model APIs.
+e2e: $(STAMP)
+	$(BIN)/python tests/e2e/install_clients.py
+	$(BIN)/pytest tests/e2e
+
 lint: $(STAMP)
 	$(BIN)/ruff check agentstyle tests bench docs/hooks
 	$(BIN)/ruff format --check agentstyle tests bench docs/hooks
@@ -38,5 +63,10 @@ bench: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
+# The guard corpus alone: precision and recall per category and form, into bench/RESULTS.md
+# (`make bench` writes the same section with the rest).
+corpus: $(STAMP)
+	$(BIN)/python -m bench.corpus
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .venv-typer-lowest .venv-typer-newest .pytest_cache .mypy_cache .ruff_cache site

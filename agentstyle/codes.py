@@ -25,7 +25,8 @@ def _c(name: str, level: Level, summary: str, **doc: str) -> Code:
     return Code(name, level, summary, **doc)
 
 
-# Order follows ../spec/diagnostics.md; the docs test holds that every code is documented.
+# Order follows the specification's table (copied in tests/data/spec_diagnostics.md); the codes
+# STYLE adds come last. The docs test holds that every code is documented.
 CODES: dict[str, Code] = {
     c.name: c
     for c in (
@@ -65,7 +66,9 @@ CODES: dict[str, Code] = {
                 "The package cannot be read as a set of rules: STYLE.yaml is empty or not a\n"
                 "mapping; a directory package has neither a non-empty `rules` nor a non-empty\n"
                 "`native_hooks`; `rules` is not a list or one of its items is not a mapping;\n"
-                "a `from` entry is empty."
+                "a `from` entry is empty; or the file is not valid YAML, reported at the spot\n"
+                "with what to change (a tab used to indent, a quote never closed, `\\s` in a\n"
+                'double-quoted string, a plain value holding ": ").'
             ),
             why=(
                 "Nothing else can be checked until the package has this shape, and a package\n"
@@ -102,7 +105,11 @@ CODES: dict[str, Code] = {
             why=(
                 "Unknown keys are usually typos (`actoin:`) or a field nested at the wrong\n"
                 "level; ignoring them would install a rule that behaves differently from what\n"
-                "was written."
+                "was written. The message names the key or value meant when one is close\n"
+                "(`did you mean `action`?`), and a misspelled key is then read as that key, so\n"
+                "one typo gives one diagnostic. A plain YAML word where a string is due\n"
+                "(`text: no`, `default: off`, `1.10`) is read by YAML as a boolean, null or\n"
+                "number: the message says to quote it."
             ),
             example=(
                 "rules:\n"
@@ -509,7 +516,10 @@ CODES: dict[str, Code] = {
                 "A template names a variable STYLE does not know: a misspelled variable\n"
                 "(`{{harness.dir}}`), `{{settings.x}}` where `settings` declares no `x`, or\n"
                 "an `event.tool.input.<path>` / `event.tool.output.<path>` whose segments are\n"
-                "not only letters, digits and `_` (`{{event.tool.input.old-string}}`)."
+                "not only letters, digits and `_` (`{{event.tool.input.old-string}}`). A\n"
+                "condition that uses an undeclared setting (`tool.name in settings.x`, or\n"
+                "`{{settings.x}}` inside a pattern) is reported the same way, at the use. The\n"
+                "message names the variable or setting meant when one is close."
             ),
             why=(
                 "An unknown variable would always render empty. Most are typos that would\n"
@@ -857,7 +867,10 @@ CODES: dict[str, Code] = {
                 "A `regex`, `not_regex` or `shell_regex` pattern that RE2 rejects\n"
                 "(back-references such as `\\1`, look-ahead `(?=...)` or `(?!...)`,\n"
                 "look-behind, invalid syntax), or a malformed `glob` / `not_glob` pattern (an\n"
-                "unclosed `[` or `{`)."
+                "unclosed `[` or `{`). A pattern that uses a setting is checked with the\n"
+                "setting's default at validate and with the installed value at install\n"
+                "(`--set protected_branches='[main'`): then the message shows the pattern as\n"
+                "filled in and the value, and the install writes nothing."
             ),
             why=(
                 "Patterns are evaluated by RE2 in the database at hook time. Checking them\n"
@@ -974,8 +987,9 @@ CODES: dict[str, Code] = {
                 "`style.lock.yaml`."
             ),
             why=(
-                "Settings are rendered into bodies at install; without a value the installed\n"
-                "text would have a hole where the setting belongs."
+                "Settings are rendered into bodies and filled into conditions at install;\n"
+                "without a value the installed text would have a hole where the setting\n"
+                "belongs, and a condition would test something nobody chose."
             ),
             example=(
                 "settings:\n"
@@ -989,7 +1003,23 @@ CODES: dict[str, Code] = {
             ),
             fix=(
                 "Pass a value (`style install pkg --harness claude-code --set team=platform`)\n"
-                "or give the setting a `default`."
+                "or give the setting a `default`.\n"
+                "\n"
+                "How settings work: each is declared with a `type`: `string` (the default),\n"
+                "`int`, `bool`, `enum` (with `values`) or `list` (strings without commas,\n"
+                "`default: [main, master]`, `--set protected_branches=main,trunk`). A body\n"
+                "uses `{{settings.NAME}}` (a list renders as `main, trunk`). A condition\n"
+                "uses a setting as a whole value (`tool.name in settings.tools`,\n"
+                '`state.turns > settings.limit`, `value: "{{settings.tools}}"` in the\n'
+                "mapping form) or inside a pattern\n"
+                '(`shell_regex "^git push -f origin {{settings.branches}}$"`). The value\n'
+                "goes in as the operator's language reads it: in a regex as a regex, grouped\n"
+                "`(?:...)`, a list as `(?:a|b)` of its items, each a regex, so `release/.*`\n"
+                "is a pattern (inside `\\Q...\\E` it is literal text instead); in a glob as\n"
+                "glob text, a list as `{a,b}`; elsewhere as literal text, a list only as the\n"
+                "whole value of `in`. Values are fixed when the rules are compiled, recorded\n"
+                "in `style.lock.yaml` and reused by `style sync`; a value that breaks a\n"
+                "pattern stops the install (`bad-pattern`)."
             ),
         ),
         _c(
@@ -1211,12 +1241,13 @@ CODES: dict[str, Code] = {
                 "    tool: Bash\n"
                 "    text: Prefer trash over rm.\n"
                 "\n"
-                "pkg/STYLE.yaml:8:11: warning unknown-tool: `Bash` is not a normalized tool; "
-                "use `names` for native tool names"
+                "pkg/STYLE.yaml:8:11: warning unknown-tool: `Bash` is a native tool name "
+                "(match it with `names: [Bash]`); did you mean `shell`?"
             ),
             fix=(
                 "Use the normalized name (`tool: shell`), or match the native name exactly\n"
-                "with `names: [Bash]`."
+                "with `names: [Bash]`. The message names the normalized tool a harness's\n"
+                "native name stands for, or the close match of a misspelling (`shel`)."
             ),
         ),
         _c(
@@ -1239,21 +1270,21 @@ CODES: dict[str, Code] = {
                 "version: 1.0.0\n"
                 "description: example\n"
                 "rules:\n"
-                "  - id: force-push-guard\n"
+                "  - id: no-destroy\n"
                 "    target: tool\n"
                 "    tool: shell\n"
                 "    action: block\n"
-                "    when: 'tool.input.command shell_regex \"^git push .*(--force|-f)\"'\n"
-                "    text: Force pushing rewrites shared history and breaks every other "
-                "checkout of the branch, so it is not allowed here. Push a new commit that "
-                "reverts the change instead, or ask a maintainer.\n"
+                "    when: 'tool.input.command shell_regex r\"^terraform( -\\S+)* destroy( |$)\"'\n"
+                "    text: Destroying infrastructure takes down what every other team runs on, "
+                "so it is not done from an agent session here. Plan the change and let a "
+                "person apply it, or ask the platform team.\n"
                 "\n"
-                "pkg/STYLE.yaml:11:11: warning T005: block reason of `force-push-guard` is "
+                "pkg/STYLE.yaml:11:11: warning T005: block reason of `no-destroy` is "
                 "about 46 tokens; keep it under 40"
             ),
             fix=(
                 "State what is refused and what to do instead in one or two short sentences\n"
-                "(`Force push is not allowed; push a revert commit instead.`) and move the\n"
+                "(`Do not run terraform destroy here; let a person apply it.`) and move the\n"
                 "background to `reason`, which is for maintainers and never sent."
             ),
         ),
@@ -1319,6 +1350,49 @@ CODES: dict[str, Code] = {
                 "Add a `reason`, e.g.\n"
                 "`reason: The model drifts into unstated assumptions on long tasks.`, or keep\n"
                 "the default `repeat: session`."
+            ),
+        ),
+        # -- codes STYLE adds to the specification's table ---------------------------------
+        _c(
+            "field-never-present",
+            "warning",
+            "condition field that no tool of the rule ever carries",
+            what=(
+                "A condition reads something no tool of the rule carries on any harness:\n"
+                "`tool.input.<key>` where the native input of every tool the rule covers\n"
+                "(on every harness that has the tool, or those of `when.harness`) has no\n"
+                "`<key>`, or `shell_regex` (which matches the shell commands a call runs,\n"
+                "whatever field it names) on a rule whose tools are not `shell`. Input keys\n"
+                "are checked only where each harness's tool input is documented: `shell` on\n"
+                "all four harnesses, and Claude Code's file, web and agent tools."
+            ),
+            why=(
+                "Such a test never holds, so a rule that needs it can never fire: a guard\n"
+                "that looks in place and blocks nothing. It is usually a misspelled key\n"
+                "(`comand`) or a rule attached to the wrong tool. It is a warning, not an\n"
+                "error like `field-unavailable`, because a harness release may add a key."
+            ),
+            example=(
+                "spec: style/v0.3\n"
+                "name: pkg\n"
+                "version: 1.0.0\n"
+                "description: example\n"
+                "rules:\n"
+                "  - id: no-force-push\n"
+                "    target: tool\n"
+                "    tool: shell\n"
+                "    action: block\n"
+                "    when: 'tool.input.comand contains \"--force\"'\n"
+                "    text: Force push is not allowed.\n"
+                "\n"
+                "pkg/STYLE.yaml:10:12: warning field-never-present: rule `no-force-push` can "
+                "never fire: its tools (shell) never carry `tool.input.comand`; did you mean "
+                "`tool.input.command`?"
+            ),
+            fix=(
+                "Use the key the tool sends (here `tool.input.command`), or better for shell\n"
+                "commands `shell_regex`, which matches what the shell will run; for a file\n"
+                "path use `file.path`, which every file tool fills in on every harness."
             ),
         ),
     )

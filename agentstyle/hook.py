@@ -1,10 +1,15 @@
 """The tiny entry a harness runs per event: `python -m agentstyle.hook --harness H --event E`.
 
 The fast path imports only the standard library: when a resident engine runs for the project
-(storage.md), the raw payload goes to it over `.style/engine.sock` and its answer is printed.
-Otherwise (no engine, a stale socket, a version or policy mismatch, an engine that died) the
-event is evaluated here directly (`agentstyle.runtime.hookrun`), and the first hook that finds
-no engine starts one in the background. `STYLE_ENGINE=off` disables the engine.
+(storage.md), the raw payload goes to it over its socket and its answer is printed. Otherwise
+(no engine, a stale socket, a version or policy mismatch, an engine that died) the event is
+evaluated here directly (`agentstyle.runtime.hookrun`), and the first hook that finds no engine
+starts one in the background. `STYLE_ENGINE=off` means "do not evaluate through the engine".
+
+A direct evaluation never waits for an engine's lifetime (the engine holds the database lock
+while it lives): a payload over MAX_STDIN is handed to the engine as a flagged request, which
+it answers per `fail` with its open database; while waiting for the lock, the hook hands its
+event over to an engine that came up, or, under `STYLE_ENGINE=off`, asks it to step aside.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import sys
 import time
 
 MAX_STDIN = 16 * 1024 * 1024
+# Of a payload over MAX_STDIN only this much is sent to the engine: enough to name its session.
+OVERSIZED_HEAD = 64 * 1024
 # Of the internal deadline, the engine gets nearly all: while it lives it holds the database,
 # so a direct evaluation could not start before it answers anyway.
 ENGINE_SHARE = 0.85
@@ -54,13 +61,16 @@ def via_engine(
     """The engine's answer, or None to evaluate directly (`start`: launch one if none runs)."""
     from agentstyle.runtime import client
 
-    if not client.available() or len(stdin) > MAX_STDIN:
+    if not client.available():
         return None
     home = client.locate_home()
     if home is None:
         return None
     harness, event, fail_closed = _args(argv)
     budget = _budget(harness, event) - (time.monotonic() - started)
+    # Too large to evaluate, but the engine holds the database that says whether a
+    # `fail: closed` rule refuses it: the engine answers the failure.
+    oversized = len(stdin) > MAX_STDIN
     message = {
         "op": "hook",
         "version": client.engine_version(),
@@ -68,7 +78,8 @@ def via_engine(
         "harness": harness,
         "event": event,
         "fail_closed": fail_closed,
-        "stdin": stdin.decode("utf-8", errors="replace"),
+        "stdin": (stdin[:OVERSIZED_HEAD] if oversized else stdin).decode("utf-8", "replace"),
+        "oversized": oversized,
         "budget_s": budget,
     }
     answer, reason = client.request(home, message, budget * ENGINE_SHARE)
@@ -83,12 +94,13 @@ def via_engine(
     return stdout, stderr, code
 
 
+NO_DATABASE = "no rules database on this machine"  # runtime/freshness.py `stale`
 # Of the internal deadline, a first-use build of the database may take this much; the rest is
 # left for evaluating the event itself.
 BUILD_SHARE = 0.7
 
 
-def ensure_built(argv: list[str], started: float) -> tuple[list[str], str]:
+def ensure_built(argv: list[str], stdin: bytes, started: float) -> tuple[list[str], str]:
     """(notices, failure) after building the rules database from `style.lock.yaml` where this
     machine has none or an older one (a teammate's clone, a pull that changed the lock).
 
@@ -113,13 +125,35 @@ def ensure_built(argv: list[str], started: float) -> tuple[list[str], str]:
     except Exception as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
         return [], f"STYLE: could not build the rules database from style.lock.yaml: {text}"
-    return [f"STYLE built this machine's rules database from style.lock.yaml ({why})", *notes], ""
+    built = f"STYLE built this machine's rules database from style.lock.yaml ({why})"
+    tampered = _tampered(harness, stdin, root) if why == NO_DATABASE else None
+    return [
+        tampered + " It was built again from style.lock.yaml." if tampered else built,
+        *notes,
+    ], ""
+
+
+def _tampered(harness: str, stdin: bytes, root: str) -> str | None:
+    """The tampering notice when this session's hooks had a working database before."""
+    import json
+
+    try:
+        session = json.loads(stdin[: 1 << 20]).get("session_id")
+    except (ValueError, AttributeError):
+        return None
+    from pathlib import Path
+
+    from agentstyle.runtime import tamper
+
+    return tamper.notice(
+        harness, session if isinstance(session, str) else None, Path(root) / ".style", "deleted"
+    )
 
 
 def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
     """(stdout, stderr, exit code) for one hook invocation; never raises."""
     started = time.monotonic() if started is None else started
-    notices, failure = ensure_built(argv, started)
+    notices, failure = ensure_built(argv, stdin, started)
     out, err, code = _answer(argv, stdin, started)
     if failure:
         err = f"{failure}\n{err}" if err else failure
@@ -133,15 +167,13 @@ def _with_notices(argv: list[str], stdout: str, notices: list[str]) -> str:
     """The answer with the notices shown to the user, in the field the harness shows."""
     harness, event, _ = _args(argv)
     try:
+        from agentstyle.engine.decision import Wire
         from agentstyle.harnesses import adapter_for
 
-        add = getattr(adapter_for(harness), "with_notice", None)
-    except Exception:
-        return stdout
-    if add is None:
-        return stdout
-    try:
-        return str(add(stdout, event, "\n".join(notices)))
+        # `with_notice(wire, native_event, text) -> Wire`: only its stdout is taken, the
+        # notices are on stderr already (where the event has no field for them).
+        wire = adapter_for(harness).with_notice(Wire(stdout), event, "\n".join(notices))
+        return str(wire.stdout)
     except Exception:
         return stdout
 
@@ -156,11 +188,19 @@ def _answer(argv: list[str], stdin: bytes, started: float) -> Answer:
     from agentstyle.runtime.hookrun import run as run_direct
 
     def poll() -> Answer | None:
-        # An engine that came up while we wait for the lock holds it for good: hand over.
+        # An engine holds the lock for its lifetime: hand the event over to it, or, where this
+        # hook may not evaluate through it (STYLE_ENGINE=off), ask it to step aside.
         try:
-            return via_engine(argv, stdin, started, start=False)
+            from agentstyle.runtime import client
+
+            if client.available():
+                return via_engine(argv, stdin, started, start=False)
+            home = client.locate_home()
+            if home is not None and client.sockets():
+                client.ask_to_stop(home)
         except Exception:
-            return None
+            pass
+        return None
 
     return run_direct(argv, stdin, started, poll)
 

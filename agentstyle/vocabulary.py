@@ -138,6 +138,19 @@ NEGATED_OPS = {
     "not_regex": "regex",
     "not_glob": "glob",
 }
+# Operator words of other rule languages, for "did you mean" (not accepted as operators).
+OPERATOR_SYNONYMS = {
+    "matches": "regex",
+    "match": "regex",
+    "like": "glob",
+    "is": "equals",
+    "eq": "equals",
+    "ne": "not_equals",
+    "has": "contains",
+    "includes": "contains",
+    "ge": "gte",
+    "le": "lte",
+}
 COMPARISONS = {"==": "equals", "!=": "not_equals", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte"}
 
 ALL_POINTS = frozenset(EVENTS)
@@ -171,6 +184,8 @@ CONDITION_FIELDS: dict[str, Availability] = {
     "skill.name": Availability(TOOL_POINTS, skill_only=True),
     "shell.commands": Availability(TOOL_POINTS, frozenset({"shell"})),
     "shell.code": Availability(TOOL_POINTS, frozenset({"shell"})),
+    "shell.dynamic": Availability(TOOL_POINTS, frozenset({"shell"})),
+    "shell.incomplete": Availability(TOOL_POINTS, frozenset({"shell"})),
     "response.text": Availability(STOP_POINTS),
     "model": Availability(ALL_POINTS),
     "provider": Availability(ALL_POINTS),
@@ -190,7 +205,7 @@ CONDITION_FIELDS: dict[str, Availability] = {
     "state.since_last_s": Availability(ALL_POINTS),
 }
 PATH_FIELDS = ("tool.input", "tool.output")  # fields that take `.<path>` below them
-LIST_FIELDS = frozenset({"shell.commands", "shell.code"})
+LIST_FIELDS = frozenset({"shell.commands", "shell.code", "shell.dynamic"})
 RULE_STATE_FIELDS = frozenset({"state.rule_hits", "state.since_last_s"})
 
 # Template variables (rules.md "Bodies and templates"): event content needs the `event.` prefix.

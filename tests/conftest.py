@@ -315,3 +315,39 @@ def make_project(tmp_path: Path) -> Callable[[str], Project]:
         return Project(tmp_path / name, tmp_path / f"{name}-home")
 
     return make
+
+
+_LOCK_HOLDER = (
+    "import fcntl, os, sys\n"
+    "fd = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT, 0o600)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "db = [os.open(p, os.O_RDONLY) for p in sys.argv[3:] if os.path.exists(p)]\n"
+    "print('locked', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+@contextmanager
+def lock_held(path: Path, *, as_style: bool = True) -> Iterator[int]:
+    """`path` locked by another process until the block ends; its pid is yielded.
+
+    `as_style`: the holder does what a STYLE process holding the lock does, it has the rules
+    database open (a slow install, another hook), so a hook waits for it until its deadline;
+    otherwise it is a stranger (`flock … sleep 300`), which a hook gives up on at once
+    (runtime/peer.py `StrangerCheck`).
+    """
+    name = "agentstyle-test-lock-holder" if as_style else "some-other-program"
+    database = [str(path.parent / "style.duckdb")] if as_style else []
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LOCK_HOLDER, name, str(path), *database],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    try:
+        yield proc.pid
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=20)

@@ -90,13 +90,15 @@ def test_allow_needs_a_refused_call(tmp_path: Path) -> None:
     assert f"event {event_id} is not a call STYLE refused" in wrong.stderr
 
 
-def test_claude_code_asks_are_not_refusals(tmp_path: Path) -> None:
-    """Claude Code asks the person itself: its asks are answered there, not with `allow`."""
+def test_claude_code_asks_can_be_allowed(tmp_path: Path) -> None:
+    """A headless Claude Code (`claude -p`) turns an ask into a refusal without asking anyone
+    (tests/e2e): the question says `style allow`, and `style allow` lets the call through."""
     p = _project(tmp_path, "claude-code")
     push = p.fixture("claude-code", "PreToolUse.bash-git-push-force.json", session_id=new_session())
     answer = json.loads(p.hook_as("claude-code", "PreToolUse", push).stdout)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "ask"
-    assert p.cli("allow", "--last").returncode == 1
+    assert "style allow" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    assert p.cli("allow", "--last").returncode == 0
 
 
 def test_last_skips_self_protection_refusals(tmp_path: Path) -> None:

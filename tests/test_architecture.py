@@ -17,8 +17,6 @@ ALLOWED = {
     "duckdb": ("engine/store.py", "policy/re2.py"),
     "typer": ("cli/",),
     "polars": ("imports/", "audit/report.py", "audit/replay.py"),
-    "tree_sitter": ("engine/shell.py",),
-    "tree_sitter_bash": ("engine/shell.py",),
 }
 
 # The stages, lowest first: a module may import its own group and the groups of lower rank.

@@ -380,6 +380,7 @@ RULE_COLUMNS = [
     "blocked",
     "asked",
     "dedup_suppressed",
+    "loop_guarded",
     "budget_cuts",
     "errors",
     "hit_rate",
@@ -729,7 +730,9 @@ def test_json_csv_parquet_hold_the_same_rows(
     csv_run = style(audited, "audit", "rules", "--format", "csv", monkeypatch=monkeypatch)
     lines = csv_run.stdout.splitlines()
     assert lines[0] == ",".join(RULE_COLUMNS)
-    assert lines[1] == "audit/no-rm,block,140,15,0,15,0,0,0,0,0.1071,0.1071,0,2024-05-02T14:00:05,"
+    assert (
+        lines[1] == "audit/no-rm,block,140,15,0,15,0,0,0,0,0,0.1071,0.1071,0,2024-05-02T14:00:05,"
+    )
     assert lines[5].endswith(',"erroring,noisy,broad"')
     out = tmp_path / "rules.parquet"
     run = style(

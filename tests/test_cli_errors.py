@@ -120,8 +120,8 @@ def control_character(root: Path) -> str:
 CASES: dict[str, tuple[Setup, str]] = {
     "malformed-yaml": (
         malformed_yaml,
-        "pkg/STYLE.yaml:8:1: error invalid-package: invalid YAML: did not find expected "
-        "',' or ']' (while parsing a flow sequence at line 7)",
+        "pkg/STYLE.yaml:8:1: error invalid-package: invalid YAML: expected `,` or `]`: "
+        "the `[` at line 7 is not closed",
     ),
     "no-manifest": (no_manifest, "style: pkg: not a STYLE package (no STYLE.yaml in this folder)"),
     "binary-manifest": (
@@ -256,3 +256,159 @@ def test_explain_runs_as_a_command(tmp_path: Path) -> None:
     unknown = style(tmp_path, "validate", "--explain", "no-such-code")
     assert unknown.code == 1 and unknown.stdout == ""
     assert unknown.stderr == "style: unknown diagnostic code `no-such-code`\n"
+
+
+# -- mistakes of every command: one line, exit 1, nothing half done ---------------------------
+
+
+def _with(*files: str | tuple[str, str]) -> Callable[[Path], None]:
+    """A setup writing these files (a name alone: a small text file)."""
+
+    def setup(root: Path) -> None:
+        for item in files:
+            rel, text = (item, "x\n") if isinstance(item, str) else item
+            write(root / rel, text)
+
+    return setup
+
+
+def _project_with_a_broken_database(root: Path) -> None:
+    write(root / ".style" / "style.duckdb", b"this is not a DuckDB file\n" * 100)
+    write(root / ".style" / "style.lock", "")  # the OS lock every installed project has
+
+
+BROKEN_DB = (
+    "style: the rules database could not be read (IOException); move {root}/.style/style.duckdb "
+    "away (its history goes with it) and run `style sync`"
+)
+# (name, setup, arguments, the one line on stderr; `{root}` is the scratch folder)
+MISTAKES: list[tuple[str, Callable[[Path], None], tuple[str, ...], str]] = [
+    (
+        "init into a file",
+        _with("notes.txt"),
+        ("init", "notes.txt"),
+        "style: `notes.txt` is a file; init creates a package in a folder",
+    ),
+    (
+        "init below a file",
+        _with("notes.txt"),
+        ("init", "notes.txt/pkg"),
+        "style: cannot create the package in `notes.txt/pkg`: `notes.txt` is a file",
+    ),
+    (
+        "init over a package",
+        _with(("pkg/STYLE.yaml", INLINE)),
+        ("init", "pkg"),
+        "style: pkg/STYLE.yaml already exists; init writes only new files",
+    ),
+    (
+        "init where nothing can be created",
+        _with(),
+        ("init", "/proc/style-cannot-be-here"),
+        "style: cannot create the package in `/proc/style-cannot-be-here`: "
+        "`/proc/style-cannot-be-here`: no such file or directory",
+    ),
+    (
+        "test a missing folder",
+        _with(),
+        ("test", "missing"),
+        "style: missing: no such package (not a file or directory)",
+    ),
+    (
+        "test a file that is no package",
+        _with("notes.txt"),
+        ("test", "notes.txt"),
+        "style: notes.txt: not a STYLE package (expected a folder with STYLE.yaml or a NAME.md "
+        "single-file package)",
+    ),
+    (
+        "a report into a file's folder",
+        _with("notes.txt"),
+        ("audit", "--format", "csv", "--out", "notes.txt/report.csv"),
+        "style: cannot write `notes.txt/report.csv`: `notes.txt` is a file, not a folder",
+    ),
+    (
+        "a report into a folder",
+        lambda r: (r / "out").mkdir(),
+        ("audit", "--format", "html", "--out", "out"),
+        "style: cannot write `out`: it is a folder",
+    ),
+    (
+        "an export into a file",
+        _with("notes.txt"),
+        ("audit", "export", "--out", "notes.txt"),
+        "style: `notes.txt` is a file; --out names the folder to export into",
+    ),
+    (
+        "a report over a broken database",
+        _project_with_a_broken_database,
+        ("audit", "rules"),
+        BROKEN_DB,
+    ),
+    (
+        "allow over a broken database",
+        _project_with_a_broken_database,
+        ("allow", "--last"),
+        BROKEN_DB,
+    ),
+    (
+        "install where a folder is a file",
+        _with(".claude", ("pkg/STYLE.yaml", INLINE)),
+        ("install", "pkg"),
+        "style: cannot write .claude/settings.json: `{root}/.claude` is a file, not a folder",
+    ),
+    (
+        "install where .style is a file",
+        _with(".style", ("pkg/STYLE.yaml", INLINE)),
+        ("install", "pkg"),
+        "style: `{root}/.style` is a file where a folder is needed",
+    ),
+    (
+        "import into a package below a file",
+        _with("notes.txt", ("rules.md", "# Rules\n\nBe kind.\n")),
+        ("import", "markdown", "rules.md", "--into", "notes.txt/pkg"),
+        "style: `notes.txt` is a file where a folder is needed",
+    ),
+    (
+        "a payload that is a folder",
+        lambda r: (r / "payload.json").mkdir(),
+        ("explain", "--payload", "payload.json"),
+        "style: payload.json: cannot read payload: Is a directory",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "setup", "args", "line"), MISTAKES, ids=[m[0] for m in MISTAKES])
+def test_a_mistake_is_one_clear_line(
+    tmp_path: Path,
+    name: str,
+    setup: Callable[[Path], None],
+    args: tuple[str, ...],
+    line: str,
+) -> None:
+    from cli_support import style as run_style
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    setup(root)
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    run = run_style(*args, cwd=root, home=tmp_path)
+    assert run.code == 1, run
+    assert run.stdout == ""
+    assert run.stderr == line.format(root=root.resolve()) + "\n"
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before  # nothing written
+
+
+def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
+    """stdout that cannot be written (here /dev/full) is the machine's failure, said plainly."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", "schema"],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert proc.returncode == 1
+    assert proc.stderr == "style: cannot write: no space left on device\n"

@@ -80,7 +80,7 @@ GOLDEN: dict[str, dict[str, str | None]] = {
                 "hookSpecificOutput": {
                     "hookEventName": "PreToolUse",
                     "permissionDecision": "ask",
-                    "permissionDecisionReason": PUSH,
+                    "permissionDecisionReason": PUSH_REFUSED,
                 }
             }
         ),
@@ -94,7 +94,7 @@ GOLDEN: dict[str, dict[str, str | None]] = {
             }
         ),
         "edit-after": _ctx("PostToolUse", CLIPPY),
-        "stop": _j({"decision": "block", "reason": STOP}),
+        "stop": _ctx("Stop", STOP),
         "stop-again": "",
         # PreCompact can only block: the compaction note was skipped at install (plan).
         "compact": "",

@@ -209,7 +209,8 @@ def test_rendered_lines_are_well_formed() -> None:
 
 
 def test_positions_point_at_text(tmp_path: Path) -> None:
-    """Each position names a character that is not blank in its (committed) file."""
+    """Each position names a character that is not blank in its (committed) file (a tab
+    where the message is about that tab)."""
     for case in CASES.values():
         if case.get("setup"):
             continue
@@ -220,7 +221,10 @@ def test_positions_point_at_text(tmp_path: Path) -> None:
             row = text[int(line_no) - 1] if int(line_no) <= len(text) else None
             assert row is not None, line
             if row.strip():
-                assert int(col) <= len(row) and not row[int(col) - 1].isspace(), line
+                assert int(col) <= len(row), line
+                # A tab is the mistake the tab error points at; any other blank is a miss.
+                char = row[int(col) - 1]
+                assert not char.isspace() or (char == "\t" and "a tab" in line), line
 
 
 def test_setting_missing_is_only_an_install_error(tmp_path: Path) -> None:
@@ -440,7 +444,8 @@ def test_single_file_package_positions(tmp_path: Path, monkeypatch: pytest.Monke
     assert render_text(load_and_validate(["guard.md"]).diagnostics) == (
         "guard.md:9:9: error invalid-schema: field `repeat` `sometimes` is not one of: "
         "every, turn, session\n"
-        "guard.md:12:14: error undeclared-var: unknown variable `{{harness.nme}}`\n"
+        "guard.md:12:14: error undeclared-var: unknown variable `{{harness.nme}}`; "
+        "did you mean `{{harness.name}}`?\n"
     )
 
 
@@ -455,3 +460,28 @@ def test_library_entry_points_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     from agentstyle.diagnostics import sort_diagnostics
 
     assert render_text(sort_diagnostics(diags)) == CASES[name]["expect"]
+
+
+# -- "did you mean": close matches only ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "candidates", "meant"),
+    [
+        ("acton", ["target", "action", "at"], "action"),
+        ("actoin", ["action"], "action"),  # two letters swapped: one edit
+        ("Action", ["action"], "action"),
+        ("event.file.pth", ["event.file.path", "event.prompt"], "event.file.path"),
+        ("operator", ["field", "op", "pattern", "value"], "op"),  # an abbreviation
+        ("harness.foo", ["harness.cwd", "harness.name"], None),  # three edits in three letters
+        ("blah", ["inject", "warn", "block"], None),
+        ("re", ["refresh", "repeat", "reason"], None),  # a prefix of several: no guess
+        ("action", ["action", "at"], None),  # not a misspelling
+    ],
+)
+def test_closest_suggests_only_close_names(
+    word: str, candidates: list[str], meant: str | None
+) -> None:
+    from agentstyle.diagnostics import closest
+
+    assert closest(word, candidates) == meant

@@ -94,3 +94,19 @@ def test_a_moved_style_folder_is_fixed_by_sync(tmp_path: Path) -> None:
     p = _installed(tmp_path)
     shutil.rmtree(p.root / ".style")
     _fixed_by_its_advice(p)
+
+
+def test_a_history_readable_by_others_is_a_warning_and_sync_tightens_it(tmp_path: Path) -> None:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    assert p.cli("install", "guard-destructive").returncode == 0
+    home, db = p.root / ".style", p.root / ".style" / "style.duckdb"
+    assert (home.stat().st_mode & 0o777, db.stat().st_mode & 0o777) == (0o700, 0o600)
+    home.chmod(0o755)
+    db.chmod(0o644)
+    proc = p.cli("doctor")
+    assert proc.returncode == 0  # a warning, not a broken install
+    [line] = [x for x in proc.stdout.splitlines() if "readable by other users" in x]
+    assert line.startswith("warning: ") and "style.duckdb is 0644" in line
+    assert p.cli("sync").returncode == 0
+    assert (home.stat().st_mode & 0o777, db.stat().st_mode & 0o777) == (0o700, 0o600)
+    assert "readable by other users" not in p.cli("doctor").stdout

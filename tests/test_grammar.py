@@ -14,6 +14,7 @@ from agentstyle.grammar.ast import (
     Or,
     Pred,
     Segment,
+    SettingRef,
     Text,
     Var,
     strip_spans,
@@ -208,6 +209,32 @@ def test_presence_spellings() -> None:
     assert shape("exists(tool.input.x)") == pred("tool.input.x", "exists")
     assert shape("exists ( tool.input.*.x )") == pred("tool.input.*.x", "exists")
     assert shape("not exists(a) and b missing") == ("and", (("not", A), pred("b", "missing")))
+
+
+def test_a_setting_is_a_value() -> None:
+    """`settings.NAME` where a value is due is a reference, kept with its own span; the
+    value is filled in at install (policy/settingrefs.py)."""
+    tree = cond("git.branch in settings.protected_branches")
+    assert isinstance(tree, Pred) and tree.value == SettingRef("protected_branches", at(0))
+    assert tree.value.span == at(14)
+    assert shape("state.turns > settings.max") == pred(
+        "state.turns", "gt", SettingRef("max", at(0))
+    )
+    listed = cond('tool.name in [settings.tools, "shell"]')
+    assert isinstance(listed, Pred) and listed.value == (SettingRef("tools", at(0)), "shell")
+
+
+def test_a_setting_inside_a_string_stays_text() -> None:
+    tree = cond('tool.input.command shell_regex "^git push .* {{settings.branches}}$"')
+    assert isinstance(tree, Pred) and tree.value == "^git push .* {{settings.branches}}$"
+
+
+def test_settings_as_a_field_is_a_field() -> None:
+    """Only a value may be a setting: in the field's place it stays a field name (which
+    validation reports as unknown, saying a setting is a value)."""
+    assert shape('settings.team == "core"') == pred("settings.team", "equals", "core")
+    error = condition_error("tool.name == settings")
+    assert error.message == 'unquoted string `settings` in condition, write `"settings"`'
 
 
 def test_comments_and_whitespace() -> None:

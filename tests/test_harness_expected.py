@@ -149,7 +149,10 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             # Cursor maps its own to (cursor.FROM_CLAUDE_EVENTS).
             claude = {v: k for k, v in cursor.FROM_CLAUDE_EVENTS.items()}
             event = claude.get(event, "PreToolUse")
-        return p.hook_as(harness, event, payload)
+        # Eight hooks at once queue for one project's lock; on a loaded machine the last would
+        # pass the 9 s internal deadline of a 10 s harness timeout and fail open. The answers
+        # are what this test checks (deadlines: test_hook_failures), so the longest one runs.
+        return p.hook_as(harness, event, payload, env={"STYLE_DEADLINE_S": "55"})
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = dict(zip(ROWS, pool.map(run, ROWS), strict=True))

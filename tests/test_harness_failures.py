@@ -51,14 +51,27 @@ def test_fail_closed_refuses_in_the_harness_form(tmp_path: Path, harness: str) -
         assert doc["decision"] == "deny"
 
 
-@pytest.mark.parametrize(
-    ("harness", "stdout"),
-    [("codex", ""), ("cursor", '{"permission":"allow"}\n'), ("gemini-cli", "{}\n")],
+NOTICE = (
+    "STYLE could not check this call (the harness sent input STYLE could not read); it was "
+    "allowed. Run `style doctor`."
 )
-def test_fail_open_is_the_harness_no_opinion(tmp_path: Path, harness: str, stdout: str) -> None:
+
+
+@pytest.mark.parametrize(
+    ("harness", "answer"),
+    [
+        ("codex", {"systemMessage": NOTICE}),
+        ("cursor", {"permission": "allow", "user_message": NOTICE}),
+        ("gemini-cli", {"systemMessage": NOTICE}),
+    ],
+)
+def test_fail_open_is_the_harness_no_opinion(
+    tmp_path: Path, harness: str, answer: dict[str, str]
+) -> None:
+    """The harness's "no opinion", with the notice in the field it shows the person."""
     p = _project(tmp_path, OPEN, harness)
     result = p.hook_as(harness, GATES[harness], b"", check=True)
-    assert (result.stdout, result.code) == (stdout, 0)
+    assert (result.json, result.code) == (answer, 0)
     assert "allowed (fail open)" in result.stderr
     assert "empty stdin" in p.error_log.read_text("utf-8")
 
@@ -66,5 +79,6 @@ def test_fail_open_is_the_harness_no_opinion(tmp_path: Path, harness: str, stdou
 def test_an_unknown_event_is_answered_and_logged(tmp_path: Path) -> None:
     p = _project(tmp_path, OPEN, "codex")
     result = p.hook_as("codex", "Interrupt", {"session_id": "s", "cwd": str(p.root)})
-    assert (result.stdout, result.code) == ("", 0)
+    assert (result.stdout, result.code) == ("", 0)  # Codex would reject any key here
     assert "unknown event `Interrupt`" in result.stderr
+    assert "Run `style doctor`." in result.stderr

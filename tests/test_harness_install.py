@@ -200,7 +200,7 @@ def test_fail_closed_refusal_is_a_deny_the_harness_honours(project: HarnessProje
         assert result.code == 0, harness
         doc = result.json or {}
         text = json.dumps(doc)
-        assert "installed with --fail-closed" in text, (harness, doc)
+        assert "installed to refuse when it cannot check (--fail-closed" in text, (harness, doc)
         assert "refused (--fail-closed)" in result.stderr
 
 
@@ -253,7 +253,7 @@ def test_a_config_that_is_not_json_is_refused_and_untouched(project: HarnessProj
 
 def test_scopes_each_harness_has(project: HarnessProject) -> None:
     proc = project.cli("install", "xh", "--harness", "codex", "--scope", "local")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error: the two options do not go together
     assert "codex has no `local` scope (use: project, user)" in proc.stderr
     user = project.cli("install", "xh", "--harness", "gemini-cli", "--scope", "user")
     assert user.returncode == 0, user.stderr
@@ -315,3 +315,61 @@ def test_sync_reinstalls_every_harness_after_a_package_edit(project: HarnessProj
     assert "postToolUse" in cursor_hooks  # the warn degraded to postToolUse still runs there
     gemini_hooks = json.loads(project.config("gemini-cli").read_text("utf-8"))["hooks"]
     assert "AfterTool" not in gemini_hooks
+
+
+@pytest.mark.parametrize("user", ["gemini.comments.json", "gemini.comments-crlf.json"])
+def test_gemini_settings_with_comments_come_back_byte_for_byte(
+    project: HarnessProject, user: str
+) -> None:
+    """Gemini CLI reads `settings.json` with its comments: install keeps every one, and
+    uninstall gives the file back exactly."""
+    from test_jsonc import comment_texts, gemini_reads
+
+    config = project.config("gemini-cli")
+    config.parent.mkdir(parents=True)
+    original = (CONFIGS / user).read_bytes()
+    config.write_bytes(original)
+    first = project.cli("install", "xh", "--harness", "gemini-cli")
+    assert first.returncode == 0, first.stderr
+    installed = config.read_bytes()
+    text, before = installed.decode("utf-8"), original.decode("utf-8")
+    assert comment_texts(text) == comment_texts(before)
+    newline = "\r\n" if "\r\n" in before else "\n"
+    assert text.count("\n") == text.count(newline)  # the file's own line ends throughout
+    read, theirs = gemini_reads(text), gemini_reads(before)  # what Gemini CLI itself loads
+    assert read["theme"] == theirs["theme"] and read["docs"] == theirs["docs"]
+    assert read["tools"] == {**theirs["tools"], "enableHooks": True}
+    [lint] = theirs["hooks"]["BeforeTool"]
+    assert read["hooks"]["BeforeTool"][0] == lint
+    assert {h["command"] for g in read["hooks"]["BeforeTool"][1:] for h in g["hooks"]} == {
+        command("gemini-cli", "BeforeTool")
+    }
+    assert set(read["hooks"]) > {"BeforeTool", "SessionStart"}
+    doctor = project.cli("doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "ok: gemini-cli: BeforeTool: the installed command answered" in doctor.stdout
+    again = project.cli("install", "xh", "--harness", "gemini-cli")
+    assert again.returncode == 0 and "wrote" not in again.stdout
+    assert config.read_bytes() == installed
+    gone = project.cli("uninstall", "--harness", "gemini-cli")
+    assert gone.returncode == 0, gone.stderr
+    assert config.read_bytes() == original
+
+
+def test_where_the_client_refuses_comments_install_refuses_them(
+    project: HarnessProject,
+) -> None:
+    """Codex reads `hooks.json` as strict JSON (and skips the whole file if it cannot): a
+    commented one is refused, named with its position, and left untouched."""
+    config = project.config("codex")
+    config.parent.mkdir(parents=True)
+    text = '{\n  "hooks": {\n    // mine\n  }\n}\n'
+    config.write_text(text, encoding="utf-8")
+    proc = project.cli("install", "xh", "--harness", "codex")
+    assert proc.returncode == 1
+    [line] = proc.stderr.strip().splitlines()
+    assert line == (
+        f"style: refusing to touch {config}: invalid JSON: comments are not allowed in a file "
+        "codex reads as strict JSON (line 3, column 5); fix the file and retry"
+    )
+    assert config.read_text("utf-8") == text

@@ -1,16 +1,18 @@
 """Handler failures (runtime.md "Handler failure"): bad input, unknown events, missing or locked
 databases, and the internal deadline. Every answer is the documented fail-open / fail-closed
 one, with one line on stderr, no traceback, at most one JSON object on stdout, and a line in
-`.style/logs/errors.log`.
+`.style/logs/errors.log`. A fail-open answer also tells the person (Claude Code's
+`systemMessage`), once per session and cause: tests/test_fail_open_notice.py has the "once".
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -18,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import HookResult, Project, clean_env, feed, finish, new_session
+from conftest import HookResult, Project, clean_env, feed, finish, lock_held, new_session
 
 from agentstyle.runtime import hookrun as hook
 
@@ -56,11 +58,48 @@ CLOSED_REASON = (
 )
 INSTALL_REASON = (
     "STYLE could not evaluate policy ({cause}); the call is refused because STYLE was "
-    "installed with --fail-closed."
+    "installed to refuse when it cannot check (--fail-closed, or a `fail: closed` rule at "
+    "this event)."
 )
 DEADLINE = "internal deadline passed"
 LOCKED = "the rules database stayed locked past the deadline"
 NO_DB = "no rules database (run `style install`)"
+# What the person reads when a call ran unchecked, by the cause's first words.
+WHY = {
+    "no rules database": "no rules database is installed here",
+    "the rules database stayed locked": "the rules database is locked by another process",
+    "the rules database could not be read": "the rules database could not be read",
+    "payload over": "its input is over 16 MiB",
+    "malformed JSON": "the harness sent input STYLE could not read",
+    "empty stdin": "the harness sent input STYLE could not read",
+    "stdin is not a JSON object": "the harness sent input STYLE could not read",
+    "internal deadline passed": "it ran out of time",
+}
+
+
+def notice(cause: str, what: str = "call") -> str:
+    [why] = [text for start, text in WHY.items() if cause.startswith(start)]
+    return f"STYLE could not check this {what} ({why}); it was allowed. Run `style doctor`."
+
+
+def notice_json(cause: str, what: str = "call") -> str:
+    return json.dumps({"systemMessage": notice(cause, what)}, separators=(",", ":")) + "\n"
+
+
+def fail_open(result: HookResult, cause: str, what: str = "call") -> None:
+    """Allowed, the one stderr line, and the notice in the answer Claude Code shows."""
+    assert (result.stdout, result.code) == (notice_json(cause, what), 0)
+    one_line_stderr(result, cause, "allowed (fail open)")
+
+
+def forget_notices(project: Project) -> None:
+    """A payload that names no session shares one notice per hour: start afresh."""
+    shutil.rmtree(project.style / "logs" / "notified", ignore_errors=True)
+
+
+def logged(project: Project, tail: str) -> bool:
+    """The last errors.log line: `<time> claude-code <event> <outcome> <cause>`."""
+    return log_lines(project)[-1].split(" ", 1)[1] == tail
 
 
 def pre_tool_deny(reason: str) -> str:
@@ -84,8 +123,7 @@ def pre_tool_deny(reason: str) -> str:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Project]:
     """The three projects of this module, installed at once."""
 
-    def install(name: str, package: str, *flags: str) -> Project:
-        base = tmp_path_factory.mktemp(name)
+    def install(base: Path, package: str, *flags: str) -> Project:
         project = Project(base / "proj", base / "home")
         project.write_package(package, "pkg")
         project.install("pkg", *flags)
@@ -96,8 +134,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Project]:
         "closed": (CLOSED_PKG,),
         "fc": (OPEN_PKG, "--fail-closed"),
     }
+    # the folders first, in this thread: pytest's temporary folders are not thread-safe
+    bases = {name: tmp_path_factory.mktemp(name) for name in specs}
     with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {name: pool.submit(install, name, *spec) for name, spec in specs.items()}
+        futures = {name: pool.submit(install, bases[name], *spec) for name, spec in specs.items()}
         return {name: f.result() for name, f in futures.items()}
 
 
@@ -118,12 +158,21 @@ def fc_project(installed: dict[str, Project]) -> Project:
 
 
 @contextlib.contextmanager
-def database_replaced(project: Project, content: bytes | None) -> Iterator[None]:
-    """The project's database gone (None) or replaced by `content`, restored afterwards."""
+def database_replaced(
+    project: Project, content: bytes | None, *, lock_too: bool = False
+) -> Iterator[None]:
+    """The project's database gone (None) or replaced by `content`, restored afterwards.
+
+    `lock_too`: `style.lock.yaml` gone as well, so the hook cannot build the database again.
+    """
     saved = project.database.read_bytes()
+    lock = project.root / "style.lock.yaml"
+    saved_lock = lock.read_bytes()
     wal = project.database.with_name(project.database.name + ".wal")
     assert not wal.exists()
     try:
+        if lock_too:
+            lock.unlink()
         if content is None:
             project.database.unlink()
         else:
@@ -131,6 +180,7 @@ def database_replaced(project: Project, content: bytes | None) -> Iterator[None]
         yield
     finally:
         project.database.write_bytes(saved)
+        lock.write_bytes(saved_lock)
 
 
 def log_lines(project: Project) -> list[str]:
@@ -204,13 +254,26 @@ def test_bad_input(
     if kind == "closed":
         assert result.stdout == pre_tool_deny(CLOSED_REASON.format(cause=cause))
         one_line_stderr(result, cause, "refused (fail: closed)")
+        outcome = "refused"
     else:
-        assert result.stdout == ""
+        # all started at once: of the inputs naming no session, one per cause gets the notice
+        assert result.stdout in ("", notice_json(cause))
         one_line_stderr(result, cause, "allowed (fail open)")
+        outcome = "fail-open"
     assert result.code == 0
     project = closed_project if kind == "closed" else open_project
-    pattern = re.compile(r"\S+Z claude-code PreToolUse " + re.escape(cause))
+    pattern = re.compile(rf"\S+Z claude-code PreToolUse {outcome} " + re.escape(cause))
     assert any(pattern.fullmatch(line) for line in log_lines(project))
+
+
+def test_bad_inputs_notice_once_per_cause(bad_answers: dict[tuple[str, str], HookResult]) -> None:
+    """The open project's bad inputs, all at once: the unreadable ones name no session and
+    share one notice (an hour's), the truncated one names session `s`, the oversized one is
+    a cause of its own."""
+    noticed = sorted(name for (kind, name), r in bad_answers.items() if kind == "open" and r.stdout)
+    unreadable = [n for n in noticed if n not in ("truncated", "20MB")]
+    assert len(unreadable) == 1, noticed
+    assert "truncated" in noticed and "20MB" in noticed
 
 
 def test_failures_are_recorded_in_the_events_table(
@@ -227,10 +290,10 @@ def test_failures_are_recorded_in_the_events_table(
 
 def test_fail_closed_covers_only_its_native_event(closed_project: Project) -> None:
     """The guard is a PreToolUse rule: a broken UserPromptSubmit still fails open."""
+    forget_notices(closed_project)
     result = closed_project.hook("UserPromptSubmit", b"{{{")
-    assert result.stdout == ""
-    assert result.code == 0
-    assert result.stderr.endswith("; allowed (fail open)\n")
+    cause = "malformed JSON on stdin (Expecting property name enclosed in double quotes at line 1)"
+    fail_open(result, cause, "prompt")
 
 
 def test_invalid_utf8_inside_a_valid_payload_is_replaced(open_project: Project) -> None:
@@ -258,12 +321,14 @@ def test_lone_surrogates_in_json_strings(open_project: Project) -> None:
 def test_unknown_event(open_project: Project, closed_project: Project) -> None:
     for project in (open_project, closed_project):
         result = project.hook("PreToolUseX", bash(project))
-        assert result.stdout == ""
-        assert result.code == 0
-        one_line_stderr(result, "unknown event `PreToolUseX`", "allowed (fail open)")
-        assert log_lines(project)[-1].endswith(
-            "claude-code PreToolUseX unknown event `PreToolUseX`"
+        assert (result.stdout, result.code) == ("", 0)
+        # no answer field is known for an unknown event: the notice goes to stderr
+        assert result.stderr == (
+            "STYLE: unknown event `PreToolUseX`; allowed (fail open)\n"
+            "STYLE could not check this event (the hook is installed for an event STYLE does "
+            "not know); its rules did not run. Run `style doctor`.\n"
         )
+        assert logged(project, "claude-code PreToolUseX fail-open unknown event `PreToolUseX`")
 
 
 def test_unknown_harness(open_project: Project) -> None:
@@ -283,13 +348,21 @@ def test_unknown_harness(open_project: Project) -> None:
 
 
 def test_missing_database(closed_project: Project) -> None:
-    # no database: no rule can be read, so `fail: closed` cannot apply (runtime.md)
+    # no database and no lock to build one from: no rule can be read, so `fail: closed`
+    # cannot apply (runtime.md); the hook command's own flag is what refuses then
+    with database_replaced(closed_project, None, lock_too=True):
+        result = closed_project.hook("PreToolUse", bash(closed_project))
+    fail_open(result, NO_DB)
+    assert logged(closed_project, f"claude-code PreToolUse fail-open {NO_DB}")
+
+
+def test_a_deleted_database_is_built_again_from_the_lock(closed_project: Project) -> None:
     with database_replaced(closed_project, None):
         result = closed_project.hook("PreToolUse", bash(closed_project))
-    assert result.stdout == ""
+        assert closed_project.database.is_file()
     assert result.code == 0
-    one_line_stderr(result, NO_DB, "allowed (fail open)")
-    assert log_lines(closed_project)[-1].endswith(f"claude-code PreToolUse {NO_DB}")
+    assert "built this machine's rules database from style.lock.yaml" in result.stderr
+    assert "fail open" not in result.stderr
 
 
 def test_fail_closed_install(fc_project: Project) -> None:
@@ -309,15 +382,17 @@ def test_fail_closed_install(fc_project: Project) -> None:
     assert bad.code == 1
     one_line_stderr(bad, cause, "refused (--fail-closed)")
 
-    # no database: deny and exit 1
-    with database_replaced(project, None):
+    # no database (and no lock to build one from): deny and exit 1
+    with database_replaced(project, None, lock_too=True):
         result = project.hook("PreToolUse", bash(project), extra=extra)
         prompt = project.hook(
             "UserPromptSubmit", project.payload("UserPromptSubmit.json"), extra=extra
         )
         # events that cannot refuse still fail open
         start = project.hook(
-            "SessionStart", project.payload("SessionStart.startup.json"), extra=extra
+            "SessionStart",
+            project.payload("SessionStart.startup.json", session_id=new_session()),
+            extra=extra,
         )
     assert result.stdout == pre_tool_deny(INSTALL_REASON.format(cause=NO_DB))
     assert result.code == 1
@@ -327,9 +402,20 @@ def test_fail_closed_install(fc_project: Project) -> None:
         "reason": INSTALL_REASON.format(cause=NO_DB),
     }
     assert prompt.code == 1
-    assert (start.stdout, start.code) == ("", 0)
+    assert (start.json, start.code) == (
+        {
+            "systemMessage": "STYLE could not check this event (no rules database is installed "
+            "here); its rules did not run. Run `style doctor`."
+        },
+        0,
+    )
     one_line_stderr(start, NO_DB, "allowed (fail open)")
-    assert len(log_lines(project)) == before + 4
+    assert [line.split(" ", 3)[2:] for line in log_lines(project)[before:]] == [
+        ["PreToolUse", f"refused {cause}"],
+        ["PreToolUse", f"refused {NO_DB}"],
+        ["UserPromptSubmit", f"refused {NO_DB}"],
+        ["SessionStart", f"fail-open {NO_DB}"],
+    ]
 
 
 def test_no_style_folder_at_all_logs_in_the_user_home(
@@ -337,18 +423,17 @@ def test_no_style_folder_at_all_logs_in_the_user_home(
 ) -> None:
     project = make_project("bare")
     result = project.hook("PreToolUse", bash(project))
-    assert (result.stdout, result.code) == ("", 0)
-    one_line_stderr(result, NO_DB, "allowed (fail open)")
+    fail_open(result, NO_DB)
     log = Path(project.home) / ".style" / "logs" / "errors.log"
-    assert log.read_text("utf-8").endswith(f"claude-code PreToolUse {NO_DB}\n")
+    assert log.read_text("utf-8").endswith(f"claude-code PreToolUse fail-open {NO_DB}\n")
+    # the notice's marker lives beside that log
+    assert len(list((Path(project.home) / ".style" / "logs" / "notified").iterdir())) == 1
 
 
 def test_corrupt_database(closed_project: Project) -> None:
     with database_replaced(closed_project, b"not a duckdb file" * 1000):
         result = closed_project.hook("PreToolUse", bash(closed_project))
-    assert (result.stdout, result.code) == ("", 0)
-    cause = "the rules database could not be read (IOException)"
-    one_line_stderr(result, cause, "allowed (fail open)")
+    fail_open(result, "the rules database could not be read (IOException)")
     assert "duckdb" not in result.stderr.lower()
 
 
@@ -368,22 +453,23 @@ def test_duckdb_lock_never_leaks(closed_project: Project) -> None:
     finally:
         conn.close()
     # the database could not be read, so no rule is known: fail open (runtime.md)
-    assert (result.stdout, result.code) == ("", 0)
-    one_line_stderr(result, LOCKED, "allowed (fail open)")
+    fail_open(result, LOCKED)
     for leak in ("Conflicting lock", "IO Error", "duckdb", "PID"):
-        assert leak not in result.stderr
-    assert log_lines(closed_project)[-1].endswith(LOCKED)
+        assert leak not in result.stderr + result.stdout
+    assert logged(closed_project, f"claude-code PreToolUse fail-open {LOCKED}")
 
 
-def hold_lock(project: Project) -> int:
-    fd = os.open(project.style / "style.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
+class hold_lock:
+    """The project's lock held by a process that looks like STYLE (a slow install): hooks wait
+    for it until their deadline."""
+
+    def __init__(self, project: Project, *, as_style: bool = True) -> None:
+        self._held = lock_held(project.style / "style.lock", as_style=as_style)
+        self.pid = self._held.__enter__()
 
 
-def release(fd: int) -> None:
-    fcntl.flock(fd, fcntl.LOCK_UN)
-    os.close(fd)
+def release(held: hold_lock) -> None:
+    held._held.__exit__(None, None, None)
 
 
 def test_deadline_while_locked_fails_open(open_project: Project) -> None:
@@ -396,15 +482,13 @@ def test_deadline_while_locked_fails_open(open_project: Project) -> None:
         elapsed = time.monotonic() - t0
     finally:
         release(fd)
-    assert (result.stdout, result.code) == ("", 0)
-    one_line_stderr(result, LOCKED, "allowed (fail open)")
+    fail_open(result, LOCKED)
     assert elapsed < 5
 
 
 def test_deadline_while_locked_refuses_for_fail_closed(closed_project: Project) -> None:
     """The hook cannot finish in time (the lock is held past its deadline); the lock comes free
     while it records the failure, so it reads the `fail: closed` rule and refuses."""
-    before = len(log_lines(closed_project))
     fd = hold_lock(closed_project)
     try:
         # deadline 1 s, and as long again to record the failure (hook.grace_seconds)
@@ -412,16 +496,40 @@ def test_deadline_while_locked_refuses_for_fail_closed(closed_project: Project) 
             "PreToolUse", bash(closed_project), env={"STYLE_DEADLINE_S": "1"}
         )
         feed(proc, data)
+        # Once the hook waits for the lock (its deadline clock runs), stop it past the
+        # deadline; resumed, it finds the lock still held, gives up, and waits again to record
+        # the failure: then the lock comes free.
+        lock = (closed_project.style / "style.lock").resolve()
         give_up = time.monotonic() + 30
-        while len(log_lines(closed_project)) == before:  # the hook passed its deadline
+        while not opened_by(proc.pid, lock):
             assert time.monotonic() < give_up and proc.poll() is None
-            time.sleep(0.02)
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGSTOP)
+        time.sleep(1.2)
+        os.kill(proc.pid, signal.SIGCONT)
+        time.sleep(0.3)
     finally:
         release(fd)
     result = finish(proc, b"")
-    assert result.stdout == pre_tool_deny(CLOSED_REASON.format(cause=LOCKED))
+    # (a hook slowed down past the lock's release finds it free, then its deadline passed)
+    cause = result.stderr.removeprefix("STYLE: ").split("; ")[0]
+    assert cause in (LOCKED, DEADLINE), result.stderr
+    assert result.stdout == pre_tool_deny(CLOSED_REASON.format(cause=cause))
     assert result.code == 0
-    one_line_stderr(result, LOCKED, "refused (fail: closed)")
+    one_line_stderr(result, cause, "refused (fail: closed)")
+
+
+def opened_by(pid: int, path: Path) -> bool:
+    """Whether process `pid` has `path` open (Linux /proc)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
+                return True
+    return False
 
 
 def test_deadline_while_locked_with_fail_closed_install(fc_project: Project) -> None:
@@ -457,8 +565,7 @@ def test_deadline_during_evaluation(open_project: Project, closed_project: Proje
     )  # the evaluation's own writes were rolled back
 
     result = open_project.hook("PreToolUse", bash(open_project), env=env)
-    assert (result.stdout, result.code) == ("", 0)
-    one_line_stderr(result, DEADLINE, "allowed (fail open)")
+    fail_open(result, DEADLINE)
 
 
 def test_deadline_defaults() -> None:
@@ -476,3 +583,27 @@ def test_deadline_defaults() -> None:
         os.environ.pop(hook.DEADLINE_ENV, None)
         if saved is not None:
             os.environ[hook.DEADLINE_ENV] = saved
+
+
+def test_a_stranger_holding_the_lock_is_not_waited_for(
+    open_project: Project, fc_project: Project
+) -> None:
+    """`flock .style/style.lock sleep 300`: the hook does not wait out its deadline (55 s
+    here) for a program that is not STYLE; it answers at once, per `fail`, naming it."""
+    with lock_held(open_project.style / "style.lock", as_style=False) as pid:
+        t0 = time.monotonic()
+        opened = open_project.hook("PreToolUse", bash(open_project), env={"STYLE_DEADLINE_S": "55"})
+        open_elapsed = time.monotonic() - t0
+    with lock_held(fc_project.style / "style.lock", as_style=False) as pid2:
+        refused = fc_project.hook(
+            "PreToolUse",
+            bash(fc_project),
+            env={"STYLE_DEADLINE_S": "55"},
+            extra=("--fail-closed",),
+        )
+    cause = f"the rules database lock is held by another program (pid {pid}: python3)"
+    assert opened.stderr.startswith(f"STYLE: {cause}; allowed (fail open)")
+    assert "could not check this call" in str(opened.json["systemMessage"])
+    assert open_elapsed < 30  # generous: far below the 55 s deadline it used to wait out
+    cause2 = f"the rules database lock is held by another program (pid {pid2}: python3)"
+    assert refused.stdout == pre_tool_deny(INSTALL_REASON.format(cause=cause2))

@@ -114,8 +114,8 @@ GOLDEN: dict[str, dict[str, tuple[str, int]]] = {
             0,
         ),
         "SubagentStop.json": (
-            '{"decision":"block","reason":"STYLE: also list the call sites under tests/ '
-            'separately."}',
+            '{"hookSpecificOutput":{"hookEventName":"SubagentStop","additionalContext":'
+            '"STYLE: also list the call sites under tests/ separately."}}',
             0,
         ),
         "UserPromptSubmit.json": ("C8", 0),
@@ -139,13 +139,32 @@ def table_rows() -> dict[str, tuple[str, str, int]]:
 
 TABLE = table_rows()
 
+# Rows the real client showed are better answered another way (tests/e2e, `make e2e`, Claude
+# Code 2.1.332): a headless `ask` is a plain refusal, so the question says how to let the call
+# through; a Stop `decision: block` shows the model the reason twice and the hook's command
+# line, `additionalContext` continues the turn with the reason once.
+REVISED = {
+    "C2": (
+        '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask",'
+        '"permissionDecisionReason":"STYLE force-push: this force-pushes main. Confirm to '
+        "continue. Ask the user; they can allow it once with 'style allow --last'.\"}}",
+        0,
+    ),
+    "C10": (
+        '{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"STYLE '
+        "tests-before-done: run 'cargo test -p acme-auth' and report the result before "
+        'finishing."}}',
+        0,
+    ),
+}
+
 
 def golden(variant: str, fixture: str) -> tuple[str, int]:
     out, code = GOLDEN[variant][fixture]
     if re.fullmatch(r"C\d+", out):
         table_fixture, table_out, table_code = TABLE[out]
         assert table_fixture == fixture, (out, table_fixture, fixture)
-        return table_out, table_code
+        return REVISED.get(out, (table_out, table_code))
     return out, code
 
 

@@ -454,7 +454,8 @@ def ask_beats_allow_and_keeps_injects(p: Projects) -> None:
     s = Session(gates)
     assert s.bash("git push origin main").stdout == (
         '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask",'
-        '"permissionDecisionReason":"STYLE: confirm this push.",'
+        '"permissionDecisionReason":"STYLE: confirm this push. Ask the user; they can allow '
+        "it once with 'style allow --last'.\","
         '"additionalContext":"Prefer trash over rm."}}\n'
     )
     assert s.outcomes("gates/git-allow") == ["block-suppressed"]
@@ -548,25 +549,28 @@ def stop_loop_guard(p: Projects) -> None:
     gates = p.gates
     s = Session(gates)
     text = "Done. I did not run the tests."
+    # Claude Code continues a stop with the reason as context: once, no command line (e2e)
     assert s.tool("Stop.json", last_assistant_message=text).stdout == (
-        '{"decision":"block","reason":"Run the tests first."}\n'
+        '{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":'
+        '"Run the tests first."}}\n'
     )
     # the agent continues because of our stop hook: the same block is not repeated
     again = s.tool("Stop.active.json", last_assistant_message=text)
     assert again.stdout == ""
     assert again.code == 0
-    assert s.outcomes("gates/done-check") == ["blocked", "dedup-suppressed"]
+    assert s.outcomes("gates/done-check") == ["blocked", "loop-guard"]
     assert s.tool("SubagentStop.json", last_assistant_message=text).json == {
-        "decision": "block",
-        "reason": "Subagent: run the tests first.",
+        "hookSpecificOutput": {
+            "hookEventName": "SubagentStop",
+            "additionalContext": "Subagent: run the tests first.",
+        }
     }
     assert (
         s.tool("SubagentStop.json", last_assistant_message=text, stop_hook_active=True).stdout == ""
     )
     # a later stop that is not continuing is evaluated again
     assert s.tool("Stop.json", last_assistant_message=text).json == {
-        "decision": "block",
-        "reason": "Run the tests first.",
+        "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "Run the tests first."}
     }
 
 

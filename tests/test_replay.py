@@ -192,7 +192,13 @@ def wire_verdict(stdout: str) -> str:
     data = json.loads(stdout)
     if data.get("decision") == "block":
         return "block"
-    decision = (data.get("hookSpecificOutput") or {}).get("permissionDecision")
+    specific = data.get("hookSpecificOutput") or {}
+    if (
+        specific.get("hookEventName") in ("Stop", "SubagentStop")
+        and "additionalContext" in specific
+    ):
+        return "block"  # Claude Code continues a stop with context (claude_code.py)
+    decision = specific.get("permissionDecision")
     return {"deny": "block", "ask": "ask", "allow": "allow"}.get(decision, "none")
 
 
@@ -537,6 +543,27 @@ def test_the_bundled_transcripts_are_what_the_generator_makes() -> None:
     assert counts["tool_calls"] >= 400 and counts["compactions"] >= 2
 
 
+# Guard rules the bundled transcripts never exercise (the corpus does: tests/corpus/).
+NOT_IN_TRANSCRIPTS = frozenset(
+    {
+        "guard-one-way-doors/public-delete-in-code",
+        "guard-destructive/delete-in-code",
+        "guard-destructive/rm-run-time-targets",
+        "guard-destructive/git-discard-changes",
+        "guard-destructive/git-alias-destructive",
+        "guard-destructive/database-drop",
+        "guard-secrets/secret-in-code",
+        "guard-git-identity/forbidden-identity-file",
+        "guard-destructive/dynamic-code",
+        "guard-destructive/incomplete-analysis",
+        "guard-secrets/secret-redirect",
+        "guard-secrets/incomplete-analysis",
+        "guard-git-identity/incomplete-analysis",
+        "guard-one-way-doors/incomplete-analysis",
+    }
+)
+
+
 def test_the_bundled_packages_fire_on_the_bundled_transcripts() -> None:
     sources = read_sources([TRANSCRIPTS])
     starts = [r.payload.get("source") for r in sources.events if r.native_event == "SessionStart"]
@@ -548,9 +575,7 @@ def test_the_bundled_packages_fire_on_the_bundled_transcripts() -> None:
     finally:
         policy.close()
     silent = {
-        rule
-        for rule, row in report.items()
-        if row["fired"] == 0 and rule != "guard-one-way-doors/public-delete-in-code"
+        rule for rule, row in report.items() if row["fired"] == 0 and rule not in NOT_IN_TRANSCRIPTS
     }
     assert silent == set()
     for rule in (

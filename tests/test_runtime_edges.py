@@ -292,7 +292,9 @@ def transcript_tail_gives_the_last_message(p: Projects) -> None:
         transcript_path=str(transcript),
     )
     result = p.edge.hook("Stop", payload)
-    assert result.stdout == '{"decision":"block","reason":"Run the tests."}\n'
+    assert result.stdout == (
+        '{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"Run the tests."}}\n'
+    )
 
 
 # --- session sources ---------------------------------------------------------------------------

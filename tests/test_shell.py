@@ -7,16 +7,14 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from agentstyle.engine.shell import (
     MAX_ELEMENTS,
-    MAX_PARSE_SECONDS,
+    MAX_NESTING,
     MAX_SCRIPT_BYTES,
-    ShellParse,
     parse_shell,
 )
 
@@ -42,7 +40,9 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
     ("semicolon-or-pipe-bg", "a; b || c | d & e", ("a", "b", "c", "d", "e")),
     ("newlines", "a\nb\n\nc", ("a", "b", "c")),
     ("pipe-stderr", "make 2>&1 |& tee log", ("make", "tee log")),
-    ("redirections-dropped", "cmd > out.txt 2>&1 < in.txt", ("cmd",)),
+    # The words keep their positions; the files are seen in a second element.
+    ("redirections-dropped", "cmd > out.txt 2>&1 < in.txt", ("cmd", "cmd > out.txt < in.txt")),
+    ("redirection-inside-words", "git >/dev/null reset --hard", ("git reset --hard",)),
     ("comment-dropped", "ls # rm -rf /", ("ls",)),
     ("line-continuation", "ls -la \\\n  /tmp", ("ls -la /tmp",)),
     ("bash-c", "bash -c 'git push -f'", ("bash -c git push -f", "git push -f")),
@@ -75,11 +75,12 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
         ("rm -rf ~", "echo a $(rm -rf ~) b"),
     ),
     ("backticks", "echo `rm x`", ("rm x", "echo `rm x`")),
-    ("assignment-substitution", "x=$(rm -rf y)", ("x=$(rm -rf y)", "rm -rf y")),
+    # The substitution runs first, then the assignment takes its (unknown) output.
+    ("assignment-substitution", "x=$(rm -rf y)", ("rm -rf y", "x=$(rm -rf y)")),
     ("process-substitution", "diff <(ls a) <(ls b)", ("ls a", "ls b", "diff <(ls a) <(ls b)")),
     ("xargs", "find . | xargs rm -rf", ("find .", "xargs rm -rf", "rm -rf")),
     ("xargs-options", "xargs -0 -n1 -I{} rm -rf {}", ("xargs -0 -n1 -I{} rm -rf {}", "rm -rf {}")),
-    ("xargs-alone", "xargs", ("xargs",)),
+    ("xargs-alone", "xargs", ("xargs", "echo")),  # xargs runs echo when given no command
     (
         "find-exec",
         "find . -name '*.tmp' -exec rm -f {} \\;",
@@ -93,7 +94,11 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
     ),
     ("doas", "doas rm x", ("doas rm x", "rm x")),
     ("env-i", "env -i FOO=1 rm -rf /", ("env -i FOO=1 rm -rf /", "FOO=1", "rm -rf /")),
-    ("env-split-string", 'env -S "FOO=1 rm -rf /"', ("env -S FOO=1 rm -rf /", "FOO=1", "rm -rf /")),
+    (
+        "env-split-string",
+        'env -S "FOO=1 rm -rf /"',
+        ("env -S FOO=1 rm -rf /", "env FOO=1 rm -rf /", "FOO=1", "rm -rf /"),
+    ),
     ("timeout", "timeout 5 rm -rf /", ("timeout 5 rm -rf /", "rm -rf /")),
     (
         "timeout-options",
@@ -154,7 +159,12 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
     (
         "ssh-remote-command",
         "ssh -i key.pem -p 2222 prod 'cd /srv && rm -rf old'",
-        ("ssh -i key.pem -p 2222 prod cd /srv && rm -rf old", "cd /srv", "rm -rf old"),
+        (
+            "ssh -i key.pem -p 2222 prod cd /srv && rm -rf old",
+            "cd /srv",
+            "rm -rf old",
+            "rm -rf /srv/old",  # where it runs on that host
+        ),
     ),
     ("ssh-words", "ssh prod rm -rf /tmp/x", ("ssh prod rm -rf /tmp/x", "rm -rf /tmp/x")),
     ("ssh-login-only", "ssh prod", ("ssh prod",)),
@@ -169,14 +179,14 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
         "if a; then b; elif c; then d; else e; fi",
         ("a", "b", "c", "d", "e"),
     ),
-    ("for", 'for f in *; do rm -rf "$f"; done', ("rm -rf $f",)),
-    ("for-substitution", "for f in $(ls); do rm $f; done", ("ls", "rm $f")),
-    ("while", "while read l; do rm $l; done < list", ("read l", "rm $l")),
+    ("for", 'for f in *; do rm -rf "$f"; done', ("rm -rf *",)),  # f holds each word of the list
+    ("for-substitution", "for f in $(ls); do rm $f; done", ("ls", "rm $(ls)")),
+    ("while", "while read l; do rm $l; done < list", ("< list", "read l", "rm $l")),
     ("until", "until false; do sleep 1; done", ("false", "sleep 1")),
     ("case", "case $1 in go) git push -f;; *) ls;; esac", ("git push -f", "ls")),
-    ("subshell", "(cd a; rm b) && c", ("cd a", "rm b", "c")),
+    ("subshell", "(cd a; rm b) && c", ("cd a", "rm b", "rm a/b", "c")),
     ("group", "{ rm a; rm b; }", ("rm a", "rm b")),
-    ("function", "f() { rm -rf /; }; f", ("rm -rf /", "f")),
+    ("function", "f() { rm -rf /; }; f", ("f", "rm -rf /")),
     ("negation", "! git diff --quiet", ("git diff --quiet",)),
     ("test-bracket", '[ -f x ] && rm "x"', ("[ -f x ]", "rm x")),
     ("test-double-bracket", '[[ -n "$x" ]] || exit 1', ("[[ -n $x ]]", "exit 1")),
@@ -192,9 +202,10 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
     ("escaped-space", "touch a\\ b", ("touch a b",)),
     ("double-quote-escapes", 'echo "x\\"y \\$HOME \\n"', ('echo x"y $HOME \\n',)),
     ("ansi-c", "echo $'a\\tb\\x41\\n'", ("echo a\tbA\n",)),
-    ("expansions-kept", 'echo "$HOME" ${x:-y} $((1+2))', ("echo $HOME ${x:-y} $((1+2))",)),
+    # `x` is set nowhere: its default is what runs; $HOME is the environment's.
+    ("expansions-kept", 'echo "$HOME" ${x:-y} $((1+2))', ("echo $HOME y $((1+2))",)),
     ("heredoc-cat", "cat <<EOF\nrm -rf /\nEOF", ("cat",)),
-    ("heredoc-to-file", "cat > x.json <<'EOF'\n{}\nEOF\nls", ("cat", "ls")),
+    ("heredoc-to-file", "cat > x.json <<'EOF'\n{}\nEOF\nls", ("cat", "cat > x.json", "ls")),
     ("heredoc-then-and", "cat <<EOF && git push -f\nbody\nEOF", ("cat", "git push -f")),
     (
         "heredoc-unquoted-substitution-runs",
@@ -217,7 +228,7 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
     (
         "heredoc-and-then-pipe-is-not-fed",
         "cat <<EOF > f && ls | sh\nrm x\nEOF",
-        ("cat", "ls", "sh"),
+        ("cat", "cat > f", "ls", "sh"),
     ),
     ("heredoc-body-not-a-command", "cat <<EOF\ngit push -f\nEOF", ("cat",)),
     # Heredocs tree-sitter-bash cannot place on their line: rewritten as herestrings.
@@ -259,7 +270,11 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
         'eval "$(ssh-agent -s)"',
         ("ssh-agent -s", "eval $(ssh-agent -s)", "$(ssh-agent -s)"),
     ),
-    ("env-options-then-split", 'env -i -S "rm -rf /"', ("env -i -S rm -rf /", "rm -rf /")),
+    (
+        "env-options-then-split",
+        'env -i -S "rm -rf /"',
+        ("env -i -S rm -rf /", "env rm -rf /", "rm -rf /"),
+    ),
     ("empty", "   ", ()),
 ]
 
@@ -270,7 +285,7 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
 def test_commands(command: str, expected: tuple[str, ...]) -> None:
     result = parse_shell(command)
     assert result.commands == expected
-    assert not result.fallback
+    assert not result.incomplete
 
 
 # (id, command, shell_regex, matches some element)
@@ -372,7 +387,7 @@ CODE: list[tuple[str, str, tuple[str, ...]]] = [
 def test_code(command: str, code: tuple[str, ...]) -> None:
     result = parse_shell(command)
     assert result.code == code
-    assert not result.fallback
+    assert not result.incomplete
 
 
 CLEANUP = "import shutil\nshutil.rmtree('build')\n"
@@ -478,39 +493,51 @@ def test_binary_not_read(project: Path) -> None:
     assert parse_shell("./app", cwd=str(project)).code == ()
 
 
-# (id, command) that cannot be parsed
-FALLBACK = [
-    ("unterminated-single", "echo 'unterminated"),
-    ("unterminated-double", 'echo "unterminated'),
-    ("unterminated-substitution", "echo $(ls"),
-    ("dangling-and", "ls &&"),
-    ("missing-fi", "if true; then ls"),
-    ("lone-backtick", "`"),
-    ("unterminated-heredoc-after-semicolon", "psql <<SQL; ls\nDROP TABLE t;"),
+# (id, command, the elements still found): text bash would refuse; the parser repairs it,
+# keeps every command it can see, and the result says the analysis is incomplete.
+REPAIRED: list[tuple[str, str, tuple[str, ...]]] = [
+    ("unterminated-single", "echo 'unterminated", ("echo unterminated",)),
+    ("unterminated-double", 'echo "unterminated', ("echo unterminated",)),
+    ("unterminated-substitution", "echo $(ls", ("ls", "echo $(ls")),
+    ("dangling-and", "ls &&", ("ls",)),
+    ("missing-fi", "if true; then ls", ("true", "ls")),
+    ("lone-backtick", "`", ("`",)),
+    ("unterminated-heredoc-after-semicolon", "psql <<SQL; ls\nDROP TABLE t;", ("psql", "ls")),
+    ("stray-closer", "ls ) ; rm -rf /", ("ls", "rm -rf /")),
+    ("stray-fi", "fi; git push -f", ("git push -f",)),
 ]
 
 
-@pytest.mark.parametrize("command", [c[1] for c in FALLBACK], ids=[c[0] for c in FALLBACK])
-def test_fallback(command: str) -> None:
-    assert parse_shell("  " + command + "\n") == ShellParse(
-        commands=(command,), code=(), fallback=True
-    )
+@pytest.mark.parametrize(
+    ("command", "commands"), [c[1:] for c in REPAIRED], ids=[c[0] for c in REPAIRED]
+)
+def test_repaired_text_is_incomplete_but_keeps_its_commands(
+    command: str, commands: tuple[str, ...]
+) -> None:
+    result = parse_shell("  " + command + "\n")
+    assert result.commands == commands
+    assert result.incomplete
 
 
-def test_unparseable_nested_string_kept_whole() -> None:
+def test_unparseable_nested_string_is_repaired_and_flagged() -> None:
     result = parse_shell("""bash -c "echo 'oops" """)
-    assert result.commands == ("bash -c echo 'oops", "echo 'oops")
-    assert not result.fallback
+    assert result.commands == ("bash -c echo 'oops", "echo oops")
+    assert result.incomplete
 
 
-def test_nesting_is_depth_limited() -> None:
+def test_nested_strings_are_followed() -> None:
     command = "rm -rf /"
     for _ in range(8):
         command = f"eval {_quote(command)}"
     result = parse_shell(command)
-    assert not result.fallback
-    assert "rm -rf /" not in result.commands  # eight levels down, past the limit
-    assert len(result.commands) <= 8
+    assert "rm -rf /" in result.commands
+    assert not result.incomplete
+
+
+def test_nesting_past_the_limit_is_split_lexically_and_flagged() -> None:
+    result = parse_shell("eval " * (MAX_NESTING + 10) + "rm -rf /")
+    assert "rm -rf /" in result.commands
+    assert "nesting-limit" in result.issues
 
 
 def _quote(text: str) -> str:
@@ -522,23 +549,29 @@ def test_long_command_parses() -> None:
     command += " && git push -f origin main"
     assert len(command) > 50_000
     result = parse_shell(command)
-    assert not result.fallback
+    assert not result.incomplete
     assert result.commands[-1] == "git push -f origin main"
     assert len(result.commands) == 2501
 
 
-def test_element_count_capped() -> None:
+def test_element_count_capped_and_flagged() -> None:
     result = parse_shell(" | ".join(f"a{i}" for i in range(MAX_ELEMENTS + 500)))
     assert len(result.commands) == MAX_ELEMENTS
+    assert "element-limit" in result.issues
 
 
-def test_deep_nesting_falls_back_without_recursion_error() -> None:
+def test_deep_nesting_is_split_lexically_without_recursion_error() -> None:
     command = "$(" * 5000 + "ls" + ")" * 5000
-    assert parse_shell(command).fallback
+    result = parse_shell(command)
+    assert "ls" in result.commands
+    assert result.incomplete
 
 
-def test_module_import_leaves_tree_sitter_unloaded() -> None:
-    probe = "import sys, agentstyle.engine.shell; print('tree_sitter' in sys.modules)"
+def test_analysis_needs_no_heavy_module() -> None:
+    probe = (
+        "import sys, agentstyle.engine.shell as s; s.parse_shell('cd a && git push -f'); "
+        "print(sorted({'tree_sitter', 'duckdb', 'lark', 'yaml', 'polars'} & set(sys.modules)))"
+    )
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run(
         [sys.executable, "-c", probe],
@@ -548,7 +581,7 @@ def test_module_import_leaves_tree_sitter_unloaded() -> None:
         cwd=root,
         env={**os.environ, "PYTHONPATH": str(root)},
     )
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"
 
 
 # Harness fixtures: (file, elements that must be present, code that must be present)
@@ -586,7 +619,7 @@ def test_harness_fixture(path: Path) -> None:
     payload = json.loads(path.read_text(encoding="utf-8"))
     command = payload["tool_input"]["command"]
     result = parse_shell(command, cwd=payload.get("cwd"))
-    assert not result.fallback
+    assert not result.incomplete
     assert result.commands
     key = f"{path.parent.name}/{path.name}"
     commands, code = FIXTURE_EXPECT.get(key, ((), ()))
@@ -600,21 +633,17 @@ def test_claude_code_bash_fixtures_exist() -> None:
     assert {k for k in FIXTURE_EXPECT if k.startswith("claude-code/")} <= names
 
 
-def test_hostile_input_parse_is_time_bounded() -> None:
-    # tree-sitter's error recovery is quadratic here (about 8 s for 50,000 characters when
-    # parsed without a time limit); the parse is cut short and the text falls back.
+def test_hostile_redirections_are_repairs() -> None:
+    # (its time is measured in bench/shell_bench.py)
     command = "cat <<E; ls\nE\n" + "<<" * 25_000
-    started = time.monotonic()
     result = parse_shell(command)
-    assert time.monotonic() - started < MAX_PARSE_SECONDS + 2.0
-    assert result.fallback
+    assert result.commands == ("cat", "ls")
+    assert result.incomplete
 
 
 def test_many_heredocs_on_one_line_parse_through_the_rewrite() -> None:
     command = "".join(f"python3 <<E{i}; " for i in range(2000)) + "\n"
     command += "".join(f"print({i})\nE{i}\n" for i in range(2000))
-    started = time.monotonic()
     result = parse_shell(command)
-    assert time.monotonic() - started < MAX_PARSE_SECONDS + 2.0
-    assert not result.fallback
+    assert not result.incomplete
     assert result.code == tuple(f"print({i})\n" for i in range(2000))

@@ -1,123 +1,110 @@
-"""The library's shell rules against a labelled corpus, through the real evaluator.
+"""The bundled guards against their labelled corpus (tests/corpus/*.yaml, bench/corpus.py).
 
-`tests/corpus/commands.yaml` labels each command must-match or must-not-match for one named
-shell rule of the library packages (agentstyle/library/guard-*). Every command becomes a
-Claude Code PreToolUse Bash payload, is normalized by the adapter (which parses it into
-`shell.commands` and `shell.code`, reading local scripts under the payload's cwd), and is
-evaluated by the SQL evaluator against all library packages compiled into one in-memory
-database. Precision and recall are computed per rule and overall, printed, and must be 100%.
+Every case is a Claude Code PreToolUse payload (a Bash command, or a file tool call) written
+into a scratch project, normalized by the adapter and evaluated by the SQL evaluator against
+the four guard packages compiled together. The verdict must be the case's (block, ask or
+allow); precision and recall are computed per category and per syntax form, printed, and must
+reach 97% in every group (`make corpus` writes the same table into bench/RESULTS.md). The
+cases that reproduce issue 13's list of bypasses and false blocks must all hold, one test per
+class. tests/test_corpus_hook.py runs a sample through the installed hook.
 
-The robustness tests at the end push a 50,000-character command and catastrophic-backtracking
-patterns through the same evaluator: DuckDB evaluates regexes with RE2, which is linear in the
-input, so they finish in milliseconds where a backtracking engine would not finish at all.
+The robustness tests at the end push hostile sizes through the same evaluator: DuckDB evaluates
+regexes with RE2, linear in the input, and the analysis never drops a command silently.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import Evaluation, evaluate
 from agentstyle.engine.store import Connection
 from agentstyle.harnesses.claude_code import normalize
+from bench.corpus import (
+    CATEGORIES,
+    CORPUS,
+    FORMS,
+    THRESHOLD,
+    Outcome,
+    guard_paths,
+    load,
+    misses_text,
+    run,
+    score,
+    table,
+)
 
-REPO = Path(__file__).resolve().parents[1]
-PACKAGES = REPO / "agentstyle" / "library"
-CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.yaml"
-SHELL_PACKAGES = (
-    "guard-destructive",
-    "guard-secrets",
-    "guard-git-identity",
-    "guard-one-way-doors",
-)
-# The constructs of when.md "Shell-aware matching" and the classic cases of the issue: each
-# must be exercised by at least one corpus case.
-REQUIRED_TAGS = frozenset(
-    {
-        "semicolon",
-        "and",
-        "or",
-        "pipe",
-        "background",
-        "subshell",
-        "group",
-        "substitution",
-        "backticks",
-        "if",
-        "for",
-        "while",
-        "bash-c",
-        "sh-c",
-        "zsh-c",
-        "eval",
-        "nested",
-        "xargs",
-        "sudo",
-        "env",
-        "nice",
-        "timeout",
-        "command",
-        "assignment",
-        "heredoc-interpreter",
-        "heredoc-then-and",
-        "herestring",
-        "local-script",
-        "false-positive",
-        "classic-miss",
-        "heredoc-mention",
-        "echo",
-        "grep",
-        "commit-message",
-        "search",
-        "json",
-    }
-)
+CASES = load()
+ISSUE_CLASSES = sorted({c.issue for c in CASES if c.issue})
 DEADLINE_S = 10.0  # far above what any of this takes; the hook's own deadline is seconds too
+MIN_CASES = 1_000
+MIN_FORM_POSITIVES = 8  # cases per form that must refuse, so that a rate means something
+MIN_FORM_ALLOWS = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Case:
-    index: int
-    rule: str
-    match: bool
-    cmd: str
-    tags: tuple[str, ...]
-    files: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        label = "match" if self.match else "no-match"
-        return f"{self.index:03d}-{self.rule.split('/')[-1]}-{label}"
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, Outcome]:
+    return run(CASES)
 
 
-def load_corpus() -> list[Case]:
-    doc = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
-    cases = []
-    for i, raw in enumerate(doc["cases"], start=1):
-        assert set(raw) <= {"rule", "match", "cmd", "tags", "files"}, raw
-        cases.append(
-            Case(
-                index=i,
-                rule=str(raw["rule"]),
-                match=bool(raw["match"]),
-                cmd=str(raw["cmd"]),
-                tags=tuple(raw.get("tags") or ()),
-                files={str(k): str(v) for k, v in (raw.get("files") or {}).items()},
-            )
-        )
-    return cases
+def test_corpus_shape() -> None:
+    assert len(CASES) >= MIN_CASES
+    files = {p.stem for p in CORPUS.glob("*.yaml")}
+    assert files == set(CATEGORIES), "one file per category, nothing else"
+    counts = Counter((c.category, c.positive) for c in CASES)
+    for category in CATEGORIES:
+        assert counts[(category, True)] >= 30, f"{category}: too few cases that must refuse"
+        assert counts[(category, False)] >= 15, f"{category}: too few cases that must pass"
+    forms = Counter((c.form, c.positive) for c in CASES)
+    for form in FORMS:
+        assert forms[(form, True)] >= MIN_FORM_POSITIVES, f"form {form}: too few refusals"
+        assert forms[(form, False)] >= MIN_FORM_ALLOWS, f"form {form}: too few allows"
+    keys = [(c.category, c.text, str(c.files), str(c.links)) for c in CASES]
+    assert len(set(keys)) == len(keys), [k for k, n in Counter(keys).items() if n > 1]
 
 
-CASES = load_corpus()
+def test_precision_and_recall(outcomes: dict[str, Outcome]) -> None:
+    report = score(CASES, outcomes)
+    print("\n" + table(report))
+    if report.misses:
+        print(f"{len(report.misses)} case(s) whose verdict differs:\n{misses_text(report, 400)}")
+    assert report.failing == [], (
+        f"below {THRESHOLD:.0%}: {', '.join(report.failing)}\n{table(report)}"
+        f"\n{misses_text(report)}"
+    )
+
+
+@pytest.mark.parametrize("issue", ISSUE_CLASSES)
+def test_issue_13_class(issue: str, outcomes: dict[str, Outcome]) -> None:
+    """Every case reproducing one class of issue 13's list gets its verdict."""
+    wrong = [
+        f"{c.name}: wanted {c.verdict}, got {outcomes[c.name].verdict}: {c.text!r}"
+        for c in CASES
+        if c.issue == issue and outcomes[c.name].verdict != c.verdict
+    ]
+    assert wrong == []
+
+
+def test_named_rules_answer(outcomes: dict[str, Outcome]) -> None:
+    """A case that names its rule is answered by that rule."""
+    wrong = [
+        f"{c.name}: {c.rule} not among {outcomes[c.name].rules}"
+        for c in CASES
+        if c.rule and c.verdict != "allow" and c.rule not in outcomes[c.name].rules
+    ]
+    assert wrong == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Robustness: size and pathological patterns, through the evaluator.
 
 
 def bash_payload(command: str, cwd: str) -> dict[str, Any]:
@@ -148,101 +135,11 @@ def matched(evaluation: Evaluation) -> set[str]:
 
 @pytest.fixture(scope="module")
 def library() -> Iterator[Connection]:
-    conn, _ = memory_policy([str(PACKAGES / name) for name in SHELL_PACKAGES], "claude-code")
+    conn, _ = memory_policy(guard_paths(), "claude-code")
     try:
         yield conn
     finally:
         conn.close()
-
-
-@pytest.fixture(scope="module")
-def shell_rules(library: Connection) -> set[str]:
-    """Rules of the library whose conditions read the shell fields."""
-    rows = library.execute(
-        "SELECT DISTINCT rule_id FROM conditions "
-        "WHERE lookup_field IN ('shell.commands', 'shell.code')"
-    ).fetchall()
-    return {str(r[0]) for r in rows}
-
-
-@pytest.fixture(scope="module")
-def results(
-    library: Connection, tmp_path_factory: pytest.TempPathFactory
-) -> dict[int, tuple[set[str], list[str]]]:
-    """Case index -> (rules that matched, notes such as shell-parse-fallback)."""
-    out: dict[int, tuple[set[str], list[str]]] = {}
-    for case in CASES:
-        project = tmp_path_factory.mktemp(f"corpus{case.index:03d}") / "project"
-        project.mkdir()
-        for rel, text in case.files.items():
-            path = project / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        evaluation = run_bash(library, case.cmd, str(project))
-        out[case.index] = (matched(evaluation), list(evaluation.event.notes))
-    return out
-
-
-def test_corpus_shape(shell_rules: set[str]) -> None:
-    assert len(CASES) >= 150
-    rules = {c.rule for c in CASES}
-    assert rules == shell_rules, "every library shell rule has corpus cases, and only those"
-    for rule in rules:
-        labels = {c.match for c in CASES if c.rule == rule}
-        assert labels == {True, False}, f"{rule} needs must-match and must-not-match cases"
-    tags = {t for c in CASES for t in c.tags}
-    assert tags >= REQUIRED_TAGS, f"constructs without a case: {sorted(REQUIRED_TAGS - tags)}"
-    assert len({(c.rule, c.cmd) for c in CASES}) == len(CASES), "duplicate corpus case"
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_case(case: Case, results: dict[int, tuple[set[str], list[str]]]) -> None:
-    fired, notes = results[case.index]
-    assert "shell-parse-fallback" not in notes, f"the parser fell back on {case.cmd!r}"
-    verb = "must fire" if case.match else "must stay silent"
-    assert (case.rule in fired) is case.match, f"{case.rule} {verb} on {case.cmd!r}"
-
-
-def _ratio(num: int, den: int) -> float:
-    return 1.0 if den == 0 else num / den
-
-
-def test_precision_and_recall(results: dict[int, tuple[set[str], list[str]]]) -> None:
-    counts: dict[str, Counter[str]] = {}
-    for case in CASES:
-        hit = case.rule in results[case.index][0]
-        outcome = {
-            (True, True): "tp",
-            (True, False): "fn",
-            (False, True): "fp",
-            (False, False): "tn",
-        }[(case.match, hit)]
-        counts.setdefault(case.rule, Counter())[outcome] += 1
-    total: Counter[str] = Counter()
-    lines = [f"{'rule':45} {'cases':>5} {'tp':>4} {'fp':>4} {'fn':>4} {'tn':>4} prec  recall"]
-    for rule in sorted(counts):
-        c = counts[rule]
-        total.update(c)
-        precision = _ratio(c["tp"], c["tp"] + c["fp"])
-        recall = _ratio(c["tp"], c["tp"] + c["fn"])
-        lines.append(
-            f"{rule:45} {sum(c.values()):5} {c['tp']:4} {c['fp']:4} {c['fn']:4} {c['tn']:4} "
-            f"{precision:5.1%} {recall:6.1%}"
-        )
-    precision = _ratio(total["tp"], total["tp"] + total["fp"])
-    recall = _ratio(total["tp"], total["tp"] + total["fn"])
-    lines.append(
-        f"{'overall':45} {sum(total.values()):5} {total['tp']:4} {total['fp']:4} "
-        f"{total['fn']:4} {total['tn']:4} {precision:5.1%} {recall:6.1%}"
-    )
-    print("\n" + "\n".join(lines))
-    assert precision == 1.0 and recall == 1.0, "\n".join(lines)
-    for rule, c in counts.items():
-        assert c["fp"] == 0 and c["fn"] == 0, rule
-
-
-# ---------------------------------------------------------------------------------------------
-# Robustness: size and pathological patterns, through the evaluator.
 
 
 def test_long_command_through_evaluator(library: Connection, tmp_path: Path) -> None:
@@ -275,6 +172,32 @@ def test_long_single_commands(library: Connection, tmp_path: Path, command: str)
     started = time.perf_counter()
     run_bash(library, command, str(tmp_path))
     assert time.perf_counter() - started < DEADLINE_S
+
+
+def _nested_bash_c(command: str, depth: int) -> str:
+    for _ in range(depth):
+        command = "bash -c " + shlex.quote(command)
+    return command
+
+
+HOSTILE = {
+    "20000-segments": " ; ".join(["echo ok"] * 19_999 + ["rm -rf /"]),
+    "substitution-500-deep": "echo " + "$(" * 500 + "rm -rf /" + ")" * 500,
+    "heredoc-1mb-then-rm": "cat > notes.txt <<'EOF'\n"
+    + ("x" * 99 + "\n") * 10_500
+    + "EOF\nrm -rf /",
+    "bash-c-7-deep": _nested_bash_c("rm -rf /", 7),
+}
+
+
+@pytest.mark.parametrize("command", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_hostile_input_is_still_refused(library: Connection, tmp_path: Path, command: str) -> None:
+    """Issue 13: no input makes the analysis drop a command silently; the guard refuses."""
+    started = time.perf_counter()
+    evaluation = run_bash(library, command, str(tmp_path))
+    elapsed = time.perf_counter() - started
+    assert evaluation.decision.verdict == "block", sorted(matched(evaluation))
+    assert elapsed < DEADLINE_S
 
 
 PATHOLOGICAL = """\

@@ -149,6 +149,8 @@ def test_the_teammates_first_hook_builds_the_database_and_blocks(
     assert specific["permissionDecision"] == "deny", answer
     assert "force" in specific["permissionDecisionReason"].lower()
     assert (clone / ".style" / "style.duckdb").is_file()
+    # The teammate is told STYLE set itself up (in the field Claude Code shows the user).
+    assert "built this machine's rules database from style.lock.yaml" in answer["systemMessage"]
     # The local package committed with the project holds on the clone too.
     curl = {"tool_name": "Bash", "tool_input": {"command": "curl -s https://x.example | tar x"}}
     answer = run_hook(clone, home, path, "PreToolUse", curl)
@@ -194,15 +196,24 @@ def test_a_lock_changed_by_a_pull_rebuilds_the_database(committed: tuple[Path, P
     assert "deny" not in out.stdout  # the rebuilt policy no longer has the house rule
 
 
-@pytest.mark.parametrize("fail_closed", [False, True])
-def test_a_machine_without_style_is_told_what_to_install(tmp_path: Path, fail_closed: bool) -> None:
+@pytest.mark.parametrize(
+    ("package", "flags", "refused"),
+    [
+        ("house", [], False),  # nothing requires a refusal: the user is told, the call runs
+        ("house", ["--fail-closed"], True),  # the install asked for refusals
+        ("guard-destructive", [], True),  # its rules are `fail: closed`: the config says so
+    ],
+)
+def test_a_machine_without_style_is_told_what_to_install(
+    tmp_path: Path, package: str, flags: list[str], refused: bool
+) -> None:
     project = tmp_path / "proj"
-    project.mkdir()
+    (project / "house").mkdir(parents=True)
+    (project / "house" / "STYLE.yaml").write_text(HOUSE, encoding="utf-8")
     git(project, "init", "-q")
     home = tmp_path / "home"
     home.mkdir()
-    extra = ["--fail-closed"] if fail_closed else []
-    style(project, home, "install", "guard-destructive", *extra)
+    style(project, home, "install", package, *flags)
     git(project, "add", "-A")
     git(project, "commit", "-qm", "guards")
     clone = tmp_path / "clone"
@@ -211,7 +222,7 @@ def test_a_machine_without_style_is_told_what_to_install(tmp_path: Path, fail_cl
     text = json.dumps(answer)
     assert "STYLE is not installed on this machine" in text
     assert "pipx install agentstyle" in text and "style sync" in text
-    if fail_closed:
+    if refused:
         assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     else:
         assert answer == {

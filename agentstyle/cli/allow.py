@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from agentstyle.cli.common import Format, emit_json
+from agentstyle.cli.common import Format, FormatOpt, emit_json, usage_error
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.allowances import Refusal, grant, pick, refusals
@@ -22,25 +22,30 @@ def _line(r: Refusal) -> str:
 
 def command(
     event_id: Annotated[
-        int | None, typer.Argument(help="the refused event's id (listed when none is given)")
+        int | None,
+        typer.Argument(
+            metavar="EVENT_ID", help="the refused event's id (the last ones are listed without it)"
+        ),
     ] = None,
     last: Annotated[bool, typer.Option("--last", help="the last call STYLE refused")] = False,
     session: Annotated[
         bool, typer.Option("--session", help="for the rest of that session, not just once")
     ] = False,
-    fmt: Annotated[Format, typer.Option("--format")] = Format.text,
+    fmt: FormatOpt = Format.text,
 ) -> None:
-    """Let a refused call through: the same rule, tool and input pass once (or for the session).
+    """Let one refused call through, once or for the rest of its session.
 
-    Run it in your own terminal: an agent's attempt to run it is refused by STYLE's
-    self-protection, because an approval has to come from you.
+    The same rule, tool and input pass again. Run it in your own terminal: an agent's attempt
+    to run it is refused by STYLE's self-protection, because an approval has to come from you.
+
+    With --format json: one object with `allowance` (its id), `event`, `harness`, `session`,
+    `rules` and `scope` (once or session).
     """
+    if last and event_id is not None:
+        raise usage_error("give --last or an EVENT_ID, not both")
     paths = StylePaths(project_root())
     if not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
-    if last and event_id is not None:
-        typer.echo("style: give --last or an EVENT_ID, not both", err=True)
-        raise typer.Exit(2)
     with engine_free_store(paths, create=False) as conn:
         if not last and event_id is None:
             recent = refusals(conn)[:10]
@@ -54,7 +59,7 @@ def command(
             refusal = pick(conn, event_id)
             allowance = grant(conn, refusal, session=session)
     scope = "for the rest of the session" if session else "once"
-    if fmt is Format.json:
+    if fmt == Format.json:
         emit_json(
             {
                 "allowance": allowance,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -26,13 +27,19 @@ from agentstyle.cli import (
     test,
     validate,
 )
+from agentstyle.cli.usage import StyleCommand, StyleGroup, error_lines
 from agentstyle.diagnostics import StyleError
 
+# Every group and command of `style` is laid out and fails the same way (cli/usage.py).
+CONTEXT = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(
     name="style",
     help="STYLE: rules for AI coding agents, run as code at the harness's hooks.",
+    cls=StyleGroup,
+    context_settings=CONTEXT,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
 
@@ -45,38 +52,45 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True)] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="print the version and exit"
+        ),
+    ] = False,
 ) -> None:
     """STYLE policy engine."""
 
 
-app.command("init")(init.command)
-app.command("validate")(validate.command)
-app.command("plan")(plan.command)
-app.command("explain")(explain.command)
-app.command("test")(test.command)
-app.command("schema")(schema.command)
-app.command("hook")(hook.command)
-app.command("install")(install.install_command)
-app.command("uninstall")(install.uninstall_command)
-app.command("sync")(install.sync_command)
-app.command("packages")(packages.packages_command)
-app.command("import")(import_.command)
-app.command("allow")(allow.command)
-app.command("doctor")(doctor.command)
-app.command("replay")(replay.command)
+COMMANDS: dict[str, Callable[..., None]] = {
+    "init": init.command,
+    "validate": validate.command,
+    "plan": plan.command,
+    "explain": explain.command,
+    "test": test.command,
+    "schema": schema.command,
+    "install": install.install_command,
+    "uninstall": install.uninstall_command,
+    "sync": install.sync_command,
+    "packages": packages.packages_command,
+    "import": import_.command,
+    "allow": allow.command,
+    "doctor": doctor.command,
+    "replay": replay.command,
+}
+for _name, _command in COMMANDS.items():
+    app.command(_name, cls=StyleCommand)(_command)
+app.command("hook", cls=StyleCommand, context_settings=hook.CONTEXT)(hook.command)
 app.add_typer(audit.app, name="audit")
 app.add_typer(engine.app, name="engine")
 
 
 def main() -> None:
     try:
-        app()
-    except StyleError as exc:
-        rendered = getattr(exc, "rendered", "")
-        if rendered:
-            sys.stderr.write(rendered)
-        sys.stderr.write(f"style: {exc}\n")
+        # `python -m agentstyle` is `style` too: in usage lines, messages and completion
+        app(prog_name="style")
+    except StyleError as exc:  # raised outside a command (the group's main handles the rest)
+        sys.stderr.write(error_lines(exc))
         raise SystemExit(1) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,57 +11,89 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
-from agentstyle.cli.common import emit_json, fail
+from agentstyle.cli.common import (
+    FormatOpt,
+    choice,
+    emit_json,
+    fail,
+    output_file,
+    usage_error,
+    use_color,
+    writing,
+)
 from agentstyle.cli.install import project_root
+from agentstyle.cli.usage import StyleCommand, StyleGroup
 from agentstyle.diagnostics import StyleError
+from agentstyle.harnesses import SUPPORTED
 
 if TYPE_CHECKING:  # polars and duckdb load only when an audit command runs
     from agentstyle.audit import report
     from agentstyle.audit.export import Progress
 
 
-class OutFormat(enum.StrEnum):
-    text = "text"
-    json = "json"
-    csv = "csv"
-    parquet = "parquet"
-    html = "html"
-
-
-class Bucket(enum.StrEnum):
-    day = "day"
-    hour = "hour"
-
+REPORT_FORMATS = ("text", "json", "csv", "parquet", "html")
+SQL_FORMATS = ("text", "json", "csv", "parquet")
+BUCKETS = ("day", "hour")
+NEEDS_OUT = ("parquet", "html")
 
 app = typer.Typer(
     help=(
-        "Reports over the recorded history (default: summary), read-only SQL, prune, export. "
-        "Filters and --format may also be given before the report name."
+        "Reports over the recorded history; read-only SQL, prune, export.\n\n"
+        "Without a command: the summary report. The filters and --format may also be given "
+        "before the report name."
     ),
+    cls=StyleGroup,
     no_args_is_help=False,
     add_completion=False,
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
+)
+REPORT_JSON = (
+    "With --format json: one object with `report`, `source`, `filters`, `columns` and `rows` "
+    "(one object per row, keyed by column)."
 )
 
 SinceOpt = Annotated[
-    str | None, typer.Option("--since", help="from a date (2024-05-01) or a duration ago (7d)")
+    str | None,
+    typer.Option(
+        "--since", metavar="WHEN", help="from a date (2024-05-01) or a duration ago (7d, 12h)"
+    ),
 ]
 UntilOpt = Annotated[
-    str | None, typer.Option("--until", help="up to a date (that day included) or duration ago")
+    str | None,
+    typer.Option(
+        "--until", metavar="WHEN", help="up to a date (that day included) or a duration ago"
+    ),
 ]
-RuleOpt = Annotated[str | None, typer.Option("--rule", help="a rule id or a glob (`pkg/*`)")]
-SessionOpt = Annotated[str | None, typer.Option("--session", help="one session id")]
-HarnessOpt = Annotated[str | None, typer.Option("--harness", help="one harness (claude-code)")]
-BucketOpt = Annotated[Bucket | None, typer.Option("--bucket", help="timeline buckets: day | hour")]
-FormatOpt = Annotated[
-    OutFormat | None, typer.Option("--format", help="text | json | csv | parquet | html")
+RuleOpt = Annotated[
+    str | None, typer.Option("--rule", metavar="RULE", help="a rule id or a glob (`pkg/*`)")
+]
+SessionOpt = Annotated[str | None, typer.Option("--session", metavar="ID", help="one session id")]
+HarnessOpt = Annotated[
+    str | None,
+    choice("--harness", values=SUPPORTED, metavar="HARNESS", help="one harness's events"),
+]
+BucketOpt = Annotated[
+    str | None,
+    choice("--bucket", values=BUCKETS, metavar="BUCKET", help="timeline buckets: day or hour"),
+]
+ReportFormatOpt = Annotated[
+    str | None,
+    choice(
+        "--format",
+        values=REPORT_FORMATS,
+        metavar="FORMAT",
+        help="text, json, csv, parquet or html",
+        show_default="text",
+    ),
 ]
 OutOpt = Annotated[
-    Path | None, typer.Option("--out", help="write to this file (required for parquet, html)")
+    Path | None,
+    typer.Option("--out", metavar="FILE", help="write to this file (needed for parquet and html)"),
 ]
 FromOpt = Annotated[
     str | None,
-    typer.Option("--from", help="report over `style audit export` Parquet files (a glob)"),
+    typer.Option("--from", metavar="GLOB", help="report over `style audit export` Parquet files"),
 ]
 
 
@@ -73,8 +104,8 @@ class Options:
     rule: str | None = None
     session: str | None = None
     harness: str | None = None
-    bucket: Bucket | None = None
-    fmt: OutFormat | None = None
+    bucket: str | None = None
+    fmt: str | None = None
     out: Path | None = None
     from_glob: str | None = None
 
@@ -95,7 +126,7 @@ def main(
     session: SessionOpt = None,
     harness: HarnessOpt = None,
     bucket: BucketOpt = None,
-    fmt: FormatOpt = None,
+    fmt: ReportFormatOpt = None,
     out: OutOpt = None,
     from_glob: FromOpt = None,
 ) -> None:
@@ -106,10 +137,7 @@ def main(
     elif ctx.invoked_subcommand in REPORT_HELP:
         ctx.obj = options
     elif options != Options():
-        raise typer.BadParameter(
-            f"give the options of `{ctx.invoked_subcommand}` after its name "
-            f"(style audit {ctx.invoked_subcommand} --help)"
-        )
+        raise usage_error(f"give the options of `{ctx.invoked_subcommand}` after its name")
 
 
 def _report_command(name: str) -> Callable[..., None]:
@@ -121,7 +149,7 @@ def _report_command(name: str) -> Callable[..., None]:
         session: SessionOpt = None,
         harness: HarnessOpt = None,
         bucket: BucketOpt = None,
-        fmt: FormatOpt = None,
+        fmt: ReportFormatOpt = None,
         out: OutOpt = None,
         from_glob: FromOpt = None,
     ) -> None:
@@ -133,14 +161,19 @@ def _report_command(name: str) -> Callable[..., None]:
 
 
 REPORT_HELP = {
-    "summary": "Per harness × point: events, events with a hit, blocked, asked, errors, latency.",
-    "rules": "Per rule: candidates, fired, outcomes, rates, tokens, last fired, flags.",
-    "tools": "Per normalized tool: calls, blocked, asked, failed, top blocking rule.",
+    "summary": "Per harness and point: events, hits, blocks, errors, latency.\n\n"
+    "Columns: events, events with a hit, blocked, asked, block rate, errors, latency p50/p95.",
+    "rules": "Per rule: how often it fired, with what outcome, and flags.\n\n"
+    "Columns: candidates, fired, outcomes, rates, tokens, last fired, flags (erroring, noisy, "
+    "broad, dead).",
+    "tools": "Per tool: calls, blocked, asked, failed, top blocking rule.",
     "sessions": "Per session: events, prompts, hits, blocks, first and last seen.",
     "timeline": "Per day (or --bucket hour): events, hits, blocks, block rate.",
 }
 for _name in REPORT_HELP:
-    app.command(_name, help=REPORT_HELP[_name])(_report_command(_name))
+    app.command(_name, help=REPORT_HELP[_name], epilog=REPORT_JSON, cls=StyleCommand)(
+        _report_command(_name)
+    )
 
 
 # -- reports ---------------------------------------------------------------------------------------
@@ -153,8 +186,8 @@ def filters_of(options: Options) -> report.Filters:
     since = _when(options.since, "--since", now, end=False)
     until = _when(options.until, "--until", now, end=True)
     if since is not None and until is not None and since >= until:
-        raise typer.BadParameter("--since must be before --until")
-    bucket = (options.bucket or Bucket.day).value
+        raise usage_error("--since must be before --until")
+    bucket = options.bucket or "day"
     return report.Filters(since, until, options.rule, options.session, options.harness, bucket)
 
 
@@ -166,29 +199,33 @@ def _when(text: str | None, flag: str, now: Any, *, end: bool) -> Any:
     try:
         return report.parse_time(text, now=now, end=end)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint=flag) from None
+        problem = str(exc) if text in str(exc) else f"`{text}`: {exc}"
+        raise typer.BadParameter(problem, param_hint=flag) from None
 
 
-def _check_out(fmt: OutFormat, out: Path | None) -> None:
-    if fmt in (OutFormat.parquet, OutFormat.html) and out is None:
-        raise typer.BadParameter(f"--format {fmt.value} needs --out FILE", param_hint="--out")
+def _check_out(fmt: str, out: Path | None) -> None:
+    if fmt in NEEDS_OUT and out is None:
+        raise usage_error(f"--format {fmt} needs --out FILE")
+    if out is not None:
+        output_file(out)
 
 
 def run_report(name: str, options: Options) -> None:
     from agentstyle.audit import html as html_report
     from agentstyle.audit import report
 
-    fmt = options.fmt or OutFormat.text
+    fmt = options.fmt or "text"
     _check_out(fmt, options.out)
     filters = filters_of(options)
     source = options.from_glob or "database"
     with report.history(
         project_root(), from_glob=options.from_glob, progress=_progress("reading exports")
     ) as conn:
-        if fmt is OutFormat.html:
+        if fmt == "html":
             doc = report.dashboard(conn, filters, first=name, source=source)
             assert options.out is not None
-            _write_text(options.out, html_report.render(doc))
+            with writing(options.out):
+                options.out.write_text(html_report.render(doc), encoding="utf-8")
             typer.echo(f"wrote {options.out}", err=True)
             return
         frame = report.run_report(conn, name, filters)
@@ -197,7 +234,7 @@ def run_report(name: str, options: Options) -> None:
 
 def _emit(
     frame: report.Frame,
-    fmt: OutFormat,
+    fmt: str,
     out: Path | None,
     *,
     name: str,
@@ -206,18 +243,19 @@ def _emit(
 ) -> None:
     from agentstyle.audit import report
 
-    if fmt is OutFormat.parquet:
+    if fmt == "parquet":
         assert out is not None
-        report.write_parquet(frame, out)
+        with writing(out):
+            report.write_parquet(frame, out)
         typer.echo(f"wrote {out} ({frame.height} rows)", err=True)
         return
     with _output(out) as stream:
-        if fmt is OutFormat.json:
+        if fmt == "json":
             report.write_json(report.json_document(name, frame, filters, source), stream)
-        elif fmt is OutFormat.csv:
+        elif fmt == "csv":
             report.write_csv(frame, stream)
         else:
-            color = out is None and sys.stdout.isatty()
+            color = out is None and use_color()
             title = report.title_of(name, filters, source) if filters is not None else None
             stream.write(report.render_text(frame, title=title, color=color))
 
@@ -227,14 +265,8 @@ def _output(out: Path | None) -> Iterator[TextIO]:
     if out is None:
         yield sys.stdout
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8", newline="") as stream:
+    with writing(out), out.open("w", encoding="utf-8", newline="") as stream:
         yield stream
-
-
-def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 class _Bar:
@@ -262,20 +294,35 @@ def _progress(label: str) -> Progress | None:
 # -- sql -------------------------------------------------------------------------------------------
 
 
-@app.command("sql")
+@app.command("sql", cls=StyleCommand)
 def sql_command(
-    query: Annotated[str, typer.Argument(help="one read-only query over the tables")],
+    query: Annotated[
+        str, typer.Argument(metavar="QUERY", help="one read-only query over the tables")
+    ],
     fmt: Annotated[
-        OutFormat, typer.Option("--format", help="text | json | csv | parquet")
-    ] = OutFormat.text,
-    out: OutOpt = None,
+        str,
+        choice(
+            "--format",
+            values=SQL_FORMATS,
+            metavar="FORMAT",
+            help="text, json, csv or parquet",
+        ),
+    ] = "text",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="write to this file (needed for parquet)"),
+    ] = None,
     from_glob: FromOpt = None,
 ) -> None:
-    """Run one read-only query (a select) over the tables; anything that writes is refused."""
+    """Run one read-only query over the history's tables.
+
+    A select, one statement; anything that writes, attaches or reads files is refused.
+
+    With --format json: one object with `report` (sql), `source`, `filters` (null), `columns`
+    and `rows`.
+    """
     from agentstyle.audit import report
 
-    if fmt is OutFormat.html:
-        raise typer.BadParameter("html is for reports; use text, json, csv or parquet")
     _check_out(fmt, out)
     with report.history(
         project_root(), from_glob=from_glob, progress=_progress("reading exports")
@@ -291,24 +338,31 @@ def sql_command(
 # -- prune -----------------------------------------------------------------------------------------
 
 
-@app.command("prune")
+@app.command("prune", cls=StyleCommand)
 def prune_command(
     older_than: Annotated[
         str,
-        typer.Option("--older-than", help="delete history older than this (30d, or a date)"),
+        typer.Option(
+            "--older-than",
+            metavar="WHEN",
+            help="delete history older than this (30d, or a date)",
+        ),
     ],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="count only; delete nothing")] = False,
-    fmt: Annotated[OutFormat, typer.Option("--format", help="text | json")] = OutFormat.text,
+    fmt: FormatOpt = "text",
 ) -> None:
-    """Delete old history (events with their fields, hits and claims) in one transaction."""
+    """Delete history older than a date or a duration ago.
+
+    Events go with their fields, hits and claims, in one transaction.
+
+    With --format json: one object with `cutoff`, `dry_run` and `deleted` (rows per table).
+    """
     from agentstyle.audit import export, report
 
-    if fmt not in (OutFormat.text, OutFormat.json):
-        raise typer.BadParameter("prune reports as text or json", param_hint="--format")
     cutoff = _when(older_than, "--older-than", report.utc_now(), end=False)
     with report.project_history(project_root(), write=True) as conn:
         result = export.prune_history(conn, cutoff, dry_run=dry_run)
-    if fmt is OutFormat.json:
+    if fmt == "json":
         emit_json(
             {
                 "cutoff": result.cutoff.isoformat(),
@@ -329,23 +383,34 @@ def prune_command(
 # -- export ----------------------------------------------------------------------------------------
 
 
-@app.command("export")
+@app.command("export", cls=StyleCommand)
 def export_command(
-    out: Annotated[Path, typer.Option("--out", help="folder for the date=YYYY-MM-DD/ partitions")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", metavar="DIR", help="folder for the date=YYYY-MM-DD/ partitions"),
+    ],
     since: SinceOpt = None,
     until: UntilOpt = None,
     machine: Annotated[
-        str | None, typer.Option("--machine", help="machine column (default: user@host)")
+        str | None,
+        typer.Option("--machine", metavar="NAME", help="the machine column (default: user@host)"),
     ] = None,
-    fmt: Annotated[OutFormat, typer.Option("--format", help="text | json")] = OutFormat.text,
+    fmt: FormatOpt = "text",
 ) -> None:
-    """Write the history as Parquet, partitioned by day, with a machine column."""
+    """Write the history as Parquet files, one folder per day.
+
+    Each row carries a machine column, so exports of several machines report together
+    (`style audit --from`).
+
+    With --format json: one object with `out`, `machine`, `days`, `files` (how many) and
+    `rows` (per table).
+    """
     from agentstyle.audit import export, report
 
-    if fmt not in (OutFormat.text, OutFormat.json):
-        raise typer.BadParameter("export reports as text or json", param_hint="--format")
     filters = filters_of(Options(since=since, until=until))
-    with report.project_history(project_root()) as conn:
+    if out.exists() and not out.is_dir():
+        raise StyleError(f"`{out}` is a file; --out names the folder to export into")
+    with report.project_history(project_root()) as conn, writing(out):
         result = export.export_history(
             conn,
             out,
@@ -354,7 +419,7 @@ def export_command(
             until=filters.until,
             progress=_progress("exporting"),
         )
-    if fmt is OutFormat.json:
+    if fmt == "json":
         emit_json(
             {
                 "out": str(result.out),

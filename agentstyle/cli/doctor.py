@@ -6,22 +6,31 @@ from typing import Annotated
 
 import typer
 
-from agentstyle.cli.common import Format, emit_json
+from agentstyle.cli.common import Format, FormatOpt, emit_json
 from agentstyle.cli.install import project_root
 from agentstyle.install.doctor import run_doctor
 
 
 def command(
-    fmt: Annotated[Format, typer.Option("--format")] = Format.text,
+    fmt: FormatOpt = Format.text,
     fire: Annotated[
         bool,
-        typer.Option("--fire/--no-fire", help="run each harness's installed hook command"),
+        typer.Option(
+            "--fire/--no-fire", help="run each harness's installed hook command with an event"
+        ),
     ] = True,
 ) -> None:
-    """Check every installed harness: config, handlers, interpreter, a synthetic event through
-    the installed command (answer and time), the database, rules that can never fire."""
+    """Check the installation end to end; exit 1 on any error.
+
+    For every installed harness: the config and its handlers, the interpreter, a synthetic
+    event through the installed command (answer and time), the database, and rules that can
+    never fire.
+
+    With --format json: a list of findings, each with `level` (ok, warning or error), `harness`
+    (null for the project's own checks) and `message`.
+    """
     findings = run_doctor(project_root(), fire=fire)
-    if fmt is Format.json:
+    if fmt == Format.json:
         emit_json([f.to_json() for f in findings])
     else:
         for finding in findings:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agentstyle.cli.common import Format, emit_json, harness_option_check
+from agentstyle.cli.common import Format, FormatOpt, HarnessOpt, emit_json, packages_argument
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import memory_policy
@@ -39,16 +39,30 @@ def read_payload(payload: Path) -> dict[str, Any]:
 
 
 def command(
-    packages: Annotated[
-        list[str] | None, typer.Argument(help="packages (default: the installed policy)")
+    packages: Annotated[list[str] | None, packages_argument("the installed policy")] = None,
+    harness: HarnessOpt = "claude-code",
+    payload: Annotated[
+        Path,
+        typer.Option("--payload", metavar="FILE", help="the hook's stdin JSON (`-`: read stdin)"),
+    ] = Path("-"),
+    event: Annotated[
+        str | None,
+        typer.Option(
+            "--event",
+            metavar="EVENT",
+            help="the harness's event name (default: the payload's `hook_event_name`)",
+        ),
     ] = None,
-    harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
-    payload: Annotated[Path, typer.Option(help="the hook's stdin JSON (`-`: stdin)")] = Path("-"),
-    event: Annotated[str | None, typer.Option(help="native event (default: from payload)")] = None,
-    fmt: Annotated[Format, typer.Option("--format")] = Format.text,
+    fmt: FormatOpt = Format.text,
 ) -> None:
-    """Trace one payload through the evaluator without touching history."""
-    harness_option_check(harness)
+    """Trace one hook payload through the rules (nothing is recorded).
+
+    Prints each step of the evaluation, then the exact answer the harness would get (stdout
+    and exit code).
+
+    With --format json: one object with `trace` (the steps, as lines), `verdict`, `rules` (the
+    rules that decided), `stdout` and `exit` (the wire answer).
+    """
     data = read_payload(payload)
     native = event or str(data.get("hook_event_name") or "")
     adapter = adapter_for(harness)
@@ -68,7 +82,7 @@ def command(
         paths = StylePaths(project_root())
         with engine_free_store(paths, create=False) as conn:
             result = explain_event(conn, ev, adapter.answer)
-    if fmt is Format.json:
+    if fmt == Format.json:
         emit_json(
             {
                 "trace": result.lines[:-2],

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
 
 import typer
 
 from agentstyle import hook as entry
 
+# The hook reads its own options, as the installed command does: a bad one must fail open like
+# there, never be a usage error (exit 2 refuses the call in Claude Code).
+CONTEXT = {"ignore_unknown_options": True, "allow_extra_args": True}
 
-def command(
-    harness: Annotated[str, typer.Option()],
-    event: Annotated[str, typer.Option()],
-    fail_closed: Annotated[bool, typer.Option("--fail-closed")] = False,
-) -> None:
-    """Answer one hook event read from stdin (runtime.md)."""
-    argv = ["--harness", harness, "--event", event] + (["--fail-closed"] if fail_closed else [])
-    out, err, code = entry.run(argv, sys.stdin.buffer.read(entry.MAX_STDIN + 1))
+
+def command(ctx: typer.Context) -> None:
+    """Answer one hook event read from stdin, as the installed hooks do.
+
+    Options: --harness HARNESS --event EVENT [--fail-closed], as in the installed command
+    `python -m agentstyle.hook`. An unknown harness or event, or a missing option, is allowed
+    (fail open) and told on stderr.
+    """
+    out, err, code = entry.run(list(ctx.args), sys.stdin.buffer.read(entry.MAX_STDIN + 1))
     if out:
         sys.stdout.write(out + "\n")
     if err:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import enum
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentstyle.cli.common import Format, emit_json, fail
+from agentstyle.cli.common import Format, FormatOpt, choice, choice_argument, emit_json, fail
 
 if TYPE_CHECKING:
     from agentstyle.imports.importer import ImportReport
@@ -17,22 +16,8 @@ if TYPE_CHECKING:
 PROGRESS_MIN_ROWS = 1000
 
 
-class ImportFormat(enum.StrEnum):
-    csv = "csv"
-    tsv = "tsv"
-    jsonl = "jsonl"
-    parquet = "parquet"
-    markdown = "markdown"
-    oh_my_pi = "oh-my-pi"
-    cursor = "cursor"
-    claude_permissions = "claude-permissions"
-
-
-class InputFormat(enum.StrEnum):
-    csv = "csv"
-    tsv = "tsv"
-    jsonl = "jsonl"
-    parquet = "parquet"
+TABLES = ("csv", "tsv", "jsonl", "parquet")
+SOURCES = (*TABLES, "markdown", "oh-my-pi", "cursor", "claude-permissions")
 
 
 class _Bars:
@@ -65,9 +50,18 @@ class _Bars:
 
 
 def command(
-    fmt: Annotated[ImportFormat, typer.Argument(metavar="FORMAT", help="what the sources hold")],
+    fmt: Annotated[
+        str,
+        choice_argument(
+            values=SOURCES,
+            metavar="FORMAT",
+            help="what the sources hold: " + ", ".join(SOURCES),
+        ),
+    ],
     sources: Annotated[list[str], typer.Argument(metavar="SRC...", help="files or folders")],
-    into: Annotated[str, typer.Option("--into", help="the package folder to import into")],
+    into: Annotated[
+        str, typer.Option("--into", metavar="DIR", help="the package folder to import into")
+    ],
     prune: Annotated[
         bool, typer.Option("--prune", help="remove imported files whose source row is gone")
     ] = False,
@@ -75,24 +69,38 @@ def command(
         bool, typer.Option("--skip-invalid", help="write the valid rows when some are rejected")
     ] = False,
     input_format: Annotated[
-        InputFormat | None,
-        typer.Option("--input-format", help="table type when the extension does not say"),
+        str | None,
+        choice(
+            "--input-format",
+            values=TABLES,
+            metavar="TABLE",
+            help="the table type when the extension does not say: " + ", ".join(TABLES),
+        ),
     ] = None,
-    out_fmt: Annotated[Format, typer.Option("--format", help="report format")] = Format.text,
+    out_fmt: FormatOpt = Format.text,
 ) -> None:
-    """Import rules from CSV/TSV/JSON Lines/Parquet, STYLE markdown, oh-my-pi, Cursor or
-    Claude Code permissions into PKG_DIR/rules/imported/FORMAT/ (all or nothing)."""
+    """Import rules from tables, markdown and other tools' rule formats.
+
+    Sources are CSV, TSV, JSON Lines or Parquet tables, STYLE markdown, oh-my-pi rules, Cursor
+    rules or Claude Code permissions; the rules go to DIR/rules/imported/FORMAT/, all or
+    nothing. Exit 1 when rows are rejected (unless --skip-invalid) and 2 when a source is
+    missing.
+
+    With --format json: one object with `format`, `into`, `written`, `manifest`, `from`, `rows`
+    (each with `status`, `source`, `line`, `label`, `id`, `rule`, `path`, `diagnostics` and
+    `notes`), `removed`, `package` (diagnostics outside the rows), `notes` and `totals`.
+    """
     from agentstyle.imports.importer import SourceMissing, import_rules
 
     bars = _Bars() if sys.stderr.isatty() else None
     try:
         report = import_rules(
-            fmt.value,
+            fmt,
             sources,
             into,
             prune=prune,
             skip_invalid=skip_invalid,
-            input_format=input_format.value if input_format else None,
+            input_format=input_format,
             progress=bars,
         )
     except SourceMissing as exc:
@@ -100,7 +108,7 @@ def command(
     finally:
         if bars is not None:
             bars.close()
-    if out_fmt is Format.json:
+    if out_fmt == Format.json:
         emit_json(report.to_json())
     else:
         typer.echo(render(report), nl=False)

@@ -3,23 +3,81 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from agentstyle.cli.common import harness_option_check
-from agentstyle.diagnostics import StyleError, render_text
-from agentstyle.engine.paths import find_root
-from agentstyle.install.install import (
+from agentstyle.cli.common import (
     SCOPES,
+    Format,
+    FormatOpt,
+    HarnessOpt,
+    choice,
+    emit_json,
+    packages_argument,
+    usage_error,
+)
+from agentstyle.diagnostics import StyleError, render_text
+from agentstyle.engine.paths import StylePaths, find_root
+from agentstyle.install.install import (
+    FileChange,
     InstallResult,
+    check_scope,
     install,
     install_errors,
     remove_packages,
     sync,
     uninstall,
 )
+from agentstyle.install.lockfile import read_lock
 from agentstyle.install.selfprotect import is_builtin
+
+
+def _sets_syntax(values: list[str] | None) -> list[str] | None:
+    for item in values or []:
+        key, eq, _ = item.partition("=")
+        if not eq or not key.strip():
+            raise typer.BadParameter(f"`{item}` is not NAME=VALUE")
+    return values
+
+
+def _change_json(change: FileChange) -> dict[str, str]:
+    action = "create" if change.before is None else "delete" if change.after is None else "update"
+    return {"path": change.label or str(change.path), "action": action, "diff": change.diff()}
+
+
+def _changed(changes: list[FileChange]) -> list[FileChange]:
+    return [c for c in changes if c.before != c.after]
+
+
+def _counts(result: InstallResult, harness: str) -> tuple[list[str], bool, int, int]:
+    """User packages, whether self-protection goes with them, hook entries, static rules."""
+    plan = [e for e in result.compiled.plan if e.harness == harness]
+    user = [cp for cp in result.compiled.packages if not is_builtin(cp.package.root)]
+    protect = len(user) < len(result.compiled.packages)
+    static = sum(1 for e in plan if e.status == "static")
+    return [cp.package.name for cp in user], protect, sum(1 for e in plan if e.runs), static
+
+
+def result_json(result: InstallResult, harness: str, scope: str, dry_run: bool) -> dict[str, Any]:
+    names, protect, rules, static = _counts(result, harness)
+    errors = bool(install_errors(result) or result.blocked)
+    return {
+        "harness": harness,
+        "scope": scope,
+        "dry_run": dry_run,
+        "ok": not errors,
+        "packages": names,
+        "self_protection": protect,
+        "hook_entries": rules,
+        "static": static,
+        "changes": [] if errors else [_change_json(c) for c in _changed(result.changes)],
+        "diagnostics": [d.to_json() for d in result.compiled.diagnostics],
+        "blocked": [
+            {"rule": e.rule_id, "point": e.point, "reason": e.reason} for e in result.blocked
+        ],
+        "notes": list(result.notes),
+    }
 
 
 def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
@@ -39,9 +97,7 @@ def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
     warnings = [d for d in result.compiled.diagnostics if d.level != "error"]
     if warnings:
         typer.echo(render_text(warnings), nl=False, err=True)
-    for change in result.changes:
-        if change.before == change.after:
-            continue
+    for change in _changed(result.changes):
         if dry_run:
             typer.echo(change.diff(), nl=False)
         else:
@@ -49,21 +105,13 @@ def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
             typer.echo(f"{verb} {change.label or change.path}")
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)
-    rules = sum(1 for e in result.compiled.plan if e.harness == harness and e.runs)
-    static = sum(1 for e in result.compiled.plan if e.harness == harness and e.status == "static")
+    names, protect, rules, static = _counts(result, harness)
     verb = "would install" if dry_run else "installed"
-    user = [cp for cp in result.compiled.packages if not is_builtin(cp.package.root)]
-    protect = " + self-protection" if len(user) < len(result.compiled.packages) else ""
     typer.echo(
-        f"{verb} {len(user)} package(s){protect} for {harness}: {rules} hook "
-        f"entr{'y' if rules == 1 else 'ies'}, {static} static"
+        f"{verb} {len(names)} package(s){' + self-protection' if protect else ''} for {harness}: "
+        f"{rules} hook entr{'y' if rules == 1 else 'ies'}, {static} static"
         + ("; nothing written (--dry-run)" if dry_run else "")
     )
-
-
-def _scope_check(scope: str | None) -> None:
-    if scope is not None and scope not in SCOPES:
-        raise StyleError(f"unknown scope `{scope}` (project, local or user)")
 
 
 def project_root() -> Path:
@@ -82,16 +130,44 @@ def _root(scope: str | None) -> Path:
     return Path.home() if scope == "user" else project_root()
 
 
+InstalledScope = Annotated[
+    str | None,
+    choice(
+        "--scope",
+        values=SCOPES,
+        metavar="SCOPE",
+        help="`user` for a --scope user install (default: the project's)",
+    ),
+]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="print the config diff; write nothing")]
+
+
 def install_command(
     packages: Annotated[
         list[str] | None,
-        typer.Argument(help="package folders or files, or bundled package names (style packages)"),
+        packages_argument(
+            "those of the last install", "package folders or files, or bundled package names"
+        ),
     ] = None,
-    harness: Annotated[
-        str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
-    ] = "claude-code",
-    scope: Annotated[str, typer.Option(help="project | local | user")] = "project",
-    set_: Annotated[list[str] | None, typer.Option("--set", help="setting NAME=VALUE")] = None,
+    harness: HarnessOpt = "claude-code",
+    scope: Annotated[
+        str,
+        choice(
+            "--scope",
+            values=SCOPES,
+            metavar="SCOPE",
+            help="project (shared config), local (yours, not committed) or user (every project)",
+        ),
+    ] = "project",
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="NAME=VALUE",
+            help="a package setting (`pkg.NAME=VALUE` for one package)",
+            callback=_sets_syntax,
+        ),
+    ] = None,
     fail_closed: Annotated[
         bool | None,
         typer.Option(
@@ -100,11 +176,22 @@ def install_command(
             show_default=False,
         ),
     ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the config diff only")] = False,
+    dry_run: DryRun = False,
+    fmt: FormatOpt = Format.text,
 ) -> None:
-    """Validate, compile and install packages into a harness's hooks."""
-    harness_option_check(harness)
-    _scope_check(scope)
+    """Validate, compile and install packages into a harness's hooks.
+
+    Without PKG, the packages of the last install (style.lock.yaml) are installed again.
+
+    With --format json: one object with `harness`, `scope`, `dry_run`, `ok`, `packages`,
+    `self_protection`, `hook_entries`, `static`, `changes` (each with `path`, `action`: create,
+    update or delete, and `diff`), `diagnostics`, `blocked` (rules that cannot be placed: `rule`,
+    `point`, `reason`) and `notes`.
+    """
+    try:
+        check_scope(harness, scope)
+    except StyleError as exc:
+        raise usage_error(str(exc)) from None
     result = install(
         _root(scope),
         list(packages or []),
@@ -114,40 +201,47 @@ def install_command(
         fail_closed=fail_closed,
         dry_run=dry_run,
     )
+    if fmt == Format.json:
+        doc = result_json(result, harness, scope, dry_run)
+        emit_json(doc)
+        if not doc["ok"]:
+            raise typer.Exit(1)
+        return
     _report(result, harness, dry_run)
 
 
 def uninstall_command(
     packages: Annotated[
         list[str] | None,
-        typer.Argument(help="packages to take out (name, bundled name or folder); none: all"),
+        packages_argument("every package of the harness", "packages to take out, every harness"),
     ] = None,
-    harness: Annotated[
-        str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
-    ] = "claude-code",
-    scope: Annotated[
-        str | None, typer.Option(help="`user` for a --scope user install; else the project's")
-    ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run")] = False,
+    harness: HarnessOpt = "claude-code",
+    scope: InstalledScope = None,
+    dry_run: DryRun = False,
+    fmt: FormatOpt = Format.text,
 ) -> None:
-    """Remove exactly what install added: one package, or everything of a harness."""
-    harness_option_check(harness)
-    _scope_check(scope)
+    """Remove exactly what install added; every other byte stays.
+
+    With PKG (a name, a bundled name or a folder), only those packages are taken out, of every
+    harness: the rest is installed again, config and database in step.
+
+    With --format json: one object with `harness`, `dry_run` and `changes` (each with
+    `path`, `action` and `diff`; empty when nothing of STYLE's was found); with PKG also
+    `removed` and `harnesses` (the objects `style install --format json` prints).
+    """
     if packages:
-        removed, results = remove_packages(_root(scope), list(packages), dry_run=dry_run)
-        for change in removed:
-            if change.before == change.after:
-                continue
-            if dry_run:
-                typer.echo(change.diff(), nl=False)
-            else:
-                verb = "restored" if change.after is not None else "removed"
-                typer.echo(f"{verb} {change.label or change.path}")
-        for name, result in results:
-            _report(result, name, dry_run)
-        typer.echo(f"{'would take' if dry_run else 'took'} out {', '.join(packages)}")
+        _remove(list(packages), scope, dry_run, fmt, harness)
         return
-    changes = [c for c in uninstall(_root(scope), harness, dry_run=dry_run) if c.before != c.after]
+    changes = _changed(uninstall(_root(scope), harness, dry_run=dry_run))
+    if fmt == Format.json:
+        emit_json(
+            {
+                "harness": harness,
+                "dry_run": dry_run,
+                "changes": [_change_json(c) for c in changes],
+            }
+        )
+        return
     if not changes:
         typer.echo(f"nothing of STYLE's found for {harness}")
     for change in changes:
@@ -158,13 +252,62 @@ def uninstall_command(
             typer.echo(f"{verb} {change.label or change.path}")
 
 
+def _remove(packages: list[str], scope: str | None, dry_run: bool, fmt: str, harness: str) -> None:
+    root = _root(scope)
+    lock = read_lock(StylePaths(root).lockfile)
+    removed, results = remove_packages(root, packages, dry_run=dry_run)
+    changes = _changed(removed)
+    if fmt == Format.json:
+        docs = []
+        for name, result in results:
+            recorded = lock.harnesses.get(name)
+            docs.append(
+                result_json(result, name, recorded.scope if recorded else "project", dry_run)
+            )
+        emit_json(
+            {
+                "harness": harness,
+                "dry_run": dry_run,
+                "removed": packages,
+                "changes": [_change_json(c) for c in changes],
+                "harnesses": docs,
+            }
+        )
+        if not all(d["ok"] for d in docs):
+            raise typer.Exit(1)
+        return
+    for change in changes:
+        if dry_run:
+            typer.echo(change.diff(), nl=False)
+        else:
+            verb = "restored" if change.after is not None else "removed"
+            typer.echo(f"{verb} {change.label or change.path}")
+    for name, result in results:
+        _report(result, name, dry_run)
+    typer.echo(f"{'would take' if dry_run else 'took'} out {', '.join(packages)}")
+
+
 def sync_command(
-    scope: Annotated[
-        str | None, typer.Option(help="`user` for a --scope user install; else the project's")
-    ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run")] = False,
+    scope: InstalledScope = None, dry_run: DryRun = False, fmt: FormatOpt = Format.text
 ) -> None:
-    """Reinstall everything recorded in style.lock.yaml."""
-    _scope_check(scope)
-    for name, result in sync(_root(scope), dry_run=dry_run):
+    """Reinstall what style.lock.yaml records (after a package changed).
+
+    With --format json: one object with `dry_run`, `ok` and `harnesses`, a list of the objects
+    `style install --format json` prints, one per harness (sync stops at the first refused).
+    """
+    root = _root(scope)
+    results = sync(root, dry_run=dry_run)
+    if fmt == Format.json:
+        lock = read_lock(StylePaths(root).lockfile)
+        docs = []
+        for name, result in results:
+            recorded = lock.harnesses.get(name)
+            docs.append(
+                result_json(result, name, recorded.scope if recorded else "project", dry_run)
+            )
+        emit_json({"dry_run": dry_run, "ok": all(d["ok"] for d in docs), "harnesses": docs})
+        if not all(d["ok"] for d in docs):
+            raise typer.Exit(1)
+        return
+    for name, result in results:
         _report(result, name, dry_run)

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import json
-from typing import Annotated
-
 import typer
 
+from agentstyle.cli.common import Format, FormatOpt, emit_json
 from agentstyle.install.library import bundled
 
 
-def packages_command(
-    format_: Annotated[str, typer.Option("--format", help="text | json")] = "text",
-) -> None:
-    """List the bundled packages `style install NAME` takes by name."""
+def packages_command(fmt: FormatOpt = Format.text) -> None:
+    """List the bundled packages `style install NAME` takes by name.
+
+    With --format json: a list of objects with `name`, `version` and `description`.
+    """
     found = bundled()
-    if format_ == "json":
-        doc = [{"name": b.name, "version": b.version, "description": b.description} for b in found]
-        typer.echo(json.dumps(doc, indent=2))
+    if fmt == Format.json:
+        emit_json(
+            [{"name": b.name, "version": b.version, "description": b.description} for b in found]
+        )
         return
     width = max((len(b.name) for b in found), default=0)
     for b in found:

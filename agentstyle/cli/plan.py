@@ -6,7 +6,14 @@ from typing import Annotated
 
 import typer
 
-from agentstyle.cli.common import Format, emit_json, harness_option_check, packages_or_cwd
+from agentstyle.cli.common import (
+    Format,
+    FormatOpt,
+    HarnessOpt,
+    PackagesArg,
+    emit_json,
+    packages_or_cwd,
+)
 from agentstyle.diagnostics import render_text
 from agentstyle.harnesses import spec_for
 from agentstyle.install.selfprotect import plan_packages
@@ -16,15 +23,22 @@ from agentstyle.policy.plan import PlanEntry, refresh_lines
 
 
 def command(
-    packages: Annotated[list[str] | None, typer.Argument(help="package folders")] = None,
-    harness: Annotated[
-        str, typer.Option(help="claude-code | codex | cursor | gemini-cli")
-    ] = "claude-code",
-    fmt: Annotated[Format, typer.Option("--format")] = Format.text,
-    verbose: Annotated[bool, typer.Option("--verbose", help="time each pass")] = False,
+    packages: PackagesArg = None,
+    harness: HarnessOpt = "claude-code",
+    fmt: FormatOpt = Format.text,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="time each compiler pass (on stderr)")
+    ] = False,
 ) -> None:
-    """Show the placement of every rule on a harness."""
-    harness_option_check(harness)
+    """Show where each rule runs on a harness, and why.
+
+    One row per rule and point: the native event, matcher, status, action, repeat and reason.
+    The built-in self-protection rules are planned with the packages, as install places them.
+
+    With --format json: a list with one object per rule: `rule`, `entries` (each with
+    `rule_id`, `harness`, `point`, `native_event`, `matcher`, `status`, `reason`, `action`,
+    `repeat`, `capability`) and `refresh` (how its context is kept fresh, as lines).
+    """
     # Only a package without errors is planned: lowering assumes validated rules. The built-in
     # self-protection rules are planned with them, as install places them (cli.md).
     with plan_packages(harness) as builtin:
@@ -42,7 +56,7 @@ def command(
     by_rule: dict[str, list[PlanEntry]] = {}
     for entry in compiled.plan:
         by_rule.setdefault(entry.rule_id, []).append(entry)
-    if fmt is Format.json:
+    if fmt == Format.json:
         out = []
         for cp in ordered(compiled.packages):
             for info in cp.rules:

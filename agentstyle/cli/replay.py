@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentstyle.cli.common import Format, emit_json, harness_option_check
+from agentstyle.cli.common import Format, FormatOpt, HarnessOpt, emit_json, use_color
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 
@@ -50,35 +50,50 @@ def command(
     sources: Annotated[
         list[Path],
         typer.Argument(
+            metavar="SRC...",
             help="Claude Code transcripts (*.jsonl), folders of hook payloads (*.json) or of "
-            "`style audit export` Parquet files"
+            "`style audit export` Parquet files",
         ),
     ],
     package: Annotated[
         list[str] | None,
         typer.Option(
-            "--package", "-p", help="a package to replay (repeat; default: the installed ones)"
+            "--package",
+            "-p",
+            metavar="PKG",
+            help="a package to replay (default: the installed ones)",
         ),
     ] = None,
-    harness: Annotated[str, typer.Option(help="the harness the sessions ran in")] = "claude-code",
+    harness: HarnessOpt = "claude-code",
     baseline: Annotated[
         list[str] | None,
-        typer.Option("--baseline", help="a package of the policy to compare with (repeat)"),
+        typer.Option("--baseline", metavar="PKG", help="a package of the policy to compare with"),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="text | json")] = Format.text,
-    examples: Annotated[int, typer.Option("--examples", min=0, help="example events per rule")] = 3,
+    fmt: FormatOpt = Format.text,
+    examples: Annotated[
+        int, typer.Option("--examples", metavar="N", min=0, help="example events per rule")
+    ] = 3,
     batch_size: Annotated[
-        int, typer.Option("--batch-size", min=1, help="most events evaluated per query")
+        int,
+        typer.Option("--batch-size", metavar="N", min=1, help="most events evaluated per query"),
     ] = 2000,
 ) -> None:
-    """Evaluate a policy against recorded sessions; nothing is written to the history."""
+    """Backtest a policy on recorded sessions (nothing is recorded).
+
+    Prints the `rules` report of what the policy would have done, with example events, and
+    with --baseline how it differs from another policy.
+
+    With --format json: one object with `report` (replay), `harness`, `files`, `sessions`,
+    `recorded`, `evaluated`, `not_delivered`, `unknown_events`, `batches`, `cuts`, `seconds`,
+    `packages`, `rules` (`columns` and `rows`), `examples` and `baseline` (null, or `packages`,
+    `evaluated`, `verdict_changes` and `diff`).
+    """
     from agentstyle.audit import replay as rp
     from agentstyle.audit.transcripts import read_sources
     from agentstyle.engine.paths import StylePaths
     from agentstyle.install.lockfile import read_lock
     from agentstyle.install.selfprotect import plan_packages
 
-    harness_option_check(harness)
     root = project_root()
     settings = read_lock(StylePaths(root).lockfile).settings
     if package:
@@ -132,7 +147,7 @@ def command(
 
 
 def _render(
-    read: Sources, result: Replayed, base: Replayed | None, fmt: Format, examples: int
+    read: Sources, result: Replayed, base: Replayed | None, fmt: str, examples: int
 ) -> None:
     from agentstyle.audit import replay as rp
     from agentstyle.audit import report
@@ -141,7 +156,7 @@ def _render(
     base_frame = rp.rules_frame(base) if base is not None else None
     diff = rp.baseline_diff(base_frame, frame) if base_frame is not None else None
     changes = rp.verdict_changes(base, result) if base is not None else {}
-    if fmt is Format.json:
+    if fmt == Format.json:
         doc: dict[str, Any] = {
             "report": "replay",
             "harness": result.policy.harness,
@@ -160,7 +175,7 @@ def _render(
             }
         emit_json(doc)
         return
-    color = sys.stdout.isatty()
+    color = use_color()
     out = sys.stdout
     out.write(_header(read, result) + "\n\n")
     out.write(report.render_text(frame, title="replay rules", color=color))

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
-import enum
 from typing import Annotated
 
 import typer
 
+from agentstyle.cli.common import choice
 from agentstyle.policy.schema import schema_json
 
-
-class Kind(enum.StrEnum):
-    package = "package"
-    rule_file = "rule-file"
+KINDS = ("package", "rule-file")
 
 
-def command(kind: Annotated[Kind, typer.Option("--kind")] = Kind.package) -> None:
-    """Print the JSON Schema."""
-    typer.echo(schema_json(kind.value), nl=False)
+def command(
+    kind: Annotated[
+        str,
+        choice(
+            "--kind",
+            values=KINDS,
+            metavar="KIND",
+            help="package (STYLE.yaml) or rule-file (a rule file's front matter)",
+        ),
+    ] = "package",
+) -> None:
+    """Print the JSON Schema of STYLE.yaml or of rule front matter.
+
+    Point an editor's YAML support at it to check and complete packages as you type.
+    """
+    typer.echo(schema_json(kind), nl=False)

@@ -2,30 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
 from agentstyle.audit.testing import CaseResult, run_package_tests
-from agentstyle.cli.common import Format, emit_json, harness_option_check, packages_or_cwd
+from agentstyle.cli.common import (
+    Format,
+    FormatOpt,
+    HarnessOpt,
+    PackagesArg,
+    emit_json,
+    packages_or_cwd,
+)
+from agentstyle.policy.load import load_package
 
 
 def command(
-    packages: Annotated[list[str] | None, typer.Argument(help="package folders")] = None,
-    harness: Annotated[str, typer.Option(help="claude-code")] = "claude-code",
-    fmt: Annotated[Format, typer.Option("--format")] = Format.text,
+    packages: PackagesArg = None,
+    harness: HarnessOpt = "claude-code",
+    fmt: FormatOpt = Format.text,
 ) -> None:
-    """Run each package's tests/*.yaml cases."""
-    harness_option_check(harness)
+    """Run packages' test cases (tests/*.yaml) through the evaluator.
+
+    Exit 1 when a case fails, or when a PKG is missing or is no package.
+
+    With --format json: one object with `passed`, `failed`, `without_tests` (the packages
+    without cases) and `cases` (each with `file`, `note`, `ok` and `failures`).
+    """
     results: list[CaseResult] = []
     empty: list[str] = []
     for package in packages_or_cwd(packages):
         found = run_package_tests(package, harness)
         if not found:
+            load_package(package)  # a missing folder or a file that is no package: one line
             empty.append(package)
         results.extend(found)
     failed = sum(1 for r in results if not r.ok)
-    if fmt is Format.json:
+    if fmt == Format.json:
         emit_json(
             {
                 "passed": len(results) - failed,

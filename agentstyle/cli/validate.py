@@ -6,19 +6,29 @@ from typing import Annotated
 
 import typer
 
-from agentstyle.cli.common import Format, emit_json, fail, packages_or_cwd
+from agentstyle.cli.common import Format, FormatOpt, PackagesArg, emit_json, fail, packages_or_cwd
 from agentstyle.codes import explain
 from agentstyle.diagnostics import has_errors, render_text
 from agentstyle.policy.compile import load_and_validate
 
 
 def command(
-    packages: Annotated[list[str] | None, typer.Argument(help="package folders or NAME.md")] = None,
-    strict: Annotated[bool, typer.Option(help="warnings fail too")] = False,
-    explain_code: Annotated[str | None, typer.Option("--explain", help="document a code")] = None,
-    fmt: Annotated[Format, typer.Option("--format")] = Format.text,
+    packages: PackagesArg = None,
+    strict: Annotated[bool, typer.Option("--strict", help="warnings fail too")] = False,
+    explain_code: Annotated[
+        str | None,
+        typer.Option("--explain", metavar="CODE", help="print the documentation of a code"),
+    ] = None,
+    fmt: FormatOpt = Format.text,
 ) -> None:
-    """Validate packages: diagnostics as `path:line:col: level code: message`."""
+    """Validate packages and print every diagnostic.
+
+    Each diagnostic is one line: `path:line:col: level code: message`. Exit 1 when there are
+    errors (or warnings, with --strict).
+
+    With --format json: a list of diagnostics, each with `code`, `level`, `message`, `file`,
+    `line`, `column`, `rule` and `help`.
+    """
     if explain_code is not None:
         doc = explain(explain_code)
         if doc is None:
@@ -27,7 +37,7 @@ def command(
         return
     compiled = load_and_validate(packages_or_cwd(packages))
     diags = compiled.diagnostics
-    if fmt is Format.json:
+    if fmt == Format.json:
         emit_json([d.to_json() for d in diags])
     else:
         typer.echo(render_text(diags), nl=False)

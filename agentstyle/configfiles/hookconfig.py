@@ -15,27 +15,30 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentstyle.configfiles.jsonedit import (
+    STRICT,
+    Dialect,
     Edit,
     IsOurs,
     JsonEditError,
-    JsonValue,
     Node,
     _append,
     _apply,
     _clean,
+    _hooks_edits,
     _is_our_handler,
     _kind_name,
-    _Layout,
     _layout,
     _parse_object,
-    _span_at,
     append_to_hooks,
     install_hooks,
     installed_handlers,
     uninstall_hooks,
 )
+from agentstyle.configfiles.jsonspans import Document, JsonValue, span_at
 
 __all__ = [
+    "STRICT",
+    "Dialect",
     "JsonEditError",
     "ensure_key",
     "install_flat",
@@ -54,35 +57,19 @@ uninstall_groups = uninstall_hooks
 # The flat layout: `{"hooks": {"event": [handler, …]}}`
 
 
-def _flat_edits(text: str, root: Node, layout: _Layout, is_ours: IsOurs) -> list[Edit]:
+def uninstall_flat(
+    text: str, *, is_ours: IsOurs, name: str = "hooks.json", dialect: Dialect = STRICT
+) -> str:
+    """Remove every handler `is_ours` recognises from a flat layout (the inverse of install)."""
+    doc = _parse_object(text, name, dialect)
+
     def event_list(node: Node) -> list[Edit] | None:
         return _clean(
-            text,
-            node,
-            lambda i: None if _is_our_handler(node.items[i], is_ours) else [],
-            layout,
+            doc, node, lambda i: None if _is_our_handler(node.items[i], is_ours) else [], layout
         )
 
-    def hooks_object(node: Node) -> list[Edit] | None:
-        def decide(i: int) -> list[Edit] | None:
-            value = node.members[i].value
-            return event_list(value) if value.kind == "array" else []
-
-        return _clean(text, node, decide, layout)
-
-    def top(i: int) -> list[Edit] | None:
-        member = root.members[i]
-        if member.key == "hooks" and member.value.kind == "object":
-            return hooks_object(member.value)
-        return []
-
-    return _clean(text, root, top, layout, top=True) or []
-
-
-def uninstall_flat(text: str, *, is_ours: IsOurs, name: str = "hooks.json") -> str:
-    """Remove every handler `is_ours` recognises from a flat layout (the inverse of install)."""
-    root = _parse_object(text, name)
-    return _apply(text, _flat_edits(text, root, _layout(text, root), is_ours))
+    layout = _layout(doc)
+    return _apply(text, _hooks_edits(doc, layout, event_list))
 
 
 def install_flat(
@@ -91,18 +78,24 @@ def install_flat(
     *,
     is_ours: IsOurs,
     name: str = "hooks.json",
+    dialect: Dialect = STRICT,
 ) -> str:
     """Replace STYLE's handlers of a flat layout: remove the old ones, append `handlers`."""
     for event, wanted in handlers.items():
         if not all(isinstance(h, dict) and is_ours(h) for h in wanted):
             raise ValueError(f"a handler for `{event}` is not recognised as STYLE's")
     base = text if text else "{}\n"
-    cleaned = uninstall_flat(base, is_ours=is_ours, name=name)
-    return append_to_hooks(cleaned, handlers, name=name)
+    cleaned = uninstall_flat(base, is_ours=is_ours, name=name, dialect=dialect)
+    return append_to_hooks(cleaned, handlers, name=name, dialect=dialect)
 
 
 def installed(
-    text: str, *, is_ours: IsOurs, flat: bool, name: str = "settings.json"
+    text: str,
+    *,
+    is_ours: IsOurs,
+    flat: bool,
+    name: str = "settings.json",
+    dialect: Dialect = STRICT,
 ) -> dict[str, list[dict[str, Any]]]:
     """STYLE's handlers per event as the harness reads the file.
 
@@ -110,8 +103,8 @@ def installed(
     the handlers themselves.
     """
     if not flat:
-        return installed_handlers(text, is_ours=is_ours, name=name)
-    root = _parse_object(text, name)
+        return installed_handlers(text, is_ours=is_ours, name=name, dialect=dialect)
+    root = _parse_object(text, name, dialect).root
     assert isinstance(root.value, dict)
     hooks = root.value.get("hooks")
     found: dict[str, list[dict[str, Any]]] = {}
@@ -148,11 +141,16 @@ def _find(root: Node, path: Sequence[str]) -> tuple[Node, int]:
 
 
 def ensure_key(
-    text: str, path: Sequence[str], value: JsonValue, *, name: str = "settings.json"
+    text: str,
+    path: Sequence[str],
+    value: JsonValue,
+    *,
+    name: str = "settings.json",
+    dialect: Dialect = STRICT,
 ) -> tuple[str, str | None]:
     """`text` with `path` set to `value`, and the marker of what changed (None: nothing)."""
-    root = _parse_object(text, name)
-    layout = _layout(text, root)
+    doc = _parse_object(text, name, dialect)
+    root = doc.root
     node, depth = _find(root, path)
     if depth == len(path):
         if node.value == value and type(node.value) is type(value):
@@ -165,19 +163,21 @@ def ensure_key(
         where = ".".join(path[:depth])
         raise JsonEditError(
             f"`{where}` must be an object, found {_kind_name(node)}",
-            _span_at(text, node.start, name),
+            span_at(text, node.start, name),
         )
     nested: JsonValue = value
     for key in reversed(path[depth + 1 :]):
         nested = {key: nested}
-    edit = _append(text, node, [(path[depth], nested)], layout, top=depth == 0)
-    return _apply(text, [edit]), "+" + ".".join(path[: depth + 1])
+    edits = _append(doc, node, [(path[depth], nested)], _layout(doc), top=depth == 0)
+    return _apply(text, edits), "+" + ".".join(path[: depth + 1])
 
 
-def undo_key(text: str, marker: str, *, name: str = "settings.json") -> str:
+def undo_key(
+    text: str, marker: str, *, name: str = "settings.json", dialect: Dialect = STRICT
+) -> str:
     """Undo what `ensure_key` did, per its marker; a file changed since is left as it is."""
-    root = _parse_object(text, name)
-    layout = _layout(text, root)
+    doc: Document = _parse_object(text, name, dialect)
+    root = doc.root
     if marker.startswith("="):
         dotted, _, original = marker[1:].partition("=")
         node, depth = _find(root, dotted.split("."))
@@ -194,7 +194,7 @@ def undo_key(text: str, marker: str, *, name: str = "settings.json") -> str:
     def decide(i: int) -> list[Edit] | None:
         return None if parent.members[i].key == path[-1] else []
 
-    edits = _clean(text, parent, decide, layout, top=parent is root)
+    edits = _clean(doc, parent, decide, _layout(doc), top=parent is root)
     if edits is None:  # the parent held only this key and STYLE had created it: keep it empty
         edits = [(parent.start + 1, parent.end - 1, "")]
     return _apply(text, edits)

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeAlias
+from typing import Any, TypeAlias
 
-from agentstyle.source import Span
+from agentstyle.configfiles.jsonspans import (
+    STRICT,
+    Dialect,
+    Document,
+    JsonEditError,
+    JsonValue,
+    Member,
+    Node,
+    parse_document,
+    parse_with_spans,
+    span_at,
+)
 
-JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 IsOurs: TypeAlias = Callable[[dict[str, Any]], bool]
 # One splice of the original text: replace text[start:end] with the string.
 Edit: TypeAlias = tuple[int, int, str]
 
 __all__ = [
+    "STRICT",
+    "Dialect",
     "JsonEditError",
     "Member",
     "Node",
@@ -27,262 +38,17 @@ __all__ = [
 ]
 
 _WS = " \t\n\r"
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
-_ESCAPES = '"\\/bfnrtu'
-# Far deeper than any settings file; keeps the recursive parser clear of RecursionError.
-_MAX_DEPTH = 400
 _DEFAULT_UNIT = "  "
 
 
-class JsonEditError(Exception):
-    """A settings file STYLE must not rewrite: invalid JSON or an unexpected shape."""
-
-    def __init__(self, message: str, span: Span | None = None) -> None:
-        super().__init__(f"{span}: {message}" if span else message)
-        self.message = message
-        self.span = span
-
-
-def _span_at(text: str, pos: int, name: str) -> Span:
-    line = text.count("\n", 0, pos) + 1
-    return Span(name, line, pos - (text.rfind("\n", 0, pos) + 1) + 1)
-
-
-# ---------------------------------------------------------------------------------------------
-# Parsing with spans
-
-
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One `"key": value` of an object; its span runs from the key's quote to the value's end."""
-
-    key: str
-    key_start: int
-    key_end: int
-    value: Node
-
-    @property
-    def start(self) -> int:
-        return self.key_start
-
-    @property
-    def end(self) -> int:
-        return self.value.end
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A JSON value with its character span `[start, end)` and, for containers, its parts.
-
-    `commas` holds the offsets of the commas between elements (one fewer than elements).
-    """
-
-    kind: str  # object | array | string | number | true | false | null
-    start: int
-    end: int
-    value: JsonValue
-    members: tuple[Member, ...] = ()
-    items: tuple[Node, ...] = ()
-    commas: tuple[int, ...] = ()
-
-    @property
-    def spans(self) -> list[tuple[int, int]]:
-        """The `[start, end)` of every element (members of an object, items of an array)."""
-        parts: Sequence[Member | Node] = self.members if self.kind == "object" else self.items
-        return [(p.start, p.end) for p in parts]
-
-    def last(self, key: str) -> Member | None:
-        """The member that wins for `key` (the last one, as `json.loads` keeps)."""
-        found = [m for m in self.members if m.key == key]
-        return found[-1] if found else None
-
-
-def _show(ch: str) -> str:
-    return f"`{ch}`" if ch.isprintable() and ch != "`" else repr(ch)
-
-
-class _Parser:
-    def __init__(self, text: str, name: str) -> None:
-        self.text = text
-        self.name = name
-        self.pos = 0
-
-    def fail(self, message: str, pos: int | None = None) -> NoReturn:
-        at = self.pos if pos is None else pos
-        raise JsonEditError(f"invalid JSON: {message}", _span_at(self.text, at, self.name))
-
-    def skip(self) -> None:
-        text, pos, n = self.text, self.pos, len(self.text)
-        while pos < n and text[pos] in _WS:
-            pos += 1
-        self.pos = pos
-
-    def peek(self) -> str:
-        return self.text[self.pos] if self.pos < len(self.text) else ""
-
-    def expected(self, what: str) -> NoReturn:
-        if self.text.startswith(("//", "/*"), self.pos):
-            self.fail("comments are not allowed")
-        if self.pos >= len(self.text):
-            self.fail(f"expected {what}, found end of file")
-        self.fail(f"expected {what}")
-
-    def value(self, depth: int) -> Node:
-        self.skip()
-        ch = self.peek()
-        if ch == "{":
-            return self.object(depth + 1)
-        if ch == "[":
-            return self.array(depth + 1)
-        if ch == '"':
-            return self.string()
-        if ch == "-" or "0" <= ch <= "9":
-            return self.number()
-        for word, literal in (("true", True), ("false", False), ("null", None)):
-            if self.text.startswith(word, self.pos):
-                start = self.pos
-                self.pos += len(word)
-                return Node(word, start, self.pos, literal)
-        if ch and not self.text.startswith(("//", "/*"), self.pos):
-            self.fail(f"expected a value, found {_show(ch)}")
-        self.expected("a value")
-
-    def string(self) -> Node:
-        text, start = self.text, self.pos
-        match = _STRING.match(text, start)
-        if match is None:
-            self.string_error(start)
-        self.pos = match.end()
-        raw = match.group()
-        value = raw[1:-1] if "\\" not in raw else json.loads(raw)
-        return Node("string", start, self.pos, value)
-
-    def string_error(self, start: int) -> NoReturn:
-        text, pos = self.text, start + 1
-        while pos < len(text):
-            ch = text[pos]
-            if ch == '"':
-                break
-            if ch < " ":
-                self.fail("control character in string", pos)
-            if ch == "\\":
-                nxt = text[pos + 1 : pos + 2]
-                if nxt not in _ESCAPES or not nxt:
-                    self.fail(f"invalid escape `\\{nxt}`", pos)
-                if nxt == "u" and not re.fullmatch(r"[0-9a-fA-F]{4}", text[pos + 2 : pos + 6]):
-                    self.fail("`\\u` needs four hex digits", pos)
-                pos += 2
-                continue
-            pos += 1
-        self.fail("unterminated string", start)
-
-    def number(self) -> Node:
-        start = self.pos
-        match = _NUMBER.match(self.text, start)
-        if match is None or self.text[match.end() : match.end() + 1] in set("0123456789.eE+-"):
-            self.fail("invalid number", start)
-        self.pos = match.end()
-        raw = match.group()
-        value: int | float = float(raw) if any(c in raw for c in ".eE") else int(raw)
-        return Node("number", start, self.pos, value)
-
-    def object(self, depth: int) -> Node:
-        start = self.pos
-        if depth > _MAX_DEPTH:
-            self.fail("nesting too deep")
-        self.pos += 1
-        members: list[Member] = []
-        commas: list[int] = []
-        value: dict[str, JsonValue] = {}
-        self.skip()
-        if self.peek() == "}":
-            self.pos += 1
-            return Node("object", start, self.pos, value)
-        while True:
-            self.skip()
-            if self.peek() != '"':
-                if commas and self.peek() == "}":
-                    self.fail("trailing comma is not allowed", commas[-1])
-                self.expected("a string key" if commas else "a string key or `}`")
-            key = self.string()
-            self.skip()
-            if self.peek() != ":":
-                self.expected("`:`")
-            self.pos += 1
-            member_value = self.value(depth)
-            assert isinstance(key.value, str)
-            members.append(Member(key.value, key.start, key.end, member_value))
-            value[key.value] = member_value.value
-            self.skip()
-            if self.peek() == ",":
-                commas.append(self.pos)
-                self.pos += 1
-                continue
-            if self.peek() == "}":
-                self.pos += 1
-                return Node(
-                    "object", start, self.pos, value, members=tuple(members), commas=tuple(commas)
-                )
-            self.expected("`,` or `}`")
-
-    def array(self, depth: int) -> Node:
-        start = self.pos
-        if depth > _MAX_DEPTH:
-            self.fail("nesting too deep")
-        self.pos += 1
-        items: list[Node] = []
-        commas: list[int] = []
-        self.skip()
-        if self.peek() == "]":
-            self.pos += 1
-            return Node("array", start, self.pos, [])
-        while True:
-            self.skip()
-            if commas and self.peek() == "]":
-                self.fail("trailing comma is not allowed", commas[-1])
-            items.append(self.value(depth))
-            self.skip()
-            if self.peek() == ",":
-                commas.append(self.pos)
-                self.pos += 1
-                continue
-            if self.peek() == "]":
-                self.pos += 1
-                return Node(
-                    "array",
-                    start,
-                    self.pos,
-                    [i.value for i in items],
-                    items=tuple(items),
-                    commas=tuple(commas),
-                )
-            self.expected("`,` or `]`")
-
-
-def parse_with_spans(text: str, *, name: str = "settings.json") -> Node:
-    """Parse strict JSON (RFC 8259) into spanned nodes; a leading byte order mark is kept aside.
-
-    Raises `JsonEditError` with `name:line:column` on the first syntax error.
-    """
-    parser = _Parser(text, name)
-    if text.startswith("\ufeff"):
-        parser.pos = 1
-    node = parser.value(0)
-    parser.skip()
-    if parser.pos != len(text):
-        parser.fail("unexpected text after the JSON value")
-    return node
-
-
-def _parse_object(text: str, name: str) -> Node:
-    root = parse_with_spans(text, name=name)
-    if root.kind != "object":
+def _parse_object(text: str, name: str, dialect: Dialect) -> Document:
+    doc = parse_document(text, name=name, dialect=dialect)
+    if doc.root.kind != "object":
         raise JsonEditError(
-            f"the top level must be a JSON object, found {_kind_name(root)}",
-            _span_at(text, root.start, name),
+            f"the top level must be a JSON object, found {_kind_name(doc.root)}",
+            span_at(text, doc.root.start, name),
         )
-    return root
+    return doc
 
 
 def _kind_name(node: Node) -> str:
@@ -322,6 +88,25 @@ def _starts_line(text: str, pos: int) -> bool:
     return text[_line_start(text, pos) : pos].strip(" \t") == ""
 
 
+def _ws_start(doc: Document, pos: int) -> int:
+    """Where the run of whitespace that ends at `pos` begins (a line comment's own trailing
+    spaces are the comment's)."""
+    text = doc.text
+    while pos > 0 and text[pos - 1] in _WS and not doc.line_comment_ends_at(pos):
+        pos -= 1
+    return pos
+
+
+def _hspace_end(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _at_line_break(text: str, pos: int) -> bool:
+    return pos >= len(text) or text[pos] in "\r\n"
+
+
 def _walk(node: Node) -> list[Node]:
     out: list[Node] = []
     stack = [node]
@@ -334,7 +119,8 @@ def _walk(node: Node) -> list[Node]:
     return out
 
 
-def _layout(text: str, root: Node) -> _Layout:
+def _layout(doc: Document) -> _Layout:
+    text, root = doc.text, doc.root
     first_nl = text.find("\n")
     newline = "\r\n" if first_nl > 0 and text[first_nl - 1] == "\r" else "\n"
     containers = _walk(root)
@@ -346,13 +132,14 @@ def _layout(text: str, root: Node) -> _Layout:
                 own = _line_indent(text, start)
                 if own.startswith(base) and len(own) > len(base):
                     unit = own[len(base) :]
+        # A separator holding a comment or a line break says nothing about spacing.
         for m in c.members:
             sep = text[m.key_end : m.value.start]
-            if key_sep is None and "\n" not in sep and "\r" not in sep:
+            if key_sep is None and not any(ch in sep for ch in "\n\r/"):
                 key_sep = sep
         for comma, (start, _) in zip(c.commas, c.spans[1:], strict=True):
             sep = text[comma + 1 : start]
-            if item_sep is None and "\n" not in sep and "\r" not in sep:
+            if item_sep is None and not any(ch in sep for ch in "\n\r/"):
                 item_sep = sep
     key_sep = ": " if key_sep is None else key_sep
     if item_sep is None:
@@ -386,17 +173,25 @@ def _render_element(
 # Insertion and removal as splices
 #
 # Appending to a non-empty container inserts `,<sep><element>` right after the last element,
-# so removing it again is deleting from the previous element's end to its own end.
+# so removing it again is deleting the comma and the whitespace run before the element with
+# the element. A comment on the last element's line stays with that element: in a multi-line
+# container the comma goes right after the element, the new ones after the comment; in a
+# one-line container all of it goes after the comment.
 #
-# Filling an empty container `[W]` keeps the user's inner whitespace W verbatim, and marks
-# the fill so that uninstall can tell "the user had this event list / `hooks` object empty"
-# (keep it, restore W) from "STYLE created this key" (delete the member); nothing but layout
-# can carry that mark, as the harness may reject unknown keys. A container STYLE writes ends
-# with S = line break + the indent of its bracket's line. A filled one ends with a blank line
-# before S: `{elements}` NL W S `]` when W is on one line, `{elements}` NL S W `]` when it
-# spans lines (one space before W in one-line files). Either way the line holding `]` keeps
-# the indent it had, so later bracket lines, which the decoding reads, keep theirs too. The
-# top-level object always stays: `{` P members S W `}` needs no mark.
+# Filling an empty container `[W]` keeps the user's inner text W verbatim. When W holds
+# comments and a line break after the last one, the elements go after that comment (where a
+# human writes the first entry), and the container, which holds a user's comment, always stays.
+# Otherwise the fill is marked so that uninstall can tell "the user had this event list /
+# `hooks` object empty" (keep it, restore W) from "STYLE created this key" (delete the member);
+# nothing but layout can carry that mark, as the harness may reject unknown keys. A container
+# STYLE writes ends with S = line break + the indent of its bracket's line. A filled one ends
+# with a blank line before S: `{elements}` NL W S `]` when W is on one line, `{elements}` NL S
+# W `]` when it spans lines (one space before W in one-line files). Either way the line holding
+# `]` keeps the indent it had, so later bracket lines, which the decoding reads, keep theirs
+# too. The top-level object always stays: `{` P members S W `}` needs no mark.
+#
+# Removal never deletes a comment: STYLE writes none, so every comment is the user's. One
+# inside or between removed elements is kept where they were, on its own line.
 
 
 def _closing(text: str, node: Node, layout: _Layout) -> str:
@@ -433,61 +228,181 @@ def _unfilled_inner(tail: str, closing: str, layout: _Layout, *, top: bool) -> s
     return None
 
 
+def _end_of_line_comments(doc: Document, pos: int) -> int:
+    """The end of the comments that follow `pos` on its line (`pos` itself when none do)."""
+    end = cur = pos
+    while True:
+        comment = doc.comment_at(_hspace_end(doc.text, cur))
+        if comment is None:
+            return end
+        end = cur = comment.end
+        if comment.line:
+            return end
+
+
 def _append(
-    text: str,
+    doc: Document,
     node: Node,
     elements: Sequence[tuple[str | None, JsonValue]],
     layout: _Layout,
     *,
     top: bool,
-) -> Edit:
+) -> list[Edit]:
+    text = doc.text
     spans = node.spans
     if spans:
         last_start, last_end = spans[-1]
+        eol = _end_of_line_comments(doc, last_end)
         if "\n" not in text[node.start : node.end]:
             parts = [_render_element(k, v, "", layout, compact=True) for k, v in elements]
-            return (last_end, last_end, "".join("," + layout.item_sep + p for p in parts))
-        if "\n" not in text[last_end : node.end - 1]:
+            return [(eol, eol, "".join("," + layout.item_sep + p for p in parts))]
+        if "\n" not in text[eol : node.end - 1]:
             # `}]`-style closing: what follows the insertion lands on the new element's last
             # line, so give that line the indent it had; bracket lines keep their indent,
             # which is how uninstall recognises the containers it filled.
-            indent = _line_indent(text, last_end)
+            indent = _line_indent(text, eol)
         elif _starts_line(text, last_start):
             indent = _line_indent(text, last_start)
         else:
             indent = _line_indent(text, node.start) + layout.unit
         parts = [_render_element(k, v, indent, layout, compact=False) for k, v in elements]
-        return (last_end, last_end, "".join("," + layout.newline + indent + p for p in parts))
+        body = "".join(layout.newline + indent + p + "," for p in parts)[:-1]
+        if eol == last_end:
+            return [(last_end, last_end, "," + body)]
+        return [(last_end, last_end, ","), (eol, eol, body)]
     inner = text[node.start + 1 : node.end - 1]
+    comments = doc.comments_in(node.start + 1, node.end - 1)
+    indent = _line_indent(text, node.start) + layout.unit
+    if comments and "\n" in text[comments[-1].end : node.end - 1]:
+        at = comments[-1].end
+        parts = [_render_element(k, v, indent, layout, compact=False) for k, v in elements]
+        return [(at, at, "".join(layout.newline + indent + p + "," for p in parts)[:-1])]
     tail = _filled_tail(inner, _closing(text, node, layout), layout, top=top)
     if layout.compact:
         parts = [_render_element(k, v, "", layout, compact=True) for k, v in elements]
         body = ("," + layout.item_sep).join(parts)
     else:
-        indent = _line_indent(text, node.start) + layout.unit
         parts = [_render_element(k, v, indent, layout, compact=False) for k, v in elements]
         body = layout.newline + indent + ("," + layout.newline + indent).join(parts)
-    return (node.start + 1, node.end - 1, body + tail)
+    return [(node.start + 1, node.end - 1, body + tail)]
 
 
-def _emptied_inner(text: str, node: Node, layout: _Layout, *, top: bool) -> str | None:
-    """What stays between the brackets once every element is gone; None: STYLE made it."""
-    tail = text[node.spans[-1][1] : node.end - 1]
-    return _unfilled_inner(tail, _closing(text, node, layout), layout, top=top)
+def _cut(doc: Document, layout: _Layout, start: int, end: int, indent: str) -> Edit:
+    """Delete `text[start:end]` but the comments in it, which stay where it was."""
+    kept = doc.comments_in(start, end)
+    if not kept:
+        return (start, end, "")
+    text = doc.text
+    own_lines = "\n" in text[start:end]
+    sep = layout.newline + indent if own_lines else " "
+    before = text[_line_start(text, start) : start]
+    if before.strip(" \t") == "":
+        lead = indent[len(before) :] if indent.startswith(before) else ""
+    else:
+        lead = sep
+    if _at_line_break(text, _hspace_end(text, end)):
+        trail = ""
+        if kept[-1].line:  # spaces left after it would become part of the comment
+            end = _hspace_end(text, end)
+    else:
+        trail = layout.newline + indent if own_lines or kept[-1].line else " "
+    body = sep.join(text[c.start : c.end] for c in kept)
+    return (start, end, lead + body + trail)
 
 
-def _splice_out(node: Node, drop: Sequence[bool]) -> list[Edit]:
-    """Edits deleting the dropped elements of a container that keeps at least one."""
+def _drop_last(
+    doc: Document, node: Node, a: int, layout: _Layout, *, comma: bool = True
+) -> list[Edit]:
+    """Edits removing elements `a`… to the end, with the comma before them when `comma`."""
+    text = doc.text
     spans = node.spans
-    first_kept = drop.index(False)
+    first, end = spans[a][0], spans[-1][1]
+    indent = _line_indent(text, first)
     edits: list[Edit] = []
-    if first_kept:
-        # Elements before the first kept one (an older STYLE put its entries first): take
-        # them with the comma and whitespace that follow, so the kept one moves up in place.
-        edits.append((spans[0][0], spans[first_kept][0], ""))
-    for i in range(first_kept + 1, len(spans)):
-        if drop[i]:
-            edits.append((spans[i - 1][1], spans[i][1], ""))
+    if comma:
+        edits.append((node.commas[a - 1], node.commas[a - 1] + 1, ""))
+    ws = _ws_start(doc, first)
+    if "\n" not in text[ws:first]:
+        return [*edits, _cut(doc, layout, ws, end, indent)]
+    after = _hspace_end(text, end)
+    if doc.comment_at(after) is not None:
+        # The user's comment on the removed element's last line stays, on a line of its own.
+        return [*edits, _cut(doc, layout, first, after, indent)]
+    if doc.line_comment_ends_at(ws):
+        if not _at_line_break(text, after):
+            # The line break ends a comment: without it the comment would swallow what follows.
+            return [*edits, _cut(doc, layout, _line_start(text, first), end, indent)]
+        # The removed line's trailing spaces go with it rather than onto the comment.
+        return [*edits, _cut(doc, layout, ws, after, indent)]
+    return [*edits, _cut(doc, layout, ws, end, indent)]
+
+
+def _drop_before(doc: Document, node: Node, a: int, b: int, layout: _Layout) -> Edit:
+    """The edit removing elements `a`…`b` and the comma after `b`, a kept element follows."""
+    text = doc.text
+    first = node.spans[a][0]
+    after = _hspace_end(text, node.commas[b] + 1)
+    indent = _line_indent(text, first)
+    if _starts_line(text, first) and _at_line_break(text, after):
+        return _cut(doc, layout, _ws_start(doc, first), after, indent)
+    # What follows on the line (the next element, a comment) moves into the removed place.
+    return _cut(doc, layout, first, after, indent)
+
+
+def _holds(inner: str, comments: int) -> bool:
+    """Whether `inner` between brackets is trivia keeping all the `comments`, each closed."""
+    try:
+        doc = parse_document("[" + inner + "]", dialect=Dialect(comments=True))
+    except JsonEditError:
+        return False
+    return doc.root.value == [] and len(doc.comments) == comments
+
+
+def _emptied(doc: Document, node: Node, layout: _Layout, *, top: bool) -> list[Edit] | None:
+    """Edits emptying a container whose elements all go; None: STYLE made it, it goes too."""
+    text = doc.text
+    first, last = node.spans[0][0], node.spans[-1][1]
+    if not doc.comments_in(node.start + 1, first):
+        closing = _closing(text, node, layout)
+        inner = _unfilled_inner(text[last : node.end - 1], closing, layout, top=top)
+        after = len(doc.comments_in(last, node.end - 1))
+        if inner is not None and after and not _holds(inner, after):
+            inner = None  # not a fill STYLE can undo: the comments after the entries stay
+        inside = doc.comments_in(first, last)
+        if inner is not None and not inside:
+            return [(node.start + 1, node.end - 1, inner)]
+        if inner is not None:
+            # The user's container, and the user's comments from inside the removed entries:
+            # those first, each on its own line, then what the container held.
+            indent = _line_indent(text, first)
+            sep = " " if layout.compact else layout.newline + indent
+            block = "".join(sep + text[c.start : c.end] for c in inside)
+            own = inner.strip(_WS)
+            rest = (sep + own if own else "") + (closing or " ")
+            return [(node.start + 1, node.end - 1, block + rest)]
+        if not doc.comments_in(node.start + 1, node.end - 1):
+            return None
+    # A comment of the user's is in it: the container stays, holding the comments.
+    return _drop_last(doc, node, 0, layout, comma=False)
+
+
+def _splice_out(doc: Document, node: Node, drop: Sequence[bool], layout: _Layout) -> list[Edit]:
+    """Edits deleting the dropped elements of a container that keeps at least one."""
+    edits: list[Edit] = []
+    i, n = 0, len(drop)
+    while i < n:
+        if not drop[i]:
+            i += 1
+            continue
+        a = i
+        while i < n and drop[i]:
+            i += 1
+        if i == n:
+            edits.extend(_drop_last(doc, node, a, layout))
+        else:
+            # Elements before a kept one (an older STYLE put its entries first, or the user
+            # added theirs after STYLE's): they go with the comma that follows them.
+            edits.append(_drop_before(doc, node, a, i - 1, layout))
     return edits
 
 
@@ -495,7 +410,7 @@ Decide: TypeAlias = Callable[[int], "list[Edit] | None"]
 
 
 def _clean(
-    text: str, node: Node, decide: Decide, layout: _Layout, *, top: bool = False
+    doc: Document, node: Node, decide: Decide, layout: _Layout, *, top: bool = False
 ) -> list[Edit] | None:
     """Edits removing what `decide` drops (it returns None) from a container.
 
@@ -503,13 +418,12 @@ def _clean(
     """
     results = [decide(i) for i in range(len(node.spans))]
     drop = [r is None for r in results]
-    if not any(drop):
-        return [e for r in results if r for e in r]
-    if all(drop):
-        inner = _emptied_inner(text, node, layout, top=top)
-        return None if inner is None else [(node.start + 1, node.end - 1, inner)]
     kept = [e for r in results if r for e in r]
-    return kept + _splice_out(node, drop)
+    if not any(drop):
+        return kept
+    if all(drop):
+        return _emptied(doc, node, layout, top=top)
+    return kept + _splice_out(doc, node, drop, layout)
 
 
 def _is_style_group(group: Node, is_ours: IsOurs) -> bool:
@@ -526,12 +440,34 @@ def _is_our_handler(handler: Node, is_ours: IsOurs) -> bool:
     return isinstance(handler.value, dict) and is_ours(handler.value)
 
 
-def _uninstall_edits(text: str, root: Node, layout: _Layout, is_ours: IsOurs) -> list[Edit]:
+def _hooks_edits(
+    doc: Document, layout: _Layout, event_list: Callable[[Node], list[Edit] | None]
+) -> list[Edit]:
+    """The edits `event_list` makes to each event's list under the top-level `hooks` object."""
+    root = doc.root
+
+    def hooks_object(node: Node) -> list[Edit] | None:
+        def decide(i: int) -> list[Edit] | None:
+            value = node.members[i].value
+            return event_list(value) if value.kind == "array" else []
+
+        return _clean(doc, node, decide, layout)
+
+    def top(i: int) -> list[Edit] | None:
+        member = root.members[i]
+        if member.key == "hooks" and member.value.kind == "object":
+            return hooks_object(member.value)
+        return []
+
+    return _clean(doc, root, top, layout, top=True) or []
+
+
+def _uninstall_edits(doc: Document, layout: _Layout, is_ours: IsOurs) -> list[Edit]:
     def handler_list(node: Node) -> list[Edit]:
         def decide(i: int) -> list[Edit] | None:
             return None if _is_our_handler(node.items[i], is_ours) else []
 
-        edits = _clean(text, node, decide, layout)
+        edits = _clean(doc, node, decide, layout)
         # A user group that also held STYLE handlers keeps its (now empty) list.
         return [(node.start + 1, node.end - 1, "")] if edits is None else edits
 
@@ -548,22 +484,9 @@ def _uninstall_edits(text: str, root: Node, layout: _Layout, is_ours: IsOurs) ->
         ]
 
     def event_list(node: Node) -> list[Edit] | None:
-        return _clean(text, node, lambda i: group(node.items[i]), layout)
+        return _clean(doc, node, lambda i: group(node.items[i]), layout)
 
-    def hooks_object(node: Node) -> list[Edit] | None:
-        def decide(i: int) -> list[Edit] | None:
-            value = node.members[i].value
-            return event_list(value) if value.kind == "array" else []
-
-        return _clean(text, node, decide, layout)
-
-    def top(i: int) -> list[Edit] | None:
-        member = root.members[i]
-        if member.key == "hooks" and member.value.kind == "object":
-            return hooks_object(member.value)
-        return []
-
-    return _clean(text, root, top, layout, top=True) or []
+    return _hooks_edits(doc, layout, event_list)
 
 
 def _apply(text: str, edits: list[Edit]) -> str:
@@ -580,17 +503,19 @@ def _apply(text: str, edits: list[Edit]) -> str:
 # Public operations
 
 
-def uninstall_hooks(text: str, *, is_ours: IsOurs, name: str = "settings.json") -> str:
+def uninstall_hooks(
+    text: str, *, is_ours: IsOurs, name: str = "settings.json", dialect: Dialect = STRICT
+) -> str:
     """Remove every handler `is_ours` recognises, and what holds only them, as splices.
 
     A matcher group left without handlers goes; an event list or `hooks` object left empty
     goes when STYLE created it and is restored byte for byte when the user had it empty.
     A file STYLE created from nothing comes back as `{}` plus its newline: the caller, which
     knows whether the file existed, deletes it. A `hooks` value that is not an object cannot
-    hold STYLE's handlers and is left alone.
+    hold STYLE's handlers and is left alone. Comments (where `dialect` reads them) all stay.
     """
-    root = _parse_object(text, name)
-    return _apply(text, _uninstall_edits(text, root, _layout(text, root), is_ours))
+    doc = _parse_object(text, name, dialect)
+    return _apply(text, _uninstall_edits(doc, _layout(doc), is_ours))
 
 
 def install_hooks(
@@ -599,6 +524,7 @@ def install_hooks(
     *,
     is_ours: IsOurs,
     name: str = "settings.json",
+    dialect: Dialect = STRICT,
 ) -> str:
     """Replace STYLE's matcher groups: remove the old ones, append `groups` per event.
 
@@ -616,30 +542,34 @@ def install_hooks(
                 # Uninstall could not find such a handler again: installs would pile up.
                 raise ValueError(f"group for `{event}` holds a handler `is_ours` rejects")
     base = text if text else "{}\n"
-    cleaned = uninstall_hooks(base, is_ours=is_ours, name=name)
-    return append_to_hooks(cleaned, groups, name=name)
+    cleaned = uninstall_hooks(base, is_ours=is_ours, name=name, dialect=dialect)
+    return append_to_hooks(cleaned, groups, name=name, dialect=dialect)
 
 
 def append_to_hooks(
-    cleaned: str, entries: Mapping[str, Sequence[dict[str, Any]]], *, name: str
+    cleaned: str,
+    entries: Mapping[str, Sequence[dict[str, Any]]],
+    *,
+    name: str,
+    dialect: Dialect = STRICT,
 ) -> str:
     """Append `entries` (event → list items) at the end of each `hooks.<event>` array, creating
     the event key and the `hooks` key at the end of their objects when missing. Shared by both
-    config layouts (matcher groups here, Cursor's flat handler lists in configedit)."""
-    root = _parse_object(cleaned, name)
+    config layouts (matcher groups here, Cursor's flat handler lists in hookconfig)."""
+    doc = _parse_object(cleaned, name, dialect)
+    root = doc.root
     wanted_events = [(event, list(items)) for event, items in entries.items() if items]
     if not wanted_events:
         return cleaned
-    layout = _layout(cleaned, root)
+    layout = _layout(doc)
     hooks = root.last("hooks")
     if hooks is None:
         value: dict[str, JsonValue] = {e: _json(items) for e, items in wanted_events}
-        edit = _append(cleaned, root, [("hooks", value)], layout, top=True)
-        return _apply(cleaned, [edit])
+        return _apply(cleaned, _append(doc, root, [("hooks", value)], layout, top=True))
     if hooks.value.kind != "object":
         raise JsonEditError(
             f"`hooks` must be an object, found {_kind_name(hooks.value)}",
-            _span_at(cleaned, hooks.value.start, name),
+            span_at(cleaned, hooks.value.start, name),
         )
     edits: list[Edit] = []
     new_members: list[tuple[str | None, JsonValue]] = []
@@ -650,13 +580,13 @@ def append_to_hooks(
         elif member.value.kind != "array":
             raise JsonEditError(
                 f"`hooks.{event}` must be an array, found {_kind_name(member.value)}",
-                _span_at(cleaned, member.value.start, name),
+                span_at(cleaned, member.value.start, name),
             )
         else:
             elements: list[tuple[str | None, JsonValue]] = [(None, _json(i)) for i in items]
-            edits.append(_append(cleaned, member.value, elements, layout, top=False))
+            edits.extend(_append(doc, member.value, elements, layout, top=False))
     if new_members:
-        edits.append(_append(cleaned, hooks.value, new_members, layout, top=False))
+        edits.extend(_append(doc, hooks.value, new_members, layout, top=False))
     return _apply(cleaned, edits)
 
 
@@ -667,13 +597,13 @@ def _json(value: object) -> JsonValue:
 
 
 def installed_handlers(
-    text: str, *, is_ours: IsOurs, name: str = "settings.json"
+    text: str, *, is_ours: IsOurs, name: str = "settings.json", dialect: Dialect = STRICT
 ) -> dict[str, list[dict[str, Any]]]:
     """STYLE's matcher groups per event as the harness reads the file (last duplicate wins).
 
     Each group is returned with only STYLE's handlers in its `hooks` list.
     """
-    root = _parse_object(text, name)
+    root = _parse_object(text, name, dialect).root
     assert isinstance(root.value, dict)
     hooks = root.value.get("hooks")
     found: dict[str, list[dict[str, Any]]] = {}

@@ -64,7 +64,7 @@ def asks_natively(harness: str, native_event: str) -> bool:
     for name in (harness, "cursor"):  # a Cursor payload may arrive through a Claude config
         spec = spec_for(name).spec_of(native_event)
         if spec is not None:
-            return ASK in spec.capabilities
+            return ASK in spec.capabilities and not spec_for(name).ask_may_refuse
     return False
 
 

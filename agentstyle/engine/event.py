@@ -6,6 +6,7 @@ import json
 import os
 import stat
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +52,7 @@ class Event:
     model: str | None = None
     ts: float = 0.0
     fields: list[tuple[str, int, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # e.g. shell-parse-fallback
+    notes: list[str] = field(default_factory=list)  # e.g. shell-incomplete: deadline
 
     def add(self, name: str, value: Any, idx: int = 0) -> None:
         if value is None or len(self.fields) >= MAX_FIELD_ROWS:
@@ -98,17 +99,39 @@ def relative_path(path: str, cwd: str) -> str:
     return p
 
 
-def read_transcript_tail(path: str, limit: int = 256 * 1024) -> str | None:
-    """The last assistant message of a JSONL transcript, reading at most `limit` bytes."""
+def resolved_path(path: str, cwd: str) -> str | None:
+    """Where `path` really leads when a symlink is on the way (relative to cwd when inside
+    it), else None. A guard on `.env` must also see a Read of `notes.txt -> .env`."""
+    full = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
     try:
-        # Never block on a FIFO or read a device: only a regular file, opened without waiting.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        real = os.path.realpath(full)
+        base = os.path.realpath(cwd) if cwd else cwd
     except (OSError, ValueError):
         return None
+    target = relative_path(real, base)
+    return None if target == relative_path(os.path.normpath(full), cwd) else target
+
+
+TRANSCRIPT_TAIL_BYTES = 256 * 1024
+
+
+def transcript_entries_from_end(
+    path: str, limit: int = TRANSCRIPT_TAIL_BYTES
+) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSONL transcript's last `limit` bytes, newest first.
+
+    Bounded: at most `limit` bytes are read, from a regular file only (never a FIFO or a
+    device, and never a blocking open). A line cut by the window or still being written is
+    skipped, as is anything that is not a JSON object.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError, TypeError):
+        return
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return None
+            return
         os.lseek(fd, max(0, st.st_size - limit), os.SEEK_SET)
         chunks: list[bytes] = []
         remaining = limit
@@ -120,7 +143,7 @@ def read_transcript_tail(path: str, limit: int = 256 * 1024) -> str | None:
             remaining -= len(chunk)
         tail = b"".join(chunks).decode("utf-8", errors="replace")
     except OSError:
-        return None
+        return
     finally:
         os.close(fd)
     for line in reversed(tail.splitlines()):
@@ -128,17 +151,38 @@ def read_transcript_tail(path: str, limit: int = 256 * 1024) -> str | None:
             entry = json.loads(line)
         except ValueError:
             continue
-        message = entry.get("message") if isinstance(entry, dict) else None
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            content = message.get("content")
-            if isinstance(content, str):
-                return content
-            if isinstance(content, list):
-                texts = [
-                    c.get("text", "")
-                    for c in content
-                    if isinstance(c, dict) and c.get("type") == "text"
-                ]
-                if texts:
-                    return "\n".join(texts)
+        if isinstance(entry, dict):
+            yield entry
+
+
+def last_in_transcript(
+    path: str, pick: Callable[[dict[str, Any]], str | None], limit: int = TRANSCRIPT_TAIL_BYTES
+) -> str | None:
+    """The first non-None `pick(entry)`, newest entry first, within the bounded tail."""
+    for entry in transcript_entries_from_end(path, limit):
+        found = pick(entry)
+        if found is not None:
+            return found
     return None
+
+
+def _assistant_text(entry: dict[str, Any]) -> str | None:
+    message = entry.get("message")
+    if isinstance(message, dict) and message.get("role") == "assistant":
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = [
+                c.get("text", "")
+                for c in content
+                if isinstance(c, dict) and c.get("type") == "text"
+            ]
+            if texts:
+                return "\n".join(texts)
+    return None
+
+
+def read_transcript_tail(path: str, limit: int = TRANSCRIPT_TAIL_BYTES) -> str | None:
+    """The last assistant message of a JSONL transcript, reading at most `limit` bytes."""
+    return last_in_transcript(path, _assistant_text, limit)

@@ -33,10 +33,10 @@ def _trace(cand: Candidate, point: str | None) -> str:
         block, repeat, output = "block-precedence", "not-evaluated", "not-evaluated"
     elif outcome in ("asked", "allowed"):
         block, repeat, output = "none", "repeat-bypass", outcome
+    elif outcome == "loop-guard":
+        block, repeat, output = "none", "loop-guard", "suppressed"
     elif outcome == "dedup-suppressed":
-        block = "none"
-        repeat = "loop-guard" if cand.action in ("block", "ask") else f"{cand.repeat}-duplicate"
-        output = "suppressed"
+        block, repeat, output = "none", f"{cand.repeat}-duplicate", "suppressed"
     elif outcome == "error":
         block, repeat, output = "none", "not-evaluated", f"error({cand.error or 'unknown'})"
     else:
@@ -64,11 +64,15 @@ def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
         f"tool={event.tool or '-'} session={event.session_id}"
     ]
     commands = event.values("shell.commands")
-    if commands or event.values("shell.code") or "shell-parse-fallback" in event.notes:
-        fallback = " (fallback: unparsed)" if "shell-parse-fallback" in event.notes else ""
-        lines.append(f"shell commands={json.dumps(commands, ensure_ascii=False)}{fallback}")
+    incomplete = [n for n in event.notes if n.startswith("shell-incomplete")]
+    if commands or event.values("shell.code") or incomplete:
+        flag = f" ({incomplete[0]})" if incomplete else ""
+        lines.append(f"shell commands={json.dumps(commands, ensure_ascii=False)}{flag}")
         for code in event.values("shell.code"):
             lines.append(f"shell code={json.dumps(code[:200], ensure_ascii=False)}")
+        dynamic = event.values("shell.dynamic")
+        if dynamic:
+            lines.append(f"shell dynamic={json.dumps(dynamic, ensure_ascii=False)}")
     if not evaluation.candidates:
         lines.append("no candidate entries for this event")
     for cand in evaluation.candidates:

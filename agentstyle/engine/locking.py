@@ -18,6 +18,11 @@ class LockTimeout(Exception):
     """The lock stayed held by another process past our deadline."""
 
 
+class LockHeldByStranger(LockTimeout):
+    """The lock is held by something that will not let go (a stopped process, a program that
+    is not STYLE): waiting longer only delays the answer; the message names it."""
+
+
 class Handover(Exception):
     """While waiting, `poll` found someone else to answer (the resident engine holds the lock
     for its lifetime, so a hook waiting for it hands its event over instead)."""
@@ -28,16 +33,26 @@ class Handover(Exception):
 
 
 Poll = Callable[[], object]
+GiveUp = Callable[[], "str | None"]
 POLL_EVERY_S = 0.05
+# A holder that is just exiting is not a stranger: look at who holds the lock after this long.
+STRANGER_AFTER_S = 0.2
 
 
 class FileLock:
     """An exclusive advisory lock on `path`, waited for until `deadline` (time.monotonic())."""
 
-    def __init__(self, path: Path, deadline: float, poll: Poll | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        deadline: float,
+        poll: Poll | None = None,
+        give_up: GiveUp | None = None,
+    ) -> None:
         self.path = path
         self.deadline = deadline
         self.poll = poll
+        self.give_up = give_up  # why waiting is pointless (runtime/peer.py), checked as we wait
         self.fd: int | None = None
 
     def __enter__(self) -> FileLock:
@@ -47,7 +62,8 @@ class FileLock:
             self.fd = fd
             return self
         delay = 0.001
-        next_poll = time.monotonic() + POLL_EVERY_S
+        next_poll = time.monotonic()  # at the first refusal: the holder may be an engine
+        next_look = next_poll + STRANGER_AFTER_S
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -64,6 +80,12 @@ class FileLock:
                     if answer is not None:
                         os.close(fd)
                         raise Handover(answer) from None
+                if self.give_up is not None and now >= next_look:
+                    next_look = now + POLL_EVERY_S
+                    why = self.give_up()
+                    if why:
+                        os.close(fd)
+                        raise LockHeldByStranger(why) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.02)
 

@@ -68,6 +68,21 @@ def ensure_home(paths: StylePaths) -> Path:
     return home
 
 
+def widened(paths: StylePaths) -> list[str]:
+    """What of `.style/` other users can read: the folder, the database, its WAL."""
+    out = []
+    checks = [(paths.home, HOME_MODE), (paths.database, FILE_MODE)]
+    checks.append((paths.database.with_name(paths.database.name + ".wal"), FILE_MODE))
+    for path, want in checks:
+        try:
+            mode = path.stat().st_mode & 0o777
+        except OSError:
+            continue
+        if mode & 0o077:
+            out.append(f"{path.name} is {mode:04o} (want {want:04o})")
+    return out
+
+
 def tighten(path: Path) -> None:
     """A file of `.style/` made owner-only (DuckDB creates its files with the umask's mode)."""
     try:

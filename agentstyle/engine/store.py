@@ -91,6 +91,18 @@ def tune_for_events(conn: Connection) -> None:
     conn.execute(sql("store/one_thread"))
 
 
+def _connect_store(paths: StylePaths, *, read_only: bool = False) -> Connection:
+    """The project's database for a command: one that cannot be opened is a clear error."""
+    try:
+        return connect(paths.database, read_only=read_only)
+    except (duckdb.IOException, duckdb.SerializationException, duckdb.InternalException) as exc:
+        # the cause as the hooks report it, never DuckDB's own text (storage.md)
+        raise StyleError(
+            f"the rules database could not be read ({type(exc).__name__})",
+            hint=f"move {paths.database} away (its history goes with it) and run `style sync`",
+        ) from None
+
+
 @contextmanager
 def open_store(
     paths: StylePaths, *, deadline: float | None = None, create: bool = True
@@ -100,9 +112,10 @@ def open_store(
         deadline = time.monotonic() + 30.0
     if not create and not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
-    ensure_home(paths)
+    if create:  # a command that only reads or edits history writes nothing new into .style/
+        ensure_home(paths)
     with FileLock(paths.lock, deadline):
-        conn = connect(paths.database)
+        conn = _connect_store(paths)
         for path in (paths.database, paths.database.with_name(paths.database.name + ".wal")):
             tighten(path)
         try:
@@ -192,7 +205,7 @@ def open_store_read_only(
     if not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
     with FileLock(paths.lock, deadline):
-        conn = connect(paths.database, read_only=True)
+        conn = _connect_store(paths, read_only=True)
         try:
             try:
                 migrate(conn)

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from agentstyle.source import Span
 
+
+@dataclass(frozen=True, slots=True)
+class SettingRef:
+    """`settings.NAME` written as a value; its value is chosen at install (policy/settingrefs)."""
+
+    name: str
+    span: Span = field(compare=False)
+
+
 Scalar: TypeAlias = str | int | float | bool
-Value: TypeAlias = Scalar | tuple[Scalar, ...] | None
+Item: TypeAlias = Scalar | SettingRef
+Value: TypeAlias = Item | tuple[Item, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +75,11 @@ Segment: TypeAlias = Text | Var
 class GrammarError(Exception):
     """A syntax error at a span inside the package file (not just inside the string)."""
 
-    def __init__(self, message: str, span: Span) -> None:
+    def __init__(self, message: str, span: Span, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.span = span
+        self.hint = hint  # a likely fix ("did you mean `regex`?"), shown after the message
 
 
 def strip_spans(node: Node) -> object:

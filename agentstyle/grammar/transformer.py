@@ -9,21 +9,23 @@ from typing import Any
 from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
+from agentstyle.diagnostics import did_you_mean, suggestion
 from agentstyle.grammar.ast import (
     And,
     GrammarError,
+    Item,
     Node,
     Not,
     Or,
     Pred,
-    Scalar,
     Segment,
+    SettingRef,
     Text,
     Value,
     Var,
 )
 from agentstyle.source import Span
-from agentstyle.vocabulary import COMPARISONS, OPERATORS
+from agentstyle.vocabulary import COMPARISONS, OPERATOR_SYNONYMS, OPERATORS
 
 Locate = Callable[[int], Span]
 
@@ -45,7 +47,13 @@ _INTEGER = re.compile(r"-?[0-9]+")
 
 def unknown_operator(word: Token, locate: Locate) -> GrammarError:
     """The error for an operator word that is not in the vocabulary (also used on parse errors)."""
-    return GrammarError(f"unknown operator `{word}`", locate(_start(word)))
+    return GrammarError(f"unknown operator `{word}`", locate(_start(word)), operator_hint(word))
+
+
+def operator_hint(word: str) -> str | None:
+    """The operator a misspelled or foreign operator word (`shell_regx`, `matches`) means."""
+    synonym = OPERATOR_SYNONYMS.get(word.lower())
+    return suggestion(synonym) if synonym else did_you_mean(word, sorted(OPERATORS))
 
 
 def unknown_filter(word: Token, locate: Locate) -> GrammarError:
@@ -129,8 +137,12 @@ class ConditionTransformer(Transformer[Token, Node]):
         keyword, field = children
         return Pred(str(field), "exists", None, self._locate(_start(keyword)))
 
-    def value_list(self, items: list[Scalar]) -> Value:
+    def value_list(self, items: list[Item]) -> Value:
         return tuple(items)
+
+    def setting_ref(self, children: list[Token]) -> SettingRef:
+        token = children[0]
+        return SettingRef(str(token).split(".", 1)[1], self._locate(_start(token)))
 
     def dq_string(self, children: list[Token]) -> str:
         return _unescape(children[0], self._locate)

@@ -3,7 +3,9 @@
 An adapter module offers, for its harness:
 - reading: `normalize(payload, native_event) -> Event`, `can_refuse(native_event)`;
 - answering: `answer(decision, native_event, event=None) -> Wire`, `deny_answer`,
-  `no_opinion`, `FAIL_CLOSED_EXIT`;
+  `no_opinion`, `FAIL_CLOSED_EXIT`, `with_notice(wire, native_event, text) -> Wire` (a notice
+  for the person in the field the harness shows, `NOTICE_FIELD`, on `NOTICE_EVENTS`; stderr
+  elsewhere);
 - installing: `SCOPES`, `FLAT`, `config_path`, `handler`, `group`, `write_config`,
   `strip_config`, `static_path`, `place_static`, `strip_static`, `install_notes`;
 - checking (`style doctor`): `synthetic_payload`, `wire_problem`.

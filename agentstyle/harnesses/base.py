@@ -73,6 +73,15 @@ class HarnessSpec:
     # how MCP calls are named to a tool matcher: `mcp__<server>__<tool>` (None) or fixed names
     mcp_names: tuple[str, ...] | None = None
     skill_names: tuple[str, ...] = ()
+    # the client may turn an `ask` into a refusal without asking anyone (a headless run), so
+    # `style allow` must be able to let an asked call through
+    ask_may_refuse: bool = False
+    # the `session.start` sources the harness ever sends (None: every normalized source)
+    session_sources: frozenset[str] | None = None
+    # normalized tool → every top-level `tool_input` key its native tools send, where the
+    # contract documents (or captured payloads show) the whole shape; a tool left out has an
+    # unknown shape. `field-never-present` warns on `tool.input.<key>` only against these.
+    input_keys: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def point_of(self, native_event: str) -> str | None:
         for point, spec in self.points.items():

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, relative_path
+from agentstyle.engine.event import Event, relative_path, resolved_path
 from agentstyle.harnesses import common
-from agentstyle.harnesses.base import CONTEXT, MESSAGE
+from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
@@ -25,6 +28,33 @@ SOURCES = {
     "compact": "compact",
     "fork": "resume",
 }
+
+
+# -- facts once UNCONFIRMED, checked against the real client -----------------------------------
+# Each is checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of
+# tests/e2e/clients.json); change it here, in one line, when the client changes.
+
+# No hook payload names the model (2.1.332: not even SessionStart, contracts.md §1.5 says
+# "not guaranteed"); the transcript has it on every assistant entry (`message.model`).
+MODEL_FROM_TRANSCRIPT = True
+
+# A Stop/SubagentStop `decision: block` reaches the model twice, once with the hook's whole
+# command line; `hookSpecificOutput.additionalContext` (v2.1.163+) continues the turn with the
+# reason once and no command line, and the next Stop still says `stop_hook_active`.
+STOP_CONTINUE_AS_CONTEXT = True
+
+# In `-p` (headless) runs an `ask` is never a prompt: the call is denied and the question is
+# the model's tool result word for word, so the question carries how to let the call through.
+ASK_CARRIES_APPROVE_HINT = True
+
+
+def _transcript_model(entry: dict[str, Any]) -> str | None:
+    message = entry.get("message")
+    if isinstance(message, dict) and message.get("role") == "assistant":
+        model = message.get("model")
+        if isinstance(model, str) and model and not model.startswith("<"):
+            return model  # `<synthetic>` marks an entry the client wrote itself
+    return None
 
 
 def looks_like(payload: dict[str, Any]) -> bool:
@@ -82,6 +112,10 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
     model = payload.get("model")
     if isinstance(model, str) and model:
         ev.model = model
+    elif MODEL_FROM_TRANSCRIPT:
+        ev.model = common.transcript_model(
+            ev.session_id, payload.get("transcript_path"), _transcript_model
+        )
     common.base_fields(ev, NAME, payload, None)
     common.claude_shaped_fields(ev, native_event, payload, SOURCES)
     if point in ("tool.pre", "tool.post", "tool.failed"):
@@ -118,15 +152,12 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         for key in FILE_PATH_KEYS:
             if isinstance(tool_input.get(key), str):
                 ev.add("file.path", relative_path(tool_input[key], ev.cwd))
+                real = resolved_path(tool_input[key], ev.cwd)
+                if real is not None:
+                    ev.add("file.path", real, 1)  # a symlink counts by its target too
                 break
-    if ev.tool == "shell" and isinstance(tool_input.get("command"), str):
-        from agentstyle.engine.shell import parse_shell
-
-        parsed = parse_shell(tool_input["command"], ev.cwd or None)
-        ev.add_list("shell.commands", list(parsed.commands))
-        ev.add_list("shell.code", list(parsed.code))
-        if parsed.fallback:
-            ev.notes.append("shell-parse-fallback")
+    if ev.tool == "shell":
+        common.add_shell(ev, tool_input.get("command"))
     ev.add_list("tool.added", added_text(native, tool_input))
     common.add_call_key(ev, native, tool_input)
     ev.add_tree("tool.input", tool_input)
@@ -175,12 +206,22 @@ def answer(decision: Decision, native_event: str, event: Event | None = None) ->
         if decision.verdict == "block":
             specific["permissionDecision"] = "deny"
             specific["permissionDecisionReason"] = reason
-        elif decision.verdict in ("ask", "allow"):
-            specific["permissionDecision"] = decision.verdict
+        elif decision.verdict == "ask":
+            specific["permissionDecision"] = "ask"
+            specific["permissionDecisionReason"] = (
+                with_approve_hint(reason) if ASK_CARRIES_APPROVE_HINT else reason
+            )
+        elif decision.verdict == "allow":
+            specific["permissionDecision"] = "allow"
             if reason:
                 specific["permissionDecisionReason"] = reason
         if context and decision.verdict != "block":
             specific["additionalContext"] = context
+    elif native_event in ("Stop", "SubagentStop") and STOP_CONTINUE_AS_CONTEXT:
+        if decision.verdict == "block":
+            # the reason once, as feedback, and no hook command line (facts above)
+            specific["additionalContext"] = reason or "Continue."
+            return Wire(_dump({"hookSpecificOutput": specific}))
     elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"):
         if decision.verdict == "block":
             out = {"decision": "block"}
@@ -217,6 +258,26 @@ FAIL_CLOSED_EXIT = 1
 
 def no_opinion(native_event: str) -> Wire:
     return Wire("")
+
+
+# Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
+# except on the events that discard it (contracts.md §1.4, §1.8). There the notice goes to
+# stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log otherwise.
+NOTICE_FIELD = "systemMessage"
+NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification"})
+NOTICE_EVENTS = frozenset(
+    e for e in (*SPEC.native_events(), *SPEC.extra_native_events) if e not in NO_NOTICE_EVENTS
+)
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person (a fail-open, a first-use build, …), merged into
+    the answer's `systemMessage`; on an event that shows none, on stderr."""
+    if native_event in NOTICE_EVENTS:
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
 
 
 # -- install: `.claude/settings*.json` (contracts.md §1.1–1.2) ---------------------------------
@@ -261,8 +322,28 @@ def matcher(exact: list[str], patterns: list[str]) -> str | None:
     return combine_matchers(exact, patterns)
 
 
-write_config = common.write_groups_config
-strip_config = common.strip_groups_config
+def config_dialect() -> Dialect:
+    """How Claude Code reads its settings files: strict JSON (no comments, no trailing commas,
+    contracts.md §1.1); its CLI reads past a byte order mark (anthropics/claude-code#81355)."""
+    from agentstyle.configfiles.jsonspans import Dialect
+
+    return Dialect(client="claude code")
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    return common.write_groups_config(
+        before, groups, is_ours, name, markers, dialect=config_dialect()
+    )
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    return common.strip_groups_config(text, is_ours, markers, name, dialect=config_dialect())
 
 
 def static_path(root: Path, scope: str) -> Path | None:

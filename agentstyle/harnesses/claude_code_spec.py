@@ -50,4 +50,27 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "UserPromptSubmit"),
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
     skill_names=("Skill",),
+    # `claude -p` never shows the prompt: an ask is a deny (tests/e2e/test_turns.py)
+    ask_may_refuse=True,
+    # contracts.md §1.7; Grep/Glob/LS, NotebookEdit, TodoWrite shapes are not fully documented.
+    input_keys={
+        "shell": frozenset({"command", "description", "timeout", "run_in_background"}),
+        "file.read": frozenset({"file_path", "offset", "limit"}),
+        "file.write": frozenset({"file_path", "content"}),
+        # Edit, and the legacy MultiEdit that some clients still send.
+        "file.edit": frozenset({"file_path", "old_string", "new_string", "replace_all", "edits"}),
+        "web.fetch": frozenset({"url", "prompt"}),
+        "web.search": frozenset({"query", "allowed_domains", "blocked_domains"}),
+        "agent": frozenset(
+            {
+                "prompt",
+                "description",
+                "subagent_type",
+                "model",
+                "run_in_background",
+                "name",
+                "isolation",
+            }
+        ),
+    },
 )

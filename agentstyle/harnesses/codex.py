@@ -10,13 +10,16 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, relative_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.codex_spec import NAME, SPEC
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 NATIVE_TOOLS: dict[str, str] = {
     "Bash": "shell",
@@ -60,6 +63,14 @@ ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "PreCompact": (frozenset({"systemMessage"}), frozenset()),
     "SessionEnd": (frozenset(), frozenset()),
 }
+# -- facts once UNCONFIRMED, checked against the real client -----------------------------------
+# Checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of tests/e2e/clients.json);
+# `codex_spec.PRE_TOOL_USE_CONTEXT` is checked there too.
+
+# A Bash PostToolUse carries no output and no exit code (openai/codex#34289, still so in
+# 0.171.0): `tool.output` of a Codex shell call is this empty string.
+BASH_TOOL_RESPONSE = ""
+
 # A deny or block needs a non-empty reason, else the hook fails open.
 FALLBACK_REASON = "STYLE refused this call."
 
@@ -227,6 +238,23 @@ def no_opinion(native_event: str) -> Wire:
     return Wire("")
 
 
+# Where a notice reaches the person: `systemMessage` (shown as a warning) on every event whose
+# schema accepts it (ALLOWED_KEYS). SessionEnd, and events STYLE does not know, accept no
+# output key at all (a stray key fails the hook): there the notice goes to stderr.
+NOTICE_FIELD = "systemMessage"
+NOTICE_EVENTS = frozenset(e for e, (top, _inner) in ALLOWED_KEYS.items() if NOTICE_FIELD in top)
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person, merged into the answer's `systemMessage` where the
+    event's schema has one; elsewhere on stderr."""
+    if native_event in NOTICE_EVENTS:
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.codex/hooks.json` (contracts.md §2.1–2.2) ------------------------------------
 
 SCOPES = ("project", "user")
@@ -267,8 +295,29 @@ def matcher(exact: list[str], patterns: list[str]) -> str | None:
     return common.anchored(exact, patterns)
 
 
-write_config = common.write_groups_config
-strip_config = common.strip_groups_config
+def config_dialect() -> Dialect:
+    """How Codex reads `hooks.json`: `serde_json::from_str` (codex-rs/hooks discovery), strict
+    JSON that fails on a comment, a trailing comma or a byte order mark, and then skips every
+    hook of the file."""
+    from agentstyle.configfiles.jsonspans import Dialect
+
+    return Dialect(client="codex", bom=False)
+
+
+def write_config(
+    before: str | None,
+    groups: dict[str, list[dict[str, Any]]],
+    is_ours: Any,
+    name: str,
+    markers: list[str],
+) -> tuple[str, list[str]]:
+    return common.write_groups_config(
+        before, groups, is_ours, name, markers, dialect=config_dialect()
+    )
+
+
+def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+    return common.strip_groups_config(text, is_ours, markers, name, dialect=config_dialect())
 
 
 def static_path(root: Path, scope: str) -> Path | None:

@@ -8,8 +8,8 @@ from agentstyle.timeouts import timeout_for
 NAME = "codex"
 
 # PreToolUse `additionalContext`: rejected by v0.124 (openai/codex#19385), accepted by newer
-# builds; the release that changed it is UNCONFIRMED (contracts.md §2.6). STYLE assumes a
-# current build: an `inject` at tool.pre is placed natively.
+# builds; the release that changed it is UNCONFIRMED (contracts.md §2.6). Accepted by the pinned
+# 0.171.0 (the context reaches the model, the call runs): tests/e2e/test_facts.py.
 PRE_TOOL_USE_CONTEXT = True
 
 _PRE_TOOL_CAPS = frozenset({DENY, MESSAGE} | ({CONTEXT} if PRE_TOOL_USE_CONTEXT else set()))
@@ -64,4 +64,11 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "UserPromptSubmit"),
     matcher_style="regex",
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
+    # contracts.md §2: Bash has only `command` in the schema (PermissionRequest adds a
+    # `description`); apply_patch sends the whole patch as `command`.
+    input_keys={
+        "shell": frozenset({"command", "description"}),
+        "file.write": frozenset({"command"}),
+        "file.edit": frozenset({"command"}),
+    },
 )

@@ -7,11 +7,22 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentstyle.engine.event import CALL_KEY_FIELD, Event, relative_path
+from agentstyle.engine.decision import Wire
+from agentstyle.engine.event import (
+    CALL_KEY_FIELD,
+    MAX_FIELD_CHARS,
+    MAX_FIELD_ROWS,
+    Event,
+    relative_path,
+    resolved_path,
+)
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 # How STYLE's own handlers are told from a user's: the module form (personal scopes) or the
 # portable `style-hook` console script (committed configs: install/hookcommand.py).
@@ -63,20 +74,45 @@ def add_file_path(ev: Event, tool_input: Mapping[str, Any], keys: tuple[str, ...
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             ev.add("file.path", relative_path(value, ev.cwd))
+            real = resolved_path(value, ev.cwd)
+            if real is not None:
+                ev.add("file.path", real, 1)  # a symlink counts by its target too
             return
 
 
+# Rows kept free for what an adapter adds after the shell fields (the call key, tool.added, the
+# tool input tree's top keys), so that the shell fields can never push those out.
+SHELL_ROW_RESERVE = 64
+# Shell rows one event carries: evaluation time grows with them (every shell rule tests every
+# row), and the hook has seconds. A command past it is flagged incomplete, never cut quietly.
+MAX_SHELL_ROWS = 10_000
+
+
 def add_shell(ev: Event, command: Any) -> None:
-    """`shell.commands` / `shell.code` of a shell call (when.md shell-aware matching)."""
+    """The shell fields of a shell call (engine/shell.py documents them): `shell.incomplete`
+    and `shell.dynamic` first, then `shell.commands` and `shell.code`. What does not fit the
+    event's row or value bounds is not dropped quietly: `shell.incomplete` says so."""
     if not isinstance(command, str):
         return
     from agentstyle.engine.shell import parse_shell
 
     parsed = parse_shell(command, ev.cwd or None)
-    ev.add_list("shell.commands", list(parsed.commands))
-    ev.add_list("shell.code", list(parsed.code))
-    if parsed.fallback:
-        ev.notes.append("shell-parse-fallback")
+    issues = list(parsed.issues)
+    room = min(MAX_SHELL_ROWS, MAX_FIELD_ROWS - len(ev.fields) - SHELL_ROW_RESERVE)
+    room -= 1 + len(parsed.dynamic)
+    commands, code = list(parsed.commands), list(parsed.code)
+    if len(commands) + len(code) > room:
+        issues.append("field-row-limit")
+        commands = commands[: max(room, 0)]
+        code = code[: max(room - len(commands), 0)]
+    if any(len(c) > MAX_FIELD_CHARS for c in [*commands, *code]):
+        issues.append("field-size-limit")
+    if issues:
+        ev.add("shell.incomplete", "true")
+        ev.notes.append("shell-incomplete: " + " ".join(dict.fromkeys(issues)))
+    ev.add_list("shell.dynamic", list(parsed.dynamic))
+    ev.add_list("shell.commands", commands)
+    ev.add_list("shell.code", code)
 
 
 def base_fields(ev: Event, name: str, payload: Mapping[str, Any], version: str | None) -> None:
@@ -116,6 +152,35 @@ def rule_names(rules: list[str]) -> str:
     """Rule ids as the person reads them in a notice: the local id, without the package."""
     names = [r.split("/", 1)[1] if "/" in r else r for r in rules]
     return ", ".join(dict.fromkeys(names)) or "policy"
+
+
+def merge_notice(stdout: str, key: str, text: str) -> str | None:
+    """An answer (one JSON object, or empty for "no opinion") with `text` added to its
+    user-facing field `key`, after any text already there (a `warn` rule's message): still one
+    object. None when the answer is not one JSON object (nothing to merge into)."""
+    if not stdout.strip():
+        obj: dict[str, Any] = {}
+    else:
+        try:
+            parsed = json.loads(stdout)
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        obj = parsed
+    before = obj.get(key)
+    if isinstance(before, str) and before.strip():
+        obj[key] = before if text in before else f"{before}\n\n{text}"
+    else:
+        obj[key] = text
+    return dump(obj)
+
+
+def notice_on_stderr(wire: Wire, text: str) -> Wire:
+    """Where an event has no user-facing field: the notice as one more stderr line, the best
+    place left (some clients show a hook's stderr, all keep it in their debug log)."""
+    line = " ".join(text.split())
+    return Wire(wire.stdout, wire.exit_code, wire.stderr + line + "\n")
 
 
 # -- install side ------------------------------------------------------------------------------
@@ -188,18 +253,22 @@ def write_groups_config(
     is_ours: Any,
     name: str,
     markers: list[str],
+    *,
+    dialect: Dialect,
 ) -> tuple[str, list[str]]:
     """A matcher-group config (Claude Code, Codex) with STYLE's handlers replaced; these
     harnesses need no extra key, so the markers pass through unchanged."""
     from agentstyle.configfiles.hookconfig import install_groups
 
-    return install_groups(before, groups, is_ours=is_ours, name=name), markers
+    return install_groups(before, groups, is_ours=is_ours, name=name, dialect=dialect), markers
 
 
-def strip_groups_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
+def strip_groups_config(
+    text: str, is_ours: Any, markers: list[str], name: str, *, dialect: Dialect
+) -> str:
     from agentstyle.configfiles.hookconfig import uninstall_groups
 
-    return uninstall_groups(text, is_ours=is_ours, name=name)
+    return uninstall_groups(text, is_ours=is_ours, name=name, dialect=dialect)
 
 
 def claude_shaped_fields(
@@ -224,3 +293,34 @@ def claude_shaped_fields(
             text = read_transcript_tail(payload["transcript_path"])
         if text is not None:
             ev.add("response.text", text)
+
+
+# Per session: (transcript path, size, mtime) → the model read there. The resident engine
+# answers many events of one session; an unchanged transcript is never read twice.
+_MODEL_CACHE: dict[str, tuple[str, int, int, str | None]] = {}
+_MODEL_CACHE_MAX = 512
+
+
+def transcript_model(
+    session_id: str, path: Any, pick: Callable[[dict[str, Any]], str | None]
+) -> str | None:
+    """The model of the last assistant entry of the session's JSONL transcript (`pick` reads
+    one entry), with the bounded tail reader the stop message uses; cached per session."""
+    from agentstyle.engine.event import last_in_transcript
+
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    cached = _MODEL_CACHE.get(session_id)
+    if cached is not None and cached[:3] == (path, st.st_size, st.st_mtime_ns):
+        return cached[3]
+    model = last_in_transcript(path, pick)
+    if model is None and cached is not None and cached[0] == path:
+        model = cached[3]  # the window holds no assistant entry now: the last one seen stands
+    if len(_MODEL_CACHE) >= _MODEL_CACHE_MAX:
+        _MODEL_CACHE.clear()
+    _MODEL_CACHE[session_id] = (path, st.st_size, st.st_mtime_ns, model)
+    return model

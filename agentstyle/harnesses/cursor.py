@@ -14,13 +14,16 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, read_transcript_tail
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, with_approve_hint
 from agentstyle.harnesses.cursor_spec import NAME, SPEC
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
 
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
@@ -330,6 +333,33 @@ def no_opinion(native_event: str) -> Wire:
     return answer(Decision(), native_event)
 
 
+# Where a notice reaches the person: `user_message`, on the events whose answer carries one
+# (contracts.md §3.5): the permission hooks in their newer form, prompt submit, preCompact.
+# Whether Cursor shows it on an `allow` is UNCONFIRMED (the doc describes it "when denied").
+# The other events (sessionStart, postToolUse, stop, the observe-only ones) and the older
+# `{decision, reason}` form have no such field: there the notice goes to stderr.
+NOTICE_FIELD = "user_message"
+NOTICE_EVENTS = PERMISSION_EVENTS | {"beforeSubmitPrompt", "preCompact"}
+
+
+def _older_form(stdout: str) -> bool:
+    try:
+        obj = json.loads(stdout)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and "decision" in obj
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person, merged into the answer's `user_message` where the
+    event's answer has one; elsewhere on stderr."""
+    if native_event in NOTICE_EVENTS and not _older_form(wire.stdout):
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.cursor/hooks.json`, flat, `version: 1` (contracts.md §3.1–3.2) ------------------
 
 SCOPES = ("project", "user")
@@ -344,6 +374,14 @@ TOOL_MATCHER_EVENTS = frozenset({"preToolUse", "postToolUse", "postToolUseFailur
 # The client that reports its version (`requires.harnesses`); the Cursor CLI's name and output
 # are UNCONFIRMED (`cursor-agent --version`).
 VERSION_COMMAND = ("cursor-agent", "--version")
+
+
+def config_dialect() -> Dialect:
+    """How Cursor reads `hooks.json`: its reader is not public, and no source says it takes
+    comments, so strict JSON; a byte order mark is read past, as before."""
+    from agentstyle.configfiles.jsonspans import Dialect
+
+    return Dialect(client="cursor")
 
 
 def config_path(root: Path, scope: str) -> Path:
@@ -378,14 +416,17 @@ def write_config(
 ) -> tuple[str, list[str]]:
     """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
     from agentstyle.configfiles.hookconfig import ensure_key, install_flat, undo_key
+    from agentstyle.configfiles.jsonspans import parse_with_spans
 
+    dialect = config_dialect()
     for marker in reversed(markers):  # back to the user's keys, then the same edits again
         if before:
-            before = undo_key(before, marker, name=name)
-    text = install_flat(before, groups, is_ours=is_ours, name=name)
+            before = undo_key(before, marker, name=name, dialect=dialect)
+    text = install_flat(before, groups, is_ours=is_ours, name=name, dialect=dialect)
     done: list[str] = []
-    if groups and json.loads(text).get("version") is None:
-        text, made = ensure_key(text, VERSION_KEY, 1, name=name)
+    top = parse_with_spans(text, name=name, dialect=dialect).value
+    if groups and isinstance(top, dict) and top.get("version") is None:
+        text, made = ensure_key(text, VERSION_KEY, 1, name=name, dialect=dialect)
         if made:
             done.append(made)
     return text, done
@@ -394,9 +435,10 @@ def write_config(
 def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
     from agentstyle.configfiles.hookconfig import undo_key, uninstall_flat
 
+    dialect = config_dialect()
     for marker in reversed(markers):
-        text = undo_key(text, marker, name=name)
-    return uninstall_flat(text, is_ours=is_ours, name=name)
+        text = undo_key(text, marker, name=name, dialect=dialect)
+    return uninstall_flat(text, is_ours=is_ours, name=name, dialect=dialect)
 
 
 # `.cursor/rules/style.mdc`: STYLE's own rule file; `alwaysApply` must be a real boolean.

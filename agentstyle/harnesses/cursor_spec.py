@@ -67,6 +67,9 @@ SPEC = HarnessSpec(
     bookkeeping=("sessionStart", "beforeSubmitPrompt"),
     # preToolUse/postToolUse match on a tool type; MCP calls are type `MCP` (contracts.md §3.2)
     mcp_names=("MCP",),
+    # contracts.md §3: preToolUse Shell sends {command, working_directory}, and the adapter
+    # gives beforeShellExecution calls {command}; other preToolUse shapes are UNCONFIRMED.
+    input_keys={"shell": frozenset({"command", "working_directory"})},
     gate_events=(
         "preToolUse",
         "beforeShellExecution",

@@ -8,10 +8,9 @@ reads text there only as a deny reason); a failed tool is an AfterTool with `err
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event
@@ -19,17 +18,38 @@ from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.gemini_cli_spec import NAME, SPEC
 
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonspans import Dialect
+
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
 }
-# `tool_input` shapes beyond write_file are UNCONFIRMED (contracts.md §4): the path keys tried.
+# `tool_input` shapes beyond write_file were UNCONFIRMED (contracts.md §4): the path keys
+# tried. 0.61.0 sends `file_path` for write_file and replace (tests/e2e/test_facts.py).
 FILE_PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path")
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear"}
 DECISION_EVENTS = frozenset({"BeforeTool", "BeforeAgent", "AfterAgent"})
 CONTEXT_EVENTS = frozenset({"SessionStart", "BeforeAgent", "AfterTool"})
 
+# -- facts once UNCONFIRMED, checked against the real client -----------------------------------
+# Each is checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of
+# tests/e2e/clients.json); change it here, in one line, when the client changes.
+
+# No hook payload names the model (0.61.0); the session's JSONL transcript (`transcript_path`)
+# has it on every model entry (`type: gemini`, `model`).
+MODEL_FROM_TRANSCRIPT = True
+
+
+def _transcript_model(entry: dict[str, Any]) -> str | None:
+    model = entry.get("model")
+    if entry.get("type") == "gemini" and isinstance(model, str) and model:
+        return model
+    return None
+
+
 # The switch that turns the hooks system on. Older builds also read `hooks.enabled`
-# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one.
+# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one, and 0.61.0 runs the
+# hooks with it alone (tests/e2e/test_facts.py).
 ENABLE_FLAG = ("tools", "enableHooks")
 
 
@@ -56,6 +76,10 @@ def normalize(payload: dict[str, Any], native_event: str) -> Event:
     model = payload.get("model")
     if isinstance(model, str) and model:
         ev.model = model
+    elif MODEL_FROM_TRANSCRIPT:
+        ev.model = common.transcript_model(
+            ev.session_id, payload.get("transcript_path"), _transcript_model
+        )
     common.base_fields(ev, NAME, payload, None)
     if native_event == "SessionStart":
         ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
@@ -151,6 +175,21 @@ def no_opinion(native_event: str) -> Wire:
     return Wire("{}")
 
 
+# Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
+# (contracts.md §4). An event STYLE does not know gets it on stderr.
+NOTICE_FIELD = "systemMessage"
+NOTICE_EVENTS = frozenset(SPEC.native_events())
+
+
+def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
+    """`wire` with a notice for the person, merged into the answer's `systemMessage`."""
+    if native_event in NOTICE_EVENTS:
+        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
+        if merged is not None:
+            return Wire(merged, wire.exit_code, wire.stderr)
+    return common.notice_on_stderr(wire, text)
+
+
 # -- install: `.gemini/settings.json` (contracts.md §4) ----------------------------------------
 
 SCOPES = ("project", "user")
@@ -160,6 +199,26 @@ CONFIG_FILES = {"project": ".gemini/settings.json", "user": ".gemini/settings.js
 
 # The client that reports its version (`requires.harnesses`, `--fail-closed` checks).
 VERSION_COMMAND = ("gemini", "--version")
+
+
+# strip-json-comments 3.1.1, which Gemini CLI pins, blanks a comment with `replace(/\S/g, " ")`:
+# what JavaScript's `\s` matches beyond JSON's four whitespace characters stays, and then
+# `JSON.parse` fails on it (fixed upstream in 5.0.2).
+_JS_ONLY_SPACES = (
+    "\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def config_dialect() -> Dialect:
+    """How Gemini CLI reads `settings.json`: `JSON.parse(stripJsonComments(text))`
+    (packages/cli/src/config/settings.ts), so `//` and `/* */` comments are whitespace, and a
+    trailing comma or a byte order mark makes the whole load fail."""
+    from agentstyle.configfiles.jsonspans import Dialect
+
+    return Dialect(
+        client="gemini cli", comments=True, unreadable_in_comments=_JS_ONLY_SPACES, bom=False
+    )
 
 
 def config_path(root: Path, scope: str) -> Path:
@@ -191,13 +250,14 @@ def write_config(
     """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
     from agentstyle.configfiles.hookconfig import ensure_key, install_groups, undo_key
 
+    dialect = config_dialect()
     for marker in reversed(markers):  # back to the user's keys, then the same edits again
         if before:
-            before = undo_key(before, marker, name=name)
-    text = install_groups(before, groups, is_ours=is_ours, name=name)
+            before = undo_key(before, marker, name=name, dialect=dialect)
+    text = install_groups(before, groups, is_ours=is_ours, name=name, dialect=dialect)
     done: list[str] = []
     if groups:
-        text, made = ensure_key(text, ENABLE_FLAG, True, name=name)
+        text, made = ensure_key(text, ENABLE_FLAG, True, name=name, dialect=dialect)
         if made:
             done.append(made)
     return text, done
@@ -206,16 +266,19 @@ def write_config(
 def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
     from agentstyle.configfiles.hookconfig import undo_key, uninstall_groups
 
+    dialect = config_dialect()
     for marker in reversed(markers):
-        text = undo_key(text, marker, name=name)
-    return uninstall_groups(text, is_ours=is_ours, name=name)
+        text = undo_key(text, marker, name=name, dialect=dialect)
+    return uninstall_groups(text, is_ours=is_ours, name=name, dialect=dialect)
 
 
 def enabled(text: str) -> bool:
     """Whether the hooks system is on in this settings text."""
+    from agentstyle.configfiles.jsonspans import JsonEditError, parse_with_spans
+
     try:
-        doc = json.loads(text)
-    except ValueError:
+        doc = parse_with_spans(text, dialect=config_dialect()).value
+    except JsonEditError:
         return False
     node: Any = doc
     for key in ENABLE_FLAG:

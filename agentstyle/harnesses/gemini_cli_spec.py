@@ -22,7 +22,8 @@ SPEC = HarnessSpec(
             "BeforeAgent", frozenset({CONTEXT, MESSAGE, DENY}), None, _t("BeforeAgent")
         ),
         # BeforeTool has no add-context field: the model sees text only as a deny reason;
-        # `ask` is not in the reference (UNCONFIRMED in index.md), so it is delivered as deny.
+        # `ask` is not in the reference (UNCONFIRMED in index.md), so it is delivered as deny;
+        # a raw `decision: ask` lets the call run in 0.61.0 (tests/e2e/test_facts.py).
         "tool.pre": PointSpec("BeforeTool", frozenset({DENY, MESSAGE}), "tool", _t("BeforeTool")),
         "tool.post": PointSpec("AfterTool", frozenset({CONTEXT, MESSAGE}), "tool", _t("AfterTool")),
         # A failed tool is an AfterTool whose `tool_response` carries `error`.
@@ -50,4 +51,13 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "BeforeAgent"),
     matcher_style="regex",
     gate_events=("BeforeTool", "BeforeAgent"),
+    # SessionStart never says `compact` (PreCompress is all a compression gets): a rule for
+    # that source alone can never fire (tests/e2e/test_context.py)
+    session_sources=frozenset({"startup", "resume", "clear"}),
+    # contracts.md §4 confirms write_file only; run_shell_command's parameters are Gemini
+    # CLI's tool schema (`directory` in older releases, `dir_path`/`is_background` in newer).
+    input_keys={
+        "shell": frozenset({"command", "description", "directory", "dir_path", "is_background"}),
+        "file.write": frozenset({"file_path", "content"}),
+    },
 )

@@ -3,8 +3,10 @@
 For each harness in `style.lock.yaml`: the hook config is there and valid, STYLE's handlers are
 the ones install writes (not edited by hand), their interpreter exists, and the exact installed
 command, fired with a synthetic event of that harness, answers correctly and in time. Then the
-rules database opens, and rules that can never fire are listed. A broken install is one
-`error` line; rules that never fire are `warning` lines; working checks are `ok` lines.
+rules database opens, and rules that can never fire are listed, then the calls STYLE let
+through unchecked in the last week (from `.style/logs/errors.log`, counted per cause). A broken
+install is one `error` line; rules that never fire and past fail-open answers are `warning`
+lines; working checks are `ok` lines.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.paths import StylePaths, widened
 from agentstyle.engine.store import Connection, sql
 from agentstyle.harnesses.common import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
@@ -30,6 +32,7 @@ from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.policy.plan import PlanEntry
 
 DEAD_AFTER_EVENTS = 100  # audit.md `dead`
+FAIL_OPEN_DAYS = 7  # how far back doctor lists the calls STYLE let through unchecked
 SESSION_PREFIX = "style-doctor-"
 # Where each harness names the project folder to a hook command.
 PROJECT_ENV = {
@@ -71,10 +74,20 @@ def _cause(exc: BaseException) -> str:
 
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
     entries = [
-        PlanEntry(rid, h, point, native, matcher, status, reason, action, repeat, cap)
-        for (rid, h, point, native, matcher, status, reason, action, repeat, cap) in conn.execute(
-            sql("doctor/entries")
-        ).fetchall()
+        PlanEntry(rid, h, point, native, matcher, status, reason, action, repeat, cap, bool(fc))
+        for (
+            rid,
+            h,
+            point,
+            native,
+            matcher,
+            status,
+            reason,
+            action,
+            repeat,
+            cap,
+            fc,
+        ) in conn.execute(sql("doctor/entries")).fetchall()
     ]
     rows = conn.execute(sql("doctor/unplaced"), [harnesses]).fetchall()
     unplaced = [(str(r), str(w)) for r, w in rows]
@@ -97,13 +110,28 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
 
     paths = StylePaths(root)
     findings: list[Finding] = []
+    # Read before this run's own synthetic events can add to the log.
+    history = fail_open_findings(root, paths)
     try:
         lock = read_lock(paths.lockfile)
     except StyleError as exc:
-        return [Finding("error", None, str(exc))]
+        return [Finding("error", None, str(exc)), *history]
     if not lock.harnesses:
-        return [Finding("error", None, "nothing installed here: no harness in style.lock.yaml")]
+        return [
+            Finding("error", None, "nothing installed here: no harness in style.lock.yaml"),
+            *history,
+        ]
     names = sorted(lock.harnesses)
+    wide = widened(paths)  # looked at before opening the database tightens it
+    if wide:
+        findings.append(
+            Finding(
+                "warning",
+                None,
+                f"the history in {_label(root, paths.home)} is readable by other users "
+                f"({'; '.join(wide)}); `style sync` makes it yours alone",
+            )
+        )
     policy: Policy | None = None
     if not paths.database.exists():
         findings.append(
@@ -150,6 +178,41 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
                 findings.append(
                     Finding("warning", None, f"could not drop the synthetic events: {_cause(exc)}")
                 )
+    return findings + history
+
+
+def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) -> list[Finding]:
+    """The calls STYLE allowed because it could not evaluate them, in the last
+    FAIL_OPEN_DAYS days of `.style/logs/errors.log`: one warning per cause, with its count
+    and the last one. Lines from before outcomes were logged are counted apart."""
+    from agentstyle.runtime import errorlog
+
+    now = time.time() if now is None else now
+    entries = errorlog.read(paths.error_log, now - FAIL_OPEN_DAYS * 86400)
+    log = _label(root, paths.error_log)
+    findings = []
+    for outcome in (errorlog.FAIL_OPEN, errorlog.UNKNOWN):
+        chosen = [e for e in entries if e.outcome == outcome]
+        by_cause: dict[str, list[errorlog.Entry]] = {}
+        for entry in chosen:
+            by_cause.setdefault(entry.cause_class, []).append(entry)
+        for cls, group in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            last = group[-1]
+            stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last.when))
+            what = (
+                "call(s) allowed unchecked"
+                if outcome == errorlog.FAIL_OPEN
+                else "handler error(s), outcome not logged,"
+            )
+            findings.append(
+                Finding(
+                    "warning",
+                    None,
+                    f"{len(group)} {what} in the last {FAIL_OPEN_DAYS} days: "
+                    f"{errorlog.CAUSES[cls][0]} (last {stamp}, {last.harness} {last.event}: "
+                    f"{last.cause}); see {log}",
+                )
+            )
     return findings
 
 
@@ -194,7 +257,9 @@ def check_harness(
         findings.append(Finding("error", name, f"{label} cannot be read ({exc})"))
         return True
     try:
-        found = installed(text, is_ours=is_ours, flat=adapter.FLAT, name=label)
+        found = installed(
+            text, is_ours=is_ours, flat=adapter.FLAT, name=label, dialect=adapter.config_dialect()
+        )
     except JsonEditError as exc:
         where = f" at line {exc.span.line}, column {exc.span.column}" if exc.span else ""
         findings.append(
@@ -392,7 +457,12 @@ def fire_harness(
     adapter = adapter_for(name)
     spec = spec_for(name)
     path = config_file(root, h.scope, name)
-    found = installed(path.read_text("utf-8"), is_ours=is_ours, flat=adapter.FLAT)
+    found = installed(
+        path.read_text("utf-8"),
+        is_ours=is_ours,
+        flat=adapter.FLAT,
+        dialect=adapter.config_dialect(),
+    )
     ran = False
     for event in _fire_events(name, found):
         command = next(

@@ -209,7 +209,10 @@ def handler_groups(
         entries = [e for e, _ in items]
         ps = spec.spec_of(native)
         gate = fail_closed and is_gate(native, entries, spec)
-        handler = adapter.handler(hook_command(harness, native, gate, scope), native, gate)
+        # A `fail: closed` rule here: the command says so, so the config (which survives a
+        # broken or deleted database) still refuses when STYLE cannot evaluate.
+        closed = gate or (any(e.fail_closed for e in entries) and adapter.can_refuse(native))
+        handler = adapter.handler(hook_command(harness, native, closed, scope), native, gate)
         matcher = None
         if (
             ps is not None
@@ -460,6 +463,8 @@ def parse_sets(sets: list[str]) -> dict[str, dict[str, str]]:
 def _setting_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):  # a list setting written as a YAML list in the lock file
+        return ",".join(_setting_text(v) for v in value)
     return "" if value is None else str(value)
 
 
@@ -723,6 +728,8 @@ def _install(
     )
     if static is not None:
         result.changes.append(static)
+    for c in result.changes:
+        _check_writable(c)
     if dry_run:
         return result
     with engine_free_store(paths) as conn:
@@ -794,6 +801,17 @@ def build_from_lock(root: Path, wait_s: float) -> list[str]:
 def _has_policy(conn: Connection) -> bool:
     row = conn.execute(sql("policy/count_rules")).fetchone()
     return bool(row and row[0])
+
+
+def _check_writable(change: FileChange) -> None:
+    """Before anything is written: a file where a folder of the path must be is one clear line
+    (the database and the config would otherwise disagree after a half install)."""
+    for folder in change.path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                name = change.label or str(change.path)
+                raise StyleError(f"cannot write {name}: `{folder}` is a file, not a folder")
+            return
 
 
 def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:

@@ -9,9 +9,10 @@ from typing import Any
 from agentstyle.diagnostics import Diagnostic, sort_diagnostics
 from agentstyle.harnesses import spec_for
 from agentstyle.policy.load import load_package
-from agentstyle.policy.lower import PolicyRows, lower_entries, lower_rule, qualified
+from agentstyle.policy.lower import Lowering, PolicyRows, lower_entries, lower_rule, qualified
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry, plan_rule
+from agentstyle.policy.settingrefs import setting_text
 from agentstyle.policy.validate import RuleInfo, validate_package
 
 
@@ -93,10 +94,25 @@ def settings_for(pkg: Package, chosen: dict[str, Any]) -> tuple[dict[str, str], 
                 )
             )
             continue
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        values[s.name] = str(value) if value is not None else ""
+        values[s.name] = setting_text(s.type, value)
     return values, diags
+
+
+def installed_regex_errors(low: Lowering) -> list[Diagnostic]:
+    """`bad-pattern` for regexes that the installed setting values break (a value that is no
+    regex, `--set protected_branches='[main'`): the install stops, nothing is written."""
+    if not low.regex_checks:
+        return []
+    from agentstyle.policy.re2 import regex_errors  # duckdb is the RE2 that will run them
+
+    errors = regex_errors(sorted({pattern for pattern, _, _, _ in low.regex_checks}))
+    return [
+        Diagnostic.make(
+            "bad-pattern", f"regex `{pattern}`{note}: {errors[pattern]}", span, rule=rid
+        )
+        for pattern, span, rid, note in low.regex_checks
+        if pattern in errors
+    ]
 
 
 def compile_policy(
@@ -116,6 +132,7 @@ def compile_policy(
     rows = PolicyRows()
     chosen = chosen or {}
     extra: list[Diagnostic] = []
+    low = Lowering()
     rule_order = 0
     t0 = time.perf_counter()
     for pkg_order, cp in enumerate(ordered(compiled.packages)):
@@ -138,12 +155,13 @@ def compile_policy(
         for name, value in values.items():
             rows.settings.append((pkg.name, name, value))
         for info in cp.rules:
-            lower_rule(pkg, info, rule_order, values, rows, extra)
+            lower_rule(pkg, info, rule_order, values, rows, extra, low)
             rule_order += 1
             for harness in harnesses:
                 compiled.plan.extend(
                     plan_rule(info, qualified(pkg, info.rule.id), spec_for(harness))
                 )
+    extra.extend(installed_regex_errors(low))
     lower_entries(compiled.plan, rows)
     _timed(compiled.timings, "plan+lower", t0)
     compiled.rows = rows

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import posixpath
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentstyle.diagnostics import Diagnostic, StyleError
+from agentstyle.diagnostics import Diagnostic, StyleError, closest, did_you_mean, suggestion
 from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.harnesses import SUPPORTED, spec_for
 from agentstyle.policy.files import (
     MAX_RULE_FILES,
     PackageFile,
@@ -40,12 +44,15 @@ VERSION_RE = re.compile(
 )
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_./-]{0,127}$")
 SETTING_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-HARNESSES = ("claude-code", "codex", "cursor", "gemini-cli")
+HARNESSES = SUPPORTED
 MARKER = "<!-- style:"
 # The origin of a field whose value failed its type check: kept so that the validator knows
 # the field was written (and reported), while `rules.effective` uses the default instead.
 INVALID = "invalid"
-SETTING_TYPES = ("string", "int", "bool", "enum")
+SETTING_TYPES = ("string", "int", "bool", "enum", "list")
+SETTING_FIELDS = ("name", "default", "description", "type", "values")
+NATIVE_HOOK_FIELDS = ("id", "event", "matcher", "command", "timeout", "harness")
+REQUIRES_FIELDS = ("harnesses", "packages")
 
 
 @dataclass(slots=True)
@@ -67,6 +74,13 @@ def id_problem(value: Any) -> str | None:
     if not ID_RE.match(value):
         return "must match `^[a-z0-9][a-z0-9_./-]{0,127}$`"
     return None
+
+
+def bad_id(node: YNode, problem: str) -> Diagnostic:
+    shown = node.value if isinstance(node.value, str) else node.source_text() or node.value
+    return Diagnostic.make("bad-id", f"rule id `{shown}` {problem}", node.span).hinted(
+        quote_hint(node)
+    )
 
 
 def _shown(value: Any) -> str:
@@ -96,6 +110,82 @@ def _type_name(value: Any) -> str:
     if isinstance(value, dict):
         return "mapping"
     return type(value).__name__
+
+
+Emit = Callable[[Diagnostic], None]
+
+
+def recover_keys(
+    node: YMap,
+    known: Sequence[str],
+    label: str,
+    emit: Emit,
+    rule: str | None = None,
+    candidates: Sequence[str] | None = None,
+    *,
+    code: str = "invalid-schema",
+    listing: bool = False,
+) -> YMap:
+    """`node` with its unknown keys reported, each as `unknown <label> `key``.
+
+    A key close to one of `candidates` (default: `known`) that is not written as well
+    (`acton` beside no `action`) is read as that key, so that one typo gives one diagnostic:
+    the checks that follow see the field that was meant instead of reporting what its absence
+    implies (an action defaulting to inject, a rule without `text`). Other unknown keys are
+    dropped. With `listing`, a key with no close match is told the keys there are.
+    """
+    pool = known if candidates is None else candidates
+    out = YMap(node.value, node.span, node.style, node.end)
+    out.items = {}
+    unknown = [k for k in node if k not in known]
+    if not unknown:
+        return node
+    for key, (key_node, value) in node.items.items():
+        if key in known:
+            out.items[key] = (key_node, value)
+            continue
+        meant = closest(key, [k for k in pool if k not in node])
+        message = f"unknown {label} `{key}`"
+        if listing and meant is None:
+            message += f" (expected one of: {', '.join(known)})"
+        emit(Diagnostic.make(code, message, key_node.span, rule=rule).hinted(suggestion(meant)))
+        if meant is not None and meant not in out.items:
+            out.items[meant] = (key_node, value)
+    out.value = out.plain()
+    return out
+
+
+@functools.cache
+def native_names() -> tuple[dict[str, str], dict[str, str]]:
+    """Native event names → normalized event, native tool names → normalized tool, over every
+    harness (the first harness's reading wins where two differ)."""
+    events: dict[str, str] = {}
+    tools: dict[str, str] = {}
+    for harness in SUPPORTED:
+        spec = spec_for(harness)
+        for native in spec.native_events():
+            point = spec.point_of(native)
+            if point is not None:
+                events.setdefault(native, point)
+        for native, point in spec.extra_native_events.items():
+            events.setdefault(native, point)
+        for tool, names in spec.tool_names.items():
+            for native in names:
+                tools.setdefault(native, tool)
+    return events, tools
+
+
+def unknown_event(event: Any, span: Span, rule: str | None) -> Diagnostic:
+    """`unknown-event` for a name that is not normalized, with the normalized name meant: a
+    close one (`tool.per`), or the one a harness's native name stands for (`PreToolUse`)."""
+    native = native_names()[0].get(event) if isinstance(event, str) else None
+    if native is not None:
+        message = f"`{event}` is a harness's native event name, not a normalized one"
+        return Diagnostic.make("unknown-event", message, span, rule=rule).hinted(suggestion(native))
+    message = f"`{event}` is not a normalized event name"
+    return Diagnostic.make("unknown-event", message, span, rule=rule).hinted(
+        did_you_mean(event, EVENTS)
+    )
 
 
 def check_type(name: str, node: YNode, ftype: FieldType) -> Diagnostic | None:
@@ -144,7 +234,36 @@ def check_type(name: str, node: YNode, ftype: FieldType) -> Diagnostic | None:
         problem = f"must be a mapping, not {_type_name(v)}"
     if problem is None:
         return None
-    return Diagnostic.make(code, f"field `{name}` {problem}", node.span)
+    hint: str | None = None
+    if ftype.kind == "enum" and isinstance(v, str):
+        hint = did_you_mean(v, ftype.values)
+    elif ftype.kind == "list" and ftype.item_values and isinstance(v, list):
+        bad_items = [x for x in v if isinstance(x, str) and x not in ftype.item_values]
+        hint = did_you_mean(bad_items[0], ftype.item_values) if bad_items else None
+    if ftype.kind in ("str", "str-or-list", "when", "enum"):
+        hint = hint or quote_hint(node)
+    return Diagnostic.make(code, f"field `{name}` {problem}", node.span).hinted(hint)
+
+
+def quote_hint(node: YNode) -> str | None:
+    """`quote it: "no"` where YAML read a plain word as a boolean, null or number while a string
+    was due: YAML 1.1 turns `no`, `yes`, `on`, `off`, `~`, `null` and `1.10` into other types."""
+    raw = node.source_text()
+    if raw is None or isinstance(node.value, (str, list, dict)):
+        return None
+    if node.style or not raw:  # plain scalars have no style (libyaml: "")
+        return None
+    quoted = json.dumps(raw, ensure_ascii=False)
+    value = node.value
+    if isinstance(value, bool):
+        read_as = "true" if value else "false"
+    elif value is None:
+        read_as = "null"
+    elif _shown(value) != raw:
+        read_as = f"the number {_shown(value)}"
+    else:
+        return f"quote it: `{quoted}`"
+    return f"YAML reads `{raw}` as {read_as}; quote it: `{quoted}`"
 
 
 def split_front_matter(text: str) -> tuple[str | None, str, int]:
@@ -189,6 +308,16 @@ class _Loader:
     def emit(self, code: str, message: str, span: Span | None, rule: str | None = None) -> None:
         self.diags.append(Diagnostic.make(code, message, span, rule=rule))
 
+    def recover(
+        self,
+        node: YMap,
+        known: Sequence[str],
+        label: str,
+        rule: str | None = None,
+        candidates: Sequence[str] | None = None,
+    ) -> YMap:
+        return recover_keys(node, known, label, self.diags.append, rule, candidates)
+
     def read(self, rel: str, at: Span) -> PackageFile | None:
         pf, problem = read_package_file(self.root, rel, self.root_display, at)
         if problem is not None:
@@ -216,12 +345,12 @@ class _Loader:
     ) -> dict[str, FieldValue]:
         """Type-checked fields of one layer; unknown or forbidden keys are diagnostics."""
         out: dict[str, FieldValue] = {}
+        node = self.recover(
+            node, list(RULE_FIELDS), "rule field", rule, [k for k in RULE_FIELDS if k in allowed]
+        )
         for key in node:
             key_span = node.key_span(key)
             value = node.items[key][1]
-            if key not in RULE_FIELDS:
-                self.emit("invalid-schema", f"unknown rule field `{key}`", key_span, rule)
-                continue
             if key not in allowed:
                 self.emit(
                     "invalid-schema", f"field `{key}` is not allowed in {where}", key_span, rule
@@ -231,17 +360,13 @@ class _Loader:
                 # Checked by the caller as `bad-id`, which covers a non-string id too.
                 out[key] = FieldValue(value.value, value, origin)
                 continue
-            if key == "text" and value.value is None:
+            if key == "text" and value.value is None and not value.source_text():
                 # `text:` with nothing after it is an empty body, not a type error.
                 out[key] = FieldValue("", YNode("", key_span), origin)
                 continue
             problem = check_type(key, value, RULE_FIELDS[key])
             if problem is not None:
-                self.diags.append(
-                    Diagnostic(
-                        problem.code, problem.message, problem.span, rule, None, problem.level
-                    )
-                )
+                self.diags.append(dataclasses.replace(problem, rule=rule))
                 # Kept, marked invalid: the validator then skips the checks that depend on
                 # this field instead of reporting consequences of the built-in default.
                 out[key] = FieldValue(value.value, value, INVALID)
@@ -264,23 +389,31 @@ class _Loader:
 
     # -- package manifest --------------------------------------------------------------------
 
-    def manifest(self, top: YMap, display: str, *, single_file: bool) -> Package | None:
-        pkg_keys = set(PACKAGE_FIELDS)
-        if single_file:
-            pkg_keys -= {"rules", "native_hooks"}
-        for key in top:
-            if key in pkg_keys:
-                continue
-            if single_file and key in RULE_FIELDS:
-                continue
+    def top_keys(self, top: YMap, *, single_file: bool) -> YMap:
+        """The top-level mapping with unknown keys reported (and typos read as meant)."""
+        top = YMap(top.value, top.span, top.style, top.end, items=dict(top.items))
+        known = list(PACKAGE_FIELDS)
+        for key in list(top):
             if single_file and key in ("rules", "native_hooks"):
                 self.emit(
                     "invalid-schema",
                     f"a single-file package cannot declare `{key}`",
                     top.key_span(key),
                 )
-            else:
-                self.emit("invalid-schema", f"unknown package field `{key}`", top.key_span(key))
+                del top.items[key]
+            elif not single_file and key in RULE_FIELDS and key not in PACKAGE_FIELDS:
+                self.diags.append(
+                    Diagnostic.make(
+                        "invalid-schema", f"unknown package field `{key}`", top.key_span(key)
+                    ).hinted(f"`{key}` is a rule field: set it on a rule under `rules`")
+                )
+                del top.items[key]
+        if single_file:
+            known = [k for k in known if k not in ("rules", "native_hooks")]
+            known += [k for k in RULE_FIELDS if k not in known]
+        return self.recover(top, known, "package field")
+
+    def manifest(self, top: YMap, display: str, *, single_file: bool) -> Package | None:
         for key in REQUIRED_PACKAGE_FIELDS:
             if key not in top:
                 self.emit("invalid-schema", f"missing required package field `{key}`", top.span)
@@ -296,7 +429,9 @@ class _Loader:
         if name_node is not None and (not isinstance(name, str) or not NAME_RE.match(name)):
             self.emit(
                 "bad-name",
-                f"package name `{name}` must match `^[a-z0-9][a-z0-9-]{{0,63}}$`",
+                f"package name `{name if isinstance(name, str) else name_node.source_text()}` "
+                "must match "
+                "`^[a-z0-9][a-z0-9-]{0,63}$`",
                 name_node.span,
             )
         version_node = top.get("version")
@@ -312,7 +447,11 @@ class _Loader:
         desc_node = top.get("description")
         description = desc_node.value if desc_node is not None else ""
         if desc_node is not None and not isinstance(description, str):
-            self.emit("invalid-schema", "field `description` must be a string", desc_node.span)
+            self.diags.append(
+                Diagnostic.make(
+                    "invalid-schema", "field `description` must be a string", desc_node.span
+                ).hinted(quote_hint(desc_node))
+            )
         elif isinstance(description, str) and "\n" in description.strip():
             self.emit(
                 "invalid-schema",
@@ -348,13 +487,10 @@ class _Loader:
         if not isinstance(node, YMap):
             self.emit("invalid-schema", "field `budget` must be a mapping", node.span)
             return
+        node = self.recover(node, list(DEFAULT_BUDGET), "budget field")
         for key in node:
             value = node.items[key][1]
-            if key not in DEFAULT_BUDGET:
-                self.emit("invalid-schema", f"unknown budget field `{key}`", node.key_span(key))
-            elif (
-                isinstance(value.value, bool) or not isinstance(value.value, int) or value.value < 1
-            ):
+            if isinstance(value.value, bool) or not isinstance(value.value, int) or value.value < 1:
                 self.emit(
                     "invalid-schema", f"budget `{key}` must be a positive integer", value.span
                 )
@@ -374,11 +510,7 @@ class _Loader:
             if not isinstance(item, YMap):
                 self.emit("invalid-schema", "a setting must be a mapping", item.span)
                 continue
-            for key in item:
-                if key not in ("name", "default", "description", "type", "values"):
-                    self.emit(
-                        "invalid-schema", f"unknown setting field `{key}`", item.key_span(key)
-                    )
+            item = self.recover(item, SETTING_FIELDS, "setting field")
             name = item.get("name")
             if name is None or not isinstance(name.value, str) or not SETTING_RE.match(name.value):
                 self.emit(
@@ -386,6 +518,11 @@ class _Loader:
                     "setting `name` must match `^[a-z][a-z0-9_]{0,63}$`",
                     name.span if name else item.span,
                 )
+                if name is not None and isinstance(name.value, str):
+                    # Still declared: its uses are not also reported as undeclared.
+                    pkg.settings.append(
+                        SettingDecl(name.value, None, "", "string", [], item.span, False)
+                    )
                 continue
             if name.value in seen:
                 self.emit("invalid-schema", f"setting `{name.value}` is declared twice", name.span)
@@ -393,10 +530,12 @@ class _Loader:
             typ = item.get("type")
             type_name = typ.value if typ is not None else "string"
             if type_name not in SETTING_TYPES:
-                self.emit(
-                    "invalid-schema",
-                    f"setting type `{type_name}` is not one of: {', '.join(SETTING_TYPES)}",
-                    typ.span if typ else item.span,
+                self.diags.append(
+                    Diagnostic.make(
+                        "invalid-schema",
+                        f"setting type `{type_name}` is not one of: {', '.join(SETTING_TYPES)}",
+                        typ.span if typ else item.span,
+                    ).hinted(did_you_mean(type_name, SETTING_TYPES))
                 )
             values = item.get("values")
             if type_name == "enum" and (
@@ -413,11 +552,19 @@ class _Loader:
                 problem = _setting_value_problem(
                     default.value, str(type_name), values.value if values is not None else None
                 )
+                hint = None
+                raw = default.source_text()
+                if not problem and type_name == "string" and raw != _setting_text(default.value):
+                    # `default: off` would install as "false", `1.10` as "1.1".
+                    hint = quote_hint(default)
+                    problem = f"must be a string, not {_type_name(default.value)}" if hint else None
                 if problem:
-                    self.emit(
-                        "invalid-schema",
-                        f"default of setting `{name.value}` {problem}",
-                        default.span,
+                    self.diags.append(
+                        Diagnostic.make(
+                            "invalid-schema",
+                            f"default of setting `{name.value}` {problem}",
+                            default.span,
+                        ).hinted(hint)
                     )
             desc = item.get("description")
             pkg.settings.append(
@@ -440,6 +587,7 @@ class _Loader:
         if not isinstance(node, YMap):
             self.emit("invalid-schema", "field `requires` must be a mapping", node.span)
             return
+        node = self.recover(node, REQUIRES_FIELDS, "requires field")
         for key in node:
             value = node.items[key][1]
             if key == "harnesses":
@@ -450,25 +598,25 @@ class _Loader:
                     continue
                 for h in value:
                     if h not in HARNESSES:
-                        self.emit("invalid-schema", f"unknown harness `{h}`", value.key_span(h))
+                        self.diags.append(
+                            Diagnostic.make(
+                                "invalid-schema", f"unknown harness `{h}`", value.key_span(h)
+                            ).hinted(did_you_mean(h, HARNESSES))
+                        )
                     elif not isinstance(value.items[h][1].value, str):
                         self.emit(
                             "invalid-schema",
                             f"version range for `{h}` must be a string",
                             value.items[h][1].span,
                         )
-            elif key == "packages":
-                if not isinstance(value, YSeq) or not all(
-                    isinstance(n, YMap) and isinstance(n.value.get("name"), str)
-                    for n in value.nodes
-                ):
-                    self.emit(
-                        "invalid-schema",
-                        "`requires.packages` must be a list of {name, version}",
-                        value.span,
-                    )
-            else:
-                self.emit("invalid-schema", f"unknown requires field `{key}`", node.key_span(key))
+            elif not isinstance(value, YSeq) or not all(
+                isinstance(n, YMap) and isinstance(n.value.get("name"), str) for n in value.nodes
+            ):  # `packages`: the only other key left by `recover`
+                self.emit(
+                    "invalid-schema",
+                    "`requires.packages` must be a list of {name, version}",
+                    value.span,
+                )
         pkg.requires = node.plain()
 
     # -- rules -------------------------------------------------------------------------------
@@ -496,6 +644,8 @@ class _Loader:
             if not isinstance(item, YMap):
                 self.emit("invalid-package", "each item of `rules` must be a mapping", item.span)
                 continue
+            # Typos are read as meant before the entry's kind is known (`fom:` is a `from`).
+            item = self.recover(item, list(RULE_FIELDS), "rule field", self.item_id(item))
             if "from" in item:
                 if all_files is None:
                     all_files = list_rule_files(self.root)
@@ -511,6 +661,11 @@ class _Loader:
             else:
                 self.inline_rule(item, pkg, defaults, inline_allowed)
 
+    @staticmethod
+    def item_id(item: YMap) -> str | None:
+        node = item.get("id")
+        return node.value if node is not None and id_problem(node.value) is None else None
+
     def inline_rule(
         self, item: YMap, pkg: Package, defaults: dict[str, FieldValue], allowed: set[str]
     ) -> None:
@@ -521,7 +676,7 @@ class _Loader:
         else:
             problem = id_problem(id_node.value)
             if problem:
-                self.emit("bad-id", f"rule id `{id_node.value}` {problem}", id_node.span)
+                self.diags.append(bad_id(id_node, problem))
                 rule_id = None
         label = f"rule `{rule_id}`" if rule_id else "a rule without a valid id"
         fields = self.rule_fields(
@@ -751,16 +906,11 @@ class _Loader:
         if not isinstance(node, YSeq):
             self.emit("invalid-package", "`native_hooks` must be a list", node.span)
             return
-        known = ("id", "event", "matcher", "command", "timeout", "harness")
         for item in node.nodes:
             if not isinstance(item, YMap):
                 self.emit("invalid-package", "each native hook must be a mapping", item.span)
                 continue
-            for key in item:
-                if key not in known:
-                    self.emit(
-                        "invalid-schema", f"unknown native hook field `{key}`", item.key_span(key)
-                    )
+            item = self.recover(item, NATIVE_HOOK_FIELDS, "native hook field")
             values = item.plain()
             id_node = item.get("id")
             hook_id: str | None = None
@@ -780,12 +930,7 @@ class _Loader:
                 )
                 ok = False
             elif not isinstance(event, str) or event not in EVENTS:
-                self.emit(
-                    "unknown-event",
-                    f"`{event}` is not a normalized event name",
-                    event_node.span,
-                    hook_id,
-                )
+                self.diags.append(unknown_event(event, event_node.span, hook_id))
                 ok = False
             command = values.get("command")
             if not isinstance(command, str) or not command.strip():
@@ -810,11 +955,13 @@ class _Loader:
                 timeout = None
             harness = values.get("harness")
             if harness is not None and (not isinstance(harness, str) or harness not in HARNESSES):
-                self.emit(
-                    "invalid-schema",
-                    f"unknown harness `{harness}` (expected one of: {', '.join(HARNESSES)})",
-                    item.items["harness"][1].span,
-                    hook_id,
+                self.diags.append(
+                    Diagnostic.make(
+                        "invalid-schema",
+                        f"unknown harness `{harness}` (expected one of: {', '.join(HARNESSES)})",
+                        item.items["harness"][1].span,
+                        rule=hook_id,
+                    ).hinted(did_you_mean(harness, HARNESSES))
                 )
                 ok = False
             matcher = values.get("matcher")
@@ -855,8 +1002,25 @@ def _setting_value_problem(value: Any, type_name: str, values: list[Any] | None)
     if type_name == "enum" and values is not None and value not in values:
         return f"`{value}` is not one of its `values`"
     if type_name == "string" and isinstance(value, (list, dict)):
-        return f"must be a string, not {_type_name(value)}"
+        hint = "; declare it `type: list`" if isinstance(value, list) else ""
+        return f"must be a string, not {_type_name(value)}{hint}"
+    if type_name == "list":
+        # Items travel as `--set name=a,b` and in the lock file as that text: no commas.
+        if not isinstance(value, list):
+            return f"must be a list of strings, not {_type_name(value)}"
+        for item in value:
+            if not isinstance(item, str) or not item.strip():
+                return f"must be a list of non-empty strings, not {_type_name(item)} `{item}`"
+            if "," in item:
+                return f"item `{item}` holds a comma, which separates the items of a list"
     return None
+
+
+def _setting_text(value: Any) -> str:
+    """A setting value as it is rendered and recorded (YAML spelling of booleans)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
 
 
 def _is_valid(fields: dict[str, FieldValue], key: str) -> bool:
@@ -914,6 +1078,7 @@ def _load_directory(root: Path) -> LoadResult:
     if not isinstance(top, YMap):
         ld.emit("invalid-package", "`STYLE.yaml` must be a mapping of package fields", top.span)
         return LoadResult(None, ld.diags)
+    top = ld.top_keys(top, single_file=False)
     pkg = ld.manifest(top, pf.display, single_file=False)
     if pkg is None:
         return LoadResult(None, ld.diags)
@@ -954,6 +1119,7 @@ def _load_single_file(path: Path) -> LoadResult:
             top.span if top is not None else Span(pf.display, 1, 1),
         )
         return LoadResult(None, ld.diags)
+    top = ld.top_keys(top, single_file=True)
     pkg = ld.manifest(top, pf.display, single_file=True)
     if pkg is None:
         return LoadResult(None, ld.diags)
@@ -965,7 +1131,7 @@ def _load_single_file(path: Path) -> LoadResult:
     if id_node is not None:
         problem = id_problem(id_node.value)
         if problem:
-            ld.emit("bad-id", f"rule id `{id_node.value}` {problem}", id_node.span)
+            ld.diags.append(bad_id(id_node, problem))
         else:
             rule_id = id_node.value
     fields = ld.rule_fields(

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
-from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Var
+from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Value, Var
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
 from agentstyle.policy.prefilter import required_literal
+from agentstyle.policy.settingrefs import Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
-from agentstyle.vocabulary import NEGATED_OPS, RULE_STATE_FIELDS
+from agentstyle.source import Span
+from agentstyle.vocabulary import GLOB_OPS, NEGATED_OPS, REGEX_OPS, RULE_STATE_FIELDS
 
 MAX_CLAUSES = 512
 
@@ -87,10 +90,50 @@ def _literals(
     return out
 
 
-def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) -> None:
+@dataclass(slots=True)
+class Lowering:
+    """What lowering a package needs beyond its rules: the installed setting values, and
+    where to report what they break (a regex checked by RE2 once all rules are lowered)."""
+
+    settings: dict[str, Setting] = field(default_factory=dict)
+    diags: list[Diagnostic] = field(default_factory=list)
+    regex_checks: list[tuple[str, Span, str, str]] = field(default_factory=list)
+
+
+def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, str | None]:
+    """The value and RE2 regex of a predicate with its settings filled in as installed."""
+    rid, span = info.rule.id, info.setting_preds[id(pred)]
+    try:
+        value = resolve(pred, low.settings)
+    except SettingProblem as exc:
+        low.diags.append(Diagnostic.make("invalid-condition", exc.message, span, rule=rid))
+        return None, None
+    except KeyError:
+        return None, None  # no value at all: `setting-missing`, reported by `settings_for`
+    names = sorted({use.name for use in uses(pred.value)})
+    note = " (with " + ", ".join(f"`settings.{n}` = `{low.settings[n].text}`" for n in names)
+    note += ")"
+    if pred.op in REGEX_OPS:
+        low.regex_checks.append((str(value), span, rid, note))
+        return value, str(value)
+    if pred.op in GLOB_OPS:
+        try:
+            return value, glob_to_regex(str(value))
+        except ValueError as exc:
+            low.diags.append(
+                Diagnostic.make("bad-pattern", f"glob `{value}`{note}: {exc}", span, rule=rid)
+            )
+            return None, None
+    return value, None
+
+
+def lower_condition(
+    rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows, low: Lowering | None = None
+) -> None:
     ids: dict[int, int] = {}
     negated_op: dict[int, bool] = {}
     counter = [0]
+    low = low if low is not None else Lowering()
 
     def walk(n: Node, parent: int | None) -> None:
         counter[0] += 1
@@ -101,10 +144,12 @@ def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) 
             negated_op[nid] = n.op in NEGATED_OPS or n.op == "missing"
             base_op = "exists" if n.op == "missing" else NEGATED_OPS.get(n.op, n.op)
             lookup = "shell.commands" if n.op == "shell_regex" else n.field
-            regex = info.regexes.get(id(n))
+            value, regex = n.value, info.regexes.get(id(n))
+            if id(n) in info.setting_preds:
+                value, regex = installed_value(n, info, low)
             pre = required_literal(regex) if regex else None
-            values = [_scalar(x) for x in n.value] if isinstance(n.value, tuple) else None
-            pattern = _scalar(n.value) if n.value is not None and values is None else None
+            values = [_scalar(x) for x in value] if isinstance(value, tuple) else None
+            pattern = _scalar(value) if value is not None and values is None else None
             rows.conditions.append(
                 (
                     rule_id,
@@ -118,7 +163,7 @@ def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) 
                     base_op,
                     pattern,
                     regex,
-                    number_of(n.value),
+                    number_of(value),
                     values,
                     n.span.line,
                     n.span.column,
@@ -160,7 +205,7 @@ def lower_condition(rule_id: str, node: Node, info: RuleInfo, rows: PolicyRows) 
 
 
 def lower_template(
-    template_id: str, segments: tuple[Segment, ...], settings: dict[str, str], rows: PolicyRows
+    template_id: str, segments: tuple[Segment, ...], settings: Mapping[str, str], rows: PolicyRows
 ) -> None:
     """Template rows; settings are rendered now (install time), runtime variables stay."""
     merged: list[tuple[str, str | None, str | None, str | None]] = []
@@ -196,7 +241,15 @@ def lower_rule(
     settings: dict[str, str],
     rows: PolicyRows,
     diags: list[Diagnostic],
+    low: Lowering | None = None,
 ) -> None:
+    """The rows of one rule; `settings` are the package's installed values (text)."""
+    if low is None:
+        low = Lowering()
+    low.settings = {
+        d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings
+    }
+    low.diags = diags
     eff, rule = info.eff, info.rule
     rid = qualified(pkg, rule.id)
     body_id = f"{rid}#body"
@@ -247,7 +300,7 @@ def lower_rule(
         rows.rule_tools.append((rid, "skill", skill, glob_to_regex(skill)))
     if info.condition is not None:
         try:
-            lower_condition(rid, info.condition, info, rows)
+            lower_condition(rid, info.condition, info, rows, low)
         except TooComplex:
             diags.append(
                 Diagnostic.make(

@@ -26,6 +26,9 @@ class PlanEntry:
     action: str
     repeat: str | None
     capability: str | None
+    # `fail: closed`: where it runs, the hook command itself says so (install/hookcommand.py),
+    # so a missing or unreadable database still refuses there.
+    fail_closed: bool = False
 
     @property
     def runs(self) -> bool:
@@ -212,6 +215,7 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
             act,
             rep,
             cap,
+            eff["fail"] == "closed",
         )
 
     if not eff["enabled"]:
@@ -283,6 +287,11 @@ def plan_point(
         if fallback == "skip":
             return entry(point, "skipped", "point-unavailable")
         return entry(point, "install-error", "point-unavailable")
+    sources = spec.session_sources
+    if ps.matcher == "source" and sources is not None and not set(eff["sources"]) & sources:
+        missing = ", ".join(sorted(eff["sources"]))
+        reason = f"point-unavailable: {spec.name} never starts a session from {missing}"
+        return entry(point, "skipped" if fallback == "skip" else "install-error", reason)
     caps, native, used = _placed(info, point, spec)
     cap, status = _capability(action, caps)
     if fail_closed and len(used) > 1:

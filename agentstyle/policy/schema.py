@@ -36,7 +36,7 @@ ID_PATTERN = r"^(?!.*\.\.)(?!.*//)(?!.*/$)[a-z0-9][a-z0-9_./-]{0,127}$"
 SETTING_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 FROM_PATTERN = r"^(\./)?rules/.+\.md$"
 HARNESSES = ("claude-code", "codex", "cursor", "gemini-cli")
-SETTING_TYPES = ("string", "int", "bool", "enum")
+SETTING_TYPES = ("string", "int", "bool", "enum", "list")
 
 # The vocabulary types these as plain strings so that the loader can give them their own codes
 # (`unknown-event`, `bad-id`, `invalid-schema` for `from`); an editor still wants the exact form.
@@ -170,13 +170,20 @@ def _package_defs() -> Schema:
         **_object(
             {
                 "name": {"type": "string", "pattern": SETTING_NAME_PATTERN},
-                "default": {**setting_value, "description": "used when install gets no value"},
+                "default": {
+                    "anyOf": [
+                        setting_value,
+                        {"type": "array", "items": {"type": "string", "pattern": "^[^,]+$"}},
+                    ],
+                    "description": "used when install gets no value (a list for `type: list`)",
+                },
                 "description": {"type": "string"},
                 "type": {"enum": list(SETTING_TYPES), "default": "string"},
                 "values": {"type": "array", "items": setting_value, "description": "enum values"},
             },
             required=("name",),
-            description="an install-time setting, used as {{settings.NAME}}",
+            description="an install-time setting, used as {{settings.NAME}} in bodies and "
+            "conditions, or as settings.NAME for a whole condition value",
         ),
         # An enum setting lists its values.
         "if": {"properties": {"type": {"const": "enum"}}, "required": ["type"]},

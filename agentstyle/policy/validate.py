@@ -8,13 +8,44 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentstyle.diagnostics import Diagnostic
-from agentstyle.grammar.ast import And, GrammarError, Node, Not, Or, Pred, Segment, Text, Var
+from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
+from agentstyle.grammar.ast import (
+    And,
+    GrammarError,
+    Node,
+    Not,
+    Or,
+    Pred,
+    Segment,
+    Text,
+    Value,
+    Var,
+)
 from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
-from agentstyle.policy.load import HARNESSES, INVALID
+from agentstyle.grammar.transformer import operator_hint
+from agentstyle.harnesses import spec_for
+from agentstyle.policy.load import (
+    HARNESSES,
+    INVALID,
+    native_names,
+    quote_hint,
+    recover_keys,
+    unknown_event,
+)
 from agentstyle.policy.model import FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
+from agentstyle.policy.settingrefs import (
+    EMBEDDED,
+    Setting,
+    SettingProblem,
+    Use,
+    embedded,
+    placeholder,
+    resolve,
+    setting_text,
+    uses,
+)
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -28,6 +59,7 @@ from agentstyle.vocabulary import (
     EVENTS,
     FAIL_CLOSED_POINTS,
     GLOB_OPS,
+    NEGATED_OPS,
     NUMERIC_OPS,
     OPERATORS,
     PATH_FIELDS,
@@ -44,6 +76,7 @@ from agentstyle.vocabulary import (
 # Runtime variables that a harness may leave empty (var-no-default); harness.name is always set.
 MAYBE_EMPTY_VARS = RUNTIME_VARS - {"harness.name"}
 WHEN_KEYS = ("model", "harness", "conditions", "any", "expr")
+CONDITION_KEYS = ("field", "op", "pattern", "value")
 # Fields that decide where a rule is evaluated: while one is invalid, availability is unknown.
 PLACEMENT_FIELDS = frozenset({"target", "at", "event", "tool", "names", "mcp", "skill", "refresh"})
 # What follows a field and its operator in an expression, up to the value.
@@ -66,6 +99,9 @@ class RuleInfo:
     worst_tokens: int
     static: bool
     regexes: dict[int, str] = field(default_factory=dict)  # id(pred) → RE2 used in SQL
+    # id(pred) → where its first setting is used, for predicates that use settings: lowering
+    # fills the installed values in (and reports a regex they break at that place).
+    setting_preds: dict[int, Span] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -89,6 +125,22 @@ def field_availability(name: str) -> Availability | None:
         if name.startswith(prefix + "."):
             return CONDITION_FIELDS[prefix]
     return None
+
+
+def field_hint(name: str) -> str | None:
+    """What an unknown condition field probably meant."""
+    if name.startswith("settings."):
+        return f"a setting is a value, not a field: compare a field with `{name}`"
+    if name.startswith("event.") and field_availability(name[len("event.") :]) is not None:
+        return f"conditions name event content without `event.`: did you mean `{name[6:]}`?"
+    head, _, rest = name.partition(".")
+    second, _, tail = rest.partition(".")
+    if tail:
+        # `tool.inptu.command`: the path below `tool.input` is free, its prefix is not.
+        prefix = closest(f"{head}.{second}", PATH_FIELDS)
+        if prefix is not None:
+            return suggestion(f"{prefix}.{tail}")
+    return did_you_mean(name, list(CONDITION_FIELDS))
 
 
 def is_available(
@@ -124,15 +176,19 @@ class _Validator:
     def __init__(self, pkg: Package) -> None:
         self.pkg = pkg
         self.diags: list[Diagnostic] = []
-        self.regex_checks: list[tuple[str, Span, str]] = []
+        # pattern checked, pattern shown, span, rule, note, group: one error per group
+        self.regex_checks: list[tuple[str, str, Span, str, str, int]] = []
         self.settings = {s.name: s for s in pkg.settings}
         # id(pred) → (span of its field, span of its pattern) for predicates of the mapping
         # form; predicates of an expression are found again in their string (`value_span`).
         self.item_spans: dict[int, tuple[Span, Span]] = {}
         self.expr_nodes: dict[int, YNode] = {}
+        self.pattern_nodes: dict[int, YNode] = {}  # id(pred) → `pattern` of a mapping item
 
-    def emit(self, code: str, message: str, span: Span | None, rule: str | None) -> None:
-        self.diags.append(Diagnostic.make(code, message, span, rule=rule))
+    def emit(
+        self, code: str, message: str, span: Span | None, rule: str | None, hint: str | None = None
+    ) -> None:
+        self.diags.append(Diagnostic.make(code, message, span, rule=rule).hinted(hint))
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -185,16 +241,11 @@ class _Validator:
                     rid,
                 )
             elif event not in EVENTS:
-                self.emit(
-                    "unknown-event",
-                    f"`{event}` is not a normalized event name",
-                    rule.span_of("event"),
-                    rid,
-                )
+                self.diags.append(unknown_event(event, rule.span_of("event"), rid))
             if event not in EVENTS:
                 bad.add("event")  # where the rule runs is unknown: skip what depends on it
-        if target == "tool" and "tool" in fields:
-            self.tool_names(rule, fields["tool"])
+        if target == "tool" and "tool" in fields and not self.tool_names(rule, fields["tool"]):
+            bad.add("tool")  # which tools the rule covers is unknown: skip what depends on it
         for name in ("mcp", "skill"):
             if target == name and name in fields:
                 self.name_glob(rule, fields[name])
@@ -306,10 +357,12 @@ class _Validator:
                 rid,
             )
 
-    def tool_names(self, rule: Rule, fv: FieldValue) -> None:
-        """`unknown-tool` for names that are not normalized tools, `bad-pattern` for globs."""
+    def tool_names(self, rule: Rule, fv: FieldValue) -> bool:
+        """`unknown-tool` for names that are not normalized tools, `bad-pattern` for globs;
+        whether every entry was understood."""
         node = fv.node
         items = node.nodes if isinstance(node, YSeq) else [node]
+        ok = True
         for item in items:
             name = item.value
             if not isinstance(name, str):
@@ -319,13 +372,34 @@ class _Validator:
                     glob_to_regex(name)
                 except ValueError as exc:
                     self.emit("bad-pattern", f"tool glob `{name}`: {exc}", item.span, rule.id)
+                    ok = False
             elif name not in TOOLS:
-                self.emit(
-                    "unknown-tool",
-                    f"`{name}` is not a normalized tool; use `names` for native tool names",
-                    item.span,
-                    rule.id,
-                )
+                ok = False
+                native = native_names()[1].get(name)
+                if native is not None:
+                    self.emit(
+                        "unknown-tool",
+                        f"`{name}` is a native tool name (match it with `names: [{name}]`)",
+                        item.span,
+                        rule.id,
+                        f"did you mean `{native}`?",
+                    )
+                elif (typo := did_you_mean(name, TOOLS)) is not None:
+                    self.emit(
+                        "unknown-tool",
+                        f"`{name}` is not a normalized tool",
+                        item.span,
+                        rule.id,
+                        typo,
+                    )
+                else:
+                    self.emit(
+                        "unknown-tool",
+                        f"`{name}` is not a normalized tool; use `names` for native tool names",
+                        item.span,
+                        rule.id,
+                    )
+        return ok
 
     def name_glob(self, rule: Rule, fv: FieldValue) -> None:
         if not isinstance(fv.value, str):
@@ -348,16 +422,18 @@ class _Validator:
             return None, None
         parts: list[Node] = []
         harnesses: list[str] | None = None
+        node = recover_keys(
+            node,
+            WHEN_KEYS,
+            "`when` key",
+            self.diags.append,
+            rule.id,
+            code="invalid-condition",
+            listing=True,
+        )
         for key in node:
             value = node.items[key][1]
-            if key not in WHEN_KEYS:
-                self.emit(
-                    "invalid-condition",
-                    f"unknown `when` key `{key}` (expected one of: {', '.join(WHEN_KEYS)})",
-                    node.key_span(key),
-                    rule.id,
-                )
-            elif key == "model":
+            if key == "model":
                 model = self.model_globs(value, rule)
                 if model is not None:
                     parts.append(model)
@@ -413,6 +489,7 @@ class _Validator:
                     f"{', '.join(HARNESSES)})",
                     n.span,
                     rule.id,
+                    did_you_mean(n.value, HARNESSES),
                 )
         return [n.value for n in nodes if isinstance(n.value, str) and n.value in HARNESSES]
 
@@ -420,7 +497,7 @@ class _Validator:
         try:
             tree = parse_condition(node.value, node.locate)
         except GrammarError as exc:
-            self.emit("invalid-condition", exc.message, exc.span, rule.id)
+            self.emit("invalid-condition", exc.message, exc.span, rule.id, exc.hint)
             return None
         for pred in _preds(tree):
             self.expr_nodes[id(pred)] = node
@@ -445,16 +522,20 @@ class _Validator:
                     rule.id,
                 )
                 continue
-            unknown = [k for k in item if k not in ("field", "op", "pattern", "value")]
-            if unknown:
-                self.emit(
-                    "invalid-condition",
-                    f"unknown condition key `{unknown[0]}` (expected field, op, pattern)",
-                    item.key_span(unknown[0]),
-                    rule.id,
-                )
-                continue
+            # A key that was not understood may be the missing `field` or `op`: reported once.
+            had_unknown = any(k not in CONDITION_KEYS for k in item)
+            item = recover_keys(
+                item,
+                CONDITION_KEYS,
+                "condition key",
+                self.diags.append,
+                rule.id,
+                code="invalid-condition",
+                listing=True,
+            )
             fld, op = item.get("field"), item.get("op")
+            if had_unknown and (fld is None or op is None):
+                continue
             if fld is None or not isinstance(fld.value, str):
                 where = fld.span if fld is not None else item.span
                 self.emit("invalid-condition", "condition item needs a `field`", where, rule.id)
@@ -464,7 +545,13 @@ class _Validator:
                 self.emit("invalid-condition", "condition item needs an `op`", where, rule.id)
                 continue
             if op.value not in OPERATORS:
-                self.emit("invalid-condition", f"unknown operator `{op.value}`", op.span, rule.id)
+                self.emit(
+                    "invalid-condition",
+                    f"unknown operator `{op.value}`",
+                    op.span,
+                    rule.id,
+                    operator_hint(op.value),
+                )
                 continue
             pat = item.get("pattern")
             if pat is None:
@@ -481,35 +568,190 @@ class _Validator:
                 continue
             pred = Pred(fld.value, op.value, val, fld.span)
             self.item_spans[id(pred)] = (fld.span, pat.span if pat is not None else op.span)
+            if pat is not None:
+                self.pattern_nodes[id(pred)] = pat
             out.append(pred)
         return out
 
     def check_tree(self, node: Node, info: RuleInfo, bad: set[str]) -> None:
         for pred in _preds(node):
-            self.check_pred(pred, info, bad)
+            if self.check_pred(pred, info, bad) and not bad & PLACEMENT_FIELDS:
+                self.never_present(pred, info, node)
+
+    def never_present(self, pred: Pred, info: RuleInfo, root: Node) -> None:
+        """`field-never-present`: a field no tool of the rule carries, on any harness.
+
+        `shell_regex` reads the shell commands whatever field it names, so a rule without a
+        shell tool cannot match it; `tool.input.<key>` is checked against the native input
+        keys of each tool on each harness that has it (the capability tables), only where
+        every such shape is known.
+        """
+        tools = resolve_tools(info.tools)
+        shown = ", ".join(sorted(tools)) or info.eff["target"]
+        if info.eff["target"] == "tool" and (not tools or "other" in tools or info.names):
+            return
+        if pred.op == "shell_regex":
+            if is_available(
+                CONDITION_FIELDS["shell.commands"], info.points, info.eff, tools, info.names
+            ):
+                return
+            what = f"`shell_regex` matches shell commands, and its tools ({shown}) run none"
+            self.emit_never(pred, info, root, what)
+            return
+        if not pred.field.startswith("tool.input.") or info.eff["target"] != "tool":
+            return
+        key = pred.field.split(".")[2]
+        carried = input_keys(tools, info.harnesses or list(HARNESSES))
+        if key == "*" or key.isdigit() or carried is None or key in carried:
+            return
+        what = f"its tools ({shown}) never carry `{pred.field}`"
+        meant = closest(key, sorted(carried))
+        self.emit_never(pred, info, root, what, suggestion(meant and f"tool.input.{meant}"))
+
+    def emit_never(
+        self, pred: Pred, info: RuleInfo, root: Node, what: str, hint: str | None = None
+    ) -> None:
+        """Say what the absent field does to the rule: with the test fixed at the value an
+        absent field gives it, the whole condition may be decided (never, or always, fires)."""
+        rid = info.rule.id
+        fixed = pred.op in NEGATED_OPS or pred.op == "missing"  # `not_*` of nothing holds
+        outcome = _decided(root, pred, fixed)
+        if outcome is False:
+            message = f"rule `{rid}` can never fire: {what}"
+        elif outcome is True:
+            message = f"rule `{rid}` always fires: {what}"
+        else:
+            holds = "always" if fixed else "never"
+            message = f"in rule `{rid}`, {what}, so this test {holds} holds"
+        self.emit("field-never-present", message, pred.span, rid, hint)
+
+    # -- settings in conditions ---------------------------------------------------------
+
+    def only_settings_embedded(self, pred: Pred, info: RuleInfo) -> bool:
+        """A `{{variable}}` inside a condition string other than a setting is an error: the
+        condition is compiled at install, when no event is known."""
+        items = pred.value if isinstance(pred.value, tuple) else (pred.value,)
+        for index, item in enumerate(items):
+            if not isinstance(item, str):
+                continue
+            for offset, name, _ in embedded(item):
+                if name in RUNTIME_VARS or _event_base(name) in EVENT_VARS:
+                    at = index if isinstance(pred.value, tuple) else None
+                    self.emit(
+                        "invalid-condition",
+                        f"`{{{{{name}}}}}` is known only when the hook runs; a condition can "
+                        "fill in `{{settings.NAME}}` only",
+                        self.use_span(pred, Use(name, None, offset, at), name),
+                        info.rule.id,
+                    )
+                    return False
+        return True
+
+    def settings_in_when(self, pred: Pred, info: RuleInfo) -> tuple[Value, str] | None:
+        """The predicate's value with the settings' defaults filled in, to check it as it will
+        be installed by default; a setting without a default stands in as `x` (or 0), which
+        checks the pattern around it. None after reporting a problem."""
+        rid = info.rule.id
+        refs = uses(pred.value)
+        for use in refs:
+            if use.name not in self.settings:
+                spelled = f"settings.{use.name}" if use.ref else f"{{{{settings.{use.name}}}}}"
+                meant = closest(use.name, list(self.settings))
+                self.emit(
+                    "undeclared-var",
+                    f"`{spelled}` uses undeclared setting `{use.name}`",
+                    self.use_span(pred, use),
+                    rid,
+                    suggestion(meant and spelled.replace(use.name, meant)),
+                )
+                return None
+        values = {}
+        for name in {use.name for use in refs}:
+            decl = self.settings[name]
+            if decl.has_default:
+                values[name] = Setting(decl.type, setting_text(decl.type, decl.default))
+            else:
+                values[name] = placeholder(decl.type)
+        try:
+            value = resolve(pred, values)
+        except SettingProblem as exc:
+            self.emit("invalid-condition", exc.message, self.use_span(pred, exc.use), rid)
+            return None
+        # A value that breaks the pattern is reported at the (first) setting; the pattern
+        # with stand-ins is checked first, so a mistake of the pattern itself is reported
+        # as such, at the pattern.
+        info.setting_preds[id(pred)] = self.use_span(pred, refs[0])
+        if pred.op in REGEX_OPS:
+            frame = resolve(pred, {n: placeholder(self.settings[n].type) for n in values})
+            written = str(pred.value)
+            self.regex_checks.append(
+                (str(frame), written, self.value_span(pred), rid, "", id(pred))
+            )
+        shown = ", ".join(f"`settings.{n}` = `{values[n].text}`" for n in sorted(values))
+        return value, f" (with {shown})"
+
+    def use_span(self, pred: Pred, use: Use, name: str | None = None) -> Span:
+        """Where a setting reference was written: a bare `settings.x` has its own span; a
+        `{{…}}` is found in its string (the mapping form's node, or the expression text)."""
+        if use.ref is not None:
+            return use.ref.span
+        node = self.pattern_nodes.get(id(pred))
+        if node is not None:
+            if use.item is not None and isinstance(node, YSeq) and use.item < len(node.nodes):
+                node = node.nodes[use.item]
+            return node.locate(use.offset)
+        expr = self.expr_nodes.get(id(pred))
+        if expr is None or not isinstance(expr.value, str):
+            return self.value_span(pred)
+        # The n-th `{{name}}` of this name after the predicate's field, in the source text.
+        text, start = expr.value, self.value_offset(pred)
+        if start is None:
+            return self.value_span(pred)
+        target = name or f"settings.{use.name}"
+        refs = [u for u in uses(pred.value) if u.name == use.name] if name is None else [use]
+        nth = next((i for i, u in enumerate(refs) if u == use), 0)
+        found = [m for m in EMBEDDED.finditer(text, start) if m.group(1) == target]
+        return expr.locate(found[nth].start()) if nth < len(found) else self.value_span(pred)
+
+    def value_offset(self, pred: Pred) -> int | None:
+        """The offset of a predicate's value in its expression text, if found."""
+        node = self.expr_nodes.get(id(pred))
+        if node is None or not isinstance(node.value, str):
+            return None
+        text = node.value
+        start = text.find(pred.field)
+        while start >= 0:
+            if node.locate(start) == pred.span:
+                op = _OPERATOR.match(text, start + len(pred.field))
+                return op.end() if op else None
+            start = text.find(pred.field, start + 1)
+        return None
 
     def value_span(self, pred: Pred) -> Span:
         """Where the pattern of a predicate was written (its field, if it cannot be found)."""
         if id(pred) in self.item_spans:
             return self.item_spans[id(pred)][1]
         node = self.expr_nodes.get(id(pred))
-        if node is None or not isinstance(node.value, str):
+        offset = self.value_offset(pred)
+        if node is None or offset is None:
             return pred.span
-        text = node.value
-        start = text.find(pred.field)
-        while start >= 0:
-            if node.locate(start) == pred.span:
-                op = _OPERATOR.match(text, start + len(pred.field))
-                return node.locate(op.end()) if op else pred.span
-            start = text.find(pred.field, start + 1)
-        return pred.span
+        return node.locate(offset)
 
-    def check_pred(self, pred: Pred, info: RuleInfo, bad: set[str]) -> None:
+    def check_pred(self, pred: Pred, info: RuleInfo, bad: set[str]) -> bool:
+        """Check one predicate; whether it was sound enough to look further (field known and
+        available, value of the right type)."""
         rid = info.rule.id
         avail = field_availability(pred.field)
         if avail is None:
-            self.emit("invalid-condition", f"unknown field `{pred.field}`", pred.span, rid)
-            return
+            self.emit(
+                "invalid-condition",
+                f"unknown field `{pred.field}`",
+                pred.span,
+                rid,
+                field_hint(pred.field),
+            )
+            return False
+        available = True
         if not bad & PLACEMENT_FIELDS and not is_available(
             avail, info.points, info.eff, resolve_tools(info.tools), info.names
         ):
@@ -520,7 +762,18 @@ class _Validator:
                 pred.span,
                 rid,
             )
+            available = False
         op, value = pred.op, pred.value
+        note = ""
+        if not self.only_settings_embedded(pred, info):
+            return False
+        if uses(value):
+            filled = self.settings_in_when(pred, info)
+            if filled is None:
+                return False
+            value, note = filled
+        pattern_node = self.pattern_nodes.get(id(pred))
+        quote = quote_hint(pattern_node) if pattern_node is not None else None
         if (
             op in REGEX_OPS
             or op in GLOB_OPS
@@ -531,16 +784,29 @@ class _Validator:
                 f"operator `{op}` needs a string pattern",
                 self.value_span(pred),
                 rid,
+                quote,
             )
-            return
+            return False
+        raw = pattern_node.source_text() if pattern_node is not None else None
+        if quote and isinstance(value, bool) and raw and raw.lower() not in ("true", "false"):
+            # `pattern: on` compares with `true`: YAML 1.1 read a word as a boolean.
+            self.emit(
+                "invalid-condition",
+                f"`{raw}` is not a string here",
+                self.value_span(pred),
+                rid,
+                quote,
+            )
+            return False
         if op in REGEX_OPS:
-            self.regex_checks.append((str(value), self.value_span(pred), rid))
+            span = info.setting_preds.get(id(pred), self.value_span(pred))
+            self.regex_checks.append((str(value), str(value), span, rid, note, id(pred)))
             info.regexes[id(pred)] = str(value)
         elif op in GLOB_OPS:
             try:
                 info.regexes[id(pred)] = glob_to_regex(str(value))
             except ValueError as exc:
-                self.emit("bad-pattern", f"glob `{value}`: {exc}", self.value_span(pred), rid)
+                self.emit("bad-pattern", f"glob `{value}`{note}: {exc}", self.value_span(pred), rid)
         elif op in NUMERIC_OPS:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 self.emit(
@@ -551,6 +817,7 @@ class _Validator:
                 )
         elif op == "in" and not isinstance(value, tuple):
             self.emit("invalid-condition", "operator `in` needs a list", self.value_span(pred), rid)
+        return available
 
     # -- templates ----------------------------------------------------------------------------
 
@@ -561,7 +828,7 @@ class _Validator:
         try:
             segments = parse_template(text, locate)
         except GrammarError as exc:
-            self.emit("invalid-template", exc.message, exc.span, rid)
+            self.emit("invalid-template", exc.message, exc.span, rid, exc.hint)
             return _Template((), estimate_tokens(text))
         out = _Template(segments, 0)
         static_bytes = 0
@@ -595,6 +862,7 @@ class _Validator:
                     f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
                     var.span,
                     rid,
+                    self.var_hint(name),
                 )
                 return "error"
             return "setting"
@@ -626,7 +894,13 @@ class _Validator:
                 )
                 return "error"
             if base not in EVENT_VARS:
-                self.emit("undeclared-var", f"unknown variable `{{{{{name}}}}}`", var.span, rid)
+                self.emit(
+                    "undeclared-var",
+                    f"unknown variable `{{{{{name}}}}}`",
+                    var.span,
+                    rid,
+                    self.var_hint(name),
+                )
                 return "error"
             avail = CONDITION_FIELDS[base[len("event.") :]]
             if not bad & PLACEMENT_FIELDS and not is_available(
@@ -649,8 +923,27 @@ class _Validator:
                 rid,
             )
             return "error"
-        self.emit("undeclared-var", f"unknown variable `{{{{{name}}}}}`", var.span, rid)
+        self.emit(
+            "undeclared-var",
+            f"unknown variable `{{{{{name}}}}}`",
+            var.span,
+            rid,
+            self.var_hint(name),
+        )
         return "error"
+
+    def var_hint(self, name: str) -> str | None:
+        """The template variable `name` probably meant: a declared setting, a runtime or an
+        event variable (`event.tool.inptu.x` keeps its path below the corrected prefix)."""
+        known = [*sorted(RUNTIME_VARS), *sorted(EVENT_VARS)]
+        known += [f"settings.{s}" for s in self.settings]
+        parts = name.split(".")
+        meant: str | None = None
+        if len(parts) > 3 and parts[0] == "event":
+            prefix = closest(".".join(parts[:3]), EVENT_PATH_VARS)
+            meant = f"{prefix}.{'.'.join(parts[3:])}" if prefix else None
+        meant = meant or closest(name, known)
+        return suggestion(f"{{{{{meant}}}}}" if meant else None)
 
     def guaranteed(self, name: str, info: RuleInfo) -> bool:
         """`when.model` without `unknown` guarantees `{{model}}` (seed 002)."""
@@ -799,6 +1092,37 @@ def _preds(node: Node) -> list[Pred]:
     return [p for child in node.items for p in _preds(child)]
 
 
+def _decided(node: Node, pred: Pred, value: bool) -> bool | None:
+    """The condition's value when `pred` is `value` and every other test is unknown (None):
+    three-valued logic, so `a and P` with P false is false whatever `a` is."""
+    if isinstance(node, Pred):
+        return value if node is pred else None
+    if isinstance(node, Not):
+        inner = _decided(node.item, pred, value)
+        return None if inner is None else not inner
+    values = [_decided(child, pred, value) for child in node.items]
+    short = isinstance(node, Or)  # the value that decides an `or` (true) or an `and` (false)
+    if short in values:
+        return short
+    return (not short) if all(v is not None for v in values) else None
+
+
+def input_keys(tools: set[str], harnesses: list[str]) -> set[str] | None:
+    """Every native `tool_input` key the tools can carry on these harnesses; None when one
+    tool's shape on one harness that has it is not known (nothing can be said then)."""
+    keys: set[str] = set()
+    for harness in harnesses:
+        spec = spec_for(harness)
+        for tool in tools:
+            if tool not in spec.tool_names:
+                continue  # the harness has no such tool: it adds no call
+            shape = spec.input_keys.get(tool)
+            if shape is None:
+                return None
+            keys |= shape
+    return keys or None
+
+
 def _event_base(name: str) -> str:
     """`event.tool.input.a.b` → `event.tool.input`; other names unchanged."""
     for prefix in EVENT_PATH_VARS:
@@ -827,8 +1151,13 @@ def validate_package(pkg: Package) -> Validation:
     infos = [v.rule(rule) for rule in pkg.rules]
     v.budget_sum(infos)
     if v.regex_checks:
-        errors = regex_errors(sorted({p for p, _, _ in v.regex_checks}))
-        for pattern, span, rid in v.regex_checks:
-            if pattern in errors:
-                v.emit("bad-pattern", f"regex `{pattern}`: {errors[pattern]}", span, rid)
+        errors = regex_errors(sorted({c[0] for c in v.regex_checks}))
+        reported: set[int] = set()
+        for pattern, shown, span, rid, note, group in v.regex_checks:
+            if pattern in errors and group not in reported:
+                reported.add(group)
+                problem = errors[pattern]
+                if shown != pattern:  # RE2 quotes the text with stand-ins: not what was written
+                    problem = problem.split(": ", 1)[0]
+                v.emit("bad-pattern", f"regex `{shown}`{note}: {problem}", span, rid)
     return Validation(infos, v.diags)

@@ -75,6 +75,12 @@ class YNode:
     def plain(self) -> Any:
         return self.value
 
+    def source_text(self) -> str | None:
+        """The scalar as written in the file (`no`, `"no"`), when it came from YAML."""
+        if self._source is None:
+            return None
+        return self._source.text[self._start : self._stop]
+
     def locate(self, offset: int) -> Span:
         """The file span of character `offset` inside this scalar's string value.
 
@@ -300,6 +306,67 @@ class _Builder:
         return result
 
 
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str) -> tuple[str, int]:
+    """A YAML parser error as one line that says what to change, and the index it points at.
+
+    libyaml names the parser state ("while scanning a simple key"); the user needs the
+    mistake in their terms (a tab, an unclosed quote, a `:` inside a plain value).
+    """
+    mark = exc.problem_mark or exc.context_mark
+    at = mark.index if mark is not None else 0
+    ctx = exc.context_mark.index if exc.context_mark is not None else at
+    ctx_line = exc.context_mark.line + 1 if exc.context_mark is not None else 1
+    problem = (exc.problem or exc.context or "invalid YAML").strip()
+    context = (exc.context or "").strip()
+    char = text[at] if at < len(text) else ""
+    if "tab character" in problem or (char == "\t" and "cannot start any token" in problem):
+        return "a tab cannot indent YAML; indent with spaces", at
+    if "cannot start any token" in problem and char:
+        return f"`{char}` cannot start a plain value; quote the value", at
+    if "end of stream" in problem and "quoted scalar" in context:
+        return f"the string opened with `{text[ctx]}` here is never closed", ctx
+    if "unknown escape" in problem:
+        escape = text[at : at + 2]
+        return (
+            f"unknown escape `{escape}` in a double-quoted string; "
+            "use single quotes to keep backslashes",
+            at,
+        )
+    if "mapping values are not allowed" in problem:
+        return "unexpected `:` in a plain value; quote a value that contains `: `", at
+    if "could not find expected ':'" in problem:
+        word = text[ctx:].split("\n", 1)[0].strip()
+        return f"`{_clip(word)}` has no `:`; a mapping entry is `key: value`", ctx
+    if "did not find expected key" in problem or "expected '-' indicator" in problem:
+        line_start = text.rfind("\n", 0, at) + 1
+        if text[line_start:at].strip():
+            return f"unexpected `{_clip(text[at:].split()[0])}` after a value", at
+        block = "mapping" if "key" in problem else "list"
+        if block == "mapping" and text.startswith("-", at):
+            return f"a `-` list item inside a mapping (it starts at line {ctx_line})", at
+        return f"bad indentation: this line lines up with no {block} above it", at
+    for opener, closer, what in (("[", "]", "flow sequence"), ("{", "}", "flow mapping")):
+        if what in context:
+            return (
+                f"expected `,` or `{closer}`: the `{opener}` at line {ctx_line} is not closed",
+                at,
+            )
+    if "undefined alias" in problem:
+        name = text[at:].split(None, 1)[0] if text[at:].strip() else "*"
+        return f"alias `{_clip(name)}` refers to no anchor (`&name`)", at
+    if "another document" in problem:
+        return "a second document (`---`) in one file; a package file holds one", at
+    if "duplicate anchor" in context:
+        return f"anchor defined twice (first at line {ctx_line})", at
+    if context and exc.context_mark is not None and mark is not None and ctx_line != mark.line + 1:
+        problem += f" ({context} at line {ctx_line})"
+    return problem, at
+
+
+def _clip(text: str, limit: int = 30) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def load_yaml(text: str, file: str, duplicates: list[YamlError] | None = None) -> YNode | None:
     """Parse one YAML document; None for an empty document. Raises YamlError with a span.
 
@@ -313,18 +380,8 @@ def load_yaml(text: str, file: str, duplicates: list[YamlError] | None = None) -
             return None
         return _Builder(loader, source, duplicates if duplicates is not None else []).build(root)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        span = Span(file, mark.line + 1, mark.column + 1) if mark is not None else Span(file)
-        problem = (exc.problem or exc.context or "invalid YAML").strip()
-        ctx = exc.context_mark
-        if (
-            exc.problem
-            and exc.context
-            and ctx is not None
-            and ctx.line != (mark.line if mark else -1)
-        ):
-            problem += f" ({exc.context.strip()} at line {ctx.line + 1})"
-        raise YamlError(f"invalid YAML: {problem}", span) from None
+        message, index = _syntax_error(exc, text)
+        raise YamlError(f"invalid YAML: {message}", source.span(index)) from None
     except yaml.reader.ReaderError as exc:
         char = exc.character
         code = ord(char) if isinstance(char, str) and len(char) == 1 else char

@@ -15,13 +15,77 @@ HEADER = struct.Struct("!I")
 MAX_MESSAGE = 64 * 1024 * 1024
 SOCKET_NAME = "engine.sock"
 STARTING_NAME = "engine.starting"
+ENGINE_LOG = ("logs", "engine.log")
 # A start marker older than this belongs to an engine that never came up: start another.
 STARTING_FRESH_S = 10.0
+# While waiting for the engine's answer, look this often whether it was stopped (SIGSTOP).
+WATCH_EVERY_S = 0.1
+# `sun_path` of `struct sockaddr_un`, its terminating NUL included: 104 bytes on macOS and the
+# BSDs, 108 on Linux. A longer path cannot be bound.
+SUN_PATH_MAX = 104 if sys.platform.startswith(("darwin", "freebsd", "openbsd", "netbsd")) else 108
+RUNTIME_FOLDER = "agentstyle"
+
+
+def sockets() -> bool:
+    """Unix sockets exist here (whether or not this hook may use the engine)."""
+    return hasattr(socket, "AF_UNIX")
 
 
 def available() -> bool:
     """Unix sockets exist here and the user did not turn the engine off."""
-    return hasattr(socket, "AF_UNIX") and os.environ.get(ENGINE_ENV, "on") != "off"
+    return sockets() and os.environ.get(ENGINE_ENV, "on") != "off"
+
+
+class SocketPlaceError(OSError):
+    """No safe place for the engine's socket (the short folder is not this user's own)."""
+
+
+def socket_path(home: str, *, create: bool = False) -> str:
+    """Where the engine of `home` listens; the one answer for client and engine.
+
+    `<home>/engine.sock` when it fits a Unix socket address; else (a deep project folder) a
+    short path in this user's folder `/tmp/agentstyle-<uid>/`, named by a digest of the
+    `.style` folder's real path. That folder must be a real folder owned by this user and closed
+    to everyone else (`create`: made 0700 when missing); otherwise SocketPlaceError says why,
+    and no engine is used. The place depends on nothing in the environment (not
+    XDG_RUNTIME_DIR, not TMPDIR): a hook, `style engine` and an engine started by either, in
+    whatever environment, always meet.
+    """
+    real = os.path.realpath(home)
+    path = os.path.join(real, SOCKET_NAME)
+    if len(os.fsencode(path)) < SUN_PATH_MAX:
+        return path
+    import hashlib
+
+    folder = runtime_folder(create=create)
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
+    return os.path.join(folder, f"{digest}.sock")
+
+
+def runtime_folder(base: str = "/tmp", *, create: bool = False) -> str:
+    """This user's private folder for sockets under `base`, checked: a real folder (not a
+    link), owned by the user, no access for group or others."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    folder = os.path.join(base, f"{RUNTIME_FOLDER}-{uid}")
+    if create:
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise SocketPlaceError(f"cannot make {folder} ({exc.strerror})") from None
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        raise SocketPlaceError(f"{folder} does not exist") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise SocketPlaceError(f"{folder} is not a folder")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise SocketPlaceError(f"{folder} belongs to another user")
+    if st.st_mode & 0o077:
+        mode = oct(stat.S_IMODE(st.st_mode))
+        raise SocketPlaceError(f"{folder} is open to other users (mode {mode}); make it 0700")
+    return folder
 
 
 def engine_version() -> str:
@@ -104,11 +168,15 @@ def read_digest(home: str) -> str:
 
 
 def request(
-    home: str, message: dict[str, object], timeout: float
+    home: str, message: dict[str, object], timeout: float, *, trust: bool = True
 ) -> tuple[dict[str, object] | None, str]:
     """(answer, why not) for one request: why is `absent` (no usable socket), `refused`
-    (a stale socket: its engine is gone), `timeout` or `error`."""
-    path = os.path.join(home, SOCKET_NAME)
+    (a stale socket: its engine is gone), `untrusted` (the peer is not STYLE's engine),
+    `timeout` or `error`."""
+    try:
+        path = socket_path(home)
+    except OSError:
+        return None, "absent"
     if not socket_is_ours(path):
         return None, "absent"
     if timeout <= 0:
@@ -117,7 +185,15 @@ def request(
     try:
         sock.settimeout(timeout)
         sock.connect(path)
+        from agentstyle.runtime import peer
+
+        if trust and peer.untrusted(sock, home) is not None:
+            # Not the engine (an impersonator on the socket): never believed, and never
+            # handed the payload; the hook evaluates directly.
+            return None, "untrusted"
         send_message(sock, message)
+        if not _answer_coming(sock, peer.peer_pid(sock), time.monotonic() + timeout):
+            return None, "stopped"  # a stopped engine (SIGSTOP) never answers: do not wait
         answer = recv_message(sock)
     except (ConnectionRefusedError, FileNotFoundError):
         return None, "refused"
@@ -130,15 +206,35 @@ def request(
     return (answer, "") if isinstance(answer, dict) else (None, "error")
 
 
-def start_engine(home: str) -> bool:
+def _answer_coming(sock: socket.socket, pid: int | None, deadline: float) -> bool:
+    """Wait for the answer while the engine is running; False as soon as it is stopped."""
+    import select
+
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([sock], [], [], min(left, WATCH_EVERY_S))
+        if ready:
+            return True
+        if pid is not None:
+            from agentstyle.runtime.peer import stopped
+
+            if stopped(pid):
+                return False
+
+
+def start_engine(home: str, *, force: bool = False) -> bool:
     """Start an engine in the background, detached (it outlives this hook). A marker made with
-    O_EXCL keeps thirty hooks that all find no engine from starting thirty."""
+    O_EXCL keeps thirty hooks that all find no engine from starting thirty; an engine that
+    could not start leaves it, so hooks retry at most every STARTING_FRESH_S (`force`: the
+    person asked, start now)."""
     marker = os.path.join(home, STARTING_NAME)
     try:
         fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
         try:
-            if time.time() - os.stat(marker).st_mtime < STARTING_FRESH_S:
+            if not force and time.time() - os.stat(marker).st_mtime < STARTING_FRESH_S:
                 return False
             os.unlink(marker)
             fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
@@ -149,17 +245,32 @@ def start_engine(home: str) -> bool:
     os.close(fd)
     import subprocess
 
+    # What the engine prints before its own error handling runs (a broken installation) goes
+    # to its log, where `style engine start` finds the reason.
     try:
+        os.makedirs(os.path.join(home, *ENGINE_LOG[:-1]), exist_ok=True)
+        err = os.open(
+            os.path.join(home, *ENGINE_LOG), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+    except OSError:
+        err = subprocess.DEVNULL
+    try:
+        from agentstyle.runtime.peer import engine_argv
+
         subprocess.Popen(
-            [sys.executable, "-m", "agentstyle.runtime.resident", home],
+            engine_argv(home),  # what a hook checks its peer against (runtime/peer.py)
+            cwd="/",
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=err,
             start_new_session=True,
             close_fds=True,
         )
     except OSError:
         return False
+    finally:
+        if err >= 0:
+            os.close(err)
     return True
 
 
@@ -168,12 +279,22 @@ def ping(home: str, timeout: float = 2.0) -> dict[str, object] | None:
     return answer
 
 
+def ask_to_stop(home: str, timeout: float = 1.0) -> bool:
+    """Ask a running engine to exit, without waiting for it to let go; True when it agreed."""
+    # Sent to whoever listens: asking an impostor to stop gives it nothing, and an engine
+    # started by hand (tests, a debugger) must still let go of the database.
+    answer, _ = request(home, {"op": "stop"}, timeout, trust=False)
+    return answer is not None
+
+
 def stop_engine(home: str, wait_s: float = 5.0) -> bool:
     """Ask a running engine to exit and wait for it to let go; True when one answered."""
-    answer, _ = request(home, {"op": "stop"}, wait_s)
-    if answer is None:
+    if not ask_to_stop(home, wait_s):
         return False
-    path = os.path.join(home, SOCKET_NAME)
+    try:
+        path = socket_path(home)
+    except OSError:
+        return True
     deadline = time.monotonic() + wait_s
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.01)

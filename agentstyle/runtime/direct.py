@@ -35,6 +35,12 @@ class Resident:
     def of(cls, conn: Connection) -> Resident:
         return cls(point_flags(conn))
 
+    def discard(self, conn: Connection) -> None:
+        """Forget the events evaluated but not answered (their answer failed)."""
+        if self.pending:
+            self.pending.clear()
+            _rollback(conn)
+
     def finish(self) -> list[BaseException]:
         """Record the answered events, in order; what failed (each answer stands)."""
         failed: list[BaseException] = []
@@ -154,7 +160,9 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
         from agentstyle.runtime.errors import HandlerError
 
         raise HandlerError("no rules database (run `style install`)")
-    with FileLock(paths.lock, deadline, poll):
+    from agentstyle.runtime.peer import StrangerCheck
+
+    with FileLock(paths.lock, deadline, poll, give_up=StrangerCheck(str(paths.lock))):
         conn = connect_until(paths.database, deadline)
         try:
             migrate(conn)
@@ -267,11 +275,15 @@ def record_failure(
     deadline: float,
     *,
     conn: Connection | None = None,
+    poll: Poll | None = None,
 ) -> bool:
-    """Record a handler error; True when a `fail: closed` entry exists for the native event."""
+    """Record a handler error; True when a `fail: closed` entry exists for the native event.
+
+    `poll` is tried while waiting for the lock (a resident engine holding it answers instead).
+    """
     if conn is not None:
         return _record_failure_on(conn, harness, native_event, point, payload, cause)
-    with open_for_hook(home, deadline) as opened:
+    with open_for_hook(home, deadline, poll) as opened:
         return _record_failure_on(opened, harness, native_event, point, payload, cause)
 
 

@@ -16,6 +16,7 @@ LOCK_NAME = "style.lock.yaml"
 BUILT_FROM = "built-from"  # in `.style/`: "sha256 size mtime_ns" of the lock it was built from
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 MAX_LOCK = 1 << 20
+NO_DATABASE = "no rules database on this machine"
 
 
 def find_locked_root(starts: list[str | None]) -> str | None:
@@ -68,7 +69,7 @@ def stale(root: str) -> str | None:
     """Why the database must be (re)built from the lock, or None when it is current."""
     home = _home(root)
     if not os.path.isfile(os.path.join(home, "style.duckdb")):
-        return "no rules database on this machine"
+        return NO_DATABASE
     try:
         with open(os.path.join(home, BUILT_FROM), encoding="utf-8") as fh:
             digest, size, mtime = fh.read(256).split()

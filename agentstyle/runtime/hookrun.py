@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
 from agentstyle.runtime.errors import HandlerError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
-    from agentstyle.engine.decision import Wire
     from agentstyle.engine.locking import Poll
     from agentstyle.engine.store import Connection
     from agentstyle.runtime.direct import Resident
@@ -37,6 +37,7 @@ DEADLINE_ENV = "STYLE_DEADLINE_S"
 # applies) may still wait for the lock: half the time left before the harness's own timeout,
 # at most this long.
 FAILURE_GRACE_S = 1.0
+STRANGER_CAUSE = "the rules database lock is held by"  # runtime/peer.py StrangerCheck
 SUPPORTED = ("claude-code", "codex", "cursor", "gemini-cli")
 # Where each harness names the project folder in the hook's environment.
 PROJECT_DIR_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
@@ -117,14 +118,34 @@ def find_log_home(payload_cwd: str | None) -> Path:
     return Path.home() / ".style"
 
 
-def log_error(home: Path, harness: str, event: str, cause: str) -> None:
-    try:
-        (home / "logs").mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        with open(home / "logs" / "errors.log", "a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {_one_line(harness)} {_one_line(event) or '-'} {cause}\n")
-    except OSError:
-        pass
+def log_error(home: Path, harness: str, event: str, cause: str, outcome: str) -> None:
+    """One line in `.style/logs/errors.log` (format: `agentstyle.runtime.errorlog`)."""
+    from agentstyle.runtime import errorlog
+
+    errorlog.write(home, harness, event, outcome, cause)
+
+
+# Where a payload that could not be decoded still names its session (Claude Code, Codex,
+# Gemini CLI: `session_id`; Cursor: `conversation_id`), so its notice is given once per session.
+_SESSION_FIELD = re.compile(rb'"(?:session_id|conversation_id)"\s*:\s*"((?:[^"\\]|\\.){1,256})"')
+SESSION_HEAD = 64 * 1024
+SESSION_ENV = ("GEMINI_SESSION_ID",)
+
+
+def session_of(payload: dict[str, Any], stdin: bytes) -> str | None:
+    """The session an event belongs to, read from the decoded payload, else from the first
+    bytes of the raw input, else from the harness's environment; None when none names it."""
+    for key in ("session_id", "conversation_id"):
+        value = payload.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+            return str(value)
+    m = _SESSION_FIELD.search(stdin[:SESSION_HEAD])
+    if m:
+        return m.group(1).decode("utf-8", errors="replace")
+    for name in SESSION_ENV:
+        if os.environ.get(name):
+            return os.environ[name]
+    return None
 
 
 def decode(stdin: bytes) -> dict[str, Any]:
@@ -221,13 +242,16 @@ def handle(
     conn: Connection | None = None,
     home: Path | None = None,
     poll: Poll | None = None,
+    oversized: bool = False,
     resident: Resident | None = None,
 ) -> tuple[str, str, int]:
     """Decode, evaluate and answer one event; every failure becomes the documented answer.
 
     With `conn` (the resident engine's open database, `home` its folder) nothing is opened;
-    otherwise the project's database is found and opened under the OS lock. `resident` keeps
-    what the engine does once the answer is sent (runtime/direct.py evaluate_on).
+    otherwise the project's database is found and opened under the OS lock. `oversized`: the
+    hook read more than MAX_STDIN and sent only the payload's head (the engine's path).
+    `resident` keeps what the engine does once the answer is sent (runtime/direct.py
+    evaluate_on).
     """
     from agentstyle.harnesses import adapter_for, spec_for
 
@@ -236,6 +260,8 @@ def handle(
     read_event = native_event
     payload: dict[str, Any] = {}
     try:
+        if oversized:
+            raise HandlerError("payload over 16 MiB")
         payload = decode(stdin)
         if home is None:
             home = find_database(_cwd(payload))
@@ -268,14 +294,15 @@ def handle(
         else:
             decision = runtime.evaluate_hook(home, event, deadline, started, poll)
         wire = reader.answer(decision, read_event, event)
+        from agentstyle.runtime import tamper
+
+        tamper.mark_seen(harness, event.session_id)
         return wire.stdout, wire.stderr, wire.exit_code
     except Handover:
         raise  # the engine answered the whole event
     except Exception as exc:  # every failure becomes the documented fail answer, no traceback
-        if resident is not None and resident.pending and conn is not None:
-            resident.pending.clear()  # an evaluated event whose answer failed: not recorded
-            with contextlib.suppress(Exception):
-                conn.execute("ROLLBACK")
+        if resident is not None and conn is not None:
+            resident.discard(conn)  # an evaluated event whose answer failed: not recorded
         if home is None:
             with contextlib.suppress(Exception):
                 home = find_database(_cwd(payload))
@@ -292,6 +319,8 @@ def handle(
             deadline,
             grace,
             conn,
+            session_of(payload, stdin),
+            poll,
         )
 
 
@@ -332,6 +361,8 @@ def cause_of(exc: BaseException) -> str:
         return _one_line(str(exc))[:300]
     name = type(exc).__name__
     module = type(exc).__module__ or ""
+    if name == "LockHeldByStranger":
+        return _one_line(str(exc))[:300]
     if name == "LockTimeout":
         return "the rules database stayed locked past the deadline"
     if name in ("InterruptException", "DeadlineExceeded"):
@@ -362,25 +393,100 @@ def _failure(
     deadline: float,
     grace: float,
     conn: Connection | None,
+    session: str | None = None,
+    poll: Poll | None = None,
 ) -> tuple[str, str, int]:
-    """runtime.md "Handler failure": log, record, then deny or allow per `fail`."""
+    """runtime.md "Handler failure": record, then deny or allow per `fail`, then log. A call
+    allowed because STYLE could not evaluate is never silent: the person is told, once per
+    session and cause (`errorlog.fail_open_notice`, `notified.first_time`).
+
+    `poll` is tried while waiting for the lock to record the failure: a resident engine that
+    holds it answers the whole event instead (Handover), or steps aside.
+    """
+
     try:
         log_home = home or find_log_home(_cwd(payload))
     except Exception:
         log_home = Path.home() / ".style"
-    log_error(log_home, harness, native_event, cause)
     closed: bool | None = None  # None: the rules database could not be read
-    if home is not None and (conn is not None or (home / "style.duckdb").is_file()):
+    # A lock held by a stranger (a stopped process, a program that is not STYLE) will not be
+    # free to record the failure either: no second wait.
+    stranger = cause.startswith(STRANGER_CAUSE)
+    if (
+        home is not None
+        and not stranger
+        and (conn is not None or (home / "style.duckdb").is_file())
+    ):
         try:
             from agentstyle.runtime import direct as runtime
 
             until = max(deadline, time.monotonic() + grace)
             closed = runtime.record_failure(
-                home, harness, native_event, point, payload, cause, until, conn=conn
+                home, harness, native_event, point, payload, cause, until, conn=conn, poll=poll
             )
+        except Handover:
+            raise  # the engine answered (and recorded) the whole event
         except Exception:
             closed = None
     refusable = adapter.can_refuse(read_event)
+    wire: Wire
+    tampered = _tamper_notice(harness, session, log_home, cause)
+    if tampered:
+        answer = _failure_answer(
+            adapter,
+            harness,
+            native_event,
+            read_event,
+            point,
+            log_home,
+            cause,
+            closed,
+            install_fail_closed,
+            refusable,
+            session,
+        )
+        stdout, stderr, code = answer
+        wire = adapter.with_notice(Wire(stdout, code, ""), read_event, tampered)
+        return wire.stdout, stderr + wire.stderr, code
+    return _failure_answer(
+        adapter,
+        harness,
+        native_event,
+        read_event,
+        point,
+        log_home,
+        cause,
+        closed,
+        install_fail_closed,
+        refusable,
+        session,
+    )
+
+
+def _tamper_notice(harness: str, session: str | None, log_home: Path, cause: str) -> str | None:
+    """A database this session saw working is now gone or unreadable: say so, once."""
+    from agentstyle.runtime import errorlog, tamper
+
+    what = {"no-database": "deleted", "database": "damaged"}.get(errorlog.cause_class(cause))
+    return tamper.notice(harness, session, log_home, what) if what else None
+
+
+def _failure_answer(
+    adapter: Any,
+    harness: str,
+    native_event: str,
+    read_event: str,
+    point: str | None,
+    log_home: Path,
+    cause: str,
+    closed: bool | None,
+    install_fail_closed: bool,
+    refusable: bool,
+    session: str | None,
+) -> tuple[str, str, int]:
+    """deny or allow per `fail` (runtime.md), logged; a fail-open answer tells the person."""
+    from agentstyle.runtime import errorlog, notified
+
     wire: Wire
     if closed:
         reason = (
@@ -388,6 +494,7 @@ def _failure(
             "rule requires it."
         )
         wire = adapter.deny_answer(read_event, reason)
+        log_error(log_home, harness, native_event, cause, errorlog.REFUSED)
         return wire.stdout, f"STYLE: {cause}; refused (fail: closed)\n", 0
     if install_fail_closed and refusable:
         # seed 000: `style install --fail-closed` refuses on any handler error; Claude Code
@@ -395,16 +502,21 @@ def _failure(
         # others answer with their deny JSON and exit 0 (FAIL_CLOSED_EXIT of the adapter).
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
-            "was installed with --fail-closed."
+            "was installed to refuse when it cannot check (--fail-closed, or a `fail: closed` "
+            "rule at this event)."
         )
         wire = adapter.deny_answer(read_event, reason)
         code = int(getattr(adapter, "FAIL_CLOSED_EXIT", 1))
+        log_error(log_home, harness, native_event, cause, errorlog.REFUSED)
         return wire.stdout, f"STYLE: {cause}; refused (--fail-closed)\n", code
     # Fail open: where the harness needs an explicit answer (Cursor permission hooks, Gemini's
-    # JSON-only stdout) the adapter's "no opinion" is given.
-    opinion = adapter.no_opinion(read_event) if point is not None else None
-    stdout = opinion.stdout if opinion is not None else ""
-    return stdout, f"STYLE: {cause}; allowed (fail open)\n", 0
+    # JSON-only stdout) the adapter's "no opinion" is given, with the notice merged in.
+    log_error(log_home, harness, native_event, cause, errorlog.FAIL_OPEN)
+    wire = adapter.no_opinion(read_event) if point is not None else Wire("")
+    kind = f"fail-open:{errorlog.cause_class(cause)}"
+    if notified.first_time(log_home, session, kind):
+        wire = adapter.with_notice(wire, read_event, errorlog.fail_open_notice(cause, point))
+    return wire.stdout, f"STYLE: {cause}; allowed (fail open)\n" + wire.stderr, 0
 
 
 def handle_with_connection(
@@ -415,9 +527,11 @@ def handle_with_connection(
     fail_closed: bool,
     budget_s: float,
     home: Path,
+    oversized: bool = False,
     resident: Resident | None = None,
 ) -> tuple[str, str, int]:
-    """One hook request served on an already open database (the resident engine's path)."""
+    """One hook request served on an already open database (the resident engine's path);
+    `oversized`: `stdin` is only the head of a payload over MAX_STDIN (answered per `fail`)."""
     started = time.monotonic()
     if harness not in SUPPORTED:
         return "", f"STYLE: unknown harness `{harness}`; allowed (fail open)\n", 0
@@ -430,5 +544,6 @@ def handle_with_connection(
         started,
         conn=conn,
         home=home,
+        oversized=oversized,
         resident=resident,
     )

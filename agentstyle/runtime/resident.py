@@ -7,23 +7,51 @@ import os
 import socket
 import stat
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from agentstyle.engine.locking import FileLock, LockTimeout
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, connect, migrate, tune_for_events
+from agentstyle.runtime import enginelog
 from agentstyle.runtime.client import (
     STARTING_NAME,
     engine_version,
     read_digest,
     recv_message,
     send_message,
+    socket_path,
 )
 from agentstyle.runtime.direct import Resident
 
 IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
+RECEIVE_S = 5.0  # a hook sends its request at once; a silent client is dropped after this
+ACCEPT_POLL_S = 0.5
+MAX_CLIENTS = 64
+HOOK_FIELDS = {"harness": str, "event": str, "stdin": str}
+
+
+def malformed(message: dict[str, object]) -> str | None:
+    """Why a hook request cannot be served (a wrong type anywhere), or None."""
+    for key, kind in HOOK_FIELDS.items():
+        if not isinstance(message.get(key), kind):
+            return f"`{key}` must be a {kind.__name__}"
+    budget = message.get("budget_s")
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        return "`budget_s` must be a number"
+    if not 0 <= budget <= 600:
+        return "`budget_s` is out of range"
+    for key in ("fail_closed", "oversized"):
+        if not isinstance(message.get(key, False), bool):
+            return f"`{key}` must be true or false"
+    return None
+
+
+class StartError(Exception):
+    """Why this engine cannot serve (written to engine.log for `style engine start`)."""
 
 
 class Engine:
@@ -34,21 +62,32 @@ class Engine:
         self.conn: Connection | None = None
         self.resident: Resident | None = None
         self.served = 0
+        self.last_work = time.monotonic()
+        self.done = threading.Event()
+        self.work = threading.Lock()  # the one DuckDB connection: one evaluation at a time
+        self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
 
     def bind(self) -> socket.socket:
+        try:
+            self.sock_path = Path(socket_path(str(self.home), create=True))
+        except OSError as exc:
+            raise StartError(f"no safe place for its socket: {exc}") from None
         if os.path.lexists(self.sock_path):
             # We hold the lock, so no live engine owns it: a stale socket, or a file planted
             # there. Replace what this user owns; never touch another user's file.
             st = os.lstat(self.sock_path)
             if hasattr(os, "getuid") and st.st_uid != os.getuid():
-                raise RuntimeError(f"{self.sock_path} belongs to another user")
+                raise StartError(f"{self.sock_path} belongs to another user")
             if stat.S_ISDIR(st.st_mode):
-                raise RuntimeError(f"{self.sock_path} is a directory")
+                raise StartError(f"{self.sock_path} is a folder")
             self.sock_path.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)  # the socket is created 0600: only this user may talk to it
         try:
             sock.bind(str(self.sock_path))
+        except OSError as exc:
+            sock.close()
+            raise StartError(f"cannot listen on {self.sock_path} ({exc.strerror or exc})") from None
         finally:
             os.umask(old)
         os.chmod(self.sock_path, 0o600)
@@ -61,19 +100,23 @@ class Engine:
         try:
             lock = FileLock(lock_path, time.monotonic() + START_LOCK_WAIT_S).__enter__()
         except LockTimeout:
-            self._clear_marker()
-            return 0  # another engine or a long install holds it; nothing to do
+            # Another engine or a long install holds it: nothing to do, but say so. (The start
+            # marker stays: hooks try again in a while, not at once.)
+            enginelog.write(
+                self.home, f"{enginelog.FAILED} another process holds the rules database lock"
+            )
+            return 0
         try:
             db = self.home / "style.duckdb"
             if not db.exists():
-                return 1
+                raise StartError(f"no rules database at {db}")
             self.conn = connect(db)
             migrate(self.conn)
             tune_for_events(self.conn)
             self.resident = Resident.of(self.conn)
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
-            self._clear_marker()
+            self._clear_marker()  # up: a failed start leaves it, hooks retry later
             try:
                 self.loop(server)
             finally:
@@ -84,7 +127,6 @@ class Engine:
                 except OSError:
                     pass
         finally:
-            self._clear_marker()
             if self.conn is not None:
                 self.conn.close()
             lock.__exit__(None, None, None)
@@ -95,63 +137,99 @@ class Engine:
             (self.home / STARTING_NAME).unlink()
 
     def loop(self, server: socket.socket) -> None:
+        """Accept connections and serve each in its own thread, evaluations one at a time.
+
+        A client that connects and sends nothing (or dribbles) holds only its own thread,
+        for at most RECEIVE_S: the engine keeps answering everyone else.
+        """
         # Idle means no hook served: a status ping does not keep the engine alive.
-        last_work = time.monotonic()
-        while True:
-            remaining = IDLE_EXIT_S - (time.monotonic() - last_work)
-            if remaining <= 0:
+        self.last_work = time.monotonic()
+        server.settimeout(ACCEPT_POLL_S)
+        while not self.done.is_set():
+            if time.monotonic() - self.last_work >= IDLE_EXIT_S:
                 return  # idle: exit and free the database
-            server.settimeout(remaining)
             try:
                 client, _ = server.accept()
             except TimeoutError:
                 continue
+            except OSError:
+                return
+            if not self.slots.acquire(blocking=False):
+                client.close()  # too many at once: those hooks evaluate directly
+                continue
+            threading.Thread(target=self._serve_client, args=(client,), daemon=True).start()
+        with self.work:  # let an evaluation in flight finish before the connection closes
+            pass
+
+    def _serve_client(self, client: socket.socket) -> None:
+        try:
             with client:
-                client.settimeout(60)
+                client.settimeout(RECEIVE_S)
                 try:
                     message = recv_message(client)
                 except (OSError, ValueError):
-                    continue
-                if not isinstance(message, dict):
-                    continue
-                if message.get("op") == "stop":
-                    send_message(client, {"stopped": True})
                     return
-                if message.get("op") == "ping":
-                    send_message(
-                        client,
-                        {
-                            "version": engine_version(),
-                            "digest": self.digest,
-                            "pid": os.getpid(),
-                            "served": self.served,
-                        },
-                    )
-                    continue
-                if (
-                    message.get("version") != engine_version()
-                    or message.get("digest") != self.digest
-                ):
-                    # A new install or an upgrade: never answer with a stale policy.
-                    send_message(client, {"restart": True})
-                    return
+
+                def reply(answer: dict[str, object]) -> None:
+                    # The hook may have given up waiting (it then answers by itself).
+                    with contextlib.suppress(OSError):
+                        send_message(client, answer)
+
+                answer = self._answer(message, reply)
+                if answer is not None:
+                    reply(answer)
+        finally:
+            self.slots.release()
+
+    def _answer(
+        self, message: object, reply: Callable[[dict[str, object]], None]
+    ) -> dict[str, object] | None:
+        """The answer to send, or None once `reply` sent it: a hook's answer goes out before
+        its event is recorded, and the next evaluation waits for that record."""
+        if not isinstance(message, dict):
+            return {"error": "malformed request"}
+        op = message.get("op")
+        if op == "stop":
+            self.done.set()
+            return {"stopped": True}
+        if op == "ping":
+            return {
+                "version": engine_version(),
+                "digest": self.digest,
+                "pid": os.getpid(),
+                "served": self.served,
+            }
+        if message.get("version") != engine_version() or message.get("digest") != self.digest:
+            # A new install or an upgrade: never answer with a stale policy.
+            self.done.set()
+            return {"restart": True}
+        problem = malformed(message)
+        if problem is not None:
+            return {"error": problem}  # the hook evaluates by itself
+        with self.work:
+            if self.done.is_set():
+                return {"error": "engine stopping"}
+            try:
                 answer = self.handle(message)
-                # The hook may have given up waiting (it then answers by itself).
-                with contextlib.suppress(OSError):
-                    send_message(client, answer)
-                self.finish(message)
-                self.served += 1
-                last_work = time.monotonic()
+            except Exception as exc:  # an engine never dies of one request
+                if self.resident is not None and self.conn is not None:
+                    self.resident.discard(self.conn)  # the hook evaluates by itself
+                return {"error": type(exc).__name__}
+            self.served += 1
+            self.last_work = time.monotonic()
+            reply(answer)
+            self.finish(message)
+        return None
 
     def finish(self, message: dict[str, object]) -> None:
-        """Record the answered event (runtime/direct.py evaluate_on) before the next request."""
+        """Record the answered event (runtime/direct.py evaluate_on) before the next one."""
         if self.resident is None:
             return
         for exc in self.resident.finish():  # the answer stands; the history misses the event
-            from agentstyle.runtime.hookrun import cause_of, log_error
+            from agentstyle.runtime.hookrun import cause_of
 
-            cause = f"event answered but not recorded: {cause_of(exc)}"
-            log_error(self.home, str(message.get("harness")), str(message.get("event")), cause)
+            what = f"{message.get('harness')} {message.get('event')}"
+            enginelog.write(self.home, f"answered {what} but could not record it: {cause_of(exc)}")
 
     def handle(self, message: dict[str, object]) -> dict[str, object]:
         from agentstyle.runtime.hookrun import handle_with_connection
@@ -163,9 +241,10 @@ class Engine:
             str(message.get("event", "")),
             str(message.get("stdin", "")).encode("utf-8", errors="replace"),
             bool(message.get("fail_closed")),
-            0.8 * float(message.get("budget_s", 10.0)),  # type: ignore[arg-type]
+            0.8 * float(message["budget_s"]),  # type: ignore[arg-type]
             self.home,
-            self.resident,
+            oversized=bool(message.get("oversized")),
+            resident=self.resident,
         )
         return {"stdout": stdout, "stderr": stderr, "exit": code}
 
@@ -174,10 +253,14 @@ def main() -> int:
     if len(sys.argv) != 2:
         sys.stderr.write("usage: python -m agentstyle.runtime.resident STYLE_HOME\n")
         return 2
+    home = Path(sys.argv[1])
     try:
-        return Engine(Path(sys.argv[1])).serve()
+        return Engine(home).serve()
+    except StartError as exc:
+        enginelog.write(home, f"{enginelog.FAILED} {exc}")
+        return 1
     except Exception as exc:  # the engine is optional: a failure only means direct evaluation
-        sys.stderr.write(f"STYLE engine: {type(exc).__name__}: {exc}\n")
+        enginelog.write(home, f"{enginelog.FAILED} {type(exc).__name__}: {exc}")
         return 1
 
 

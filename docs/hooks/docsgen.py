@@ -642,8 +642,32 @@ def library_readme(arg: str | None) -> str:
             in_fence = not in_fence
         if not in_fence and re.match(r"#+ ", line):
             line = "#" + line
+        if not in_fence:
+            # a package's own README is on this page too (library-package-readmes)
+            line = re.sub(r"\]\(([a-z0-9-]+)/README\.md\)", r"](#\1-readme)", line)
         out.append(line)
     return "\n".join(out).strip("\n")
+
+
+def library_package_readmes(arg: str | None) -> str:
+    """Each bundled package's README (what it covers, what it does not), under
+    `### NAME README`, its own headings three levels down."""
+    if arg:
+        raise ValueError("docsgen library-package-readmes takes no argument")
+    parts = []
+    for folder in sorted(p for p in _library().iterdir() if (p / "README.md").is_file()):
+        lines = (folder / "README.md").read_text("utf-8").splitlines()
+        if lines and lines[0].startswith("# "):
+            lines = lines[1:]
+        body, in_fence = [], False
+        for line in lines:
+            if line.startswith("```"):
+                in_fence = not in_fence
+            if not in_fence and re.match(r"#+ ", line):
+                line = "###" + line
+            body.append(line)
+        parts.append(f"### {folder.name} README\n\n" + "\n".join(body).strip("\n"))
+    return "\n\n".join(parts)
 
 
 # -- the hook -----------------------------------------------------------------------------------
@@ -659,6 +683,7 @@ GENERATORS: dict[str, Callable[[str | None], str]] = {
     "field-availability": field_availability,
     "library": library,
     "library-readme": library_readme,
+    "library-package-readmes": library_package_readmes,
 }
 
 

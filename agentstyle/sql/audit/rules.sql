@@ -6,7 +6,7 @@
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
 -- $rule (GLOB over rule ids or NULL: which rows to return).
 -- Result: rule, action, candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
--- dedup_suppressed, budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
+-- dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
 -- erroring, noisy, broad, dead; only `erroring` for rules no longer installed) — in policy
 -- order, then the rules no longer installed by id.
@@ -121,6 +121,7 @@ fired AS (
            count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
            count(*) FILTER (WHERE outcome = 'asked') AS asked,
            count(*) FILTER (WHERE outcome = 'dedup-suppressed') AS dedup_suppressed,
+           count(*) FILTER (WHERE outcome = 'loop-guard') AS loop_guarded,
            count(*) FILTER (WHERE outcome IN ('budget-truncated', 'budget-dropped'))
                AS budget_cuts,
            count(*) FILTER (WHERE outcome = 'error') AS errors,
@@ -145,6 +146,7 @@ measured AS (
            coalesce(f.blocked, 0) AS blocked,
            coalesce(f.asked, 0) AS asked,
            coalesce(f.dedup_suppressed, 0) AS dedup_suppressed,
+           coalesce(f.loop_guarded, 0) AS loop_guarded,
            coalesce(f.budget_cuts, 0) AS budget_cuts,
            coalesce(f.errors, 0) AS errors,
            CAST(coalesce(f.tokens_emitted, 0) AS BIGINT) AS tokens_emitted,
@@ -165,6 +167,7 @@ SELECT rule_id AS rule,
        blocked,
        asked,
        dedup_suppressed,
+       loop_guarded,
        budget_cuts,
        errors,
        round(fired / nullif(candidates, 0), 4) AS hit_rate,

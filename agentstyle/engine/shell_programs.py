@@ -1,0 +1,255 @@
+"""Interpreters: where `python`, `node`, `psql`, `awk`, … take their program from.
+
+`program(name, argv)` says, for one interpreter command line, which inline programs it runs
+(`-c`, `-e`, `eval CODE`), which file it runs, and whether it reads its program from stdin.
+`family(name)` names the language, so the code can be searched for the shell commands it runs
+(shell_embedded).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentstyle.engine.shell_wrappers import SHELLS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+_NONE: frozenset[str] = frozenset()
+
+
+class Lang:
+    """How an interpreter's command line names its program."""
+
+    __slots__ = (
+        "attached",
+        "family",
+        "first_operand",
+        "inline",
+        "positional_script",
+        "script",
+        "sql_operand",
+        "stdin",
+        "stop",
+        "subcommands",
+        "with_arg",
+    )
+
+    def __init__(
+        self,
+        family: str,
+        *,
+        inline: frozenset[str] = _NONE,  # options whose value is the program
+        script: frozenset[str] = _NONE,  # options whose value is a program file
+        stop: frozenset[str] = _NONE,  # options after which no program file follows
+        with_arg: frozenset[str] = _NONE,  # other options that swallow a value
+        stdin: frozenset[str] = _NONE,  # options that make it read the program from stdin
+        positional_script: bool = True,  # the first operand is the program file
+        subcommands: frozenset[str] = _NONE,  # `deno run x.ts`, `bun run x.js`
+        sql_operand: bool = False,  # `sqlite3 DB [SQL…]`: the operand after DB is code
+        attached: frozenset[str] = _NONE,  # options whose optional value is only attached
+        first_operand: bool = False,  # `awk PROGRAM file…`: the first operand is the program
+    ) -> None:
+        self.family = family
+        self.attached = attached
+        self.inline = inline
+        self.script = script
+        self.stop = stop
+        self.with_arg = with_arg
+        self.stdin = stdin
+        self.positional_script = positional_script
+        self.subcommands = subcommands
+        self.sql_operand = sql_operand
+        self.first_operand = first_operand
+
+
+_PYTHON = Lang(
+    "python",
+    inline=frozenset({"-c"}),
+    stop=frozenset({"-m"}),
+    with_arg=frozenset({"-W", "-X", "-Q"}),
+)
+_NODE = Lang(
+    "node",
+    inline=frozenset({"-e", "--eval", "-p", "--print"}),
+    with_arg=frozenset({"-r", "--require", "--import", "--loader", "-C", "--conditions"}),
+    subcommands=frozenset({"run"}),
+)
+_MYSQL = Lang(
+    "sql",
+    inline=frozenset({"-e", "--execute"}),
+    with_arg=frozenset(
+        {
+            "-u",
+            "--user",
+            "-h",
+            "--host",
+            "-P",
+            "--port",
+            "-D",
+            "--database",
+            "-S",
+            "--socket",
+            "--protocol",
+            "--default-character-set",
+            "--login-path",
+        }
+    ),
+    positional_script=False,
+    attached=frozenset({"-p"}),  # `-pSECRET`, never `-p SECRET`; `-p` alone prompts
+)
+_AWK = Lang(
+    "awk",
+    script=frozenset({"-f", "--file"}),
+    with_arg=frozenset({"-F", "-v", "--assign", "--field-separator", "-i", "--include"}),
+    first_operand=True,
+)
+LANGS: dict[str, Lang] = {
+    "node": _NODE,
+    "nodejs": _NODE,
+    "bun": Lang(
+        "node",
+        inline=frozenset({"-e", "--eval", "-p", "--print"}),
+        subcommands=frozenset({"run"}),
+    ),
+    "deno": Lang("node", inline=frozenset({"eval"}), subcommands=frozenset({"run"})),
+    "tsx": Lang("node", inline=frozenset({"-e", "--eval", "-p", "--print"})),
+    "ts-node": Lang("node", inline=frozenset({"-e", "--eval", "-p", "--print"})),
+    "ruby": Lang("ruby", inline=frozenset({"-e"}), with_arg=frozenset({"-I", "-r", "-C"})),
+    "perl": Lang("perl", inline=frozenset({"-e", "-E"}), with_arg=frozenset({"-I", "-M", "-m"})),
+    "php": Lang("php", inline=frozenset({"-r"}), script=frozenset({"-f"})),
+    "lua": Lang("lua", inline=frozenset({"-e"}), with_arg=frozenset({"-l"})),
+    "luajit": Lang("lua", inline=frozenset({"-e"}), with_arg=frozenset({"-l"})),
+    "Rscript": Lang("r", inline=frozenset({"-e"})),
+    "osascript": Lang("osascript", inline=frozenset({"-e"})),
+    "pwsh": Lang("pwsh", inline=frozenset({"-c", "-Command"}), script=frozenset({"-f", "-File"})),
+    "powershell": Lang(
+        "pwsh", inline=frozenset({"-c", "-Command"}), script=frozenset({"-f", "-File"})
+    ),
+    "tclsh": Lang("tcl"),
+    "awk": _AWK,
+    "gawk": _AWK,
+    "mawk": _AWK,
+    "nawk": _AWK,
+    "psql": Lang(
+        "sql",
+        inline=frozenset({"-c", "--command"}),
+        script=frozenset({"-f", "--file"}),
+        with_arg=frozenset({"-h", "-p", "-U", "-d", "-v", "-o", "-L", "-P", "-F", "-R", "-T"}),
+        positional_script=False,
+    ),
+    "mysql": _MYSQL,
+    "mariadb": _MYSQL,
+    "duckdb": Lang("sql", inline=frozenset({"-c"}), sql_operand=True),
+    "sqlite3": Lang(
+        "sql", with_arg=frozenset({"-cmd", "-separator", "-newline"}), sql_operand=True
+    ),
+}
+_SHELL_LANG = Lang(
+    "shell",
+    with_arg=frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}),
+    stdin=frozenset({"-s"}),
+)
+for _shell in SHELLS:
+    LANGS[_shell] = _SHELL_LANG
+_VERSIONED = re.compile(r"(python|pypy|php|ruby|perl|node|lua)\d+(\.\d+)*")
+
+
+def lang(name: str) -> Lang | None:
+    """The interpreter `name` (`python3.12`, `node`, `bash`), or None."""
+    found = LANGS.get(name)
+    if found is not None:
+        return found
+    versioned = _VERSIONED.fullmatch(name)
+    if versioned is None and name not in ("python", "pypy"):
+        return None
+    family = versioned[1] if versioned else name
+    return _PYTHON if family in ("python", "pypy") else LANGS.get(family)
+
+
+class Program:
+    """Where one interpreter call takes its program from."""
+
+    __slots__ = ("args", "inline", "reads_stdin", "script")
+
+    def __init__(self) -> None:
+        self.inline: list[str] = []
+        self.script: str | None = None
+        self.reads_stdin = False
+        self.args: list[str] = []  # the words after the program (its arguments)
+
+
+def program(lang: Lang, argv: Sequence[str]) -> Program:
+    """Where interpreter `argv` takes its program from: inline text, a file, or stdin."""
+    prog = Program()
+    i = 1
+    if i < len(argv) and argv[i] in lang.subcommands:
+        i += 1
+    elif i < len(argv) and argv[i] in lang.inline and not argv[i].startswith("-"):
+        # A subcommand that takes the program: `deno eval CODE`.
+        prog.inline.extend(argv[i + 1 : i + 2])
+        return prog
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            i += 1
+            break
+        if word == "-" or not word.startswith("-"):
+            if lang.positional_script or lang.sql_operand or lang.first_operand:
+                break
+            # `psql mydb -c SQL`, `mysql shop -e SQL`: getopt permutes, options may follow the
+            # database name.
+            i += 1
+            continue
+        if word.startswith("--"):
+            flag, eq, value = word.partition("=")
+        else:
+            flag, value = _short_hit(word, lang) or (word, "")
+            eq = "=" if value else ""
+        taken = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+        step = 1 if eq else 2
+        if flag in lang.inline:
+            prog.inline.append(taken)  # `ruby -e a -e b` runs both; later words are its args
+            i += step
+        elif flag in lang.script:
+            prog.script = taken
+            prog.args = list(argv[i + step :])
+            return prog
+        elif flag in lang.stop:
+            return prog  # `python -m pkg` runs an installed module, not a local file
+        elif flag in lang.stdin:
+            prog.reads_stdin = True
+            return prog
+        else:
+            i += step if flag in lang.with_arg else 1
+    if prog.inline:
+        prog.args = list(argv[i:])
+        return prog
+    operand = argv[i] if i < len(argv) else "-"
+    if lang.first_operand:
+        if i < len(argv):
+            prog.inline.append(operand)
+        return prog
+    if lang.sql_operand:
+        prog.inline.extend([" ".join(argv[i + 1 :])] if i + 1 < len(argv) else [])
+        prog.reads_stdin = not prog.inline
+    elif operand == "-" or not lang.positional_script:
+        prog.reads_stdin = True
+        prog.args = list(argv[i + 1 :])
+    elif not lang.subcommands or "." in operand or "/" in operand or argv[1] in lang.subcommands:
+        prog.script = operand  # `bun x.ts`, `bun run x.ts`; never `bun install`
+        prog.args = list(argv[i + 1 :])
+    return prog
+
+
+def _short_hit(word: str, lang: Lang) -> tuple[str, str] | None:
+    """In a short-option cluster (`-Bc`, `-pe`, `-Mstrict`), the first option taking a value."""
+    for j in range(1, len(word)):
+        flag = "-" + word[j]
+        groups = (lang.inline, lang.script, lang.stop, lang.with_arg, lang.attached)
+        if any(flag in group for group in groups):
+            return flag, word[j + 1 :]
+        if flag in lang.stdin:
+            return flag, ""
+    return None

@@ -1,0 +1,1228 @@
+"""Commands that run other commands: what `sudo …`, `xargs …`, `bash -c …`, `find -exec` run.
+
+`unwrap(argv)` reads one simple command's words and says what it runs: argument vectors
+(with our stdin or without), shell strings (with their positional parameters), assignments
+it sets, the directory it changes to, whether the command runs elsewhere (a container, an
+ssh host: no local scripts). Each wrapper's option shape is a table row: which options take
+a value, how many operands come before the command, which options mean there is no command.
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+class Spec:
+    """The option shape of one wrapper (getopt style, options end at the first operand)."""
+
+    __slots__ = (
+        "assigns",
+        "chdir",
+        "join",
+        "long",
+        "nocmd",
+        "numeric",
+        "operands",
+        "optional",
+        "remote",
+        "short",
+        "strings",
+    )
+
+    def __init__(
+        self,
+        short: str = "",
+        long: Sequence[str] | dict[str, int] = (),
+        *,
+        optional: str = "",
+        operands: int = 0,
+        assigns: bool = False,
+        numeric: bool = False,
+        strings: Sequence[str] = (),
+        chdir: Sequence[str] = (),
+        nocmd: Sequence[str] = (),
+        remote: bool = False,
+        join: bool = False,
+    ) -> None:
+        self.short = short  # short options whose value is the rest of the word or the next word
+        # long options taking values, with how many words (most take one)
+        self.long = dict(long) if isinstance(long, dict) else dict.fromkeys(long, 1)
+        self.optional = optional  # short options whose value is optional and attached only
+        self.operands = operands  # operands between the options and the command (`timeout 5`)
+        self.assigns = assigns  # NAME=value words may precede the command (`sudo A=1 cmd`)
+        self.numeric = numeric  # `-10` is an option (`nice -10 cmd`)
+        self.strings = frozenset(strings)  # options whose value is a shell command string
+        self.chdir = frozenset(chdir)  # options whose value is the directory the command runs in
+        self.nocmd = frozenset(nocmd)  # options after which no command runs (`command -v`)
+        self.remote = remote  # the command runs on another filesystem
+        self.join = join  # the command words are joined into one shell string (`watch`)
+
+
+class Unwrapped:
+    """What one wrapper runs."""
+
+    __slots__ = (
+        "argvs",
+        "assigns",
+        "chdir",
+        "detached",
+        "noexec",
+        "parallel",
+        "remote",
+        "split",
+        "strings",
+        "xargs",
+    )
+
+    def __init__(self) -> None:
+        self.argvs: list[list[str]] = []  # run with the wrapper's stdin
+        self.detached: list[list[str]] = []  # run without it (`find -exec`)
+        # shell strings, with their positional parameters ($0 first) when the caller gave any
+        self.strings: list[tuple[str, list[str] | None]] = []
+        # (words before, text split into words as the shell would, words after): `env -S`,
+        # a git alias
+        self.split: list[tuple[list[str], str, list[str]]] = []
+        self.assigns: list[str] = []
+        self.chdir: str | None = None
+        self.remote = False
+        self.noexec = False  # `bash -n`: read, never run
+        self.xargs: Xargs | None = None
+        self.parallel: Parallel | None = None
+
+
+class Xargs:
+    """How `xargs` turns its stdin into arguments of `argv`."""
+
+    __slots__ = ("argv", "delimiter", "max_args", "replace")
+
+    def __init__(self, argv: list[str], replace: str | None, delimiter: str | None, max_args: int):
+        self.argv = argv
+        self.replace = replace
+        self.delimiter = delimiter  # None: blanks and newlines (with quotes), "\0" with -0
+        self.max_args = max_args  # 0: as many as fit
+
+
+class Parallel:
+    """GNU parallel: a command template and its inputs (`:::` lists, else stdin lines)."""
+
+    __slots__ = ("inputs", "template")
+
+    def __init__(self, template: list[str], inputs: list[list[str]] | None) -> None:
+        self.template = template
+        self.inputs = inputs
+
+
+def command_name(word: str) -> str:
+    """`/usr/bin/git` → `git`, `git.exe` → `git`: the name a rule anchors at."""
+    if "$" in word or "`" in word or "(" in word:
+        return word  # `$(cmd)/x`, `$HOME/bin/x`: not a path known before it runs
+    name = word.rsplit("/", 1)[-1]
+    if "\\" in name:
+        name = name.rsplit("\\", 1)[-1]
+    if name.lower().endswith(".exe"):
+        name = name[:-4]
+    return name
+
+
+# -- the option shapes -----------------------------------------------------------------------------
+
+_SUDO = Spec(
+    "ugpCDrtUThR",
+    (
+        "--user",
+        "--group",
+        "--prompt",
+        "--close-from",
+        "--chdir",
+        "--role",
+        "--type",
+        "--other-user",
+        "--command-timeout",
+        "--host",
+        "--chroot",
+    ),
+    assigns=True,
+    chdir=("-D", "--chdir"),
+    nocmd=("-e", "--edit", "-l", "--list", "-v", "--validate", "-V", "--version", "-K"),
+)
+_TIMEOUT = Spec("sk", ("--signal", "--kill-after"), operands=1)
+_STRACE = Spec(
+    "abeEIoOpPsSuXU",
+    ("--output", "--attach", "--signal", "--trace", "--string-limit", "--user", "--env"),
+    nocmd=("-p", "--attach"),
+)
+_LTRACE = Spec("aAeFlLnopsuwxD", ("--output", "--library", "--indent"), nocmd=("-p",))
+_RUNNER = Spec()  # `nohup cmd`, `catchsegv cmd`: options none, the command follows
+
+SPECS: dict[str, Spec] = {
+    "sudo": _SUDO,
+    "doas": Spec("uCs", nocmd=("-C",)),
+    "nice": Spec("n", ("--adjustment",), numeric=True),
+    "nohup": _RUNNER,
+    "setsid": Spec(),
+    "ionice": Spec(
+        "cnpPu",
+        ("--class", "--classdata", "--pid", "--pgid", "--uid"),
+        nocmd=("-p", "--pid", "-P", "--pgid", "-u", "--uid"),
+    ),
+    "chrt": Spec(
+        "TPD",
+        ("--sched-runtime", "--sched-period", "--sched-deadline"),
+        operands=1,
+        nocmd=("-p", "--pid", "-m", "--max"),
+    ),
+    "taskset": Spec(operands=1, nocmd=("-p", "--pid")),
+    "timeout": _TIMEOUT,
+    "gtimeout": _TIMEOUT,
+    "stdbuf": Spec("ioe", ("--input", "--output", "--error")),
+    "gstdbuf": Spec("ioe", ("--input", "--output", "--error")),
+    "time": Spec("fo", ("--format", "--output")),
+    "command": Spec(nocmd=("-v", "-V")),
+    "builtin": Spec(),
+    "exec": Spec("a"),
+    "busybox": Spec(nocmd=("--install", "--list", "--help")),
+    "toybox": Spec(),
+    "chroot": Spec(long=("--userspec", "--groups"), operands=1, remote=True),
+    "strace": _STRACE,
+    "ltrace": _LTRACE,
+    "unshare": Spec(
+        "SGRw",
+        (
+            "--setuid",
+            "--setgid",
+            "--root",
+            "--wd",
+            "--propagation",
+            "--setgroups",
+            "--map-user",
+            "--map-group",
+            "--map-users",
+            "--map-groups",
+            "--load-interp",
+        ),
+    ),
+    "nsenter": Spec("tSG", ("--target", "--setuid", "--setgid"), optional="rwmuinpUCT"),
+    "pkexec": Spec(long=("--user",)),
+    "gosu": Spec(operands=1),
+    "su-exec": Spec(operands=1),
+    "chpst": Spec("ugUevn/lmdofpc"),
+    "setpriv": Spec(
+        long=(
+            "--reuid",
+            "--regid",
+            "--ruid",
+            "--rgid",
+            "--euid",
+            "--egid",
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--pdeathsig",
+            "--selinux-label",
+            "--apparmor-profile",
+            "--landlock-access",
+            "--landlock-rule",
+        ),
+    ),
+    "systemd-run": Spec(
+        "upEMHd",
+        (
+            "--unit",
+            "--property",
+            "--description",
+            "--slice",
+            "--setenv",
+            "--uid",
+            "--gid",
+            "--nice",
+            "--working-directory",
+            "--machine",
+            "--host",
+            "--on-calendar",
+            "--on-active",
+            "--on-boot",
+            "--on-startup",
+            "--on-unit-active",
+            "--on-unit-inactive",
+            "--timer-property",
+            "--path-property",
+            "--socket-property",
+            "--service-type",
+        ),
+        chdir=("--working-directory",),
+    ),
+    "numactl": Spec(
+        "ipmNCP",
+        ("--interleave", "--preferred", "--membind", "--cpunodebind", "--physcpubind"),
+        nocmd=("-s", "--show", "-H", "--hardware"),
+    ),
+    "cgexec": Spec("g"),
+    "firejail": Spec(),
+    "bwrap": Spec(
+        long={
+            "--bind": 2,
+            "--ro-bind": 2,
+            "--dev-bind": 2,
+            "--bind-try": 2,
+            "--ro-bind-try": 2,
+            "--dev-bind-try": 2,
+            "--symlink": 2,
+            "--setenv": 2,
+            "--file": 2,
+            "--bind-data": 2,
+            "--ro-bind-data": 2,
+            "--chmod": 2,
+            "--overlay": 3,
+            "--chdir": 1,
+            "--uid": 1,
+            "--gid": 1,
+            "--hostname": 1,
+            "--tmpfs": 1,
+            "--proc": 1,
+            "--dev": 1,
+            "--dir": 1,
+            "--remount-ro": 1,
+            "--unsetenv": 1,
+            "--lock-file": 1,
+            "--sync-fd": 1,
+            "--info-fd": 1,
+            "--seccomp": 1,
+            "--exec-label": 1,
+            "--file-label": 1,
+            "--cap-add": 1,
+            "--cap-drop": 1,
+            "--args": 1,
+            "--userns": 1,
+            "--userns2": 1,
+            "--pidns": 1,
+            "--perms": 1,
+            "--size": 1,
+            "--overlay-src": 1,
+            "--tmp-overlay": 1,
+            "--ro-overlay": 1,
+            "--argv0": 1,
+            "--block-fd": 1,
+            "--userns-block-fd": 1,
+            "--json-status-fd": 1,
+            "--mqueue": 1,
+        },
+        chdir=("--chdir",),
+    ),
+    "fakeroot": Spec("lsib", ("--lib", "--faked")),
+    "sandbox-exec": Spec("fpDn"),
+    "caffeinate": Spec("tw"),
+    "unbuffer": Spec(),
+    "rlwrap": Spec("bCDefgHlOpPqSstwz"),
+    "torsocks": Spec("upaP"),
+    "proxychains": Spec("f"),
+    "proxychains4": Spec("f"),
+    "sshpass": Spec("pfdP"),
+    "catchsegv": _RUNNER,
+    "valgrind": Spec(),
+    "chronic": Spec(),
+    "ifne": Spec(),
+    "dbus-launch": Spec(),
+    "xvfb-run": Spec(
+        "nspfe",
+        ("--server-num", "--server-args", "--auth-file", "--error-file", "--xauth-protocol"),
+    ),
+    "entr": Spec(strings=()),
+    "lxterminal": Spec(),
+    "flatpak-spawn": Spec(),
+    "cross-env": Spec(assigns=True),
+    "dotenv": Spec("ecv"),
+    "env-cmd": Spec("f", ("--file", "--environments")),
+}
+# `TOOL SUBCOMMAND [options] cmd…`: package runners and environment managers.
+RUNNERS: dict[tuple[str, str], Spec] = {
+    ("npm", "exec"): Spec("pcw", ("--package", "--call", "--workspace"), strings=("-c", "--call")),
+    ("pnpm", "exec"): Spec("C", ("--dir", "--filter")),
+    ("pnpm", "dlx"): Spec(long=("--package",)),
+    ("yarn", "exec"): Spec(),
+    ("yarn", "dlx"): Spec("p", ("--package",)),
+    ("bun", "x"): Spec(),
+    ("uv", "run"): Spec(
+        "pw",
+        (
+            "--python",
+            "--with",
+            "--project",
+            "--directory",
+            "--package",
+            "--env-file",
+            "--group",
+            "--extra",
+            "--index",
+            "--from",
+        ),
+    ),
+    ("uv", "tool"): Spec(),
+    ("pipx", "run"): Spec(long=("--spec", "--python", "--pip-args")),
+    ("poetry", "run"): Spec("C", ("--directory", "--project")),
+    ("pipenv", "run"): Spec(),
+    ("pdm", "run"): Spec("p", ("--project",)),
+    ("hatch", "run"): Spec(),
+    ("rye", "run"): Spec(),
+    ("conda", "run"): Spec("np", ("--name", "--prefix", "--cwd"), chdir=("--cwd",)),
+    ("mamba", "run"): Spec("np", ("--name", "--prefix")),
+    ("micromamba", "run"): Spec("np", ("--name", "--prefix")),
+    ("bundle", "exec"): Spec(long=("--gemfile",)),
+    ("direnv", "exec"): Spec(operands=1),
+    ("mise", "exec"): Spec("C", ("--cd",)),
+    ("mise", "x"): Spec("C", ("--cd",)),
+    ("rtx", "exec"): Spec(),
+    ("asdf", "exec"): Spec(),
+    ("devbox", "run"): Spec("c", ("--config",)),
+    ("nix", "develop"): Spec(long=("--command",)),
+    ("op", "run"): Spec(long=("--env-file",)),
+    ("doppler", "run"): Spec("pc", ("--project", "--config", "--command"), strings=("--command",)),
+    ("infisical", "run"): Spec(long=("--env", "--path", "--command"), strings=("--command",)),
+    ("dotenvx", "run"): Spec("f", ("--env-file",)),
+    ("aws-vault", "exec"): Spec(operands=1),
+    ("ip", "netns"): Spec(),  # `ip netns exec NAME cmd`, see _unwrap_ip
+}
+_NPX = Spec("pc", ("--package", "--call"), strings=("-c", "--call"))
+_UVX = Spec("p", ("--from", "--with", "--python", "--index", "--with-requirements"))
+_XARGS = Spec(
+    "adEILnPsRSJ",
+    (
+        "--arg-file",
+        "--delimiter",
+        "--max-lines",
+        "--max-args",
+        "--max-procs",
+        "--max-chars",
+        "--process-slot-var",
+    ),
+    optional="eil",
+)
+_PARALLEL = Spec(
+    "jSadEInNLPeCsXx",
+    (
+        "--jobs",
+        "--sshlogin",
+        "--arg-file",
+        "--delimiter",
+        "--eof",
+        "--colsep",
+        "--joblog",
+        "--results",
+        "--res",
+        "--tmpdir",
+        "--timeout",
+        "--retries",
+        "--delay",
+        "--max-args",
+        "--max-lines",
+        "--max-procs",
+        "--env",
+        "--halt",
+        "--memfree",
+        "--load",
+        "--block",
+        "--workdir",
+        "--wd",
+        "--basefile",
+        "--bf",
+        "--return",
+        "--transferfile",
+        "--tf",
+        "--tagstring",
+        "--sshloginfile",
+        "--slf",
+        "--resume-failed",
+        "--termseq",
+        "--nice",
+        "--limit",
+        "--shebang-wrap",
+        "--tmux",
+        "--arg-sep",
+        "--arg-file-sep",
+        "--replace",
+        "--extensionreplace",
+        "--basenamereplace",
+        "--dirnamereplace",
+        "--seqreplace",
+        "--header",
+        "--profile",
+    ),
+)
+_WATCH = Spec("nq", ("--interval", "--equexit", "--chgexit"), optional="d", join=True)
+_SCRIPT = Spec(
+    "cETIOBm",
+    (
+        "--command",
+        "--echo",
+        "--log-timing",
+        "--log-in",
+        "--log-out",
+        "--log-io",
+        "--logging-format",
+    ),
+    optional="t",
+    strings=("-c", "--command"),
+)
+_SU = Spec(
+    "cgGsw",
+    (
+        "--command",
+        "--session-command",
+        "--group",
+        "--supp-group",
+        "--shell",
+        "--whitelist-environment",
+    ),
+    strings=("-c", "--command", "--session-command"),
+)
+_FLOCK = Spec(
+    "wEc",
+    ("--timeout", "--conflict-exit-code", "--command"),
+    operands=1,
+    strings=("-c", "--command"),
+)
+_SHELL_OPTS_WITH_ARG = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+SHELLS = frozenset(
+    {
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "mksh",
+        "ash",
+        "fish",
+        "yash",
+        "oksh",
+        "loksh",
+        "posh",
+        "rbash",
+        "tcsh",
+        "csh",
+        "pdksh",
+        "ksh93",
+    }
+)
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_CONTAINER_EXEC = Spec(
+    "uwe",
+    ("--user", "--workdir", "--env", "--env-file", "--detach-keys", "--index"),
+)
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+_COMPOSE = Spec(
+    "fp", ("--file", "--project-name", "--env-file", "--profile", "--project-directory")
+)
+_CONTAINER_GLOBAL = Spec(
+    "cHl", ("--context", "--host", "--config", "--log-level", "--url", "--connection")
+)
+_SSH = Spec("BbcDEeFIiJLlmOoPpRSWwQ")
+_GIT_GLOBAL = Spec(
+    "Cc",
+    (
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--exec-path",
+        "--list-cmds",
+        "--attr-source",
+    ),
+)
+_TMUX_GLOBAL = Spec("cfLST", strings=("-c",))
+_TMUX_SHELL = {
+    "new-session": "cdeFnstxyXA",
+    "new": "cdeFnstxyXA",
+    "new-window": "cdeFnst",
+    "neww": "cdeFnst",
+    "split-window": "cdeFlpt",
+    "splitw": "cdeFlpt",
+    "respawn-pane": "cet",
+    "respawnp": "cet",
+    "respawn-window": "cet",
+    "respawnw": "cet",
+    "run-shell": "cdt",
+    "run": "cdt",
+    "display-popup": "bcdehsSTtwxy",
+    "popup": "bcdehsSTtwxy",
+}
+_TMUX_KEYS = {"Enter": "\n", "C-m": "\n", "KPEnter": "\n", "C-j": "\n", "Space": " ", "Tab": "\t"}
+_HYPERFINE = Spec(
+    "wmMrpcsPLDSnuo",
+    {
+        "--warmup": 1,
+        "--min-runs": 1,
+        "--max-runs": 1,
+        "--runs": 1,
+        "--prepare": 1,
+        "--conclude": 1,
+        "--cleanup": 1,
+        "--setup": 1,
+        "--parameter-scan": 3,
+        "--parameter-list": 2,
+        "--parameter-step-size": 1,
+        "--shell": 1,
+        "--command-name": 1,
+        "--export-asciidoc": 1,
+        "--export-csv": 1,
+        "--export-json": 1,
+        "--export-markdown": 1,
+        "--export-orgmode": 1,
+        "--style": 1,
+        "--sort": 1,
+        "--time-unit": 1,
+        "--output": 1,
+        "--input": 1,
+        "--reference": 1,
+    },
+    strings=("-p", "--prepare", "-c", "--cleanup", "-s", "--setup", "--conclude", "--reference"),
+)
+
+
+# -- reading options -------------------------------------------------------------------------------
+
+
+class _Opts:
+    """Options read by `_options`: where the operands start and what the options said."""
+
+    __slots__ = ("chdir", "end", "nocmd", "seen", "strings", "values")
+
+    def __init__(self) -> None:
+        self.end = 0
+        self.chdir: str | None = None
+        self.nocmd = False
+        self.strings: list[str] = []
+        self.seen: list[str] = []  # every option name in order (`-c`, `--user`)
+        self.values: dict[str, str] = {}
+
+
+def _options(argv: Sequence[str], i: int, spec: Spec) -> _Opts:
+    """Read the options of `argv` from `i` (getopt, stopping at the first operand or `--`)."""
+    out = _Opts()
+    n = len(argv)
+    while i < n:
+        word = argv[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        if spec.numeric and word[1:].isdigit():
+            i += 1
+            continue
+        if word.startswith("--"):
+            name, eq, value = word.partition("=")
+            width = spec.long.get(name, 0)
+            if width and not eq:
+                value = argv[i + 1] if i + 1 < n else ""
+                step = 1 + width
+            else:
+                step = 1
+            _record(out, spec, name, value if (width or eq) else None)
+            i += step
+            continue
+        step = 1
+        for j in range(1, len(word)):
+            flag = "-" + word[j]
+            if word[j] in spec.short:
+                rest = word[j + 1 :]
+                if rest:
+                    _record(out, spec, flag, rest)
+                else:
+                    _record(out, spec, flag, argv[i + 1] if i + 1 < n else "")
+                    step = 2
+                break
+            if word[j] in spec.optional:
+                _record(out, spec, flag, word[j + 1 :])
+                break
+            _record(out, spec, flag, None)
+        i += step
+    out.end = min(i, n)
+    return out
+
+
+def _record(out: _Opts, spec: Spec, name: str, value: str | None) -> None:
+    out.seen.append(name)
+    if value is not None:
+        out.values[name] = value
+    if name in spec.nocmd:
+        out.nocmd = True
+    if name in spec.chdir and value is not None:
+        out.chdir = value
+    if name in spec.strings and value is not None:
+        out.strings.append(value)
+
+
+def _generic(argv: list[str], i: int, spec: Spec, found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, i, spec)
+    found.chdir = opts.chdir
+    found.remote = spec.remote
+    for text in opts.strings:
+        found.strings.append((text, None))
+    if opts.nocmd or opts.strings:
+        return found
+    i = opts.end + spec.operands
+    if spec.assigns:
+        while i < len(argv) and _ASSIGNMENT.match(argv[i]):
+            found.assigns.append(argv[i])
+            i += 1
+    if i < len(argv):
+        if spec.join:
+            found.strings.append((" ".join(argv[i:]), None))
+        else:
+            found.argvs.append(argv[i:])
+    return found
+
+
+# -- the wrappers ---------------------------------------------------------------------------------
+
+
+def unwrap(argv: list[str]) -> Unwrapped | None:
+    """What `argv` runs, or None when it is not a command that runs other commands."""
+    name = command_name(argv[0])
+    found = Unwrapped()
+    spec = SPECS.get(name)
+    if spec is not None:
+        if name == "taskset" and any(w.startswith("-") and "p" in w[1:] for w in argv[1:2]):
+            return found  # `taskset -p MASK PID`
+        return _generic(argv, 1, spec, found)
+    if len(argv) > 1 and (name, argv[1]) in RUNNERS:
+        if name == "ip":
+            return _unwrap_ip(argv, found)
+        return _generic(argv, 2, RUNNERS[(name, argv[1])], found)
+    if name in ("npx", "pnpx", "bunx"):
+        return _generic(argv, 1, _NPX, found)
+    if name == "uvx":
+        return _generic(argv, 1, _UVX, found)
+    if name in ("env", "genv"):
+        return _unwrap_env(argv, found)
+    if name in ("xargs", "gxargs"):
+        return _unwrap_xargs(argv, found)
+    if name in ("parallel", "sem"):
+        return _unwrap_parallel(argv, found)
+    if name == "watch":
+        opts = _options(argv, 1, _WATCH)
+        rest = argv[opts.end :]
+        if rest:
+            if "-x" in opts.seen or "--exec" in opts.seen:
+                found.argvs.append(rest)
+            else:
+                found.strings.append((" ".join(rest), None))
+        return found
+    if name == "script":
+        return _unwrap_script(argv, found)
+    if name in ("su", "runuser", "sg"):
+        return _unwrap_su(name, argv, found)
+    if name == "flock":
+        return _unwrap_flock(argv, found)
+    if name == "eval":
+        if len(argv) > 1:
+            found.strings.append((" ".join(argv[1:]), None))
+        return found
+    if name == "find":
+        return _unwrap_find(argv, found)
+    if name in _CONTAINER_TOOLS or name in ("docker-compose", "kubectl", "oc"):
+        return _unwrap_container(name, argv, found)
+    if name in ("lxc", "incus", "multipass") and argv[1:2] == ["exec"]:
+        if "--" in argv:
+            rest = argv[argv.index("--") + 1 :]
+            if rest:
+                found.argvs.append(rest)
+        found.remote = True
+        return found
+    if name == "ssh":
+        opts = _options(argv, 1, _SSH)
+        i = opts.end + 1  # the operand after the options is the host
+        if i < len(argv):
+            found.strings.append((" ".join(argv[i:]), None))
+        found.remote = True
+        return found
+    if name == "vagrant" and argv[1:2] == ["ssh"]:
+        for k, word in enumerate(argv):
+            if word in ("-c", "--command") and k + 1 < len(argv):
+                found.strings.append((argv[k + 1], None))
+        found.remote = True
+        return found
+    if name == "tmux":
+        return _unwrap_tmux(argv, found)
+    if name == "screen":
+        opts = _options(argv, 1, Spec("SceHhpstTX", nocmd=("-X", "-r", "-R", "-x", "-ls", "-list")))
+        if not opts.nocmd and opts.end < len(argv):
+            found.argvs.append(argv[opts.end :])
+        return found
+    if name == "hyperfine":
+        opts = _options(argv, 1, _HYPERFINE)
+        for text in opts.strings:
+            found.strings.append((text, None))
+        found.strings.extend((w, None) for w in argv[opts.end :])
+        return found
+    if name == "nix-shell":
+        for k, word in enumerate(argv):
+            if word in ("--run", "--command") and k + 1 < len(argv):
+                found.strings.append((argv[k + 1], None))
+        return found
+    if name == "nix" and argv[1:2] in (["shell"], ["develop"]):
+        for k, word in enumerate(argv):
+            if word in ("-c", "--command") and k + 1 < len(argv):
+                found.argvs.append(argv[k + 1 :])
+                break
+        return found
+    if name == "git":
+        return _unwrap_git(argv, found)
+    if name in SHELLS:
+        return _unwrap_shell(argv, found)
+    return None
+
+
+# Options whose value is a command the program runs itself, on this machine.
+_RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # name: (options taking the command as the next word, `--opt=`/`-o KEY=` prefixes)
+    "tar": (
+        frozenset(
+            {
+                "--to-command",
+                "-I",
+                "--use-compress-program",
+                "-F",
+                "--info-script",
+                "--new-volume-script",
+            }
+        ),
+        frozenset(
+            {
+                "--to-command=",
+                "--use-compress-program=",
+                "--info-script=",
+                "--new-volume-script=",
+                "--checkpoint-action=exec=",
+            }
+        ),
+    ),
+    "rsync": (frozenset({"-e", "--rsh"}), frozenset({"--rsh=", "--rsync-path="})),
+    "ssh": (frozenset(), frozenset({"ProxyCommand=", "LocalCommand=", "KnownHostsCommand="})),
+    "scp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
+    "sftp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
+    "man": (frozenset({"-P", "--pager"}), frozenset({"--pager="})),
+    "git": (frozenset(), frozenset()),
+}
+_EDITORS = frozenset({"vim", "vi", "nvim", "view", "ex", "gvim", "vimdiff"})
+# git settings whose value git runs with the shell (`git -c core.pager=CMD`, `git config …`).
+GIT_SHELL_KEYS = frozenset(
+    {
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.fsmonitor",
+        "core.askpass",
+        "diff.external",
+        "sequence.editor",
+        "gpg.program",
+        "gpg.ssh.program",
+        "credential.helper",
+        "uploadpack.packobjectshook",
+        "core.gitproxy",
+        "pager.log",
+        "pager.diff",
+        "pager.show",
+        "pager.branch",
+        "pager.status",
+    }
+)
+_GIT_SHELL_SUFFIXES = (".textconv", ".clean", ".smudge", ".process", ".driver", ".cmd")
+
+
+def git_runs(key: str) -> bool:
+    """Whether git runs the value of setting `key` as a command."""
+    key = key.lower()
+    return (
+        key in GIT_SHELL_KEYS
+        or (
+            key.startswith(("filter.", "diff.", "merge.", "difftool.", "mergetool."))
+            and key.endswith(_GIT_SHELL_SUFFIXES)
+        )
+        or key.startswith("pager.")
+    )
+
+
+def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
+    """Shell commands given as option values the program runs itself (`tar --to-command`,
+    `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `git -c core.pager=`)."""
+    out: list[str] = []
+    if name in _EDITORS:
+        for k, word in enumerate(argv[1:], start=1):
+            value = None
+            if word in ("-c", "--cmd") and k + 1 < len(argv):
+                value = argv[k + 1]
+            elif word.startswith("+") and len(word) > 1:
+                value = word[1:]
+            if value is not None:
+                value = value.lstrip(": ")
+                if value.startswith("!"):
+                    out.append(value[1:])
+                elif value.startswith(("r !", "r!", "w !", "w!")):
+                    out.append(value.split("!", 1)[1])
+        return out
+    if name == "git":
+        for k, word in enumerate(argv[1:], start=1):
+            if word == "-c" and k + 1 < len(argv):
+                key, eq, value = argv[k + 1].partition("=")
+                if eq and git_runs(key):
+                    out.append(value.removeprefix("!"))
+            elif not word.startswith("-"):
+                break
+        return out
+    shape = _RUNS_OPTION.get(name)
+    if shape is None:
+        return out
+    takes, prefixes = shape
+    for k, word in enumerate(argv[1:], start=1):
+        if word in takes and k + 1 < len(argv):
+            out.append(argv[k + 1])
+        elif word == "-o" and k + 1 < len(argv):
+            for prefix in prefixes:
+                if argv[k + 1].startswith(prefix):
+                    out.append(argv[k + 1][len(prefix) :])
+        else:
+            for prefix in prefixes:
+                if word.startswith(prefix):
+                    out.append(word[len(prefix) :])
+                elif word.startswith("-o" + prefix):
+                    out.append(word[len(prefix) + 2 :])
+    return [c for c in out if c.strip()]
+
+
+def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
+    """`env [-i] [-u NAME] [-C DIR] [-P PATH] [-S STRING] [NAME=value…] [cmd…]`."""
+    i = 1
+    n = len(argv)
+    while i < n:
+        word = argv[i]
+        if word == "--":
+            i += 1
+            break
+        if word == "-":  # the old spelling of `-i`
+            i += 1
+            continue
+        if not word.startswith("-"):
+            break
+        width = 1
+        value: str | None = None
+        key = word
+        if word.startswith("--"):
+            key, eq, value_text = word.partition("=")
+            if key in ("--split-string", "--unset", "--chdir", "--argv0"):
+                value = value_text if eq else (argv[i + 1] if i + 1 < n else "")
+                width = 1 if eq else 2
+            elif key in ("--help", "--version"):
+                return found
+        else:
+            for j in range(1, len(word)):
+                if word[j] in "uCSPa":
+                    key = "-" + word[j]
+                    value = word[j + 1 :] or (argv[i + 1] if i + 1 < n else "")
+                    width = 1 if word[j + 1 :] else 2
+                    break
+        if key in ("-S", "--split-string") and value is not None:
+            # `env -S 'A=1 cmd args'` splits the string into more arguments.
+            found.split.append(([argv[0]], value, argv[i + width :]))
+            return found
+        if key in ("-C", "--chdir"):
+            found.chdir = value
+        i += width
+    while i < n and _ASSIGNMENT.match(argv[i]):
+        found.assigns.append(argv[i])
+        i += 1
+    if i < n:
+        found.argvs.append(argv[i:])
+    return found
+
+
+def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, _XARGS)
+    inner = argv[opts.end :] or ["echo"]
+    replace: str | None = None
+    for flag in ("-I", "-J", "--replace", "-i"):
+        if flag in opts.values:
+            replace = opts.values[flag] or "{}"
+    if "-i" in opts.seen and replace is None:
+        replace = "{}"
+    delimiter: str | None = None
+    if "-0" in opts.seen or "--null" in opts.seen:
+        delimiter = "\0"
+    for flag in ("-d", "--delimiter"):
+        if flag in opts.values:
+            delimiter = _unescape_delimiter(opts.values[flag])
+    max_args = 0
+    for flag in ("-n", "--max-args", "-L", "--max-lines", "-l"):
+        value = opts.values.get(flag, "")
+        if value.isdigit():
+            max_args = int(value)
+        elif flag == "-l" and flag in opts.seen:
+            max_args = 1
+    if replace is not None:
+        max_args = 1
+    found.xargs = Xargs(inner, replace, delimiter, max_args)
+    found.detached.append(inner)
+    return found
+
+
+def _unescape_delimiter(text: str) -> str:
+    table = {"\\n": "\n", "\\t": "\t", "\\0": "\0", "\\\\": "\\"}
+    return table.get(text, text[:1] or "\n")
+
+
+def _unwrap_parallel(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, _PARALLEL)
+    rest = argv[opts.end :]
+    template: list[str] = []
+    inputs: list[list[str]] = []
+    k = 0
+    while k < len(rest) and rest[k] not in (":::", "::::", ":::+", "::::+"):
+        template.append(rest[k])
+        k += 1
+    from_stdin = k >= len(rest)
+    while k < len(rest):
+        sep = rest[k]
+        k += 1
+        group: list[str] = []
+        while k < len(rest) and rest[k] not in (":::", "::::", ":::+", "::::+"):
+            group.append(rest[k])
+            k += 1
+        if sep.startswith("::::"):
+            from_stdin = True  # input files: their lines are only known at run time
+        else:
+            inputs.append(group)
+    found.parallel = Parallel(template, None if from_stdin and not inputs else inputs)
+    return found
+
+
+def _unwrap_script(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, _SCRIPT)
+    for text in opts.strings:
+        found.strings.append((text, None))
+    operands = argv[opts.end :]
+    if not opts.strings and len(operands) > 1:
+        found.argvs.append(operands[1:])  # BSD/macOS: `script [-q] FILE COMMAND…`
+    return found
+
+
+def _unwrap_su(name: str, argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, _SU)
+    for text in opts.strings:
+        found.strings.append((text, None))
+    if name == "runuser" and "-u" in opts.values:
+        rest = argv[opts.end :]
+        if rest:
+            found.argvs.append(rest)  # `runuser -u USER -- cmd…`
+        return found
+    if name == "sg" and not opts.strings:
+        rest = argv[opts.end :]
+        if len(rest) > 1:
+            found.strings.append((" ".join(rest[1:]), None))  # `sg GROUP cmd`: run by sh -c
+        return found
+    if not opts.strings:
+        # `su - root -c …` puts options after the user: read the words after the operands too.
+        rest = argv[opts.end :]
+        for k, word in enumerate(rest):
+            if word in ("-c", "--command") and k + 1 < len(rest):
+                found.strings.append((rest[k + 1], None))
+            elif word.startswith("--command="):
+                found.strings.append((word.partition("=")[2], None))
+    return found
+
+
+def _unwrap_flock(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, _FLOCK)
+    strings = list(opts.strings)
+    rest = argv[opts.end :]
+    if len(rest) > 1 and rest[1] in ("-c", "--command") and len(rest) > 2:
+        strings.append(rest[2])  # `flock FILE -c CMD`: GNU getopt reads options after FILE
+    for text in strings:
+        found.strings.append((text, None))
+    if strings:
+        return found
+    if len(rest) > 1:
+        found.argvs.append(rest[1:])  # `flock FILE cmd…`; `flock FD` alone runs nothing
+    return found
+
+
+def _unwrap_find(argv: list[str], found: Unwrapped) -> Unwrapped:
+    i = 1
+    while i < len(argv):
+        if argv[i] in _FIND_EXEC:
+            end = i + 1
+            while end < len(argv) and argv[end] not in (";", "+"):
+                end += 1
+            if end > i + 1:
+                found.detached.append(argv[i + 1 : end])
+            i = end
+        i += 1
+    return found
+
+
+def _unwrap_ip(argv: list[str], found: Unwrapped) -> Unwrapped:
+    # `ip netns exec NAME cmd…`
+    if argv[2:3] == ["exec"] and len(argv) > 4:
+        found.argvs.append(argv[4:])
+    return found
+
+
+def _unwrap_container(name: str, argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    """The command of `docker exec`, `docker compose exec`, `kubectl exec … -- CMD`."""
+    if name in ("kubectl", "oc"):
+        # `kubectl [-n NS] exec [-it] POD [-c C] -- CMD…`; the old form without `--` is not read.
+        if "--" in argv and "exec" in argv[1 : argv.index("--")]:
+            rest = argv[argv.index("--") + 1 :]
+            if rest:
+                found.argvs.append(rest)
+            found.remote = True
+            return found
+        return None
+    if name == "docker-compose":
+        i = _options(argv, 1, _COMPOSE).end
+    else:
+        i = _options(argv, 1, _CONTAINER_GLOBAL).end
+        if argv[i : i + 1] == ["compose"]:
+            i = _options(argv, i + 1, _COMPOSE).end
+    if argv[i : i + 1] != ["exec"]:
+        return None
+    i = _options(argv, i + 1, _CONTAINER_EXEC).end + 1  # then CONTAINER / SERVICE
+    if i < len(argv):
+        found.argvs.append(argv[i:])
+    found.remote = True
+    return found
+
+
+def _unwrap_tmux(argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    opts = _options(argv, 1, _TMUX_GLOBAL)
+    found.strings.extend((text, None) for text in opts.strings)  # `tmux -c CMD`
+    i = opts.end
+    if i >= len(argv):
+        return found if opts.strings else None
+    sub = argv[i]
+    if sub in _TMUX_SHELL:
+        opts = _options(argv, i + 1, Spec(_TMUX_SHELL[sub]))
+        rest = argv[opts.end :]
+        if rest:
+            found.strings.append((" ".join(rest), None))
+        return found
+    if sub in ("send-keys", "send"):
+        opts = _options(argv, i + 1, Spec("NtcT", nocmd=("-X",)))
+        if opts.nocmd:
+            return found
+        keys = argv[opts.end :]
+        literal = "-l" in opts.seen
+        text = "".join(k if literal else _TMUX_KEYS.get(k, k + " ") for k in keys)
+        if text.strip():
+            found.strings.append((text, None))  # keys typed into the pane's shell
+        return found
+    return None
+
+
+def _unwrap_git(argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    """`git -c alias.NAME=VALUE … NAME args`: the alias is what runs."""
+    if not any(w.startswith("alias.") for w in argv[1:]):
+        return None
+    aliases: dict[str, str] = {}
+    kept: list[str] = [argv[0]]
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "-c" and i + 1 < len(argv):
+            key, eq, value = argv[i + 1].partition("=")
+            if key.lower().startswith("alias.") and eq:
+                aliases[key[len("alias.") :]] = value
+            else:
+                kept.extend(argv[i : i + 2])
+            i += 2
+            continue
+        if not word.startswith("-"):
+            break
+        opts = _options([argv[0], *argv[i : i + 2]], 1, _GIT_GLOBAL)
+        step = max(1, opts.end - 1)
+        kept.extend(argv[i : i + step])
+        i += step
+    if i >= len(argv) or argv[i] not in aliases:
+        return None
+    value = aliases[argv[i]]
+    rest = argv[i + 1 :]
+    if value.startswith("!"):
+        # git runs a `!` alias with sh, the arguments appended
+        found.strings.append((" ".join([value[1:], *(_sh_quote(w) for w in rest)]), None))
+    else:
+        found.split.append((kept, value, rest))
+    return found
+
+
+def _sh_quote(word: str) -> str:
+    if word and all(c.isalnum() or c in "-_./=:@%+," for c in word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _unwrap_shell(argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    parsed = shell_c(argv)
+    if parsed is None:
+        return None
+    text, positional, noexec = parsed
+    found.noexec = noexec
+    if not noexec:
+        found.strings.append((text, positional))
+    return found
+
+
+def _shell_options(argv: Sequence[str]) -> tuple[int, str, bool]:
+    """Read a shell's options: (index of the first operand, the option letters, `-` seen).
+
+    Options come in any order and clusters (`-lc`, `-ec`, `-c -e`, `-eo pipefail`); `--`
+    ends them, so `bash -c -- 'cmd'` runs `cmd`.
+    """
+    i = 1
+    letters: list[str] = []
+    n = len(argv)
+    while i < n:
+        word = argv[i]
+        if word in _SHELL_OPTS_WITH_ARG:
+            i += 2
+            continue
+        if word == "--":
+            return i + 1, "".join(letters), False
+        if word == "-":
+            return i + 1, "".join(letters), True
+        if not word.startswith(("-", "+")) or len(word) < 2:
+            break
+        if not word.startswith("--"):
+            if word.startswith("-"):
+                letters.append(word[1:])  # `+n` turns an option off
+            if "o" in word[1:] or "O" in word[1:]:
+                i += 1  # the cluster's `o` takes the next word
+        i += 1
+    return i, "".join(letters), False
+
+
+def shell_c(argv: Sequence[str]) -> tuple[str, list[str], bool] | None:
+    """`bash [opts] -c STRING [ARG0 [ARGS…]]`: (string, [$0, $1, …], -n given); None without -c."""
+    i, letters, _ = _shell_options(argv)
+    if "c" not in letters:
+        return None
+    n = len(argv)
+    text = argv[i] if i < n else ""
+    positional = list(argv[i + 1 :]) if i + 1 < n else [argv[0]]
+    return text, positional, "n" in letters
+
+
+def shell_reads_script(argv: Sequence[str]) -> tuple[str | None, bool, bool]:
+    """For a shell without `-c`: (script operand or None, reads stdin, -n given)."""
+    i, letters, dash = _shell_options(argv)
+    noexec = "n" in letters
+    if dash or "s" in letters or i >= len(argv):
+        return None, True, noexec
+    return argv[i], False, noexec

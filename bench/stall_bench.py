@@ -1,0 +1,147 @@
+"""Direct evaluations while a resident engine runs: what they cost instead of the engine's
+lifetime (issue "no stalls"). The engine holds the database lock while it lives; each case is a
+new hook process, as the harness runs it, with an engine up before it starts:
+
+- `STYLE_ENGINE=off`: the hook asks the engine to step aside, then evaluates directly;
+- a 17 MiB payload: handed to the engine as a flagged request, answered per `fail`;
+- a 17 MiB payload under `STYLE_ENGINE=off`: the engine steps aside, the failure is recorded
+  directly;
+- for scale: the same small call through the warm engine, and directly with no engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.hook_bench import _env
+
+PACKAGE = """spec: style/v0.3
+name: stall
+version: 1.0.0
+description: stall bench
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    fail: closed
+    when: 'tool.input.command shell_regex "^rm .*-rf"'
+    text: No recursive deletes.
+"""
+HOOK = [
+    sys.executable,
+    "-m",
+    "agentstyle.hook",
+    "--harness",
+    "claude-code",
+    "--event",
+    "PreToolUse",
+]
+
+
+def _timed(data: bytes, cwd: Path, env: dict[str, str]) -> float:
+    """Wall seconds of one hook process. The hook reads at most 16 MiB + 1 byte of a larger
+    payload, answers and exits: the rest of the write meets a closed pipe."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        HOOK,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(data)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    os.waitpid(proc.pid, 0)
+    proc.returncode = 0
+    return time.perf_counter() - t0
+
+
+def _wait_engine(home: Path, up: bool) -> None:
+    from agentstyle.runtime import client
+
+    deadline = time.monotonic() + 30
+    while (client.ping(str(home), 1.0) is not None) != up:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the engine did not " + ("start" if up else "stop"))
+        time.sleep(0.02)
+
+
+def run(rounds: int = 10) -> dict[str, float]:
+    from agentstyle.runtime import client
+
+    tmp = Path(tempfile.mkdtemp(prefix="style-stall-bench-"))
+    try:
+        project, home = tmp / "proj", tmp / "home"
+        (project / "pkg").mkdir(parents=True)
+        home.mkdir()
+        (project / "pkg" / "STYLE.yaml").write_text(PACKAGE, "utf-8")
+        off = _env(home, STYLE_ENGINE="off")
+        on = _env(home, STYLE_ENGINE="on", STYLE_ENGINE_IDLE_S="600")
+        subprocess.run(
+            [sys.executable, "-m", "agentstyle", "install", "pkg"],
+            cwd=project,
+            env=off,
+            check=True,
+            capture_output=True,
+        )
+        style = project / ".style"
+        call = {
+            "session_id": "bench",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf /"},
+        }
+        small = json.dumps(call).encode()
+        huge = json.dumps({**call, "tool_input": {"command": "x" * (17 << 20)}}).encode()
+
+        def engine_up() -> None:
+            if client.ping(str(style), 1.0) is None:
+                client.start_engine(str(style))
+                _wait_engine(style, True)
+
+        for _ in range(3):  # bytecode caches, the engine
+            engine_up()
+            _timed(small, project, on)
+        samples: dict[str, list[float]] = {
+            "warm_engine": [],
+            "no_engine": [],
+            "engine_off_while_running": [],
+            "oversized_while_running": [],
+            "oversized_off_while_running": [],
+        }
+        for _ in range(rounds):
+            engine_up()
+            _timed(small, project, on)  # a fresh engine's first request warms its statements
+            samples["warm_engine"].append(_timed(small, project, on))
+            samples["oversized_while_running"].append(_timed(huge, project, on))
+            samples["engine_off_while_running"].append(_timed(small, project, off))
+            _wait_engine(style, False)
+            samples["no_engine"].append(_timed(small, project, off))
+            engine_up()
+            samples["oversized_off_while_running"].append(_timed(huge, project, off))
+        client.stop_engine(str(style))
+        out = {f"{k}_ms": statistics.median(v) * 1000 for k, v in samples.items()}
+        out.update({f"{k}_max_ms": max(v) * 1000 for k, v in samples.items()})
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    for key, value in run(5).items():
+        print(f"{key}: {value:.0f}")

@@ -1,0 +1,473 @@
+"""Run a real harness client headless in a scratch project against a mock model API.
+
+A `Session` is one scratch git project with a throwaway HOME, STYLE installed into it through
+the real `style install`, a scripted mock of the client's model API, and the client itself run
+non-interactively (`claude -p`, `codex exec`, `gemini -p`). Every run is bounded in time and
+ends its whole process group by pid; `close()` stops the resident engine the hooks started and
+the mock server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from e2e import install_clients, mockapi
+from e2e.mockapi import MockServer, Request, Script
+
+REPO = install_clients.REPO
+# the real `style` command of the environment running the suite (what a user runs)
+STYLE = [str(Path(sys.executable).parent / "style")]
+RUN_TIMEOUT_S = 150.0  # one client run, on a loaded 2-core machine
+STYLE_TIMEOUT_S = 120.0
+API_OF = {"claude-code": "anthropic", "codex": "openai", "gemini-cli": "gemini"}
+# Hook durations measured by the clients, collected over the whole suite (conftest prints them).
+DURATIONS: list[tuple[str, str, float]] = []
+
+_CLAUDE_HOOK_LINE = re.compile(
+    r"Hooks: (?P<name>[A-Za-z]+)(?::\S+)? \[(?P<cmd>.*)\] finished with status (?P<status>\d+) "
+    r"\((?P<ms>\d+)ms\)"
+)
+
+
+def is_style_command(command: str) -> bool:
+    """Whether a hook command is one STYLE installed (the portable or the module form)."""
+    return "style-hook" in command or "agentstyle.hook" in command
+
+
+def binary(harness: str) -> Path:
+    """The pinned client's command; a missing client fails the test with one line."""
+    spec = install_clients.pinned()[harness]
+    path = install_clients.binary_of(harness, spec)
+    if not path.exists():
+        import pytest
+
+        pytest.fail(
+            f"e2e: {harness} {spec['version']} is not installed in {path.parent.parent.parent} "
+            "(run `make e2e`, which installs it)",
+            pytrace=False,
+        )
+    return path
+
+
+def end_group(proc: subprocess.Popen[Any]) -> None:
+    """End the client's whole process group, by its pid (the group leader)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=5)
+            # children may outlive the leader in its group: a second signal reaches them
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@dataclass(slots=True)
+class Run:
+    """One finished client run."""
+
+    harness: str
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool
+    debug: str = ""
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        out = []
+        for line in self.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    continue
+        return out
+
+    def hook_runs(self) -> list[dict[str, Any]]:
+        """Claude Code: the hook runs its debug log records (event, status, ms, command)."""
+        runs = []
+        for m in _CLAUDE_HOOK_LINE.finditer(self.debug):
+            runs.append(
+                {
+                    "event": m["name"],
+                    "status": int(m["status"]),
+                    "ms": float(m["ms"]),
+                    "command": m["cmd"],
+                }
+            )
+        return runs
+
+
+@dataclass
+class Session:
+    """One scratch project, throwaway HOME, mock API and client, for one scenario."""
+
+    harness: str
+    root: Path
+    script: Script
+    project: Path = field(init=False)
+    home: Path = field(init=False)
+    server: MockServer = field(init=False)
+    runs: list[Run] = field(default_factory=list)
+    wrapped: bool = False
+
+    def __post_init__(self) -> None:
+        self.project = self.root / "project"
+        self.home = self.root / "home"
+        self.project.mkdir(parents=True)
+        self.home.mkdir(parents=True)
+        git = ["git", "-c", "user.email=e2e@example.invalid", "-c", "user.name=e2e"]
+        subprocess.run(["git", "init", "-q"], cwd=self.project, check=True)
+        (self.project / "README.md").write_text("scratch project\n")
+        (self.project / "victim.txt").write_text("keep me\n")
+        subprocess.run([*git, "add", "."], cwd=self.project, check=True)
+        subprocess.run([*git, "commit", "-qm", "init"], cwd=self.project, check=True)
+        self.server = MockServer(API_OF[self.harness], self.script, self.root / "requests.jsonl")
+        self.server.__enter__()
+        CLIENT[self.harness].prepare_home(self)
+
+    # -- STYLE, through its real command line ----------------------------------------------
+
+    def env(self) -> dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(
+                ("STYLE_", "CLAUDE", "ANTHROPIC", "CODEX", "OPENAI", "GEMINI", "GOOGLE")
+            )
+            and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTEST_CURRENT_TEST")
+        }
+        env["HOME"] = str(self.home)
+        # STYLE's commands on PATH, as an installed STYLE has them (the hooks run `style-hook`)
+        env["PATH"] = os.pathsep.join([str(Path(STYLE[0]).parent), env.get("PATH", "")])
+        # the engine a hook starts ends by itself soon after the suite, whatever happens
+        env["STYLE_ENGINE_IDLE_S"] = "90"
+        return env
+
+    def style(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [*STYLE, *args],
+            cwd=self.project,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=STYLE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"style {' '.join(args)} exited {done.returncode}: {done.stderr}")
+        return done
+
+    def package(self, yaml_text: str, name: str = "pkg") -> Path:
+        folder = self.root / name
+        folder.mkdir(exist_ok=True)
+        (folder / "STYLE.yaml").write_text(textwrap.dedent(yaml_text).lstrip())
+        return folder
+
+    def install(self, yaml_text: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        pkg = self.package(yaml_text)
+        return self.style("install", str(pkg), "--harness", self.harness, *flags)
+
+    @property
+    def config(self) -> Path:
+        return self.project / CLIENT[self.harness].config
+
+    def wrap_hooks(self, template: str) -> None:
+        """Replace every STYLE handler command with a wrapper script made from `template`
+        (`{python}`, `{command}`, `{log}` filled in) that runs the original command."""
+        config = json.loads(self.config.read_text())
+        n = 0
+        for groups in config["hooks"].values():
+            if not isinstance(groups, list):
+                continue
+            for group in groups:
+                for h in group.get("hooks", []):
+                    if not is_style_command(h.get("command", "")):
+                        continue
+                    n += 1
+                    wrapper = self.root / f"hook-wrapper-{n}.py"
+                    wrapper.write_text(
+                        template.format(
+                            python=sys.executable,
+                            command=h["command"],
+                            log=str(self.root / "payloads.jsonl"),
+                        )
+                    )
+                    wrapper.chmod(0o755)
+                    h["command"] = str(wrapper)
+        assert n, "no STYLE handler to wrap"
+        self.wrapped = True  # the clients' hook durations now include the wrapper: not kept
+        self.config.write_text(json.dumps(config, indent=2))
+
+    def record_payloads(self) -> None:
+        """Log every payload the client sends STYLE's hooks, and the answer, to payloads.jsonl."""
+        self.wrap_hooks(RECORDING_WRAPPER)
+
+    def payloads(self) -> list[dict[str, Any]]:
+        log = self.root / "payloads.jsonl"
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+    # -- the client ----------------------------------------------------------------------
+
+    def run(self, prompt: str, *, resume: bool = False, extra: Sequence[str] = ()) -> Run:
+        client = CLIENT[self.harness]
+        argv, env, debug = client.command(self, prompt, resume, list(extra))
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=RUN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            end_group(proc)
+            out, err = proc.communicate()
+        end_group(proc)  # whatever the client left running in its group
+        run = Run(
+            self.harness,
+            proc.returncode,
+            out,
+            err,
+            time.monotonic() - started,
+            timed_out,
+            debug.read_text(errors="replace") if debug and debug.exists() else "",
+        )
+        self.runs.append(run)
+        n = len(self.runs)
+        (self.root / f"run-{n}.stdout").write_text(out)
+        (self.root / f"run-{n}.stderr").write_text(err)
+        for hook in [] if self.wrapped else client.durations(self, run):
+            DURATIONS.append((self.harness, hook[0], hook[1]))
+        assert not timed_out, f"{self.harness} did not finish in {RUN_TIMEOUT_S} s: {err[-2000:]}"
+        return run
+
+    def requests(self, main_only: bool = True) -> list[Request]:
+        return self.server.requests(main_only)
+
+    def close(self) -> None:
+        try:
+            if (self.project / ".style" / "style.duckdb").exists():
+                self.style("engine", "stop", check=False)
+        finally:
+            self.server.__exit__(None, None, None)
+
+
+RECORDING_WRAPPER = """#!{python}
+# Records the payload the client sent and STYLE's answer, then answers exactly as STYLE did.
+import json, subprocess, sys
+stdin = sys.stdin.buffer.read()
+done = subprocess.run({command!r}, shell=True, input=stdin, capture_output=True)
+try:
+    payload = json.loads(stdin)
+except ValueError:
+    payload = {{"_raw": stdin.decode("utf-8", "replace")}}
+with open({log!r}, "a") as f:
+    f.write(json.dumps({{"payload": payload, "stdout": done.stdout.decode(),
+                        "code": done.returncode}}) + "\\n")
+sys.stdout.buffer.write(done.stdout)
+sys.stderr.buffer.write(done.stderr)
+sys.exit(done.returncode)
+"""
+
+
+# -- one client each ----------------------------------------------------------------------------
+
+
+class ClaudeCode:
+    config = ".claude/settings.json"
+
+    @staticmethod
+    def prepare_home(s: Session) -> None:
+        return None
+
+    @staticmethod
+    def command(
+        s: Session, prompt: str, resume: bool, extra: list[str]
+    ) -> tuple[list[str], dict[str, str], Path | None]:
+        debug = s.root / f"claude-debug-{len(s.runs)}.log"
+        env = s.env()
+        env.update(
+            ANTHROPIC_BASE_URL=s.server.url,
+            ANTHROPIC_API_KEY="e2e-dummy",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_ERROR_REPORTING="1",
+        )
+        argv = [
+            str(binary("claude-code")),
+            "-p",
+            prompt,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+            "--debug-file",
+            str(debug),
+        ]
+        if resume:
+            argv.append("--continue")
+        if "--permission-mode" not in extra and "--allowedTools" not in extra:
+            # Claude Code's own permission prompt (a refusal in -p) must not be what stops a
+            # call: the hooks decide (the broken-answer test proves the call runs without them)
+            argv += ["--allowedTools", "Bash,Edit,Write,Read"]
+        return argv + extra, env, debug
+
+    @staticmethod
+    def durations(s: Session, run: Run) -> list[tuple[str, float]]:
+        return [(h["event"], h["ms"]) for h in run.hook_runs() if is_style_command(h["command"])]
+
+
+class Codex:
+    config = ".codex/hooks.json"
+
+    @staticmethod
+    def prepare_home(s: Session) -> None:
+        (s.home / ".codex").mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def command(
+        s: Session, prompt: str, resume: bool, extra: list[str]
+    ) -> tuple[list[str], dict[str, str], Path | None]:
+        env = s.env()
+        env.update(CODEX_HOME=str(s.home / ".codex"), E2E_MOCK_KEY="e2e-dummy")
+        provider = [
+            "-c",
+            "model_provider=mock",
+            "-c",
+            "model_providers.mock.name=mock",
+            "-c",
+            f'model_providers.mock.base_url="{s.server.url}/v1"',
+            "-c",
+            "model_providers.mock.env_key=E2E_MOCK_KEY",
+            "-c",
+            "model_providers.mock.wire_api=responses",
+            # the mock's model has no metadata in Codex: ask for the file-edit tool by name
+            "-c",
+            "features.apply_patch_freeform=true",
+        ]
+        argv = [str(binary("codex")), "exec"]
+        if resume:
+            argv += ["resume", "--last"]
+        argv += [
+            "--json",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--dangerously-bypass-hook-trust",
+            "-m",
+            mockapi.OPENAI_MODEL,
+            *provider,
+            *extra,
+        ]
+        if not resume:
+            argv.append("--trust")
+        return [*argv, prompt], env, None
+
+    @staticmethod
+    def durations(s: Session, run: Run) -> list[tuple[str, float]]:
+        return []
+
+
+class GeminiCLI:
+    config = ".gemini/settings.json"
+
+    @staticmethod
+    def prepare_home(s: Session) -> None:
+        gem = s.home / ".gemini"
+        gem.mkdir(parents=True, exist_ok=True)
+        # without the auth type the CLI stops ("Invalid auth method selected"); without folder
+        # trust it drops the project's settings, hooks included
+        (gem / "settings.json").write_text(
+            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
+        )
+        (gem / "trustedFolders.json").write_text(json.dumps({str(s.project): "TRUST_FOLDER"}))
+
+    @staticmethod
+    def command(
+        s: Session, prompt: str, resume: bool, extra: list[str]
+    ) -> tuple[list[str], dict[str, str], Path | None]:
+        env = s.env()
+        env.update(
+            GEMINI_API_KEY="e2e-dummy",
+            GOOGLE_GEMINI_BASE_URL=s.server.url,
+            GEMINI_CLI_NO_RELAUNCH="1",
+            # telemetry to a local file only: its `hook_call` records carry each hook's duration
+            GEMINI_TELEMETRY_ENABLED="true",
+            GEMINI_TELEMETRY_TARGET="local",
+            GEMINI_TELEMETRY_OUTFILE=str(s.root / f"gemini-telemetry-{len(s.runs)}.log"),
+        )
+        argv = [
+            str(binary("gemini-cli")),
+            "-p",
+            prompt,
+            "--output-format",
+            "stream-json",
+            "--yolo",
+            "-m",
+            "gemini-2.5-flash",
+        ]
+        if resume:
+            argv += ["--resume", "latest"]
+        return argv + extra, env, None
+
+    @staticmethod
+    def durations(s: Session, run: Run) -> list[tuple[str, float]]:
+        """The `hook_call` records of the run's telemetry file (concatenated JSON objects)."""
+        log = s.root / f"gemini-telemetry-{len(s.runs) - 1}.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        found: list[tuple[str, float]] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                if {"hook_event_name", "duration_ms", "hook_name"} <= node.keys():
+                    if node["hook_name"] == "style":  # the handler name STYLE installs
+                        found.append((str(node["hook_event_name"]), float(node["duration_ms"])))
+                    return
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        decoder, at = json.JSONDecoder(), 0
+        while (m := re.compile(r"\S").search(text, at)) is not None:
+            try:
+                obj, at = decoder.raw_decode(text, m.start())
+            except ValueError:
+                break
+            walk(obj)
+        return found
+
+
+CLIENT: dict[str, Any] = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCLI}
+
+
+def which_node() -> str | None:
+    return shutil.which("node")

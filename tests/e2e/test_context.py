@@ -1,0 +1,196 @@
+"""What reaches the model: the session brief, prompt context and refusals, context and warnings
+after an edit — read in the request bodies the real clients sent to the mock."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from e2e.clients import Session
+from e2e.conftest import HARNESSES
+from e2e.mockapi import Say, Script
+from e2e.scenarios import edit, shell
+
+# `codex exec` shows the person no hook message (not a prompt refusal's reason, not a
+# `systemMessage`: its output has only "hook: UserPromptSubmit Blocked"); the others do.
+SHOWS_HOOK_MESSAGES = {"claude-code": True, "codex": False, "gemini-cli": True}
+
+BRIEF = "E2E-BRIEF-7f3 the project brief: never touch generated/"
+
+BRIEF_PACKAGE = f"""
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: the brief at session start
+rules:
+  - id: brief
+    target: system
+    text: "{BRIEF}"
+"""
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_session_start_brief_reaches_the_model_once(session, harness: str) -> None:
+    s: Session = session(harness, Script([[shell(harness, "echo one")]], last=[Say("Hello.")]))
+    s.install(BRIEF_PACKAGE)
+    s.run("hello")
+    if harness != "gemini-cli":
+        # a resumed session keeps the brief in its history: it is not repeated. (Gemini CLI
+        # rebuilds a resumed history without the first prompt, where its session-start context
+        # was prepended, so the brief is lost there: see the report of issue 12.)
+        s.run("and again", resume=True)
+    reqs = s.requests()
+    assert len(reqs) >= 2
+    for r in reqs:
+        assert r.text.count(BRIEF) == 1, (r.seq, r.text.count(BRIEF))
+
+
+def test_brief_again_after_a_real_compaction_claude_code(session) -> None:
+    s: Session = session("claude-code", Script([], last=[Say("Fine.")]))
+    s.install(BRIEF_PACKAGE)
+    s.record_payloads()
+    s.run("hello")
+    s.run("/compact", resume=True)
+    s.run("after the compaction", resume=True)
+    answered = [
+        (p["payload"].get("source"), BRIEF in p["stdout"])
+        for p in s.payloads()
+        if p["payload"].get("hook_event_name") == "SessionStart"
+    ]
+    # startup injects, resume is claimed, the compaction's SessionStart injects again
+    assert ("startup", True) in answered
+    assert ("compact", True) in answered
+    assert ("resume", True) not in answered
+    last = s.requests()[-1]
+    assert "after the compaction" in last.text
+    assert last.text.count(BRIEF) == 1
+
+
+def test_brief_again_after_a_real_compaction_codex(session) -> None:
+    """Codex compacts by itself past `model_auto_compact_token_limit` (the mock reports 110
+    tokens a request); its SessionStart(compact) runs before the next model request."""
+    summary = "Another language model started to solve this problem"
+
+    def pick(req):  # after the compaction the summary is in the history: finish there
+        return [Say("Fine.")] if summary in req.text else None
+
+    s: Session = session("codex", Script([[shell("codex", "echo one")]], pick=pick))
+    s.install(BRIEF_PACKAGE)
+    s.record_payloads()
+    s.run("hello", extra=["-c", "model_auto_compact_token_limit=50"])
+    answered = [
+        (p["payload"].get("source"), BRIEF in p["stdout"])
+        for p in s.payloads()
+        if p["payload"].get("hook_event_name") == "SessionStart"
+    ]
+    assert ("startup", True) in answered
+    assert ("compact", True) in answered
+    after = [r for r in s.requests() if summary in r.text]
+    assert after, "Codex did not compact"
+    assert all(r.text.count(BRIEF) == 1 for r in after)
+
+
+def test_after_compaction_unsupported_gemini_cli(session) -> None:
+    """Gemini CLI's SessionStart never says `compact` (a compression only fires PreCompress):
+    plan refuses a rule for that source alone rather than install one that never fires."""
+    s: Session = session("gemini-cli", Script([]))
+    s.package(
+        BRIEF_PACKAGE.replace(
+            "    target: system\n", "    target: system\n    sources: [compact]\n"
+        )
+    )
+    done = s.style(
+        "plan", str(s.root / "pkg"), "--harness", "gemini-cli", "--format", "json", check=False
+    )
+    entries = [e for r in json.loads(done.stdout) if r["rule"] == "e2e/brief" for e in r["entries"]]
+    assert [e["status"] for e in entries] == ["install-error"]
+    assert "never starts a session from compact" in entries[0]["reason"]
+
+
+PROMPT_PACKAGE = """
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: prompt context and a prompt refusal
+rules:
+  - id: prompt-note
+    target: event
+    event: prompt.submitted
+    when: 'prompt contains "deploy"'
+    text: "E2E-PROMPT-NOTE deploys go through the release checklist"
+  - id: no-secrets
+    target: event
+    event: prompt.submitted
+    action: block
+    when: 'prompt contains "PASSWORD="'
+    text: "E2E-PROMPT-BLOCK never paste credentials into a prompt"
+"""
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_prompt_inject_reaches_the_model(session, harness: str) -> None:
+    s: Session = session(harness, Script([], last=[Say("Noted.")]))
+    s.install(PROMPT_PACKAGE)
+    s.run("please deploy the service")
+    reqs = s.requests()
+    assert reqs, "no request reached the model"
+    assert all(r.text.count("E2E-PROMPT-NOTE") == 1 for r in reqs), [
+        r.text.count("E2E-PROMPT-NOTE") for r in reqs
+    ]
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_prompt_block_sends_no_request(session, harness: str) -> None:
+    s: Session = session(harness, Script([], last=[Say("Should never be asked.")]))
+    s.install(PROMPT_PACKAGE)
+    run = s.run("log in with PASSWORD=hunter2")
+    assert s.requests() == [], "a refused prompt reached the model"
+    # the person is told why, where the client shows hook messages
+    assert ("E2E-PROMPT-BLOCK" in run.stdout + run.stderr) == SHOWS_HOOK_MESSAGES[harness]
+
+
+WARN_USER = "E2E-WARN-MODEL README edits need a changelog line. E2E-WARN-USER-ONLY see CONTRIBUTING"
+POST_PACKAGE = f"""
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: context and a warning after an edit
+rules:
+  - id: after-edit
+    target: tool
+    tool: [file.edit, file.write, shell]
+    at: after
+    action: inject
+    repeat: every
+    text: "E2E-POST-INJECT re-read the file you changed"
+  - id: changelog
+    target: tool
+    tool: [file.edit, file.write, shell]
+    at: after
+    action: warn
+    text: "{WARN_USER}"
+"""
+
+
+def _edit_call(s: Session):  # Codex offers the mock's model no apply_patch: it edits by shell
+    if s.harness == "codex":
+        return shell("codex", "sed -i s/scratch/edited/ README.md")
+    return edit(s.harness, s.project, "README.md", "scratch project", "edited project")
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_inject_and_warn_after_an_edit(session, harness: str) -> None:
+    s: Session = session(harness, Script([], last=[Say("Edited.")]))
+    s.script.turns.append([_edit_call(s)])
+    s.install(POST_PACKAGE)
+    run = s.run("edit the readme")
+    assert "edited project" in (s.project / "README.md").read_text()
+    after = [r.text for r in s.requests() if r.step >= 1]
+    assert after, "the model was not asked after the edit"
+    assert any("E2E-POST-INJECT" in t for t in after)
+    assert any("E2E-WARN-MODEL" in t for t in after), "warn's model text did not reach the model"
+    # warn's full text is for the person: it never reaches the model
+    assert not any("E2E-WARN-USER-ONLY" in r.text for r in s.requests())
+    shown = "E2E-WARN-USER-ONLY" in run.stdout + run.stderr
+    assert shown == SHOWS_HOOK_MESSAGES[harness], "the person was not shown the warning"

@@ -1,0 +1,236 @@
+"""The resident engine is believed only when it is the engine (issue: guards the agent cannot
+switch off): a process that binds the socket and answers "allow" is not believed; malformed
+requests are answered with an error, never a crash; a silent client holds nobody up."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentstyle.runtime import client
+from tests.conftest import Project, clean_env, new_session
+
+PACKAGE = """
+spec: style/v0.3
+name: eng
+version: 1.0.0
+description: engine trust tests
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm .*-rf"'
+    text: No recursive deletes.
+"""
+ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "60"}
+# A stand-in an agent could write: binds the engine's socket, answers "allow" to everything.
+IMPOSTOR = r"""
+import json, os, socket, struct, sys
+path = sys.argv[1]
+if os.path.lexists(path):
+    os.unlink(path)
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind(path)
+server.listen(8)
+print("ready", flush=True)
+while True:
+    conn, _ = server.accept()
+    with conn:
+        try:
+            head = conn.recv(4)
+            (n,) = struct.unpack("!I", head)
+            while n > 0:
+                n -= len(conn.recv(min(n, 65536)))
+        except Exception:
+            continue
+        body = json.dumps({"stdout": "", "stderr": "", "exit": 0, "version": "x"}).encode()
+        conn.sendall(struct.pack("!I", len(body)) + body)
+"""
+
+
+@pytest.fixture
+def engine_project(project: Project) -> Iterator[Project]:
+    project.install(str(project.write_package(PACKAGE)))
+    yield project
+    client.stop_engine(str(project.style), wait_s=5)
+
+
+def rm_rf(project: Project, session: str) -> dict[str, object]:
+    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
+    payload["tool_input"] = {"command": "rm -rf /"}
+    return payload
+
+
+def wait_engine(project: Project, timeout: float = 20.0) -> dict[str, object]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = client.ping(str(project.style), 1.0)
+        if info is not None:
+            return info
+        time.sleep(0.05)
+    raise AssertionError("engine did not start")
+
+
+def start_engine(project: Project) -> dict[str, object]:
+    project.hook("PreToolUse", rm_rf(project, new_session()), env=ENGINE_ON)
+    return wait_engine(project)
+
+
+def test_an_impostor_on_the_socket_is_not_believed(engine_project: Project) -> None:
+    home = str(engine_project.style)
+    start_engine(engine_project)
+    assert client.stop_engine(home, wait_s=10)
+    path = client.socket_path(home)
+    fake = subprocess.Popen(
+        [sys.executable, "-c", IMPOSTOR, path],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=clean_env(engine_project.home),
+    )
+    try:
+        assert fake.stdout is not None and fake.stdout.readline().strip() == "ready"
+        # What a hook would have been told, had it believed the socket:
+        assert client.ping(home, 1.0) is None
+        answer, why = client.request(home, {"op": "ping"}, 1.0)
+        assert (answer, why) == (None, "untrusted")
+        # The gate still refuses: the hook evaluated by itself.
+        result = engine_project.hook(
+            "PreToolUse", rm_rf(engine_project, new_session()), env=ENGINE_ON
+        )
+        assert result.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+    finally:
+        fake.kill()
+        fake.wait()
+
+
+def _raw_request(home: str, message: object, timeout: float = 10.0) -> object:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(client.socket_path(home))
+        client.send_message(sock, message)
+        return client.recv_message(sock)
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"budget_s": "soon"},
+        {"budget_s": None},
+        {"budget_s": True},
+        {"budget_s": 1e9},
+        {"stdin": 42},
+        {"harness": ["claude-code"]},
+        {"fail_closed": "yes"},
+    ],
+)
+def test_a_malformed_request_gets_an_error_and_the_engine_lives_on(
+    engine_project: Project, change: dict[str, object]
+) -> None:
+    home = str(engine_project.style)
+    info = start_engine(engine_project)
+    message: dict[str, object] = {
+        "op": "hook",
+        "version": info["version"],
+        "digest": info["digest"],
+        "harness": "claude-code",
+        "event": "PreToolUse",
+        "fail_closed": False,
+        "stdin": json.dumps(rm_rf(engine_project, new_session())),
+        "budget_s": 5.0,
+        **change,
+    }
+    answer = _raw_request(home, message)
+    assert isinstance(answer, dict) and "error" in answer and "stdout" not in answer
+    assert _raw_request(home, [1, 2, 3]) == {"error": "malformed request"}
+    assert client.ping(home, 2.0) is not None  # still serving
+    result = engine_project.hook("PreToolUse", rm_rf(engine_project, new_session()), env=ENGINE_ON)
+    assert result.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_silent_client_holds_nobody_up(engine_project: Project) -> None:
+    home = str(engine_project.style)
+    info = start_engine(engine_project)
+    served = int(info["served"])  # type: ignore[call-overload]
+    idle = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
+    try:
+        for sock in idle:
+            sock.connect(client.socket_path(home))  # connected, never a byte sent
+        started = time.monotonic()
+        for _ in range(3):
+            result = engine_project.hook(
+                "PreToolUse", rm_rf(engine_project, new_session()), env=ENGINE_ON
+            )
+            assert result.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+        elapsed = time.monotonic() - started
+        after = client.ping(home, 2.0) or {}
+        # served by the engine, not by direct evaluation behind a blocked engine
+        assert int(after["served"]) == served + 3  # type: ignore[call-overload]
+        assert elapsed < 30  # generous: the old engine waited 60 s on the first idle client
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_the_engine_runs_isolated_from_the_project_folder(engine_project: Project) -> None:
+    """Started `-I` with `/` as its folder: a module planted in the project cannot shadow
+    STYLE's code in the engine."""
+    info = start_engine(engine_project)
+    pid = int(info["pid"])  # type: ignore[call-overload]
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    assert argv[1:4] == [b"-I", b"-m", b"agentstyle.runtime.resident"]
+    assert os.readlink(f"/proc/{pid}/cwd") == "/"
+
+
+CLOSED = PACKAGE.replace(
+    "    text: No recursive deletes.", "    fail: closed\n    text: No recursive deletes."
+)
+
+
+def test_a_stopped_engine_is_not_waited_for(project: Project) -> None:
+    """`kill -STOP <engine>`: the engine still holds the lock and the socket but never
+    answers. A gate with a `fail: closed` rule refuses at once instead of waiting out its
+    deadline; the installed command carries that (`--fail-closed`)."""
+    project.install(str(project.write_package(CLOSED)))
+    info = start_engine(project)
+    pid = int(info["pid"])  # type: ignore[call-overload]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        command = project.installed_command("PreToolUse")
+        assert "--fail-closed" in command
+        started = time.monotonic()
+        result = project.run_installed("PreToolUse", ls(project, new_session()))
+        elapsed = time.monotonic() - started
+        # the same with the engine path on: the hook sees its peer stopped, does not wait
+        started = time.monotonic()
+        through = project.hook(
+            "PreToolUse", ls(project, new_session()), env=ENGINE_ON, extra=("--fail-closed",)
+        )
+        through_elapsed = time.monotonic() - started
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        client.stop_engine(str(project.style), wait_s=5)
+    specific = result.json["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    assert "held by a stopped process" in specific["permissionDecisionReason"]
+    assert elapsed < 30  # generous; it used to wait the whole deadline (55 s)
+    assert through.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert through_elapsed < 30
+
+
+def ls(project: Project, session: str) -> dict[str, object]:
+    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
+    payload["tool_input"] = {"command": "ls"}
+    return payload

@@ -1,0 +1,95 @@
+"""Valid bash that the parser must take without a repair: an `incomplete` flag on it would make
+guards refuse benign commands (they treat an incomplete analysis of a command that mentions
+what they guard as a match)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentstyle.engine.shell import parse_shell
+
+VALID = [
+    "case $x in a) echo a ;& b) echo b ;;& *) echo c ;; esac",
+    "select x in a b; do echo $x; break; done",
+    "function f() { echo hi; }; f",
+    "f() ( echo sub ); f",
+    "cat <<-EOF\n\tx\n\tEOF",
+    'echo $"translated"',
+    "echo ${var@Q} ${!prefix@} ${!arr[@]}",
+    "arr+=(x y); echo ${arr[@]}",
+    "declare -A map=([k]=v [j]=w); echo ${map[k]}",
+    "[[ $a == @(x|y) ]] && echo m",
+    "(( x = 1, y = 2 ))",
+    "for ((i=0; i<3; i++)); do echo $i; done",
+    "time -p sleep 0",
+    "make 2>&1 |& tee log",
+    "exec {fd}>/tmp/f; echo hi >&$fd",
+    "echo $((16#ff)) {a..z..2}",
+    "coproc NAME { cat; }",
+    "mapfile -t lines < <(ls)",
+    'echo "${x//\\//_}"',
+    "[[ -v var ]] && echo set",
+    "case $x in *) ;; esac",
+    "if ! grep -q x f; then :; fi",
+    "while IFS= read -r line; do :; done < file",
+    'cat <<"EOF"\nbody\nEOF',
+    "x=$(cat <<EOF\ninner\nEOF\n)",
+    "echo a\\ b # comment",
+    "printf '%s\\n' \"$@\"",
+    "trap - EXIT",
+    ": ${VAR:=default}",
+    "echo $'it\\'s'",
+    "a=$'x\\ny'",
+    "{ echo a; echo b; } > out",
+    "f() { :; }; export -f f",
+    "cmd 2> >(tee err.log >&2)",
+    "echo ${arr[$((i+1))]} ${#arr[@]}",
+    '[ "$a" \\< "$b" ]',
+    'echo ~user; ls -d */; cd -- "$dir"',
+    "git log --format='%H %s' | while read -r h s; do :; done",
+    "echo $(< file)",
+    "echo $(( $(wc -l < f) + 1 ))",
+    "[[ $x =~ [0-9]+ ]] && echo num",
+    'x=${y:-$(date)}; echo "${PATH//:/ }"',
+    'echo "$(echo "nested "quotes"")"',
+    "for i in {1..3}; do echo $i; done",
+    "find . -name '*.js' -not -path './node_modules/*' -print0 | xargs -0 grep -l foo",
+    'echo "a" > >(cat)',
+    "diff <(sort a) <(sort b)",
+    'cat file | { read -r first; echo "$first"; }',
+    "until [ -f done ]; do sleep 1; done",
+    "echo $((a > b ? a : b))",
+    "[[ ( -f a ) && ! -d b ]]",
+    'echo "${a:-"quoted default"}"',
+    "echo ${a/#pre/} ${a/%suf/} ${a^^} ${a,,} ${a:1:2} ${#a}",
+    "set -euo pipefail; shopt -s nullglob extglob",
+    "echo !(x) +(y) ?(z) *(w) @(v)",
+    'echo "$(( 1 + 2 ))" \'$(not)\' "`echo bt`"',
+    'if [[ "$x" == *"/"* ]]; then echo slash; fi',
+    'echo >&2 "to stderr"; echo 2>/dev/null; >/tmp/empty',
+    "ls &>/dev/null & wait",
+    "python3 - \"$arg\" <<'PY'\nimport sys\nprint(sys.argv)\nPY",
+    'sudo -u postgres psql -c "SELECT 1" && echo ok',
+    "npx -y prettier --write . || true",
+    'echo $\'\\x41\' "${arr[*]}" "${@:2}"',
+    'case "$1" in\n  start|stop) echo ok ;;\n  *) exit 1 ;;\nesac',
+    'if [ -n "$x" ]; then\n  echo yes\nelif [ -z "$y" ]; then\n  echo no\nelse\n  echo maybe\nfi',
+    'for f in *.txt\ndo\n  echo "$f"\ndone',
+    'while read -r a b; do echo "$a"; done <<< "1 2"',
+    'echo "${x#*/}" "${x##*/}" "${x%/*}" "${x%%/*}"',
+    "[[ $(uname) == Darwin ]] && brew install x || apt-get install -y x",
+    "git diff --name-only | grep -E '\\.(py|ts)$' | xargs -r ruff check",
+    'docker run --rm -v "$PWD":/src -w /src node:20 npm ci',
+    "kill %1; jobs -l; disown -a",
+    "echo ${x:+set} ${x-unset} ${x=default} ${x?err}",
+    "let i++; i=$((i*2)); echo $i",
+    "getopts 'ab:' opt; echo $OPTARG",
+    "local -r x=1 2>/dev/null || true",
+    "pushd /tmp >/dev/null && popd >/dev/null",
+]
+
+
+@pytest.mark.parametrize("command", VALID)
+def test_valid_bash_needs_no_repair(command: str) -> None:
+    result = parse_shell(command)
+    assert result.issues == (), result.issues
