@@ -146,12 +146,11 @@ def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
     rule that blocked is allowed (else nothing is used up); an ask that the block had
     suppressed then stands on its own.
     """
+    refused: list[tuple[Any, str, list[Any], list[Any]]] = []
     for evaluation in evaluations:
-        decision: Decision = evaluation.decision
-        if decision.verdict not in ("block", "ask"):
+        if evaluation.decision.verdict not in ("block", "ask"):
             continue
-        ev = evaluation.event
-        key = ev.first(CALL_KEY_FIELD)
+        key = evaluation.event.first(CALL_KEY_FIELD)
         cands = evaluation.candidates
         blocked = [c for c in cands if c.outcome == "blocked"]
         asked = [
@@ -159,14 +158,33 @@ def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
             for c in cands
             if c.outcome == "asked" or (c.outcome == "block-suppressed" and c.action == "ask")
         ]
-        if key is None or not (blocked or asked):
-            continue
-        rows = conn.execute(sql("evaluate/allowances"), [ev.harness, ev.session_id, key]).fetchall()
+        if key is not None and (blocked or asked):
+            refused.append((evaluation, key, blocked, asked))
+    if not refused:
+        return
+    # One query for the batch's refused calls; a `once` allowance an earlier call of the batch
+    # used up is not offered again.
+    offered: dict[int, list[tuple[int, list[str], str]]] = {}
+    for seq, allowance_id, rule_ids, scope in conn.execute(
+        sql("evaluate/allowances"),
+        [
+            list(range(len(refused))),
+            [e.event.harness for e, *_ in refused],
+            [e.event.session_id for e, *_ in refused],
+            [key for _e, key, *_ in refused],
+        ],
+    ).fetchall():
+        offered.setdefault(int(seq), []).append((int(allowance_id), list(rule_ids or []), scope))
+    used: set[int] = set()
+    for seq, (evaluation, _key, blocked, asked) in enumerate(refused):
+        decision: Decision = evaluation.decision
         lifted: dict[str, int] = {}
-        for allowance_id, rule_ids, _scope in rows:
+        for allowance_id, rule_ids, scope in offered.get(seq, []):
+            if scope != "session" and allowance_id in used:
+                continue
             for cand in blocked + asked:
-                if cand.rule_id in (rule_ids or []) and cand.rule_id not in lifted:
-                    lifted[cand.rule_id] = int(allowance_id)
+                if cand.rule_id in rule_ids and cand.rule_id not in lifted:
+                    lifted[cand.rule_id] = allowance_id
         if not lifted or any(c.rule_id not in lifted for c in blocked):
             continue  # still refused by a rule the person did not allow: nothing used up
         if decision.verdict == "ask" and not any(c.rule_id in lifted for c in asked):
@@ -176,11 +194,12 @@ def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
             conn.execute(sql("allow/record_use"), [allowance_id, evaluation.event_id, rule_id])
         for allowance_id in dict.fromkeys(lifted.values()):
             conn.execute(sql("allow/count_use"), [allowance_id])
+            used.add(allowance_id)
         standing = [c for c in asked if c.rule_id not in lifted]
         for cand in standing:
             if cand.outcome == "block-suppressed":
                 cand.outcome = "asked"
-        for cand in cands:
+        for cand in evaluation.candidates:
             if cand.rule_id in lifted:
                 cand.outcome = LIFTED
         evaluation.decision = _decided_again(decision, blocked + asked, standing)

@@ -68,12 +68,17 @@ class Flags:
     wildcards: bool = False
     reads_model: bool = False
     routed: bool = False
+    keys: frozenset[str] = frozenset()  # the field rows its conditions read
 
     def __or__(self, other: Flags) -> Flags:
-        return Flags(*(a or b for a, b in zip(self.values(), other.values(), strict=True)))
-
-    def values(self) -> tuple[bool, ...]:
-        return (self.session_state, self.rule_state, self.wildcards, self.reads_model, self.routed)
+        return Flags(
+            self.session_state or other.session_state,
+            self.rule_state or other.rule_state,
+            self.wildcards or other.wildcards,
+            self.reads_model or other.reads_model,
+            self.routed or other.routed,
+            self.keys | other.keys,
+        )
 
     @property
     def book_first(self) -> bool:
@@ -89,8 +94,8 @@ def point_flags(conn: Connection) -> PointFlags:
     """The policy's point flags, for a connection that evaluates many events of one policy
     (the resident engine: the policy cannot change while it holds the lock)."""
     return {
-        (harness, point): Flags(bool(a), bool(b), bool(c), bool(d), True)
-        for harness, point, a, b, c, d in _run(conn, "evaluate/point_flags")
+        (harness, point): Flags(bool(a), bool(b), bool(c), bool(d), True, frozenset(keys))
+        for harness, point, a, b, c, d, keys in _run(conn, "evaluate/point_flags")
     }
 
 
@@ -202,7 +207,7 @@ def decide(
     if need.wildcards:
         extra += _wild_fields(conn, evaluations)
     if need.routed:
-        _match(conn, evaluations, extra, trace)
+        _match(conn, evaluations, need.keys, extra, trace)
     matched = [c for e in evaluations for c in e.candidates if c.matched]
     if matched:
         if not evaluations[0].event_id:
@@ -279,28 +284,46 @@ def _rule_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[i
     return [(int(s), str(f), str(v)) for s, f, v in rows]
 
 
-def _field_rows(evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
-    return [(seq, f, v) for seq, e in enumerate(evaluations) for f, _i, v in e.event.fields]
+def _field_rows(
+    evaluations: list[Evaluation], keys: frozenset[str] | None = None
+) -> list[list[Any]]:
+    """The events' field rows as seq, field and value lists; with `keys`, only those fields
+    (the rest no condition reads)."""
+    seqs: list[int] = []
+    names: list[str] = []
+    values: list[str] = []
+    for seq, e in enumerate(evaluations):
+        for f, _i, v in e.event.fields:
+            if keys is None or f in keys:
+                seqs.append(seq)
+                names.append(f)
+                values.append(v)
+    return [seqs, names, values]
 
 
 def _wild_fields(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
-    rows = _run(conn, "evaluate/wild_fields", _columns(_field_rows(evaluations), 3))
+    rows = _run(conn, "evaluate/wild_fields", _field_rows(evaluations))
     return [(int(s), str(f), str(v)) for s, f, v in rows]
 
 
 def _match(
     conn: Connection,
     evaluations: list[Evaluation],
+    keys: frozenset[str],
     extra: list[tuple[int, str, str]],
     trace: bool,
 ) -> None:
-    keys = [
+    routes = [
         (seq, route, name)
         for seq, e in enumerate(evaluations)
         for route, name in route_keys(e.event)
     ]
-    fields = _field_rows(evaluations) + extra
-    rows = _run(conn, "evaluate/match", [*_columns(keys, 3), *_columns(fields, 3), trace])
+    seqs, names, values = _field_rows(evaluations, keys)
+    for seq, name, value in extra:
+        seqs.append(seq)
+        names.append(name)
+        values.append(value)
+    rows = _run(conn, "evaluate/match", [*_columns(routes, 3), seqs, names, values, trace])
     # Candidates whose conditions failed come only with a trace (explain).
     for seq, rule_id, order, action, repeat, status, matched in rows:
         evaluations[seq].candidates.append(

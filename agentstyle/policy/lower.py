@@ -12,7 +12,7 @@ from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Valu
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
-from agentstyle.policy.prefilter import required_literal
+from agentstyle.policy.prefilter import required_literal, required_runs
 from agentstyle.policy.settingrefs import Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span
@@ -148,6 +148,7 @@ def lower_condition(
             if id(n) in info.setting_preds:
                 value, regex = installed_value(n, info, low)
             pre = required_literal(regex) if regex else None
+            runs = required_runs(regex) if regex else None
             values = [_scalar(x) for x in value] if isinstance(value, tuple) else None
             pattern = _scalar(value) if value is not None and values is None else None
             rows.conditions.append(
@@ -169,6 +170,7 @@ def lower_condition(
                     n.span.column,
                     pre.literal if pre else None,
                     pre.case_insensitive if pre else False,
+                    runs[0] if runs else None,
                 )
             )
             return
@@ -192,6 +194,7 @@ def lower_condition(
                 n.span.column,
                 None,
                 False,
+                None,
             )
         )
         children = (n.item,) if isinstance(n, Not) else n.items

@@ -9,8 +9,10 @@
 --
 -- A literal's field rows are joined only where they pass its test, so a literal is either
 -- found (one row or more) or missing (one row of NULLs): a clause holds when each of its rows
--- is found exactly where the literal is not negated, whatever the duplicates. The required
--- literal is tested before any regex, which DuckDB compiles per row.
+-- is found exactly where the literal is not negated, whatever the duplicates. A clause of one
+-- literal holds where any of its rows does, so only those rows are kept for the grouping (a
+-- batch's candidates mostly fail: most rows go before the aggregate). The required literal is
+-- tested before any regex, which DuckDB compiles per row.
 WITH ev AS (
     SELECT unnest($1) AS seq, unnest($2) AS route, unnest($3) AS name
 ),
@@ -18,7 +20,9 @@ f AS (
     SELECT unnest($4) AS seq, unnest($5) AS field, unnest($6) AS value
 ),
 clauses AS (
-    SELECT e.seq, r.rule_id, r.rule_order, r.action, r.repeat, r.status,
+    SELECT e.seq, r.clause_key, any_value(r.rule_id) AS rule_id,
+           any_value(r.rule_order) AS rule_order, any_value(r.action) AS action,
+           any_value(r.repeat) AS repeat, any_value(r.status) AS status,
            bool_and((f.seq IS NOT NULL) <> r.negated) AS holds
     FROM ev e
     JOIN match_rows r
@@ -36,9 +40,12 @@ clauses AS (
               THEN list_contains(r.num_signs, sign(TRY_CAST(f.value AS DOUBLE) - r.num))
           ELSE true
       END
-    GROUP BY e.seq, r.rule_id, r.rule_order, r.action, r.repeat, r.status, r.clause_id
+    WHERE $7 OR r.clause_size > 1 OR (f.seq IS NOT NULL) <> r.negated
+    GROUP BY e.seq, r.clause_key
 )
-SELECT seq, rule_id, rule_order, action, repeat, status, bool_or(holds) AS matched
+-- a rule matches when one of its clauses holds; without a trace only those clauses are kept
+SELECT seq, rule_id, any_value(rule_order), any_value(action), any_value(repeat),
+       any_value(status), bool_or(holds) AS matched
 FROM clauses
-GROUP BY seq, rule_id, rule_order, action, repeat, status
-HAVING $7 OR bool_or(holds);
+WHERE $7 OR holds
+GROUP BY seq, rule_id;

@@ -38,8 +38,22 @@ WITH reach AS (
     JOIN rules r ON r.rule_id = p.rule_id AND r.target IN ('mcp', 'skill')
     JOIN rule_tools rt ON rt.rule_id = p.rule_id AND rt.kind = r.target
 ),
+-- A regex's required literal: of its runs, the one the fewest of the policy's patterns share
+-- (then the longest), so that most values fail the cheap test before the regex.
+runs AS (
+    SELECT rule_id, node_id, unnest(literals) AS run FROM conditions WHERE literals IS NOT NULL
+),
+shared AS (
+    SELECT run, count(*) AS n FROM runs GROUP BY run
+),
+chosen AS (
+    SELECT r.rule_id, r.node_id, arg_min(r.run, s.n * 1000000 - length(r.run)) AS literal
+    FROM runs r
+    JOIN shared s ON s.run = r.run
+    GROUP BY r.rule_id, r.node_id
+),
 literals AS (
-    SELECT cc.rule_id, cc.clause_id, cc.negated,
+    SELECT cc.rule_id, cc.clause_id, cc.clause_size, cc.negated,
            CASE WHEN c.lookup_field IN ('state.rule_hits', 'state.since_last_s')
                 THEN c.lookup_field || '@' || c.rule_id
                 ELSE coalesce(c.field_regex, c.lookup_field) END AS lookup_key,
@@ -47,7 +61,7 @@ literals AS (
                WHEN 'contains' THEN c.pattern
                WHEN 'starts_with' THEN c.pattern
                WHEN 'ends_with' THEN c.pattern
-               ELSE c.literal END AS literal,
+               ELSE coalesce(ch.literal, c.literal) END AS literal,
            c.base_op NOT IN ('contains', 'starts_with', 'ends_with')
                AND coalesce(c.literal_ci, false) AS literal_ci,
            CASE c.base_op
@@ -69,14 +83,17 @@ literals AS (
            END::TINYINT[] AS num_signs
     FROM condition_clauses cc
     JOIN conditions c ON c.rule_id = cc.rule_id AND c.node_id = cc.node_id
+    LEFT JOIN chosen ch ON ch.rule_id = c.rule_id AND ch.node_id = c.node_id
     UNION ALL
     -- no condition: one clause holding one literal that is never found, negated
-    SELECT r.rule_id, 0, true, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL
+    SELECT r.rule_id, 0, 1, true, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL
     FROM rules r
     WHERE NOT r.has_condition
 )
-SELECT x.harness || '|' || x.point || '|' || x.route_key, x.name_regex, x.rule_id,
-       p.rule_order, p.action, p.repeat, p.status, l.clause_id, l.negated, l.lookup_key,
+SELECT x.harness || '|' || x.point || '|' || x.route_key, x.name_regex,
+       dense_rank() OVER (ORDER BY x.harness, x.point, x.rule_id, l.clause_id), x.rule_id,
+       p.rule_order, p.action, p.repeat, p.status, l.clause_id, l.clause_size, l.negated,
+       l.lookup_key,
        l.literal, l.literal_ci, l.regex, l.equals, l.equals_num, l.one_of, l.num, l.num_signs
 FROM reach x
 JOIN placed p ON p.harness = x.harness AND p.point = x.point AND p.rule_id = x.rule_id

@@ -36,12 +36,15 @@ CREATE TABLE placed (
 CREATE TABLE match_rows (
     route VARCHAR NOT NULL,
     name_regex VARCHAR,
+    clause_key INTEGER NOT NULL,     -- (harness, point, rule, clause) as a number: grouping by it
+                                     -- is cheaper than by the rule's text columns
     rule_id VARCHAR NOT NULL,
     rule_order INTEGER NOT NULL,
     action VARCHAR NOT NULL,
     repeat VARCHAR,
     status VARCHAR NOT NULL,
     clause_id INTEGER NOT NULL,
+    clause_size INTEGER NOT NULL,    -- literals in the clause (1: no need to aggregate them)
     negated BOOLEAN NOT NULL,        -- the literal holds when no field row passes the test
     lookup_key VARCHAR,              -- the field row name: a field, a wildcard path's regex, or
                                      -- `state.rule_hits@<rule>` for per-rule state
@@ -55,6 +58,10 @@ CREATE TABLE match_rows (
     num_signs TINYINT[]
 );
 
+-- Every required run of literal characters of a regex predicate (policy/prefilter.py
+-- required_runs; `literal` is the longest): the index tests the one fewest patterns share.
+ALTER TABLE conditions ADD COLUMN literals VARCHAR[];
+
 -- Per harness and point: which optional statements evaluation runs for its events.
 CREATE TABLE point_flags (
     harness VARCHAR NOT NULL,
@@ -62,8 +69,10 @@ CREATE TABLE point_flags (
     session_state BOOLEAN NOT NULL,  -- a condition reads state.turns/tool_calls/failures
     rule_state BOOLEAN NOT NULL,     -- a condition reads state.rule_hits/since_last_s
     wildcards BOOLEAN NOT NULL,      -- a condition reads a field path with `*` segments
-    reads_model BOOLEAN NOT NULL     -- a condition reads `model` or `provider` (known only
+    reads_model BOOLEAN NOT NULL,    -- a condition reads `model` or `provider` (known only
                                      -- once the session row is read: book.sql)
+    lookup_keys VARCHAR[] NOT NULL   -- the field rows its conditions read (match_rows): an
+                                     -- event's other fields are not sent to `match`
 );
 
 -- The regexes of the field paths with `*` segments, matched against an event's field names
