@@ -195,8 +195,8 @@ def decide(
     if flags is None:
         flags = point_flags(conn)
     need = Flags()
-    for ev in events:
-        need = need | flags.get((ev.harness, ev.point or ""), Flags())
+    for point in {(ev.harness, ev.point or "") for ev in events}:
+        need = need | flags.get(point, Flags())
     if need.book_first:
         _book(conn, evaluations)
     extra: list[tuple[int, str, str]] = []  # state.* and wildcard field rows
@@ -342,6 +342,8 @@ def _render(conn: Connection, evaluations: list[Evaluation], rule_ids: set[str])
         templates[rule_id][part].append((kind, text, var, default))
         limits[rule_id] = int(max_tokens)
     for evaluation in evaluations:
+        if not any(c.matched for c in evaluation.candidates):
+            continue
         values: dict[str, list[str]] = defaultdict(list)
         for f, _i, v in evaluation.event.fields:
             values[f].append(v)
@@ -394,16 +396,17 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
                 )
             )
     per_seq: dict[int, list[tuple[Candidate, bool]]] = defaultdict(list)
-    by_rule = [{c.rule_id: c for c in e.candidates} for e in evaluations]
+    by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
     for seq, rule_id, outcome, claim_key, closed in _run(
         conn, "evaluate/outcomes", _columns(rows, 14)
     ):
         cand = by_rule[seq][rule_id]
         cand.outcome, cand.claim_key = outcome, claim_key
         per_seq[seq].append((cand, bool(closed)))
-    for seq, evaluation in enumerate(evaluations):
+    for seq, decided in per_seq.items():
+        evaluation = evaluations[seq]
         order = {c.rule_id: i for i, c in enumerate(evaluation.candidates)}
-        evaluation.decision = decision_of(per_seq.get(seq, []), order)
+        evaluation.decision = decision_of(decided, order)
 
 
 def record(
@@ -450,16 +453,21 @@ def record(
         key = (e.event.harness, e.event.session_id)
         last[key] = (e, last[key][1] if key in last else e.event.ts)
     opened: list[tuple[Any, ...]] = []
+    stored: list[tuple[Any, ...]] = []
     for (harness, session), (e, first) in last.items():
         state = (harness, session, e.generation, e.compaction, e.prompt_count, e.model)
         if e.new_session:
             opened.append((*state, first, e.event.ts))
         else:
-            conn.execute(parsed(conn, "history/update_session"), [*state, e.event.ts])
+            stored.append((*state, e.event.ts))
+    if len(stored) == 1:  # a hook's event: the statement without lists is the cheaper one
+        conn.execute(parsed(conn, "history/update_session"), list(stored[0]))
+    else:
+        _bulk(conn, "history/update_sessions", stored)
     _bulk(conn, "history/insert_sessions", opened)
     hits: list[tuple[Any, ...]] = []
     claims: list[tuple[Any, ...]] = []
-    stored: list[tuple[Any, ...]] = []
+    kept: list[tuple[Any, ...]] = []
     for evaluation in evaluations:
         ev = evaluation.event
         decided = [c for c in evaluation.candidates if c.outcome is not None]
@@ -477,8 +485,8 @@ def record(
                     )
                 )
         if (decided and log == "hits") or log == "full":
-            stored += [(evaluation.event_id, f, i, stored_value(v)) for f, i, v in ev.fields]
-    _bulk(conn, "history/insert_fields", stored)
+            kept += [(evaluation.event_id, f, i, stored_value(v)) for f, i, v in ev.fields]
+    _bulk(conn, "history/insert_fields", kept)
     _bulk(conn, "history/insert_hits", hits)
     _bulk(conn, "history/insert_claims", claims)
 
