@@ -1395,6 +1395,42 @@ CODES: dict[str, Code] = {
                 "path use `file.path`, which every file tool fills in on every harness."
             ),
         ),
+        _c(
+            "model-unknown-at-start",
+            "warning",
+            "rule reads the model at session.start",
+            what=(
+                "A rule evaluated at `session.start` reads the model: `when.model`, a `model`\n"
+                "condition or `{{model}}` in its text."
+            ),
+            why=(
+                "Claude Code and Gemini CLI send no model in any hook payload; STYLE reads it\n"
+                "from the session's transcript, which has no answer yet when a new session\n"
+                "starts. There the model is `unknown`: a `when.model` rule does not fire at\n"
+                "a new session's start, and `{{model}}` renders its default. Codex and Cursor\n"
+                "name the model in the payload. `style plan` notes the rules it concerns."
+            ),
+            example=(
+                "spec: style/v0.3\n"
+                "name: pkg\n"
+                "version: 1.0.0\n"
+                "description: example\n"
+                "rules:\n"
+                "  - id: opus-brief\n"
+                "    when:\n"
+                '      model: "claude-opus-*"\n'
+                "    text: Keep answers short; this model writes long ones.\n"
+                "\n"
+                "pkg/STYLE.yaml:8:14: warning model-unknown-at-start: rule `opus-brief` reads "
+                "the model at session.start, where Claude Code and Gemini CLI do not name it "
+                "yet: there it is `unknown` when a session starts"
+            ),
+            fix=(
+                "Put the rule where the model is known: on a tool event (`target: tool`),\n"
+                "which comes after the model's first answer; or accept that at session.start\n"
+                "it fires there only on resume, clear and compaction."
+            ),
+        ),
     )
 }
 

@@ -117,6 +117,9 @@ PACKAGE_FIELDS: dict[str, FieldType] = {
     "settings": FieldType("list", description="install-time settings"),
     "requires": FieldType("mapping", description="harness versions and other packages"),
     "budget": FieldType("mapping", description="token budgets"),
+    "allow_code": FieldType(
+        "bool", description="refusals carry a short code the person types: `style allow CODE`"
+    ),
     "rules": FieldType("list", description="rule entries"),
     "native_hooks": FieldType("list", description="raw hook commands"),
 }

@@ -1,15 +1,17 @@
-"""`style allow [--last|EVENT_ID] [--session]`: the person lets one refused call through.
+"""`style allow [--last|EVENT_ID|CODE] [--session]`: the person lets one refused call through.
 
 The command records an allowance (the refused event, the rules that refused it, the call's key:
-native tool or prompt plus its whole input) in the project's history. `apply_allowances` lifts
-exactly those refusals when the same call comes again in the same session: once, or for the
-session. It runs inside the evaluation's transaction; `evaluate()` calls it (see the report of
-issue 7) — the end-to-end retry test is skipped until that call is in place.
+native tool plus its whole input) in the project's history, one per refusal. `apply_allowances`
+lifts exactly those refusals when the same call comes again in the same session: once, or for
+the session; it runs inside the evaluation's transaction. Only tool calls can be allowed: stop
+and prompt refusals are listed as what they are. A package with `allow_code: true` ends its
+refusals with a short code the person types (`style allow k7f3`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 from conftest import new_session
 from test_harness_support import DATA, HarnessProject
 
-from agentstyle.engine.allowances import grant, pick
+from agentstyle.engine.allowances import allow_code, grant, looks_like_code, pick
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.store import Connection, memory_store, replace_policy, sql
 from agentstyle.harnesses import adapter_for
@@ -154,7 +156,7 @@ def _payload(sid: str, command: str) -> dict[str, Any]:
 
 def _grant(conn: Connection, *, session: bool = False) -> int:
     conn.execute("BEGIN TRANSACTION")
-    allowance = grant(conn, pick(conn, None), session=session)
+    allowance = grant(conn, pick(conn, None), session=session).allowance
     conn.execute("COMMIT")
     return allowance
 
@@ -242,3 +244,220 @@ def test_the_person_allows_and_the_agent_retries(tmp_path: Path) -> None:
     assert (retry.stdout, retry.code) == ("", 0)
     assert _denied(p.hook_as("codex", "PreToolUse", push).stdout)  # once
     assert p.scalar("SELECT uses FROM allowances") == 1
+
+
+# -- what can be allowed, and how often ------------------------------------------------------
+
+
+def test_last_is_the_last_refused_tool_call_not_a_stop(tmp_path: Path) -> None:
+    p = _project(tmp_path)
+    sid = new_session()
+    push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=sid)
+    assert _denied(p.hook_as("codex", "PreToolUse", push).stdout)
+    stop = p.fixture(
+        "codex", "Stop.json", session_id=sid, stop_hook_active=False,
+        last_assistant_message="Done, I did not run anything.",
+    )  # fmt: skip
+    assert json.loads(p.hook_as("codex", "Stop", stop).stdout)["decision"] == "block"
+    listed = p.cli("allow")
+    assert listed.returncode == 2
+    lines = listed.stderr.splitlines()[1:]
+    # the stop is listed as what it is, and says it cannot be allowed; the push has its code
+    assert "codex       Stop" in lines[0] and "xh/tests-before-done" in lines[0]
+    assert "stop: Done, I did not run anything." in lines[0]
+    assert lines[0].endswith("(cannot be allowed: not a tool call)")
+    assert "prompt" not in lines[0]
+    assert PUSH in lines[1] and not lines[1].endswith("tool call)")
+    proc = p.cli("allow", "--last")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"allowed once: {PUSH} (codex PreToolUse, event ")
+    assert "the last refusal" in proc.stderr and "was a stop" in proc.stderr
+    stop_id = p.scalar("SELECT max(event_id) FROM events WHERE native_event = 'Stop'")
+    refused_stop = p.cli("allow", str(stop_id))
+    assert refused_stop.returncode == 1
+    assert refused_stop.stderr.strip() == (
+        f"style: event {stop_id} refused a stop (codex Stop), not a tool call: only a refused "
+        "tool call can be allowed; the agent finishes once the rule's condition no longer holds "
+        "(or the loop guard lets it)"
+    )
+    assert p.scalar("SELECT count(*) FROM allowances") == 1
+
+
+def test_last_with_only_a_stop_refused_says_so(tmp_path: Path) -> None:
+    p = _project(tmp_path)
+    stop = p.fixture("codex", "Stop.json", session_id=new_session(), stop_hook_active=False,
+                     last_assistant_message="Done.")  # fmt: skip
+    p.hook_as("codex", "Stop", stop)
+    proc = p.cli("allow", "--last")
+    assert proc.returncode == 1
+    assert "no refused tool call in this project's history" in proc.stderr
+    assert "was a stop: only tool calls can be allowed" in proc.stderr
+
+
+def test_an_allowance_is_spent_once_however_often_it_is_asked_for(tmp_path: Path) -> None:
+    p = _project(tmp_path)
+    sid = new_session()
+    rm = p.fixture("codex", "PreToolUse.bash-rm-rf.json", session_id=sid)
+    assert _denied(p.hook_as("codex", "PreToolUse", rm).stdout)
+    event_id = p.scalar("SELECT max(event_id) FROM events WHERE verdict = 'block'")
+    first = p.cli("allow", str(event_id))
+    assert first.returncode == 0 and first.stdout.startswith("allowed once: ")
+    second = p.cli("allow", str(event_id), "--format", "json")
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["status"] == "already"
+    again = p.cli("allow", str(event_id))
+    assert again.stdout.startswith("already allowed once: ") and "nothing added" in again.stdout
+    assert p.scalar("SELECT count(*) FROM allowances") == 1
+    assert (p.hook_as("codex", "PreToolUse", rm).stdout, p.scalar("SELECT uses FROM allowances")) \
+        == ("", 1)  # fmt: skip
+    assert _denied(p.hook_as("codex", "PreToolUse", rm).stdout)  # one pass, not three
+    spent = p.cli("allow", str(event_id))
+    assert spent.returncode == 1
+    assert "was allowed once (allowance 1) and that pass was used" in spent.stderr
+    # --session widens the one allowance of that refusal
+    wide = p.cli("allow", str(event_id), "--session")
+    assert wide.returncode == 0 and wide.stdout.startswith("widened to the rest of the session: ")
+    assert p.query("SELECT scope FROM allowances") == [("session",)]
+    for _ in range(2):
+        assert p.hook_as("codex", "PreToolUse", rm).stdout == ""
+
+
+# -- allow codes -------------------------------------------------------------------------------
+
+CODED = """\
+spec: style/v0.3
+name: coded
+version: 0.1.0
+description: Refusals that carry an allow code
+allow_code: true
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm "'
+    text: "STYLE no-rm: deletes are blocked."
+  - id: confirm-push
+    target: tool
+    tool: shell
+    action: ask
+    fallback: degrade
+    when: 'tool.input.command shell_regex "^git push"'
+    text: "STYLE confirm-push: pushing needs a yes."
+"""
+PLAIN = CODED.replace("name: coded", "name: plain").replace("allow_code: true\n", "")
+PLAIN = PLAIN.replace('"^rm "', '"^rm -rf /"').replace('"^git push"', '"^git push --mirror"')
+
+
+def _coded(tmp_path: Path, harness: str, log: str | None = None) -> HarnessProject:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p.write_package(CODED, "coded")
+    p.write_package(PLAIN, "plain")
+    if log is not None:
+        (p.root / "style.lock.yaml").write_text(f'log: "{log}"\n', encoding="utf-8")
+    proc = p.cli("install", "coded", "plain", "--harness", harness)
+    assert proc.returncode == 0, proc.stderr
+    return p
+
+
+def _reason(stdout: str) -> str:
+    specific = json.loads(stdout)["hookSpecificOutput"]
+    return str(specific["permissionDecisionReason"])
+
+
+CODE_LINE = re.compile(r"^To let this call through once, the user runs `style allow ([a-z2-9]{4})` "
+                       r"in their terminal\.$")  # fmt: skip
+
+
+def test_a_refusal_carries_its_allow_code_and_the_person_types_it(tmp_path: Path) -> None:
+    p = _coded(tmp_path, "claude-code")
+    sid = new_session()
+    rm = p.fixture("claude-code", "PreToolUse.bash-rm-rf.json", session_id=sid,
+                   tool_input={"command": "rm build.log"})  # fmt: skip
+    first = p.hook_as("claude-code", "PreToolUse", rm)
+    lines = _reason(first.stdout).splitlines()
+    assert lines[0] == "STYLE no-rm: deletes are blocked."
+    found = CODE_LINE.match(lines[1])
+    assert found, lines
+    code = found.group(1)
+    event_id, key = p.query(
+        "SELECT e.event_id, f.value FROM events e JOIN event_fields f USING (event_id) "
+        "WHERE f.field = 'style.call_key' AND e.verdict = 'block'"
+    )[0]
+    assert code == allow_code("claude-code", sid, event_id, key) and looks_like_code(code)
+    # the code names this refusal; typed in capitals it still does
+    proc = p.cli("allow", code.upper())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"allowed once: rm build.log (claude-code PreToolUse, event "
+                                  f"{event_id}); rules: coded/no-rm")  # fmt: skip
+    assert p.hook_as("claude-code", "PreToolUse", rm).stdout == ""  # the retry passes
+    again = p.hook_as("claude-code", "PreToolUse", rm)  # once: refused again, with a new code
+    new_code = CODE_LINE.match(_reason(again.stdout).splitlines()[1])
+    assert new_code and new_code.group(1) != code
+    wrong = p.cli("allow", "zz99")
+    assert wrong.returncode == 1 and "no recent refusal has the allow code `zz99`" in wrong.stderr
+    bad = p.cli("allow", "not-a-code")
+    assert bad.returncode == 2
+
+
+def test_no_code_where_it_could_not_be_used(tmp_path: Path) -> None:
+    p = _coded(tmp_path, "claude-code")
+    sid = new_session()
+
+    def reason(command: str) -> str:
+        payload = p.fixture("claude-code", "PreToolUse.bash-rm-rf.json", session_id=sid,
+                            tool_input={"command": command})  # fmt: skip
+        return _reason(p.hook_as("claude-code", "PreToolUse", payload).stdout)
+
+    def coded(text: str) -> bool:
+        return any(CODE_LINE.match(line) for line in text.splitlines())
+
+    assert coded(reason("rm build.log"))
+    # a package without allow_code blocks it too: no code (the person can still give the id)
+    assert not coded(reason("rm -rf /"))
+    # self-protection: never a code, and the agent's own `style allow CODE` is refused
+    assert not coded(reason("style uninstall"))
+    assert reason("style allow k7f3").startswith("STYLE self-protect: ")
+    # Claude Code asks the person itself, but a headless client (`claude -p`) turns the ask
+    # into a refusal (harnesses/claude_code_spec.py `ask_may_refuse`): the question carries
+    # the way through, with this refusal's code
+    payload = p.fixture("claude-code", "PreToolUse.bash-rm-rf.json", session_id=sid,
+                        tool_input={"command": "git push origin main"})  # fmt: skip
+    asked = json.loads(p.hook_as("claude-code", "PreToolUse", payload).stdout)
+    assert asked["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert coded(asked["hookSpecificOutput"]["permissionDecisionReason"])
+
+
+def test_a_degraded_ask_gets_the_code_instead_of_last(tmp_path: Path) -> None:
+    """Codex has no ask: the question is a refusal, and its code replaces `--last`."""
+    p = _coded(tmp_path, "codex")
+    push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=new_session(),
+                     tool_input={"command": "git push origin main"})  # fmt: skip
+    lines = _reason(p.hook_as("codex", "PreToolUse", push).stdout).splitlines()
+    assert lines[0] == "STYLE confirm-push: pushing needs a yes."
+    assert CODE_LINE.match(lines[1]) and "--last" not in "\n".join(lines)
+
+
+def test_log_off_offers_no_code(tmp_path: Path) -> None:
+    p = _coded(tmp_path, "claude-code", log="off")
+    rm = p.fixture("claude-code", "PreToolUse.bash-rm-rf.json", session_id=new_session(),
+                   tool_input={"command": "rm build.log"})  # fmt: skip
+    assert _reason(p.hook_as("claude-code", "PreToolUse", rm).stdout) == (
+        "STYLE no-rm: deletes are blocked."
+    )
+
+
+def test_codes_never_read_as_event_ids() -> None:
+    codes = {allow_code("codex", "s", n, "k") for n in range(2000)}
+    assert all(looks_like_code(c) and not c.isdigit() and c[0].isalpha() for c in codes)
+    assert not set("ilo01") & set("".join(codes))
+    assert len(codes) > 1990  # 2000 events, hardly a collision
+
+
+def test_allow_code_must_be_a_boolean(tmp_path: Path) -> None:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p.write_package(CODED.replace("allow_code: true", "allow_code: always"), "coded")
+    proc = p.cli("validate", "coded")
+    assert proc.returncode == 1
+    assert "coded/STYLE.yaml:5:13: error invalid-schema: field `allow_code` must be true or " \
+        "false, not string" in proc.stdout  # fmt: skip

@@ -432,7 +432,7 @@ def test_rules_report_counts_rates_and_flags(
         ),
         # an ask on 30 of 140 (21.4% > 20%): noisy; the last at day 1 10:00:50
         rule_row("audit/push-ask", "ask", 140, 30, asked=30, last_fired=at(DAY1, 50), flag="noisy"),
-        # fires on both session starts: noisy (inject > 20%) and broad; 20 + 15 tokens
+        # fires on both session starts, as a project brief should: no flag; 20 + 15 tokens
         rule_row(
             "audit/brief",
             "inject",
@@ -442,11 +442,11 @@ def test_rules_report_counts_rates_and_flags(
             budget_cuts=1,
             tokens_emitted=35,
             last_fired=DAY2.isoformat(),
-            flag="noisy,broad",
         ),
         # never fired while tool.pre saw 150 events
         rule_row("audit/edit-note", "warn", 5, 0, flag="dead"),
-        # fires on all 4 writes: 2 errors, 1 emitted (10 tokens), 1 dropped by the budget
+        # fires on all 4 writes: 2 errors, 1 emitted (10 tokens), 1 dropped by the budget;
+        # 4 candidates are too few for a rate flag, errors need no sample
         rule_row(
             "audit/flaky",
             "inject",
@@ -457,7 +457,7 @@ def test_rules_report_counts_rates_and_flags(
             errors=2,
             tokens_emitted=10,
             last_fired=at(DAY1, 139),
-            flag="erroring,noisy,broad",
+            flag="erroring",
         ),
         # 2 of 10 prompts is exactly 20%: not noisy
         rule_row(
@@ -474,6 +474,44 @@ def test_rules_report_counts_rates_and_flags(
         rule_row("old/gone", None, 1, 1, emitted=1, tokens_emitted=7, last_fired=at(DAY1, 3)),
     ]
     assert got == want
+
+
+def test_min_events_is_the_sample_a_flag_needs(
+    audited: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def flags(*args: str) -> dict[str, Any]:
+        return {r["rule"]: r["flag"] for r in rows(audited, monkeypatch, "rules", *args)}
+
+    want = {
+        "audit/no-rm": None,
+        "audit/push-ask": "noisy",
+        "audit/brief": None,  # a project brief: unconditional at session start, never noise
+        "audit/edit-note": "dead",
+        "audit/flaky": "erroring,noisy",  # an inject on every write; unconditional: not broad
+        "audit/quiet": None,  # 2 of 10 is 20%, not more
+        "old/gone": None,
+    }
+    assert flags("--min-events", "4") == want
+    assert flags("--min-events", "1") == want
+    # five candidate events are too few at 5 for flaky; dead needs 5 × 31 = 155 > 150 at tool.pre
+    assert flags("--min-events", "5")["audit/flaky"] == "erroring"
+    assert flags("--min-events", "31")["audit/edit-note"] is None
+    doc = style(audited, "audit", "rules", "--min-events", "4", "--format", "json",
+                monkeypatch=monkeypatch).json  # fmt: skip
+    assert doc["filters"]["min_events"] == 4
+
+
+def test_errors_report_holds_hook_failures_and_rule_errors(
+    audited: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    got = rows(audited, monkeypatch, "errors")
+    assert [(r["rule"], r["cause"], r["failures"], r["fail_open"]) for r in got] == [
+        ("audit/flaky", "template error: `x` is undefined", 2, 2),
+        (None, "the rules database stayed locked past the deadline", 1, 1),
+    ]
+    flaky = rows(audited, monkeypatch, "errors", "--rule", "audit/flaky")
+    assert [(r["rule"], r["native_events"]) for r in flaky] == [("audit/flaky", "PreToolUse")]
+    assert rows(audited, monkeypatch, "errors", "--until", "2024-05-01", "--rule", "x/*") == []
 
 
 def test_tools_report(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -549,12 +587,12 @@ def test_sessions_report(audited: Project, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_timeline_by_day_and_hour(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     assert rows(audited, monkeypatch, "timeline") == [
-        {"bucket": "2024-05-01T00:00:00", "events": 140, "hits": 48, "blocks": 10,
-         "block_rate": 0.0714},
-        {"bucket": "2024-05-02T00:00:00", "events": 25, "hits": 6, "blocks": 5,
-         "block_rate": 0.2},
-        {"bucket": "2024-05-03T00:00:00", "events": 4, "hits": 0, "blocks": 0,
-         "block_rate": 0.0},
+        {"bucket": "2024-05-01T00:00:00", "events": 140, "hits": 48, "blocks": 10, "asks": 30,
+         "block_rate": 0.0714, "ask_rate": 0.2143},
+        {"bucket": "2024-05-02T00:00:00", "events": 25, "hits": 6, "blocks": 5, "asks": 0,
+         "block_rate": 0.2, "ask_rate": 0.0},
+        {"bucket": "2024-05-03T00:00:00", "events": 4, "hits": 0, "blocks": 0, "asks": 0,
+         "block_rate": 0.0, "ask_rate": 0.0},
     ]  # fmt: skip
     hourly = rows(audited, monkeypatch, "timeline", "--bucket", "hour")
     # 2024-05-01 10:00 … 2024-05-03 09:00: 48 hours, the empty ones included
@@ -562,7 +600,8 @@ def test_timeline_by_day_and_hour(audited: Project, monkeypatch: pytest.MonkeyPa
     busy = {r["bucket"]: r["events"] for r in hourly if r["events"]}
     assert busy == {"2024-05-01T10:00:00": 140, "2024-05-02T14:00:00": 25,
                     "2024-05-03T09:00:00": 4}  # fmt: skip
-    assert all(r["block_rate"] is None for r in hourly if not r["events"])
+    assert all(r["block_rate"] is None and r["ask_rate"] is None
+               for r in hourly if not r["events"])  # fmt: skip
 
 
 @pytest.mark.parametrize("name", report.REPORTS)
@@ -581,7 +620,7 @@ def test_text_colour_only_on_a_terminal(audited: Project) -> None:
     plain = report.render_text(frame, title="audit rules")
     painted = report.render_text(frame, title="audit rules", color=True)
     assert "\x1b[" not in plain
-    assert "\x1b[33mnoisy\x1b[0m" in painted and "\x1b[31merroring,noisy,broad\x1b[0m" in painted
+    assert "\x1b[33mnoisy\x1b[0m" in painted and "\x1b[31merroring\x1b[0m" in painted
     strip = painted
     for code in ("\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[0m"):
         strip = strip.replace(code, "")
@@ -628,8 +667,11 @@ def test_since_duration_is_relative_to_now(
     assert rows(audited, monkeypatch, "summary", "--since", "7d") == []
     run = style(audited, "audit", "--since", "7d", monkeypatch=monkeypatch)
     assert run.code == 0
-    assert run.stdout.splitlines()[0].startswith("audit summary (since ")
-    assert run.stdout.splitlines()[-1] == "(no rows)"
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("needs attention: nothing (flags need 20 candidate events")
+    assert lines[1] == ""
+    assert lines[2].startswith("audit summary (since ")
+    assert lines[-1] == "(no rows)"
 
 
 def test_session_harness_and_rule_filters(
@@ -733,7 +775,7 @@ def test_json_csv_parquet_hold_the_same_rows(
     assert (
         lines[1] == "audit/no-rm,block,140,15,0,15,0,0,0,0,0,0.1071,0.1071,0,2024-05-02T14:00:05,"
     )
-    assert lines[5].endswith(',"erroring,noisy,broad"')
+    assert lines[5].endswith(",erroring")
     out = tmp_path / "rules.parquet"
     run = style(
         audited, "audit", "rules", "--format", "parquet", "--out", str(out), monkeypatch=monkeypatch
@@ -795,46 +837,71 @@ def test_html_is_one_self_contained_page(
         for name, value in attrs.items():
             assert not str(value or "").lower().startswith(("http:", "https:", "//")), (tag, name)
     assert "http://" not in text and "https://" not in text and "url(" not in text
-    # three inline SVG charts and every report's table, the asked one first
-    assert tags.count("svg") == 3
+    # three inline SVG charts, what needs attention first, then every report's table, the
+    # asked one first
+    assert [a.get("id") for t, a in page.tags if t == "svg"] == [
+        "chart-rules", "chart-rate", "chart-latency"
+    ]  # fmt: skip
+    sections = [a.get("id") for t, a in page.tags if t == "section"]
+    assert sections[:2] == ["attention", "charts"]
     tables = [a.get("id") for t, a in page.tags if t == "table"]
-    assert tables == ["table-rules", "table-summary", "table-tools", "table-sessions",
-                      "table-timeline"]  # fmt: skip
+    assert tables == ["table-rules", "table-summary", "table-errors", "table-tools",
+                      "table-sessions", "table-timeline"]  # fmt: skip
+    # the header names the report and the window the history covers
+    assert "<h1>STYLE audit: rules</h1>" in text
+    assert "169 events from 2024-05-01 10:00:00 to 2024-05-03 09:00:03 UTC" in text
     # the charts' data, as JSON
     [(attrs, data)] = page.scripts
     assert attrs == {"type": "application/json", "id": "style-audit-data"}
-    charts = json.loads(data)["charts"]
-    by_rule = {p["rule"]: (p["hits"], p["blocks"]) for p in charts["rules"]}
-    assert by_rule["audit/no-rm"] == (15, 15) and by_rule["audit/push-ask"] == (30, 0)
+    doc = json.loads(data)
+    assert doc["report"] == "rules"
+    assert [i["subject"] for i in doc["attention"]["items"]] == [
+        "audit/flaky", "the rules database stayed locked past the deadline", "audit/push-ask",
+        "audit/edit-note",
+    ]  # fmt: skip
+    charts = doc["charts"]
+    by_rule = {p["rule"]: (p["hits"], p["asks"], p["blocks"]) for p in charts["rules"]}
+    assert by_rule["audit/no-rm"] == (15, 0, 15) and by_rule["audit/push-ask"] == (30, 30, 0)
     assert "audit/edit-note" not in by_rule  # never fired: no bars
     assert [p["block_rate"] for p in charts["block_rate"]] == [0.0714, 0.2, 0.0]
+    assert [p["ask_rate"] for p in charts["block_rate"]] == [0.2143, 0.0, 0.0]
+    assert [p["events"] for p in charts["block_rate"]] == [140, 25, 4]
     assert charts["bucket"] == "day"
-    # latency: 2000 µs falls in [1024, 2048); 500 µs in [256, 512); 1..10 ms spread out
+    # latency in 1-2-5 buckets: 500 µs in [500, 1000); 2 ms in [2, 5) ms; 1..10 ms spread out
     latency = {p["low_us"]: p["events"] for p in charts["latency"]}
     assert sum(latency.values()) == 169 - 1  # every event but the handler error
-    assert latency[256] == 4
-    assert latency[512] == 1  # the 1 ms prompt
-    assert latency[1024] == 2 + 1 + 2 + 149 + 1  # starts, failed, posts, pre, the 2 ms prompt
+    assert latency == {500: 4, 1000: 1, 2000: 2 + 1 + 2 + 149 + 3, 5000: 5, 10000: 1}
+    assert (charts["latency_p50_us"], charts["latency_p95_us"]) == (2000.0, 2000.0)
 
 
 def test_html_escapes_what_it_shows(tmp_path: Path) -> None:
     from agentstyle.audit import html as html_report
 
     doc = {
+        "report": "rules",
         "title": "audit rules",
         "generated": "2024-05-01T00:00:00Z",
         "source": "</script><script>alert(1)</script>",
         "filters": {"rule": "<b>x</b>", "bucket": "day"},
+        "window": {"first": None, "last": None, "events": 0},
+        "attention": {
+            "items": [{"kind": "noisy", "subject": "<i>r</i>", "reason": "<u>", "command": "<s>"}],
+            "shown": 8,
+            "note": "<q>",
+        },
         "tables": [{"name": "rules", "columns": ["rule"], "rows": [{"rule": "<img src=x>"}]}],
         "charts": {
-            "rules": [{"rule": "<img src=x>", "hits": 1, "blocks": 0}],
+            "rules": [{"rule": "<img src=x>", "hits": 1, "asks": 0, "blocks": 0}],
             "block_rate": [],
             "bucket": "day",
             "latency": [],
+            "latency_p50_us": None,
+            "latency_p95_us": None,
         },
     }
     text = html_report.render(doc)
-    assert "<img" not in text and "<b>" not in text
+    for tag in ("<img", "<b>x", "<i>", "<u>", "<s>", "<q>"):
+        assert tag not in text
     assert text.count("</script>") == 1
     page = PageParser()
     page.feed(text)

@@ -98,7 +98,8 @@ def test_the_hooks_answered_as_the_rules_say(session: tuple[Project, list[HookRe
 
 def test_rules_report_matches_the_hooks(session: tuple[Project, list[HookResult]]) -> None:
     project, _ = session
-    got = {r["rule"]: r for r in report(project, "rules")}
+    # A handful of events: flags are asked of every one (the default needs 20 candidates).
+    got = {r["rule"]: r for r in report(project, "rules", "--min-events", "1")}
     brief_tokens = project.scalar("SELECT tokens FROM hits WHERE rule_id = 'audit/brief'")
     assert brief_tokens > 0
 
@@ -108,10 +109,14 @@ def test_rules_report_matches_the_hooks(session: tuple[Project, list[HookResult]
     keys = ("candidates", "fired", "emitted", "blocked", "asked", "dedup_suppressed", "flag")
     assert pick("audit/no-rm", *keys) == (3, 1, 0, 1, 0, 0, None)
     assert pick("audit/push-ask", *keys) == (3, 1, 0, 0, 1, 0, "noisy")
-    assert pick("audit/brief", *keys) == (1, 1, 1, 0, 0, 0, "noisy,broad")
+    # the project brief speaks at every session start by design: no flag
+    assert pick("audit/brief", *keys) == (1, 1, 1, 0, 0, 0, None)
     assert pick("audit/edit-note", *keys) == (1, 1, 1, 0, 0, 0, "noisy,broad")
-    assert pick("audit/flaky", *keys) == (2, 2, 1, 0, 0, 1, "noisy,broad")
+    # no condition: never `broad`, but an inject on every write is noisy
+    assert pick("audit/flaky", *keys) == (2, 2, 1, 0, 0, 1, "noisy")
     assert pick("audit/quiet", *keys) == (2, 1, 1, 0, 0, 0, "noisy")
+    # at the default sample none of these few events flags anything
+    assert {r["flag"] for r in report(project, "rules")} == {None}
     assert got["audit/no-rm"]["block_rate"] == round(1 / 3, 4)
     assert got["audit/brief"]["tokens_emitted"] == brief_tokens
     assert all(r["last_fired"] is not None for r in got.values())

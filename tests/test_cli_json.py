@@ -119,7 +119,7 @@ def test_refused_install(root: Path, run: Style) -> None:
     assert set(doc) == INSTALL_KEYS
     assert doc["ok"] is False and doc["changes"] == []
     errors = [d for d in doc["diagnostics"] if d["level"] == "error"]
-    assert errors and errors[0]["file"] == "pkg/STYLE.yaml" and errors[0]["line"] == 9
+    assert errors and errors[0]["file"] == "pkg/STYLE.yaml" and errors[0]["line"] == 17
     assert not (root / ".claude").exists() and not (root / ".style").exists()
 
 
@@ -177,8 +177,8 @@ def test_test(installed: Path, run: Style) -> None:
     done = run("test", "pkg", "bare", "--format", "json")
     assert done.code == 0, done
     doc = done.json
-    assert (doc["passed"], doc["failed"], doc["without_tests"]) == (3, 0, ["bare"])
-    assert [c["ok"] for c in doc["cases"]] == [True, True, True]
+    assert (doc["passed"], doc["failed"], doc["without_tests"]) == (6, 0, ["bare"])
+    assert [c["ok"] for c in doc["cases"]] == [True] * 6
     assert doc["cases"][0] == {
         "file": "pkg/tests/example.yaml",
         "note": "a force push is refused",

@@ -79,7 +79,7 @@ CASES = [
         "unknown import format",
         ("import", "xml", "a.xml", "--into", "pkg"),
         "style: invalid value for `FORMAT`: `xml` is not one of csv, tsv, jsonl, parquet, "
-        "markdown, oh-my-pi, cursor, claude-permissions (see `style import --help`)",
+        "markdown, oh-my-pi, cursor, claude-permissions, hookify (see `style import --help`)",
     ),
     (
         "bad --set syntax",
@@ -94,7 +94,7 @@ CASES = [
     (
         "conflicting options",
         ("allow", "--last", "7"),
-        "style: give --last or an EVENT_ID, not both (see `style allow --help`)",
+        "style: give --last, an EVENT_ID or a CODE, not both (see `style allow --help`)",
     ),
     (
         "a scope the harness lacks",
@@ -147,7 +147,7 @@ def test_usage_error_is_one_line_and_exit_2(
     assert run.stdout == ""
     assert len(run.stderr.splitlines()) == 1, run.stderr
     if line is None:
-        assert run.stderr.startswith("style: invalid value for `EVENT_ID`: "), run.stderr
+        assert run.stderr.startswith("style: invalid value for `EVENT_ID|CODE`: "), run.stderr
         assert run.stderr.endswith(" (see `style allow --help`)\n")
     else:
         assert run.stderr == line + "\n"

@@ -26,11 +26,8 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
 ) -> None:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     installed = p.cli("install", package, "--harness", harness)
-    if installed.returncode != 0:
-        # A package some rule of which cannot be placed on this harness is refused by install
-        # itself, with the reason; doctor is never asked about a half install.
-        assert "install-error" in installed.stderr, installed.stderr
-        return
+    # every bundled package installs on every harness (what a harness lacks, it degrades)
+    assert installed.returncode == 0, installed.stderr
     proc = p.cli("doctor")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert errors(proc.stdout) == []

@@ -129,7 +129,8 @@ EXPECTED: dict[str, dict[str, tuple[str, str | None]]] = {
         "edit-ask": ("degraded", "ask became block"),  # preToolUse cannot
         "edit-ask-strict": ("install-error", "capability-missing"),
         "closed-ask": ("native", None),
-        "closed-mixed": ("install-error", "fail-closed-unsupported: spans"),
+        # over two gates (shell, edit): each gate's command says --fail-closed (install)
+        "closed-mixed": ("native", None),
         "pre-warn": ("install-error", "capability-missing"),
         "prompt-inject": ("install-error", "capability-missing"),
         "prompt-inject-skip": ("skipped", "capability-missing"),
@@ -196,3 +197,21 @@ def test_the_plan_names_the_native_event_of_each_gate(tmp_path: Path) -> None:
     assert native[("cursor", "p/static-tone")] == ".cursor/rules/style.mdc"
     assert native[("gemini-cli", "p/failed-note")] == "AfterTool"
     assert native[("gemini-cli", "p/static-tone")] == "GEMINI.md"
+
+
+def test_a_fail_closed_rule_over_several_gates_marks_each_gates_command() -> None:
+    """Cursor gates a shell call and an edit at different events: a `fail: closed` rule over
+    both is promised at both, by `--fail-closed` in each gate's own command."""
+    import tempfile
+
+    from agentstyle.install.install import handler_groups
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "p").mkdir()
+        (Path(tmp) / "p" / "STYLE.yaml").write_text(textwrap.dedent(PACKAGE).lstrip(), "utf-8")
+        compiled = compile_policy(load_and_validate([str(Path(tmp) / "p")]), ["cursor"])
+    mixed = [e for e in compiled.plan if e.rule_id == "p/closed-mixed"]
+    groups = handler_groups(mixed, "cursor", fail_closed=False)
+    commands = {event: [h["command"] for h in gs] for event, gs in groups.items()}
+    assert "--fail-closed" in commands["beforeShellExecution"][0]
+    assert "--fail-closed" in commands["preToolUse"][0]

@@ -242,9 +242,22 @@ def test_claude_permissions_sample(tmp_path: Path, policy: Any) -> None:
     )
     assert verdict("Read", file_path=path(".env.production"))[0] == "block"
     assert verdict("Read", file_path=path("config/.env.example"))[0] is None
-    # a Read deny also refuses writing the file (contracts.md §1.11)
-    assert verdict("Write", file_path=path(".env"), content="A=1")[0] == "block"
+    # no broader than the source: a Read rule refuses reading, not editing or writing
+    assert verdict("Write", file_path=path(".env"), content="A=1")[0] is None
+    assert verdict("Edit", file_path=path(".env"), old_string="a", new_string="b")[0] is None
     assert verdict("Read", file_path=path("secrets/prod/key.json"))[0] == "block"
+    assert verdict("Write", file_path=path("secrets/prod/key.json"), content="x")[0] is None
+    # and Claude Code applies Read rules to Grep and Glob: a search inside the path is refused
+    assert verdict("Grep", pattern="password", path=path("secrets")) == (
+        "block",
+        {"claude-permissions/deny/read-secrets-star"},
+    )
+    assert verdict("Grep", pattern="password", path=path("secrets/prod"))[0] == "block"
+    assert verdict("Glob", pattern="**/*.json", path=path("secrets"))[0] == "block"
+    assert verdict("Grep", pattern="TODO", path=path("src"))[0] is None
+    assert verdict("Glob", pattern="**/*.rs")[0] is None  # the whole project: not refused
+    assert verdict("Read", file_path=path("secrets"))[0] is None  # the folder alone is no file
+    assert verdict("Grep", pattern="KEY", path=path(".env"))[0] == "block"
     assert (
         verdict("Edit", file_path=path("migrations/001_init.sql"), old_string="a", new_string="b")[
             0
@@ -692,3 +705,162 @@ def test_oh_my_pi_edge_mappings(tmp_path: Path) -> None:
     assert "mixes the text stream and tool calls" in why["mixed"]
     assert "after a gap" in why["gap"]
     assert "oh-my-pi tool `python` has no STYLE tool" in why["python"]
+
+
+# -- hookify ---------------------------------------------------------------------------------
+
+
+def style_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
+    env["STYLE_ENGINE"] = "off"
+    return subprocess.run(
+        [sys.executable, "-m", "agentstyle", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_hookify_examples_import_validate_and_fire(tmp_path: Path) -> None:
+    """hookify's documented example rules (its examples/, README and skill) through
+    `style test`: each fires on the payload it was written for, and not beside it."""
+    proc = style_import("hookify", str(SAMPLES / "hookify"), "--into", "pkg", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "9 created, 0 updated, 0 unchanged, 0 rejected, 0 removed in `pkg`" in proc.stdout
+    pkg = tmp_path / "pkg"
+    compiled = load_and_validate([str(pkg)])
+    # clean but for the advice that the longest block message (kept as written) is long
+    assert [(d.code, d.level) for d in compiled.diagnostics] == [("T005", "warning")]
+    assert "dangerous-rm" in compiled.diagnostics[0].message
+    (pkg / "tests").mkdir()
+    shutil.copy(DATA / "hookify-cases.yaml", pkg / "tests" / "hookify.yaml")
+    run = style_cli("test", str(pkg), cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines()[-1] == "14 passed, 0 failed"
+    rm = (pkg / "rules/imported/hookify/dangerous-rm.md").read_text("utf-8")
+    assert rm.startswith(
+        "---\n# imported from hookify.dangerous-rm.local.md (hookify rule block-dangerous-rm) "
+        "by style import\ntarget: tool\ntool: shell\naction: block\nat: before\n"
+        'when: tool.input.command regex r"(?i)rm\\s+-rf"\n---\n'
+    )
+
+
+def test_hookify_rule_refuses_through_the_installed_hook(tmp_path: Path) -> None:
+    """The imported block rule, installed, refuses the call through the real hook command."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    shutil.copytree(SAMPLES / "hookify" / ".claude", project / ".claude")
+    proc = style_import("hookify", ".", "--into", "guards", cwd=project)  # finds .claude/
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert style_cli("install", "guards", cwd=project).returncode == 0
+    payload = {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cd build && rm -rf ./out"},
+        "tool_use_id": "toolu_1",
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
+    env["STYLE_ENGINE"] = "off"
+    hook = subprocess.run(
+        [sys.executable, "-m", "agentstyle.hook", "--harness", "claude-code", "--event",
+         "PreToolUse"],
+        input=json.dumps(payload),
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    answer = json.loads(hook.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert "Dangerous rm command detected!" in answer["permissionDecisionReason"]
+
+
+def test_unmappable_hookify_rules_are_rejected_with_the_reason(tmp_path: Path) -> None:
+    proc = style_import(
+        "hookify", str(SAMPLES / "hookify-rejected"), "--into", "pkg", "--format", "json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert not (tmp_path / "pkg" / "rules").exists()
+    report = json.loads(proc.stdout)
+    got = {
+        Path(r["source"]).name: (r["status"], r["diagnostics"][0]["line"],
+                                 r["diagnostics"][0]["message"])
+        for r in report["rows"]
+    }  # fmt: skip
+    assert {k: v[0] for k, v in got.items()} == dict.fromkeys(
+        [
+            "hookify.all-events.local.md",
+            "hookify.compound-command.local.md",
+            "hookify.quoted-escape.local.md",
+            "hookify.require-tests-stop.local.md",
+            "hookify.stop-checklist.local.md",
+        ],
+        "rejected",
+    )
+    assert got["hookify.all-events.local.md"][1:] == (
+        4,
+        "`event: all` (the default) runs at every hook — tool calls, prompts, stops — and reads "
+        "each field from whatever payload comes; write one rule per event",
+    )
+    assert got["hookify.require-tests-stop.local.md"][1] == 7  # the condition's line
+    assert "does not read the session transcript" in got["hookify.require-tests-stop.local.md"][2]
+    assert got["hookify.compound-command.local.md"][2].startswith("operator `is_compound`")
+    assert got["hookify.stop-checklist.local.md"][2].endswith(
+        "importing it would add a rule the source does not enforce"
+    )
+    assert got["hookify.quoted-escape.local.md"][1] == 5
+
+
+HOOKIFY_EDGE = {
+    "hookify.disabled.local.md": (
+        "---\nname: off-for-now\nenabled: false\nevent: bash\npattern: git\\s+push\n---\nNo.\n"
+    ),
+    "hookify.negated.local.md": (
+        "---\nname: no-todo\nevent: file\naction: block\nconditions:\n"
+        "  - field: file_path\n    operator: ends_with\n    pattern: .py\n"
+        "  - field: new_text\n    operator: not_contains\n    pattern: TODO\n"
+        "  - field: old_text, operator: contains, pattern: def\n---\nNo TODO-free edits.\n"
+    ),
+    "hookify.prompt-block.local.md": (
+        "---\nname: no-prod\nevent: prompt\naction: block\npattern: prod\n---\nCareful.\n"
+    ),
+    "hookify.matcher.local.md": (
+        "---\nname: write-only\nevent: file\ntool_matcher: Write\naction: block\n"
+        "pattern: eval\\(\nseverity: high\n---\nNo eval.\n"
+    ),
+}
+
+
+def test_hookify_edge_mappings(tmp_path: Path) -> None:
+    src = tmp_path / "src" / ".claude"
+    src.mkdir(parents=True)
+    for name, text in HOOKIFY_EDGE.items():
+        (src / name).write_text(text, encoding="utf-8")
+    proc = style_import("hookify", str(src), "--into", "pkg", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    folder = tmp_path / "pkg/rules/imported/hookify"
+
+    def front(name: str) -> str:
+        return (folder / f"{name}.md").read_text("utf-8").split("---\n")[1]
+
+    assert "enabled: false\n" in front("disabled")  # validated, not installed
+    # a negated operator also needs the field (hookify fails a condition on a missing field);
+    # an inline `- a: x, b: y` item is read as hookify reads it
+    assert (
+        'when: tool.input.file_path ends_with ".py" and (tool.added exists and tool.added '
+        'not_contains "TODO") and tool.input.old_string contains "def"\n'
+    ) in front("negated")
+    # hookify shows a block rule's message at a prompt without blocking it
+    assert "action: warn\n" in front("prompt-block") and "event: prompt.submitted\n" in front(
+        "prompt-block"
+    )
+    assert "names: [Write]\n" in front("matcher") and "tool:" not in front("matcher")
+    assert "`severity` is not a hookify rule field; ignored" in proc.stdout
+    assert "hookify shows a `block` rule's message at a prompt without blocking" in proc.stdout
+    assert_clean(tmp_path / "pkg")

@@ -500,3 +500,60 @@ def test_the_interpreter_path_is_quoted_for_the_shell(path: str) -> None:
         ["/bin/sh", "-c", f"printf %s {quoted(path)}"], capture_output=True, text=True, check=True
     )
     assert out.stdout == path
+
+
+def test_uninstall_one_package_keeps_the_others_in_step(scratch: Scratch) -> None:
+    """`style uninstall PKG`: the package leaves the lock, the database and the handlers;
+    the other package stays installed and guarding."""
+    scratch.package("guards")
+    scratch.style("install", "guards", "guard-destructive", "--set", "guards.team=core")
+    lock = scratch.lock()
+    assert [p.get("library") or p.get("path") for p in lock["packages"]] == [
+        "guards",
+        "guard-destructive",
+    ]
+    proc = scratch.style("uninstall", "guards")
+    assert "took out guards" in proc.stdout
+    lock = scratch.lock()
+    assert [p.get("library") for p in lock["packages"]] == ["guard-destructive"]
+    assert "guards" not in lock["settings"]
+    rules = {r for (r,) in _query(scratch, "SELECT rule_id FROM rules")}
+    assert not any(r.startswith("guards/") for r in rules)
+    assert "guard-destructive/force-push-protected" in rules
+    # its native hook and its PostToolUse handler went with it
+    hooks = hooks_of(scratch.settings)
+    assert "Write" not in [g.get("matcher") for g in hooks.get("PostToolUse", [])]
+    # taking out the last one uninstalls everything
+    scratch.style("uninstall", "guard-destructive")
+    assert not (scratch.root / "style.lock.yaml").exists()
+    assert not scratch.settings.exists()
+
+
+def test_the_same_package_from_another_place_is_a_clear_refusal(scratch: Scratch) -> None:
+    scratch.package("guards")
+    scratch.style("install", "guards", "--set", "team=core")
+    other = scratch.root / "vendor" / "guards"
+    shutil.copytree(scratch.root / "guards", other)
+    proc = scratch.style("install", "vendor/guards", code=1)
+    assert proc.stderr.strip() == (
+        "style: package `guards` is already installed from `guards`; to use the one at "
+        "`vendor/guards` instead, run `style uninstall guards` first"
+    )
+    assert "dup-id" not in proc.stderr
+
+
+def test_uninstall_of_a_package_not_installed_names_the_installed_ones(scratch: Scratch) -> None:
+    scratch.package("guards")
+    scratch.style("install", "guards", "--set", "team=core")
+    proc = scratch.style("uninstall", "guard-secrets", code=1)
+    assert proc.stderr.strip() == "style: `guard-secrets` is not installed here (installed: guards)"
+
+
+def _query(scratch: Scratch, statement: str) -> list[tuple[Any, ...]]:
+    import duckdb
+
+    conn = duckdb.connect(str(scratch.root / ".style" / "style.duckdb"), read_only=True)
+    try:
+        return conn.execute(statement).fetchall()
+    finally:
+        conn.close()

@@ -165,3 +165,20 @@ def test_settings_are_rendered_at_install(
     decision = evaluation.decision
     said = "\n".join([*decision.reasons, *decision.contexts, *decision.messages])
     assert value in said
+
+
+def test_commands_take_a_bundled_package_by_name(tmp_path: Path) -> None:
+    """validate, plan, test and replay read `guard-destructive` as the bundled package."""
+    for args in (
+        ("validate", "--strict", "guard-destructive"),
+        ("plan", "guard-destructive", "--harness", "codex"),
+        ("test", "project-brief"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)

@@ -394,6 +394,7 @@ FULL_PACKAGE: Schema = {
         "packages": [{"name": "base-guards", "version": ">=1.2.0"}, {"name": "other"}],
     },
     "budget": {"per_rule": 400, "per_event": 1200},
+    "allow_code": True,
     "rules": [
         {
             "id": "drafts/house.style_1",
@@ -576,6 +577,7 @@ REJECTED: dict[str, tuple[Any, str]] = {
         _pkg(native_hooks=[{"id": "n", "event": "stop", "command": "x", "harness": "vim"}]),
         ".harness",
     ),
+    "allow_code not a boolean": (_pkg(allow_code="yes"), ".allow_code"),
     "not a mapping": (["spec", "style/v0.3"], "'object'"),
 }
 

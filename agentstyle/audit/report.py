@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
+from agentstyle.audit import attention
 from agentstyle.audit.export import Progress, load_exports
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import LockTimeout
@@ -31,9 +32,12 @@ from agentstyle.engine.store import (
 )
 
 Frame = pl.DataFrame
-REPORTS = ("summary", "rules", "tools", "sessions", "timeline")
+REPORTS = ("summary", "attention", "rules", "errors", "tools", "sessions", "timeline")
 BUCKETS = ("day", "hour")
-FLAGS = ("erroring", "noisy", "broad", "dead")
+FLAGS = ("erroring", "looping", "noisy", "broad", "dead")
+# The sample a flag needs by default: a rate over fewer candidate events says little (and a
+# young history would flag everything); `dead` needs five times as many at its point.
+MIN_EVENTS = 20
 LOCK_WAIT_S = 30.0
 
 # -- filters -------------------------------------------------------------------------------------
@@ -82,6 +86,7 @@ class Filters:
     session: str | None = None
     harness: str | None = None
     bucket: str = "day"
+    min_events: int = MIN_EVENTS  # the sample a flag needs (`--min-events`)
 
     def params(self) -> dict[str, Any]:
         return {
@@ -91,6 +96,7 @@ class Filters:
             "session": self.session,
             "harness": self.harness,
             "bucket": self.bucket,
+            "min_events": self.min_events,
         }
 
     def describe(self) -> dict[str, Any]:
@@ -219,11 +225,103 @@ def query_frame(conn: Connection, query: str, params: dict[str, Any] | None = No
     return frame_of(*query_rows(conn, query, params))
 
 
-def run_report(conn: Connection, name: str, filters: Filters) -> Frame:
-    """One report of audit.md as a frame (`summary`, `rules`, `tools`, `sessions`, `timeline`)."""
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where the history lives beside its database: the hook's error log (none for exports) and
+    the project folder (suggested commands name package folders relative to it)."""
+
+    error_log: Path | None = None
+    root: Path | None = None
+
+    @classmethod
+    def project(cls, root: Path) -> Where:
+        return cls(StylePaths(root).error_log, root)
+
+
+def run_report(conn: Connection, name: str, filters: Filters, where: Where | None = None) -> Frame:
+    """One report of audit.md as a frame (`summary`, `attention`, `rules`, `errors`, …)."""
     if name not in REPORTS:
         raise StyleError(f"unknown report `{name}` (reports: {', '.join(REPORTS)})")
-    return query_frame(conn, sql(f"audit/{name}"), filters.params())
+    where = where or Where()
+    if name == "attention":
+        return attention_frame(attention_items(conn, filters, where))
+    params = filters.params()
+    if name == "errors":
+        params["log"] = read_error_log(where.error_log)
+    return query_frame(conn, sql(f"audit/{name}"), params)
+
+
+def attention_items(
+    conn: Connection,
+    filters: Filters,
+    where: Where,
+    *,
+    rules: Frame | None = None,
+    errors: Frame | None = None,
+) -> list[attention.Item]:
+    """The "needs attention" list: flagged rules and fail-open causes, worst first (from the
+    `rules` and `errors` reports, run here unless given)."""
+    params = filters.params()
+    if rules is None:
+        rules = query_frame(conn, sql("audit/rules"), params)
+    if errors is None:
+        log = read_error_log(where.error_log)
+        errors = query_frame(conn, sql("audit/errors"), {**params, "log": log})
+    _n, _t, sources = query_rows(conn, sql("audit/rule_sources"))
+    _n, _t, folders = query_rows(conn, sql("audit/session_folders"), params)
+    ctx = attention.Context(
+        sources={str(r): str(src) for r, _pkg, src in sources if src},
+        folders={str(h): str(cwd) for h, cwd, _n in folders},
+        errors=_top_errors(records(errors)),
+        min_events=filters.min_events,
+        root=where.root,
+    )
+    return attention.items(records(rules), records(errors), ctx)
+
+
+def _top_errors(errors: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
+    """Each erroring rule's most frequent error (the rows come most failures first)."""
+    top: dict[str, tuple[str, int]] = {}
+    for row in errors:
+        if row["rule"] is not None and row["rule"] not in top:
+            top[row["rule"]] = (str(row["cause"]), int(row["failures"]))
+    return top
+
+
+def attention_frame(found: list[attention.Item]) -> Frame:
+    return pl.DataFrame(
+        {c: [getattr(i, c) for i in found] for c in attention.COLUMNS},
+        schema=dict.fromkeys(attention.COLUMNS, pl.String),
+    )
+
+
+def read_error_log(path: Path | None) -> list[dict[str, Any]]:
+    """The hook's errors.log as rows (the format is runtime/errorlog.py's: time, harness,
+    event, outcome, cause; older lines have no outcome); a line that does not parse (cut short,
+    written by hand) is left out."""
+    from agentstyle.runtime import errorlog
+
+    if path is None:
+        return []
+    try:
+        text = path.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines():
+        entry = errorlog.parse(line)
+        if entry is None:
+            continue
+        out.append(
+            {
+                "ts": dt.datetime.fromtimestamp(entry.when, dt.UTC).replace(tzinfo=None),
+                "harness": entry.harness,
+                "native_event": entry.event,
+                "outcome": entry.outcome,
+                "cause": entry.cause.strip(),
+            }
+        )
+    return out
 
 
 def latency_frame(conn: Connection, filters: Filters) -> Frame:
@@ -418,34 +516,71 @@ def title_of(name: str, filters: Filters, source: str) -> str:
     return f"audit {name}" + (f" ({', '.join(parts)})" if parts else "")
 
 
+def footnote(name: str, filters: Filters) -> str | None:
+    """The line under a table that says what its flags need (`rules`, `attention`)."""
+    if name in ("rules", "attention"):
+        return attention.threshold_note(filters.min_events)
+    return None
+
+
 # -- the html dashboard ----------------------------------------------------------------------------
 
 
 def dashboard(
-    conn: Connection, filters: Filters, *, first: str = "summary", source: str = "database"
+    conn: Connection,
+    filters: Filters,
+    *,
+    first: str = "summary",
+    source: str = "database",
+    where: Where | None = None,
 ) -> dict[str, Any]:
-    """Everything the HTML page shows, as plain data: every report, the charts' series."""
-    order = [first] + [r for r in REPORTS if r != first]
-    frames = {name: run_report(conn, name, filters) for name in order}
+    """Everything the HTML page shows, as plain data: what needs attention, every report, the
+    charts' series, the window the history covers."""
+    where = where or Where()
+    tabled = [r for r in REPORTS if r != "attention"]
+    order = ([first] if first in tabled else []) + [r for r in tabled if r != first]
+    frames = {name: run_report(conn, name, filters, where) for name in order}
+    found = attention_items(conn, filters, where, rules=frames["rules"], errors=frames["errors"])
     rules = frames["rules"]
     latency = latency_frame(conn, filters)
+    _n, _t, window = query_rows(conn, sql("audit/window"), filters.params())
+    [(first_ts, last_ts, events, p50, p95)] = window
     return {
+        "report": first,
         "title": title_of(first, filters, source),
         "generated": utc_now().replace(microsecond=0).isoformat() + "Z",
         "filters": filters.describe(),
         "source": source,
+        "window": {"first": plain(first_ts), "last": plain(last_ts), "events": int(events or 0)},
+        "attention": {
+            "items": [{c: getattr(i, c) for c in attention.COLUMNS} for i in found],
+            "shown": attention.SHOWN,
+            "note": attention.threshold_note(filters.min_events),
+        },
         "tables": [
             {"name": name, "columns": list(frames[name].columns), "rows": records(frames[name])}
             for name in order
         ],
         "charts": {
             "rules": [
-                {"rule": r["rule"], "hits": r["fired"], "blocks": r["blocked"]}
+                {
+                    "rule": r["rule"],
+                    "hits": r["fired"],
+                    "blocks": r["blocked"],
+                    "asks": r["asked"],
+                }
                 for r in records(rules)
-                if r["fired"] or r["blocked"]
+                if r["fired"] or r["blocked"] or r["asked"]
             ],
             "block_rate": [
-                {"bucket": r["bucket"], "events": r["events"], "block_rate": r["block_rate"]}
+                {
+                    "bucket": r["bucket"],
+                    "events": r["events"],
+                    "blocks": r["blocks"],
+                    "asks": r["asks"],
+                    "block_rate": r["block_rate"],
+                    "ask_rate": r["ask_rate"],
+                }
                 for r in records(frames["timeline"])
             ],
             "bucket": filters.bucket,
@@ -453,5 +588,7 @@ def dashboard(
                 {"low_us": r["low_us"], "high_us": r["high_us"], "events": r["events"]}
                 for r in records(latency)
             ],
+            "latency_p50_us": None if p50 is None else float(p50),
+            "latency_p95_us": None if p95 is None else float(p95),
         },
     }

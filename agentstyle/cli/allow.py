@@ -1,4 +1,4 @@
-"""`style allow [--last|EVENT_ID] [--session]`: the person lets one refused call through."""
+"""`style allow [--last|EVENT_ID|CODE] [--session]`: the person lets one refused call through."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 from agentstyle.cli.common import Format, FormatOpt, emit_json, usage_error
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.allowances import Refusal, grant, pick, refusals
+from agentstyle.engine.allowances import Refusal, grant, looks_like_code, pick, refusals
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import transaction
 from agentstyle.install.install import engine_free_store
@@ -17,17 +17,35 @@ from agentstyle.install.install import engine_free_store
 
 def _line(r: Refusal) -> str:
     rules = ", ".join(r.rules) or "-"
-    return f"{r.event_id:>6}  {r.harness:<11} {r.native_event:<20} {rules}  {r.what}"
+    code = r.code or "-"
+    tail = "" if r.tool_call else "  (cannot be allowed: not a tool call)"
+    return (
+        f"{r.event_id:>6}  {code:<4}  {r.harness:<11} {r.native_event:<20} {rules}  {r.what}{tail}"
+    )
+
+
+def _target(text: str | None) -> int | str | None:
+    if text is None:
+        return None
+    if text.isdigit():
+        return int(text)
+    if looks_like_code(text):
+        return text
+    raise typer.BadParameter(
+        f"`{text}` is neither an event id (a number) nor an allow code (like `k7f3`)",
+        param_hint="EVENT_ID|CODE",
+    )
 
 
 def command(
-    event_id: Annotated[
-        int | None,
+    target: Annotated[
+        str | None,
         typer.Argument(
-            metavar="EVENT_ID", help="the refused event's id (the last ones are listed without it)"
+            help="the refused event's id, or the allow code its reason gave (listed when none)",
+            metavar="EVENT_ID|CODE",
         ),
     ] = None,
-    last: Annotated[bool, typer.Option("--last", help="the last call STYLE refused")] = False,
+    last: Annotated[bool, typer.Option("--last", help="the last tool call STYLE refused")] = False,
     session: Annotated[
         bool, typer.Option("--session", help="for the rest of that session, not just once")
     ] = False,
@@ -38,44 +56,64 @@ def command(
     The same rule, tool and input pass again. Run it in your own terminal: an agent's attempt
     to run it is refused by STYLE's self-protection, because an approval has to come from you.
 
-    With --format json: one object with `allowance` (its id), `event`, `harness`, `session`,
-    `rules` and `scope` (once or session).
+    With --format json: one object with `allowance` (its id), `status` (granted, already or
+    widened), `event`, `code`, `harness`, `session`, `rules`, `scope` (once or session) and
+    `uses`.
     """
-    if last and event_id is not None:
-        raise usage_error("give --last or an EVENT_ID, not both")
+    if last and target is not None:
+        raise usage_error("give --last, an EVENT_ID or a CODE, not both")
+    chosen = _target(target)
     paths = StylePaths(project_root())
     if not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
     with engine_free_store(paths, create=False) as conn:
-        if not last and event_id is None:
+        if not last and chosen is None:
             recent = refusals(conn)[:10]
             typer.echo(
-                "style: say which call to allow: --last, or one of these EVENT_IDs", err=True
+                "style: say which call to allow: --last, or one of these EVENT_IDs (or CODEs)",
+                err=True,
             )
             for r in recent:
                 typer.echo(_line(r), err=True)
             raise typer.Exit(2)
         with transaction(conn):
-            refusal = pick(conn, event_id)
-            allowance = grant(conn, refusal, session=session)
-    scope = "for the rest of the session" if session else "once"
+            refusal = pick(conn, chosen)
+            granted = grant(conn, refusal, session=session)
+            newest = refusals(conn)[:1] if last else []
+    if newest and newest[0].event_id != refusal.event_id and not newest[0].tool_call:
+        typer.echo(
+            f"style: the last refusal (event {newest[0].event_id}) was a {newest[0].kind}, which "
+            "cannot be allowed; this is the last refused tool call",
+            err=True,
+        )
     if fmt == Format.json:
         emit_json(
             {
-                "allowance": allowance,
+                "allowance": granted.allowance,
+                "status": granted.status,
                 "event": refusal.event_id,
+                "code": refusal.code,
                 "harness": refusal.harness,
                 "session": refusal.session_id,
                 "rules": refusal.rules,
-                "scope": "session" if session else "once",
+                "scope": granted.scope,
+                "uses": granted.uses,
             }
         )
         return
-    typer.echo(
-        f"allowed {scope}: {refusal.what} ({refusal.harness} {refusal.native_event}, "
-        f"event {refusal.event_id}); rules: {', '.join(refusal.rules)}"
-    )
+    scope = "for the rest of the session" if granted.scope == "session" else "once"
+    call = f"{refusal.what} ({refusal.harness} {refusal.native_event}, event {refusal.event_id})"
+    if granted.status == "already":
+        typer.echo(
+            f"already allowed {scope}: {call} (allowance {granted.allowance}, not used yet); "
+            "nothing added"
+        )
+        return
+    verb = "widened to the rest of the session" if granted.status == "widened" else "allowed"
+    if granted.status == "granted":
+        verb = f"allowed {scope}"
+    typer.echo(f"{verb}: {call}; rules: {', '.join(refusal.rules)}")
     typer.echo(
         f"the same call in session {refusal.session_id} now passes these rules "
-        f"(allowance {allowance}, recorded in the history)"
+        f"(allowance {granted.allowance}, recorded in the history)"
     )

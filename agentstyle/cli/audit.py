@@ -95,6 +95,15 @@ FromOpt = Annotated[
     str | None,
     typer.Option("--from", metavar="GLOB", help="report over `style audit export` Parquet files"),
 ]
+MinEventsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--min-events",
+        min=1,
+        metavar="N",
+        help="events a flag needs (default 20; dead: 5 times that)",
+    ),
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +117,7 @@ class Options:
     fmt: str | None = None
     out: Path | None = None
     from_glob: str | None = None
+    min_events: int | None = None
 
     def over(self, base: Options | None) -> Options:
         """These options, with the ones given before the report name filling the gaps."""
@@ -129,9 +139,10 @@ def main(
     fmt: ReportFormatOpt = None,
     out: OutOpt = None,
     from_glob: FromOpt = None,
+    min_events: MinEventsOpt = None,
 ) -> None:
     """Reports over the recorded history (default: summary)."""
-    options = Options(since, until, rule, session, harness, bucket, fmt, out, from_glob)
+    options = Options(since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events)
     if ctx.invoked_subcommand is None:
         run_report("summary", options)
     elif ctx.invoked_subcommand in REPORT_HELP:
@@ -152,8 +163,11 @@ def _report_command(name: str) -> Callable[..., None]:
         fmt: ReportFormatOpt = None,
         out: OutOpt = None,
         from_glob: FromOpt = None,
+        min_events: MinEventsOpt = None,
     ) -> None:
-        local = Options(since, until, rule, session, harness, bucket, fmt, out, from_glob)
+        local = Options(
+            since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events
+        )
         base = ctx.obj if isinstance(ctx.obj, Options) else None
         run_report(name, local.over(base))
 
@@ -161,12 +175,20 @@ def _report_command(name: str) -> Callable[..., None]:
 
 
 REPORT_HELP = {
-    "summary": "Per harness and point: events, hits, blocks, errors, latency.\n\n"
-    "Columns: events, events with a hit, blocked, asked, block rate, errors, latency p50/p95.",
-    "rules": "Per rule: how often it fired, with what outcome, and flags.\n\n"
-    "Columns: candidates, fired, outcomes, rates, tokens, last fired, flags (erroring, noisy, "
-    "broad, dead).",
-    "tools": "Per tool: calls, blocked, asked, failed, top blocking rule.",
+    "summary": (
+        "What needs attention, then per harness × point: events, events with a hit, blocked, "
+        "asked, errors, latency."
+    ),
+    "attention": (
+        "The flagged rules and fail-open causes to look at first, each with the reason and "
+        "the command to dig in."
+    ),
+    "rules": "Per rule: candidates, fired, outcomes, rates, tokens, last fired, flags.",
+    "errors": (
+        "Per harness and cause: hook failures (database and errors.log) and rule errors, "
+        "answered fail open or refused."
+    ),
+    "tools": "Per normalized tool: calls, blocked, asked, failed, top blocking rule.",
     "sessions": "Per session: events, prompts, hits, blocks, first and last seen.",
     "timeline": "Per day (or --bucket hour): events, hits, blocks, block rate.",
 }
@@ -188,7 +210,15 @@ def filters_of(options: Options) -> report.Filters:
     if since is not None and until is not None and since >= until:
         raise usage_error("--since must be before --until")
     bucket = options.bucket or "day"
-    return report.Filters(since, until, options.rule, options.session, options.harness, bucket)
+    return report.Filters(
+        since,
+        until,
+        options.rule,
+        options.session,
+        options.harness,
+        bucket,
+        options.min_events or report.MIN_EVENTS,
+    )
 
 
 def _when(text: str | None, flag: str, now: Any, *, end: bool) -> Any:
@@ -211,25 +241,30 @@ def _check_out(fmt: str, out: Path | None) -> None:
 
 
 def run_report(name: str, options: Options) -> None:
+    from agentstyle.audit import attention, report
     from agentstyle.audit import html as html_report
-    from agentstyle.audit import report
 
     fmt = options.fmt or "text"
     _check_out(fmt, options.out)
     filters = filters_of(options)
     source = options.from_glob or "database"
+    root = project_root()
+    where = report.Where(root=root) if options.from_glob else report.Where.project(root)
+    found: list[attention.Item] | None = None
     with report.history(
-        project_root(), from_glob=options.from_glob, progress=_progress("reading exports")
+        root, from_glob=options.from_glob, progress=_progress("reading exports")
     ) as conn:
         if fmt == "html":
-            doc = report.dashboard(conn, filters, first=name, source=source)
+            doc = report.dashboard(conn, filters, first=name, source=source, where=where)
             assert options.out is not None
             with writing(options.out):
                 options.out.write_text(html_report.render(doc), encoding="utf-8")
             typer.echo(f"wrote {options.out}", err=True)
             return
-        frame = report.run_report(conn, name, filters)
-    _emit(frame, fmt, options.out, name=name, filters=filters, source=source)
+        if name == "summary" and fmt == "text":
+            found = report.attention_items(conn, filters, where)
+        frame = report.run_report(conn, name, filters, where)
+    _emit(frame, fmt, options.out, name=name, filters=filters, source=source, attention=found)
 
 
 def _emit(
@@ -240,7 +275,9 @@ def _emit(
     name: str,
     filters: report.Filters | None,
     source: str,
+    attention: list[Any] | None = None,
 ) -> None:
+    from agentstyle.audit import attention as attention_text
     from agentstyle.audit import report
 
     if fmt == "parquet":
@@ -256,8 +293,14 @@ def _emit(
             report.write_csv(frame, stream)
         else:
             color = out is None and use_color()
+            if attention is not None and filters is not None:
+                stream.write(attention_text.render_text(attention, filters.min_events, color=color))
+                stream.write("\n")
             title = report.title_of(name, filters, source) if filters is not None else None
             stream.write(report.render_text(frame, title=title, color=color))
+            note = report.footnote(name, filters) if filters is not None else None
+            if note:
+                stream.write(note + "\n")
 
 
 @contextmanager

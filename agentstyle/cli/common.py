@@ -38,7 +38,17 @@ def usage_error(message: str) -> typer.BadParameter:
 
 
 def packages_or_cwd(packages: list[str] | None) -> list[str]:
-    return list(packages) if packages else ["."]
+    """The package paths a command works on: the current folder when none is given, and a
+    bundled package's folder for its name (`style plan guard-destructive`)."""
+    from pathlib import Path
+
+    from agentstyle.install.library import bundled_path
+
+    out = []
+    for given in packages or ["."]:
+        folder = None if Path(given).exists() else bundled_path(given)
+        out.append(str(folder) if folder is not None else given)
+    return out
 
 
 def emit_json(value: Any) -> None:

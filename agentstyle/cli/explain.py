@@ -8,7 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from agentstyle.cli.common import Format, FormatOpt, HarnessOpt, emit_json, packages_argument
+from agentstyle.cli.common import (
+    Format,
+    FormatOpt,
+    HarnessOpt,
+    emit_json,
+    packages_argument,
+    packages_or_cwd,
+)
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import memory_policy
@@ -73,7 +80,7 @@ def command(
         )
     result: Explained
     if packages:
-        conn, _ = memory_policy(list(packages), harness)
+        conn, _ = memory_policy(packages_or_cwd(list(packages)), harness)
         try:
             result = explain_event(conn, ev, adapter.answer)
         finally:

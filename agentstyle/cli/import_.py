@@ -17,7 +17,7 @@ PROGRESS_MIN_ROWS = 1000
 
 
 TABLES = ("csv", "tsv", "jsonl", "parquet")
-SOURCES = (*TABLES, "markdown", "oh-my-pi", "cursor", "claude-permissions")
+SOURCES = (*TABLES, "markdown", "oh-my-pi", "cursor", "claude-permissions", "hookify")
 
 
 class _Bars:
@@ -55,7 +55,7 @@ def command(
         choice_argument(
             values=SOURCES,
             metavar="FORMAT",
-            help="what the sources hold: " + ", ".join(SOURCES),
+            help="the format of the sources (one of the names above)",
         ),
     ],
     sources: Annotated[list[str], typer.Argument(metavar="SRC...", help="files or folders")],
@@ -81,10 +81,10 @@ def command(
 ) -> None:
     """Import rules from tables, markdown and other tools' rule formats.
 
-    Sources are CSV, TSV, JSON Lines or Parquet tables, STYLE markdown, oh-my-pi rules, Cursor
-    rules or Claude Code permissions; the rules go to DIR/rules/imported/FORMAT/, all or
-    nothing. Exit 1 when rows are rejected (unless --skip-invalid) and 2 when a source is
-    missing.
+    Sources are CSV, TSV, JSON Lines or Parquet tables, STYLE markdown,
+    oh-my-pi rules, Cursor rules, Claude Code permissions or hookify rules; the
+    rules go to DIR/rules/imported/FORMAT/, all or nothing. Exit 1 when rows are
+    rejected (unless --skip-invalid) and 2 when a source is missing.
 
     With --format json: one object with `format`, `into`, `written`, `manifest`, `from`, `rows`
     (each with `status`, `source`, `line`, `label`, `id`, `rule`, `path`, `diagnostics` and

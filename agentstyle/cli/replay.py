@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentstyle.cli.common import Format, FormatOpt, HarnessOpt, emit_json, use_color
+from agentstyle.cli.common import (
+    Format,
+    FormatOpt,
+    HarnessOpt,
+    emit_json,
+    packages_or_cwd,
+    use_color,
+)
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 
@@ -97,7 +104,7 @@ def command(
     root = project_root()
     settings = read_lock(StylePaths(root).lockfile).settings
     if package:
-        packages = list(package)
+        packages = packages_or_cwd(list(package))
     else:
         packages, settings = rp.installed_packages(root)
     read = read_sources(sources)
@@ -115,7 +122,9 @@ def command(
         policy = rp.load_policy(packages + builtin, harness, settings)
         try:
             base_policy = (
-                rp.load_policy(list(baseline) + builtin, harness, settings) if baseline else None
+                rp.load_policy(packages_or_cwd(list(baseline)) + builtin, harness, settings)
+                if baseline
+                else None
             )
         except BaseException:
             policy.close()
@@ -179,6 +188,7 @@ def _render(
     out = sys.stdout
     out.write(_header(read, result) + "\n\n")
     out.write(report.render_text(frame, title="replay rules", color=color))
+    out.write(f"{report.footnote('rules', report.Filters())}\n")  # what the flags needed
     shown = {rule: found for rule, found in result.examples.items() if found}
     if examples and shown:
         out.write(f"\nexamples (up to {examples} per rule: tool, input, output, source)\n")

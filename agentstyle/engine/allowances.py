@@ -1,11 +1,22 @@
-"""`style allow` (cli.md): the person lets one refused call through, once or for the session.
+"""`style allow` (cli.md): the person lets one refused tool call through, once or for the session.
 
 An allowance names the refused event, the rules that refused it, and the call's key (harness
-native tool, or `prompt`, plus the whole input: `harnesses/common.py` `call_key`). When the
-same call comes again in the same session, `apply_allowances` (run by `evaluate` inside the
-event's transaction) lifts exactly those rules' refusals: their hits become `user-allowed`, the
-use is recorded, and the event's answer is decided again without them. A call that another rule
-still blocks stays blocked and uses nothing up.
+native tool plus the whole input: `harnesses/common.py` `call_key`). One refusal gets one
+allowance: asking again says it is granted (or widens it to the session), it never adds a
+pass. When the same call comes again in the same session, `apply_allowances` (run by
+`evaluate` inside the event's transaction) lifts exactly those rules' refusals: their hits
+become `user-allowed`, the use is recorded, and the event's answer is decided again without
+them. A call that another rule still blocks stays blocked and uses nothing up. Only tool calls
+can be allowed: a refused prompt is the person's own to send again, and a refused stop sends the
+agent back until the rule's condition (or the loop guard) lets it finish.
+
+Allow codes: a package with `allow_code: true` has its refusals end with a short code
+(`style allow k7f3`) the person types instead of an event id. The code is derived from the
+refused event (harness, session, event id, call key), so nothing more is stored and
+`style allow CODE` finds it among the recent refusals. It need not be secret: the agent sees
+it in the reason anyway, and the agent's own `style allow`, in whatever form, is refused by
+self-protection; the code only names one refusal exactly, where `--last` may find another
+session's. It always starts with a letter, so it never reads as an event id.
 
 Approvals come from the person (seed 003): the built-in self-protection rules refuse an agent's
 shell call of `style allow`; the person's own terminal runs no hook.
@@ -14,6 +25,7 @@ shell call of `style allow`; the person's own terminal runs no hook.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +38,30 @@ from agentstyle.harnesses.base import ASK
 REFUSING = ("blocked", "asked")
 LIFTED = "user-allowed"
 SELF_PROTECT_PREFIX = "style/self-protect"
+# Allow codes: a letter, then letters or digits; no i, l, o, 0 or 1 (misread, mistyped).
+CODE_LETTERS = "abcdefghjkmnpqrstuvwxyz"
+CODE_CHARS = CODE_LETTERS + "23456789"
+CODE_LENGTH = 4
+TOOL_CALL_POINTS = frozenset({"tool.pre"})  # where a refused call can be let through
+_KINDS = {"prompt.submitted": "prompt", "stop": "stop", "subagent.stop": "subagent stop"}
+
+
+def allow_code(harness: str, session_id: str, event_id: int, call_key: str) -> str:
+    """The short code of one refused call (the same inputs give the same code)."""
+    digest = hashlib.sha256(f"{harness}\0{session_id}\0{event_id}\0{call_key}".encode()).digest()
+    chars = [CODE_LETTERS[digest[0] % len(CODE_LETTERS)]]
+    chars += [CODE_CHARS[b % len(CODE_CHARS)] for b in digest[1:CODE_LENGTH]]
+    return "".join(chars)
+
+
+def looks_like_code(text: str) -> bool:
+    t = text.strip().lower()
+    return len(t) == CODE_LENGTH and t[0] in CODE_LETTERS and all(c in CODE_CHARS for c in t)
+
+
+def code_sentence(code: str) -> str:
+    """What a refusal carrying an allow code ends with (the agent relays it to the person)."""
+    return f"To let this call through once, the user runs `style allow {code}` in their terminal."
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +70,7 @@ class Refusal:
     ts: Any
     harness: str
     native_event: str
+    point: str | None
     session_id: str
     native_tool: str | None
     verdict: str
@@ -41,15 +78,38 @@ class Refusal:
     rules: list[str]
     command: str | None
     path: str | None
+    said: str | None = None
+
+    @property
+    def tool_call(self) -> bool:
+        """Whether it refused a tool call: the only refusals `style allow` lets through."""
+        return self.point in TOOL_CALL_POINTS
+
+    @property
+    def kind(self) -> str:
+        """What was refused: `tool call`, `prompt`, `stop`, `subagent stop`."""
+        if self.tool_call:
+            return "tool call"
+        return _KINDS.get(self.point or "", self.native_event or "event")
 
     @property
     def what(self) -> str:
-        """The call in a few words."""
-        if self.command:
-            return " ".join(self.command.split())[:120]
-        if self.path:
-            return self.path
-        return self.native_tool or ("prompt" if self.native_event else "call")
+        """The refusal in a few words: the command, the file, or what the agent said."""
+        if self.tool_call:
+            if self.command:
+                return " ".join(self.command.split())[:120]
+            if self.path:
+                return self.path
+            return self.native_tool or "call"
+        said = " ".join((self.said or "").split())
+        said = said if len(said) <= 80 else said[:79] + "…"
+        return f"{self.kind}: {said}" if said else self.kind
+
+    @property
+    def code(self) -> str | None:
+        if not (self.tool_call and self.call_key):
+            return None
+        return allow_code(self.harness, self.session_id, self.event_id, self.call_key)
 
     @property
     def self_protect(self) -> bool:
@@ -69,12 +129,14 @@ def asks_natively(harness: str, native_event: str) -> bool:
 
 
 def refused(row: tuple[Any, ...]) -> Refusal:
-    (event_id, ts, harness, native, session, tool, verdict, key, rules, command, path) = row
+    (event_id, ts, harness, native, point, session, tool, verdict, key, rules, command, path,
+     said) = row  # fmt: skip
     return Refusal(
         int(event_id),
         ts,
         str(harness),
         str(native),
+        point,
         str(session or ""),
         tool,
         str(verdict),
@@ -82,6 +144,7 @@ def refused(row: tuple[Any, ...]) -> Refusal:
         list(rules or []),
         command,
         path,
+        said,
     )
 
 
@@ -92,27 +155,71 @@ def is_refusal(r: Refusal) -> bool:
 
 
 def refusals(conn: Connection, event_id: int | None = None) -> list[Refusal]:
-    """Recent refused calls, newest first (or the one event asked for, when it was refused)."""
+    """Recent refusals, newest first (or the one event asked for, when it was refused)."""
     rows = conn.execute(sql("allow/refused"), [event_id]).fetchall()
     return [r for r in map(refused, rows) if is_refusal(r)]
 
 
-def pick(conn: Connection, event_id: int | None) -> Refusal:
-    """The refusal `style allow` answers: the event named, else the last one that is not a
-    self-protection refusal."""
-    found = refusals(conn, event_id)
-    if event_id is not None:
+def _not_allowable(r: Refusal) -> StyleError:
+    why = {
+        "prompt": "send it again once the rule allows it",
+        "stop": "the agent finishes once the rule's condition no longer holds (or the loop "
+        "guard lets it)",
+        "subagent stop": "the subagent finishes once the rule's condition no longer holds",
+    }.get(r.kind, "")
+    return StyleError(
+        f"event {r.event_id} refused a {r.kind} ({r.harness} {r.native_event}), not a tool call: "
+        "only a refused tool call can be allowed" + (f"; {why}" if why else "")
+    )
+
+
+def pick(conn: Connection, target: int | str | None) -> Refusal:
+    """The refusal `style allow` answers: the event id or allow code named, else the last
+    refused tool call that is not a self-protection refusal."""
+    found = refusals(conn, target if isinstance(target, int) else None)
+    if isinstance(target, int):
         if not found:
-            raise StyleError(f"event {event_id} is not a call STYLE refused")
+            raise StyleError(f"event {target} is not a call STYLE refused")
+        if not found[0].tool_call:
+            raise _not_allowable(found[0])
         return found[0]
+    if isinstance(target, str):
+        code = target.strip().lower()
+        matches = [r for r in found if r.code == code]
+        if not matches:
+            raise StyleError(
+                f"no recent refusal has the allow code `{target}` (run `style allow` to list "
+                "the recent refusals with their ids)"
+            )
+        if len(matches) > 1:
+            ids = ", ".join(str(r.event_id) for r in matches)
+            raise StyleError(f"the allow code `{target}` names {len(matches)} refusals "
+                             f"(events {ids}); give the event id")  # fmt: skip
+        return matches[0]
     for r in found:
-        if not r.self_protect:
+        if r.tool_call and not r.self_protect:
             return r
+    others = [r for r in found if not r.tool_call]
+    if others:
+        raise StyleError(
+            f"no refused tool call in this project's history (the last refusal, event "
+            f"{others[0].event_id}, was a {others[0].kind}: only tool calls can be allowed)"
+        )
     raise StyleError("no refused call in this project's history")
 
 
-def grant(conn: Connection, refusal: Refusal, *, session: bool) -> int:
-    """Record an allowance for a refused call; its id."""
+@dataclass(frozen=True, slots=True)
+class Grant:
+    allowance: int
+    status: str  # granted | already | widened
+    scope: str  # once | session
+    uses: int = 0
+
+
+def grant(conn: Connection, refusal: Refusal, *, session: bool) -> Grant:
+    """Record the allowance of a refused tool call; one per refusal (see the module doc)."""
+    if not refusal.tool_call:
+        raise _not_allowable(refusal)
     if not refusal.call_key:
         raise StyleError(
             f"event {refusal.event_id}: the history has no record of that call's input "
@@ -120,8 +227,20 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> int:
         )
     if not refusal.rules:
         raise StyleError(f"event {refusal.event_id}: no rule refused it; nothing to allow")
+    row = conn.execute(sql("allow/granted"), [refusal.event_id]).fetchone()
+    if row is not None:
+        allowance, scope, uses = int(row[0]), str(row[1]), int(row[2])
+        if session and scope == "once":
+            conn.execute(sql("allow/widen"), [allowance])
+            return Grant(allowance, "widened", "session", uses)
+        if scope == "once" and uses > 0:
+            raise StyleError(
+                f"event {refusal.event_id} was allowed once (allowance {allowance}) and that pass "
+                "was used; allow the call's new refusal, or give --session"
+            )
+        return Grant(allowance, "already", scope, uses)
     created = dt.datetime.now(tz=dt.UTC).replace(tzinfo=None)
-    row = conn.execute(
+    inserted = conn.execute(
         sql("allow/insert"),
         [
             created,
@@ -134,12 +253,13 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> int:
             "session" if session else "once",
         ],
     ).fetchone()
-    assert row is not None
-    return int(row[0])
+    assert inserted is not None
+    return Grant(int(inserted[0]), "granted", "session" if session else "once")
 
 
-def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
-    """Lift the refusals the person allowed, inside the caller's transaction.
+def apply_allowances(conn: Connection, evaluations: list[Any], log: str = "hits") -> None:
+    """Lift the refusals the person allowed, then offer allow codes on what stays refused;
+    inside the caller's transaction.
 
     Called by `evaluate.decide` once the outcomes are known, before they are recorded; an
     evaluation without a refusal costs nothing (no query). A block is lifted only when every
@@ -203,6 +323,30 @@ def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
             if cand.rule_id in lifted:
                 cand.outcome = LIFTED
         evaluation.decision = _decided_again(decision, blocked + asked, standing)
+    for evaluation, *_ in refused:
+        _offer_code(conn, evaluation, log)
+
+
+def _offer_code(conn: Connection, evaluation: Any, log: str) -> None:
+    """End a refused tool call's reason with its allow code, when every rule that refused it
+    belongs to a package with `allow_code: true` and `style allow` could find it again."""
+    decision: Decision = evaluation.decision
+    ev = evaluation.event
+    if decision.verdict not in ("block", "ask") or ev.point not in TOOL_CALL_POINTS:
+        return
+    if decision.verdict == "ask" and asks_natively(ev.harness, ev.native_event):
+        return  # the harness asks the person itself
+    key = ev.first(CALL_KEY_FIELD)
+    refusing = [c.rule_id for c in evaluation.candidates if c.outcome in REFUSING]
+    if key is None or not refusing:
+        return
+    coded = {r for (r,) in conn.execute(sql("allow/coded_rules"), [refusing]).fetchall()}
+    if not set(refusing) <= coded:
+        return
+    if log == "off":
+        return  # the history keeps no call key: `style allow` could not find the call again
+    code = allow_code(ev.harness, ev.session_id, int(evaluation.event_id), key)
+    decision.reasons = [*decision.reasons, code_sentence(code)]
 
 
 def _decided_again(before: Decision, refusing: list[Any], standing: list[Any]) -> Decision:

@@ -1,6 +1,6 @@
 """Evaluate events through the SQL evaluator: match in SQL, render in Python, decide in SQL.
 
-One event costs a few small statements over the evaluation index (schema 004): `book`
+One event costs a few small statements over the evaluation index (schema 005): `book`
 (session bookkeeping and the point's flags), `match` (candidates by route key and their
 conditions as one flat join), and only when something matched, `templates` and `outcomes`
 (precedence, dedup against `claims`, budget). `state.*` and field paths with `*` segments are
@@ -169,7 +169,7 @@ def evaluate(
     (audit.md): field values are stored for events with a hit (`hits`), for every event
     (`full`) or never (`off`).
     """
-    evaluations = decide(conn, events, trace=trace)
+    evaluations = decide(conn, events, trace=trace, log=log)
     record(conn, evaluations, log)
     return evaluations
 
@@ -180,12 +180,14 @@ def decide(
     *,
     trace: bool = False,
     flags: PointFlags | None = None,
+    log: str = "hits",
 ) -> list[Evaluation]:
     """Steps 3–9 of runtime.md for a batch: bookkeeping, candidates, conditions, rendering and
     outcomes. Nothing of the events is written (`record` does that); a `style allow` the
     person granted is used up here, inside the caller's transaction.
 
-    `trace` keeps the candidates whose conditions failed (explain). `flags` are the policy's
+    `trace` keeps the candidates whose conditions failed (explain); `log` is the mode `record`
+    will use (an allow code is offered only where the history keeps the call). `flags` are the policy's
     (`point_flags`), read here when not given. An event that nothing matches costs the one
     `match` statement: its bookkeeping waits for `record`, after the answer.
     """
@@ -217,7 +219,7 @@ def decide(
     # `style allow`: a refused call the person let through passes once (or for the session).
     from agentstyle.engine.allowances import apply_allowances
 
-    apply_allowances(conn, evaluations)
+    apply_allowances(conn, evaluations, log)
     return evaluations
 
 

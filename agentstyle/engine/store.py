@@ -152,9 +152,9 @@ def insert_rows(conn: Connection, table: str, rows: list[tuple[Any, ...]]) -> No
     conn.execute(sql(f"policy/insert_{table}"), columns)
 
 
-# The evaluation index (schema 004) is derived from the policy tables by these statements, in
+# The evaluation index (schema 005) is derived from the policy tables by these statements, in
 # order, inside the transaction that stores a policy.
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 INDEX_STATEMENTS = (
     "policy/clear_index",
     "policy/index_placed",

@@ -78,6 +78,10 @@ class HarnessSpec:
     ask_may_refuse: bool = False
     # the `session.start` sources the harness ever sends (None: every normalized source)
     session_sources: frozenset[str] | None = None
+    # Whether a session's first SessionStart names the model. Claude Code and Gemini CLI send
+    # none in any payload: the adapters read it from the transcript, which has no answer yet
+    # at a new session's start (tests/e2e/test_facts.py, test_turns.py's model rule).
+    model_at_first_start: bool = True
     # normalized tool → every top-level `tool_input` key its native tools send, where the
     # contract documents (or captured payloads show) the whole shape; a tool left out has an
     # unknown shape. `field-never-present` warns on `tool.input.<key>` only against these.

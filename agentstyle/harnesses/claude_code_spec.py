@@ -8,6 +8,7 @@ from agentstyle.timeouts import timeout_for
 NAME = "claude-code"
 
 SPEC = HarnessSpec(
+    model_at_first_start=False,
     name=NAME,
     points={
         "session.start": PointSpec("SessionStart", frozenset({CONTEXT, MESSAGE}), "source"),

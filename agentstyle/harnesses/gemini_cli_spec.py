@@ -13,6 +13,7 @@ def _t(event: str) -> float:
 
 
 SPEC = HarnessSpec(
+    model_at_first_start=False,
     name=NAME,
     points={
         "session.start": PointSpec(

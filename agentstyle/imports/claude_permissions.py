@@ -4,6 +4,10 @@
 `Read(...)`/`Edit(...)` gitignore patterns become `file.path` globs, `WebFetch(domain:…)` a
 regex over the URL, `mcp__server__tool` an MCP rule; deny blocks, ask asks. An entry Claude
 Code would not enforce the same way is rejected with the reason.
+
+No imported rule is broader than its source: `Read(...)` covers what Claude Code applies Read
+rules to — Read, and Grep and Glob (`file.search`) searching inside the path — and nothing it
+does not (an edit or a write is an `Edit(...)` rule's business).
 """
 
 from __future__ import annotations
@@ -231,14 +235,22 @@ def permission_candidate(pe: PermissionEntry, display: str, settings_name: str) 
             return cand
         for n in notes:
             cand.note(n)
+        preds = [f"file.path glob {quote(g)}" for g in globs]
         if tool == "Read":
-            # A Read deny also refuses Edit/Write on the path (contracts.md §1.11).
-            tools = ["file.read", "file.edit", "file.write"] if action == "block" else ["file.read"]
+            # Claude Code applies Read rules to the tools that read files, Grep and Glob too
+            # (file.search, whose `file.path` is the folder searched): a search of the folder
+            # itself reads what is inside it.
+            tools = ["file.read", "file.search"]
+            folders = [g[: -len("/**")] for g in globs if g.endswith("/**")]
+            folders = [f for f in folders if f and f != "**" and f not in globs]
+            if folders:
+                inside = any_of([f"file.path glob {quote(f)}" for f in folders])
+                preds.append(f'(tool.name == "file.search" and {inside})')
         else:
             tools = BARE_TOOLS["Edit"]
         cand.set("tool", tools[0] if len(tools) == 1 else tools)
         cand.set("action", action)
-        cand.set("when", any_of([f"file.path glob {quote(g)}" for g in globs], top=True))
+        cand.set("when", any_of(preds, top=True))
     elif tool in NEVER_CONSULTED:
         cand.reject(
             f"Claude Code never consults `{tool}(...)` path rules (use `Edit(...)`); "

@@ -42,6 +42,7 @@ from agentstyle.imports.formats import (
     omp_candidate,
     read_doc,
 )
+from agentstyle.imports.hookify import hookify_candidate, rule_files
 from agentstyle.imports.manifest import ManifestPlan, plan_manifest
 from agentstyle.install.lockfile import atomic_write
 from agentstyle.policy.compile import load_and_validate
@@ -49,7 +50,7 @@ from agentstyle.policy.files import decode
 from agentstyle.policy.scaffold import package_name
 
 TABULAR = ("csv", "tsv", "jsonl", "parquet")
-FILE_FORMATS = ("markdown", "oh-my-pi", "cursor", "claude-permissions")
+FILE_FORMATS = ("markdown", "oh-my-pi", "cursor", "claude-permissions", "hookify")
 FORMATS = (*TABULAR, *FILE_FORMATS)
 EXTENSIONS = {
     ".csv": "csv",
@@ -297,7 +298,8 @@ def collect(
             for pe in entries:
                 cands.append(permission_candidate(pe, display, path.name))
         else:
-            files = list(expand(path, display, fmt))
+            found = rule_files(path, display) if fmt == "hookify" else expand(path, display, fmt)
+            files = list(found)
             if not files:
                 report.notes.append(f"{display}: no {fmt} rule files found")
             for file_path, shown, cid in files:
@@ -308,6 +310,8 @@ def collect(
 def _file_candidate(fmt: str, path: Path, display: str, cid: str) -> Candidate:
     if fmt == "markdown":
         return markdown_candidate(path, display, cid)
+    if fmt == "hookify":
+        return hookify_candidate(path, display, cid)
     doc, problem, line = read_doc(path, display)
     if doc is None:
         cand = Candidate(display, line or 1, display, cid)

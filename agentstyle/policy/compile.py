@@ -150,6 +150,7 @@ def compile_policy(
                 pkg_order,
                 pkg.per_rule,
                 pkg.per_event,
+                pkg.allow_code,
             )
         )
         for name, value in values.items():

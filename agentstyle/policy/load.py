@@ -476,6 +476,13 @@ class _Loader:
                 pkg.priority = prio.value
         else:
             pkg.priority = DEFAULT_PACKAGE_PRIORITY
+        code = top.get("allow_code")
+        if code is not None:
+            problem = check_type("allow_code", code, PACKAGE_FIELDS["allow_code"])
+            if problem:
+                self.diags.append(problem)
+            else:
+                pkg.allow_code = bool(code.value)
         self.budget(top.get("budget"), pkg)
         self.settings(top.get("settings"), pkg)
         self.requires(top.get("requires"), pkg)

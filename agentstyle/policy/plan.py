@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,6 +184,11 @@ def gates(info: RuleInfo, point: str, spec: HarnessSpec) -> list[PointSpec]:
     return out
 
 
+# A note on a rule that reads the model at session.start where the harness names no model
+# there (HarnessSpec.model_at_first_start): it runs, and sees `unknown` at a new session.
+MODEL_AT_START = "model-unknown-at-first-start: the model is `unknown` until the first answer"
+
+
 def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEntry]:
     eff = info.eff
     action, repeat = eff["action"], eff.get("repeat")
@@ -246,7 +252,12 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
         ]
     if not info.points:
         return [entry(None, "install-error", "point-unavailable")]
-    return [plan_point(info, point, spec, entry) for point in info.points]
+    out = [plan_point(info, point, spec, entry) for point in info.points]
+    if info.model_span is not None and not spec.model_at_first_start:
+        for i, e in enumerate(out):
+            if e.point == "session.start" and e.runs and e.reason is None:
+                out[i] = dataclasses.replace(e, reason=MODEL_AT_START)
+    return out
 
 
 def _placed(
@@ -292,15 +303,12 @@ def plan_point(
         missing = ", ".join(sorted(eff["sources"]))
         reason = f"point-unavailable: {spec.name} never starts a session from {missing}"
         return entry(point, "skipped" if fallback == "skip" else "install-error", reason)
-    caps, native, used = _placed(info, point, spec)
+    caps, native, _used = _placed(info, point, spec)
     cap, status = _capability(action, caps)
-    if fail_closed and len(used) > 1:
-        # `fail: closed` is answered per native event: one rule over several gates (Cursor's
-        # shell and edit gates) cannot promise it on all of them.
-        names = ", ".join(g.native_event for g in used)
-        return entry(
-            point, "install-error", f"fail-closed-unsupported: spans {names}", native=native
-        )
+    # A `fail: closed` rule over several gates (Cursor's shell and read gates) is promised on
+    # each: install writes `--fail-closed` into the command of every gate it routes through
+    # (install/hookcommand.py), so each refuses when STYLE cannot evaluate. `caps` is what all
+    # of them offer, so each one can deny.
     if fail_closed and DENY not in caps:
         return entry(point, "install-error", "fail-closed-unsupported", native=native)
     if status is not None:

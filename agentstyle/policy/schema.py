@@ -224,6 +224,8 @@ def _package_field_schema(name: str) -> Schema:
         s = {"type": "string"}
     elif name == "priority":
         s = {**_field_schema(name, ft), "default": DEFAULT_PACKAGE_PRIORITY}
+    elif name == "allow_code":
+        s = {**_field_schema(name, ft), "default": False}
     elif name == "defaults":
         s = _object(_rule_properties([f for f in RULE_FIELDS if f in DEFAULTABLE_FIELDS]))
     elif name == "settings":

@@ -99,9 +99,30 @@ class RuleInfo:
     worst_tokens: int
     static: bool
     regexes: dict[int, str] = field(default_factory=dict)  # id(pred) → RE2 used in SQL
+    # where the rule reads the model (`when.model`, a `model` condition, `{{model}}`), if it does
+    model_span: Span | None = None
     # id(pred) → where its first setting is used, for predicates that use settings: lowering
     # fills the installed values in (and reports a regex they break at that place).
     setting_preds: dict[int, Span] = field(default_factory=dict)
+
+
+def _model_span(info: RuleInfo) -> Span | None:
+    """Where a rule first reads the model: a `model` condition or a `{{model}}` variable."""
+    stack: list[Node] = [info.condition] if info.condition is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Pred):
+            if node.field == "model":
+                return node.span
+        elif isinstance(node, Not):
+            stack.append(node.item)
+        else:
+            stack.extend(reversed(node.items))
+    for segments in (info.body, info.model_text or ()):
+        for seg in segments:
+            if isinstance(seg, Var) and seg.name == "model":
+                return seg.span
+    return None
 
 
 @dataclass(slots=True)
@@ -1022,6 +1043,15 @@ class _Validator:
                 f"rule `{rule.id}` alone may use {worst} tokens, over "
                 f"`budget.per_event` of {self.pkg.per_event}",
                 where,
+                rule.id,
+            )
+        info.model_span = _model_span(info)
+        if info.model_span is not None and "session.start" in info.points:
+            self.emit(
+                "model-unknown-at-start",
+                f"rule `{rule.id}` reads the model at session.start, where Claude Code and "
+                "Gemini CLI do not name it yet: there it is `unknown` when a session starts",
+                info.model_span,
                 rule.id,
             )
         if eff["action"] == "block" and worst > BLOCK_REASON_TOKENS:

@@ -224,7 +224,9 @@ def evaluate_on(
     try:
         conn.execute("BEGIN TRANSACTION")
         try:
-            [result] = decide(conn, [event], flags=resident.flags if resident else None)
+            [result] = decide(
+                conn, [event], flags=resident.flags if resident else None, log=log
+            )
             latency = int((time.monotonic() - started) * 1_000_000)
             if after is None:
                 record(conn, [result], log, [latency])

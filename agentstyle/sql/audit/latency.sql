@@ -1,10 +1,12 @@
--- Latency distribution of the window's answered events, in power-of-two microsecond buckets:
--- bucket k holds latencies in [2^k, 2^(k+1)) µs (k = 0 also holds 0 µs).
+-- Latency distribution of the window's answered events, in 1-2-5 buckets of microseconds
+-- (… 500 µs, 1 ms, 2 ms, 5 ms, 10 ms …), so every bucket edge reads as a round number:
+-- a bucket holds latencies in [low_us, high_us) (the first also holds 0 µs).
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
 -- $rule (GLOB over rule ids or NULL: only events that rule fired on).
--- Result: bucket (k), low_us, high_us, events — ordered by bucket.
+-- Result: bucket (its position on the 1-2-5 scale: 3 per decade), low_us, high_us, events —
+-- ordered by bucket.
 WITH ev AS (
-    SELECT e.*
+    SELECT greatest(e.latency_us, 1) AS us
     FROM events e
     WHERE e.latency_us IS NOT NULL
       AND ($since IS NULL OR e.ts >= $since)
@@ -13,11 +15,20 @@ WITH ev AS (
       AND ($harness IS NULL OR e.harness = $harness)
       AND ($rule IS NULL OR EXISTS (
           SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+),
+scaled AS (
+    -- decade k and the leading step (1, 2 or 5): step × 10^k is the bucket's lower edge; read
+    -- off the digits, so an exact power of ten never falls a bucket low through log10 rounding
+    SELECT length(CAST(us AS VARCHAR)) - 1 AS k,
+           CASE WHEN CAST(left(CAST(us AS VARCHAR), 1) AS INTEGER) >= 5 THEN 5
+                WHEN CAST(left(CAST(us AS VARCHAR), 1) AS INTEGER) >= 2 THEN 2
+                ELSE 1 END AS step
+    FROM ev
 )
-SELECT CAST(floor(log2(greatest(latency_us, 1))) AS INTEGER) AS bucket,
-       CAST(pow(2, floor(log2(greatest(latency_us, 1)))) AS BIGINT) AS low_us,
-       CAST(pow(2, floor(log2(greatest(latency_us, 1))) + 1) AS BIGINT) AS high_us,
+SELECT 3 * k + CASE step WHEN 1 THEN 0 WHEN 2 THEN 1 ELSE 2 END AS bucket,
+       CAST(step * pow(10, k) AS BIGINT) AS low_us,
+       CAST(CASE step WHEN 5 THEN 10 WHEN 2 THEN 5 ELSE 2 END * pow(10, k) AS BIGINT) AS high_us,
        count(*) AS events
-FROM ev
+FROM scaled
 GROUP BY ALL
 ORDER BY bucket;

@@ -4,12 +4,17 @@
 -- row, its kept fields, or the native tool name when the fields were not kept), plus every
 -- event it fired on (it was a candidate then, whatever the policy says now).
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
--- $rule (GLOB over rule ids or NULL: which rows to return).
+-- $rule (GLOB over rule ids or NULL: which rows to return), $min_events (the sample a flag
+-- needs: rate flags need that many candidate events, `dead` five times as many at its point).
 -- Result: rule, action, candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
 -- dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
--- erroring, noisy, broad, dead; only `erroring` for rules no longer installed) — in policy
--- order, then the rules no longer installed by id.
+-- erroring — has `error` outcomes; looping — a stop rule blocking more than half the stops;
+-- noisy — a warn/ask/inject firing on more than 20% of its candidates, except an
+-- unconditional session-start inject (a project brief: meant to speak every session);
+-- broad — a rule with a condition that holds on every candidate; dead — never fired, not a
+-- built-in `style/` rule; only `erroring` for rules no longer installed) — in policy order,
+-- then the rules no longer installed by id.
 WITH ev AS (
     SELECT e.*
     FROM events e
@@ -151,7 +156,12 @@ measured AS (
            coalesce(f.errors, 0) AS errors,
            CAST(coalesce(f.tokens_emitted, 0) AS BIGINT) AS tokens_emitted,
            f.last_fired,
-           CAST(coalesce(pe.n, 0) AS BIGINT) AS point_events
+           CAST(coalesce(pe.n, 0) AS BIGINT) AS point_events,
+           r.package,
+           r.has_condition,
+           coalesce(r.target = 'system' OR r.event = 'session.start', false)
+               AS at_session_start,
+           coalesce(r.event IN ('stop', 'subagent.stop'), false) AS at_stop
     FROM ids i
     LEFT JOIN rules r ON r.rule_id = i.rule_id
     LEFT JOIN candidates c ON c.rule_id = i.rule_id
@@ -176,10 +186,18 @@ SELECT rule_id AS rule,
        last_fired,
        nullif(concat_ws(',',
            CASE WHEN errors > 0 THEN 'erroring' END,
-           CASE WHEN action IN ('warn', 'ask', 'inject') AND fired > 0.2 * candidates
+           CASE WHEN at_stop AND action = 'block' AND candidates >= $min_events
+                     AND blocked > 0.5 * candidates
+                THEN 'looping' END,
+           CASE WHEN action IN ('warn', 'ask', 'inject') AND candidates >= $min_events
+                     AND fired > 0.2 * candidates
+                     AND NOT (NOT has_condition AND at_session_start)
                 THEN 'noisy' END,
-           CASE WHEN action IS NOT NULL AND candidates > 0 AND fired = candidates
+           CASE WHEN action IS NOT NULL AND has_condition AND candidates >= $min_events
+                     AND fired = candidates
                 THEN 'broad' END,
-           CASE WHEN fired = 0 AND point_events >= 100 THEN 'dead' END), '') AS flag
+           CASE WHEN action IS NOT NULL AND fired = 0 AND package <> 'style'
+                     AND point_events >= 5 * $min_events
+                THEN 'dead' END), '') AS flag
 FROM measured
 ORDER BY rule_order NULLS LAST, rule_id;

@@ -2,7 +2,8 @@
 -- window, empty buckets included (so a chart of it has no false joins).
 -- Parameters: $bucket ('day' or 'hour'), $since, $until (TIMESTAMP or NULL), $session,
 -- $harness (exact or NULL), $rule (GLOB over rule ids or NULL: only events that rule fired on).
--- Result: bucket (start of the day/hour), events, hits (rule matches), blocks, block_rate.
+-- Result: bucket (start of the day/hour), events, hits (rule matches), blocks, asks,
+-- block_rate, ask_rate (of the bucket's events; NULL for an empty bucket).
 WITH ev AS (
     SELECT e.*
     FROM events e
@@ -24,7 +25,8 @@ per_bucket AS (
     SELECT date_trunc($bucket, ev.ts) AS bucket,
            count(*) AS events,
            coalesce(sum(hc.n), 0) AS hits,
-           count(*) FILTER (WHERE ev.verdict = 'block') AS blocks
+           count(*) FILTER (WHERE ev.verdict = 'block') AS blocks,
+           count(*) FILTER (WHERE ev.verdict = 'ask') AS asks
     FROM ev
     LEFT JOIN hit_counts hc ON hc.event_id = ev.event_id
     GROUP BY 1
@@ -39,7 +41,9 @@ SELECT b.bucket,
        coalesce(p.events, 0) AS events,
        CAST(coalesce(p.hits, 0) AS BIGINT) AS hits,
        coalesce(p.blocks, 0) AS blocks,
-       round(p.blocks / p.events, 4) AS block_rate
+       coalesce(p.asks, 0) AS asks,
+       round(p.blocks / p.events, 4) AS block_rate,
+       round(p.asks / p.events, 4) AS ask_rate
 FROM buckets b
 LEFT JOIN per_bucket p ON p.bucket = b.bucket
 ORDER BY b.bucket;

@@ -1,4 +1,4 @@
--- Evaluation index (schema 004): a row per (route, rule, clause, literal) of every placed
+-- Evaluation index (schema 005): a row per (route, rule, clause, literal) of every placed
 -- entry. Tool globs are matched here against the normalized tool names, once per install, so
 -- an event finds its candidates by its route keys alone; each literal carries the one test its
 -- operator needs (a required literal first, then a regex, an exact value, a list or a number).

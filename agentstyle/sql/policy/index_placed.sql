@@ -1,4 +1,4 @@
--- Evaluation index (schema 004): the running entries with the facts evaluation reads.
+-- Evaluation index (schema 005): the running entries with the facts evaluation reads.
 -- No parameters; run after the policy tables are filled, in the same transaction.
 INSERT INTO placed
 SELECT en.harness, en.point, r.rule_id, r.rule_order, p.pkg_order, r.priority,

@@ -1,4 +1,4 @@
--- Evaluation index (schema 004): per harness and point, which optional statements its events
+-- Evaluation index (schema 005): per harness and point, which optional statements its events
 -- need: state.* over the history, per-rule state, field paths with `*` segments, the
 -- session's model before matching; and the field rows its conditions read.
 -- No parameters. Run after index_match_rows.sql.

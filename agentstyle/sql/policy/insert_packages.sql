@@ -1,6 +1,8 @@
 -- Bulk insert into `packages`: one bound list per column, zipped by unnest.
--- Parameters: $8 lists, in column order (name, version, priority, source, digest, pkg_order, per_rule, per_event).
-INSERT INTO packages (name, version, priority, source, digest, pkg_order, per_rule, per_event)
+-- Parameters: $9 lists, in column order (name, version, priority, source, digest, pkg_order,
+-- per_rule, per_event, allow_code).
+INSERT INTO packages (name, version, priority, source, digest, pkg_order, per_rule, per_event,
+                      allow_code)
 SELECT
     unnest($1),
     unnest($2),
@@ -9,4 +11,5 @@ SELECT
     unnest($5),
     unnest($6),
     unnest($7),
-    unnest($8);
+    unnest($8),
+    unnest($9);

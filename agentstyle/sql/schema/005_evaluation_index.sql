@@ -1,4 +1,4 @@
--- Migration 004: the evaluation index, derived from the policy tables whenever a policy is
+-- Migration 005: the evaluation index, derived from the policy tables whenever a policy is
 -- stored (sql/policy/index_*.sql, run by store.index_policy; this migration's caller runs them
 -- once for a database that already holds a policy). It holds what evaluation used to work out
 -- per event and does not depend on the event, so an event costs a few small statements:
