@@ -187,8 +187,8 @@ def decide(
     person granted is used up here, inside the caller's transaction.
 
     `trace` keeps the candidates whose conditions failed (explain); `log` is the mode `record`
-    will use (an allow code is offered only where the history keeps the call). `flags` are the policy's
-    (`point_flags`), read here when not given. An event that nothing matches costs the one
+    will use (an allow code is offered only where the history keeps the call). `flags` are the
+    policy's (`point_flags`), read here when not given. An event that nothing matches costs the one
     `match` statement: its bookkeeping waits for `record`, after the answer.
     """
     if not events:

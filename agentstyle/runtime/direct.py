@@ -224,9 +224,7 @@ def evaluate_on(
     try:
         conn.execute("BEGIN TRANSACTION")
         try:
-            [result] = decide(
-                conn, [event], flags=resident.flags if resident else None, log=log
-            )
+            [result] = decide(conn, [event], flags=resident.flags if resident else None, log=log)
             latency = int((time.monotonic() - started) * 1_000_000)
             if after is None:
                 record(conn, [result], log, [latency])
