@@ -4,7 +4,10 @@ One event costs a few small statements over the evaluation index (schema 005): `
 (session bookkeeping and the point's flags), `match` (candidates by route key and their
 conditions as one flat join), and only when something matched, `templates` and `outcomes`
 (precedence, dedup against `claims`, budget). `state.*` and field paths with `*` segments are
-statements of their own, run only for events at a point whose rules read them. DuckDB's cost
+statements of their own, run only for events at a point whose rules read them; the state over
+what the session did (`state.commands_since_edit`, `state.files_edited`,
+`state.commands_failed`) reads `session_facts`, which `record` fills only for a policy with
+such a rule (`facts_of`). DuckDB's cost
 per statement grows with the plan, hardly with the rows, so batches (replay) run the same
 statements over many events at once.
 
@@ -25,6 +28,7 @@ from agentstyle.engine.event import Event
 from agentstyle.engine.privacy import stored_value
 from agentstyle.engine.render import Rendered, SegmentRow, render_rule
 from agentstyle.engine.store import Connection, parsed
+from agentstyle.vocabulary import ADDING_TOOLS
 
 EMITTING = ("emitted", "budget-truncated")
 
@@ -57,6 +61,7 @@ class Evaluation:
     prompt_count: int = 0
     model: str | None = None
     new_session: bool = False  # its session had no stored row before this batch
+    facts: bool = False  # its harness's policy reads the session facts: `record` keeps them
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +74,7 @@ class Flags:
     reads_model: bool = False
     routed: bool = False
     keys: frozenset[str] = frozenset()  # the field rows its conditions read
+    history: bool = False  # state over the session's facts (history_state.sql)
 
     def __or__(self, other: Flags) -> Flags:
         return Flags(
@@ -78,12 +84,13 @@ class Flags:
             self.reads_model or other.reads_model,
             self.routed or other.routed,
             self.keys | other.keys,
+            self.history or other.history,
         )
 
     @property
     def book_first(self) -> bool:
         """Matching reads what the bookkeeping gives: event ids for state.*, the model."""
-        return self.session_state or self.rule_state or self.reads_model
+        return self.session_state or self.rule_state or self.reads_model or self.history
 
 
 # (harness, point) → its flags; a point without a row has no rule placed.
@@ -94,8 +101,10 @@ def point_flags(conn: Connection) -> PointFlags:
     """The policy's point flags, for a connection that evaluates many events of one policy
     (the resident engine: the policy cannot change while it holds the lock)."""
     return {
-        (harness, point): Flags(bool(a), bool(b), bool(c), bool(d), True, frozenset(keys))
-        for harness, point, a, b, c, d, keys in _run(conn, "evaluate/point_flags")
+        (harness, point): Flags(
+            bool(a), bool(b), bool(c), bool(d), True, frozenset(keys), bool(history)
+        )
+        for harness, point, a, b, c, d, keys, history in _run(conn, "evaluate/point_flags")
     }
 
 
@@ -199,6 +208,10 @@ def decide(
     need = Flags()
     for point in {(ev.harness, ev.point or "") for ev in events}:
         need = need | flags.get(point, Flags())
+    keeps_facts = {harness for (harness, _point), f in flags.items() if f.history}
+    if keeps_facts:
+        for e in evaluations:
+            e.facts = e.event.harness in keeps_facts
     if need.book_first:
         _book(conn, evaluations)
     extra: list[tuple[int, str, str]] = []  # state.* and wildcard field rows
@@ -206,6 +219,8 @@ def decide(
         extra += _session_state(conn, evaluations)
     if need.rule_state:
         extra += _rule_state(conn, evaluations)
+    if need.history:
+        _history_state(conn, evaluations, flags)
     if need.wildcards:
         extra += _wild_fields(conn, evaluations)
     if need.routed:
@@ -284,6 +299,50 @@ def _rule_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[i
         ],
     )
     return [(int(s), str(f), str(v)) for s, f, v in rows]
+
+
+def facts_of(e: Evaluation) -> list[tuple[Any, ...]]:
+    """The session facts an event leaves (schema 006): each simple command a shell call ran,
+    with whether the call failed, and each file a write or edit that did not fail touched.
+    Values are stored as field values are (redacted, cut), and the batch's own facts are read
+    the same way, so a batch and one event at a time see the same text."""
+    ev = e.event
+    if ev.point not in ("tool.post", "tool.failed"):
+        return []
+    if ev.tool == "shell":
+        kind, values = "command", ev.values("shell.commands")
+    elif ev.tool in ADDING_TOOLS and not ev.failed:
+        kind, values = "edit", ev.values("file.path")
+    else:
+        return []
+    base = (ev.harness, ev.session_id, e.event_id, kind)
+    return [(*base, stored_value(v), ev.failed) for v in dict.fromkeys(values) if v]
+
+
+def _history_state(conn: Connection, evaluations: list[Evaluation], flags: PointFlags) -> None:
+    """The state over the session's facts, as field rows of the events at a point that reads
+    it (so templates can show them, `{{event.state.files_edited}}`, and a hit stores them)."""
+    wanted = [
+        (seq, e)
+        for seq, e in enumerate(evaluations)
+        if flags.get((e.event.harness, e.event.point or ""), Flags()).history
+    ]
+    batch = [fact for e in evaluations if e.facts for fact in facts_of(e)]
+    rows = _run(
+        conn,
+        "evaluate/history_state",
+        [
+            [seq for seq, _e in wanted],
+            [e.event_id for _seq, e in wanted],
+            [e.event.harness for _seq, e in wanted],
+            [e.event.session_id for _seq, e in wanted],
+            *_columns([(f[2], f[0], f[1], f[3], f[4], f[5]) for f in batch], 6),
+        ],
+    )
+    counts: dict[tuple[int, str], int] = defaultdict(int)
+    for seq, name, value in rows:
+        evaluations[seq].event.add(name, value, counts[(seq, name)])
+        counts[(seq, name)] += 1
 
 
 def _field_rows(
@@ -489,6 +548,8 @@ def record(
         if (decided and log == "hits") or log == "full":
             kept += [(evaluation.event_id, f, i, stored_value(v)) for f, i, v in ev.fields]
     _bulk(conn, "history/insert_fields", kept)
+    # The session facts are the rules' input, kept whatever the log mode (docs/conditions.md).
+    _bulk(conn, "history/insert_facts", [f for e in evaluations if e.facts for f in facts_of(e)])
     _bulk(conn, "history/insert_hits", hits)
     _bulk(conn, "history/insert_claims", claims)
 

@@ -153,8 +153,9 @@ def insert_rows(conn: Connection, table: str, rows: list[tuple[Any, ...]]) -> No
 
 
 # The evaluation index (schema 005) is derived from the policy tables by these statements, in
-# order, inside the transaction that stores a policy.
-INDEX_VERSION = 5
+# order, inside the transaction that stores a policy; a database older than INDEX_VERSION
+# (006 added point_flags.history) has it derived again when migrated.
+INDEX_VERSION = 6
 INDEX_STATEMENTS = (
     "policy/clear_index",
     "policy/index_placed",

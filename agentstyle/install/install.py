@@ -195,7 +195,7 @@ def handler_groups(
     adapter = adapter_for(harness)
     by_event: dict[str, list[tuple[PlanEntry, Parts]]] = {}
     for e in plan:
-        if e.harness == harness and e.runs and e.native_event and e.point:
+        if e.harness == harness and e.hooked and e.native_event and e.point:
             for native, parts in routed(e, spec):
                 by_event.setdefault(native, []).append((e, parts))
     if not by_event:

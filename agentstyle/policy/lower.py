@@ -16,7 +16,13 @@ from agentstyle.policy.prefilter import required_literal, required_runs
 from agentstyle.policy.settingrefs import Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span
-from agentstyle.vocabulary import GLOB_OPS, NEGATED_OPS, REGEX_OPS, RULE_STATE_FIELDS
+from agentstyle.vocabulary import (
+    COMMAND_LIST_FIELDS,
+    GLOB_OPS,
+    NEGATED_OPS,
+    REGEX_OPS,
+    RULE_STATE_FIELDS,
+)
 
 MAX_CLAUSES = 512
 
@@ -143,7 +149,9 @@ def lower_condition(
             # A negated operator is stored as its positive form plus a flag on the literal.
             negated_op[nid] = n.op in NEGATED_OPS or n.op == "missing"
             base_op = "exists" if n.op == "missing" else NEGATED_OPS.get(n.op, n.op)
-            lookup = "shell.commands" if n.op == "shell_regex" else n.field
+            # `shell_regex` reads the event's shell commands, or a list of commands itself
+            shell = n.op == "shell_regex" and n.field not in COMMAND_LIST_FIELDS
+            lookup = "shell.commands" if shell else n.field
             value, regex = n.value, info.regexes.get(id(n))
             if id(n) in info.setting_preds:
                 value, regex = installed_value(n, info, low)
