@@ -306,6 +306,8 @@ def history_entries(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[P
             patterns.extend(parts[1])
     matcher = None if every else format_matcher(spec, exact, patterns)
     why = "records the calls that `" + "`, `".join(sorted(reads)) + "` read"
+    if reads & HISTORY_FIELDS:
+        why += " (kept with `log: off` too: the rule reads them)"
     if "tool.failed" not in spec.points and reads - {"state.files_edited"}:
         why += f"; {spec.name} reports no failed call, so every command counts as succeeded"
     out: list[PlanEntry] = []
