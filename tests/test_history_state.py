@@ -379,3 +379,41 @@ def test_shell_regex_reads_a_command_list_at_stop(tmp_path: Path) -> None:
         """,
     )
     assert [d["code"] for d in found] == ["field-unavailable"]
+
+
+def test_a_replay_of_the_sessions_export_gives_the_hooks_verdicts(
+    project: Project, tmp_path: Path
+) -> None:
+    """`log: hits` keeps no field values of the tool results without a hit; the export carries
+    their session facts, so `style replay` of it refuses the same stops."""
+    project.install(PACKAGE, "--harness", "claude-code")
+    installed = project
+    s = Session(installed)
+    s.edit("src/export.rs")
+    s.stop()
+    s.bash("cargo test")
+    s.stop()
+    out = tmp_path / "export"
+
+    def style(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "agentstyle", *args],
+            cwd=installed.root,
+            env=clean_env(installed.home),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    done = style("audit", "export", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    done = style("replay", str(out), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    rows = {r["rule"]: r for r in json.loads(done.stdout)["rules"]["rows"]}
+    audit = style("audit", "rules", "--format", "json")
+    recorded = {r["rule"]: r for r in json.loads(audit.stdout)["rows"]}
+    for rule in (f"{PACKAGE}/edited-without-tests", f"{PACKAGE}/tests-failing"):
+        for column in ("candidates", "fired", "blocked"):
+            assert rows[rule][column] == recorded[rule][column], (rule, column)
+    assert recorded[f"{PACKAGE}/edited-without-tests"]["blocked"] >= 1
