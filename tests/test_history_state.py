@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import Project, clean_env, new_session
+from test_harness_support import HarnessProject
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded
@@ -417,3 +418,114 @@ def test_a_replay_of_the_sessions_export_gives_the_hooks_verdicts(
         for column in ("candidates", "fired", "blocked"):
             assert rows[rule][column] == recorded[rule][column], (rule, column)
     assert recorded[f"{PACKAGE}/edited-without-tests"]["blocked"] >= 1
+
+
+# Per harness: (native event, payload) of an edit, a passing test run, a failing one and a
+# stop, in the harness's own shapes (contracts.md); `{root}` is the project folder.
+HARNESS_EVENTS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
+    "codex": {
+        "edit": (
+            "PostToolUse",
+            {
+                "tool_name": "apply_patch",
+                "tool_input": {
+                    "command": "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n"
+                    "*** End Patch\n"
+                },
+                "tool_response": "Success. Updated the following files:\nM src/lib.rs\n",
+            },
+        ),
+        "pass": ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "cargo test"}}),
+        "stop": ("Stop", {"stop_hook_active": False, "last_assistant_message": "Done."}),
+    },
+    "gemini-cli": {
+        "edit": (
+            "AfterTool",
+            {
+                "tool_name": "write_file",
+                "tool_input": {"file_path": "{root}/src/lib.rs", "content": "fn f() {}"},
+                "tool_response": {"llmContent": "Wrote src/lib.rs", "returnDisplay": ""},
+            },
+        ),
+        "fail": (
+            "AfterTool",
+            {
+                "tool_name": "run_shell_command",
+                "tool_input": {"command": "cargo test"},
+                "tool_response": {
+                    "llmContent": "Command: cargo test\nStdout: Exit Code: 0\nExit Code: 101\n",
+                    "returnDisplay": "",
+                },
+            },
+        ),
+        "pass": (
+            "AfterTool",
+            {
+                "tool_name": "run_shell_command",
+                "tool_input": {"command": "cargo test"},
+                "tool_response": {
+                    "llmContent": "Command: cargo test\nStdout: ok\nExit Code: 0\n",
+                    "returnDisplay": "",
+                },
+            },
+        ),
+        "stop": ("AfterAgent", {"prompt": "fix it", "prompt_response": "Done."}),
+    },
+    "cursor": {
+        "edit": (
+            "postToolUse",
+            {
+                "tool_name": "Write",
+                "tool_input": {"file_path": "{root}/src/lib.rs", "contents": "fn f() {}"},
+                "tool_output": "{}",
+            },
+        ),
+        "fail": (
+            "postToolUseFailure",
+            {
+                "tool_name": "Shell",
+                "tool_input": {"command": "cargo test"},
+                "error_message": "exit 101",
+                "failure_type": "error",
+            },
+        ),
+        "pass": (
+            "postToolUse",
+            {
+                "tool_name": "Shell",
+                "tool_input": {"command": "cargo test"},
+                "tool_output": '{"exitCode":0}',
+            },
+        ),
+        "stop": ("stop", {"status": "completed", "loop_count": 0}),
+    },
+}
+
+
+@pytest.mark.parametrize("harness", sorted(HARNESS_EVENTS))
+def test_every_harness_refuses_the_untested_stop(harness: str, tmp_path: Path) -> None:
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    assert p.cli("install", PACKAGE, "--harness", harness).returncode == 0
+    config = p.config(harness).read_text("utf-8")
+    tool_post = {"codex": "PostToolUse", "gemini-cli": "AfterTool", "cursor": "postToolUse"}
+    assert f'"{tool_post[harness]}"' in config  # the history handler is installed
+    sid = new_session()
+    root = p.root.as_posix()
+    events = HARNESS_EVENTS[harness]
+
+    def send(step: str, n: int = 0) -> str:
+        native, given = events[step]
+        payload = json.loads(json.dumps(given).replace("{root}", root))
+        ids = {"conversation_id": sid} if harness == "cursor" else {"session_id": sid}
+        call = {"tool_use_id": f"call_{n}"} if step != "stop" else {}
+        payload = {**ids, "cwd": root, "hook_event_name": native, **call, **payload}
+        return p.hook_as(harness, native, payload).stdout
+
+    assert send("edit", 1).strip() in ("", "{}")
+    refused = send("stop")
+    assert "STYLE edited-without-tests" in refused and "src/lib.rs" in refused
+    if "fail" in events:
+        send("fail", 2)
+        assert "STYLE tests-failing" in send("stop")
+    send("pass", 3)
+    assert "STYLE" not in send("stop")
