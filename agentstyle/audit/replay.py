@@ -20,11 +20,14 @@ Batches and exactness
 
 `evaluate()` decides a whole batch in SQL. Session bookkeeping (generation, compaction round,
 prompt count), event ids, `state.turns`, `state.tool_calls` and `state.failures` are window
-functions over the batch in order, and dedup inside the batch is `row_number()` over the claim
-key: the first row of a key is decided against the stored claims, later rows of the same key
-are suppressed. Outcomes of a batch are *prefix-closed*: an event's outcome depends only on the
-history before the batch and on the events before it in the batch, so evaluating the first j
-events of a batch alone gives them the same outcomes.
+functions over the batch in order, the lists over what the session did
+(`state.commands_since_edit`, `state.files_edited`, `state.commands_failed`) read the stored
+session facts and those of the batch's own earlier events (evaluate/history_state.sql), and
+dedup inside the batch is `row_number()` over the claim key: the first row of a key is decided
+against the stored claims, later rows of the same key are suppressed. Outcomes of a batch are
+*prefix-closed*: an event's outcome depends only on the history before the batch and on the
+events before it in the batch, so evaluating the first j events of a batch alone gives them the
+same outcomes.
 
 Evaluating one event at a time (what the hooks do) differs from that only where a later event
 depends on an earlier event's *outcome*, which the batch query cannot see:
