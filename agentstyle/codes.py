@@ -1256,7 +1256,9 @@ CODES: dict[str, Code] = {
             "block reason over 40 tokens",
             what=(
                 "A `block` rule's body, the reason the agent is given, is estimated at more\n"
-                "than 40 tokens (more than 160 bytes of UTF-8; tokens are ceil(bytes / 4))."
+                "than 40 tokens (more than 160 bytes of UTF-8; tokens are ceil(bytes / 4)).\n"
+                "At `stop` and `subagent.stop` the history lists a reason names\n"
+                "(`{{event.state.files_edited}}`: what is left to do) are not counted."
             ),
             why=(
                 "When a block fires, no inject or warn output of that event is emitted, so\n"

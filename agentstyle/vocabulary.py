@@ -171,6 +171,7 @@ class Availability:
 
 
 _TOOL_ANY = Availability(TOOL_POINTS)
+HISTORY_POINTS = ALL_POINTS - {"session.start"}
 # Condition fields (when.md "Fields"); `tool.input.<path>` and `tool.output.<path>` by prefix.
 CONDITION_FIELDS: dict[str, Availability] = {
     "event.name": Availability(ALL_POINTS),
@@ -206,10 +207,25 @@ CONDITION_FIELDS: dict[str, Availability] = {
     "state.failures": Availability(TOOL_POINTS),
     "state.rule_hits": Availability(ALL_POINTS),
     "state.since_last_s": Availability(ALL_POINTS),
+    # What the session did, from the facts its tool.post/tool.failed events left (install adds
+    # those handlers): at a session start the agent's context has run nothing yet.
+    "state.commands_since_edit": Availability(HISTORY_POINTS),
+    "state.files_edited": Availability(HISTORY_POINTS),
+    "state.commands_failed": Availability(HISTORY_POINTS),
 }
 PATH_FIELDS = ("tool.input", "tool.output")  # fields that take `.<path>` below them
-LIST_FIELDS = frozenset({"shell.commands", "shell.code", "shell.dynamic"})
 RULE_STATE_FIELDS = frozenset({"state.rule_hits", "state.since_last_s"})
+# State over the session's facts (schema 006 `session_facts`, sql/evaluate/history_state.sql).
+HISTORY_FIELDS = frozenset(
+    {"state.commands_since_edit", "state.files_edited", "state.commands_failed"}
+)
+# Lists of simple commands as `shell.commands` holds them: `shell_regex` reads these fields
+# themselves (on any other field it reads the event's `shell.commands`).
+COMMAND_LIST_FIELDS = frozenset({"state.commands_since_edit", "state.commands_failed"})
+LIST_FIELDS = frozenset({"shell.commands", "shell.code", "shell.dynamic"}) | HISTORY_FIELDS
+# The state whose history needs the tool.post/tool.failed handlers installed (plan.py adds
+# them): commands and edits for HISTORY_FIELDS, a tool's successes and failures for failures.
+HANDLER_STATE_FIELDS = HISTORY_FIELDS | {"state.failures"}
 
 # Template variables (rules.md "Bodies and templates"): event content needs the `event.` prefix.
 RUNTIME_VARS = frozenset(
@@ -238,6 +254,9 @@ EVENT_VARS = frozenset(
         "event.mcp.tool",
         "event.skill.name",
         "event.file.path",
+        "event.state.files_edited",
+        "event.state.commands_since_edit",
+        "event.state.commands_failed",
     }
 )
 EVENT_PATH_VARS = ("event.tool.input", "event.tool.output")
@@ -246,6 +265,13 @@ DEDUP_BREAKING_VARS = frozenset({"harness.session_id", "harness.turn_id"})
 # Token estimation (runtime.md).
 EVENT_VAR_MAX_CHARS = 512
 EVENT_VAR_WORST_TOKENS = 1800
+# `{{event.state.files_edited}}` and the other history lists: the elements joined by `, `
+# and cut shorter than other event content (a reason names them, it does not quote them);
+# fenced as event content is (a file name is the agent's text): the fence, its attributes and
+# every character escaped (`\u003c`, 6 bytes) at worst.
+STATE_LIST_VARS = frozenset({f"event.{name}" for name in HISTORY_FIELDS})
+STATE_VAR_MAX_CHARS = 200
+STATE_VAR_WORST_TOKENS = (120 + 6 * STATE_VAR_MAX_CHARS + 3) // 4
 RUNTIME_VAR_WORST_TOKENS = 16
 BLOCK_REASON_TOKENS = 40
 

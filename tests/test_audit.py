@@ -1001,7 +1001,8 @@ def test_prune_deletes_old_history_in_one_go(
                 "--format", "json", monkeypatch=monkeypatch)  # fmt: skip
     assert dry.code == 0
     # day 1: 140 events, 42 field rows (40 shell + 2 prompts), 48 hits, 2 claims; session s1
-    counts = {"claims": 2, "hits": 48, "event_fields": 42, "events": 140, "sessions": 1}
+    counts = {"claims": 2, "hits": 48, "event_fields": 42, "session_facts": 0, "events": 140,
+              "sessions": 1}  # fmt: skip
     assert dry.json == {"cutoff": "2024-05-02T00:00:00", "dry_run": True, "deleted": counts}
     assert scratch.scalar("SELECT count(*) FROM events") == 169  # a dry run deletes nothing
     run = style(scratch, "audit", "prune", "--older-than", "2024-05-02", monkeypatch=monkeypatch)

@@ -104,6 +104,22 @@ def test_readme_lists_every_package() -> None:
         assert f"`{name}`" in readme, name
 
 
+# The events a package's rule needs in the session's history before the event of the case.
+HISTORY: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "tests-before-stop": [
+        (
+            "PostToolUse",
+            {
+                "tool_name": "Write",
+                "tool_use_id": "t1",
+                "tool_input": {"file_path": "src/lib.rs", "content": "pub fn f() {}"},
+                "tool_response": {},
+            },
+        )
+    ],
+}
+
+
 @pytest.mark.parametrize(
     ("name", "setting", "value", "event", "payload"),
     [
@@ -136,7 +152,7 @@ def test_readme_lists_every_package() -> None:
             "test_command",
             "cargo test --workspace",
             "Stop",
-            {"last_assistant_message": "Done. I did not run the tests."},
+            {"last_assistant_message": "Done.", "stop_hook_active": False},
         ),
     ],
 )
@@ -156,8 +172,11 @@ def test_settings_are_rendered_at_install(
     conn = memory_store()
     try:
         replace_policy(conn, compiled.rows)
-        full = {"session_id": "s", "cwd": str(REPO), "hook_event_name": event, **payload}
         conn.execute("BEGIN TRANSACTION")
+        for before, given in HISTORY.get(name, []):  # what the session did before the event
+            full = {"session_id": "s", "cwd": str(REPO), "hook_event_name": before, **given}
+            evaluate(conn, [normalize(full, before)])
+        full = {"session_id": "s", "cwd": str(REPO), "hook_event_name": event, **payload}
         [evaluation] = evaluate(conn, [normalize(full, event)])
         conn.execute("ROLLBACK")
     finally:

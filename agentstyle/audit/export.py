@@ -31,7 +31,7 @@ DAY_TABLES = ("events", "hits", "event_fields", "claims", "sessions")
 # The policy as installed at export time: what the `rules` report needs to find candidates.
 POLICY_TABLES = ("packages", "rules", "entries", "rule_tools")
 TABLES = DAY_TABLES + POLICY_TABLES
-PRUNED = ("claims", "hits", "event_fields", "events", "sessions")
+PRUNED = ("claims", "hits", "event_fields", "session_facts", "events", "sessions")
 
 
 def machine_name() -> str:

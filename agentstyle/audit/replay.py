@@ -20,11 +20,14 @@ Batches and exactness
 
 `evaluate()` decides a whole batch in SQL. Session bookkeeping (generation, compaction round,
 prompt count), event ids, `state.turns`, `state.tool_calls` and `state.failures` are window
-functions over the batch in order, and dedup inside the batch is `row_number()` over the claim
-key: the first row of a key is decided against the stored claims, later rows of the same key
-are suppressed. Outcomes of a batch are *prefix-closed*: an event's outcome depends only on the
-history before the batch and on the events before it in the batch, so evaluating the first j
-events of a batch alone gives them the same outcomes.
+functions over the batch in order, the lists over what the session did
+(`state.commands_since_edit`, `state.files_edited`, `state.commands_failed`) read the stored
+session facts and those of the batch's own earlier events (evaluate/history_state.sql), and
+dedup inside the batch is `row_number()` over the claim key: the first row of a key is decided
+against the stored claims, later rows of the same key are suppressed. Outcomes of a batch are
+*prefix-closed*: an event's outcome depends only on the history before the batch and on the
+events before it in the batch, so evaluating the first j events of a batch alone gives them the
+same outcomes.
 
 Evaluating one event at a time (what the hooks do) differs from that only where a later event
 depends on an earlier event's *outcome*, which the batch query cannot see:
@@ -59,6 +62,7 @@ against the real hook command.
 from __future__ import annotations
 
 import contextlib
+import gc
 import re
 import time
 from collections.abc import Callable
@@ -288,6 +292,29 @@ def replay(
             continue
         index.append(i)
         events.append(ev)
+    # The recorded events live until the end: frozen, the collector stops walking them after
+    # every batch's garbage (a third of a large replay's time, bench/RESULTS.md).
+    gc.freeze()
+    try:
+        result = _evaluated(
+            policy, recorded, index, events, unknown, batch_size, examples, progress
+        )
+    finally:
+        gc.unfreeze()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _evaluated(
+    policy: Policy,
+    recorded: list[Recorded],
+    index: list[int],
+    events: list[Event],
+    unknown: int,
+    batch_size: int,
+    examples: int,
+    progress: Progress | None,
+) -> Replayed:
     result = Replayed(policy, len(recorded), len(events), unknown)
     result.verdicts = [None] * len(recorded)
     result.outcomes = [{} for _ in recorded]
@@ -317,7 +344,6 @@ def replay(
         if progress is not None:
             progress(start, len(events))
     result.examples = collector.result()
-    result.seconds = time.perf_counter() - started
     return result
 
 
@@ -332,7 +358,6 @@ def _speculate(
         evaluations = evaluate(conn, [_copy(e) for e in events], "hits", trace=trace)
         cut = first_dependent(evaluations, policy.refresh, policy.reads_rule_state)
         if cut is None:
-            _finish(conn, evaluations)
             conn.execute("COMMIT")
             return evaluations, None
     except BaseException:
@@ -347,26 +372,11 @@ def _commit(policy: Policy, events: list[Event], trace: bool) -> list[Evaluation
     conn.execute("BEGIN TRANSACTION")
     try:
         evaluations = evaluate(conn, [_copy(e) for e in events], "hits", trace=trace)
-        _finish(conn, evaluations)
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
     return evaluations
-
-
-def _finish(conn: Connection, evaluations: list[Evaluation]) -> None:
-    """Each event's answer into its history row (the hook's finish_event, for a batch)."""
-    if not evaluations:
-        return
-    conn.execute(
-        sql("replay/finish_events"),
-        [
-            [e.event_id for e in evaluations],
-            [e.decision.verdict or "none" for e in evaluations],
-            [",".join(e.event.notes) or None for e in evaluations],
-        ],
-    )
 
 
 def first_dependent(

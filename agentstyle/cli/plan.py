@@ -82,9 +82,9 @@ def command(
                         e.point or "-",
                         e.native_event or "-",
                         # A matcher means something only where a hook is installed.
-                        (e.matcher or "*") if e.runs else "-",
+                        (e.matcher or "*") if e.hooked else "-",
                         e.status,
-                        e.action,
+                        e.action if e.runs or not e.hooked else "-",
                         e.repeat or "-",
                         e.reason or "",
                     )

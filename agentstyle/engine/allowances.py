@@ -257,62 +257,77 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> Grant:
     return Grant(int(inserted[0]), "granted", "session" if session else "once")
 
 
-def apply_allowances(conn: Connection, evaluations: list[Any]) -> None:
+def apply_allowances(conn: Connection, evaluations: list[Any], log: str = "hits") -> None:
     """Lift the refusals the person allowed, then offer allow codes on what stays refused;
     inside the caller's transaction.
 
-    Called by `evaluate` after the outcomes were recorded; an evaluation without a refusal costs
-    nothing (no query). A block is lifted only when every rule that blocked is allowed (else
-    nothing is used up); an ask that the block had suppressed then stands on its own.
+    Called by `evaluate.decide` once the outcomes are known, before they are recorded; an
+    evaluation without a refusal costs nothing (no query). A block is lifted only when every
+    rule that blocked is allowed (else nothing is used up); an ask that the block had
+    suppressed then stands on its own.
     """
+    refused: list[tuple[Any, str, list[Any], list[Any]]] = []
     for evaluation in evaluations:
-        decision: Decision = evaluation.decision
-        if decision.verdict not in ("block", "ask"):
+        if evaluation.decision.verdict not in ("block", "ask"):
             continue
-        _lift(conn, evaluation)
-        _offer_code(conn, evaluation)
-
-
-def _lift(conn: Connection, evaluation: Any) -> None:
-    decision: Decision = evaluation.decision
-    ev = evaluation.event
-    key = ev.first(CALL_KEY_FIELD)
-    cands = evaluation.candidates
-    blocked = [c for c in cands if c.outcome == "blocked"]
-    asked = [
-        c
-        for c in cands
-        if c.outcome == "asked" or (c.outcome == "block-suppressed" and c.action == "ask")
-    ]
-    if key is None or not (blocked or asked):
+        key = evaluation.event.first(CALL_KEY_FIELD)
+        cands = evaluation.candidates
+        blocked = [c for c in cands if c.outcome == "blocked"]
+        asked = [
+            c
+            for c in cands
+            if c.outcome == "asked" or (c.outcome == "block-suppressed" and c.action == "ask")
+        ]
+        if key is not None and (blocked or asked):
+            refused.append((evaluation, key, blocked, asked))
+    if not refused:
         return
-    rows = conn.execute(sql("evaluate/allowances"), [ev.harness, ev.session_id, key]).fetchall()
-    lifted: dict[str, int] = {}
-    for allowance_id, rule_ids, _scope in rows:
-        for cand in blocked + asked:
-            if cand.rule_id in (rule_ids or []) and cand.rule_id not in lifted:
-                lifted[cand.rule_id] = int(allowance_id)
-    if not lifted or any(c.rule_id not in lifted for c in blocked):
-        return  # still refused by a rule the person did not allow: nothing used up
-    if decision.verdict == "ask" and not any(c.rule_id in lifted for c in asked):
-        return
-    for rule_id, allowance_id in lifted.items():
-        conn.execute(sql("allow/lift_hit"), [evaluation.event_id, rule_id])
-        conn.execute(sql("allow/record_use"), [allowance_id, evaluation.event_id, rule_id])
-    for allowance_id in dict.fromkeys(lifted.values()):
-        conn.execute(sql("allow/count_use"), [allowance_id])
-    standing = [c for c in asked if c.rule_id not in lifted]
-    for cand in standing:
-        if cand.outcome == "block-suppressed":
-            conn.execute(sql("allow/reveal_hit"), [evaluation.event_id, cand.rule_id])
-            cand.outcome = "asked"
-    for cand in cands:
-        if cand.rule_id in lifted:
-            cand.outcome = LIFTED
-    evaluation.decision = _decided_again(decision, blocked + asked, standing)
+    # One query for the batch's refused calls; a `once` allowance an earlier call of the batch
+    # used up is not offered again.
+    offered: dict[int, list[tuple[int, list[str], str]]] = {}
+    for seq, allowance_id, rule_ids, scope in conn.execute(
+        sql("evaluate/allowances"),
+        [
+            list(range(len(refused))),
+            [e.event.harness for e, *_ in refused],
+            [e.event.session_id for e, *_ in refused],
+            [key for _e, key, *_ in refused],
+        ],
+    ).fetchall():
+        offered.setdefault(int(seq), []).append((int(allowance_id), list(rule_ids or []), scope))
+    used: set[int] = set()
+    for seq, (evaluation, _key, blocked, asked) in enumerate(refused):
+        decision: Decision = evaluation.decision
+        lifted: dict[str, int] = {}
+        for allowance_id, rule_ids, scope in offered.get(seq, []):
+            if scope != "session" and allowance_id in used:
+                continue
+            for cand in blocked + asked:
+                if cand.rule_id in rule_ids and cand.rule_id not in lifted:
+                    lifted[cand.rule_id] = allowance_id
+        if not lifted or any(c.rule_id not in lifted for c in blocked):
+            continue  # still refused by a rule the person did not allow: nothing used up
+        if decision.verdict == "ask" and not any(c.rule_id in lifted for c in asked):
+            continue
+        # The event's hits are recorded after this (evaluate.record), with these outcomes.
+        for rule_id, allowance_id in lifted.items():
+            conn.execute(sql("allow/record_use"), [allowance_id, evaluation.event_id, rule_id])
+        for allowance_id in dict.fromkeys(lifted.values()):
+            conn.execute(sql("allow/count_use"), [allowance_id])
+            used.add(allowance_id)
+        standing = [c for c in asked if c.rule_id not in lifted]
+        for cand in standing:
+            if cand.outcome == "block-suppressed":
+                cand.outcome = "asked"
+        for cand in evaluation.candidates:
+            if cand.rule_id in lifted:
+                cand.outcome = LIFTED
+        evaluation.decision = _decided_again(decision, blocked + asked, standing)
+    for evaluation, *_ in refused:
+        _offer_code(conn, evaluation, log)
 
 
-def _offer_code(conn: Connection, evaluation: Any) -> None:
+def _offer_code(conn: Connection, evaluation: Any, log: str) -> None:
     """End a refused tool call's reason with its allow code, when every rule that refused it
     belongs to a package with `allow_code: true` and `style allow` could find it again."""
     decision: Decision = evaluation.decision
@@ -328,8 +343,8 @@ def _offer_code(conn: Connection, evaluation: Any) -> None:
     coded = {r for (r,) in conn.execute(sql("allow/coded_rules"), [refusing]).fetchall()}
     if not set(refusing) <= coded:
         return
-    if conn.execute(sql("allow/kept_call_key"), [evaluation.event_id, key]).fetchone() is None:
-        return  # `log: off`: the call could not be found again
+    if log == "off":
+        return  # the history keeps no call key: `style allow` could not find the call again
     code = allow_code(ev.harness, ev.session_id, int(evaluation.event_id), key)
     decision.reasons = [*decision.reasons, code_sentence(code)]
 

@@ -1,9 +1,25 @@
-"""Evaluate events through the SQL evaluator: match in SQL, render in Python, decide in SQL."""
+"""Evaluate events through the SQL evaluator: match in SQL, render in Python, decide in SQL.
+
+One event costs a few small statements over the evaluation index (schema 005): `book`
+(session bookkeeping and the point's flags), `match` (candidates by route key and their
+conditions as one flat join), and only when something matched, `templates` and `outcomes`
+(precedence, dedup against `claims`, budget). `state.*` and field paths with `*` segments are
+statements of their own, run only for events at a point whose rules read them; the state over
+what the session did (`state.commands_since_edit`, `state.files_edited`,
+`state.commands_failed`) reads `session_facts`, which `record` fills only for a policy with
+such a rule (`facts_of`). DuckDB's cost
+per statement grows with the plan, hardly with the rows, so batches (replay) run the same
+statements over many events at once.
+
+`decide` reads (an allowance the person granted aside); `record` writes the events, the
+session rows, the hits and the claims after the answer is known, so the resident engine can
+answer before it records (runtime/direct.py); `evaluate` is both, in the caller's transaction.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +27,8 @@ from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import Event
 from agentstyle.engine.privacy import stored_value
 from agentstyle.engine.render import Rendered, SegmentRow, render_rule
-from agentstyle.engine.store import Connection, sql
+from agentstyle.engine.store import Connection, parsed
+from agentstyle.vocabulary import ADDING_TOOLS
 
 EMITTING = ("emitted", "budget-truncated")
 
@@ -29,6 +46,8 @@ class Candidate:
     rendered: Rendered | None = None
     error: str | None = None
     tokens: int = 0
+    claim_key: str | None = None
+    order: int = 0  # the rule's place in the policy
 
 
 @dataclass(slots=True)
@@ -40,11 +59,71 @@ class Evaluation:
     generation: int = 0
     compaction: int = 0
     prompt_count: int = 0
+    model: str | None = None
+    new_session: bool = False  # its session had no stored row before this batch
+    facts: bool = False  # its harness's policy reads the session facts: `record` keeps them
+
+
+@dataclass(frozen=True, slots=True)
+class Flags:
+    """What a point's events need beyond `match` (the evaluation index's point_flags)."""
+
+    session_state: bool = False
+    rule_state: bool = False
+    wildcards: bool = False
+    reads_model: bool = False
+    routed: bool = False
+    keys: frozenset[str] = frozenset()  # the field rows its conditions read
+    history: bool = False  # state over the session's facts (history_state.sql)
+
+    def __or__(self, other: Flags) -> Flags:
+        return Flags(
+            self.session_state or other.session_state,
+            self.rule_state or other.rule_state,
+            self.wildcards or other.wildcards,
+            self.reads_model or other.reads_model,
+            self.routed or other.routed,
+            self.keys | other.keys,
+            self.history or other.history,
+        )
+
+    @property
+    def book_first(self) -> bool:
+        """Matching reads what the bookkeeping gives: event ids for state.*, the model."""
+        return self.session_state or self.rule_state or self.reads_model or self.history
+
+
+# (harness, point) → its flags; a point without a row has no rule placed.
+PointFlags = dict[tuple[str, str], Flags]
+
+
+def point_flags(conn: Connection) -> PointFlags:
+    """The policy's point flags, for a connection that evaluates many events of one policy
+    (the resident engine: the policy cannot change while it holds the lock)."""
+    return {
+        (harness, point): Flags(
+            bool(a), bool(b), bool(c), bool(d), True, frozenset(keys), bool(history)
+        )
+        for harness, point, a, b, c, d, keys, history in _run(conn, "evaluate/point_flags")
+    }
+
+
+def _run(conn: Connection, name: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """A statement's rows; parsed once per process (parsing is a good part of a small query)."""
+    cursor = (
+        conn.execute(parsed(conn, name), params) if params else conn.execute(parsed(conn, name))
+    )
+    return cursor.fetchall()
 
 
 def _bulk(conn: Connection, name: str, rows: list[tuple[Any, ...]]) -> None:
     if rows:
-        conn.execute(sql(name), [list(col) for col in zip(*rows, strict=True)])
+        conn.execute(parsed(conn, name), [list(col) for col in zip(*rows, strict=True)])
+
+
+def _columns(rows: list[tuple[Any, ...]], width: int) -> list[list[Any]]:
+    """Rows as one list per column (the statements take a list per column)."""
+    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
 
 
 def _timestamp(ts: float) -> Any:
@@ -63,106 +142,269 @@ def _provider(model: str) -> str:
     return "unknown"
 
 
+def route_keys(ev: Event) -> list[tuple[str, str | None]]:
+    """(route, name) rows by which the event reaches its candidates in `match_rows`: part of
+    normalizing the event, so that no tool glob runs per event (sql/policy/index_match_rows).
+
+    `*` (every event at the point but a session start) or `source=S`; the normalized tool for a
+    call that is neither an MCP nor a skill call; `mcp` and `skill` with the server or skill
+    name that the rule's glob is tested on; the native tool name.
+    """
+    base = f"{ev.harness}|{ev.point}|"
+    keys: list[tuple[str, str | None]] = []
+    if ev.point != "session.start":
+        keys.append((base + "*", None))
+    elif ev.session_source is not None:
+        keys.append((base + "source=" + ev.session_source, None))
+    if ev.mcp_server is not None:
+        keys.append((base + "mcp", ev.mcp_server))
+        if ev.native_tool is not None:
+            keys.append((base + "mcp-native=" + ev.native_tool, None))
+    elif ev.skill is not None:
+        keys.append((base + "skill", ev.skill))
+    elif ev.tool is not None:
+        keys.append((base + "tool=" + ev.tool, None))
+    if ev.native_tool is not None:
+        keys.append((base + "native=" + ev.native_tool, None))
+    return keys
+
+
 def evaluate(
     conn: Connection, events: list[Event], log: str = "hits", *, trace: bool = False
 ) -> list[Evaluation]:
-    """Evaluate a batch of events in order, inside the caller's transaction.
+    """Decide a batch of events in order and record it, inside the caller's transaction.
 
-    Records the events, their session bookkeeping, the hits and the claims; the caller commits
-    (a hook) or rolls back (explain, test). `log` is the lock file's mode (audit.md): field
-    values are stored for events with a hit (`hits`), for every event (`full`) or never (`off`).
+    The caller commits (a hook, replay) or rolls back (explain). `log` is the lock file's mode
+    (audit.md): field values are stored for events with a hit (`hits`), for every event
+    (`full`) or never (`off`).
     """
-    conn.execute(sql("evaluate/batch_tables"))
-    conn.execute(sql("evaluate/clear_batch"))
-    _bulk(
-        conn,
-        "evaluate/insert_batch_events",
-        [
-            (
-                seq,
-                ev.harness,
-                ev.native_event,
-                ev.point,
-                ev.session_id,
-                ev.turn_id,
-                ev.tool,
-                ev.native_tool,
-                ev.mcp_server,
-                ev.skill,
-                ev.session_source,
-                ev.stop_active,
-                ev.ts,
-                ev.call_id,
-                ev.failed,
-                ev.model,
-                ev.cwd or None,
-            )
-            for seq, ev in enumerate(events)
-        ],
-    )
-    # Session bookkeeping and event ids for the whole batch in SQL, then the events recorded
-    # before matching (state.* counts "this one included").
-    conn.execute(sql("evaluate/book_batch"))
-    booked = conn.execute(sql("evaluate/booked")).fetchall()
-    conn.execute(sql("history/record_batch_events"))
-    conn.execute(sql("history/update_sessions"))
-    evaluations: list[Evaluation] = []
-    field_rows: list[tuple[Any, ...]] = []
-    for (seq, event_id, generation, compaction, prompts, model), ev in zip(
-        booked, events, strict=True
-    ):
-        model = model or "unknown"
-        ev.add("model", model)
-        ev.add("provider", _provider(model))
-        evaluations.append(
-            Evaluation(
-                ev,
-                int(event_id),
-                Decision(),
-                generation=int(generation),
-                compaction=int(compaction),
-                prompt_count=int(prompts),
-            )
-        )
-        field_rows.extend((seq, f, i, v) for f, i, v in ev.fields)
-    _bulk(conn, "evaluate/insert_batch_fields", field_rows)
-
-    # Candidates whose conditions failed are only wanted for a trace (explain).
-    matches = conn.execute(sql("evaluate/match"), [trace]).fetchall()
-    by_seq: dict[int, list[Candidate]] = defaultdict(list)
-    matched_ids: set[str] = set()
-    for seq, rule_id, _order, action, repeat, status, matched in matches:
-        by_seq[seq].append(Candidate(rule_id, action, repeat, status, bool(matched)))
-        if matched:
-            matched_ids.add(rule_id)
-    for seq, cands in by_seq.items():
-        evaluations[seq].candidates = cands
-
-    rendered_rows = _render(conn, evaluations, matched_ids)
-    _bulk(conn, "evaluate/insert_batch_rendered", rendered_rows)
-    outcomes = conn.execute(sql("evaluate/outcomes")).fetchall()
-    _decide(conn, evaluations, outcomes, log)
-    # `style allow`: a refused call the person let through passes once (or for the session).
-    from agentstyle.engine.allowances import apply_allowances
-
-    apply_allowances(conn, evaluations)
+    evaluations = decide(conn, events, trace=trace, log=log)
+    record(conn, evaluations, log)
     return evaluations
 
 
-def _render(
-    conn: Connection, evaluations: list[Evaluation], rule_ids: set[str]
-) -> list[tuple[Any, ...]]:
-    if not rule_ids:
+def decide(
+    conn: Connection,
+    events: list[Event],
+    *,
+    trace: bool = False,
+    flags: PointFlags | None = None,
+    log: str = "hits",
+) -> list[Evaluation]:
+    """Steps 3–9 of runtime.md for a batch: bookkeeping, candidates, conditions, rendering and
+    outcomes. Nothing of the events is written (`record` does that); a `style allow` the
+    person granted is used up here, inside the caller's transaction.
+
+    `trace` keeps the candidates whose conditions failed (explain); `log` is the mode `record`
+    will use (an allow code is offered only where the history keeps the call). `flags` are the
+    policy's (`point_flags`), read here when not given. An event that nothing matches costs the one
+    `match` statement: its bookkeeping waits for `record`, after the answer.
+    """
+    if not events:
         return []
+    evaluations = [Evaluation(ev, 0, Decision()) for ev in events]
+    if flags is None:
+        flags = point_flags(conn)
+    need = Flags()
+    for point in {(ev.harness, ev.point or "") for ev in events}:
+        need = need | flags.get(point, Flags())
+    keeps_facts = {harness for (harness, _point), f in flags.items() if f.history}
+    if keeps_facts:
+        for e in evaluations:
+            e.facts = e.event.harness in keeps_facts
+    if need.book_first:
+        _book(conn, evaluations)
+    extra: list[tuple[int, str, str]] = []  # state.* and wildcard field rows
+    if need.session_state:
+        extra += _session_state(conn, evaluations)
+    if need.rule_state:
+        extra += _rule_state(conn, evaluations)
+    if need.history:
+        _history_state(conn, evaluations, flags)
+    if need.wildcards:
+        extra += _wild_fields(conn, evaluations)
+    if need.routed:
+        _match(conn, evaluations, need.keys, extra, trace)
+    matched = [c for e in evaluations for c in e.candidates if c.matched]
+    if matched:
+        if not evaluations[0].event_id:
+            _book(conn, evaluations)  # rendering and claim keys read it
+        _render(conn, evaluations, {c.rule_id for c in matched})
+        _outcomes(conn, evaluations)
+    # `style allow`: a refused call the person let through passes once (or for the session).
+    from agentstyle.engine.allowances import apply_allowances
+
+    apply_allowances(conn, evaluations, log)
+    return evaluations
+
+
+def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
+    """Session bookkeeping and event ids into the evaluations (runtime.md step 3)."""
+    events = [e.event for e in evaluations]
+    sessions = {(ev.harness, ev.session_id) for ev in events}
+    # Without repeated sessions the bookkeeping needs no window over the batch.
+    name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"
+    rows = _run(
+        conn,
+        name,
+        [
+            list(range(len(events))),
+            [ev.harness for ev in events],
+            [ev.session_id for ev in events],
+            [ev.point for ev in events],
+            [ev.session_source for ev in events],
+            [ev.model for ev in events],
+        ],
+    )
+    for row, e in zip(rows, evaluations, strict=True):
+        _seq, event_id, generation, compaction, prompts, model, is_new = row
+        e.event_id, e.generation, e.compaction = int(event_id), int(generation), int(compaction)
+        e.prompt_count, e.model, e.new_session = int(prompts), model, bool(is_new)
+        model = model or "unknown"
+        e.event.add("model", model)
+        e.event.add("provider", _provider(model))
+
+
+def _session_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
+    evs = [e.event for e in evaluations]
+    rows = _run(
+        conn,
+        "evaluate/session_state",
+        [
+            list(range(len(evs))),
+            [e.event_id for e in evaluations],
+            [ev.harness for ev in evs],
+            [ev.session_id for ev in evs],
+            [ev.point for ev in evs],
+            [ev.native_tool for ev in evs],
+            [ev.failed for ev in evs],
+            [ev.call_id for ev in evs],
+        ],
+    )
+    return [(int(s), str(f), str(v)) for s, f, v in rows]
+
+
+def _rule_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
+    evs = [e.event for e in evaluations]
+    rows = _run(
+        conn,
+        "evaluate/rule_state",
+        [
+            list(range(len(evs))),
+            [e.event_id for e in evaluations],
+            [ev.harness for ev in evs],
+            [ev.session_id for ev in evs],
+            [ev.point for ev in evs],
+            [ev.ts for ev in evs],
+        ],
+    )
+    return [(int(s), str(f), str(v)) for s, f, v in rows]
+
+
+def facts_of(e: Evaluation) -> list[tuple[Any, ...]]:
+    """The session facts an event leaves (schema 006): each simple command a shell call ran,
+    with whether the call failed, and each file a write or edit that did not fail touched.
+    Values are stored as field values are (redacted, cut), and the batch's own facts are read
+    the same way, so a batch and one event at a time see the same text."""
+    ev = e.event
+    if ev.point not in ("tool.post", "tool.failed"):
+        return []
+    if ev.tool == "shell":
+        kind, values = "command", ev.values("shell.commands")
+    elif ev.tool in ADDING_TOOLS and not ev.failed:
+        kind, values = "edit", ev.values("file.path")
+    else:
+        return []
+    base = (ev.harness, ev.session_id, e.event_id, kind)
+    return [(*base, stored_value(v), ev.failed) for v in dict.fromkeys(values) if v]
+
+
+def _history_state(conn: Connection, evaluations: list[Evaluation], flags: PointFlags) -> None:
+    """The state over the session's facts, as field rows of the events at a point that reads
+    it (so templates can show them, `{{event.state.files_edited}}`, and a hit stores them)."""
+    wanted = [
+        (seq, e)
+        for seq, e in enumerate(evaluations)
+        if flags.get((e.event.harness, e.event.point or ""), Flags()).history
+    ]
+    batch = [fact for e in evaluations if e.facts for fact in facts_of(e)]
+    rows = _run(
+        conn,
+        "evaluate/history_state",
+        [
+            [seq for seq, _e in wanted],
+            [e.event_id for _seq, e in wanted],
+            [e.event.harness for _seq, e in wanted],
+            [e.event.session_id for _seq, e in wanted],
+            *_columns([(f[2], f[0], f[1], f[3], f[4], f[5]) for f in batch], 6),
+        ],
+    )
+    counts: dict[tuple[int, str], int] = defaultdict(int)
+    for seq, name, value in rows:
+        evaluations[seq].event.add(name, value, counts[(seq, name)])
+        counts[(seq, name)] += 1
+
+
+def _field_rows(
+    evaluations: list[Evaluation], keys: frozenset[str] | None = None
+) -> list[list[Any]]:
+    """The events' field rows as seq, field and value lists; with `keys`, only those fields
+    (the rest no condition reads)."""
+    seqs: list[int] = []
+    names: list[str] = []
+    values: list[str] = []
+    for seq, e in enumerate(evaluations):
+        for f, _i, v in e.event.fields:
+            if keys is None or f in keys:
+                seqs.append(seq)
+                names.append(f)
+                values.append(v)
+    return [seqs, names, values]
+
+
+def _wild_fields(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
+    rows = _run(conn, "evaluate/wild_fields", _field_rows(evaluations))
+    return [(int(s), str(f), str(v)) for s, f, v in rows]
+
+
+def _match(
+    conn: Connection,
+    evaluations: list[Evaluation],
+    keys: frozenset[str],
+    extra: list[tuple[int, str, str]],
+    trace: bool,
+) -> None:
+    routes = [
+        (seq, route, name)
+        for seq, e in enumerate(evaluations)
+        for route, name in route_keys(e.event)
+    ]
+    seqs, names, values = _field_rows(evaluations, keys)
+    for seq, name, value in extra:
+        seqs.append(seq)
+        names.append(name)
+        values.append(value)
+    rows = _run(conn, "evaluate/match", [*_columns(routes, 3), seqs, names, values, trace])
+    # Candidates whose conditions failed come only with a trace (explain).
+    for seq, rule_id, order, action, repeat, status, matched in rows:
+        evaluations[seq].candidates.append(
+            Candidate(rule_id, action, repeat, status, bool(matched), order=int(order))
+        )
+    for e in evaluations:
+        e.candidates.sort(key=lambda c: c.order)
+
+
+def _render(conn: Connection, evaluations: list[Evaluation], rule_ids: set[str]) -> None:
     templates: dict[str, dict[str, list[SegmentRow]]] = defaultdict(lambda: defaultdict(list))
     limits: dict[str, int] = {}
-    for rule_id, part, _pos, kind, text, var, default, max_tokens, _action in conn.execute(
-        sql("evaluate/templates"), [sorted(rule_ids)]
-    ).fetchall():
+    for rule_id, part, _pos, kind, text, var, default, max_tokens, _action in _run(
+        conn, "evaluate/templates", [sorted(rule_ids)]
+    ):
         templates[rule_id][part].append((kind, text, var, default))
         limits[rule_id] = int(max_tokens)
-    rows: list[tuple[Any, ...]] = []
-    for seq, evaluation in enumerate(evaluations):
+    for evaluation in evaluations:
+        if not any(c.matched for c in evaluation.candidates):
+            continue
         values: dict[str, list[str]] = defaultdict(list)
         for f, _i, v in evaluation.event.fields:
             values[f].append(v)
@@ -171,71 +413,155 @@ def _render(
                 continue
             parts = templates.get(cand.rule_id, {})
             try:
-                r = render_rule(
+                cand.rendered = render_rule(
                     cand.action,
                     parts.get("body", []),
                     parts.get("model_text"),
                     limits.get(cand.rule_id, 400),
                     _lookup(values),
                 )
-                cand.rendered = r
-                rows.append(
-                    (seq, cand.rule_id, r.text, r.model_text, r.hash, r.tokens, r.truncated, None)
-                )
+                cand.tokens = cand.rendered.tokens
             except Exception as exc:  # a rule that fails alone is recorded, the rest proceed
                 cand.error = f"render failed: {exc}"
-                rows.append((seq, cand.rule_id, "", None, "", 0, False, cand.error))
-    return rows
 
 
 def _lookup(values: dict[str, list[str]]) -> Callable[[str], list[str]]:
     return lambda name: values.get(name) or []
 
 
-def _decide(
+def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
+    rows: list[tuple[Any, ...]] = []
+    for seq, e in enumerate(evaluations):
+        ev = e.event
+        turn_key = ev.turn_id if ev.turn_id is not None else f"prompt-{e.prompt_count}"
+        for c in e.candidates:
+            if not c.matched:
+                continue
+            r = c.rendered
+            rows.append(
+                (
+                    seq,
+                    c.rule_id,
+                    r.hash if r is not None else "",
+                    r.tokens if r is not None else 0,
+                    r.truncated if r is not None else False,
+                    r is None,
+                    ev.harness,
+                    ev.point,
+                    ev.session_id,
+                    e.generation,
+                    e.compaction,
+                    e.prompt_count,
+                    turn_key,
+                    ev.stop_active,
+                )
+            )
+    per_seq: dict[int, list[tuple[Candidate, bool]]] = defaultdict(list)
+    by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
+    for seq, rule_id, outcome, claim_key, closed in _run(
+        conn, "evaluate/outcomes", _columns(rows, 14)
+    ):
+        cand = by_rule[seq][rule_id]
+        cand.outcome, cand.claim_key = outcome, claim_key
+        per_seq[seq].append((cand, bool(closed)))
+    for seq, decided in per_seq.items():
+        evaluation = evaluations[seq]
+        order = {c.rule_id: i for i, c in enumerate(evaluation.candidates)}
+        evaluation.decision = decision_of(decided, order)
+
+
+def record(
     conn: Connection,
     evaluations: list[Evaluation],
-    outcomes: list[tuple[Any, ...]],
     log: str = "hits",
+    latency_us: Sequence[int | None] | None = None,
 ) -> None:
+    """Write the decided batch (runtime.md step 11): the events with their answers, each
+    session's state after the batch, every candidate's outcome and the claims — inside the
+    caller's transaction. `latency_us`: per event, the time to its answer (hooks only)."""
+    if not evaluations:
+        return
+    if not evaluations[0].event_id:
+        _book(conn, evaluations)  # nothing matched: the answer did not need it
+    latencies = list(latency_us) if latency_us is not None else [None] * len(evaluations)
+    evs = [e.event for e in evaluations]
+    conn.execute(
+        parsed(conn, "history/record_events"),
+        [
+            [e.event_id for e in evaluations],
+            [ev.ts for ev in evs],
+            [ev.harness for ev in evs],
+            [ev.native_event for ev in evs],
+            [ev.point for ev in evs],
+            [ev.session_id for ev in evs],
+            [ev.turn_id for ev in evs],
+            [e.generation for e in evaluations],
+            [e.compaction for e in evaluations],
+            [e.prompt_count for e in evaluations],
+            [ev.tool for ev in evs],
+            [ev.native_tool for ev in evs],
+            [ev.call_id for ev in evs],
+            [ev.failed for ev in evs],
+            [ev.cwd or None for ev in evs],
+            [e.decision.verdict or "none" for e in evaluations],
+            latencies,
+            [",".join(ev.notes) or None for ev in evs],
+        ],
+    )
+    # Each session's state is its last event's; a new one's first time is its first event's.
+    last: dict[tuple[str, str], tuple[Evaluation, float]] = {}
+    for e in evaluations:
+        key = (e.event.harness, e.event.session_id)
+        last[key] = (e, last[key][1] if key in last else e.event.ts)
+    opened: list[tuple[Any, ...]] = []
+    stored: list[tuple[Any, ...]] = []
+    for (harness, session), (e, first) in last.items():
+        state = (harness, session, e.generation, e.compaction, e.prompt_count, e.model)
+        if e.new_session:
+            opened.append((*state, first, e.event.ts))
+        else:
+            stored.append((*state, e.event.ts))
+    if len(stored) == 1:  # a hook's event: the statement without lists is the cheaper one
+        conn.execute(parsed(conn, "history/update_session"), list(stored[0]))
+    else:
+        _bulk(conn, "history/update_sessions", stored)
+    _bulk(conn, "history/insert_sessions", opened)
     hits: list[tuple[Any, ...]] = []
     claims: list[tuple[Any, ...]] = []
-    per_seq: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    for row in outcomes:
-        per_seq[row[0]].append(row)
-    for seq, evaluation in enumerate(evaluations):
+    kept: list[tuple[Any, ...]] = []
+    for evaluation in evaluations:
         ev = evaluation.event
-        cands = {c.rule_id: c for c in evaluation.candidates}
-        order = {c.rule_id: i for i, c in enumerate(evaluation.candidates)}
-        rows = per_seq.get(seq, [])
-        for _seq, rule_id, _action, outcome, claim_key, tokens, _text, _mt, _closed in rows:
-            cand = cands[rule_id]
-            cand.outcome, cand.tokens = outcome, int(tokens or 0)
-            hits.append((evaluation.event_id, rule_id, ev.point, outcome, cand.tokens, cand.error))
-            if outcome in EMITTING and claim_key is not None:
+        decided = [c for c in evaluation.candidates if c.outcome is not None]
+        for c in decided:
+            hits.append((evaluation.event_id, c.rule_id, ev.point, c.outcome, c.tokens, c.error))
+            if c.outcome in EMITTING and c.claim_key is not None:
                 claims.append(
                     (
-                        claim_key,
+                        c.claim_key,
                         ev.harness,
                         ev.session_id,
-                        rule_id,
+                        c.rule_id,
                         evaluation.event_id,
                         evaluation.prompt_count,
                     )
                 )
-        evaluation.decision = decision_of(rows, order)
-        if (rows and log == "hits") or log == "full":
-            stored = [(evaluation.event_id, f, i, stored_value(v)) for f, i, v in ev.fields]
-            _bulk(conn, "history/insert_fields", stored)
+        if (decided and log == "hits") or log == "full":
+            kept += [(evaluation.event_id, f, i, stored_value(v)) for f, i, v in ev.fields]
+    _bulk(conn, "history/insert_fields", kept)
+    # The session facts are the rules' input, kept whatever the log mode (docs/conditions.md).
+    _bulk(conn, "history/insert_facts", [f for e in evaluations if e.facts for f in facts_of(e)])
     _bulk(conn, "history/insert_hits", hits)
     _bulk(conn, "history/insert_claims", claims)
 
 
-def decision_of(rows: list[tuple[Any, ...]], rule_order: dict[str, int]) -> Decision:
-    """The answer from outcome rows (already in output order); reasons go in rule order."""
+def decision_of(rows: list[tuple[Candidate, bool]], rule_order: dict[str, int]) -> Decision:
+    """The answer from the decided candidates, each with whether it failed under
+    `fail: closed`, in output order; reasons go in rule order."""
     d = Decision()
     verdict_rows: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
-    for _seq, rule_id, action, outcome, _key, _tokens, text, model_text, closed_error in rows:
+    for cand, closed_error in rows:
+        rule_id, outcome = cand.rule_id, cand.outcome
+        text = cand.rendered.text if cand.rendered is not None else ""
         if closed_error:
             # runtime.md: a failing `fail: closed` rule turns the verdict to deny.
             reason = (
@@ -251,10 +577,11 @@ def decision_of(rows: list[tuple[Any, ...]], rule_order: dict[str, int]) -> Deci
             verdict_rows["allow"].append((rule_order[rule_id], rule_id, text))
         elif outcome in EMITTING:
             d.rules.append(rule_id)
-            if action == "inject":
+            if cand.action == "inject":
                 d.contexts.append(text)
-            elif action == "warn":
+            elif cand.action == "warn":
                 d.messages.append(text)
+                model_text = cand.rendered.model_text if cand.rendered is not None else None
                 if model_text:
                     d.contexts.append(model_text)
     for verdict in ("block", "ask", "allow"):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentstyle.engine.decision import Wire
-from agentstyle.engine.evaluate import Candidate, Evaluation, evaluate
+from agentstyle.engine.evaluate import Candidate, Evaluation, decide
 from agentstyle.engine.store import Connection
 
 
@@ -51,10 +51,11 @@ def _trace(cand: Candidate, point: str | None) -> str:
 
 
 def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
-    """Evaluate inside a transaction that is rolled back: history is never touched."""
+    """Decide inside a transaction that is rolled back: history is never touched (the event is
+    not recorded, and an allowance it would use is not used up)."""
     conn.execute("BEGIN TRANSACTION")
     try:
-        [evaluation] = evaluate(conn, [event], trace=True)
+        [evaluation] = decide(conn, [event], trace=True)
     finally:
         conn.execute("ROLLBACK")
     wire: Wire = answer(evaluation.decision, event.native_event, event)

@@ -7,7 +7,13 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agentstyle.vocabulary import EVENT_VAR_MAX_CHARS, RUNTIME_VAR_WORST_TOKENS, estimate_tokens
+from agentstyle.vocabulary import (
+    EVENT_VAR_MAX_CHARS,
+    RUNTIME_VAR_WORST_TOKENS,
+    STATE_LIST_VARS,
+    STATE_VAR_MAX_CHARS,
+    estimate_tokens,
+)
 
 RUNTIME_VAR_MAX_CHARS = RUNTIME_VAR_WORST_TOKENS * 4
 
@@ -30,10 +36,10 @@ FENCE_OPEN = "<style-untrusted-event"
 FENCE_CLOSE = "</style-untrusted-event>"
 
 
-def fence(field: str, value: str) -> str:
+def fence(field: str, value: str, limit: int = EVENT_VAR_MAX_CHARS) -> str:
     """Untrusted event content as one escaped JSON line no value can break out of (rules.md)."""
-    truncated = len(value) > EVENT_VAR_MAX_CHARS
-    encoded = json.dumps(value[:EVENT_VAR_MAX_CHARS], ensure_ascii=False)
+    truncated = len(value) > limit
+    encoded = json.dumps(value[:limit], ensure_ascii=False)
     encoded = encoded.translate(_FENCE_ESCAPES)
     return (
         f'<style-untrusted-event field="{field}" truncated="{str(truncated).lower()}">'
@@ -50,7 +56,9 @@ def render(segments: Sequence[SegmentRow], lookup: Lookup) -> str:
         assert var is not None
         if var.startswith("event."):
             values = lookup(var[len("event.") :])
-            if values:
+            if values and var in STATE_LIST_VARS:
+                parts.append(fence(var, ", ".join(values), STATE_VAR_MAX_CHARS))
+            elif values:
                 parts.append(fence(var, "\n".join(values)))
             else:
                 parts.append(default or "")

@@ -17,12 +17,24 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths, ensure_home, tighten
 from agentstyle.sql import statement
+from agentstyle.vocabulary import TOOLS
 
 Connection = duckdb.DuckDBPyConnection
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 
 sql = statement  # the loader every query module uses, re-exported beside the connection
+_PARSED: dict[str, Any] = {}
+
+
+def parsed(conn: Connection, name: str) -> Any:
+    """The statement of `sql/<area>/<name>.sql` parsed once per process: parsing is a good part
+    of a small query's cost, and a parsed statement runs on any connection."""
+    found = _PARSED.get(name)
+    if found is None:
+        [found] = conn.extract_statements(sql(name))
+        _PARSED[name] = found
+    return found
 
 
 @cache
@@ -61,6 +73,8 @@ def migrate(conn: Connection) -> None:
             if version > current:
                 conn.execute(text)
                 conn.execute(sql("store/record_migration"), [version])
+        if current < INDEX_VERSION:
+            index_policy(conn)  # a policy installed before the index existed gets one now
         conn.execute("COMMIT")
     except Exception:
         conn.execute("ROLLBACK")
@@ -69,6 +83,12 @@ def migrate(conn: Connection) -> None:
 
 def connect(path: Path | str, *, read_only: bool = False) -> Connection:
     return duckdb.connect(str(path), read_only=read_only)
+
+
+def tune_for_events(conn: Connection) -> None:
+    """Settings for a connection that evaluates hook events: one thread, as an event's plans
+    are too small to share (it saves the workers' start and hand-offs; bench/RESULTS.md)."""
+    conn.execute(sql("store/one_thread"))
 
 
 def _connect_store(paths: StylePaths, *, read_only: bool = False) -> Connection:
@@ -132,6 +152,29 @@ def insert_rows(conn: Connection, table: str, rows: list[tuple[Any, ...]]) -> No
     conn.execute(sql(f"policy/insert_{table}"), columns)
 
 
+# The evaluation index (schema 005) is derived from the policy tables by these statements, in
+# order, inside the transaction that stores a policy; a database older than INDEX_VERSION
+# (006 added point_flags.history) has it derived again when migrated.
+INDEX_VERSION = 6
+INDEX_STATEMENTS = (
+    "policy/clear_index",
+    "policy/index_placed",
+    "policy/index_match_rows",
+    "policy/index_point_flags",
+    "policy/index_field_patterns",
+)
+
+
+def index_policy(conn: Connection) -> None:
+    """Derive the evaluation index from the policy tables again, inside the caller's
+    transaction (after a policy is stored or part of it dropped)."""
+    for name in INDEX_STATEMENTS:
+        if name == "policy/index_match_rows":
+            conn.execute(sql(name), [list(TOOLS)])
+        else:
+            conn.execute(sql(name))
+
+
 def replace_policy(conn: Connection, rows: Any) -> None:
     """Swap the whole installed policy in one transaction: hooks see old or new, never a mix."""
     conn.execute("BEGIN TRANSACTION")
@@ -139,6 +182,7 @@ def replace_policy(conn: Connection, rows: Any) -> None:
         conn.execute(sql("policy/clear"))
         for table in POLICY_TABLES:
             insert_rows(conn, table, getattr(rows, table))
+        index_policy(conn)
         conn.execute("COMMIT")
     except Exception:
         conn.execute("ROLLBACK")

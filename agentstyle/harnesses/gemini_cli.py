@@ -8,6 +8,7 @@ reads text there only as a deny reason); a failed tool is an AfterTool with `err
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,10 +54,26 @@ def _transcript_model(entry: dict[str, Any]) -> str | None:
 ENABLE_FLAG = ("tools", "enableHooks")
 
 
+# A shell command that exits non-zero is no tool error to Gemini CLI: its output says
+# `Exit Code: 1` (the fixture's `Exit Code: 0` line). It is a failed call, as Claude Code's
+# Bash failure is, so `state.failures` and `state.commands_failed` see it.
+_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
+
+
+def _exited_non_zero(payload: dict[str, Any]) -> bool:
+    if payload.get("tool_name") != "run_shell_command":
+        return False
+    response = payload.get("tool_response")
+    content = response.get("llmContent") if isinstance(response, dict) else None
+    # the last such line: Gemini CLI's own comes after the command's output
+    codes = _EXIT_CODE.findall(content) if isinstance(content, str) else []
+    return bool(codes) and int(codes[-1]) != 0
+
+
 def _point(payload: dict[str, Any], native_event: str) -> str | None:
     if native_event == "AfterTool":
         response = payload.get("tool_response")
-        if isinstance(response, dict) and response.get("error"):
+        if (isinstance(response, dict) and response.get("error")) or _exited_non_zero(payload):
             return "tool.failed"
         return "tool.post"
     return SPEC.point_of(native_event)
@@ -127,9 +144,8 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         response = payload.get("tool_response")
         if ev.point == "tool.failed":
             ev.failed = True
-            ev.add_tree(
-                "tool.output", response.get("error") if isinstance(response, dict) else None
-            )
+            error = response.get("error") if isinstance(response, dict) else None
+            ev.add_tree("tool.output", error or response)  # a non-zero exit: its output
         else:
             ev.add_tree("tool.output", response)
 

@@ -99,7 +99,7 @@ def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
 def forget(conn: Connection, prefix: str) -> None:
     """Drop the synthetic events' history, so audits never count them."""
     conn.execute("BEGIN TRANSACTION")
-    for table in ("hits", "event_fields", "claims", "events", "sessions"):
+    for table in ("hits", "event_fields", "session_facts", "claims", "events", "sessions"):
         conn.execute(sql(f"doctor/forget_{table}"), [prefix])
     conn.execute("COMMIT")
 

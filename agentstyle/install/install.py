@@ -22,7 +22,7 @@ from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, open_store, replace_policy, sql
+from agentstyle.engine.store import Connection, index_policy, open_store, replace_policy, sql
 from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
@@ -195,7 +195,7 @@ def handler_groups(
     adapter = adapter_for(harness)
     by_event: dict[str, list[tuple[PlanEntry, Parts]]] = {}
     for e in plan:
-        if e.harness == harness and e.runs and e.native_event and e.point:
+        if e.harness == harness and e.hooked and e.native_event and e.point:
             for native, parts in routed(e, spec):
                 by_event.setdefault(native, []).append((e, parts))
     if not by_event:
@@ -966,6 +966,7 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
         with engine_free_store(paths, create=False) as conn:
             conn.execute("BEGIN TRANSACTION")
             conn.execute(sql("policy/drop_harness"), [harness])
+            index_policy(conn)
             conn.execute("COMMIT")
             # The policy changed: an engine still holding the old digest must not answer.
             (paths.home / DIGEST_FILE).unlink(missing_ok=True)

@@ -12,11 +12,17 @@ from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Valu
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
-from agentstyle.policy.prefilter import required_literal
+from agentstyle.policy.prefilter import required_literal, required_runs
 from agentstyle.policy.settingrefs import Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span
-from agentstyle.vocabulary import GLOB_OPS, NEGATED_OPS, REGEX_OPS, RULE_STATE_FIELDS
+from agentstyle.vocabulary import (
+    COMMAND_LIST_FIELDS,
+    GLOB_OPS,
+    NEGATED_OPS,
+    REGEX_OPS,
+    RULE_STATE_FIELDS,
+)
 
 MAX_CLAUSES = 512
 
@@ -143,11 +149,14 @@ def lower_condition(
             # A negated operator is stored as its positive form plus a flag on the literal.
             negated_op[nid] = n.op in NEGATED_OPS or n.op == "missing"
             base_op = "exists" if n.op == "missing" else NEGATED_OPS.get(n.op, n.op)
-            lookup = "shell.commands" if n.op == "shell_regex" else n.field
+            # `shell_regex` reads the event's shell commands, or a list of commands itself
+            shell = n.op == "shell_regex" and n.field not in COMMAND_LIST_FIELDS
+            lookup = "shell.commands" if shell else n.field
             value, regex = n.value, info.regexes.get(id(n))
             if id(n) in info.setting_preds:
                 value, regex = installed_value(n, info, low)
             pre = required_literal(regex) if regex else None
+            runs = required_runs(regex) if regex else None
             values = [_scalar(x) for x in value] if isinstance(value, tuple) else None
             pattern = _scalar(value) if value is not None and values is None else None
             rows.conditions.append(
@@ -169,6 +178,7 @@ def lower_condition(
                     n.span.column,
                     pre.literal if pre else None,
                     pre.case_insensitive if pre else False,
+                    runs[0] if runs else None,
                 )
             )
             return
@@ -192,6 +202,7 @@ def lower_condition(
                 n.span.column,
                 None,
                 False,
+                None,
             )
         )
         children = (n.item,) if isinstance(n, Not) else n.items

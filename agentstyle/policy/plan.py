@@ -7,12 +7,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentstyle.grammar.ast import Node, Not, Pred
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
 from agentstyle.policy.validate import RuleInfo, resolve_tools
-from agentstyle.vocabulary import TOOL_POINTS
+from agentstyle.vocabulary import ADDING_TOOLS, HANDLER_STATE_FIELDS, HISTORY_FIELDS, TOOL_POINTS
 
 RUNNING_STATUSES = ("native", "partial", "degraded")
+# An entry that does not run the rule: a handler the rule's `state.*` needs, so that the
+# history holds the tool results it reads (install writes it, evaluation places nothing there).
+HISTORY = "history"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +38,11 @@ class PlanEntry:
     @property
     def runs(self) -> bool:
         return self.status in RUNNING_STATUSES
+
+    @property
+    def hooked(self) -> bool:
+        """Install writes a handler for it: it runs, or the history needs its events."""
+        return self.runs or self.status == HISTORY
 
 
 def _other_point(point: str) -> str | None:
@@ -257,6 +266,69 @@ def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEnt
         for i, e in enumerate(out):
             if e.point == "session.start" and e.runs and e.reason is None:
                 out[i] = dataclasses.replace(e, reason=MODEL_AT_START)
+    if any(e.runs for e in out):
+        out += history_entries(info, qualified, spec)
+    return out
+
+
+def fields_read(node: Node | None) -> set[str]:
+    """The fields a condition reads."""
+    if node is None:
+        return set()
+    if isinstance(node, Pred):
+        return {node.field}
+    if isinstance(node, Not):
+        return fields_read(node.item)
+    return set().union(*(fields_read(c) for c in node.items))
+
+
+def history_entries(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEntry]:
+    """The handlers a rule's state over the history needs (when.md `state.*`): the tool.post
+    and tool.failed events of the shell and file-edit tools for the commands and edits
+    `state.commands_since_edit` and the like read, and of the rule's own tools for
+    `state.failures` (a success ends a run of failures). Without them the history never
+    holds a tool result, and such a rule at `stop` or `tool.pre` could never fire."""
+    reads = fields_read(info.condition) & HANDLER_STATE_FIELDS
+    if not reads:
+        return []
+    exact: list[str] = []
+    patterns: list[str] = []
+    every = False
+    if reads & HISTORY_FIELDS:
+        for tool in ("shell", *sorted(ADDING_TOOLS)):
+            exact.extend(spec.tool_names.get(tool, ()))
+    if "state.failures" in reads:
+        parts = matcher_parts(info, spec)
+        if parts is None:
+            every = True
+        else:
+            exact.extend(parts[0])
+            patterns.extend(parts[1])
+    matcher = None if every else format_matcher(spec, exact, patterns)
+    why = "records the calls that `" + "`, `".join(sorted(reads)) + "` read"
+    if reads & HISTORY_FIELDS:
+        why += " (kept with `log: off` too: the rule reads them)"
+    if "tool.failed" not in spec.points and reads - {"state.files_edited"}:
+        why += f"; {spec.name} reports no failed call, so every command counts as succeeded"
+    out: list[PlanEntry] = []
+    for point in ("tool.post", "tool.failed"):
+        ps = spec.points.get(point)
+        if ps is None or any(e.native_event == ps.native_event for e in out):
+            continue  # Gemini CLI: one AfterTool event for both
+        out.append(
+            PlanEntry(
+                qualified,
+                spec.name,
+                point,
+                ps.native_event,
+                matcher,
+                HISTORY,
+                why,
+                info.eff["action"],
+                None,
+                None,
+            )
+        )
     return out
 
 

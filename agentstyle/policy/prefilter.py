@@ -33,6 +33,18 @@ def _flags(pattern: str) -> tuple[str, bool] | None:
 
 def required_literal(pattern: str) -> Prefilter | None:
     """The longest run of literal characters every match of `pattern` must contain."""
+    found = required_runs(pattern)
+    if found is None:
+        return None
+    runs, ci = found
+    return Prefilter(max(runs, key=len), ci)
+
+
+def required_runs(pattern: str) -> tuple[list[str], bool] | None:
+    """Every run of at least MIN_LITERAL literal characters that each match of `pattern`
+    contains (lower case when the pattern is case-insensitive), and whether it is; None when
+    there is none. The index picks the run fewest of the policy's patterns share
+    (sql/policy/index_match_rows.sql): a run shared by every rule filters nothing."""
     stripped = _flags(pattern)
     if stripped is None:
         return None
@@ -113,7 +125,5 @@ def required_literal(pattern: str) -> Prefilter | None:
         else:
             current.append(literal)
     close()
-    best = max(runs, key=len, default="")
-    if len(best) < MIN_LITERAL:
-        return None
-    return Prefilter(best.lower() if ci else best, ci)
+    kept = list(dict.fromkeys(r.lower() if ci else r for r in runs if len(r) >= MIN_LITERAL))
+    return (kept, ci) if kept else None

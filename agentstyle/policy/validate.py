@@ -50,6 +50,7 @@ from agentstyle.policy.yamlpos import YMap, YNode, YSeq
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
     BLOCK_REASON_TOKENS,
+    COMMAND_LIST_FIELDS,
     CONDITION_FIELDS,
     DEDUP_BREAKING_VARS,
     DENY_POINTS,
@@ -66,6 +67,9 @@ from agentstyle.vocabulary import (
     REGEX_OPS,
     RUNTIME_VAR_WORST_TOKENS,
     RUNTIME_VARS,
+    STATE_LIST_VARS,
+    STATE_VAR_WORST_TOKENS,
+    STOP_POINTS,
     TOOL_POINTS,
     TOOLS,
     VERDICT_ACTIONS,
@@ -602,8 +606,9 @@ class _Validator:
     def never_present(self, pred: Pred, info: RuleInfo, root: Node) -> None:
         """`field-never-present`: a field no tool of the rule carries, on any harness.
 
-        `shell_regex` reads the shell commands whatever field it names, so a rule without a
-        shell tool cannot match it; `tool.input.<key>` is checked against the native input
+        `shell_regex` reads the shell commands whatever field it names (but a list of commands
+        of the session's history, which it reads itself), so a rule without a shell tool
+        cannot match it; `tool.input.<key>` is checked against the native input
         keys of each tool on each harness that has it (the capability tables), only where
         every such shape is known.
         """
@@ -611,7 +616,7 @@ class _Validator:
         shown = ", ".join(sorted(tools)) or info.eff["target"]
         if info.eff["target"] == "tool" and (not tools or "other" in tools or info.names):
             return
-        if pred.op == "shell_regex":
+        if pred.op == "shell_regex" and pred.field not in COMMAND_LIST_FIELDS:
             if is_available(
                 CONDITION_FIELDS["shell.commands"], info.points, info.eff, tools, info.names
             ):
@@ -863,6 +868,11 @@ class _Validator:
                 setting = self.settings.get(seg.name.split(".", 1)[1])
                 value = setting.default if setting is not None else ""
                 static_bytes += len(str(value if value is not None else "").encode())
+            elif kind == "event" and _event_base(seg.name) in STATE_LIST_VARS:
+                if out.first_event is None:
+                    out.first_event = seg.span
+                dynamic_tokens += STATE_VAR_WORST_TOKENS
+                out.state_tokens += STATE_VAR_WORST_TOKENS
             elif kind == "event":
                 if out.first_event is None:
                     out.first_event = seg.span
@@ -1054,10 +1064,13 @@ class _Validator:
                 info.model_span,
                 rule.id,
             )
-        if eff["action"] == "block" and worst > BLOCK_REASON_TOKENS:
+        # A stop's block reason is the agent's next instruction: the history list it names
+        # (the files left untested) is what it acts on, so only the rest counts as wording.
+        reason = worst - body.state_tokens if set(info.points) <= STOP_POINTS else worst
+        if eff["action"] == "block" and reason > BLOCK_REASON_TOKENS:
             self.emit(
                 "T005",
-                f"block reason of `{rule.id}` is about {worst} tokens; keep it "
+                f"block reason of `{rule.id}` is about {reason} tokens; keep it "
                 f"under {BLOCK_REASON_TOKENS}",
                 where,
                 rule.id,
@@ -1108,6 +1121,7 @@ class _Template:
     worst: int
     first_event: Span | None = None  # the first `event.*` variable
     uses_runtime: bool = False
+    state_tokens: int = 0  # of `worst`: the history lists (STATE_LIST_VARS) at their worst
 
 
 def _valid(rule: Rule) -> dict[str, FieldValue]:

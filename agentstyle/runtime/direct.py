@@ -6,13 +6,14 @@ import contextlib
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentstyle.engine.decision import Decision
-from agentstyle.engine.evaluate import evaluate
+from agentstyle.engine.evaluate import Evaluation, PointFlags, decide, point_flags, record
 from agentstyle.engine.event import Event
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
@@ -22,8 +23,86 @@ from agentstyle.engine.store import Connection, connect, migrate, sql
 DUCKDB_RETRY_S = 0.02
 
 
+@dataclass(slots=True)
+class Resident:
+    """What the resident engine keeps beside its open database: the policy's point flags (its
+    policy cannot change while it holds the lock) and the answered events left to record."""
+
+    flags: PointFlags
+    pending: list[Callable[[], None]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, conn: Connection) -> Resident:
+        return cls(point_flags(conn))
+
+    def discard(self, conn: Connection) -> None:
+        """Forget the events evaluated but not answered (their answer failed)."""
+        if self.pending:
+            self.pending.clear()
+            _rollback(conn)
+
+    def finish(self) -> list[BaseException]:
+        """Record the answered events, in order; what failed (each answer stands)."""
+        failed: list[BaseException] = []
+        steps, self.pending[:] = list(self.pending), []
+        for step in steps:
+            try:
+                step()
+            except Exception as exc:
+                failed.append(exc)
+        return failed
+
+
 class DeadlineExceeded(Exception):
     """The internal deadline passed before the event was evaluated and recorded."""
+
+
+class Watchdog:
+    """One thread per process that interrupts the connection of the event in flight when its
+    deadline passes. Arming and disarming take a lock each; a timer thread per event cost a
+    thread start, which a loaded machine can delay by milliseconds."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._armed: tuple[Connection, float, threading.Event] | None = None
+        self._thread: threading.Thread | None = None
+
+    def arm(self, conn: Connection, deadline: float) -> threading.Event:
+        """Watch `conn` until `disarm`; the event is set when it was interrupted."""
+        fired = threading.Event()
+        with self._cond:
+            self._armed = (conn, deadline, fired)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._watch, name="style-deadline", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify()
+        return fired
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._armed = None
+
+    def _watch(self) -> None:
+        with self._cond:
+            while True:
+                job = self._armed
+                if job is None:
+                    self._cond.wait()
+                    continue
+                conn, deadline, fired = job
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._armed = None
+                fired.set()
+                conn.interrupt()
+
+
+# The process's watchdog (a hook process evaluates one event; the engine one after another).
+WATCHDOG = Watchdog()
 
 
 class _HomePaths(StylePaths):
@@ -127,39 +206,34 @@ def evaluate_on(
     started: float,
     *,
     home: Path | None = None,
+    resident: Resident | None = None,
 ) -> Decision:
-    """Evaluate and record one event in one transaction; interrupted at the internal deadline.
+    """Decide and record one event in one transaction; interrupted at the internal deadline.
 
     Past the deadline nothing of the event is committed and `DeadlineExceeded` is raised, so
-    the caller answers per `fail` (runtime.md).
+    the caller answers per `fail` (runtime.md). For the `resident` engine, recording and
+    committing are left to a callable in `resident.pending`, which the engine runs once the
+    answer is sent and before it reads the next request: the next event sees this one's
+    claims, and a kill before the commit loses this event only, whole.
     """
+    after = resident.pending if resident is not None else None
     log = log_mode(home)
     if time.monotonic() >= deadline:
         raise DeadlineExceeded("internal deadline passed")
-    timed_out = threading.Event()
-
-    def stop() -> None:
-        timed_out.set()
-        conn.interrupt()
-
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
-    timer.daemon = True
-    timer.start()
+    timed_out = WATCHDOG.arm(conn, deadline)
     try:
         conn.execute("BEGIN TRANSACTION")
         try:
-            [result] = evaluate(conn, [event], log)
+            [result] = decide(conn, [event], flags=resident.flags if resident else None, log=log)
             latency = int((time.monotonic() - started) * 1_000_000)
-            error = ",".join(event.notes) or None
-            conn.execute(
-                sql("history/finish_event"),
-                [result.decision.verdict or "none", latency, error, result.event_id],
-            )
+            if after is None:
+                record(conn, [result], log, [latency])
             if time.monotonic() >= deadline:
                 raise DeadlineExceeded("internal deadline passed")
-            conn.execute("COMMIT")
+            if after is None:
+                conn.execute("COMMIT")
         except BaseException:
-            timer.cancel()
+            WATCHDOG.disarm()
             _rollback(conn)
             raise
     except DeadlineExceeded:
@@ -169,8 +243,21 @@ def evaluate_on(
             raise DeadlineExceeded("internal deadline passed") from exc
         raise
     finally:
-        timer.cancel()
+        WATCHDOG.disarm()
+    if after is not None:
+        after.append(lambda: _record_and_commit(conn, result, log, latency))
     return result.decision
+
+
+def _record_and_commit(conn: Connection, result: Evaluation, log: str, latency: int) -> None:
+    """The engine's second half of an event, after its answer went out; on failure nothing of
+    the event stays (the answer stands, the engine logs the loss)."""
+    try:
+        record(conn, [result], log, [latency])
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
 
 
 def _rollback(conn: Connection) -> None:

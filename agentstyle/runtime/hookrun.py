@@ -28,6 +28,7 @@ from agentstyle.runtime.errors import HandlerError
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
     from agentstyle.engine.locking import Poll
     from agentstyle.engine.store import Connection
+    from agentstyle.runtime.direct import Resident
 
 MAX_STDIN = 16 * 1024 * 1024
 DEADLINE_CAP_S = 55.0
@@ -242,12 +243,15 @@ def handle(
     home: Path | None = None,
     poll: Poll | None = None,
     oversized: bool = False,
+    resident: Resident | None = None,
 ) -> tuple[str, str, int]:
     """Decode, evaluate and answer one event; every failure becomes the documented answer.
 
     With `conn` (the resident engine's open database, `home` its folder) nothing is opened;
     otherwise the project's database is found and opened under the OS lock. `oversized`: the
     hook read more than MAX_STDIN and sent only the payload's head (the engine's path).
+    `resident` keeps what the engine does once the answer is sent (runtime/direct.py
+    evaluate_on).
     """
     from agentstyle.harnesses import adapter_for, spec_for
 
@@ -284,7 +288,9 @@ def handle(
         from agentstyle.runtime import direct as runtime
 
         if conn is not None:
-            decision = runtime.evaluate_on(conn, event, deadline, started, home=home)
+            decision = runtime.evaluate_on(
+                conn, event, deadline, started, home=home, resident=resident
+            )
         else:
             decision = runtime.evaluate_hook(home, event, deadline, started, poll)
         wire = reader.answer(decision, read_event, event)
@@ -295,6 +301,8 @@ def handle(
     except Handover:
         raise  # the engine answered the whole event
     except Exception as exc:  # every failure becomes the documented fail answer, no traceback
+        if resident is not None and conn is not None:
+            resident.discard(conn)  # an evaluated event whose answer failed: not recorded
         if home is None:
             with contextlib.suppress(Exception):
                 home = find_database(_cwd(payload))
@@ -520,6 +528,7 @@ def handle_with_connection(
     budget_s: float,
     home: Path,
     oversized: bool = False,
+    resident: Resident | None = None,
 ) -> tuple[str, str, int]:
     """One hook request served on an already open database (the resident engine's path);
     `oversized`: `stdin` is only the head of a payload over MAX_STDIN (answered per `fail`)."""
@@ -536,4 +545,5 @@ def handle_with_connection(
         conn=conn,
         home=home,
         oversized=oversized,
+        resident=resident,
     )

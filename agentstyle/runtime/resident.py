@@ -9,11 +9,12 @@ import stat
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from agentstyle.engine.locking import FileLock, LockTimeout
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, connect, migrate
+from agentstyle.engine.store import Connection, connect, migrate, tune_for_events
 from agentstyle.runtime import enginelog
 from agentstyle.runtime.client import (
     STARTING_NAME,
@@ -23,6 +24,7 @@ from agentstyle.runtime.client import (
     send_message,
     socket_path,
 )
+from agentstyle.runtime.direct import Resident
 
 IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
@@ -58,6 +60,7 @@ class Engine:
         self.sock_path = home / "engine.sock"
         self.digest = read_digest(str(home))
         self.conn: Connection | None = None
+        self.resident: Resident | None = None
         self.served = 0
         self.last_work = time.monotonic()
         self.done = threading.Event()
@@ -109,6 +112,8 @@ class Engine:
                 raise StartError(f"no rules database at {db}")
             self.conn = connect(db)
             migrate(self.conn)
+            tune_for_events(self.conn)
+            self.resident = Resident.of(self.conn)
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
             self._clear_marker()  # up: a failed start leaves it, hooks retry later
@@ -164,14 +169,23 @@ class Engine:
                     message = recv_message(client)
                 except (OSError, ValueError):
                     return
-                answer = self._answer(message)
-                # The hook may have given up waiting (it then answers by itself).
-                with contextlib.suppress(OSError):
-                    send_message(client, answer)
+
+                def reply(answer: dict[str, object]) -> None:
+                    # The hook may have given up waiting (it then answers by itself).
+                    with contextlib.suppress(OSError):
+                        send_message(client, answer)
+
+                answer = self._answer(message, reply)
+                if answer is not None:
+                    reply(answer)
         finally:
             self.slots.release()
 
-    def _answer(self, message: object) -> dict[str, object]:
+    def _answer(
+        self, message: object, reply: Callable[[dict[str, object]], None]
+    ) -> dict[str, object] | None:
+        """The answer to send, or None once `reply` sent it: a hook's answer goes out before
+        its event is recorded, and the next evaluation waits for that record."""
         if not isinstance(message, dict):
             return {"error": "malformed request"}
         op = message.get("op")
@@ -198,10 +212,24 @@ class Engine:
             try:
                 answer = self.handle(message)
             except Exception as exc:  # an engine never dies of one request
+                if self.resident is not None and self.conn is not None:
+                    self.resident.discard(self.conn)  # the hook evaluates by itself
                 return {"error": type(exc).__name__}
             self.served += 1
             self.last_work = time.monotonic()
-        return answer
+            reply(answer)
+            self.finish(message)
+        return None
+
+    def finish(self, message: dict[str, object]) -> None:
+        """Record the answered event (runtime/direct.py evaluate_on) before the next one."""
+        if self.resident is None:
+            return
+        for exc in self.resident.finish():  # the answer stands; the history misses the event
+            from agentstyle.runtime.hookrun import cause_of
+
+            what = f"{message.get('harness')} {message.get('event')}"
+            enginelog.write(self.home, f"answered {what} but could not record it: {cause_of(exc)}")
 
     def handle(self, message: dict[str, object]) -> dict[str, object]:
         from agentstyle.runtime.hookrun import handle_with_connection
@@ -216,6 +244,7 @@ class Engine:
             0.8 * float(message["budget_s"]),  # type: ignore[arg-type]
             self.home,
             oversized=bool(message.get("oversized")),
+            resident=self.resident,
         )
         return {"stdout": stdout, "stderr": stderr, "exit": code}
 

@@ -1,8 +1,21 @@
 -- Export: the stored field rows of one day's events to one Parquet file, with the machine.
+-- An event whose field rows were not kept (no hit under `log: hits`, or `log: off`) but that
+-- left session facts (schema 006) gets them as the field rows they came from (`shell.commands`,
+-- `file.path`), so `style replay` of the export rebuilds the history state the hook read.
 -- Parameters: $path (file), $machine (user@host), $day (DATE), $since, $until (TIMESTAMP or NULL).
 COPY (
     SELECT $machine AS machine, x.*
-    FROM event_fields x
+    FROM (
+        SELECT event_id, field, idx, value FROM event_fields
+        UNION ALL
+        SELECT s.event_id,
+               CASE s.kind WHEN 'command' THEN 'shell.commands' ELSE 'file.path' END AS field,
+               CAST(row_number() OVER (PARTITION BY s.event_id ORDER BY s.value) - 1 AS INTEGER)
+                   AS idx,
+               s.value
+        FROM session_facts s
+        WHERE NOT EXISTS (SELECT 1 FROM event_fields f WHERE f.event_id = s.event_id)
+    ) x
     JOIN events e ON e.event_id = x.event_id
     WHERE CAST(e.ts AS DATE) = $day
       AND ($since IS NULL OR e.ts >= $since) AND ($until IS NULL OR e.ts < $until)

@@ -1,57 +1,46 @@
--- Session bookkeeping for the whole batch at once (runtime.md step 3), as window functions
--- over the batch in arrival order on top of each session's stored row: startup and clear open
--- a new generation (except the first event of a brand-new session), compact adds a round, a
--- prompt adds to the prompt count; the model is remembered from the session's start. Event
--- ids follow the history's last one (every writer holds the OS lock). No parameters.
-UPDATE batch_events AS b
-SET event_id = x.event_id,
-    generation = x.generation,
-    compaction = x.compaction,
-    prompt_count = x.prompt_count,
-    model = x.model,
-    turn_key = coalesce(b.turn_id, 'prompt-' || CAST(x.prompt_count AS VARCHAR))
-FROM (
-    WITH base AS (
-        SELECT e.seq, e.harness, e.session_id, e.point, e.session_source, e.model,
-               s.generation AS g0, s.compaction AS c0, s.prompt_count AS p0, s.model AS m0,
-               s.session_id IS NULL AS is_new,
-               row_number() OVER (PARTITION BY e.harness, e.session_id ORDER BY e.seq) AS nth
-        FROM batch_events e
-        LEFT JOIN sessions s ON s.harness = e.harness AND s.session_id = e.session_id
-    ),
-    flags AS (
-        SELECT *,
-               CAST(point = 'session.start' AND session_source IN ('startup', 'clear')
-                    AND NOT (is_new AND nth = 1) AS INTEGER) AS resets,
-               CAST(point = 'session.start' AND session_source = 'compact' AS INTEGER)
-                   AS compacts,
-               CAST(point = 'prompt.submitted' AS INTEGER) AS prompts
-        FROM base
-    ),
-    running AS (
-        SELECT *,
-               sum(resets) OVER w AS n_resets,
-               sum(compacts) OVER w AS n_compacts,
-               sum(prompts) OVER w AS n_prompts,
-               last_value(model IGNORE NULLS) OVER w AS last_model
-        FROM flags
-        WINDOW w AS (PARTITION BY harness, session_id ORDER BY seq
-                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-    ),
-    at_reset AS (
-        SELECT *,
-               max(CASE WHEN resets = 1 THEN n_compacts END) OVER (
-                   PARTITION BY harness, session_id ORDER BY seq
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS compacts_at_reset
-        FROM running
-    )
-    SELECT seq,
-           (SELECT coalesce(max(event_id), 0) FROM events) + seq + 1 AS event_id,
-           coalesce(g0, 0) + n_resets AS generation,
-           CASE WHEN compacts_at_reset IS NULL THEN coalesce(c0, 0) + n_compacts
-                ELSE n_compacts - compacts_at_reset END AS compaction,
-           coalesce(p0, 0) + n_prompts AS prompt_count,
-           coalesce(last_model, m0) AS model
-    FROM at_reset
-) AS x
-WHERE b.seq = x.seq;
+-- Session bookkeeping (runtime.md step 3) for any batch, several events of a session among
+-- them (replay): window functions over the batch in arrival order on top of each session's
+-- stored row. startup and clear open a new generation (except the first event of a brand-new
+-- session), compact adds a round (counted from the last new generation), a prompt adds to the
+-- prompt count; the model is remembered from the session's start. Event ids follow the
+-- history's last one. For a batch without repeated sessions book.sql is the same, cheaper.
+-- Parameters and result as book.sql.
+WITH b AS (
+    SELECT unnest($1) AS seq, unnest($2) AS harness, unnest($3) AS session_id,
+           unnest($4) AS point, unnest($5) AS source, unnest($6) AS model
+),
+flags AS (
+    SELECT b.*, s.generation AS g0, s.compaction AS c0, s.prompt_count AS p0, s.model AS m0,
+           CAST(b.point = 'session.start' AND b.source IN ('startup', 'clear')
+                AND NOT (s.session_id IS NULL AND row_number() OVER w = 1) AS INTEGER) AS resets,
+           CAST(b.point = 'session.start' AND b.source = 'compact' AS INTEGER) AS compacts,
+           CAST(b.point = 'prompt.submitted' AS INTEGER) AS prompts
+    FROM b
+    LEFT JOIN sessions s ON s.harness = b.harness AND s.session_id = b.session_id
+    WINDOW w AS (PARTITION BY b.harness, b.session_id ORDER BY b.seq)
+),
+running AS (
+    SELECT *,
+           sum(resets) OVER w AS era,
+           sum(prompts) OVER w AS n_prompts,
+           last_value(model IGNORE NULLS) OVER w AS last_model
+    FROM flags
+    WINDOW w AS (PARTITION BY harness, session_id ORDER BY seq
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+booked AS (
+    SELECT *,
+           -- compactions since the era began: the stored round while no reset happened yet
+           CASE WHEN era = 0 THEN coalesce(c0, 0) ELSE 0 END
+               + sum(compacts) OVER (PARTITION BY harness, session_id, era ORDER BY seq
+                                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+               AS compaction
+    FROM running
+)
+SELECT x.seq, (SELECT coalesce(max(event_id), 0) FROM events) + x.seq + 1 AS event_id,
+       coalesce(x.g0, 0) + x.era AS generation, x.compaction,
+       coalesce(x.p0, 0) + x.n_prompts AS prompt_count,
+       coalesce(x.last_model, x.m0) AS model,
+       x.g0 IS NULL AS is_new
+FROM booked x
+ORDER BY x.seq;

@@ -1,96 +1,78 @@
--- Outcome of every rendered candidate: verdict precedence, dedup and refresh against `claims`,
--- the stop loop guard (its own outcome, `loop-guard`), then the per-event token budget
--- (runtime.md steps 7–9).
--- No parameters (reads batch_events, batch_rendered, the policy tables and claims).
--- Result: seq, rule_id, action, outcome, claim_key, tokens, text, model_text, closed_error (the
--- rule failed and has `fail: closed`), ordered by seq and output order (priority desc, package
--- order, rule order).
+-- Outcome of every rendered candidate (runtime.md steps 7–9): verdict precedence, the stop
+-- loop guard (its own outcome, `loop-guard`), dedup and refresh against `claims` (only the
+-- batch's own keys are looked up), then the per-event token budget.
+-- Parameters, a list per column with a row per rendered candidate: $1 seq, $2 rule_id,
+-- $3 hash, $4 tokens, $5 truncated, $6 failed (rendering raised), and its event's $7 harness,
+-- $8 point, $9 session_id, $10 generation, $11 compaction, $12 prompt_count, $13 turn_key,
+-- $14 stop_active.
+-- Result: seq, rule_id, outcome, claim_key, closed_error (the rule failed and has
+-- `fail: closed`) — ordered by seq and output order (priority desc, package order, rule
+-- order).
 WITH r AS (
-    SELECT br.seq, br.rule_id, br.text, br.model_text, br.hash, br.tokens, br.truncated,
-           br.error, b.harness, b.point, b.session_id, b.generation, b.compaction,
-           b.prompt_count, b.turn_key, b.stop_active, ru.reinject, ru.refresh, ru.priority,
-           ru.fail,
-           ru.rule_order, p.pkg_order, p.per_event,
-           en.effective_action AS action, en.effective_repeat AS repeat
-    FROM batch_rendered br
-    JOIN batch_events b ON b.seq = br.seq
-    JOIN rules ru ON ru.rule_id = br.rule_id
-    JOIN packages p ON p.name = ru.package
-    JOIN entries en ON en.rule_id = br.rule_id AND en.harness = b.harness AND en.point = b.point
-),
-guarded AS (
-    -- A stop that already continues because of a stop hook is not blocked again.
-    SELECT *, (action IN ('block', 'ask') AND point IN ('stop', 'subagent.stop')
-               AND stop_active) AS loop_guard
-    FROM r
-),
-verdicts AS (
-    SELECT seq,
-           -- a failing `fail: closed` rule refuses like a block (runtime.md)
-           bool_or((action = 'block' AND error IS NULL AND NOT loop_guard)
-                   OR (error IS NOT NULL AND fail = 'closed')) AS any_block,
-           bool_or(action = 'ask' AND error IS NULL AND NOT loop_guard) AS any_ask
-    FROM guarded
-    GROUP BY seq
+    SELECT unnest($1) AS seq, unnest($2) AS rule_id, unnest($3) AS hash, unnest($4) AS tokens,
+           unnest($5) AS truncated, unnest($6) AS failed, unnest($7) AS harness,
+           unnest($8) AS point, unnest($9) AS session_id, unnest($10) AS generation,
+           unnest($11) AS compaction, unnest($12) AS prompt_count, unnest($13) AS turn_key,
+           unnest($14) AS stop_active
 ),
 keyed AS (
-    SELECT g.*, v.any_block, v.any_ask,
+    SELECT r.*, p.action, p.refresh, p.fail, p.priority, p.pkg_order, p.rule_order,
+           p.per_event,
+           -- a stop that already continues because of a stop hook is not blocked again
+           p.action IN ('block', 'ask') AND r.point IN ('stop', 'subagent.stop')
+               AND r.stop_active AS loop_guard,
            CASE
-               WHEN g.action NOT IN ('inject', 'warn') OR g.point = 'subagent.start' THEN NULL
-               WHEN g.repeat = 'session' THEN md5(concat_ws('|', g.harness, g.session_id,
-                    g.generation, CASE WHEN g.reinject THEN g.compaction ELSE -1 END,
-                    g.rule_id, g.hash))
-               WHEN g.repeat = 'turn' THEN md5(concat_ws('|', g.harness, g.session_id,
-                    g.generation, 'turn', g.turn_key, g.rule_id, g.hash))
-               ELSE NULL
+               WHEN p.action NOT IN ('inject', 'warn') OR r.point = 'subagent.start' THEN NULL
+               WHEN p.repeat = 'session' THEN md5(concat_ws('|', r.harness, r.session_id,
+                    r.generation, CASE WHEN p.reinject THEN r.compaction ELSE -1 END,
+                    r.rule_id, r.hash))
+               WHEN p.repeat = 'turn' THEN md5(concat_ws('|', r.harness, r.session_id,
+                    r.generation, 'turn', r.turn_key, r.rule_id, r.hash))
            END AS claim_key
-    FROM guarded g
-    JOIN verdicts v ON v.seq = g.seq
-),
-deduped AS (
-    SELECT k.*,
-           (SELECT max(c.prompt_count) FROM claims c WHERE c.claim_key = k.claim_key)
-               AS last_claim_pc,
-           row_number() OVER (PARTITION BY k.claim_key, (k.claim_key IS NULL) ORDER BY k.seq)
-               AS nth_in_batch
-    FROM keyed k
+    FROM r
+    JOIN placed p ON p.harness = r.harness AND p.point = r.point AND p.rule_id = r.rule_id
 ),
 decided AS (
-    SELECT *,
+    SELECT k.*,
            CASE
-               WHEN error IS NOT NULL THEN 'error'
-               WHEN loop_guard THEN 'loop-guard'
-               WHEN any_block THEN CASE WHEN action = 'block' THEN 'blocked'
-                                        ELSE 'block-suppressed' END
-               WHEN action = 'ask' THEN 'asked'
-               WHEN action = 'allow' THEN CASE WHEN any_ask THEN 'block-suppressed'
-                                               ELSE 'allowed' END
-               WHEN claim_key IS NOT NULL AND nth_in_batch > 1 THEN 'dedup-suppressed'
-               WHEN claim_key IS NOT NULL AND last_claim_pc IS NOT NULL
-                    AND (refresh = 0 OR prompt_count - last_claim_pc < refresh)
+               WHEN k.failed THEN 'error'
+               WHEN k.loop_guard THEN 'loop-guard'
+               -- a failing `fail: closed` rule refuses like a block (runtime.md)
+               WHEN bool_or((k.action = 'block' AND NOT k.failed AND NOT k.loop_guard)
+                            OR (k.failed AND k.fail = 'closed')) OVER v
+                   THEN CASE WHEN k.action = 'block' THEN 'blocked' ELSE 'block-suppressed' END
+               WHEN k.action = 'ask' THEN 'asked'
+               WHEN k.action = 'allow'
+                   THEN CASE WHEN bool_or(k.action = 'ask' AND NOT k.failed AND NOT k.loop_guard)
+                                  OVER v THEN 'block-suppressed' ELSE 'allowed' END
+               -- an earlier row of the batch holds the key
+               WHEN k.claim_key IS NOT NULL
+                    AND row_number() OVER (PARTITION BY k.claim_key ORDER BY k.seq) > 1
+                   THEN 'dedup-suppressed'
+               WHEN c.last_pc IS NOT NULL AND (k.refresh = 0 OR k.prompt_count - c.last_pc < k.refresh)
                    THEN 'dedup-suppressed'
                ELSE 'emit'
-           END AS pre_outcome
-    FROM deduped
-),
-budgeted AS (
-    SELECT *,
-           sum(CASE WHEN pre_outcome = 'emit' THEN tokens ELSE 0 END) OVER (
-               PARTITION BY seq ORDER BY (pre_outcome <> 'emit'), priority DESC, pkg_order,
-                        rule_order
-               ROWS UNBOUNDED PRECEDING) AS running_tokens,
-           min(CASE WHEN pre_outcome = 'emit' THEN per_event END) OVER (PARTITION BY seq)
-               AS event_budget
-    FROM decided
+           END AS pre
+    FROM keyed k
+    LEFT JOIN (SELECT claim_key, max(prompt_count) AS last_pc
+               FROM claims
+               WHERE claim_key IN (SELECT claim_key FROM keyed)
+               GROUP BY claim_key) c ON c.claim_key = k.claim_key
+    WINDOW v AS (PARTITION BY k.seq)
 )
-SELECT seq, rule_id, action,
+SELECT seq, rule_id,
        CASE
-           WHEN pre_outcome <> 'emit' THEN pre_outcome
-           WHEN running_tokens > event_budget THEN 'budget-dropped'
+           WHEN pre <> 'emit' THEN pre
+           WHEN sum(CASE WHEN pre = 'emit' THEN tokens ELSE 0 END) OVER (
+                    PARTITION BY seq ORDER BY (pre <> 'emit'), priority DESC, pkg_order,
+                                              rule_order
+                    ROWS UNBOUNDED PRECEDING)
+                > min(per_event) FILTER (WHERE pre = 'emit') OVER (PARTITION BY seq)
+               THEN 'budget-dropped'
            WHEN truncated THEN 'budget-truncated'
            ELSE 'emitted'
        END AS outcome,
-       claim_key, tokens, text, model_text,
-       (pre_outcome = 'error' AND fail = 'closed') AS closed_error
-FROM budgeted
+       claim_key,
+       pre = 'error' AND fail = 'closed' AS closed_error
+FROM decided
 ORDER BY seq, priority DESC, pkg_order, rule_order;

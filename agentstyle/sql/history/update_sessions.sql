@@ -1,15 +1,12 @@
--- Store each session's state after the batch (its last event's bookkeeping). No parameters.
-INSERT INTO sessions (harness, session_id, generation, compaction, prompt_count, model,
-                      first_seen, last_seen)
-SELECT harness, session_id, arg_max(generation, seq), arg_max(compaction, seq),
-       arg_max(prompt_count, seq), arg_max(model, seq),
-       make_timestamp(CAST(round(min(ts) * 1000000) AS BIGINT)),
-       make_timestamp(CAST(round(max(ts) * 1000000) AS BIGINT))
-FROM batch_events
-GROUP BY harness, session_id
-ON CONFLICT (harness, session_id) DO UPDATE SET
-    generation = excluded.generation,
-    compaction = excluded.compaction,
-    prompt_count = excluded.prompt_count,
-    model = coalesce(excluded.model, sessions.model),
-    last_seen = excluded.last_seen;
+-- Store the state after the batch of sessions that have a row already (update_session.sql
+-- for many): each one's last event's bookkeeping, the model kept when the event named none.
+-- Parameters: lists of $1 harness, $2 session_id, $3 generation, $4 compaction,
+-- $5 prompt_count, $6 model, $7 last event time (epoch seconds), a row per session.
+UPDATE sessions
+SET generation = v.generation, compaction = v.compaction, prompt_count = v.prompt_count,
+    model = coalesce(v.model, sessions.model),
+    last_seen = make_timestamp(CAST(round(v.ts * 1000000) AS BIGINT))
+FROM (SELECT unnest($1) AS harness, unnest($2) AS session_id, unnest($3) AS generation,
+             unnest($4) AS compaction, unnest($5) AS prompt_count, unnest($6) AS model,
+             unnest($7) AS ts) v
+WHERE sessions.harness = v.harness AND sessions.session_id = v.session_id;

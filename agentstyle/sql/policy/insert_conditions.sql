@@ -1,6 +1,6 @@
 -- Bulk insert into `conditions`: one bound list per column, zipped by unnest.
--- Parameters: $17 lists, in column order (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci).
-INSERT INTO conditions (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci)
+-- Parameters: $18 lists, in column order (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci, literals).
+INSERT INTO conditions (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci, literals)
 SELECT
     unnest($1),
     unnest($2),
@@ -18,4 +18,5 @@ SELECT
     unnest($14),
     unnest($15),
     unnest($16),
-    unnest($17);
+    unnest($17),
+    unnest($18);

@@ -1,5 +1,6 @@
 -- The events of loaded STYLE exports (audit/export.py load_exports) with their stored field
--- rows, for `style replay DIR`. No parameters.
+-- rows, for `style replay DIR`, but the `state.*` rows a hit stored: the replay derives the
+-- state from the history it builds (the export carries the session facts). No parameters.
 -- Result: event_id, ts, harness, native_event, point, session_id, turn_id, tool, native_tool,
 -- call_id, failed, cwd, fields (a list of {field, idx, value}, by field then index) — in
 -- recorded order.
@@ -7,7 +8,7 @@ SELECT e.event_id, e.ts, e.harness, e.native_event, e.point, e.session_id, e.tur
        e.native_tool, e.call_id, e.failed, e.cwd,
        (SELECT list({'field': f.field, 'idx': f.idx, 'value': f.value} ORDER BY f.field, f.idx)
         FROM event_fields f
-        WHERE f.event_id = e.event_id) AS fields
+        WHERE f.event_id = e.event_id AND NOT starts_with(f.field, 'state.')) AS fields
 FROM events e
 WHERE e.point IS NOT NULL
 ORDER BY e.ts, e.event_id;

@@ -1,0 +1,31 @@
+-- Session bookkeeping (runtime.md step 3) for a batch in which no session has two events (a
+-- hook's event, explain, a `style test` case): each event's state follows from its session's
+-- stored row alone. startup and clear open a new generation (not for a brand-new session),
+-- compact adds a round, a prompt adds to the prompt count; the model is remembered from the
+-- session's start. Event ids follow the history's last one (every writer holds the OS lock).
+-- book_batch.sql gives the same answer for any batch.
+-- Parameters: lists of $1 seq, $2 harness, $3 session_id, $4 point, $5 session source,
+-- $6 model. Result: seq, event_id, generation, compaction, prompt_count, model, is_new (no
+-- stored row for the session yet) — in seq order.
+WITH b AS (
+    SELECT unnest($1) AS seq, unnest($2) AS harness, unnest($3) AS session_id,
+           unnest($4) AS point, unnest($5) AS source, unnest($6) AS model
+),
+flagged AS (
+    SELECT b.*, s.generation AS g0, s.compaction AS c0, s.prompt_count AS p0, s.model AS m0,
+           b.point = 'session.start' AND b.source IN ('startup', 'clear')
+               AND s.session_id IS NOT NULL AS resets
+    FROM b
+    LEFT JOIN sessions s ON s.harness = b.harness AND s.session_id = b.session_id
+)
+SELECT x.seq, (SELECT coalesce(max(event_id), 0) FROM events) + x.seq + 1 AS event_id,
+       coalesce(x.g0, 0) + CAST(x.resets AS INTEGER) AS generation,
+       CASE WHEN x.resets THEN 0
+            ELSE coalesce(x.c0, 0)
+                 + CAST(x.point = 'session.start' AND x.source = 'compact' AS INTEGER) END
+           AS compaction,
+       coalesce(x.p0, 0) + CAST(x.point = 'prompt.submitted' AS INTEGER) AS prompt_count,
+       coalesce(x.model, x.m0) AS model,
+       x.g0 IS NULL AS is_new
+FROM flagged x
+ORDER BY x.seq;

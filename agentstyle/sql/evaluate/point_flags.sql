@@ -1,0 +1,6 @@
+-- Which optional statements each point's events need (the evaluation index's point_flags),
+-- read once by a connection that evaluates many events of one policy (the resident engine).
+-- No parameters. Result: harness, point, session_state, rule_state, wildcards, reads_model,
+-- lookup_keys, history.
+SELECT harness, point, session_state, rule_state, wildcards, reads_model, lookup_keys, history
+FROM point_flags;

@@ -1,0 +1,3 @@
+-- Remove the evaluation index (schema 005) before index_* derive it again from the policy
+-- tables. No parameters.
+DELETE FROM placed; DELETE FROM match_rows; DELETE FROM point_flags; DELETE FROM field_patterns;
