@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,17 @@ def run_hook(clone: Path, home: Path, path: str, event: str, payload: dict[str, 
     assert len(lines) == 1, proc.stdout  # one JSON object, nothing else
     answer: dict = json.loads(lines[0])
     return answer
+
+
+@pytest.fixture(autouse=True)
+def no_engine_left(tmp_path: Path) -> Iterator[None]:
+    """The hooks here start resident engines (as a teammate's would): end each with its test,
+    rather than leave it idling for minutes after the suite."""
+    yield
+    from agentstyle.runtime.client import stop_engine
+
+    for home in tmp_path.glob("**/.style"):
+        stop_engine(str(home))
 
 
 @pytest.fixture
