@@ -1,11 +1,11 @@
 """Replay throughput: the bundled transcripts replayed against the bundled rule library.
 
 `datasets/transcripts/*.jsonl` (seven files, six synthetic sessions) are read into hook events
-and replayed through `style replay`'s engine (`agentstyle.audit.replay`) against `starter` and
-the seven library packages plus the built-in self-protection rules, into a private in-memory
-database: batched as replay runs, and one event per query (what the hooks do, one process per
-event aside) for comparison. Median of `runs` runs; the policy is compiled once per run and
-not timed.
+and replayed through `style replay`'s engine (`agentstyle.audit.replay`) against every package
+of the bundled library (`agentstyle/library/`) plus the built-in self-protection rules, into a
+private in-memory database: batched as replay runs, and one event per query (what the hooks
+do, one process per event aside) for comparison. Median of `runs` runs; the policy is compiled
+once per run and not timed.
 """
 
 from __future__ import annotations
@@ -17,23 +17,12 @@ from typing import Any
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import read_sources
+from agentstyle.install.library import bundled
 from agentstyle.install.selfprotect import plan_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "datasets" / "transcripts"
-PACKAGES = [
-    ROOT / "datasets" / "packages" / name
-    for name in (
-        "starter",
-        "guard-destructive",
-        "guard-secrets",
-        "guard-one-way-doors",
-        "guard-git-identity",
-        "rust-unwrap",
-        "project-brief",
-        "tests-before-stop",
-    )
-]
+PACKAGES = [b.path for b in bundled()]  # the whole bundled library, as `style packages` lists it
 
 
 def _replay(events: list[Any], batch_size: int) -> rp.Replayed:
