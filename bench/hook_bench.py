@@ -182,7 +182,16 @@ def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
             _timed(argv, payload, project, warm_env)
     _wait_engine(style_home)
     samples: dict[str, list[float]] = {
-        k: [] for k in ("bare", "handwritten", "warm", "warm_module", "parallel_slowest", "cold")
+        k: []
+        for k in (
+            "bare",
+            "handwritten",
+            "warm",
+            "warm_module",
+            "parallel_slowest",
+            "parallel_handwritten_slowest",
+            "cold",
+        )
     }
     rss: dict[str, int] = {}
     cold_every = 2  # a cold hook costs ~10x a warm one: sample it every other round
@@ -197,6 +206,9 @@ def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
         samples["warm_module"].append(_timed(forms["warm_module"], payload, project, warm_env)[0])
         parallel = _parallel(forms["warm"], payload, project, warm_env)
         samples["parallel_slowest"].append(max(parallel))
+        # the same three starts with the hand-written hook: what two cores give three processes
+        parallel = _parallel([sys.executable, str(handwritten)], payload, project, warm_env)
+        samples["parallel_handwritten_slowest"].append(max(parallel))
         if i % cold_every == 0:
             from agentstyle.runtime import client
 
@@ -218,6 +230,9 @@ def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
     out["warm_vs_handwritten"] = out["warm_ms"] / out["handwritten_ms"]
     out["warm_module_vs_handwritten"] = out["warm_module_ms"] / out["handwritten_ms"]
     out["parallel_vs_single"] = out["parallel_slowest_ms"] / out["warm_ms"]
+    out["parallel_handwritten_vs_single"] = (
+        out["parallel_handwritten_slowest_ms"] / out["handwritten_ms"]
+    )
     for k, v in rss.items():
         out[f"rss_{k.replace(' ', '_')}_mib"] = v / 1024
     return out
