@@ -17,6 +17,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,21 @@ from agentstyle.harnesses.claude_code import normalize
 from bench.generate import write_package
 
 COMMAND = "cargo test -p acme-auth && ls -la"
+
+
+def _texts() -> dict[str, str]:
+    """Every statement's text → its name (for those run as text, not parsed once)."""
+    folder = resources.files("agentstyle.sql")
+    return {
+        store.sql(f"{area.name}/{f.name[:-4]}"): f"{area.name}/{f.name[:-4]}"
+        for area in folder.iterdir()
+        if area.is_dir()
+        for f in area.iterdir()
+        if f.name.endswith(".sql")
+    }
+
+
+_TEXTS = _texts()
 
 
 class Timed:
@@ -40,7 +56,7 @@ class Timed:
         for name, parsed in store._PARSED.items():
             if parsed is query:
                 return name
-        return str(query).split()[0]
+        return _TEXTS.get(str(query)) or str(query).split()[0]
 
     def execute(self, query: Any, params: Any = None) -> Any:
         c0, t0 = time.thread_time(), time.perf_counter()
