@@ -94,9 +94,11 @@ def payload(i: int, command: str = COMMAND) -> dict[str, Any]:
     }
 
 
-def run(rules: int = 1000, events: int = 200, warmup: int = 20) -> dict[str, Any]:
+def run(
+    rules: int = 1000, events: int = 200, warmup: int = 20, command: str = COMMAND
+) -> dict[str, Any]:
     """Medians over `events` events: the answer (decide), the whole event (with record and
-    commit), and each statement (wall and CPU, ms)."""
+    commit), and each statement (wall and CPU, ms). `command`: the Bash call evaluated."""
     with installed(rules) as raw:
         conn = Timed(raw)
         flags = point_flags(raw)  # as the resident engine holds them
@@ -105,7 +107,7 @@ def run(rules: int = 1000, events: int = 200, warmup: int = 20) -> dict[str, Any
         for i in range(warmup + events):
             if i == warmup:
                 conn.samples.clear()
-            ev = normalize(payload(i), "PreToolUse")
+            ev = normalize(payload(i, command), "PreToolUse")
             c0, t0 = time.thread_time(), time.perf_counter()
             conn.execute("BEGIN TRANSACTION")
             evaluations = decide(conn, [ev], flags=flags)  # type: ignore[arg-type]
@@ -126,6 +128,7 @@ def run(rules: int = 1000, events: int = 200, warmup: int = 20) -> dict[str, Any
     }
     return {
         "rules": rules,
+        "command": command,
         "events": events,
         "answer_ms": statistics.median(w for w, _ in answer) * 1000,
         "answer_cpu_ms": statistics.median(c for _, c in answer) * 1000,

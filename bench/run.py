@@ -23,6 +23,7 @@ from bench import (
 
 ROOT = Path(__file__).resolve().parent.parent
 E2E_SECTION = "## Hook durations the real clients logged"
+REFUSED = "tool5 --danger x"  # a Bash call one generated rule blocks (bench/generate.py)
 
 
 def machine() -> str:
@@ -81,7 +82,11 @@ def hook_section(figures: dict[int, dict[str, float]]) -> str:
 
 def eval_section(results: list[dict[str, Any]]) -> str:
     names = list(dict.fromkeys(name for r in results for name in r["statements"]))
-    head = "| statement | " + " | ".join(f"{r['rules']:,} rules: wall / CPU" for r in results)
+
+    def label(r: dict[str, Any]) -> str:
+        return f"{r['rules']:,} rules" + (", refused call" if r["command"] == REFUSED else "")
+
+    head = "| statement | " + " | ".join(f"{label(r)}: wall / CPU" for r in results)
     rows = "".join(
         f"| `{name}` | "
         + " | ".join(
@@ -94,7 +99,7 @@ def eval_section(results: list[dict[str, Any]]) -> str:
         for name in names
     )
     summary = "".join(
-        f"| {r['rules']:,} | {r['answer_ms']:.2f} ms ({r['answer_cpu_ms']:.2f} CPU) | "
+        f"| {label(r)} | {r['answer_ms']:.2f} ms ({r['answer_cpu_ms']:.2f} CPU) | "
         f"{r['whole_ms']:.2f} ms ({r['whole_cpu_ms']:.2f} CPU) |\n"
         for r in results
     )
@@ -102,12 +107,14 @@ def eval_section(results: list[dict[str, Any]]) -> str:
         "## Engine evaluation of one event, statement by statement\n\n"
         "Method (`bench/eval_bench.py`): a generated package installed into a database file "
         "as `style install` stores it; one connection tuned as the resident engine's evaluates "
-        f"{results[0]['events']} PreToolUse Bash events (after 20 warm-up events) the way the "
-        "engine does: `decide` (the answer: the hook gets it here) then `record` and `COMMIT` "
+        f"{results[0]['events']} PreToolUse Bash events (after 20 warm-up events) of one "
+        f"command, `{results[0]['command']}` (no rule fires) or `{REFUSED}` (one rule blocks "
+        "it: rendering, outcomes and the hit's record run too), as the engine does: `decide` "
+        "(the answer: the hook gets it here) then `record` and `COMMIT` "
         "(before the engine reads the next request). Medians; every statement timed, wall and "
         "CPU (DuckDB runs these plans on the calling thread, so CPU time is what a statement "
         "costs even when other work preempts it).\n\n"
-        "| rules | the answer (decide) p50 | with record + commit p50 |\n|---|---|---|\n"
+        "| policy, event | the answer (decide) p50 | with record + commit p50 |\n|---|---|---|\n"
         + summary
         + "\n"
         + head
@@ -123,10 +130,11 @@ def targets_section(
 ) -> str:
     """Issue 15's targets against this run's figures: met, or missed by how much."""
     k1 = hook.get(1000) or next(iter(hook.values()))
-    e1, e10 = evals[0], evals[-1]
+    e1, e10, er = evals[0], evals[1], evals[2]
     rows = [
         ("engine evaluation p50, 1,000 rules (the answer)", e1["answer_ms"], 3.0, " ms", True),
         ("engine evaluation p50, 10,000 rules (the answer)", e10["answer_ms"], 6.0, " ms", True),
+        ("the same, 1,000 rules, a call a rule blocks", er["answer_ms"], 3.0, " ms", True),
         ("warm hook / hand-written hook, 1,000 rules", k1["warm_vs_handwritten"], 1.3, "x", True),
         (
             "3 parallel calls: slowest / single, 1,000 rules",
@@ -147,7 +155,7 @@ def targets_section(
         aim = f"{'≤' if at_most else '≥'} {goal:,g}{unit}"
         verdict = "met" if met else f"**missed** by {miss:.0%}"
         out += f"| {label} | {shown} | {aim} | {verdict} |\n"
-    notes = _target_notes(k1, e1, e10, batch)
+    notes = _target_notes(k1, e1, e10, batch, er)
     return (
         "## Issue 15's targets\n\n"
         "This run's figures (from the sections below) against the targets.\n\n"
@@ -157,7 +165,11 @@ def targets_section(
 
 
 def _target_notes(
-    k1: dict[str, float], e1: dict[str, Any], e10: dict[str, Any], batch: dict[str, float]
+    k1: dict[str, float],
+    e1: dict[str, Any],
+    e10: dict[str, Any],
+    batch: dict[str, Any],
+    er: dict[str, Any],
 ) -> list[str]:
     """Why each missed target is missed, from this run's figures, and what would close it."""
     notes = [
@@ -168,6 +180,20 @@ def _target_notes(
         f"takes {k1['engine_answer_ms']:.1f} ms; back to back (each request also waits for the "
         f"previous record) {k1['engine_back_to_back_ms']:.1f} ms."
     ]
+    if er["answer_ms"] > 3.0:
+        statements = er["statements"]
+        only = {n: v for n, v in statements.items() if n not in e1["statements"]}
+        listed = ", ".join(f"`{n}` {v[1]:.2f}" for n, v in only.items())
+        notes.append(
+            f"A call a rule blocks: the answer takes {er['answer_ms']:.2f} ms at 1,000 rules "
+            f"({er['answer_cpu_ms']:.2f} CPU), {er['answer_ms'] - 3:.2f} ms over. A call no "
+            "rule fires on costs `match` (and `book`); one that a rule refuses adds the "
+            f"statements of rendering, outcomes and allow codes (CPU ms: {listed}; the "
+            "`history/insert_*` ones come after the answer). What would close it: an outcome "
+            "statement for a single event (no window over the batch, no claims lookup for "
+            "a block, which never claims), and the policy's allow-code rules kept by the "
+            "engine instead of asked for every refused call."
+        )
     if k1["warm_vs_handwritten"] > 1.3:
         over = k1["warm_ms"] - 1.3 * k1["handwritten_ms"]
         notes.append(
@@ -249,7 +275,11 @@ def main() -> int:
     hook = hook_bench.run()
     load.append(os.getloadavg()[0])
     print("engine evaluation alone, 1,000 and 10,000 rules ...", flush=True)
-    evals = [eval_bench.run(1000), eval_bench.run(10_000)]
+    evals = [
+        eval_bench.run(1000),
+        eval_bench.run(10_000),
+        eval_bench.run(1000, command=REFUSED),
+    ]
     load.append(os.getloadavg()[0])
     print("batch throughput: 100,000 events x 1,000 rules ...", flush=True)
     b = batch_bench.run()
