@@ -22,7 +22,7 @@ from agentstyle.install.selfprotect import plan_packages
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "datasets" / "transcripts"
 PACKAGES = [
-    ROOT / "datasets" / "packages" / name
+    ROOT / "agentstyle" / "library" / name
     for name in (
         "starter",
         "guard-destructive",
