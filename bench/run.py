@@ -200,9 +200,14 @@ def _target_notes(
             f"Warm hook: {k1['warm_ms']:.1f} ms against {1.3 * k1['handwritten_ms']:.1f} ms "
             f"allowed ({over:.1f} ms over). Of it, {k1['bare_ms']:.1f} ms is the interpreter's "
             f"own start (`python -c pass`) and {k1['engine_answer_ms']:.1f} ms the engine's "
-            "answer over the socket; the rest is the hook client's imports and its peer check "
-            "(/proc). What would close it: fewer modules on the client's import path, or a "
-            "compiled client."
+            "answer over the socket (its SQL is the `decide` figure above; the rest is the "
+            "engine's Python around it: the connection's thread, normalizing, rendering the "
+            "wire); the hook's own work around its request (finding the project, the digest, "
+            "the peer check through /proc) is under half a millisecond; the remainder (loading "
+            "the script and the package, a fresh process's first request) is not broken down "
+            "here. What would close it: a "
+            "cheaper `match` plan and less Python per answer in the engine, or a hook that is "
+            "not a Python process."
         )
     if k1["parallel_vs_single"] > 2.0:
         notes.append(
