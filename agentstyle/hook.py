@@ -71,18 +71,18 @@ def via_engine(
     # Too large to evaluate, but the engine holds the database that says whether a
     # `fail: closed` rule refuses it: the engine answers the failure.
     oversized = len(stdin) > MAX_STDIN
-    message = {
+    message: dict[str, object] = {
         "op": "hook",
         "version": client.engine_version(),
         "digest": client.read_digest(home),
         "harness": harness,
         "event": event,
         "fail_closed": fail_closed,
-        "stdin": (stdin[:OVERSIZED_HEAD] if oversized else stdin).decode("utf-8", "replace"),
         "oversized": oversized,
         "budget_s": budget,
     }
-    answer, reason = client.request(home, message, budget * ENGINE_SHARE)
+    payload = stdin[:OVERSIZED_HEAD] if oversized else stdin
+    answer, reason = client.request(home, message, budget * ENGINE_SHARE, stdin=payload)
     if answer is None or answer.get("restart"):
         restart = answer is not None and bool(answer.get("restart"))
         if start and (reason in ("absent", "refused") or restart):

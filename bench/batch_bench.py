@@ -5,11 +5,13 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.event import Event
 from agentstyle.harnesses.claude_code import normalize
+from bench.eval_bench import Timed
 from bench.generate import write_package
 
 
@@ -42,7 +44,7 @@ def payload(i: int, rules: int) -> tuple[str, dict[str, object]]:
     }
 
 
-def run(events: int = 100_000, rules: int = 1000, batch: int = 5000) -> dict[str, float]:
+def run(events: int = 100_000, rules: int = 1000, batch: int = 5000) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         write_package(Path(tmp) / "pkg", rules)
         conn, _ = memory_policy([str(Path(tmp) / "pkg")], "claude-code")
@@ -52,13 +54,17 @@ def run(events: int = 100_000, rules: int = 1000, batch: int = 5000) -> dict[str
     ]
     t1 = time.perf_counter()
     fired = 0
+    timed = Timed(conn)  # each statement's time, to say what the SQL costs of the whole
     for start in range(0, events, batch):
-        conn.execute("BEGIN TRANSACTION")
-        for ev in evaluate(conn, normalized[start : start + batch], "off"):
+        timed.execute("BEGIN TRANSACTION")
+        for ev in evaluate(timed, normalized[start : start + batch], "off"):  # type: ignore[arg-type]
             fired += sum(1 for c in ev.candidates if c.outcome)
-        conn.execute("COMMIT")
+        timed.execute("COMMIT")
     t2 = time.perf_counter()
     conn.close()
+    per_event = {
+        name: sum(w for w, _ in samples) / events * 1e6 for name, samples in timed.samples.items()
+    }
     return {
         "events": events,
         "rules": rules,
@@ -67,6 +73,8 @@ def run(events: int = 100_000, rules: int = 1000, batch: int = 5000) -> dict[str
         "normalize_per_s": events / (t1 - t0),
         "evaluate_per_s": events / (t2 - t1),
         "end_to_end_per_s": events / (t2 - t0),
+        "sql_us_per_event": sum(per_event.values()),
+        "statements_us_per_event": dict(sorted(per_event.items(), key=lambda kv: -kv[1])),
     }
 
 

@@ -17,6 +17,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,21 @@ from agentstyle.harnesses.claude_code import normalize
 from bench.generate import write_package
 
 COMMAND = "cargo test -p acme-auth && ls -la"
+
+
+def _texts() -> dict[str, str]:
+    """Every statement's text → its name (for those run as text, not parsed once)."""
+    folder = resources.files("agentstyle.sql")
+    return {
+        store.sql(f"{area.name}/{f.name[:-4]}"): f"{area.name}/{f.name[:-4]}"
+        for area in folder.iterdir()
+        if area.is_dir()
+        for f in area.iterdir()
+        if f.name.endswith(".sql")
+    }
+
+
+_TEXTS = _texts()
 
 
 class Timed:
@@ -40,7 +56,7 @@ class Timed:
         for name, parsed in store._PARSED.items():
             if parsed is query:
                 return name
-        return str(query).split()[0]
+        return _TEXTS.get(str(query)) or str(query).split()[0]
 
     def execute(self, query: Any, params: Any = None) -> Any:
         c0, t0 = time.thread_time(), time.perf_counter()
@@ -78,9 +94,11 @@ def payload(i: int, command: str = COMMAND) -> dict[str, Any]:
     }
 
 
-def run(rules: int = 1000, events: int = 200, warmup: int = 20) -> dict[str, Any]:
+def run(
+    rules: int = 1000, events: int = 200, warmup: int = 20, command: str = COMMAND
+) -> dict[str, Any]:
     """Medians over `events` events: the answer (decide), the whole event (with record and
-    commit), and each statement (wall and CPU, ms)."""
+    commit), and each statement (wall and CPU, ms). `command`: the Bash call evaluated."""
     with installed(rules) as raw:
         conn = Timed(raw)
         flags = point_flags(raw)  # as the resident engine holds them
@@ -89,7 +107,7 @@ def run(rules: int = 1000, events: int = 200, warmup: int = 20) -> dict[str, Any
         for i in range(warmup + events):
             if i == warmup:
                 conn.samples.clear()
-            ev = normalize(payload(i), "PreToolUse")
+            ev = normalize(payload(i, command), "PreToolUse")
             c0, t0 = time.thread_time(), time.perf_counter()
             conn.execute("BEGIN TRANSACTION")
             evaluations = decide(conn, [ev], flags=flags)  # type: ignore[arg-type]
@@ -110,6 +128,7 @@ def run(rules: int = 1000, events: int = 200, warmup: int = 20) -> dict[str, Any
     }
     return {
         "rules": rules,
+        "command": command,
         "events": events,
         "answer_ms": statistics.median(w for w, _ in answer) * 1000,
         "answer_cpu_ms": statistics.median(c for _, c in answer) * 1000,

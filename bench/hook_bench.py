@@ -1,11 +1,14 @@
 """Hook latency as the harness sees it: a new process per event, the payload on stdin.
 
-For 10, 100, 1,000 and 10,000 installed rules, one loop runs, round-robin so drift hits all
-alike: the bare interpreter (`python -c pass`), a hand-written standard-library hook that reads
-the JSON and tests 10 regexes (what a user writes instead), the STYLE hook with a warm resident
-engine, and the STYLE hook with no engine (cold: it imports DuckDB and opens the database).
-Also: engine evaluation alone (a request over the socket, no process start), peak RSS of the
-hook client and of the engine.
+For each rule count one loop runs, round-robin so that drift on a shared machine hits every
+form alike: the bare interpreter (`python -c pass`), a hand-written standard-library hook that
+reads the JSON and tests 10 regexes (what a user writes instead), the STYLE hook with a warm
+resident engine as a project install runs it (the `style-hook` script) and as a personal
+install runs it (`python -m agentstyle.hook`), three warm STYLE hooks started at once (a
+harness's parallel tool calls), and the STYLE hook with no engine (cold: it imports DuckDB and
+opens the database). Also: the engine's answer alone (a request over the socket, no process
+start), with the requests spaced as a session's are and back to back (then each waits for the
+previous event's record), and the peak RSS of the hook client and of the engine.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.generate import write_package
 
@@ -35,6 +39,8 @@ for p in patterns:
               "permissionDecision": "deny", "permissionDecisionReason": "refused"}}))
         break
 """
+PARALLEL = 3
+SPACING_S = 0.02  # between engine requests "as a session's are"
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
@@ -49,9 +55,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def _timed(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one child process."""
-    t0 = time.perf_counter()
+def _start(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -> Any:
     proc = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -63,9 +67,31 @@ def _timed(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -> tupl
     assert proc.stdin is not None
     proc.stdin.write(data)
     proc.stdin.close()
+    return proc
+
+
+def _timed(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one child process."""
+    t0 = time.perf_counter()
+    proc = _start(argv, data, cwd, env)
     _, _, usage = os.wait4(proc.pid, 0)
     proc.returncode = 0
     return time.perf_counter() - t0, int(usage.ru_maxrss)
+
+
+def _parallel(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -> list[float]:
+    """Wall seconds of each of PARALLEL hooks started together, from the common start."""
+    t0 = time.perf_counter()
+    # The Popen objects are kept (and their returncode set once reaped): one collected while
+    # its child runs would be reaped by subprocess's own clean-up behind os.wait's back.
+    procs = {p.pid: p for p in [_start(argv, data, cwd, env) for _ in range(PARALLEL)]}
+    done: list[float] = []
+    while len(done) < PARALLEL:
+        pid, status = os.wait()
+        if pid in procs:
+            procs[pid].returncode = status
+            done.append(time.perf_counter() - t0)
+    return done
 
 
 def _engine_rss(home: Path) -> int:
@@ -81,6 +107,38 @@ def _engine_rss(home: Path) -> int:
     except OSError:
         pass
     return 0
+
+
+def _wait_engine(home: Path, up: bool = True) -> None:
+    from agentstyle.runtime import client
+
+    deadline = time.monotonic() + 30
+    while (client.ping(str(home)) is None) == up and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def engine_answers(home: Path, payload: bytes, n: int, gap_s: float) -> list[float]:
+    """Seconds per hook request over the socket (as a hook sends it), `gap_s` apart."""
+    from agentstyle.runtime import client
+
+    message: dict[str, object] = {
+        "op": "hook",
+        "version": client.engine_version(),
+        "digest": client.read_digest(str(home)),
+        "harness": "claude-code",
+        "event": "PreToolUse",
+        "fail_closed": False,
+        "oversized": False,
+        "budget_s": 30.0,
+    }
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        answer, why = client.request(str(home), message, 30, stdin=payload)
+        times.append(time.perf_counter() - t0)
+        assert answer is not None and "exit" in answer, why
+        time.sleep(gap_s)
+    return times
 
 
 def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
@@ -106,70 +164,75 @@ def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
             "tool_use_id": "toolu_bench",
         }
     ).encode()
-    hook = [
-        sys.executable,
-        "-m",
-        "agentstyle.hook",
-        "--harness",
-        "claude-code",
-        "--event",
-        "PreToolUse",
-    ]
-    script = tmp / "handwritten.py"
-    script.write_text(HANDWRITTEN, "utf-8")
+    args = ["--harness", "claude-code", "--event", "PreToolUse"]
+    script = str(Path(sys.executable).parent / "style-hook")
+    forms = {
+        "warm": [script, *args],  # what a project install's command runs
+        "warm_module": [sys.executable, "-m", "agentstyle.hook", *args],  # a personal install's
+    }
+    handwritten = tmp / "handwritten.py"
+    handwritten.write_text(HANDWRITTEN, "utf-8")
+    style_home = project / ".style"
     warm_env = _env(home, STYLE_ENGINE="on", STYLE_ENGINE_IDLE_S="600")
     cold_env = _env(home, STYLE_ENGINE="off")
     # warm up: bytecode caches, the engine
     for _ in range(3):
-        _timed([sys.executable, str(script)], payload, project, warm_env)
-        _timed(hook, payload, project, warm_env)
-    from agentstyle.runtime import client
-
-    deadline = time.monotonic() + 30
-    while client.ping(str(project / ".style")) is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    samples: dict[str, list[float]] = {"bare": [], "handwritten": [], "warm": [], "cold": []}
+        _timed([sys.executable, str(handwritten)], payload, project, warm_env)
+        for argv in forms.values():
+            _timed(argv, payload, project, warm_env)
+    _wait_engine(style_home)
+    samples: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "bare",
+            "handwritten",
+            "warm",
+            "warm_module",
+            "parallel_slowest",
+            "parallel_handwritten_slowest",
+            "cold",
+        )
+    }
     rss: dict[str, int] = {}
     cold_every = 2  # a cold hook costs ~10x a warm one: sample it every other round
     for i in range(runs):
         samples["bare"].append(_timed([sys.executable, "-c", "pass"], b"", project, warm_env)[0])
         samples["handwritten"].append(
-            _timed([sys.executable, str(script)], payload, project, warm_env)[0]
+            _timed([sys.executable, str(handwritten)], payload, project, warm_env)[0]
         )
-        seconds, kib = _timed(hook, payload, project, warm_env)
+        seconds, kib = _timed(forms["warm"], payload, project, warm_env)
         samples["warm"].append(seconds)
         rss["warm hook client"] = max(rss.get("warm hook client", 0), kib)
+        samples["warm_module"].append(_timed(forms["warm_module"], payload, project, warm_env)[0])
+        parallel = _parallel(forms["warm"], payload, project, warm_env)
+        samples["parallel_slowest"].append(max(parallel))
+        # the same three starts with the hand-written hook: what two cores give three processes
+        parallel = _parallel([sys.executable, str(handwritten)], payload, project, warm_env)
+        samples["parallel_handwritten_slowest"].append(max(parallel))
         if i % cold_every == 0:
-            client.stop_engine(str(project / ".style"))
-            seconds, kib = _timed(hook, payload, project, cold_env)
+            from agentstyle.runtime import client
+
+            client.stop_engine(str(style_home))
+            seconds, kib = _timed(forms["warm"], payload, project, cold_env)
             samples["cold"].append(seconds)
             rss["cold hook"] = max(rss.get("cold hook", 0), kib)
-            _timed(hook, payload, project, warm_env)  # bring the engine back
-            deadline = time.monotonic() + 30
-            while client.ping(str(project / ".style")) is None and time.monotonic() < deadline:
-                time.sleep(0.02)
-    # engine evaluation alone: requests over the socket, no process start
-    message = {
-        "op": "hook",
-        "version": client.engine_version(),
-        "digest": client.read_digest(str(project / ".style")),
-        "harness": "claude-code",
-        "event": "PreToolUse",
-        "fail_closed": False,
-        "stdin": payload.decode(),
-        "budget_s": 30.0,
-    }
-    engine_times = []
-    for _ in range(max(50, runs)):
-        t0 = time.perf_counter()
-        answer, _ = client.request(str(project / ".style"), message, 30)
-        engine_times.append(time.perf_counter() - t0)
-        assert answer is not None
-    rss["engine"] = _engine_rss(project / ".style")
-    client.stop_engine(str(project / ".style"))
+            _timed(forms["warm"], payload, project, warm_env)  # bring the engine back
+            _wait_engine(style_home)
+    spaced = engine_answers(style_home, payload, max(50, runs), SPACING_S)
+    back_to_back = engine_answers(style_home, payload, max(50, runs), 0.0)
+    rss["engine"] = _engine_rss(style_home)
+    from agentstyle.runtime import client
+
+    client.stop_engine(str(style_home))
     out = {f"{k}_ms": statistics.median(v) * 1000 for k, v in samples.items()}
-    out["engine_eval_us"] = statistics.median(engine_times) * 1e6
+    out["engine_answer_ms"] = statistics.median(spaced) * 1000
+    out["engine_back_to_back_ms"] = statistics.median(back_to_back) * 1000
     out["warm_vs_handwritten"] = out["warm_ms"] / out["handwritten_ms"]
+    out["warm_module_vs_handwritten"] = out["warm_module_ms"] / out["handwritten_ms"]
+    out["parallel_vs_single"] = out["parallel_slowest_ms"] / out["warm_ms"]
+    out["parallel_handwritten_vs_single"] = (
+        out["parallel_handwritten_slowest_ms"] / out["handwritten_ms"]
+    )
     for k, v in rss.items():
         out[f"rss_{k.replace(' ', '_')}_mib"] = v / 1024
     return out
@@ -184,5 +247,6 @@ def run(sizes: tuple[int, ...] = (10, 100, 1000, 10_000), runs: int = 20) -> dic
 
 
 if __name__ == "__main__":
-    for n, figures in run(runs=10).items():
+    sizes = tuple(int(a) for a in sys.argv[1:]) or (1000,)
+    for n, figures in run(sizes, runs=12).items():
         print(n, {k: round(v, 2) for k, v in figures.items()})

@@ -248,8 +248,10 @@ def test_no_engine_without_unix_sockets_still_answers(
 ) -> None:
     """Where AF_UNIX is missing the client reports no engine; direct evaluation answers."""
     code = (
-        "import socket, sys\n"
-        "del socket.AF_UNIX\n"
+        # the client reads the C module `_socket` (what `socket` re-exports): a platform
+        # without AF_UNIX has it in neither
+        "import _socket, socket, sys\n"
+        "del socket.AF_UNIX, _socket.AF_UNIX\n"
         "from agentstyle.runtime import client\n"
         "print(client.available())\n"
     )

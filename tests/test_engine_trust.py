@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -234,3 +235,114 @@ def ls(project: Project, session: str) -> dict[str, object]:
     payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
     payload["tool_input"] = {"command": "ls"}
     return payload
+
+
+def _raw_hook(home: str, header: dict[str, object], body: bytes, timeout: float = 10.0) -> bytes:
+    """A hook request as the hook writes it (a JSON header, then raw payload bytes); what the
+    engine sent back before closing (b"" when it dropped the connection)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(client.socket_path(home))
+        data = json.dumps(header).encode()
+        sock.sendall(struct.pack("!I", len(data)) + data + body)
+        sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except ConnectionResetError:  # closed with the request unread: dropped
+        return b""
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize(
+    "size", [-1, True, "12", 1.5, client.MAX_MESSAGE, 16 * 1024 * 1024 + 1, "short"]
+)
+def test_a_raw_payload_of_a_wrong_size_is_dropped_and_the_engine_lives_on(
+    engine_project: Project, size: object
+) -> None:
+    """A hook request names its payload's size: a size that is no count, over the hook's own
+    16 MiB limit, or more than is sent is never read as a payload; the engine goes on."""
+    home = str(engine_project.style)
+    info = start_engine(engine_project)
+    body = json.dumps(rm_rf(engine_project, new_session())).encode()
+    header: dict[str, object] = {
+        "op": "hook",
+        "version": info["version"],
+        "digest": info["digest"],
+        "harness": "claude-code",
+        "event": "PreToolUse",
+        "fail_closed": False,
+        "oversized": False,
+        "budget_s": 5.0,
+        "stdin_bytes": len(body) + 100 if size == "short" else size,
+    }
+    assert _raw_hook(home, header, body) == b""
+    after = client.ping(home, 2.0)
+    assert after is not None and after["served"] == info["served"]
+    result = engine_project.hook("PreToolUse", rm_rf(engine_project, new_session()), env=ENGINE_ON)
+    assert result.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_raw_payload_is_answered_as_the_json_payload_is(engine_project: Project) -> None:
+    """The raw form (client.send_hook) and the JSON form of one request get the same answer,
+    a header with quotes, backslashes, control and non-ASCII characters read back intact."""
+    home = str(engine_project.style)
+    info = start_engine(engine_project)
+    payload = rm_rf(engine_project, new_session())
+    payload["tool_input"] = {"command": 'rm -rf "/tmp/a\\b"\n\t— é'}
+    header: dict[str, object] = {
+        "op": "hook",
+        "version": info["version"],
+        "digest": info["digest"],
+        "harness": "claude-code",
+        "event": "PreToolUse",
+        "fail_closed": False,
+        "oversized": False,
+        "budget_s": 5.0,
+    }
+    raw, why = client.request(home, header, 10.0, stdin=json.dumps(payload).encode())
+    assert raw is not None, why
+    payload["session_id"] = new_session()
+    text = _raw_request(home, {**header, "stdin": json.dumps(payload)})
+    assert isinstance(text, dict)
+    for answer in (raw, text):
+        out = json.loads(str(answer["stdout"]))
+        assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert answer["exit"] == 0
+    odd = ['a"b', "c\\d", "e\nf\x00g\x1f", "h — é ✓", "", "\u2028"]
+    assert [json.loads(client.json_text(s)) for s in odd] == odd
+    assert json.loads(client.json_text(float("nan"))) is None
+    assert [json.loads(client.json_text(v)) for v in (True, False, None, 7, 2.5)] == [
+        True,
+        False,
+        None,
+        7,
+        2.5,
+    ]
+
+
+def test_an_engine_started_by_either_interpreter_name_is_believed(
+    engine_project: Project,
+) -> None:
+    """A project install's `style-hook` script runs `bin/python3`, a personal install's
+    `python -m agentstyle.hook` runs `bin/python`: an engine either started serves the other
+    (it used to be taken for an impostor, and the other hook waited out its deadline)."""
+    script = Path(sys.executable).parent / "style-hook"
+    if not script.exists():
+        pytest.skip("no style-hook script next to this interpreter")
+    info = start_engine(engine_project)  # started by `sys.executable -m agentstyle.hook`
+    proc = subprocess.run(
+        [str(script), "--harness", "claude-code", "--event", "PreToolUse"],
+        input=json.dumps(rm_rf(engine_project, new_session())).encode(),
+        cwd=engine_project.root,
+        env=clean_env(engine_project.home, ENGINE_ON),
+        capture_output=True,
+        timeout=60,
+    )
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    after = client.ping(str(engine_project.style), 2.0)
+    assert after is not None
+    assert int(after["served"]) == int(info["served"]) + 1  # type: ignore[call-overload]

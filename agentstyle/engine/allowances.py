@@ -323,30 +323,37 @@ def apply_allowances(conn: Connection, evaluations: list[Any], log: str = "hits"
             if cand.rule_id in lifted:
                 cand.outcome = LIFTED
         evaluation.decision = _decided_again(decision, blocked + asked, standing)
-    for evaluation, *_ in refused:
-        _offer_code(conn, evaluation, log)
+    _offer_codes(conn, [evaluation for evaluation, *_ in refused], log)
 
 
-def _offer_code(conn: Connection, evaluation: Any, log: str) -> None:
-    """End a refused tool call's reason with its allow code, when every rule that refused it
-    belongs to a package with `allow_code: true` and `style allow` could find it again."""
-    decision: Decision = evaluation.decision
-    ev = evaluation.event
-    if decision.verdict not in ("block", "ask") or ev.point not in TOOL_CALL_POINTS:
-        return
-    if decision.verdict == "ask" and asks_natively(ev.harness, ev.native_event):
-        return  # the harness asks the person itself
-    key = ev.first(CALL_KEY_FIELD)
-    refusing = [c.rule_id for c in evaluation.candidates if c.outcome in REFUSING]
-    if key is None or not refusing:
-        return
-    coded = {r for (r,) in conn.execute(sql("allow/coded_rules"), [refusing]).fetchall()}
-    if not set(refusing) <= coded:
-        return
+def _offer_codes(conn: Connection, evaluations: list[Any], log: str) -> None:
+    """End each refused tool call's reason with its allow code, when every rule that refused it
+    belongs to a package with `allow_code: true` and `style allow` could find it again. One
+    query for the batch (replay refuses thousands of calls)."""
     if log == "off":
         return  # the history keeps no call key: `style allow` could not find the call again
-    code = allow_code(ev.harness, ev.session_id, int(evaluation.event_id), key)
-    decision.reasons = [*decision.reasons, code_sentence(code)]
+    offers: list[tuple[Any, str, list[str]]] = []
+    for evaluation in evaluations:
+        decision: Decision = evaluation.decision
+        ev = evaluation.event
+        if decision.verdict not in ("block", "ask") or ev.point not in TOOL_CALL_POINTS:
+            continue
+        if decision.verdict == "ask" and asks_natively(ev.harness, ev.native_event):
+            continue  # the harness asks the person itself
+        key = ev.first(CALL_KEY_FIELD)
+        refusing = [c.rule_id for c in evaluation.candidates if c.outcome in REFUSING]
+        if key is not None and refusing:
+            offers.append((evaluation, key, refusing))
+    if not offers:
+        return
+    asked = sorted({r for *_, refusing in offers for r in refusing})
+    coded = {r for (r,) in conn.execute(sql("allow/coded_rules"), [asked]).fetchall()}
+    for evaluation, key, refusing in offers:
+        if not set(refusing) <= coded:
+            continue
+        ev = evaluation.event
+        code = allow_code(ev.harness, ev.session_id, int(evaluation.event_id), key)
+        evaluation.decision.reasons = [*evaluation.decision.reasons, code_sentence(code)]
 
 
 def _decided_again(before: Decision, refusing: list[Any], standing: list[Any]) -> Decision:

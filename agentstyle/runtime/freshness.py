@@ -8,8 +8,6 @@ library only: this runs on every hook, so the common case is two `stat` calls.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
 
 LOCK_NAME = "style.lock.yaml"
@@ -62,6 +60,8 @@ def _stamp(root: str) -> tuple[str, int, int] | None:
             data = fh.read(MAX_LOCK)
     except OSError:
         return None
+    import hashlib  # only when the lock changed: every hook reads this module
+
     return hashlib.sha256(data).hexdigest(), st.st_size, st.st_mtime_ns
 
 
@@ -99,5 +99,7 @@ def record(root: str) -> None:
             fh.write(f"{stamp[0]} {stamp[1]} {stamp[2]}\n")
         os.replace(tmp, os.path.join(home, BUILT_FROM))
     except OSError:
-        with contextlib.suppress(OSError):  # record() runs after a build, not on every hook
+        import contextlib  # record() runs after a build, not on every hook
+
+        with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -11,8 +11,10 @@ Otherwise the hook evaluates directly. Linux only (/proc); elsewhere the engine 
 
 from __future__ import annotations
 
+# `_socket` is the C module (`socket.socket` derives from its class): `socket` would cost
+# every hook its `enum` and `selectors` imports.
+import _socket
 import os
-import socket
 import struct
 import sys
 
@@ -25,12 +27,12 @@ def engine_argv(home: str) -> list[str]:
     return [sys.executable, "-I", "-m", ENGINE_MODULE, os.path.realpath(home)]
 
 
-def peer_pid(sock: socket.socket) -> int | None:
-    option = getattr(socket, "SO_PEERCRED", None)
+def peer_pid(sock: _socket.socket) -> int | None:
+    option = getattr(_socket, "SO_PEERCRED", None)
     if option is None:
         return None
     try:
-        pid, uid, _gid = _CRED.unpack(sock.getsockopt(socket.SOL_SOCKET, option, _CRED.size))
+        pid, uid, _gid = _CRED.unpack(sock.getsockopt(_socket.SOL_SOCKET, option, _CRED.size))
     except OSError:
         return None
     if hasattr(os, "getuid") and uid != os.getuid():
@@ -62,6 +64,31 @@ def lock_holders(lock_path: str) -> set[int]:
     return out
 
 
+def holds_lock(pid: int, lock_path: str) -> bool:
+    """Whether process `pid` holds an advisory lock on `lock_path` through one of its own file
+    descriptors (its /proc fdinfo `lock:` lines). Reading /proc/locks instead costs the kernel a
+    grace period of its global lock (milliseconds on every hook); fdinfo is per file."""
+    try:
+        want = os.path.realpath(lock_path)
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != want:
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}", encoding="utf-8", errors="replace") as fh:
+                info = fh.read(1 << 16)
+        except OSError:
+            continue
+        for line in info.splitlines():
+            # `lock:	1: FLOCK  ADVISORY  WRITE 4711 fd:01:123456 0 EOF`
+            parts = line.split()
+            if len(parts) >= 7 and parts[0] == "lock:" and parts[5] == str(pid):
+                return True
+    return False
+
+
 def _cmdline(pid: int) -> list[str] | None:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
@@ -71,14 +98,24 @@ def _cmdline(pid: int) -> list[str] | None:
     return [part.decode("utf-8", "surrogateescape") for part in raw.split(b"\0") if part]
 
 
-def untrusted(sock: socket.socket, home: str) -> str | None:
+def _started_as(argv: list[str] | None, want: list[str]) -> bool:
+    """Whether `argv` is the engine command `want`, its interpreter named by any name in the
+    same folder: a project install's `style-hook` script runs `bin/python3`, a personal
+    install's `python -m agentstyle.hook` runs `bin/python`, and either may have started the
+    engine the other talks to (that both are the same binary, `untrusted` checks by /proc)."""
+    if argv is None or len(argv) != len(want) or argv[1:] != want[1:]:
+        return False
+    return os.path.dirname(os.path.abspath(argv[0])) == os.path.dirname(os.path.abspath(want[0]))
+
+
+def untrusted(sock: _socket.socket, home: str) -> str | None:
     """Why the peer of `sock` is not the project's engine, or None when it is."""
     pid = peer_pid(sock)
     if pid is None:
         return "the socket's peer cannot be identified"
-    if pid not in lock_holders(os.path.join(home, "style.lock")):
+    if not holds_lock(pid, os.path.join(home, "style.lock")):
         return "the socket's peer does not hold the project's lock"
-    if _cmdline(pid) != engine_argv(home):
+    if not _started_as(_cmdline(pid), engine_argv(home)):
         return "the socket's peer was not started as STYLE's engine"
     try:
         exe = os.path.realpath(f"/proc/{pid}/exe")

@@ -18,9 +18,11 @@ from agentstyle.engine.store import Connection, connect, migrate, tune_for_event
 from agentstyle.runtime import enginelog
 from agentstyle.runtime.client import (
     STARTING_NAME,
+    _recv_exact,
     engine_version,
     read_digest,
     recv_message,
+    send_answer,
     send_message,
     socket_path,
 )
@@ -32,6 +34,29 @@ RECEIVE_S = 5.0  # a hook sends its request at once; a silent client is dropped 
 ACCEPT_POLL_S = 0.5
 MAX_CLIENTS = 64
 HOOK_FIELDS = {"harness": str, "event": str, "stdin": str}
+# A hook request names its payload's size (`stdin_bytes`) and sends it raw after the message
+# (client.send_hook); at most the hook's own limit.
+MAX_STDIN_BYTES = 16 * 1024 * 1024
+
+
+def _payload(sock: socket.socket, message: object) -> bytes | None:
+    """The raw payload that follows a hook request naming `stdin_bytes` (client.send_hook),
+    kept in the message as `stdin_raw`; None for a message that carries it as text."""
+    if not isinstance(message, dict) or "stdin_bytes" not in message:
+        return None
+    size = message.pop("stdin_bytes")
+    if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_STDIN_BYTES:
+        raise ValueError("bad stdin_bytes")
+    raw = _recv_exact(sock, size)
+    message["stdin"], message["stdin_raw"] = "", raw
+    return raw
+
+
+def _stdin_of(message: dict[str, object]) -> bytes:
+    raw = message.get("stdin_raw")
+    if isinstance(raw, bytes):
+        return raw
+    return str(message.get("stdin", "")).encode("utf-8", errors="replace")
 
 
 def malformed(message: dict[str, object]) -> str | None:
@@ -167,13 +192,22 @@ class Engine:
                 client.settimeout(RECEIVE_S)
                 try:
                     message = recv_message(client)
+                    raw = _payload(client, message)
                 except (OSError, ValueError):
                     return
 
                 def reply(answer: dict[str, object]) -> None:
                     # The hook may have given up waiting (it then answers by itself).
                     with contextlib.suppress(OSError):
-                        send_message(client, answer)
+                        if raw is not None and "exit" in answer:
+                            send_answer(
+                                client,
+                                str(answer["stdout"]),
+                                str(answer["stderr"]),
+                                int(answer["exit"]),  # type: ignore[call-overload]
+                            )
+                        else:
+                            send_message(client, answer)
 
                 answer = self._answer(message, reply)
                 if answer is not None:
@@ -239,7 +273,7 @@ class Engine:
             self.conn,
             str(message.get("harness", "")),
             str(message.get("event", "")),
-            str(message.get("stdin", "")).encode("utf-8", errors="replace"),
+            _stdin_of(message),
             bool(message.get("fail_closed")),
             0.8 * float(message["budget_s"]),  # type: ignore[arg-type]
             self.home,
