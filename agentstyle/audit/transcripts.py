@@ -52,7 +52,7 @@ Sources (audit.md "Replay / backtest"):
   recorded normalized events are replayed as they are (their field values as stored: cut to
   4 KiB, secrets redacted, and only for events that had a hit unless `log: full` — an event
   stored without fields can only match conditions that need none; a Stop's
-  `stop_hook_active` is not stored, so it replays as false).
+  `stop_hook_active` is stored with the event, so the loop guard holds on replay).
 
 Sessions are merged into one stream by time, each session's own order kept.
 """
@@ -601,6 +601,7 @@ def _read_export(path: Path, out: Sources) -> list[list[Recorded]]:
             call_id,
             failed,
             cwd,
+            stop_active,
             fields,
         ) = row
         ev = Event(
@@ -614,6 +615,7 @@ def _read_export(path: Path, out: Sources) -> list[list[Recorded]]:
             native_tool=native_tool,
             call_id=call_id,
             failed=bool(failed),
+            stop_active=bool(stop_active),
         )
         ev.ts = ts.replace(tzinfo=dt.UTC).timestamp() if ts is not None else 0.0
         stored = fields or []

@@ -506,6 +506,7 @@ def record(
             [e.decision.verdict or "none" for e in evaluations],
             latencies,
             [",".join(ev.notes) or None for ev in evs],
+            [ev.stop_active for ev in evs],
         ],
     )
     # Each session's state is its last event's; a new one's first time is its first event's.
