@@ -246,8 +246,11 @@ def write_history(project: Project, history: History) -> None:
                 ("claims", history.claims),
                 ("sessions", history.sessions),
             ):
+                # the rows give the leading columns; later migrations' columns keep defaults
+                names = [c[0] for c in conn.execute(f"DESCRIBE {table}").fetchall()]
+                columns = ", ".join(names[: len(rows[0])])
                 marks = ", ".join("?" * len(rows[0]))
-                conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+                conn.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
         finally:
             conn.close()
 
