@@ -668,7 +668,7 @@ def _install(
     from agentstyle.install import selfprotect
 
     with selfprotect.builtin_package(
-        root, harnesses, persist=not dry_run, enabled=lock.protect
+        root, harnesses, persist=not dry_run, enabled=lock.protect, packages=abs_packages
     ) as builtin:
         loaded = load_and_validate(abs_packages + ([str(builtin)] if builtin else []))
         wanted = named_refs(root, wanted, loaded, locked)
@@ -767,12 +767,11 @@ def build_from_lock(root: Path, wait_s: float) -> list[str]:
     with engine_free_store(paths, wait_s=wait_s) as conn:
         if freshness.stale(str(root)) is None and _has_policy(conn):
             return []  # another hook built it while this one waited for the lock
+        locked = [ref_path(root, ref) for ref in lock.packages]
         with selfprotect.builtin_package(
-            root, dict(lock.harnesses), persist=True, enabled=lock.protect
+            root, dict(lock.harnesses), persist=True, enabled=lock.protect, packages=locked
         ) as builtin:
-            loaded = load_and_validate(
-                [ref_path(root, ref) for ref in lock.packages] + ([str(builtin)] if builtin else [])
-            )
+            loaded = load_and_validate(locked + ([str(builtin)] if builtin else []))
             errors = [d for d in loaded.diagnostics if d.level == "error"]
             if errors:
                 raise StyleError(f"the locked packages have errors: {errors[0].render()}")
