@@ -78,10 +78,12 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 
 def payload(p: Project, case: dict[str, Any]) -> dict[str, Any]:
+    cwd = (p.root / case["cwd"]).as_posix() if "cwd" in case else p.root.as_posix()
     if "shell" in case:
         return p.payload(
             "PreToolUse.bash-rm-rf.json",
             session_id=new_session(),
+            cwd=cwd,
             tool_input={"command": case["shell"]},
         )
     path = str(case["write"])
@@ -94,6 +96,7 @@ def payload(p: Project, case: dict[str, Any]) -> dict[str, Any]:
     return p.payload(
         "PreToolUse.bash-rm-rf.json",
         session_id=new_session(),
+        cwd=cwd,
         tool_name="Write",
         tool_input={"file_path": path, "content": "{}"},
     )
@@ -130,6 +133,12 @@ def test_every_chain_is_refused_at_its_first_step(target: Project, case: dict[st
 def test_ordinary_work_next_to_styles_files_passes(target: Project, command: str) -> None:
     result = target.run_installed("PreToolUse", payload(target, {"shell": command}))
     assert refusal(result) is None, (command, result.stdout)
+
+
+def test_reading_from_inside_a_guarded_folder_passes(target: Project) -> None:
+    case = {"shell": "cat settings.json", "cwd": ".claude"}
+    result = target.run_installed("PreToolUse", payload(target, case))
+    assert refusal(result) is None, result.stdout
 
 
 @pytest.mark.parametrize("path", CASES["harmless_writes"])

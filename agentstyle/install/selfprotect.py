@@ -116,8 +116,10 @@ class Builder:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
-    def add(self, comment: str, field: str, pattern: str, guard: str = "") -> None:
-        cond = f"{field} regex {_raw(pattern)}"
+    def add(
+        self, comment: str, field: str, pattern: str, guard: str = "", *, negate: bool = False
+    ) -> None:
+        cond = f"{'not ' if negate else ''}{field} regex {_raw(pattern)}"
         if guard:
             cond = f"({guard} and {cond})"
         prefix = "or " if self.lines else ""
@@ -148,8 +150,15 @@ def _category(b: Builder, items: list[pr.Item], places: sp.Places) -> None:
         inside = sp.file_path(folders, places).replace("/?$", "(/.*)?$")
         inside = inside.replace("(/.*)?$", "(/.*)?/?$")
         here = f"harness.cwd regex {_raw(inside)}"
-        for what, pattern in sp.relative_writes():
-            b.add(f"the session works inside it: {what}", "shell.commands", pattern, here)
+        # One row (the command as sent), not every element: a relative path has no literal
+        # for the prefilter, and anything but a plain read from in there is suspect anyway.
+        b.add(
+            "the session works inside it: a shell call other than a plain read",
+            "tool.input.command",
+            sp.PLAIN_READ,
+            here,
+            negate=True,
+        )
         b.add("the session works inside it: a file tool", "file.path", r"^[^/]", here)
         raw = "^" + sp.words(folders, places) + "/*$"
         for key in ("dir_path", "directory", "working_directory"):

@@ -287,17 +287,12 @@ def writes(target: str) -> list[tuple[str, str]]:
     ]
 
 
-def relative_writes() -> list[tuple[str, str]]:
-    """Writes of a relative path (one that does not climb out with `..`): while the session's
-    folder is inside a guarded folder, that is a write inside it."""
-    rel = r"(\./+)*([^-/~$\s.]\S*|\.[^./\s]\S*)"
-    return [
-        (
-            "a program other than a reader names a relative path, or a redirection writes one",
-            rf"({NAME}{NOT_READER}( \S+)* |(^| )[0-9]*(>|>>|>\||<>|&>|&>>) ){rel}( |$)",
-        ),
-        ("sed -i of a relative path", rf"{NAME}g?sed( \S+)* (-[a-zA-Z]*i\S*|--in-place\S*)( |$)"),
-    ]
+# A shell call that only reads: one simple command of a short list, no operator, redirection
+# or substitution (`cat settings.json`, `ls -la`).
+PLAIN_READ = (
+    r"^\s*(\S*/)?(cat|head|tail|less|more|ls|stat|wc|file|grep|egrep|fgrep|rg|jq|diff|du|tree"
+    r"|pwd|echo|printf|readlink|realpath|md5sum|sha1sum|sha256sum)( [^;&|<>\x60$()\n]*)?\s*$"
+)
 
 
 def raw_redirect(target: str) -> str:

@@ -5,7 +5,8 @@
 --
 -- Written for batches (replay) as much as for one event: tool, server and skill globs are
 -- matched against the batch's distinct values once, not per event; a regex is only run on
--- values that hold its required literal (a pattern taken from a column is compiled per row).
+-- values that hold its required literal, or one of its literals (`literal` joined by chr(31):
+-- policy/prefilter.py), since a pattern taken from a column is compiled per row.
 WITH tool_hits AS (
     SELECT t.rule_id, v.tool AS value
     FROM rule_tools t
@@ -170,8 +171,9 @@ preds AS (
            bool_or(CASE
                WHEN value IS NULL THEN NULL
                WHEN literal IS NOT NULL
-                    AND NOT contains(CASE WHEN literal_ci THEN lower(value) ELSE value END,
-                                     literal) THEN false
+                    AND len(list_filter(string_split(literal, chr(31)), lambda l: contains(
+                        CASE WHEN literal_ci THEN lower(value) ELSE value END, l))) = 0
+                    THEN false
                WHEN base_op = 'equals' THEN value = pattern
                     OR (num IS NOT NULL AND TRY_CAST(value AS DOUBLE) = num)
                WHEN base_op = 'contains' THEN contains(value, pattern)
