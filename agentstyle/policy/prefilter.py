@@ -140,10 +140,8 @@ def any_literal(pattern: str) -> Prefilter | None:
     if stripped is None:
         return None
     body, ci = stripped
-    import re._parser as sre_parse  # the stdlib's own regex parser
-
     try:
-        tree = sre_parse.parse(body)
+        tree = _parser().parse(body)
     except (re.error, RecursionError, OverflowError):
         return None
     try:
@@ -158,9 +156,16 @@ def any_literal(pattern: str) -> Prefilter | None:
     return Prefilter(SEPARATOR.join(literals), ci)
 
 
+def _parser() -> Any:
+    """The standard library's own regex parser (private, untyped; constants included)."""
+    import importlib
+
+    return importlib.import_module("re._parser")
+
+
 def _needs(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
     """What a sequence of parsed items needs (None: nothing known)."""
-    from re import _constants as c
+    c = _parser()
 
     candidates: list[frozenset[str]] = []
     run: list[str] = []
