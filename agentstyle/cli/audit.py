@@ -249,6 +249,8 @@ def run_report(name: str, options: Options) -> None:
     filters = filters_of(options)
     source = options.from_glob or "database"
     root = project_root()
+    if not options.from_glob:
+        _warn_if_readable(root)
     where = report.Where(root=root) if options.from_glob else report.Where.project(root)
     found: list[attention.Item] | None = None
     with report.history(
@@ -265,6 +267,17 @@ def run_report(name: str, options: Options) -> None:
             found = report.attention_items(conn, filters, where)
         frame = report.run_report(conn, name, filters, where)
     _emit(frame, fmt, options.out, name=name, filters=filters, source=source, attention=found)
+
+
+def _warn_if_readable(root: Path) -> None:
+    """The history is command text: say so when other users can read it (doctor's check),
+    before opening the database tightens it."""
+    from agentstyle.engine.paths import StylePaths
+    from agentstyle.install.doctor import privacy_warning
+
+    wide = privacy_warning(root, StylePaths(root))
+    if wide:
+        typer.echo(f"style: warning: {wide}", err=True)
 
 
 def _emit(
