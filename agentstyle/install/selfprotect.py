@@ -27,7 +27,7 @@ a guarded one. What is guarded is computed for this machine at install (install/
 so the package is written under `.style/builtin/style/`; `protect: false` in
 `style.lock.yaml` leaves it out. Hooks are a guardrail, not a sandbox: the aim is that
 switching STYLE off is never a casual side effect and always needs something a reviewer would
-recognise (docs/self-protection.md lists what is not covered).
+recognise (docs/harnesses/index.md "Self-protection" lists what is not covered).
 """
 
 from __future__ import annotations
