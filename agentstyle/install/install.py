@@ -28,7 +28,7 @@ from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
 from agentstyle.harnesses.common import is_style_command
 from agentstyle.install.hookcommand import hook_command
-from agentstyle.install.library import bundled, bundled_path
+from agentstyle.install.library import bundled, bundled_path, ref_path
 from agentstyle.install.lockfile import (
     HarnessInstall,
     LockFile,
@@ -382,21 +382,6 @@ def package_ref(root: Path, package: str) -> PackageRef:
         f"`{package}`: no such package folder or file, and no bundled package of that name"
         f"{hint}; `style packages` lists the bundled ones"
     )
-
-
-def ref_path(root: Path, ref: PackageRef) -> str:
-    """Where a locked package is on this machine."""
-    if ref.library is not None:
-        folder = bundled_path(ref.library)
-        if folder is None:
-            raise StyleError(
-                f"style.lock.yaml names the bundled package `{ref.library}`, which this STYLE "
-                f"does not ship; upgrade agentstyle or remove it with `style uninstall "
-                f"{ref.library}`"
-            )
-        return str(folder)
-    path = Path(ref.path or ".")
-    return str(path if path.is_absolute() else root / path)
 
 
 def _same_ref(a: PackageRef, b: PackageRef) -> bool:

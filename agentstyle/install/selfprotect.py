@@ -416,7 +416,7 @@ def plan_packages(harness: str, start: Path | None = None) -> Iterator[list[str]
     """The built-in package for `style plan --harness H` in this project (none when
     `protect: false`), as extra package paths."""
     from agentstyle.engine.paths import find_root
-    from agentstyle.install.install import ref_path
+    from agentstyle.install.library import ref_path
 
     root = find_root(start)
     lock = read_lock(StylePaths(root).lockfile)
