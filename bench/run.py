@@ -272,6 +272,29 @@ def stall_section() -> str:
     )
 
 
+def tamper_section() -> str:
+    f = stall_bench.tamper_run()
+    cases = (
+        ("db_deleted", "the database deleted (rebuilt from style.lock.yaml)"),
+        ("db_corrupted", "the database overwritten with random bytes"),
+        ("lock_stranger", "the lock held by another program (`flock … sleep 300`)"),
+        ("engine_stopped", "the engine stopped with SIGSTOP"),
+        ("impostor", "an impostor answering allow on the engine's socket"),
+    )
+    rows = "".join(
+        f"| {label} | {f[key + '_ms']:.0f} ms | {f[key + '_max_ms']:.0f} ms |\n"
+        for key, label in cases
+    )
+    return (
+        "## A broken guard still refuses (`fail: closed`)\n\n"
+        "Method (`bench/stall_bench.py` `tamper_run`): a one-rule `fail: closed` package; each "
+        "case breaks the guard from outside, then times the gated call through the installed "
+        "hook command (`--fail-closed`) until its refusal. Median and worst of 5 rounds; "
+        f"refused {f['refused']:.0f} of {f['calls']:.0f} calls.\n\n"
+        "| case | median | worst |\n|---|---|---|\n" + rows
+    )
+
+
 def main() -> int:
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     sections: list[str] = []
@@ -310,6 +333,8 @@ def main() -> int:
     sections.append(command_bench.section())
     print("direct evaluations while an engine runs ...", flush=True)
     sections.append(stall_section())
+    print("a broken guard still refuses ...", flush=True)
+    sections.append(tamper_section())
     print("compile: 10,000 generated rules (median of 3) ...", flush=True)
     figures = compile_bench.run(10_000, 3)
     rows = "\n".join(f"| {k} | {v:.2f} s |" for k, v in figures.items())

@@ -202,7 +202,7 @@ def test_a_call_still_blocked_by_another_rule_uses_nothing_up() -> None:
     sid = new_session()
     command = "rm -rf .style/logs"  # no-rm-rf and self-protection both block it
     first, _ = _run(conn, _payload(sid, command))
-    assert first.decision.rules[:2] == ["style/self-protect/shell-writes", "xh/no-rm-rf"]
+    assert first.decision.rules[:2] == ["style/self-protect/state", "xh/no-rm-rf"]
     _grant(conn)
     conn.execute("BEGIN TRANSACTION")
     conn.execute("UPDATE allowances SET rule_ids = ['xh/no-rm-rf']")  # only one of the two

@@ -163,9 +163,12 @@ def test_flags_with_their_sample(watched: Project) -> None:
         return {r["rule"]: r["flag"] for r in rows(watched, "rules", *args)}
 
     assert flags("--min-events", "4") == {
-        "style/self-protect": None,  # built in: never dead, however quiet
-        "style/self-protect/files": None,
-        "style/self-protect/shell-writes": None,
+        "style/self-protect/commands": None,  # built in: never dead, however quiet
+        "style/self-protect/hook-configs": None,
+        "style/self-protect/policy": None,
+        "style/self-protect/state": None,
+        "style/self-protect/code": None,
+        "style/self-protect/folders": None,
         "watch/brief": None,  # 4 of 4 session starts, unconditional: a brief, not noise
         "watch/done-needs-tests": "looping",  # 5 of 6 stops blocked
         "watch/push-ask": "noisy",  # 4 of 12 shell calls asked (33%)

@@ -107,3 +107,21 @@ def test_a_history_readable_by_others_is_a_warning_and_sync_tightens_it(tmp_path
     assert p.cli("sync").returncode == 0
     assert (home.stat().st_mode & 0o777, db.stat().st_mode & 0o777) == (0o700, 0o600)
     assert "readable by other users" not in p.cli("doctor").stdout
+
+
+def test_audit_warns_on_a_history_readable_by_others(tmp_path: Path) -> None:
+    """`style audit` reads the history: it gives doctor's warning (on stderr, the report on
+    stdout stays clean), until `style sync` tightens the modes."""
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    assert p.cli("install", "guard-destructive").returncode == 0
+    quiet = p.cli("audit", "summary", "--format", "json")
+    assert quiet.returncode == 0 and "readable by other users" not in quiet.stderr
+    (p.root / ".style" / "style.duckdb").chmod(0o644)
+    proc = p.cli("audit", "summary", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("style: warning: the history in .style")
+    assert "style.duckdb is 0644 (want 0600)" in line and "`style sync`" in line
+    json.loads(proc.stdout)  # the report itself is untouched
+    assert p.cli("sync").returncode == 0
+    assert "readable by other users" not in p.cli("audit", "summary").stderr

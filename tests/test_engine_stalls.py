@@ -110,7 +110,7 @@ def test_engine_off_while_an_engine_runs(closed: Project) -> None:
     """`STYLE_ENGINE=off` means "do not evaluate through it": the engine is asked to step
     aside, and the hook evaluates the rules itself, at once."""
     start_engine(closed)
-    result, elapsed = timed(closed, bash(closed, "rm -rf /"), ENGINE_OFF)
+    result, elapsed = timed(closed, bash(closed, "rm -rf build"), ENGINE_OFF)
     assert denied(result) == "No recursive deletes."
     assert result.stderr == ""  # evaluated, not a failure
     assert elapsed < PROMPT_S
@@ -157,7 +157,7 @@ def test_version_mismatch_is_answered_promptly(closed: Project) -> None:
         str(closed.style), {"op": "hook", "version": "0.0.1:/elsewhere", "digest": ""}, 5
     )
     assert answer == {"restart": True}
-    result, elapsed = timed(closed, bash(closed, "rm -rf /"), ENGINE_ON)
+    result, elapsed = timed(closed, bash(closed, "rm -rf build"), ENGINE_ON)
     assert denied(result) == "No recursive deletes."
     assert elapsed < PROMPT_S
 

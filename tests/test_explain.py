@@ -13,6 +13,8 @@ from typing import Any
 import duckdb
 import pytest
 
+from agentstyle.install.selfprotect import FOLDERS, TEXTS
+
 REPO = Path(__file__).resolve().parent.parent
 AC_BLOCK = REPO / "datasets" / "packages" / "ac-block"
 HISTORY = ("sessions", "events", "event_fields", "hits", "claims")
@@ -132,7 +134,9 @@ def test_explain_against_the_installed_policy_leaves_history_alone(root: Path) -
     assert before["events"] == 1 and before["claims"] == 1
 
     lines = style(root, "explain", "--payload", "rm.json").stdout.splitlines()
-    assert SEED_WIRE in lines
+    # installed, self-protection refuses it too (`/` holds the project), first by priority
+    reason = 'permissionDecisionReason\\":\\"'
+    assert SEED_WIRE.replace(reason, reason + TEXTS[FOLDERS] + "\\\\n") in lines
     # The same session's history is read: the tip was already said.
     lines = style(root, "explain", "--payload", "ls.json").stdout.splitlines()
     assert "repeat=session-duplicate output=suppressed" in entry(lines, "shell-tips")
@@ -144,7 +148,7 @@ def test_explain_against_the_installed_policy_leaves_history_alone(root: Path) -
         ).stdout
     )
     assert doc["verdict"] == "block"
-    assert doc["rules"] == ["ac-block/no-rm", "ac-block/no-root"]
+    assert doc["rules"] == ["style/self-protect/folders", "ac-block/no-rm", "ac-block/no-root"]
     assert counts(root) == before
 
 

@@ -19,7 +19,10 @@ from typing import Any
 import pytest
 from conftest import HookResult, Project, new_session, run_all
 
+from agentstyle.install.selfprotect import FOLDERS, TEXTS
 from agentstyle.vocabulary import estimate_tokens
+
+FOLDERS_TEXT = TEXTS[FOLDERS]
 
 SESSIONS_PKG = """
 spec: style/v0.3
@@ -424,8 +427,10 @@ def block_precedence_suppresses_inject_without_dedup(p: Projects) -> None:
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
-            # every matching block, in rule order (declaration), not priority order
-            "permissionDecisionReason": "Do not touch the filesystem root.\nDo not run rm -rf.",
+            # every matching block, in rule order (declaration), not priority order; `/`
+            # holds the project, so the built-in self-protection refuses it too
+            "permissionDecisionReason": f"{FOLDERS_TEXT}\n"
+            "Do not touch the filesystem root.\nDo not run rm -rf.",
         }
     }
     assert s.outcomes("gates/shell-tips") == ["block-suppressed"]

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from agentstyle.policy.prefilter import required_literal
+from agentstyle.policy.prefilter import SEPARATOR, any_literal, required_literal
 
 CASES = {
     r"^git push .*(--force|-f)": "git push ",
@@ -48,3 +48,38 @@ def test_the_literal_appears_in_every_match(pattern: str) -> None:
         if rx.search(s):
             hay = s.lower() if pre.case_insensitive else s
             assert pre.literal in hay, (pattern, s)
+
+
+ANY_CASES = {
+    r"(\S*/)?\.claude|(\S*/)?\.style": [".claude", ".style"],
+    r"^(rm|mv)( \S+)* (x/settings\.json|\.style(/\S*)?)( |$)": [".style", "x/settings.json"],
+    r"^(a|bcd)": ["a", "bcd"],  # short literals still rule rows out
+    r"^(a?|bcd)": None,  # one branch needs nothing
+    r"(?i:claude)|style": None,  # a case-insensitive group is not reasoned about
+    r"(abc)+x|defg": ["abc", "defg"],
+    r"(abc)*x|defg": ["defg", "x"],
+    r"(abc)*|defg": None,
+}
+
+
+@pytest.mark.parametrize(("pattern", "literals"), list(ANY_CASES.items()))
+def test_any_literal(pattern: str, literals: list[str] | None) -> None:
+    got = any_literal(pattern)
+    assert (got.literal.split(SEPARATOR) if got else None) == literals
+
+
+@pytest.mark.parametrize("pattern", list(ANY_CASES))
+def test_one_of_the_literals_appears_in_every_match(pattern: str) -> None:
+    pre = any_literal(pattern)
+    if pre is None:
+        return
+    literals = pre.literal.split(SEPARATOR)
+    rng = random.Random(11)
+    alphabet = "abcdefgrmvx /.-"
+    rx = re.compile(pattern)
+    pieces = [*literals, "rm ", "mv ", ".clau", "x/settings", "abcab", "def"]
+    for _ in range(3000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+        s += rng.choice(pieces) + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+        if rx.search(s):
+            assert any(lit in s for lit in literals), (pattern, s)

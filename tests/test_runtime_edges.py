@@ -197,7 +197,7 @@ def junk_before_file_path_does_not_hide_it(p: Projects) -> None:
 @case
 def junk_before_command_does_not_hide_it(p: Projects) -> None:
     payload = p.edge.payload(
-        "PreToolUse.bash-rm-rf.json", tool_input={"junk": JUNK, "command": "rm -rf /"}
+        "PreToolUse.bash-rm-rf.json", tool_input={"junk": JUNK, "command": "rm -rf build"}
     )
     result = p.edge.hook("PreToolUse", payload)
     assert result.json is not None

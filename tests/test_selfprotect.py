@@ -2,8 +2,9 @@
 
 Built-in gate rules (package `style`, rules `style/self-protect…`) go with every install unless
 `style.lock.yaml` says `protect: false`. They refuse the agent's tool calls that run
-`style allow`, `style uninstall` or `style engine stop`, or that write `.style/**`,
-`style.lock.yaml` or a hook config STYLE wrote, in every harness's payload shapes. The person's
+STYLE's own state-changing commands, or that write the hook configs, the policy, `.style/`
+or STYLE's code, in every harness's payload shapes (tests/test_redteam.py tries every
+chain of the red-team report through the installed hook). The person's
 own terminal runs no hook: the same commands work there.
 """
 
@@ -17,8 +18,8 @@ import pytest
 from conftest import new_session
 from test_harness_support import DATA, HARNESSES, HarnessProject
 
-REFUSE_COMMANDS = "STYLE self-protect: only the person runs `style allow`"
-REFUSE_FILES = "STYLE self-protect: .style/, style.lock.yaml and the hook configs STYLE wrote"
+REFUSE_COMMANDS = "STYLE self-protect: `style allow`, install, sync, uninstall"
+YOURS = "The user can do it from their own terminal."
 
 AGENT_COMMANDS = [
     "style allow --last",
@@ -132,7 +133,7 @@ def test_agent_shell_calls_that_switch_style_off_are_refused(
         reason = refusal_text(harness, result.stdout)
         assert reason is not None, (harness, command, result.stdout)
         assert reason.startswith(("STYLE self-protect", "STYLE no-rm-rf")), (command, reason)
-        assert "STYLE self-protect" in reason, (command, reason)
+        assert "STYLE self-protect" in reason and YOURS in reason, (command, reason)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -158,7 +159,8 @@ def test_agent_edits_of_styles_own_files_are_refused(guarded: HarnessProject, ha
         event, payload = edit_payload(guarded, harness, path)
         result = guarded.hook_as(harness, event, payload)
         reason = refusal_text(harness, result.stdout)
-        assert reason is not None and REFUSE_FILES in reason, (harness, path, result.stdout)
+        assert reason is not None, (harness, path, result.stdout)
+        assert reason.startswith("STYLE self-protect") and YOURS in reason, (path, reason)
     event, payload = edit_payload(guarded, harness, "docs/settings.json")
     assert refusal_text(harness, guarded.hook_as(harness, event, payload).stdout) is None
 
@@ -168,9 +170,10 @@ def test_refusals_are_audited_like_any_rule(guarded: HarnessProject) -> None:
         "SELECT DISTINCT rule_id FROM hits WHERE outcome = 'blocked' AND rule_id LIKE 'style/%'"
     )
     assert {r for (r,) in rows} >= {
-        "style/self-protect",
-        "style/self-protect/files",
-        "style/self-protect/shell-writes",
+        "style/self-protect/commands",
+        "style/self-protect/hook-configs",
+        "style/self-protect/policy",
+        "style/self-protect/state",
     }
 
 
@@ -195,9 +198,12 @@ def test_plan_shows_the_built_in_rules(guarded: HarnessProject) -> None:
     plan = guarded.cli("plan", "xh", "--harness", "gemini-cli")
     lines = [line for line in plan.stdout.splitlines() if line.startswith("style/")]
     assert [line.split()[0] for line in lines] == [
-        "style/self-protect",
-        "style/self-protect/files",
-        "style/self-protect/shell-writes",
+        "style/self-protect/commands",
+        "style/self-protect/hook-configs",
+        "style/self-protect/policy",
+        "style/self-protect/state",
+        "style/self-protect/code",
+        "style/self-protect/folders",
     ]
     assert all(" native " in line for line in lines)
 

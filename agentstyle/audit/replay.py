@@ -138,7 +138,7 @@ def installed_packages(root: Path) -> tuple[list[str], dict[str, dict[str, Any]]
         raise StyleError(
             f"no installed packages in {paths.lockfile}; name the packages with --package"
         )
-    from agentstyle.install.install import ref_path
+    from agentstyle.install.library import ref_path
 
     packages = [ref_path(root, ref) for ref in lock.packages]
     return packages, dict(lock.settings)

@@ -249,6 +249,9 @@ def run_report(name: str, options: Options) -> None:
     filters = filters_of(options)
     source = options.from_glob or "database"
     root = project_root()
+    # Looked at before opening the database tightens it, told after the report: an error
+    # stays one clear line.
+    readable = None if options.from_glob else _readable(root)
     where = report.Where(root=root) if options.from_glob else report.Where.project(root)
     found: list[attention.Item] | None = None
     with report.history(
@@ -260,11 +263,23 @@ def run_report(name: str, options: Options) -> None:
             with writing(options.out):
                 options.out.write_text(html_report.render(doc), encoding="utf-8")
             typer.echo(f"wrote {options.out}", err=True)
-            return
-        if name == "summary" and fmt == "text":
-            found = report.attention_items(conn, filters, where)
-        frame = report.run_report(conn, name, filters, where)
-    _emit(frame, fmt, options.out, name=name, filters=filters, source=source, attention=found)
+        else:
+            if name == "summary" and fmt == "text":
+                found = report.attention_items(conn, filters, where)
+            frame = report.run_report(conn, name, filters, where)
+    if fmt != "html":
+        _emit(frame, fmt, options.out, name=name, filters=filters, source=source, attention=found)
+    if readable:
+        typer.echo(readable, err=True)
+
+
+def _readable(root: Path) -> str | None:
+    """The history is command text: doctor's warning when other users can read it."""
+    from agentstyle.engine.paths import StylePaths
+    from agentstyle.install.doctor import privacy_warning
+
+    wide = privacy_warning(root, StylePaths(root))
+    return f"style: warning: {wide}" if wide else None
 
 
 def _emit(

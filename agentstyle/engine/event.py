@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
+import re
 import stat
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -90,10 +92,23 @@ class Event:
         return [v for f, _, v in self.fields if f == name]
 
 
-def relative_path(path: str, cwd: str) -> str:
-    """`/`-separated, relative to cwd when inside it (when.md `file.path`)."""
+def normalized(path: str) -> str:
+    """`/`-separated with `.`, `..` and repeated separators resolved as text, the way the
+    kernel reads a path with no symbolic link on it: `.claude/./settings.json`,
+    `.claude//settings.json` and `src/../.claude/settings.json` all name `.claude/settings.json`
+    (a guard must not be passed by spelling a path differently). A link on the way is
+    `resolved_path`'s job."""
     p = path.replace("\\", "/")
-    base = cwd.replace("\\", "/").rstrip("/")
+    if not p:
+        return p
+    # POSIX keeps a leading `//` apart; Linux and macOS read it as `/`.
+    return posixpath.normpath(re.sub(r"^/+", "/", p))
+
+
+def relative_path(path: str, cwd: str) -> str:
+    """Normalized, relative to cwd when inside it (when.md `file.path`)."""
+    p = normalized(path)
+    base = normalized(cwd).rstrip("/") if cwd else ""
     if base and (p == base or p.startswith(base + "/")):
         return p[len(base) + 1 :] or "."
     return p

@@ -688,6 +688,10 @@ class Walker(Scope):
                 # The words stay in their positions above; the files the command reads and
                 # writes are seen here: `< .env cat` is also `cat < .env`.
                 self.emit(" ".join(argv) + " " + files)
+                for d in self.st.dirs:  # after a `cd`, the files where they really are
+                    moved = self._file_redirections(node.redirs, d) if d != self.start else files
+                    if moved != files:
+                        self.emit(" ".join(argv) + " " + moved)
         return out if len(argvs) == 1 else None
 
     def _argvs(self, words: Sequence[Word]) -> list[list[str]]:
@@ -741,8 +745,9 @@ class Walker(Scope):
             return
         self.st.vars[assign.name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
 
-    def _file_redirections(self, redirs: Sequence[Redir]) -> str:
-        """`< in > out` of the redirections that name files (not `2>&1`, not heredocs)."""
+    def _file_redirections(self, redirs: Sequence[Redir], directory: str | None = None) -> str:
+        """`< in > out` of the redirections that name files (not `2>&1`, not heredocs);
+        relative ones resolved against `directory` when given (`cd .claude && echo > x`)."""
         out: list[str] = []
         for redir in redirs:
             if redir.heredoc is not None or redir.target is None or redir.op == "<<<":
@@ -752,6 +757,8 @@ class Walker(Scope):
                 continue  # `2>&1`, `>&-`: descriptors, not files
             if target == "/dev/null":
                 continue
+            if directory is not None and target and not target.startswith(("/", "~", "$")):
+                target = self._render(directory, target)
             out.append((redir.fd or "") + redir.op + " " + target)
         return " ".join(out)
 

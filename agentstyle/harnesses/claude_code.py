@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, relative_path, resolved_path
+from agentstyle.engine.event import Event
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.claude_code_spec import NAME, SPEC
@@ -149,13 +149,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     # Derived fields first, the raw input/output trees last: however large a payload is, the
     # field-row cap can never push out what a guard matches on (file.path, shell.*).
     if ev.tool in ("file.read", "file.write", "file.edit", "file.search", "notebook.edit"):
-        for key in FILE_PATH_KEYS:
-            if isinstance(tool_input.get(key), str):
-                ev.add("file.path", relative_path(tool_input[key], ev.cwd))
-                real = resolved_path(tool_input[key], ev.cwd)
-                if real is not None:
-                    ev.add("file.path", real, 1)  # a symlink counts by its target too
-                break
+        common.add_file_path(ev, tool_input, FILE_PATH_KEYS)
     if ev.tool == "shell":
         common.add_shell(ev, tool_input.get("command"))
     ev.add_list("tool.added", added_text(native, tool_input))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, relative_path
+from agentstyle.engine.event import Event, relative_path, resolved_path
 from agentstyle.harnesses import common
 from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
 from agentstyle.harnesses.codex_spec import NAME, SPEC
@@ -90,8 +90,10 @@ def patch_files(patch: str) -> list[tuple[str, str, list[str]]]:
             continue
         m = _PATCH_MOVE.match(line)
         if m and files:
+            # A move touches both ends: the old path is gone afterwards, the new one written.
             op, _old, added = files[-1]
-            files[-1] = (op, m.group(1), added)
+            files.append((op, m.group(1), added))
+            files[-2] = (op, _old, [])
             continue
         if files and line.startswith("+") and not line.startswith("***"):
             files[-1][2].append(line[1:])
@@ -145,6 +147,10 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     ev.add("tool.native", native)
     for i, (_op, path, _added) in enumerate(files):
         ev.add("file.path", relative_path(path, ev.cwd), i)
+    for i, (_op, path, _added) in enumerate(files):
+        real = resolved_path(path, ev.cwd)
+        if real is not None:
+            ev.add("file.path", real, len(files) + i)  # a symlink counts by its target too
     if ev.tool == "shell":
         common.add_shell(ev, tool_input.get("command"))
     ev.add_list("tool.added", ["\n".join(added) for _op, _p, added in files if added])

@@ -111,8 +111,40 @@ def add_shell(ev: Event, command: Any) -> None:
         ev.add("shell.incomplete", "true")
         ev.notes.append("shell-incomplete: " + " ".join(dict.fromkeys(issues)))
     ev.add_list("shell.dynamic", list(parsed.dynamic))
-    ev.add_list("shell.commands", commands)
+    linked = linked_forms(commands, ev.cwd, room - len(commands) - len(code))
+    ev.add_list("shell.commands", commands + linked)
     ev.add_list("shell.code", code)
+
+
+# Path words checked for a symbolic link on the way, per shell call (each costs a realpath).
+MAX_LINK_WORDS = 256
+
+
+def linked_forms(commands: list[str], cwd: str, room: int) -> list[str]:
+    """Elements again with their path words where a symbolic link on the way really leads:
+    `echo {} > cl/settings.json`, `cl` a link to `.claude`, is also
+    `echo {} > .claude/settings.json` (a file tool's `file.path` counts a link the same way)."""
+    if not cwd or room <= 0:
+        return []
+    out: list[str] = []
+    checked: dict[str, str | None] = {}
+    for element in commands:
+        words = element.split(" ")
+        changed = False
+        for i, word in enumerate(words):
+            if "/" not in word or word.startswith(("-", "$", "~")) or "://" in word:
+                continue
+            if word not in checked:
+                if len(checked) >= MAX_LINK_WORDS:
+                    break
+                checked[word] = resolved_path(word, cwd)
+            real = checked[word]
+            if real is not None:
+                words[i] = real
+                changed = True
+        if changed and len(out) < room:
+            out.append(" ".join(words))
+    return out
 
 
 def base_fields(ev: Event, name: str, payload: Mapping[str, Any], version: str | None) -> None:

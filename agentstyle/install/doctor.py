@@ -122,16 +122,9 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
             *history,
         ]
     names = sorted(lock.harnesses)
-    wide = widened(paths)  # looked at before opening the database tightens it
+    wide = privacy_warning(root, paths)  # looked at before opening the database tightens it
     if wide:
-        findings.append(
-            Finding(
-                "warning",
-                None,
-                f"the history in {_label(root, paths.home)} is readable by other users "
-                f"({'; '.join(wide)}); `style sync` makes it yours alone",
-            )
-        )
+        findings.append(Finding("warning", None, wide))
     policy: Policy | None = None
     if not paths.database.exists():
         findings.append(
@@ -214,6 +207,18 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
                 )
             )
     return findings
+
+
+def privacy_warning(root: Path, paths: StylePaths) -> str | None:
+    """The warning `style doctor` and `style audit` give when other users can read the
+    history (`.style/` wider than 0700, the database than 0600), else None."""
+    wide = widened(paths)
+    if not wide:
+        return None
+    return (
+        f"the history in {_label(root, paths.home)} is readable by other users "
+        f"({'; '.join(wide)}); `style sync` makes it yours alone"
+    )
 
 
 def _label(root: Path, path: Path) -> str:

@@ -28,7 +28,7 @@ from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
 from agentstyle.harnesses.common import is_style_command
 from agentstyle.install.hookcommand import hook_command
-from agentstyle.install.library import bundled, bundled_path
+from agentstyle.install.library import bundled, bundled_path, ref_path
 from agentstyle.install.lockfile import (
     HarnessInstall,
     LockFile,
@@ -384,21 +384,6 @@ def package_ref(root: Path, package: str) -> PackageRef:
     )
 
 
-def ref_path(root: Path, ref: PackageRef) -> str:
-    """Where a locked package is on this machine."""
-    if ref.library is not None:
-        folder = bundled_path(ref.library)
-        if folder is None:
-            raise StyleError(
-                f"style.lock.yaml names the bundled package `{ref.library}`, which this STYLE "
-                f"does not ship; upgrade agentstyle or remove it with `style uninstall "
-                f"{ref.library}`"
-            )
-        return str(folder)
-    path = Path(ref.path or ".")
-    return str(path if path.is_absolute() else root / path)
-
-
 def _same_ref(a: PackageRef, b: PackageRef) -> bool:
     return (a.library, a.path) == (b.library, b.path)
 
@@ -668,7 +653,7 @@ def _install(
     from agentstyle.install import selfprotect
 
     with selfprotect.builtin_package(
-        root, harnesses, persist=not dry_run, enabled=lock.protect
+        root, harnesses, persist=not dry_run, enabled=lock.protect, packages=abs_packages
     ) as builtin:
         loaded = load_and_validate(abs_packages + ([str(builtin)] if builtin else []))
         wanted = named_refs(root, wanted, loaded, locked)
@@ -767,12 +752,11 @@ def build_from_lock(root: Path, wait_s: float) -> list[str]:
     with engine_free_store(paths, wait_s=wait_s) as conn:
         if freshness.stale(str(root)) is None and _has_policy(conn):
             return []  # another hook built it while this one waited for the lock
+        locked = [ref_path(root, ref) for ref in lock.packages]
         with selfprotect.builtin_package(
-            root, dict(lock.harnesses), persist=True, enabled=lock.protect
+            root, dict(lock.harnesses), persist=True, enabled=lock.protect, packages=locked
         ) as builtin:
-            loaded = load_and_validate(
-                [ref_path(root, ref) for ref in lock.packages] + ([str(builtin)] if builtin else [])
-            )
+            loaded = load_and_validate(locked + ([str(builtin)] if builtin else []))
             errors = [d for d in loaded.diagnostics if d.level == "error"]
             if errors:
                 raise StyleError(f"the locked packages have errors: {errors[0].render()}")

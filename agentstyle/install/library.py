@@ -10,6 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentstyle.diagnostics import StyleError
+
+if TYPE_CHECKING:
+    from agentstyle.install.lockfile import PackageRef
 
 LIBRARY = Path(__file__).resolve().parent.parent / "library"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -51,3 +57,18 @@ def bundled() -> list[Bundled]:
             )
         )
     return out
+
+
+def ref_path(root: Path, ref: PackageRef) -> str:
+    """Where a locked package is on this machine."""
+    if ref.library is not None:
+        folder = bundled_path(ref.library)
+        if folder is None:
+            raise StyleError(
+                f"style.lock.yaml names the bundled package `{ref.library}`, which this STYLE "
+                f"does not ship; upgrade agentstyle or remove it with `style uninstall "
+                f"{ref.library}`"
+            )
+        return str(folder)
+    path = Path(ref.path or ".")
+    return str(path if path.is_absolute() else root / path)

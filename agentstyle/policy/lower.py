@@ -12,7 +12,7 @@ from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Segment, Text, Valu
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
-from agentstyle.policy.prefilter import required_literal, required_runs
+from agentstyle.policy.prefilter import any_literal, required_literal, required_runs
 from agentstyle.policy.settingrefs import Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span
@@ -155,7 +155,8 @@ def lower_condition(
             value, regex = n.value, info.regexes.get(id(n))
             if id(n) in info.setting_preds:
                 value, regex = installed_value(n, info, low)
-            pre = required_literal(regex) if regex else None
+            # a required literal, else a set of literals one of which every match holds
+            pre = (required_literal(regex) or any_literal(regex)) if regex else None
             runs = required_runs(regex) if regex else None
             values = [_scalar(x) for x in value] if isinstance(value, tuple) else None
             pattern = _scalar(value) if value is not None and values is None else None

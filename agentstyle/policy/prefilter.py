@@ -8,7 +8,9 @@ literal, and the regex decides alone.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 SPECIAL = set(".^$*+?()[]{}|\\")
 MIN_LITERAL = 3
@@ -127,3 +129,87 @@ def required_runs(pattern: str) -> tuple[list[str], bool] | None:
     close()
     kept = list(dict.fromkeys(r.lower() if ci else r for r in runs if len(r) >= MIN_LITERAL))
     return (kept, ci) if kept else None
+
+
+# A set of literals, one of which every match contains, is stored as one string joined by
+# this separator (the `literal` column; the evaluation index splits it into `any_literals`:
+# sql/policy/index_match_rows.sql).
+SEPARATOR = "\x1f"
+MAX_LITERALS = 64
+
+
+def any_literal(pattern: str) -> Prefilter | None:
+    """Literals one of which every match of `pattern` must contain, for a pattern with no
+    single required literal: `(\\S*/)?\\.claude|(\\S*/)?\\.style` needs `.claude` or `.style`.
+
+    The pattern is read with Python's parser (the RE2 subset STYLE accepts reads the same);
+    a sequence needs what any one of its parts needs, an alternation the union of what each
+    branch needs, a repeat what its body needs when it repeats at least once. Case-insensitive
+    groups, and anything it cannot parse, give no literal.
+    """
+    stripped = _flags(pattern)
+    if stripped is None:
+        return None
+    body, ci = stripped
+    try:
+        tree = _parser().parse(body)
+    except (re.error, RecursionError, OverflowError):
+        return None
+    try:
+        found = _needs(list(tree))
+    except RecursionError:
+        return None
+    if not found or len(found) > MAX_LITERALS:
+        return None
+    literals = sorted({s.lower() if ci else s for s in found})
+    if any(SEPARATOR in s for s in literals):
+        return None
+    return Prefilter(SEPARATOR.join(literals), ci)
+
+
+def _parser() -> Any:
+    """The standard library's own regex parser (private, untyped; constants included)."""
+    import importlib
+
+    return importlib.import_module("re._parser")
+
+
+def _needs(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
+    """What a sequence of parsed items needs (None: nothing known)."""
+    c = _parser()
+
+    candidates: list[frozenset[str]] = []
+    run: list[str] = []
+
+    def close() -> None:
+        # Any length will do: even one character rules rows out, and the choice below
+        # prefers the longest.
+        if run:
+            candidates.append(frozenset(["".join(run)]))
+        run.clear()
+
+    for op, av in items:
+        if op is c.LITERAL:
+            run.append(chr(av))
+            continue
+        close()
+        need: frozenset[str] | None = None
+        if op is c.SUBPATTERN:
+            _group, add_flags, _del_flags, sub = av
+            if not add_flags & re.IGNORECASE:
+                need = _needs(list(sub))
+        elif op is c.BRANCH:
+            branches = [_needs(list(b)) for b in av[1]]
+            if all(b is not None for b in branches):
+                need = frozenset().union(*(b for b in branches if b is not None))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            low, _high, sub = av
+            if low >= 1:
+                need = _needs(list(sub))
+        if need is not None and need and len(need) <= MAX_LITERALS:
+            candidates.append(need)
+    close()
+    if not candidates:
+        return None
+    # The most selective: its shortest literal longest, then the fewest literals.
+    return max(candidates, key=lambda s: (min(map(len, s)), -len(s)))

@@ -11,8 +11,9 @@
 -- found (one row or more) or missing (one row of NULLs): a clause holds when each of its rows
 -- is found exactly where the literal is not negated, whatever the duplicates. A clause of one
 -- literal holds where any of its rows does, so only those rows are kept for the grouping (a
--- batch's candidates mostly fail: most rows go before the aggregate). The required literal is
--- tested before any regex, which DuckDB compiles per row.
+-- batch's candidates mostly fail: most rows go before the aggregate). The required literal (or
+-- a set of literals one of which every match holds) is tested before any regex, which DuckDB
+-- compiles per row.
 WITH ev AS (
     SELECT unnest($1) AS seq, unnest($2) AS route, unnest($3) AS name
 ),
@@ -31,6 +32,10 @@ clauses AS (
       ON f.seq = e.seq AND f.field = r.lookup_key AND CASE
           WHEN r.literal IS NOT NULL AND NOT contains(
                    CASE WHEN r.literal_ci THEN lower(f.value) ELSE f.value END, r.literal)
+              THEN false
+          WHEN r.any_literals IS NOT NULL AND NOT list_bool_or(list_transform(r.any_literals,
+                   lambda l: contains(CASE WHEN r.literal_ci THEN lower(f.value) ELSE f.value END,
+                                      l)))
               THEN false
           WHEN r.regex IS NOT NULL THEN regexp_matches(f.value, r.regex)
           WHEN r.equals IS NOT NULL

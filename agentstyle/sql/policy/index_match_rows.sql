@@ -94,7 +94,10 @@ SELECT x.harness || '|' || x.point || '|' || x.route_key, x.name_regex,
        dense_rank() OVER (ORDER BY x.harness, x.point, x.rule_id, l.clause_id), x.rule_id,
        p.rule_order, p.action, p.repeat, p.status, l.clause_id, l.clause_size, l.negated,
        l.lookup_key,
-       l.literal, l.literal_ci, l.regex, l.equals, l.equals_num, l.one_of, l.num, l.num_signs
+       -- a set of literals (joined by chr(31): policy/prefilter.py any_literal) split once here
+       CASE WHEN NOT contains(l.literal, chr(31)) THEN l.literal END, l.literal_ci, l.regex,
+       l.equals, l.equals_num, l.one_of, l.num, l.num_signs,
+       CASE WHEN contains(l.literal, chr(31)) THEN string_split(l.literal, chr(31)) END
 FROM reach x
 JOIN placed p ON p.harness = x.harness AND p.point = x.point AND p.rule_id = x.rule_id
 JOIN literals l ON l.rule_id = x.rule_id

@@ -55,7 +55,9 @@ CREATE TABLE match_rows (
     equals_num DOUBLE,
     one_of VARCHAR[],                -- `in`
     num DOUBLE,                      -- gt/gte/lt/lte: sign(value - num) is one of `num_signs`
-    num_signs TINYINT[]
+    num_signs TINYINT[],
+    any_literals VARCHAR[]           -- instead of `literal`: every passing value contains one of
+                                     -- these (policy/prefilter.py any_literal)
 );
 
 -- Every required run of literal characters of a regex predicate (policy/prefilter.py
