@@ -85,24 +85,31 @@ def _wait_engine(home: Path, up: bool) -> None:
         time.sleep(0.02)
 
 
+def _installed(tmp: Path) -> tuple[Path, dict[str, str], dict[str, str]]:
+    """A scratch project in `tmp` with the bench's package installed: (project, the hook
+    environment with the engine off, the same with it on)."""
+    project, home = tmp / "proj", tmp / "home"
+    (project / "pkg").mkdir(parents=True)
+    home.mkdir()
+    (project / "pkg" / "STYLE.yaml").write_text(PACKAGE, "utf-8")
+    off = _env(home, STYLE_ENGINE="off")
+    on = _env(home, STYLE_ENGINE="on", STYLE_ENGINE_IDLE_S="600")
+    subprocess.run(
+        [sys.executable, "-m", "agentstyle", "install", "pkg"],
+        cwd=project,
+        env=off,
+        check=True,
+        capture_output=True,
+    )
+    return project, off, on
+
+
 def run(rounds: int = 10) -> dict[str, float]:
     from agentstyle.runtime import client
 
     tmp = Path(tempfile.mkdtemp(prefix="style-stall-bench-"))
     try:
-        project, home = tmp / "proj", tmp / "home"
-        (project / "pkg").mkdir(parents=True)
-        home.mkdir()
-        (project / "pkg" / "STYLE.yaml").write_text(PACKAGE, "utf-8")
-        off = _env(home, STYLE_ENGINE="off")
-        on = _env(home, STYLE_ENGINE="on", STYLE_ENGINE_IDLE_S="600")
-        subprocess.run(
-            [sys.executable, "-m", "agentstyle", "install", "pkg"],
-            cwd=project,
-            env=off,
-            check=True,
-            capture_output=True,
-        )
+        project, off, on = _installed(tmp)
         style = project / ".style"
         call = {
             "session_id": "bench",
@@ -207,19 +214,7 @@ def tamper_run(rounds: int = 5) -> dict[str, float]:
 
     tmp = Path(tempfile.mkdtemp(prefix="style-tamper-bench-"))
     try:
-        project, home = tmp / "proj", tmp / "home"
-        (project / "pkg").mkdir(parents=True)
-        home.mkdir()
-        (project / "pkg" / "STYLE.yaml").write_text(PACKAGE, "utf-8")
-        off = _env(home, STYLE_ENGINE="off")
-        on = _env(home, STYLE_ENGINE="on", STYLE_ENGINE_IDLE_S="600")
-        subprocess.run(
-            [sys.executable, "-m", "agentstyle", "install", "pkg"],
-            cwd=project,
-            env=off,
-            check=True,
-            capture_output=True,
-        )
+        project, off, on = _installed(tmp)
         style = project / ".style"
         database, lock = style / "style.duckdb", style / "style.lock"
         call = {
