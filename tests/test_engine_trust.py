@@ -142,17 +142,8 @@ def test_a_malformed_request_gets_an_error_and_the_engine_lives_on(
 ) -> None:
     home = str(engine_project.style)
     info = start_engine(engine_project)
-    message: dict[str, object] = {
-        "op": "hook",
-        "version": info["version"],
-        "digest": info["digest"],
-        "harness": "claude-code",
-        "event": "PreToolUse",
-        "fail_closed": False,
-        "stdin": json.dumps(rm_rf(engine_project, new_session())),
-        "budget_s": 5.0,
-        **change,
-    }
+    stdin = json.dumps(rm_rf(engine_project, new_session()))
+    message = _hook_header(info, **{"stdin": stdin, "budget_s": 5.0, **change})
     answer = _raw_request(home, message)
     assert isinstance(answer, dict) and "error" in answer and "stdout" not in answer
     assert _raw_request(home, [1, 2, 3]) == {"error": "malformed request"}
@@ -237,6 +228,20 @@ def ls(project: Project, session: str) -> dict[str, object]:
     return payload
 
 
+def _hook_header(info: dict[str, object], **fields: object) -> dict[str, object]:
+    """A hook request to the engine `info` describes (its version and digest), for a Claude Code
+    PreToolUse, with `fields` added or changed."""
+    return {
+        "op": "hook",
+        "version": info["version"],
+        "digest": info["digest"],
+        "harness": "claude-code",
+        "event": "PreToolUse",
+        "fail_closed": False,
+        **fields,
+    }
+
+
 def _raw_hook(home: str, header: dict[str, object], body: bytes, timeout: float = 10.0) -> bytes:
     """A hook request as the hook writes it (a JSON header, then raw payload bytes); what the
     engine sent back before closing (b"" when it dropped the connection)."""
@@ -268,17 +273,12 @@ def test_a_raw_payload_of_a_wrong_size_is_dropped_and_the_engine_lives_on(
     home = str(engine_project.style)
     info = start_engine(engine_project)
     body = json.dumps(rm_rf(engine_project, new_session())).encode()
-    header: dict[str, object] = {
-        "op": "hook",
-        "version": info["version"],
-        "digest": info["digest"],
-        "harness": "claude-code",
-        "event": "PreToolUse",
-        "fail_closed": False,
-        "oversized": False,
-        "budget_s": 5.0,
-        "stdin_bytes": len(body) + 100 if size == "short" else size,
-    }
+    header = _hook_header(
+        info,
+        oversized=False,
+        budget_s=5.0,
+        stdin_bytes=len(body) + 100 if size == "short" else size,
+    )
     assert _raw_hook(home, header, body) == b""
     after = client.ping(home, 2.0)
     assert after is not None and after["served"] == info["served"]
@@ -293,16 +293,7 @@ def test_a_raw_payload_is_answered_as_the_json_payload_is(engine_project: Projec
     info = start_engine(engine_project)
     payload = rm_rf(engine_project, new_session())
     payload["tool_input"] = {"command": 'rm -rf "/tmp/a\\b"\n\t— é'}
-    header: dict[str, object] = {
-        "op": "hook",
-        "version": info["version"],
-        "digest": info["digest"],
-        "harness": "claude-code",
-        "event": "PreToolUse",
-        "fail_closed": False,
-        "oversized": False,
-        "budget_s": 5.0,
-    }
+    header = _hook_header(info, oversized=False, budget_s=5.0)
     raw, why = client.request(home, header, 10.0, stdin=json.dumps(payload).encode())
     assert raw is not None, why
     payload["session_id"] = new_session()
