@@ -381,6 +381,10 @@ def test_fail_closed_install(fc_project: Project) -> None:
     assert bad.stdout == pre_tool_deny(INSTALL_REASON.format(cause=cause))
     assert bad.code == 1
     one_line_stderr(bad, cause, "refused (--fail-closed)")
+    # recorded as the refusal it was, so `style audit errors` does not count it as failing open
+    assert project.query(
+        "SELECT verdict FROM events WHERE error IS NOT NULL ORDER BY event_id DESC LIMIT 1"
+    ) == [("block",)]
 
     # no database (and no lock to build one from): deny and exit 1
     with database_replaced(project, None, lock_too=True):

@@ -274,17 +274,20 @@ def record_failure(
     cause: str,
     deadline: float,
     *,
+    refused: bool = False,
     conn: Connection | None = None,
     poll: Poll | None = None,
 ) -> bool:
     """Record a handler error; True when a `fail: closed` entry exists for the native event.
 
-    `poll` is tried while waiting for the lock (a resident engine holding it answers instead).
+    `refused`: the hook refuses the event whatever the entries say (`style install
+    --fail-closed`), so it is recorded as a block, not as failing open. `poll` is tried while
+    waiting for the lock (a resident engine holding it answers instead).
     """
     if conn is not None:
-        return _record_failure_on(conn, harness, native_event, point, payload, cause)
+        return _record_failure_on(conn, harness, native_event, point, payload, cause, refused)
     with open_for_hook(home, deadline, poll) as opened:
-        return _record_failure_on(opened, harness, native_event, point, payload, cause)
+        return _record_failure_on(opened, harness, native_event, point, payload, cause, refused)
 
 
 def _record_failure_on(
@@ -294,6 +297,7 @@ def _record_failure_on(
     point: str | None,
     payload: dict[str, Any],
     cause: str,
+    refused: bool,
 ) -> bool:
     row = conn.execute(sql("evaluate/fail_closed"), [harness, native_event]).fetchone()
     closed = bool(row and row[0])
@@ -308,7 +312,7 @@ def _record_failure_on(
             native_event,
             point,
             session if isinstance(session, str) else None,
-            "block" if closed else "none",
+            "block" if closed or refused else "none",
             cause[:500],
         ],
     )

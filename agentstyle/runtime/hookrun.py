@@ -422,7 +422,16 @@ def _failure(
 
             until = max(deadline, time.monotonic() + grace)
             closed = runtime.record_failure(
-                home, harness, native_event, point, payload, cause, until, conn=conn, poll=poll
+                home,
+                harness,
+                native_event,
+                point,
+                payload,
+                cause,
+                until,
+                refused=install_fail_closed and adapter.can_refuse(read_event),
+                conn=conn,
+                poll=poll,
             )
         except Handover:
             raise  # the engine answered (and recorded) the whole event
