@@ -19,6 +19,7 @@ import sys
 import time
 
 MAX_STDIN = 16 * 1024 * 1024
+MAX_DRAIN = 1024 * 1024 * 1024  # an oversized payload's rest is read and dropped up to this
 # Of a payload over MAX_STDIN only this much is sent to the engine: enough to name its session.
 OVERSIZED_HEAD = 64 * 1024
 # Of the internal deadline, the engine gets nearly all: while it lives it holds the database,
@@ -224,7 +225,24 @@ def main() -> None:
         sys.stderr.flush()
     except OSError:
         pass
+    if len(stdin) > MAX_STDIN:
+        _drain_stdin()
     raise SystemExit(code)
+
+
+def _drain_stdin() -> None:
+    """Read the rest of an oversized payload, answered already, to its end (at most
+    MAX_DRAIN): a hook that exits with the harness still writing leaves it a broken pipe,
+    which a harness may report as the hook failing instead of reading its answer."""
+    left = MAX_DRAIN
+    try:
+        while left > 0:
+            chunk = sys.stdin.buffer.read(min(left, 1 << 20))
+            if not chunk:
+                return
+            left -= len(chunk)
+    except Exception:
+        return
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 import os
 import re
 import shutil
@@ -611,3 +612,31 @@ def test_a_stranger_holding_the_lock_is_not_waited_for(
     assert open_elapsed < 30  # generous: far below the 55 s deadline it used to wait out
     cause2 = f"the rules database lock is held by another program (pid {pid2}: python3)"
     assert refused.stdout == pre_tool_deny(INSTALL_REASON.format(cause=cause2))
+
+
+def test_an_oversized_payload_is_read_to_its_end(open_project: Project) -> None:
+    """A harness writing a payload far over the read limit finishes writing (no broken pipe,
+    which it could report as the hook failing) and gets the hook's one answer."""
+    data = json.dumps({"tool_name": "Bash", "tool_input": {"command": "x" * (40 << 20)}}).encode()
+    proc, _ = open_project.start_hook("PreToolUse", b"")
+    assert proc.stdin is not None and proc.stdout is not None
+    broken: list[BaseException] = []
+
+    def write() -> None:
+        assert proc.stdin is not None
+        try:
+            for at in range(0, len(data), 1 << 20):
+                proc.stdin.write(data[at : at + (1 << 20)])
+            proc.stdin.close()
+        except BrokenPipeError as exc:
+            broken.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    out = proc.stdout.read()  # the writer owns stdin: no communicate(), which would close it
+    writer.join(timeout=60)
+    assert proc.wait(timeout=60) == 0
+    assert broken == []
+    [line] = out.decode().splitlines()
+    assert "could not check this call" in json.loads(line)["systemMessage"]  # fails open
+    assert open_project.scalar("SELECT count(*) FROM events WHERE error LIKE 'payload over%'")
