@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 import os
 import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -617,6 +617,7 @@ def test_a_stranger_holding_the_lock_is_not_waited_for(
 def test_an_oversized_payload_is_read_to_its_end(open_project: Project) -> None:
     """A harness writing a payload far over the read limit finishes writing (no broken pipe,
     which it could report as the hook failing) and gets the hook's one answer."""
+    forget_notices(open_project)  # the notice is told once per cause: earlier tests told it
     data = json.dumps({"tool_name": "Bash", "tool_input": {"command": "x" * (40 << 20)}}).encode()
     proc, _ = open_project.start_hook("PreToolUse", b"")
     assert proc.stdin is not None and proc.stdout is not None
