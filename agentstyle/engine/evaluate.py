@@ -458,9 +458,12 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
             )
     per_seq: dict[int, list[tuple[Candidate, bool]]] = defaultdict(list)
     by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
-    for seq, rule_id, outcome, claim_key, closed in _run(
-        conn, "evaluate/outcomes", _columns(rows, 14)
-    ):
+    if len(evaluations) == 1 and _block_stands(evaluations[0]):
+        # A hook's refused call: precedence is settled, nothing emits (outcomes_blocked.sql).
+        name, params = "evaluate/outcomes_blocked", _columns([r[:2] + r[5:8] for r in rows], 5)
+    else:
+        name, params = "evaluate/outcomes", _columns(rows, 14)
+    for seq, rule_id, outcome, claim_key, closed in _run(conn, name, params):
         cand = by_rule[seq][rule_id]
         cand.outcome, cand.claim_key = outcome, claim_key
         per_seq[seq].append((cand, bool(closed)))
@@ -468,6 +471,15 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
         evaluation = evaluations[seq]
         order = {c.rule_id: i for i, c in enumerate(evaluation.candidates)}
         evaluation.decision = decision_of(decided, order)
+
+
+def _block_stands(e: Evaluation) -> bool:
+    """Whether a block decides the event whatever else matched: a `block` candidate rendered
+    and the loop guard does not apply (a stop that already continues because of a stop hook)."""
+    ev = e.event
+    if ev.stop_active and ev.point in ("stop", "subagent.stop"):
+        return False
+    return any(c.matched and c.action == "block" and c.rendered is not None for c in e.candidates)
 
 
 def record(
