@@ -108,6 +108,27 @@ def point_flags(conn: Connection) -> PointFlags:
     }
 
 
+@dataclass(slots=True)
+class Held:
+    """What a connection that evaluates many events of one policy reads once instead of per
+    event (the resident engine): its policy cannot change while it holds the lock, and no
+    allowance is granted meanwhile (`style allow` stops the engine first)."""
+
+    flags: PointFlags
+    coded: frozenset[str] = frozenset()  # rules whose package offers allow codes
+    allowed: frozenset[tuple[str, str]] = frozenset()  # (harness, session) holding an allowance
+    # rule id → its template segments by part and its token limit, read at its first match
+    templates: dict[str, tuple[dict[str, list[SegmentRow]], int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, conn: Connection) -> Held:
+        return cls(
+            point_flags(conn),
+            frozenset(str(r) for (r,) in _run(conn, "allow/coded_all")),
+            frozenset((str(h), str(s)) for h, s in _run(conn, "allow/open_sessions")),
+        )
+
+
 def _run(conn: Connection, name: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
     """A statement's rows; parsed once per process (parsing is a good part of a small query)."""
     cursor = (
@@ -188,7 +209,7 @@ def decide(
     events: list[Event],
     *,
     trace: bool = False,
-    flags: PointFlags | None = None,
+    held: Held | None = None,
     log: str = "hits",
 ) -> list[Evaluation]:
     """Steps 3–9 of runtime.md for a batch: bookkeeping, candidates, conditions, rendering and
@@ -196,15 +217,15 @@ def decide(
     person granted is used up here, inside the caller's transaction.
 
     `trace` keeps the candidates whose conditions failed (explain); `log` is the mode `record`
-    will use (an allow code is offered only where the history keeps the call). `flags` are the
-    policy's (`point_flags`), read here when not given. An event that nothing matches costs the one
-    `match` statement: its bookkeeping waits for `record`, after the answer.
+    will use (an allow code is offered only where the history keeps the call). `held` is what
+    a resident engine keeps of the policy (`Held`); without it the point flags are read here.
+    An event that nothing matches costs the one `match` statement: its bookkeeping waits for
+    `record`, after the answer.
     """
     if not events:
         return []
     evaluations = [Evaluation(ev, 0, Decision()) for ev in events]
-    if flags is None:
-        flags = point_flags(conn)
+    flags = held.flags if held is not None else point_flags(conn)
     need = Flags()
     for point in {(ev.harness, ev.point or "") for ev in events}:
         need = need | flags.get(point, Flags())
@@ -229,12 +250,12 @@ def decide(
     if matched:
         if not evaluations[0].event_id:
             _book(conn, evaluations)  # rendering and claim keys read it
-        _render(conn, evaluations, {c.rule_id for c in matched})
+        _render(conn, evaluations, {c.rule_id for c in matched}, held)
         _outcomes(conn, evaluations)
     # `style allow`: a refused call the person let through passes once (or for the session).
     from agentstyle.engine.allowances import apply_allowances
 
-    apply_allowances(conn, evaluations, log)
+    apply_allowances(conn, evaluations, log, held)
     return evaluations
 
 
@@ -394,14 +415,29 @@ def _match(
         e.candidates.sort(key=lambda c: c.order)
 
 
-def _render(conn: Connection, evaluations: list[Evaluation], rule_ids: set[str]) -> None:
-    templates: dict[str, dict[str, list[SegmentRow]]] = defaultdict(lambda: defaultdict(list))
-    limits: dict[str, int] = {}
-    for rule_id, part, _pos, kind, text, var, default, max_tokens, _action in _run(
-        conn, "evaluate/templates", [sorted(rule_ids)]
-    ):
-        templates[rule_id][part].append((kind, text, var, default))
-        limits[rule_id] = int(max_tokens)
+def _templates(
+    conn: Connection, rule_ids: set[str], held: Held | None
+) -> dict[str, tuple[dict[str, list[SegmentRow]], int]]:
+    """Each rule's template segments by part and its token limit (400 for a rule without a
+    template row); a resident engine reads each rule's once."""
+    known = held.templates if held is not None else {}
+    missing = sorted(r for r in rule_ids if r not in known)
+    if missing:
+        read: dict[str, tuple[dict[str, list[SegmentRow]], int]] = {r: ({}, 400) for r in missing}
+        for rule_id, part, _pos, kind, text, var, default, max_tokens, _action in _run(
+            conn, "evaluate/templates", [missing]
+        ):
+            parts = read[rule_id][0]
+            parts.setdefault(part, []).append((kind, text, var, default))
+            read[rule_id] = (parts, int(max_tokens))
+        known.update(read)
+    return known
+
+
+def _render(
+    conn: Connection, evaluations: list[Evaluation], rule_ids: set[str], held: Held | None
+) -> None:
+    found = _templates(conn, rule_ids, held)
     for evaluation in evaluations:
         if not any(c.matched for c in evaluation.candidates):
             continue
@@ -411,13 +447,13 @@ def _render(conn: Connection, evaluations: list[Evaluation], rule_ids: set[str])
         for cand in evaluation.candidates:
             if not cand.matched:
                 continue
-            parts = templates.get(cand.rule_id, {})
+            parts, limit = found.get(cand.rule_id, ({}, 400))
             try:
                 cand.rendered = render_rule(
                     cand.action,
                     parts.get("body", []),
                     parts.get("model_text"),
-                    limits.get(cand.rule_id, 400),
+                    limit,
                     _lookup(values),
                 )
                 cand.tokens = cand.rendered.tokens
