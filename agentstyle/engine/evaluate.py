@@ -263,20 +263,25 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
     """Session bookkeeping and event ids into the evaluations (runtime.md step 3)."""
     events = [e.event for e in evaluations]
     sessions = {(ev.harness, ev.session_id) for ev in events}
-    # Without repeated sessions the bookkeeping needs no window over the batch.
-    name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"
-    rows = _run(
-        conn,
-        name,
-        [
-            list(range(len(events))),
-            [ev.harness for ev in events],
-            [ev.session_id for ev in events],
-            [ev.point for ev in events],
-            [ev.session_source for ev in events],
-            [ev.model for ev in events],
-        ],
-    )
+    if len(events) == 1:  # a hook's event: the statement without lists is the cheaper one
+        ev = events[0]
+        one = [ev.harness, ev.session_id, ev.point, ev.session_source, ev.model]
+        rows = [(0, *row) for row in _run(conn, "evaluate/book_one", one)]
+    else:
+        # Without repeated sessions the bookkeeping needs no window over the batch.
+        name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"
+        rows = _run(
+            conn,
+            name,
+            [
+                list(range(len(events))),
+                [ev.harness for ev in events],
+                [ev.session_id for ev in events],
+                [ev.point for ev in events],
+                [ev.session_source for ev in events],
+                [ev.model for ev in events],
+            ],
+        )
     for row, e in zip(rows, evaluations, strict=True):
         _seq, event_id, generation, compaction, prompts, model, is_new = row
         e.event_id, e.generation, e.compaction = int(event_id), int(generation), int(compaction)
