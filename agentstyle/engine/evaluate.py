@@ -501,7 +501,9 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
     by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
     if len(evaluations) == 1 and _block_stands(evaluations[0]):
         # A hook's refused call: precedence is settled, nothing emits (outcomes_blocked.sql).
-        name, params = "evaluate/outcomes_blocked", _columns([r[:2] + r[5:8] for r in rows], 5)
+        ev = evaluations[0].event
+        params: list[Any] = [[r[1] for r in rows], [r[5] for r in rows], ev.harness, ev.point]
+        name = "evaluate/outcomes_blocked"
     else:
         name, params = "evaluate/outcomes", _columns(rows, 14)
     for seq, rule_id, outcome, claim_key, closed in _run(conn, name, params):
