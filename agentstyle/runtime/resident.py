@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from agentstyle.engine.locking import FileLock, LockTimeout
@@ -92,10 +91,6 @@ class Engine:
         self.done = threading.Event()
         self.work = threading.Lock()  # the one DuckDB connection: one evaluation at a time
         self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
-        # Clients are served on threads kept from one request to the next: starting a thread
-        # per request cost its start, and DuckDB's per-thread state (allocator caches) went
-        # cold with it.
-        self.clients = ThreadPoolExecutor(MAX_CLIENTS, thread_name_prefix="style-client")
 
     def bind(self) -> socket.socket:
         try:
@@ -187,10 +182,9 @@ class Engine:
             if not self.slots.acquire(blocking=False):
                 client.close()  # too many at once: those hooks evaluate directly
                 continue
-            self.clients.submit(self._serve_client, client)
+            threading.Thread(target=self._serve_client, args=(client,), daemon=True).start()
         with self.work:  # let an evaluation in flight finish before the connection closes
             pass
-        self.clients.shutdown(wait=False, cancel_futures=True)  # a silent client: RECEIVE_S
 
     def _serve_client(self, client: socket.socket) -> None:
         try:
