@@ -23,7 +23,7 @@ from typing import Any
 
 from agentstyle.engine import store
 from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import decide, point_flags, record
+from agentstyle.engine.evaluate import Held, decide, record
 from agentstyle.harnesses.claude_code import normalize
 from bench.generate import write_package
 
@@ -101,7 +101,7 @@ def run(
     commit), and each statement (wall and CPU, ms). `command`: the Bash call evaluated."""
     with installed(rules) as raw:
         conn = Timed(raw)
-        flags = point_flags(raw)  # as the resident engine holds them
+        held = Held.of(raw)  # what the resident engine reads once
         answer: list[tuple[float, float]] = []
         whole: list[tuple[float, float]] = []
         for i in range(warmup + events):
@@ -110,7 +110,7 @@ def run(
             ev = normalize(payload(i, command), "PreToolUse")
             c0, t0 = time.thread_time(), time.perf_counter()
             conn.execute("BEGIN TRANSACTION")
-            evaluations = decide(conn, [ev], flags=flags)  # type: ignore[arg-type]
+            evaluations = decide(conn, [ev], held=held)  # type: ignore[arg-type]
             c1, t1 = time.thread_time(), time.perf_counter()
             record(conn, evaluations, "hits", [0])  # type: ignore[arg-type]
             conn.execute("COMMIT")

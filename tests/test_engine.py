@@ -263,3 +263,52 @@ def test_no_engine_without_unix_sockets_still_answers(
         env=clean_env(tmp_path, ENGINE_ON),
     )
     assert out.stdout.strip() == "False"
+
+
+def _style(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentstyle", *args],
+        cwd=project.root,
+        env=clean_env(project.home, ENGINE_ON),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _served(project: Project) -> int:
+    return int((client.ping(str(project.style)) or {})["served"])  # type: ignore[call-overload]
+
+
+def test_allow_codes_and_allowances_through_the_engine(project: Project) -> None:
+    """The engine reads the policy's allow-code rules and the sessions holding an allowance
+    once (evaluate.Held): a refusal it answers carries its code, `style allow` (which stops
+    it) lets the retry through the next engine once, and another session has no pass."""
+    coded = PACKAGE.replace("description: engine tests\n", "description: t\nallow_code: true\n")
+    project.install(str(project.write_package(coded)))
+    session, other = new_session(), new_session()
+    try:
+        hook(project, "ls", session)
+        wait_engine(project)
+        served = _served(project)
+        refused = hook(project, "rm -rf build", session)
+        assert _served(project) == served + 1  # the engine answered it
+        assert "deny" in refused and "No recursive deletes." in refused
+        code = refused.split("`style allow ")[1][:4]
+        proc = _style(project, "allow", code)
+        assert proc.returncode == 0, proc.stderr
+        wait_engine(project, up=False)  # `style allow` stopped it
+        hook(project, "ls", other)  # a new engine, which finds the allowance
+        wait_engine(project)
+        served = _served(project)
+        assert "deny" in hook(project, "rm -rf build", other)  # not that session's pass
+        assert "deny" not in hook(project, "rm -rf build", session)  # the retry passes, once
+        again = hook(project, "rm -rf build", session)
+        assert "deny" in again and f"`style allow {code}`" not in again
+        assert _served(project) == served + 3
+    finally:
+        client.stop_engine(str(project.style), wait_s=5)
+    assert project.scalar("SELECT uses FROM allowances") == 1
+    blocked = "SELECT count(*) FROM events WHERE verdict = 'block' AND session_id = ?"
+    assert project.scalar(blocked, [session]) == 2
+    assert project.scalar(blocked, [other]) == 1

@@ -257,14 +257,18 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> Grant:
     return Grant(int(inserted[0]), "granted", "session" if session else "once")
 
 
-def apply_allowances(conn: Connection, evaluations: list[Any], log: str = "hits") -> None:
+def apply_allowances(
+    conn: Connection, evaluations: list[Any], log: str = "hits", held: Any = None
+) -> None:
     """Lift the refusals the person allowed, then offer allow codes on what stays refused;
     inside the caller's transaction.
 
     Called by `evaluate.decide` once the outcomes are known, before they are recorded; an
     evaluation without a refusal costs nothing (no query). A block is lifted only when every
     rule that blocked is allowed (else nothing is used up); an ask that the block had
-    suppressed then stands on its own.
+    suppressed then stands on its own. `held` (evaluate.Held, a resident engine's) names the
+    sessions that hold an allowance and the rules that offer allow codes, so those are not
+    queried per refused call.
     """
     refused: list[tuple[Any, str, list[Any], list[Any]]] = []
     for evaluation in evaluations:
@@ -282,6 +286,11 @@ def apply_allowances(conn: Connection, evaluations: list[Any], log: str = "hits"
             refused.append((evaluation, key, blocked, asked))
     if not refused:
         return
+    if held is not None and not any(
+        (e.event.harness, e.event.session_id) in held.allowed for e, *_ in refused
+    ):
+        _offer_codes(conn, [evaluation for evaluation, *_ in refused], log, held)
+        return  # no allowance in these sessions: nothing to look up
     # One query for the batch's refused calls; a `once` allowance an earlier call of the batch
     # used up is not offered again.
     offered: dict[int, list[tuple[int, list[str], str]]] = {}
@@ -323,10 +332,10 @@ def apply_allowances(conn: Connection, evaluations: list[Any], log: str = "hits"
             if cand.rule_id in lifted:
                 cand.outcome = LIFTED
         evaluation.decision = _decided_again(decision, blocked + asked, standing)
-    _offer_codes(conn, [evaluation for evaluation, *_ in refused], log)
+    _offer_codes(conn, [evaluation for evaluation, *_ in refused], log, held)
 
 
-def _offer_codes(conn: Connection, evaluations: list[Any], log: str) -> None:
+def _offer_codes(conn: Connection, evaluations: list[Any], log: str, held: Any = None) -> None:
     """End each refused tool call's reason with its allow code, when every rule that refused it
     belongs to a package with `allow_code: true` and `style allow` could find it again. One
     query for the batch (replay refuses thousands of calls)."""
@@ -346,8 +355,11 @@ def _offer_codes(conn: Connection, evaluations: list[Any], log: str) -> None:
             offers.append((evaluation, key, refusing))
     if not offers:
         return
-    asked = sorted({r for *_, refusing in offers for r in refusing})
-    coded = {r for (r,) in conn.execute(sql("allow/coded_rules"), [asked]).fetchall()}
+    if held is not None:
+        coded: set[str] | frozenset[str] = held.coded
+    else:
+        asked = sorted({r for *_, refusing in offers for r in refusing})
+        coded = {r for (r,) in conn.execute(sql("allow/coded_rules"), [asked]).fetchall()}
     for evaluation, key, refusing in offers:
         if not set(refusing) <= coded:
             continue

@@ -18,8 +18,10 @@ answer before it records (runtime/direct.py); `evaluate` is both, in the caller'
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +110,27 @@ def point_flags(conn: Connection) -> PointFlags:
     }
 
 
+@dataclass(slots=True)
+class Held:
+    """What a connection that evaluates many events of one policy reads once instead of per
+    event (the resident engine): its policy cannot change while it holds the lock, and no
+    allowance is granted meanwhile (`style allow` stops the engine first)."""
+
+    flags: PointFlags
+    coded: frozenset[str] = frozenset()  # rules whose package offers allow codes
+    allowed: frozenset[tuple[str, str]] = frozenset()  # (harness, session) holding an allowance
+    # rule id → its template segments by part and its token limit, read at its first match
+    templates: dict[str, tuple[dict[str, list[SegmentRow]], int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, conn: Connection) -> Held:
+        return cls(
+            point_flags(conn),
+            frozenset(str(r) for (r,) in _run(conn, "allow/coded_all")),
+            frozenset((str(h), str(s)) for h, s in _run(conn, "allow/open_sessions")),
+        )
+
+
 def _run(conn: Connection, name: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
     """A statement's rows; parsed once per process (parsing is a good part of a small query)."""
     cursor = (
@@ -178,9 +201,27 @@ def evaluate(
     (audit.md): field values are stored for events with a hit (`hits`), for every event
     (`full`) or never (`off`).
     """
-    evaluations = decide(conn, events, trace=trace, log=log)
-    record(conn, evaluations, log)
+    with _no_collector_passes():
+        evaluations = decide(conn, events, trace=trace, log=log)
+        record(conn, evaluations, log)
     return evaluations
+
+
+@contextmanager
+def _no_collector_passes() -> Iterator[None]:
+    """No cyclic garbage collection while a batch is evaluated. A batch allocates enough to
+    trigger full collections, and each one walks every object the process holds (replay's
+    normalized events, the caller's too): 40% of the batch path's time (bench/batch_bench.py).
+    Its objects form no cycles, so memory is freed by reference counting as before; the
+    collector runs again once the batch is done."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def decide(
@@ -188,7 +229,7 @@ def decide(
     events: list[Event],
     *,
     trace: bool = False,
-    flags: PointFlags | None = None,
+    held: Held | None = None,
     log: str = "hits",
 ) -> list[Evaluation]:
     """Steps 3–9 of runtime.md for a batch: bookkeeping, candidates, conditions, rendering and
@@ -196,15 +237,15 @@ def decide(
     person granted is used up here, inside the caller's transaction.
 
     `trace` keeps the candidates whose conditions failed (explain); `log` is the mode `record`
-    will use (an allow code is offered only where the history keeps the call). `flags` are the
-    policy's (`point_flags`), read here when not given. An event that nothing matches costs the one
-    `match` statement: its bookkeeping waits for `record`, after the answer.
+    will use (an allow code is offered only where the history keeps the call). `held` is what
+    a resident engine keeps of the policy (`Held`); without it the point flags are read here.
+    An event that nothing matches costs the one `match` statement: its bookkeeping waits for
+    `record`, after the answer.
     """
     if not events:
         return []
     evaluations = [Evaluation(ev, 0, Decision()) for ev in events]
-    if flags is None:
-        flags = point_flags(conn)
+    flags = held.flags if held is not None else point_flags(conn)
     need = Flags()
     for point in {(ev.harness, ev.point or "") for ev in events}:
         need = need | flags.get(point, Flags())
@@ -229,12 +270,12 @@ def decide(
     if matched:
         if not evaluations[0].event_id:
             _book(conn, evaluations)  # rendering and claim keys read it
-        _render(conn, evaluations, {c.rule_id for c in matched})
+        _render(conn, evaluations, {c.rule_id for c in matched}, held)
         _outcomes(conn, evaluations)
     # `style allow`: a refused call the person let through passes once (or for the session).
     from agentstyle.engine.allowances import apply_allowances
 
-    apply_allowances(conn, evaluations, log)
+    apply_allowances(conn, evaluations, log, held)
     return evaluations
 
 
@@ -242,20 +283,25 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
     """Session bookkeeping and event ids into the evaluations (runtime.md step 3)."""
     events = [e.event for e in evaluations]
     sessions = {(ev.harness, ev.session_id) for ev in events}
-    # Without repeated sessions the bookkeeping needs no window over the batch.
-    name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"
-    rows = _run(
-        conn,
-        name,
-        [
-            list(range(len(events))),
-            [ev.harness for ev in events],
-            [ev.session_id for ev in events],
-            [ev.point for ev in events],
-            [ev.session_source for ev in events],
-            [ev.model for ev in events],
-        ],
-    )
+    if len(events) == 1:  # a hook's event: the statement without lists is the cheaper one
+        ev = events[0]
+        one = [ev.harness, ev.session_id, ev.point, ev.session_source, ev.model]
+        rows = [(0, *row) for row in _run(conn, "evaluate/book_one", one)]
+    else:
+        # Without repeated sessions the bookkeeping needs no window over the batch.
+        name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"
+        rows = _run(
+            conn,
+            name,
+            [
+                list(range(len(events))),
+                [ev.harness for ev in events],
+                [ev.session_id for ev in events],
+                [ev.point for ev in events],
+                [ev.session_source for ev in events],
+                [ev.model for ev in events],
+            ],
+        )
     for row, e in zip(rows, evaluations, strict=True):
         _seq, event_id, generation, compaction, prompts, model, is_new = row
         e.event_id, e.generation, e.compaction = int(event_id), int(generation), int(compaction)
@@ -394,14 +440,29 @@ def _match(
         e.candidates.sort(key=lambda c: c.order)
 
 
-def _render(conn: Connection, evaluations: list[Evaluation], rule_ids: set[str]) -> None:
-    templates: dict[str, dict[str, list[SegmentRow]]] = defaultdict(lambda: defaultdict(list))
-    limits: dict[str, int] = {}
-    for rule_id, part, _pos, kind, text, var, default, max_tokens, _action in _run(
-        conn, "evaluate/templates", [sorted(rule_ids)]
-    ):
-        templates[rule_id][part].append((kind, text, var, default))
-        limits[rule_id] = int(max_tokens)
+def _templates(
+    conn: Connection, rule_ids: set[str], held: Held | None
+) -> dict[str, tuple[dict[str, list[SegmentRow]], int]]:
+    """Each rule's template segments by part and its token limit (400 for a rule without a
+    template row); a resident engine reads each rule's once."""
+    known = held.templates if held is not None else {}
+    missing = sorted(r for r in rule_ids if r not in known)
+    if missing:
+        read: dict[str, tuple[dict[str, list[SegmentRow]], int]] = {r: ({}, 400) for r in missing}
+        for rule_id, part, _pos, kind, text, var, default, max_tokens, _action in _run(
+            conn, "evaluate/templates", [missing]
+        ):
+            parts = read[rule_id][0]
+            parts.setdefault(part, []).append((kind, text, var, default))
+            read[rule_id] = (parts, int(max_tokens))
+        known.update(read)
+    return known
+
+
+def _render(
+    conn: Connection, evaluations: list[Evaluation], rule_ids: set[str], held: Held | None
+) -> None:
+    found = _templates(conn, rule_ids, held)
     for evaluation in evaluations:
         if not any(c.matched for c in evaluation.candidates):
             continue
@@ -411,13 +472,13 @@ def _render(conn: Connection, evaluations: list[Evaluation], rule_ids: set[str])
         for cand in evaluation.candidates:
             if not cand.matched:
                 continue
-            parts = templates.get(cand.rule_id, {})
+            parts, limit = found.get(cand.rule_id, ({}, 400))
             try:
                 cand.rendered = render_rule(
                     cand.action,
                     parts.get("body", []),
                     parts.get("model_text"),
-                    limits.get(cand.rule_id, 400),
+                    limit,
                     _lookup(values),
                 )
                 cand.tokens = cand.rendered.tokens
@@ -458,9 +519,14 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
             )
     per_seq: dict[int, list[tuple[Candidate, bool]]] = defaultdict(list)
     by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
-    for seq, rule_id, outcome, claim_key, closed in _run(
-        conn, "evaluate/outcomes", _columns(rows, 14)
-    ):
+    if len(evaluations) == 1 and _block_stands(evaluations[0]):
+        # A hook's refused call: precedence is settled, nothing emits (outcomes_blocked.sql).
+        ev = evaluations[0].event
+        params: list[Any] = [[r[1] for r in rows], [r[5] for r in rows], ev.harness, ev.point]
+        name = "evaluate/outcomes_blocked"
+    else:
+        name, params = "evaluate/outcomes", _columns(rows, 14)
+    for seq, rule_id, outcome, claim_key, closed in _run(conn, name, params):
         cand = by_rule[seq][rule_id]
         cand.outcome, cand.claim_key = outcome, claim_key
         per_seq[seq].append((cand, bool(closed)))
@@ -468,6 +534,15 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
         evaluation = evaluations[seq]
         order = {c.rule_id: i for i, c in enumerate(evaluation.candidates)}
         evaluation.decision = decision_of(decided, order)
+
+
+def _block_stands(e: Evaluation) -> bool:
+    """Whether a block decides the event whatever else matched: a `block` candidate rendered
+    and the loop guard does not apply (a stop that already continues because of a stop hook)."""
+    ev = e.event
+    if ev.stop_active and ev.point in ("stop", "subagent.stop"):
+        return False
+    return any(c.matched and c.action == "block" and c.rendered is not None for c in e.candidates)
 
 
 def record(

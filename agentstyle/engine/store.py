@@ -87,8 +87,10 @@ def connect(path: Path | str, *, read_only: bool = False) -> Connection:
 
 def tune_for_events(conn: Connection) -> None:
     """Settings for a connection that evaluates hook events: one thread, as an event's plans
-    are too small to share (it saves the workers' start and hand-offs; bench/RESULTS.md)."""
+    are too small to share (it saves the workers' start and hand-offs; bench/RESULTS.md), and
+    without two optimizer passes that cost more than they save on them (small_plans.sql)."""
     conn.execute(sql("store/one_thread"))
+    conn.execute(sql("store/small_plans"))
 
 
 def _connect_store(paths: StylePaths, *, read_only: bool = False) -> Connection:

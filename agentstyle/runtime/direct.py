@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.engine.decision import Decision
-from agentstyle.engine.evaluate import Evaluation, PointFlags, decide, point_flags, record
+from agentstyle.engine.evaluate import Evaluation, Held, decide, record
 from agentstyle.engine.event import Event
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
@@ -25,15 +25,16 @@ DUCKDB_RETRY_S = 0.02
 
 @dataclass(slots=True)
 class Resident:
-    """What the resident engine keeps beside its open database: the policy's point flags (its
-    policy cannot change while it holds the lock) and the answered events left to record."""
+    """What the resident engine keeps beside its open database: what it read once of the
+    policy (`Held`: its policy cannot change while it holds the lock) and the answered events
+    left to record."""
 
-    flags: PointFlags
+    held: Held
     pending: list[Callable[[], None]] = field(default_factory=list)
 
     @classmethod
     def of(cls, conn: Connection) -> Resident:
-        return cls(point_flags(conn))
+        return cls(Held.of(conn))
 
     def discard(self, conn: Connection) -> None:
         """Forget the events evaluated but not answered (their answer failed)."""
@@ -224,7 +225,7 @@ def evaluate_on(
     try:
         conn.execute("BEGIN TRANSACTION")
         try:
-            [result] = decide(conn, [event], flags=resident.flags if resident else None, log=log)
+            [result] = decide(conn, [event], held=resident.held if resident else None, log=log)
             latency = int((time.monotonic() - started) * 1_000_000)
             if after is None:
                 record(conn, [result], log, [latency])

@@ -1,0 +1,107 @@
+"""A hook's event takes statements of its own (book_one, outcomes_blocked): the same outcomes
+and answer as the batch statements give the same event, and the same with what a resident
+engine holds (evaluate.Held) as without."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentstyle.engine.compiled import compile_checked
+from agentstyle.engine.evaluate import EMITTING, Evaluation, Held, decide
+from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.harnesses.claude_code import normalize
+
+PACKAGE = """\
+spec: style/v0.3
+name: one
+version: 1.0.0
+description: one event against a batch
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm "'
+    text: No deletes.
+  - id: confirm-push
+    target: tool
+    tool: shell
+    action: ask
+    when: 'tool.input.command shell_regex "^git push"'
+    text: Pushing needs a yes.
+  - id: ls-ok
+    target: tool
+    tool: shell
+    action: allow
+    when: 'tool.input.command shell_regex "^ls"'
+    text: Listing is fine.
+  - id: careful-sudo
+    target: tool
+    tool: shell
+    action: warn
+    when: 'tool.input.command contains "sudo"'
+    text: Careful with sudo.
+  - id: tips
+    target: tool
+    tool: shell
+    at: before
+    text: Prefer small commands.
+"""
+COMMANDS = [
+    "rm x",
+    "rm x && git push",
+    "ls && rm x",
+    "sudo rm x",
+    "ls",
+    "git push",
+    "ls && git push",
+    "sudo ls",
+    "cargo build",
+]
+
+
+@pytest.fixture
+def conn(tmp_path: Path) -> Connection:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "STYLE.yaml").write_text(PACKAGE, encoding="utf-8")
+    db = memory_store()
+    replace_policy(db, compile_checked([str(tmp_path / "one")], ["claude-code"]).rows)
+    return db
+
+
+def _event(command: str, session: str) -> Any:
+    payload = {
+        "session_id": session,
+        "cwd": "/p",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_1",
+    }
+    return normalize(payload, "PreToolUse")
+
+
+def _seen(e: Evaluation) -> tuple[Any, ...]:
+    d = e.decision
+    # a claim key matters only where something emits (record keeps the claims of those)
+    outcomes = sorted(
+        (c.rule_id, c.outcome, c.claim_key if c.outcome in EMITTING else None) for c in e.candidates
+    )
+    return (e.event_id, d.verdict, d.reasons, d.contexts, d.messages, d.rules, outcomes)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_one_event_is_decided_as_in_a_batch(conn: Connection, command: str) -> None:
+    conn.execute("BEGIN TRANSACTION")
+    [batched, _other] = decide(conn, [_event(command, "s1"), _event("rm y", "s2")])
+    conn.execute("ROLLBACK")
+    for held in (None, Held.of(conn)):
+        conn.execute("BEGIN TRANSACTION")
+        [alone] = decide(conn, [_event(command, "s1")], held=held)
+        conn.execute("ROLLBACK")
+        assert _seen(alone) == _seen(batched)
+    if command.startswith("rm") or "&& rm" in command or "sudo rm" in command:
+        assert batched.decision.verdict == "block"  # the case outcomes_blocked answers
