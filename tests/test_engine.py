@@ -82,8 +82,10 @@ def test_first_hook_answers_directly_and_starts_an_engine_the_next_reuses(
     assert info["pid"] == wait_engine(engine_project)["pid"]
     # engine answers are recorded like direct ones: exactly three events, one inject claim
     client.stop_engine(str(engine_project.style))
+    # (the engine's warm-up call before it serves is rolled back: no event, session or claim)
     assert engine_project.scalar("SELECT count(*) FROM events") == 3
     assert engine_project.scalar("SELECT count(*) FROM claims") == 1
+    assert engine_project.scalar("SELECT count(*) FROM sessions") == 1
 
 
 def test_socket_is_private_and_stop_removes_it(engine_project: Project) -> None:

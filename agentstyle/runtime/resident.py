@@ -139,6 +139,7 @@ class Engine:
             migrate(self.conn)
             tune_for_events(self.conn)
             self.resident = Resident.of(self.conn)
+            self._warm_up()
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
             self._clear_marker()  # up: a failed start leaves it, hooks retry later
@@ -156,6 +157,34 @@ class Engine:
                 self.conn.close()
             lock.__exit__(None, None, None)
         return 0
+
+    def _warm_up(self) -> None:
+        """Evaluate one harmless call and roll it back before serving: a fresh engine's first
+        answer otherwise costs about twice a later one (the imports and caches of the hot path
+        are filled then), and that answer is the first hook of a session. Nothing is recorded;
+        a failure here only means the first answer is the slower one."""
+        assert self.conn is not None and self.resident is not None
+        try:
+            from agentstyle.harnesses import adapter_for
+            from agentstyle.runtime.direct import evaluate_on
+
+            payload = {
+                "session_id": "style-engine-warm-up",
+                "cwd": str(self.home.parent),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": "git status && ls -la"},
+                "tool_use_id": "style-engine-warm-up",
+            }
+            event = adapter_for("claude-code").normalize(payload, "PreToolUse")
+            started = time.monotonic()
+            evaluate_on(
+                self.conn, event, started + 5.0, started, home=self.home, resident=self.resident
+            )
+        except Exception as exc:
+            enginelog.write(self.home, f"warm-up skipped: {type(exc).__name__}: {exc}")
+        finally:
+            self.resident.discard(self.conn)
 
     def _clear_marker(self) -> None:
         with contextlib.suppress(OSError):
