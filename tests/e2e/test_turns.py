@@ -166,7 +166,12 @@ rules:
 
 
 def test_model_rule_fires_with_the_model_the_api_reported_claude_code(session) -> None:
-    s: Session = session("claude-code", Script([[shell("claude-code", "echo one")]]))
+    """Claude Code names the model only in its transcript, which it writes a little after the
+    assistant turn: a hook of the session's very first tool call can run before the entry is
+    on disk (seen here: tool call and its PostToolUse within 65 ms), so the model is known from
+    the next call on. Two calls: the rule must fire with the mock's model."""
+    calls = [[shell("claude-code", "echo one")], [shell("claude-code", "echo two")]]
+    s: Session = session("claude-code", Script(calls))
     s.install(MODEL_PACKAGE)
     s.run("run something")
     after = [r.text for r in s.requests() if r.step >= 1]
