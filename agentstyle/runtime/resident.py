@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import socket
 import stat
 import sys
@@ -139,10 +140,14 @@ class Engine:
             migrate(self.conn)
             tune_for_events(self.conn)
             self.resident = Resident.of(self.conn)
-            self._warm_up()
             server = self.bind()
             ino = os.stat(self.sock_path).st_ino
             self._clear_marker()  # up: a failed start leaves it, hooks retry later
+            if not select.select([server], [], [], 0)[0]:
+                # No hook waiting yet (a session's next event mostly comes seconds later):
+                # warm up now. A hook that arrives meanwhile waits in the backlog for a few
+                # milliseconds, instead of for the lock as it would before the bind.
+                self._warm_up()
             try:
                 self.loop(server)
             finally:
@@ -159,10 +164,10 @@ class Engine:
         return 0
 
     def _warm_up(self) -> None:
-        """Evaluate one harmless call and roll it back before serving: a fresh engine's first
-        answer otherwise costs about twice a later one (the imports and caches of the hot path
-        are filled then), and that answer is the first hook of a session. Nothing is recorded;
-        a failure here only means the first answer is the slower one."""
+        """Evaluate one harmless call and roll it back before the first request: a fresh
+        engine's first answer otherwise costs about twice a later one (the imports and caches
+        of the hot path are filled then), and that answer is the first hook of a session.
+        Nothing is recorded; a failure here only means the first answer is the slower one."""
         assert self.conn is not None and self.resident is not None
         try:
             from agentstyle.harnesses import adapter_for
