@@ -345,24 +345,21 @@ def not_prefixed(words: Iterable[str], char: str = r"\S", stop: str = r"\s") -> 
         excluded = "".join("\\" + ch if ch in "]\\^-" else ch for ch in letters)
         return f"[^{excluded}{stop}]{char}*"
 
-    def below(node: dict[str, dict]) -> str | None:
-        if "" in node:
-            return None  # a whole prefix of the set: whatever follows, the word starts with it
+    def alternatives(node: dict[str, dict]) -> str:
         letters = sorted(node)
         branches = [differs(letters)]
         for ch in letters:
             rest = below(node[ch])
             if rest is not None:
                 branches.append(esc(ch) + rest)
-        return "(" + "|".join(branches) + ")?"
+        return "(" + "|".join(branches) + ")"
 
-    letters = sorted(trie)
-    branches = [differs(letters)]
-    for ch in letters:
-        rest = below(trie[ch])
-        if rest is not None:
-            branches.append(esc(ch) + rest)
-    return "(" + "|".join(branches) + ")"
+    def below(node: dict[str, dict]) -> str | None:
+        if "" in node:
+            return None  # a whole prefix of the set: whatever follows, the word starts with it
+        return alternatives(node) + "?"
+
+    return alternatives(trie)
 
 
 # ---------------------------------------------------------------------------------------------
