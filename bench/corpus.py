@@ -219,8 +219,6 @@ def run(cases: Sequence[Case], base: Path | None = None, batch: int = 200) -> di
 
     conn, _ = memory_policy(guard_paths(), "claude-code")
     try:
-        # Not under /tmp: a scratch project there would make every path it resolves to look
-        # like a named /tmp entry, which the guards treat as scratch space.
         SCRATCH.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="corpus-", dir=SCRATCH) as tmp:
             root = Path(base) if base is not None else Path(tmp)

@@ -412,6 +412,12 @@ CONTEXT: list[tuple[str, str, str, str | None]] = [
     ("cd-root-glob", "cd / && rm -rf *", "rm -rf /*", "/home/dev/acme"),
     ("cd-parent", "cd .. && rm -rf proj", "rm -rf /home/dev/proj", "/home/dev/acme"),
     ("cd-parent-no-cwd", "cd .. && rm -rf proj", "rm -rf ../proj", None),
+    # Reached from the project: also through `..`, so a project under /tmp is no scratch space.
+    ("cd-parent-through", "cd .. && rm -rf proj", "rm -rf ../proj", "/home/dev/acme"),
+    ("cd-parent-in-tmp", "cd .. && rm -rf proj", "rm -rf ../proj", "/tmp/w/acme"),
+    ("cd-up-twice-in-tmp", "cd ..; cd ..; rm -rf *", "rm -rf ../../*", "/tmp/w/acme"),
+    ("cd-into-parent-in-tmp", "cd /tmp/w && rm -rf *", "rm -rf ../*", "/tmp/w/acme"),
+    ("cd-parent-of-project", "cd /tmp && rm -rf w/", "rm -rf ../", "/tmp/w/acme"),
     ("cd-subdir-stays-inside", "cd build && rm -rf out", "rm -rf build/out", "/home/dev/acme"),
     ("cd-then-dotdot", "cd src && rm -rf ../../x", "rm -rf /home/dev/x", "/home/dev/acme"),
     ("cd-home", "cd ~ && rm -rf .ssh", "rm -rf ~/.ssh", "/home/dev/acme"),
@@ -436,6 +442,14 @@ CONTEXT: list[tuple[str, str, str, str | None]] = [
 )
 def test_context_is_followed(command: str, element: str, cwd: str | None) -> None:
     _check(command, element, cwd)
+
+
+def test_an_absolute_cd_elsewhere_stays_absolute() -> None:
+    """`cd /tmp && rm -rf build` names /tmp/build, scratch space, however the project sits."""
+    for project in ("/home/dev/acme", "/tmp/w/acme"):
+        commands = parse_shell("cd /tmp && rm -rf build", project).commands
+        assert "rm -rf /tmp/build" in commands
+        assert not any(".." in c for c in commands), commands
 
 
 def test_subshell_cd_does_not_leak() -> None:

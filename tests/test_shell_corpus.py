@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -99,6 +100,21 @@ def test_named_rules_answer(outcomes: dict[str, Outcome]) -> None:
         f"{c.name}: {c.rule} not among {outcomes[c.name].rules}"
         for c in CASES
         if c.rule and c.verdict != "allow" and c.rule not in outcomes[c.name].rules
+    ]
+    assert wrong == []
+
+
+def test_verdicts_do_not_depend_on_where_the_project_sits(outcomes: dict[str, Outcome]) -> None:
+    """The cases that leave the project by `cd` or from a script get the same verdicts with
+    the project under /tmp, whose named entries the guards treat as scratch space."""
+    cases = [c for c in CASES if c.form in ("cwd", "script")]
+    with tempfile.TemporaryDirectory(prefix="corpus-moved-", dir="/tmp") as tmp:
+        moved = run(cases, base=Path(tmp))
+    wrong = [
+        f"{c.name}: {outcomes[c.name].verdict} in the repository, {moved[c.name].verdict} "
+        f"under /tmp: {c.text!r}"
+        for c in cases
+        if moved[c.name].verdict != outcomes[c.name].verdict
     ]
     assert wrong == []
 

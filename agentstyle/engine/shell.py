@@ -79,9 +79,13 @@ where it runs. A resolved operand is relative to the project (harness cwd) when 
 it, absolute when it leaves it, `~/…` or `$VAR/…` when the directory is only known that way,
 and keeps its `..` when no project directory is known: `cd / && rm -rf *` adds `rm -rf /*`,
 `cd .. && rm -rf proj` adds `rm -rf /home/dev/proj`, `cd build && rm -rf out` adds
-`rm -rf build/out`. Options, `NAME=value` words, URLs, and the pattern of `grep`/`rg`/`sed`/
-`awk`/… stay as they are; commands whose operands are not paths (`echo`, `git`, …) get no
-second form.
+`rm -rf build/out`. An operand that left the project is also written through `..` when the
+`cd` went there from the project by relative steps, or when it is the project's folder, a
+parent of it or a glob in one: `cd .. && rm -rf proj` adds `rm -rf ../proj` too, and
+`cd /tmp/w && rm -rf *` with the project in /tmp/w/app adds `rm -rf ../*`, so a project under
+/tmp does not make its own neighbours and parents look like scratch space. Options,
+`NAME=value` words, URLs, and the pattern of `grep`/`rg`/`sed`/`awk`/… stay as they are;
+commands whose operands are not paths (`echo`, `git`, …) get no second form.
 
 `shell.code` — program text handed to interpreters: heredoc and herestring bodies fed to
 `python`, `node`, `bash`, `psql`, …, inline `-c`/`-e`/`-r`/`eval` programs of non-shell

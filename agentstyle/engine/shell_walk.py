@@ -321,6 +321,10 @@ class Walker(Scope):
         self.issues: dict[str, None] = {}
         self.root = os.path.realpath(cwd) if cwd else None
         self.start = self.root or ""
+        # Directories the command reached from the project by relative steps only (`cd ..`):
+        # an operand there that leaves the project is also written through `..`, as it is
+        # relative to the project wherever the project sits (under /tmp too).
+        self.reached: set[str] = {self.start}
         self.st = State()
         self.st.dirs = (self.start,)
         self.deadline = deadline
@@ -922,7 +926,7 @@ class Walker(Scope):
         self.remote += int(found.remote)
         saved_dirs = self.st.dirs
         if found.chdir is not None:
-            self.st.dirs = tuple(self._cd_target(d, found.chdir) for d in saved_dirs)
+            self.st.dirs = tuple(self._moved(d, found.chdir) for d in saved_dirs)
         out: Stdin | None = None
         try:
             if name == "eval":
@@ -1069,8 +1073,16 @@ class Walker(Scope):
         flags = self.flags.get(target, 0)
         if flags & (F_VAR | F_SUB) and not target.startswith("$"):
             target = "$" + target  # an unknown value that does not read as one
-        self.st.dirs = tuple(dict.fromkeys(self._cd_target(d, target) for d in self.st.dirs))
+        self.st.dirs = tuple(dict.fromkeys(self._moved(d, target) for d in self.st.dirs))
         return None
+
+    def _moved(self, current: str, target: str) -> str:
+        """Where `cd target` from `current` lands, remembering whether it is still reached
+        from the project by relative steps."""
+        landed = self._cd_target(current, target)
+        if current in self.reached and not target.startswith(("/", "~", "$")):
+            self.reached.add(landed)
+        return landed
 
     def _cd_target(self, current: str, target: str) -> str:
         if target.startswith(("~", "$")):
@@ -1105,6 +1117,7 @@ class Walker(Scope):
             if d == self.start:
                 continue
             out = [argv[0]]
+            left: list[int] = []  # positions of operands the `cd` took out of the project
             changed = False
             options_done = False
             skipped = not pattern_first
@@ -1128,8 +1141,16 @@ class Walker(Scope):
                 if word.endswith("/") and not resolved.endswith("/"):
                     resolved += "/"  # `build/` names a directory; keep saying so
                 changed = changed or resolved != word
+                if resolved.startswith("/"):
+                    left.append(len(out))
                 out.append(resolved)
             if changed:
+                self.emit(" ".join(out))
+            root = self.root
+            if changed and left and root and (d in self.reached or _holds(out, left, root)):
+                for i in left:
+                    slash = "/" if out[i].endswith("/") else ""
+                    out[i] = posixpath.relpath(out[i], root) + slash
                 self.emit(" ".join(out))
 
     def _globbed(self, argv: list[str]) -> None:
@@ -1594,6 +1615,19 @@ class Walker(Scope):
 
 
 MAX_GLOB = 256  # file names one glob is matched to (in the extra element; the word stays)
+
+
+def _holds(words: list[str], positions: list[int], root: str) -> bool:
+    """Whether an absolute operand is the project's folder, one of its parents, or a glob in
+    one of them (`cd /tmp/work && rm -rf *` with the project in /tmp/work/app)."""
+    for i in positions:
+        path = words[i].rstrip("/") or "/"
+        if root == path or root.startswith(path.rstrip("/") + "/"):
+            return True
+        parent, _, name = path.rpartition("/")
+        if any(c in name for c in "*?[") and (root + "/").startswith((parent or "") + "/"):
+            return True
+    return False
 
 
 def _glob(base: str, pattern: str, root: str) -> list[str]:
