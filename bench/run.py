@@ -188,18 +188,16 @@ def _target_notes(
         notes.append(
             f"A call a rule blocks: the answer takes {er['answer_ms']:.2f} ms at 1,000 rules "
             f"({er['answer_cpu_ms']:.2f} CPU), {er['answer_ms'] - 3:.2f} ms over. Besides "
-            f"`match` ({statements['evaluate/match'][1]:.2f} ms CPU) it runs before its answer "
-            f"the bookkeeping (`evaluate/book_one`, {book:.2f}) that a call no rule fires on "
-            "leaves for after it (its event id is "
-            "in the allow code, its model may be in the text) and the outcome statement for "
-            f"one event a block decides (CPU ms: {listed}; the `history/insert_*` ones come "
-            "after the answer). The engine reads the allow-code rules, the sessions holding an "
-            "allowance and each rule's templates once, not per refused call. What would close "
-            "it: a cheaper `match`, whose cost is mostly DuckDB binding and optimizing its "
-            "plan for every event (about 1.2 ms of its 2; running it takes 0.4 ms): a plan "
-            "kept from one event to the next (the Python client re-plans at every `execute`, "
-            "and its `EXECUTE` of a SQL `PREPARE` takes no parameters from Python), or the "
-            "bookkeeping folded into `match`'s statement."
+            f"`match` ({statements['evaluate/match'][1]:.2f} ms CPU) it renders the rule's text "
+            "and runs the outcome statement for one event a block decides, whose inputs all "
+            f"come from `match` and what the engine holds (CPU ms: {listed}; the bookkeeping "
+            f"`evaluate/book_one`, {book:.2f}, and the `history/insert_*` ones come after the "
+            "answer unless the text reads the model or an allow code the event id). What "
+            "would close it: a cheaper `match`, whose cost is mostly DuckDB binding and "
+            "optimizing its plan for every event (running it takes 0.4 ms): a plan kept from "
+            "one event to the next (the Python client re-plans at every `execute`, and its "
+            "`EXECUTE` of a SQL `PREPARE` takes no parameters from Python), or a statement "
+            "per policy without the tests its rules never use."
         )
     if k1["warm_vs_handwritten"] > 1.3:
         over = k1["warm_ms"] - 1.3 * k1["handwritten_ms"]

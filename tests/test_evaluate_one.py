@@ -1,6 +1,7 @@
 """A hook's event takes statements of its own (book_one, outcomes_blocked): the same outcomes
 and answer as the batch statements give the same event, and the same with what a resident
-engine holds (evaluate.Held) as without."""
+engine holds (evaluate.Held) as without. A resident engine's refused call may book after its
+answer (in `record`): its event id is compared once recorded."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import EMITTING, Evaluation, Held, decide
+from agentstyle.engine.evaluate import EMITTING, Evaluation, Held, decide, record
 from agentstyle.engine.store import Connection, memory_store, replace_policy
 from agentstyle.harnesses.claude_code import normalize
 
@@ -101,7 +102,69 @@ def test_one_event_is_decided_as_in_a_batch(conn: Connection, command: str) -> N
     for held in (None, Held.of(conn)):
         conn.execute("BEGIN TRANSACTION")
         [alone] = decide(conn, [_event(command, "s1")], held=held)
+        record(conn, [alone])
         conn.execute("ROLLBACK")
         assert _seen(alone) == _seen(batched)
     if command.startswith("rm") or "&& rm" in command or "sudo rm" in command:
         assert batched.decision.verdict == "block"  # the case outcomes_blocked answers
+
+
+BOOKED = """\
+spec: style/v0.3
+name: booked
+version: 1.0.0
+description: refusals that read what the bookkeeping gives
+{extra}rules:
+  - id: no-curl
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^curl "'
+    text: "{text}"
+"""
+
+
+def _booked_store(tmp_path: Path, text: str, extra: str = "") -> Connection:
+    (tmp_path / "booked").mkdir(parents=True)
+    package = BOOKED.format(text=text, extra=extra)
+    (tmp_path / "booked" / "STYLE.yaml").write_text(package, encoding="utf-8")
+    db = memory_store()
+    replace_policy(db, compile_checked([str(tmp_path / "booked")], ["claude-code"]).rows)
+    return db
+
+
+def test_a_refusal_books_after_its_answer_unless_the_answer_reads_it(tmp_path: Path) -> None:
+    """A resident engine's refused call leaves its bookkeeping to `record`, unless its text
+    reads the model the session row keeps: then the stored model is in the answer."""
+    db = _booked_store(tmp_path, "No downloads on {{model}}.")
+    first = _event("ls", "s1")
+    first.model = "claude-opus-4-5"  # as the transcript gives it; the session keeps it
+    db.execute("BEGIN TRANSACTION")
+    record(db, decide(db, [first]))
+    db.execute("COMMIT")
+    for held in (None, Held.of(db)):
+        db.execute("BEGIN TRANSACTION")
+        [refused] = decide(db, [_event("curl https://example.com", "s1")], held=held)
+        db.execute("ROLLBACK")
+        assert refused.decision.verdict == "block"
+        assert refused.decision.reasons == ["No downloads on claude-opus-4-5."], held
+        assert refused.event_id == 2
+    plain = _booked_store(tmp_path / "plain", "No downloads.")
+    db.execute("BEGIN TRANSACTION")
+    [refused] = decide(plain, [_event("curl https://example.com", "s1")], held=Held.of(plain))
+    assert (refused.decision.verdict, refused.event_id) == ("block", 0), "booked in record"
+
+
+def test_an_allow_code_is_derived_from_the_booked_event_id(tmp_path: Path) -> None:
+    """The allow code names the event id the call is recorded under, with or without what a
+    resident engine holds."""
+    db = _booked_store(tmp_path, "No downloads.", "allow_code: true\n")
+    codes = []
+    for held in (None, Held.of(db)):
+        db.execute("BEGIN TRANSACTION")
+        [refused] = decide(db, [_event("curl https://example.com", "s1")], held=held)
+        db.execute("ROLLBACK")
+        assert refused.event_id == 1
+        codes.append(refused.decision.reasons[-1])
+    assert codes[0] == codes[1]
+    assert "style allow " in codes[0]

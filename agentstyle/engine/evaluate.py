@@ -119,6 +119,8 @@ class Held:
     flags: PointFlags
     coded: frozenset[str] = frozenset()  # rules whose package offers allow codes
     allowed: frozenset[tuple[str, str]] = frozenset()  # (harness, session) holding an allowance
+    # (harness, point, rule id) of the entries that fail closed (outcomes_blocked.sql)
+    closed: frozenset[tuple[str, str, str]] = frozenset()
     # rule id → its template segments by part and its token limit, read at its first match
     templates: dict[str, tuple[dict[str, list[SegmentRow]], int]] = field(default_factory=dict)
 
@@ -128,6 +130,9 @@ class Held:
             point_flags(conn),
             frozenset(str(r) for (r,) in _run(conn, "allow/coded_all")),
             frozenset((str(h), str(s)) for h, s in _run(conn, "allow/open_sessions")),
+            frozenset(
+                (str(h), str(p), str(r)) for h, p, r in _run(conn, "evaluate/closed_entries")
+            ),
         )
 
 
@@ -267,16 +272,51 @@ def decide(
     if need.routed:
         _match(conn, evaluations, need.keys, extra, trace)
     matched = [c for e in evaluations for c in e.candidates if c.matched]
+    # A resident engine's refused call books after its answer too, unless the answer reads
+    # what the bookkeeping gives: the model in a template, the session's counters in
+    # outcomes.sql (no block stands), the event id in an allow code or an allowance's use.
+    defer = held is not None and len(evaluations) == 1
     if matched:
-        if not evaluations[0].event_id:
-            _book(conn, evaluations)  # rendering and claim keys read it
-        _render(conn, evaluations, {c.rule_id for c in matched}, held)
-        _outcomes(conn, evaluations)
+        found = _templates(conn, {c.rule_id for c in matched}, held)
+        if not evaluations[0].event_id and (not defer or _reads_booked(matched, found)):
+            _book(conn, evaluations)
+        _render(evaluations, found)
+        if not evaluations[0].event_id and not _block_stands(evaluations[0]):
+            _book(conn, evaluations)  # claim keys and refreshes read the session's counters
+        _outcomes(conn, evaluations, held)
+    if not evaluations[0].event_id and _may_read_event_id(evaluations[0], held):
+        _book(conn, evaluations)
     # `style allow`: a refused call the person let through passes once (or for the session).
     from agentstyle.engine.allowances import apply_allowances
 
     apply_allowances(conn, evaluations, log, held)
     return evaluations
+
+
+# The event fields the bookkeeping adds (`_book`), as a template names them.
+_BOOKED_VARS = frozenset({"model", "provider", "event.model", "event.provider"})
+
+
+def _reads_booked(
+    matched: list[Candidate], found: dict[str, tuple[dict[str, list[SegmentRow]], int]]
+) -> bool:
+    return any(
+        var in _BOOKED_VARS
+        for c in matched
+        for segments in found.get(c.rule_id, ({}, 0))[0].values()
+        for _kind, _text, var, _default in segments
+    )
+
+
+def _may_read_event_id(e: Evaluation, held: Held | None) -> bool:
+    """Whether `apply_allowances` may read the event id: a refused call in a session holding
+    an allowance, or refused only by rules offering allow codes (with `held`; else always)."""
+    if e.decision.verdict not in ("block", "ask"):
+        return False
+    if held is None:
+        return True
+    refusing = {c.rule_id for c in e.candidates if c.outcome in ("blocked", "asked")}
+    return (e.event.harness, e.event.session_id) in held.allowed or bool(refusing & held.coded)
 
 
 def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
@@ -460,9 +500,8 @@ def _templates(
 
 
 def _render(
-    conn: Connection, evaluations: list[Evaluation], rule_ids: set[str], held: Held | None
+    evaluations: list[Evaluation], found: dict[str, tuple[dict[str, list[SegmentRow]], int]]
 ) -> None:
-    found = _templates(conn, rule_ids, held)
     for evaluation in evaluations:
         if not any(c.matched for c in evaluation.candidates):
             continue
@@ -490,7 +529,7 @@ def _lookup(values: dict[str, list[str]]) -> Callable[[str], list[str]]:
     return lambda name: values.get(name) or []
 
 
-def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
+def _outcomes(conn: Connection, evaluations: list[Evaluation], held: Held | None) -> None:
     rows: list[tuple[Any, ...]] = []
     for seq, e in enumerate(evaluations):
         ev = e.event
@@ -519,10 +558,16 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
             )
     per_seq: dict[int, list[tuple[Candidate, bool]]] = defaultdict(list)
     by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
-    if len(evaluations) == 1 and _block_stands(evaluations[0]):
-        # A hook's refused call: precedence is settled, nothing emits (outcomes_blocked.sql).
+    if held is not None and len(evaluations) == 1 and _block_stands(evaluations[0]):
+        # A resident engine's refused call: precedence is settled, nothing emits.
         ev = evaluations[0].event
-        params: list[Any] = [[r[1] for r in rows], [r[5] for r in rows], ev.harness, ev.point]
+        at = (ev.harness, ev.point or "")
+        params: list[Any] = [
+            [r[1] for r in rows],
+            [r[5] for r in rows],
+            [by_rule[0][r[1]].action for r in rows],
+            [(*at, r[1]) in held.closed for r in rows],
+        ]
         name = "evaluate/outcomes_blocked"
     else:
         name, params = "evaluate/outcomes", _columns(rows, 14)
