@@ -69,10 +69,13 @@ class Timed:
 
 
 @contextmanager
-def installed(rules: int) -> Iterator[store.Connection]:
+def installed(rules: int, packages: list[str] | None = None) -> Iterator[store.Connection]:
+    """A database file holding `rules` generated rules, or the given packages instead."""
     with tempfile.TemporaryDirectory(prefix="style-eval-bench-") as tmp:
-        write_package(Path(tmp) / "pkg", rules)
-        compiled = compile_checked([str(Path(tmp) / "pkg")], ["claude-code"])
+        if packages is None:
+            write_package(Path(tmp) / "pkg", rules)
+            packages = [str(Path(tmp) / "pkg")]
+        compiled = compile_checked(packages, ["claude-code"])
         conn = store.connect(Path(tmp) / "style.duckdb")
         try:
             store.migrate(conn)
@@ -95,11 +98,20 @@ def payload(i: int, command: str = COMMAND) -> dict[str, Any]:
 
 
 def run(
-    rules: int = 1000, events: int = 200, warmup: int = 20, command: str = COMMAND
+    rules: int = 1000,
+    events: int = 200,
+    warmup: int = 20,
+    command: str = COMMAND,
+    guards: bool = False,
 ) -> dict[str, Any]:
     """Medians over `events` events: the answer (decide), the whole event (with record and
-    commit), and each statement (wall and CPU, ms). `command`: the Bash call evaluated."""
-    with installed(rules) as raw:
+    commit), and each statement (wall and CPU, ms). `command`: the Bash call evaluated;
+    `guards`: against the four bundled guard packages instead of generated rules."""
+    from bench.corpus import guard_paths
+
+    with installed(rules, guard_paths() if guards else None) as raw:
+        if guards:
+            rules = int(raw.execute("SELECT count(*) FROM rules").fetchone()[0])
         conn = Timed(raw)
         held = Held.of(raw)  # what the resident engine reads once
         answer: list[tuple[float, float]] = []
@@ -128,6 +140,7 @@ def run(
     }
     return {
         "rules": rules,
+        "guards": guards,
         "command": command,
         "events": events,
         "answer_ms": statistics.median(w for w, _ in answer) * 1000,

@@ -24,6 +24,7 @@ from bench import (
 ROOT = Path(__file__).resolve().parent.parent
 E2E_SECTION = "## Hook durations the real clients logged"
 REFUSED = "tool5 --danger x"  # a Bash call one generated rule blocks (bench/generate.py)
+GUARD_REFUSED = "git push --force origin main"  # a call guard-destructive blocks
 
 
 def machine() -> str:
@@ -84,6 +85,9 @@ def eval_section(results: list[dict[str, Any]]) -> str:
     names = list(dict.fromkeys(name for r in results for name in r["statements"]))
 
     def label(r: dict[str, Any]) -> str:
+        if r["guards"]:
+            refused = ", refused call" if r["command"] != eval_bench.COMMAND else ""
+            return f"bundled guards ({r['rules']} rules){refused}"
         return f"{r['rules']:,} rules" + (", refused call" if r["command"] == REFUSED else "")
 
     head = "| statement | " + " | ".join(f"{label(r)}: wall / CPU" for r in results)
@@ -109,7 +113,10 @@ def eval_section(results: list[dict[str, Any]]) -> str:
         "as `style install` stores it; one connection tuned as the resident engine's evaluates "
         f"{results[0]['events']} PreToolUse Bash events (after 20 warm-up events) of one "
         f"command, `{results[0]['command']}` (no rule fires) or `{REFUSED}` (one rule blocks "
-        "it: rendering, outcomes and the hit's record run too), as the engine does: `decide` "
+        "it: rendering, outcomes and the hit's record run too); and the same against the "
+        "four bundled guard packages (what a real project installs: their shell analysis, "
+        f"longer fields and regexes), with `{GUARD_REFUSED}` as the refused call. As the "
+        "engine does: `decide` "
         "(the answer: the hook gets it here) then `record` and `COMMIT` "
         "(before the engine reads the next request). Medians; every statement timed, wall and "
         "CPU (DuckDB runs these plans on the calling thread, so CPU time is what a statement "
@@ -314,6 +321,8 @@ def main() -> int:
         eval_bench.run(1000),
         eval_bench.run(10_000),
         eval_bench.run(1000, command=REFUSED),
+        eval_bench.run(guards=True),
+        eval_bench.run(guards=True, command=GUARD_REFUSED),
     ]
     load.append(os.getloadavg()[0])
     print("batch throughput: 100,000 events x 1,000 rules ...", flush=True)
