@@ -110,6 +110,10 @@ def point_flags(conn: Connection) -> PointFlags:
     }
 
 
+# (harness, point, rule order) → the entry's rule id, action, repeat and status.
+Entries = dict[tuple[str, str, int], tuple[str, str, str | None, str]]
+
+
 @dataclass(slots=True)
 class Held:
     """What a connection that evaluates many events of one policy reads once instead of per
@@ -121,6 +125,8 @@ class Held:
     allowed: frozenset[tuple[str, str]] = frozenset()  # (harness, session) holding an allowance
     # (harness, point, rule id) of the entries that fail closed (outcomes_blocked.sql)
     closed: frozenset[tuple[str, str, str]] = frozenset()
+    # (harness, point, rule order) → the entry a candidate of match.sql is (candidates.sql)
+    entries: Entries = field(default_factory=dict)
     # rule id → its template segments by part and its token limit, read at its first match
     templates: dict[str, tuple[dict[str, list[SegmentRow]], int]] = field(default_factory=dict)
 
@@ -133,7 +139,16 @@ class Held:
             frozenset(
                 (str(h), str(p), str(r)) for h, p, r in _run(conn, "evaluate/closed_entries")
             ),
+            entries_of(conn, None),
         )
+
+
+def entries_of(conn: Connection, orders: list[int] | None) -> Entries:
+    """The placed entries of these rule orders (every one for None): candidates.sql."""
+    return {
+        (str(h), str(p), int(o)): (str(r), str(a), rep, str(st))
+        for h, p, o, r, a, rep, st in _run(conn, "evaluate/candidates", [orders])
+    }
 
 
 def _run(conn: Connection, name: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
@@ -270,7 +285,7 @@ def decide(
     if need.wildcards:
         extra += _wild_fields(conn, evaluations)
     if need.routed:
-        _match(conn, evaluations, need.keys, extra, trace)
+        _match(conn, evaluations, need.keys, extra, trace, held)
     matched = [c for e in evaluations for c in e.candidates if c.matched]
     # A resident engine's refused call books after its answer too, unless the answer reads
     # what the bookkeeping gives: the model in a template, the session's counters in
@@ -459,6 +474,7 @@ def _match(
     keys: frozenset[str],
     extra: list[tuple[int, str, str]],
     trace: bool,
+    held: Held | None,
 ) -> None:
     routes = [
         (seq, route, name)
@@ -471,8 +487,16 @@ def _match(
         names.append(name)
         values.append(value)
     rows = _run(conn, "evaluate/match", [*_columns(routes, 3), seqs, names, values, trace])
+    if not rows:
+        return
+    if held is not None:
+        entries = held.entries
+    else:
+        entries = entries_of(conn, sorted({int(order) for _seq, order, _m in rows}))
     # Candidates whose conditions failed come only with a trace (explain).
-    for seq, rule_id, order, action, repeat, status, matched in rows:
+    for seq, order, matched in rows:
+        ev = evaluations[seq].event
+        rule_id, action, repeat, status = entries[(ev.harness, ev.point or "", int(order))]
         evaluations[seq].candidates.append(
             Candidate(rule_id, action, repeat, status, bool(matched), order=int(order))
         )

@@ -4,8 +4,10 @@
 -- engine/evaluate.py route_keys), $3 name (the MCP server or skill the key `mcp`/`skill`
 -- tests); lists of the field rows $4 seq, $5 field, $6 value (with any state.* and wildcard
 -- rows); $7 true to return every candidate (explain's trace), false for the matched ones.
--- Result: seq, rule_id, rule_order, action, repeat, status, matched — one row per candidate,
--- in no order (the caller sorts by rule_order).
+-- Result: seq, rule_order, matched — one row per candidate, in no order. A rule's order names
+-- it (rules.rule_order is unique); the caller reads the entry's rule id, action, repeat and
+-- status from `placed` (candidates.sql, or once for a resident engine) and sorts by the
+-- order: carrying those columns through both aggregates here cost an eighth of the plan.
 --
 -- A literal's field rows are joined only where they pass its test, so a literal is either
 -- found (one row or more) or missing (one row of NULLs): a clause holds when each of its rows
@@ -21,9 +23,7 @@ f AS (
     SELECT unnest($4) AS seq, unnest($5) AS field, unnest($6) AS value
 ),
 clauses AS (
-    SELECT e.seq, r.clause_key, any_value(r.rule_id) AS rule_id,
-           any_value(r.rule_order) AS rule_order, any_value(r.action) AS action,
-           any_value(r.repeat) AS repeat, any_value(r.status) AS status,
+    SELECT e.seq, r.clause_key, any_value(r.rule_order) AS rule_order,
            bool_and((f.seq IS NOT NULL) <> r.negated) AS holds
     FROM ev e
     JOIN match_rows r
@@ -49,8 +49,7 @@ clauses AS (
     GROUP BY e.seq, r.clause_key
 )
 -- a rule matches when one of its clauses holds; without a trace only those clauses are kept
-SELECT seq, rule_id, any_value(rule_order), any_value(action), any_value(repeat),
-       any_value(status), bool_or(holds) AS matched
+SELECT seq, rule_order, bool_or(holds) AS matched
 FROM clauses
 WHERE $7 OR holds
-GROUP BY seq, rule_id;
+GROUP BY seq, rule_order;
