@@ -69,27 +69,39 @@ class Timed:
 
 
 @contextmanager
-def installed(rules: int, packages: list[str] | None = None) -> Iterator[store.Connection]:
-    """A database file holding `rules` generated rules, or the given packages instead."""
+def installed(
+    rules: int, packages: list[str] | None = None
+) -> Iterator[tuple[store.Connection, Path]]:
+    """A database file holding `rules` generated rules, or the given packages instead, with
+    the built-in self-protection rules an install adds for a project in the scratch folder;
+    the connection and that project's folder."""
+    from agentstyle.install.lockfile import HarnessInstall
+    from agentstyle.install.selfprotect import builtin_package
+
     with tempfile.TemporaryDirectory(prefix="style-eval-bench-") as tmp:
         if packages is None:
             write_package(Path(tmp) / "pkg", rules)
             packages = [str(Path(tmp) / "pkg")]
-        compiled = compile_checked(packages, ["claude-code"])
+        project = Path(tmp) / "project"
+        project.mkdir()
+        harnesses = {"claude-code": HarnessInstall()}
+        with builtin_package(project, harnesses, persist=False, packages=packages) as builtin:
+            assert builtin is not None
+            compiled = compile_checked([*packages, str(builtin)], ["claude-code"])
         conn = store.connect(Path(tmp) / "style.duckdb")
         try:
             store.migrate(conn)
             store.replace_policy(conn, compiled.rows)
             store.tune_for_events(conn)
-            yield conn
+            yield conn, project
         finally:
             conn.close()
 
 
-def payload(i: int, command: str = COMMAND) -> dict[str, Any]:
+def payload(i: int, command: str = COMMAND, cwd: str = "/p") -> dict[str, Any]:
     return {
         "session_id": "bench",
-        "cwd": "/p",
+        "cwd": cwd,
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
         "tool_input": {"command": command},
@@ -109,9 +121,10 @@ def run(
     `guards`: against the four bundled guard packages instead of generated rules."""
     from bench.corpus import guard_paths
 
-    with installed(rules, guard_paths() if guards else None) as raw:
+    with installed(rules, guard_paths() if guards else None) as (raw, project):
         if guards:
-            rules = int(raw.execute("SELECT count(*) FROM rules").fetchone()[0])
+            counted = "SELECT count(*) FROM rules WHERE rule_id NOT LIKE 'style/%'"
+            rules = int(raw.execute(counted).fetchone()[0])  # the guards' own rules
         conn = Timed(raw)
         held = Held.of(raw)  # what the resident engine reads once
         answer: list[tuple[float, float]] = []
@@ -119,7 +132,7 @@ def run(
         for i in range(warmup + events):
             if i == warmup:
                 conn.samples.clear()
-            ev = normalize(payload(i, command), "PreToolUse")
+            ev = normalize(payload(i, command, str(project)), "PreToolUse")
             c0, t0 = time.thread_time(), time.perf_counter()
             conn.execute("BEGIN TRANSACTION")
             evaluations = decide(conn, [ev], held=held)  # type: ignore[arg-type]
