@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +60,9 @@ ANY_CASES = {
     r"(abc)+x|defg": ["abc", "defg"],
     r"(abc)*x|defg": ["defg", "x"],
     r"(abc)*|defg": None,
+    # A path's components: the longest that is no common word of commands (python, bin).
+    r"/+work/+(\./+)*app/+(\./+)*\.venv/+(\./+)*bin/+(\./+)*python3\.11": [".venv"],
+    r"/+opt/+py/+bin/+python|/+srv/+(\./+)*tools/+node": ["opt", "tools"],
 }
 
 
@@ -83,3 +87,62 @@ def test_one_of_the_literals_appears_in_every_match(pattern: str) -> None:
         s += rng.choice(pieces) + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
         if rx.search(s):
             assert any(lit in s for lit in literals), (pattern, s)
+
+
+SECOND = """\
+spec: style/v0.3
+name: second
+version: 1.0.0
+description: a regex with a short required literal and a set of longer ones
+rules:
+  - id: no-git-on-state
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex r"^git (checkout|rm) .*(\\.style|style\\.lock\\.yaml)"'
+    text: Leave STYLE's files alone.
+"""
+
+
+def test_a_required_literal_and_a_set_are_both_tested(tmp_path: Path) -> None:
+    """`git` alone would send every git command to the regex: the index keeps the set of
+    names one of which a match needs as a second test, and the verdicts stay the regex's."""
+    from agentstyle.engine.compiled import compile_checked
+    from agentstyle.engine.evaluate import decide
+    from agentstyle.engine.store import memory_store, replace_policy
+    from agentstyle.harnesses.claude_code import normalize
+
+    (tmp_path / "second").mkdir()
+    (tmp_path / "second" / "STYLE.yaml").write_text(SECOND, encoding="utf-8")
+    db = memory_store()
+    replace_policy(db, compile_checked([str(tmp_path / "second")], ["claude-code"]).rows)
+    rows = db.execute(
+        "SELECT DISTINCT literal, any_literals FROM match_rows WHERE rule_id = ?",
+        ["second/no-git-on-state"],
+    ).fetchall()
+    assert rows == [("git ", [".style", "style.lock.yaml"])]
+    verdicts = {}
+    for command in (
+        "git checkout -- .style/style.duckdb",
+        "git rm style.lock.yaml",
+        "git status",
+        "git checkout main",
+        "echo .style",
+    ):
+        payload = {
+            "session_id": "s",
+            "cwd": "/p",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": "t",
+        }
+        [e] = decide(db, [normalize(payload, "PreToolUse")])
+        verdicts[command] = e.decision.verdict
+    assert verdicts == {
+        "git checkout -- .style/style.duckdb": "block",
+        "git rm style.lock.yaml": "block",
+        "git status": None,
+        "git checkout main": None,
+        "echo .style": None,
+    }

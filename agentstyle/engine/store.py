@@ -156,7 +156,8 @@ def insert_rows(conn: Connection, table: str, rows: list[tuple[Any, ...]]) -> No
 
 # The evaluation index (schema 005) is derived from the policy tables by these statements, in
 # order, inside the transaction that stores a policy; a database older than INDEX_VERSION
-# (006 added point_flags.history) has it derived again when migrated.
+# (006 added point_flags.history; 008 the second prefilter, found when a policy is lowered,
+# so only a policy installed again has it) has it derived again when migrated.
 INDEX_VERSION = 6
 INDEX_STATEMENTS = (
     "policy/clear_index",

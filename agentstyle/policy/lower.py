@@ -155,8 +155,13 @@ def lower_condition(
             value, regex = n.value, info.regexes.get(id(n))
             if id(n) in info.setting_preds:
                 value, regex = installed_value(n, info, low)
-            # a required literal, else a set of literals one of which every match holds
-            pre = (required_literal(regex) or any_literal(regex)) if regex else None
+            # a required literal, else a set of literals one of which every match holds; with
+            # a required literal, also such a set when it is another test (`git` and then
+            # one of the protected names): both are tested before the regex is
+            single = required_literal(regex) if regex else None
+            group = any_literal(regex) if regex else None
+            pre = single or group
+            second = group if single and group and group.literal != single.literal else None
             runs = required_runs(regex) if regex else None
             values = [_scalar(x) for x in value] if isinstance(value, tuple) else None
             pattern = _scalar(value) if value is not None and values is None else None
@@ -180,6 +185,9 @@ def lower_condition(
                     pre.literal if pre else None,
                     pre.case_insensitive if pre else False,
                     runs[0] if runs else None,
+                    second.literal
+                    if second and pre and second.case_insensitive == pre.case_insensitive
+                    else None,
                 )
             )
             return
@@ -203,6 +211,7 @@ def lower_condition(
                 n.span.column,
                 None,
                 False,
+                None,
                 None,
             )
         )

@@ -136,6 +136,12 @@ def required_runs(pattern: str) -> tuple[list[str], bool] | None:
 # sql/policy/index_match_rows.sql).
 SEPARATOR = "\x1f"
 MAX_LITERALS = 64
+# Words most shell commands contain (interpreters, system folders): as a path's one required
+# literal they let nearly every command through to the regex, which DuckDB compiles per row
+# (`/work/app/.venv/bin/python` needs `python`, `.venv`, `app`…: `.venv` rules out more).
+COMMON_WORDS = frozenset(
+    {"bin", "lib", "usr", "local", "share", "python", "python3", "node", "npm", "src", "tmp"}
+)
 
 
 def any_literal(pattern: str) -> Prefilter | None:
@@ -211,5 +217,11 @@ def _needs(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
     close()
     if not candidates:
         return None
-    # The most selective: its shortest literal longest, then the fewest literals.
-    return max(candidates, key=lambda s: (min(map(len, s)), -len(s)))
+    # The most selective: no common word, then its shortest literal longest, then the fewest
+    # literals.
+    return max(candidates, key=lambda s: (not _common(s), min(map(len, s)), -len(s)))
+
+
+def _common(literals: frozenset[str]) -> bool:
+    """Whether a set holds a word most commands contain (`python3.11` counts as `python`)."""
+    return any(lit.lower().rstrip("0123456789.") in COMMON_WORDS for lit in literals)

@@ -64,6 +64,7 @@ literals AS (
                ELSE coalesce(ch.literal, c.literal) END AS literal,
            c.base_op NOT IN ('contains', 'starts_with', 'ends_with')
                AND coalesce(c.literal_ci, false) AS literal_ci,
+           c.any_literal,
            CASE c.base_op
                WHEN 'starts_with' THEN '^' || regexp_replace(c.pattern, '([\\.^$*+?()\[\]{}|])', '\\\1', 'g')
                WHEN 'ends_with' THEN regexp_replace(c.pattern, '([\\.^$*+?()\[\]{}|])', '\\\1', 'g') || '$'
@@ -86,7 +87,7 @@ literals AS (
     LEFT JOIN chosen ch ON ch.rule_id = c.rule_id AND ch.node_id = c.node_id
     UNION ALL
     -- no condition: one clause holding one literal that is never found, negated
-    SELECT r.rule_id, 0, 1, true, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL
+    SELECT r.rule_id, 0, 1, true, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL
     FROM rules r
     WHERE NOT r.has_condition
 )
@@ -94,10 +95,12 @@ SELECT x.harness || '|' || x.point || '|' || x.route_key, x.name_regex,
        dense_rank() OVER (ORDER BY x.harness, x.point, x.rule_id, l.clause_id), x.rule_id,
        p.rule_order, p.action, p.repeat, p.status, l.clause_id, l.clause_size, l.negated,
        l.lookup_key,
-       -- a set of literals (joined by chr(31): policy/prefilter.py any_literal) split once here
+       -- a set of literals (joined by chr(31): policy/prefilter.py any_literal) split once
+       -- here: the literal itself, or the second test beside a required literal (schema 008)
        CASE WHEN NOT contains(l.literal, chr(31)) THEN l.literal END, l.literal_ci, l.regex,
        l.equals, l.equals_num, l.one_of, l.num, l.num_signs,
-       CASE WHEN contains(l.literal, chr(31)) THEN string_split(l.literal, chr(31)) END
+       CASE WHEN contains(l.literal, chr(31)) THEN string_split(l.literal, chr(31))
+            WHEN l.any_literal IS NOT NULL THEN string_split(l.any_literal, chr(31)) END
 FROM reach x
 JOIN placed p ON p.harness = x.harness AND p.point = x.point AND p.rule_id = x.rule_id
 JOIN literals l ON l.rule_id = x.rule_id

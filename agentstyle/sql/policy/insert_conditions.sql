@@ -1,6 +1,6 @@
 -- Bulk insert into `conditions`: one bound list per column, zipped by unnest.
--- Parameters: $18 lists, in column order (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci, literals).
-INSERT INTO conditions (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci, literals)
+-- Parameters: $19 lists, in column order (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci, literals, any_literal).
+INSERT INTO conditions (rule_id, node_id, parent_id, kind, field, lookup_field, field_regex, op, base_op, pattern, regex, num, list_values, line, col, literal, literal_ci, literals, any_literal)
 SELECT
     unnest($1),
     unnest($2),
@@ -19,4 +19,5 @@ SELECT
     unnest($15),
     unnest($16),
     unnest($17),
-    unnest($18);
+    unnest($18),
+    unnest($19);
