@@ -85,10 +85,8 @@ def eval_section(results: list[dict[str, Any]]) -> str:
     names = list(dict.fromkeys(name for r in results for name in r["statements"]))
 
     def label(r: dict[str, Any]) -> str:
-        if r["guards"]:
-            refused = ", refused call" if r["command"] != eval_bench.COMMAND else ""
-            return f"bundled guards ({r['rules']} rules){refused}"
-        return f"{r['rules']:,} rules" + (", refused call" if r["command"] == REFUSED else "")
+        policy = f"bundled guards ({r['rules']} rules)" if r["guards"] else f"{r['rules']:,} rules"
+        return policy + (", refused call" if r["command"] != eval_bench.COMMAND else "")
 
     head = "| statement | " + " | ".join(f"{label(r)}: wall / CPU" for r in results)
     rows = "".join(

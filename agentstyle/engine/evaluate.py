@@ -50,6 +50,7 @@ class Candidate:
     tokens: int = 0
     claim_key: str | None = None
     order: int = 0  # the rule's place in the policy
+    fails_closed: bool = False  # the entry's `fail: closed` (outcomes_blocked.sql)
 
 
 @dataclass(slots=True)
@@ -110,8 +111,9 @@ def point_flags(conn: Connection) -> PointFlags:
     }
 
 
-# (harness, point, rule order) → the entry's rule id, action, repeat and status.
-Entries = dict[tuple[str, str, int], tuple[str, str, str | None, str]]
+# (harness, point, rule order) → the entry's rule id, action, repeat, status and whether it
+# fails closed.
+Entries = dict[tuple[str, str, int], tuple[str, str, str | None, str, bool]]
 
 
 @dataclass(slots=True)
@@ -123,8 +125,6 @@ class Held:
     flags: PointFlags
     coded: frozenset[str] = frozenset()  # rules whose package offers allow codes
     allowed: frozenset[tuple[str, str]] = frozenset()  # (harness, session) holding an allowance
-    # (harness, point, rule id) of the entries that fail closed (outcomes_blocked.sql)
-    closed: frozenset[tuple[str, str, str]] = frozenset()
     # (harness, point, rule order) → the entry a candidate of match.sql is (candidates.sql)
     entries: Entries = field(default_factory=dict)
     # rule id → its template segments by part and its token limit, read at its first match
@@ -136,9 +136,6 @@ class Held:
             point_flags(conn),
             frozenset(str(r) for (r,) in _run(conn, "allow/coded_all")),
             frozenset((str(h), str(s)) for h, s in _run(conn, "allow/open_sessions")),
-            frozenset(
-                (str(h), str(p), str(r)) for h, p, r in _run(conn, "evaluate/closed_entries")
-            ),
             entries_of(conn, None),
         )
 
@@ -146,8 +143,8 @@ class Held:
 def entries_of(conn: Connection, orders: list[int] | None) -> Entries:
     """The placed entries of these rule orders (every one for None): candidates.sql."""
     return {
-        (str(h), str(p), int(o)): (str(r), str(a), rep, str(st))
-        for h, p, o, r, a, rep, st in _run(conn, "evaluate/candidates", [orders])
+        (str(h), str(p), int(o)): (str(r), str(a), rep, str(st), bool(closed))
+        for h, p, o, r, a, rep, st, closed in _run(conn, "evaluate/candidates", [orders])
     }
 
 
@@ -298,7 +295,7 @@ def decide(
         _render(evaluations, found)
         if not evaluations[0].event_id and not _block_stands(evaluations[0]):
             _book(conn, evaluations)  # claim keys and refreshes read the session's counters
-        _outcomes(conn, evaluations, held)
+        _outcomes(conn, evaluations)
     if not evaluations[0].event_id and _may_read_event_id(evaluations[0], held):
         _book(conn, evaluations)
     # `style allow`: a refused call the person let through passes once (or for the session).
@@ -496,9 +493,17 @@ def _match(
     # Candidates whose conditions failed come only with a trace (explain).
     for seq, order, matched in rows:
         ev = evaluations[seq].event
-        rule_id, action, repeat, status = entries[(ev.harness, ev.point or "", int(order))]
+        rule_id, action, repeat, status, closed = entries[(ev.harness, ev.point or "", int(order))]
         evaluations[seq].candidates.append(
-            Candidate(rule_id, action, repeat, status, bool(matched), order=int(order))
+            Candidate(
+                rule_id,
+                action,
+                repeat,
+                status,
+                bool(matched),
+                order=int(order),
+                fails_closed=closed,
+            )
         )
     for e in evaluations:
         e.candidates.sort(key=lambda c: c.order)
@@ -553,7 +558,7 @@ def _lookup(values: dict[str, list[str]]) -> Callable[[str], list[str]]:
     return lambda name: values.get(name) or []
 
 
-def _outcomes(conn: Connection, evaluations: list[Evaluation], held: Held | None) -> None:
+def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
     rows: list[tuple[Any, ...]] = []
     for seq, e in enumerate(evaluations):
         ev = e.event
@@ -582,15 +587,13 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation], held: Held | None
             )
     per_seq: dict[int, list[tuple[Candidate, bool]]] = defaultdict(list)
     by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
-    if held is not None and len(evaluations) == 1 and _block_stands(evaluations[0]):
-        # A resident engine's refused call: precedence is settled, nothing emits.
-        ev = evaluations[0].event
-        at = (ev.harness, ev.point or "")
+    if len(evaluations) == 1 and _block_stands(evaluations[0]):
+        # A hook's refused call: precedence is settled, nothing emits (outcomes_blocked.sql).
         params: list[Any] = [
             [r[1] for r in rows],
             [r[5] for r in rows],
             [by_rule[0][r[1]].action for r in rows],
-            [(*at, r[1]) in held.closed for r in rows],
+            [by_rule[0][r[1]].fails_closed for r in rows],
         ]
         name = "evaluate/outcomes_blocked"
     else:

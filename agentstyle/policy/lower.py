@@ -161,7 +161,14 @@ def lower_condition(
             single = required_literal(regex) if regex else None
             group = any_literal(regex) if regex else None
             pre = single or group
-            second = group if single and group and group.literal != single.literal else None
+            second = (
+                group
+                if single
+                and group
+                and group.literal != single.literal
+                and group.case_insensitive == single.case_insensitive
+                else None
+            )
             runs = required_runs(regex) if regex else None
             values = [_scalar(x) for x in value] if isinstance(value, tuple) else None
             pattern = _scalar(value) if value is not None and values is None else None
@@ -185,9 +192,7 @@ def lower_condition(
                     pre.literal if pre else None,
                     pre.case_insensitive if pre else False,
                     runs[0] if runs else None,
-                    second.literal
-                    if second and pre and second.case_insensitive == pre.case_insensitive
-                    else None,
+                    second.literal if second else None,
                 )
             )
             return

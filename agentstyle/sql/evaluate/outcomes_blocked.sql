@@ -1,11 +1,11 @@
 -- outcomes.sql for one event in which a block stands: a candidate whose action is `block`
 -- rendered, and the event is no stop that the loop guard lets finish (engine/evaluate.py
--- picks this statement then, a resident engine's refused call). Precedence is then settled:
+-- picks this statement then, a hook's refused call). Precedence is then settled:
 -- that rule is blocked, every other one suppressed by it or failed, so nothing emits and no
 -- claim, refresh or budget is read — the outcomes that outcomes.sql gives such an event. The
--- candidates come as match.sql gave them and the engine holds which entries fail closed
--- (closed_entries.sql), so no table is read: a plan of one unnest, unsorted (under a block the
--- answer does not depend on the rows' order; decision_of puts the refusals in rule order).
+-- candidates come as match.sql and candidates.sql gave them (the engine holds the entries),
+-- so no table is read: a plan of one unnest, unsorted (under a block the answer does not
+-- depend on the rows' order; decision_of puts the refusals in rule order).
 -- Parameters, one list entry per matched candidate: $1 rule_id, $2 whether rendering failed,
 -- $3 the entry's action, $4 whether the entry fails closed.
 -- Result: seq (0), rule_id, outcome, claim_key (none: nothing emits), closed_error.
