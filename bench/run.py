@@ -386,7 +386,7 @@ def main() -> int:
     sections.append(
         "## Shell parsing on the hook path\n\n"
         "Method (`bench/shell_import.py`): fresh interpreters, median of 20: importing "
-        "`agentstyle.engine.shell` and the shell_* modules it needs (paid only by shell "
+        "`agentstyle.shell` and the shell_* modules it needs (paid only by shell "
         "events), first and later analyses of a typical compound command.\n\n"
         f"```\n{shell.stdout.strip()}\n```\n"
     )

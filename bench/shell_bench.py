@@ -58,7 +58,7 @@ WORST = {
 
 
 def warm_medians(rounds: int) -> dict[str, float]:
-    from agentstyle.engine.shell import parse_shell
+    from agentstyle.shell import parse_shell
 
     out: dict[str, float] = {}
     for name, command in TYPICAL.items():
@@ -74,7 +74,7 @@ def warm_medians(rounds: int) -> dict[str, float]:
 
 
 def worst_cases() -> dict[str, tuple[float, int, str]]:
-    from agentstyle.engine.shell import parse_shell
+    from agentstyle.shell import parse_shell
 
     out: dict[str, tuple[float, int, str]] = {}
     for name, build in WORST.items():

@@ -1,4 +1,4 @@
-"""Time what `agentstyle.engine.shell` adds to a hook call: import, first parse, warm parse."""
+"""Time what `agentstyle.shell` adds to a hook call: import, first parse, warm parse."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import json, sys, time
 if sys.argv[2] == "preload":  # what the module costs once the hook has these anyway
     import dataclasses, functools, os, re, stat
 t0 = time.perf_counter()
-import agentstyle.engine.shell as shell
+import agentstyle.shell as shell
 t1 = time.perf_counter()
 shell.parse_shell(sys.argv[1])
 t2 = time.perf_counter()

@@ -34,6 +34,7 @@ GROUPS = (
     ("harnesses/__init__.py", "harness-facts", 0),
     ("harnesses/base.py", "harness-facts", 0),
     ("harnesses/*_spec.py", "harness-facts", 0),
+    ("shell/*", "shell", 1),  # what a command string runs: its own program, below the engine
     ("grammar/*", "grammar", 1),
     ("configfiles/*", "configfiles", 1),
     ("policy/*", "policy", 2),

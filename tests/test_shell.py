@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.engine.shell import (
+from agentstyle.shell import (
     MAX_ELEMENTS,
     MAX_NESTING,
     MAX_SCRIPT_BYTES,
@@ -569,7 +569,7 @@ def test_deep_nesting_is_split_lexically_without_recursion_error() -> None:
 
 def test_analysis_needs_no_heavy_module() -> None:
     probe = (
-        "import sys, agentstyle.engine.shell as s; s.parse_shell('cd a && git push -f'); "
+        "import sys, agentstyle.shell as s; s.parse_shell('cd a && git push -f'); "
         "print(sorted({'tree_sitter', 'duckdb', 'lark', 'yaml', 'polars'} & set(sys.modules)))"
     )
     root = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.engine.shell import MAX_ELEMENTS, parse_shell
+from agentstyle.shell import MAX_ELEMENTS, parse_shell
 
 Case = tuple[str, str, str]  # (id, command, an element that must be among the commands)
 

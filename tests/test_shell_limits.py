@@ -15,7 +15,7 @@ import textwrap
 import pytest
 from conftest import REPO, Project
 
-from agentstyle.engine.shell import parse_shell
+from agentstyle.shell import parse_shell
 
 
 def stress_command() -> str:

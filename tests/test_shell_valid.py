@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentstyle.engine.shell import parse_shell
+from agentstyle.shell import parse_shell
 
 VALID = [
     "case $x in a) echo a ;& b) echo b ;;& *) echo c ;; esac",

@@ -89,12 +89,12 @@ MAX_SHELL_ROWS = 10_000
 
 
 def add_shell(ev: Event, command: Any) -> None:
-    """The shell fields of a shell call (engine/shell.py documents them): `shell.incomplete`
+    """The shell fields of a shell call (shell/__init__.py documents them): `shell.incomplete`
     and `shell.dynamic` first, then `shell.commands` and `shell.code`. What does not fit the
     event's row or value bounds is not dropped quietly: `shell.incomplete` says so."""
     if not isinstance(command, str):
         return
-    from agentstyle.engine.shell import parse_shell
+    from agentstyle.shell import parse_shell
 
     parsed = parse_shell(command, ev.cwd or None)
     issues = list(parsed.issues)

@@ -19,7 +19,7 @@ refusal naming it:
 - `style/self-protect/folders`: deleting, moving or overwriting a folder that holds them (the
   project, the home folder, anything above).
 
-Each is matched on what really runs (the shell analysis, engine/shell.py): every program that
+Each is matched on what really runs (the shell analysis, shell/__init__.py): every program that
 is not a known reader, redirections, a copy's destination, `sed -i`, `find -delete`, git
 subcommands that change files, interpreter code that writes, a path spelled with `./`, `//`,
 `..`, `$PWD`, a link (file tools: event.py `resolved_path`), a session whose folder is inside

@@ -1,11 +1,11 @@
 """What a shell command string runs: its simple commands, the code it feeds interpreters, the
 code it builds at run time, and whether the analysis took all of it.
 
-The pipeline: `shell_syntax` parses the text (never failing: repairs become issues),
-`shell_walk` walks the tree the way bash runs it, with `shell_words` (expansion),
-`shell_wrappers` (commands that run commands), `shell_programs` (where interpreters take their
-program), `shell_embedded` (shell commands inside interpreter code), `shell_stdout` (output
-known from the text), `shell_files` (reading local scripts) and `shell_fallback` (the lexical
+The pipeline: `syntax` parses the text (never failing: repairs become issues),
+`walk` walks the tree the way bash runs it, with `words` (expansion),
+`wrappers` (commands that run commands), `programs` (where interpreters take their
+program), `embedded` (shell commands inside interpreter code), `stdout` (output
+known from the text), `files` (reading local scripts) and `fallback` (the lexical
 split of text the parser did not structure).
 
 The fields (the contract guard packages match on)
@@ -129,9 +129,9 @@ from __future__ import annotations
 import gc
 import time
 
-from agentstyle.engine.shell_files import MAX_SCRIPT_BYTES
-from agentstyle.engine.shell_syntax import parse
-from agentstyle.engine.shell_walk import MAX_ELEMENTS, MAX_NESTING, Stdin, Walker
+from agentstyle.shell.files import MAX_SCRIPT_BYTES
+from agentstyle.shell.syntax import parse
+from agentstyle.shell.walk import MAX_ELEMENTS, MAX_NESTING, Stdin, Walker
 
 __all__ = [
     "MAX_ELEMENTS",

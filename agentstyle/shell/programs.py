@@ -3,14 +3,14 @@
 `program(name, argv)` says, for one interpreter command line, which inline programs it runs
 (`-c`, `-e`, `eval CODE`), which file it runs, and whether it reads its program from stdin.
 `family(name)` names the language, so the code can be searched for the shell commands it runs
-(shell_embedded).
+(`embedded`).
 """
 
 from __future__ import annotations
 
 import re
 
-from agentstyle.engine.shell_wrappers import SHELLS
+from agentstyle.shell.wrappers import SHELLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agentstyle.engine.shell_syntax import ANSI_C_SIMPLE
+from agentstyle.shell.syntax import ANSI_C_SIMPLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -3,9 +3,9 @@
 The walker keeps the state bash keeps while it runs a command line: variables (each with the
 values it may hold), functions, aliases, the positional parameters, the working directory,
 and what each command reads on stdin. With it, every simple command is expanded and recorded
-(shell.py documents the elements), wrappers are peeled (shell_wrappers), strings that are
-code are parsed in turn (`bash -c`, `eval`, `trap`, a pipe into `sh`, `os.system` inside
-`python -c`), and the code interpreters run is collected.
+(the package docstring documents the elements), wrappers are peeled (`wrappers`), strings
+that are code are parsed in turn (`bash -c`, `eval`, `trap`, a pipe into `sh`, `os.system`
+inside `python -c`), and the code interpreters run is collected.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import posixpath
 import re
 import time
 
-from agentstyle.engine import shell_stdout as stdout_of
-from agentstyle.engine.shell_programs import Lang, lang, program
-from agentstyle.engine.shell_syntax import (
+from agentstyle.shell import stdout as stdout_of
+from agentstyle.shell.programs import Lang, lang, program
+from agentstyle.shell.syntax import (
     MAX_SYNTAX_DEPTH,
     AndOr,
     ArithCmd,
@@ -44,7 +44,7 @@ from agentstyle.engine.shell_syntax import (
     Word,
     parse,
 )
-from agentstyle.engine.shell_words import (
+from agentstyle.shell.words import (
     F_EXPANDED,
     F_GLOB,
     F_POSITIONAL,
@@ -60,7 +60,7 @@ from agentstyle.engine.shell_words import (
     expand_text,
     shown,
 )
-from agentstyle.engine.shell_wrappers import (
+from agentstyle.shell.wrappers import (
     SHELLS,
     command_name,
     commands_in_options,
@@ -461,7 +461,7 @@ class Walker(Scope):
             return
         self.lexical_budget -= len(text)
         room = MAX_ELEMENTS + MAX_LEXICAL - len(self.commands)
-        from agentstyle.engine.shell_fallback import flat_commands  # only once a limit is hit
+        from agentstyle.shell.fallback import flat_commands  # only once a limit is hit
 
         commands, cut = flat_commands(text, max(room, 0))
         for argv in commands:
@@ -476,7 +476,7 @@ class Walker(Scope):
         if self.queue is not None:
             self.queue.append(text)
             return
-        from agentstyle.engine.shell_fallback import flat_commands  # only for text nested deep
+        from agentstyle.shell.fallback import flat_commands  # only for text nested deep
 
         self.queue = [text]
         try:
@@ -916,7 +916,7 @@ class Walker(Scope):
     def _unwrapped(
         self, name: str, argv: list[str], found: object, stdin: Stdin, peeled: int
     ) -> Stdin | None:
-        from agentstyle.engine.shell_wrappers import Unwrapped
+        from agentstyle.shell.wrappers import Unwrapped
 
         assert isinstance(found, Unwrapped)
         for assign in found.assigns:
@@ -991,7 +991,7 @@ class Walker(Scope):
             self.add_dynamic(DECODED_CODE)
 
     def _xargs(self, spec: object, stdin: Stdin, peeled: int) -> None:
-        from agentstyle.engine.shell_wrappers import Xargs
+        from agentstyle.shell.wrappers import Xargs
 
         assert isinstance(spec, Xargs)
         if stdin.unknown or not stdin.texts:
@@ -1022,7 +1022,7 @@ class Walker(Scope):
             self.issue("alternatives-limit")
 
     def _parallel(self, spec: object, stdin: Stdin) -> None:
-        from agentstyle.engine.shell_wrappers import Parallel
+        from agentstyle.shell.wrappers import Parallel
 
         assert isinstance(spec, Parallel)
         inputs = spec.inputs
@@ -1488,7 +1488,7 @@ class Walker(Scope):
             return
         # Imported on the first interpreter code: most commands run none, and its patterns
         # are the largest to compile.
-        from agentstyle.engine.shell_embedded import shell_calls
+        from agentstyle.shell.embedded import shell_calls
 
         found = shell_calls(family, text)
         self.code_scanned += found.scanned
@@ -1537,7 +1537,7 @@ class Walker(Scope):
             if base is None or base.startswith(("~", "$")):
                 return
             path = os.path.join(base or self.root, path)
-        from agentstyle.engine.shell_files import LARGE, OK, read_project_file
+        from agentstyle.shell.files import LARGE, OK, read_project_file
 
         status, real, text = read_project_file(path, self.root)
         if status == LARGE:
