@@ -164,7 +164,7 @@ def load_policy(
         conn,
         compiled,
         harness,
-        [str(row[0]) for row in compiled.rows.packages],
+        [row.name for row in compiled.rows.packages],
         handlers,
         {str(rule): int(refresh) for rule, refresh, _state in facts},
         frozenset(str(rule) for rule, _refresh, state in facts if state),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -18,6 +18,9 @@ from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths, ensure_home, tighten
 from agentstyle.sql import statement
 from agentstyle.vocabulary import TOOLS
+
+if TYPE_CHECKING:
+    from agentstyle.policy.rows import PolicyRows
 
 Connection = duckdb.DuckDBPyConnection
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -134,24 +137,21 @@ def memory_store() -> Connection:
     return conn
 
 
-POLICY_TABLES = (
-    "packages",
-    "rules",
-    "rule_tools",
-    "conditions",
-    "condition_clauses",
-    "templates",
-    "settings",
-    "entries",
-)
-
-
-def insert_rows(conn: Connection, table: str, rows: list[tuple[Any, ...]]) -> None:
-    """Bulk insert through `policy/insert_<table>.sql` (one bound list per column)."""
+def by_name(fields: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> dict[str, list[Any]]:
+    """Rows (NamedTuples with these `fields`) as one list per field, keyed by the field's name:
+    what a statement binds by name, as its `$field` parameters or one struct (its columns)."""
     if not rows:
-        return
-    columns = [list(col) for col in zip(*rows, strict=True)]
-    conn.execute(sql(f"policy/insert_{table}"), columns)
+        return {name: [] for name in fields}
+    return dict(zip(fields, map(list, zip(*rows, strict=True)), strict=True))
+
+
+def insert_rows(
+    conn: Connection, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """Store a policy table's rows (policy/rows.py) through `policy/insert_<table>.sql`, which
+    matches their fields to its `columns` by name."""
+    if rows:
+        conn.execute(sql(f"policy/insert_{table}"), [by_name(columns, rows)])
 
 
 # The evaluation index (schema 005) is derived from the policy tables by these statements, in
@@ -178,18 +178,13 @@ def index_policy(conn: Connection) -> None:
             conn.execute(sql(name))
 
 
-def replace_policy(conn: Connection, rows: Any) -> None:
+def replace_policy(conn: Connection, rows: PolicyRows) -> None:
     """Swap the whole installed policy in one transaction: hooks see old or new, never a mix."""
-    conn.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(conn):
         conn.execute(sql("policy/clear"))
-        for table in POLICY_TABLES:
-            insert_rows(conn, table, getattr(rows, table))
+        for table, columns, table_rows in rows.tables():
+            insert_rows(conn, table, columns, table_rows)
         index_policy(conn)
-        conn.execute("COMMIT")
-    except Exception:
-        conn.execute("ROLLBACK")
-        raise
 
 
 # -- audit: read-only opening, named-parameter queries, statement kinds, transactions ----------

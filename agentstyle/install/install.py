@@ -39,6 +39,7 @@ from agentstyle.install.lockfile import (
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 from agentstyle.policy.model import Package, SettingDecl
 from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
+from agentstyle.policy.rows import PolicyRows
 
 ON_FAILURE_MIN = (2, 1, 295)
 SCOPES = ("project", "local", "user")
@@ -336,7 +337,7 @@ def static_blocks(compiled: Compiled, harness: str) -> dict[str, str]:
     blocks: dict[str, str] = {}
     values = {}
     for row in compiled.rows.settings:
-        values[(row[0], row[1])] = row[2]
+        values[(row.package, row.name)] = row.value
     for cp in compiled.packages:
         for info in cp.rules:
             rid = f"{cp.package.name}/{info.rule.id}"
@@ -839,11 +840,9 @@ def engine_free_store(
         yield conn
 
 
-def policy_digest(rows: Any) -> str:
+def policy_digest(rows: PolicyRows) -> str:
     """What the hook hands the resident engine, so an engine never answers with an old policy."""
-    from agentstyle.engine.store import POLICY_TABLES
-
-    doc = {table: getattr(rows, table) for table in POLICY_TABLES}
+    doc = {table: table_rows for table, _columns, table_rows in rows.tables()}
     text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
