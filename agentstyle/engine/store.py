@@ -70,18 +70,13 @@ def migrate(conn: Connection) -> None:
         )
     if current == latest:
         return
-    conn.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(conn):
         for version, text in migrations():
             if version > current:
                 conn.execute(text)
                 conn.execute(sql("store/record_migration"), [version])
         if current < INDEX_VERSION:
             index_policy(conn)  # a policy installed before the index existed gets one now
-        conn.execute("COMMIT")
-    except Exception:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def connect(path: Path | str, *, read_only: bool = False) -> Connection:
@@ -241,13 +236,65 @@ def statement_kinds(conn: Connection, query: str) -> list[str]:
     return [str(s.type.name) for s in conn.extract_statements(query)]
 
 
-@contextmanager
-def transaction(conn: Connection) -> Iterator[Connection]:
-    """One transaction: committed when the block ends, rolled back when it raises."""
+# -- transactions: every BEGIN, COMMIT and ROLLBACK of the package is here -------------------
+
+
+def begin(conn: Connection) -> None:
+    """Begin a transaction that no block of code spans: the resident engine's event, begun
+    before its answer and committed after the answer went out (runtime/direct.py). Elsewhere
+    a `with` block says where it ends: `transaction`, `rolled_back`."""
     conn.execute("BEGIN TRANSACTION")
+
+
+def commit(conn: Connection) -> None:
+    conn.execute("COMMIT")
+
+
+def rollback(conn: Connection) -> None:
+    conn.execute("ROLLBACK")
+
+
+class Transaction:
+    """The transaction of a `transaction` block: ended by the block, or once before it ends by
+    `rollback()` (what the block did is then undone, and the block's end commits nothing)."""
+
+    __slots__ = ("conn", "open")
+
+    def __init__(self, conn: Connection) -> None:
+        begin(conn)
+        self.conn = conn
+        self.open = True
+
+    def commit(self) -> None:
+        if self.open:
+            self.open = False
+            commit(self.conn)
+
+    def rollback(self) -> None:
+        if self.open:
+            self.open = False
+            rollback(self.conn)
+
+
+@contextmanager
+def transaction(conn: Connection) -> Iterator[Transaction]:
+    """One transaction: committed when the block ends, rolled back when it raises (or when the
+    block calls its `rollback()`)."""
+    tx = Transaction(conn)
+    try:
+        yield tx
+    except BaseException:
+        tx.rollback()
+        raise
+    tx.commit()
+
+
+@contextmanager
+def rolled_back(conn: Connection) -> Iterator[Connection]:
+    """A transaction always rolled back: what runs in it leaves nothing behind (explain reads
+    an event's outcome without recording it or using up an allowance)."""
+    begin(conn)
     try:
         yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+    finally:
+        rollback(conn)

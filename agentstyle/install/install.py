@@ -22,7 +22,14 @@ from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, index_policy, open_store, replace_policy, sql
+from agentstyle.engine.store import (
+    Connection,
+    index_policy,
+    open_store,
+    replace_policy,
+    sql,
+    transaction,
+)
 from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
@@ -947,10 +954,9 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
             folder.rmdir()
     if paths.database.exists():
         with engine_free_store(paths, create=False) as conn:
-            conn.execute("BEGIN TRANSACTION")
-            conn.execute(sql("policy/drop_harness"), [harness])
-            index_policy(conn)
-            conn.execute("COMMIT")
+            with transaction(conn):
+                conn.execute(sql("policy/drop_harness"), [harness])
+                index_policy(conn)
             # The policy changed: an engine still holding the old digest must not answer.
             (paths.home / DIGEST_FILE).unlink(missing_ok=True)
     lock.harnesses.pop(harness, None)
