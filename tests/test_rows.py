@@ -3,10 +3,12 @@ parameters, and what is stored reads back field for field."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
+from agentstyle.engine import records
 from agentstyle.engine.compiled import compile_checked
 from agentstyle.engine.store import (
     Connection,
@@ -15,6 +17,7 @@ from agentstyle.engine.store import (
     insert_rows,
     memory_store,
     replace_policy,
+    sql,
 )
 from agentstyle.install.library import bundled
 from agentstyle.policy.rows import POLICY_TABLES, ROW_TYPES, PolicyRows
@@ -79,3 +82,44 @@ def test_by_name_keeps_every_field_of_no_rows() -> None:
 
 def test_policy_rows_list_the_tables_in_storing_order() -> None:
     assert [t for t, _c, _r in PolicyRows().tables()] == list(POLICY_TABLES)
+
+
+# The history tables the evaluator's rows fill, column for field.
+HISTORY_TABLES = {
+    records.EventRow: "events",
+    records.SessionRow: "sessions",
+    records.HitRow: "hits",
+    records.ClaimRow: "claims",
+    records.FieldRow: "event_fields",
+    records.FactRow: "session_facts",
+    records.AllowanceUse: "allowance_uses",
+}
+_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def parameters(name: str) -> set[str]:
+    """The `$name` parameters a statement binds (its header comment left out)."""
+    code = "\n".join(line.split("--", 1)[0] for line in sql(name).splitlines())
+    return set(_PARAMETER.findall(code))
+
+
+@pytest.mark.parametrize("name", sorted(records.BOUND))
+def test_a_statement_binds_its_row_class_fields_by_name(name: str) -> None:
+    assert parameters(name) == set(records.BOUND[name]._fields)
+    assert not re.search(r"\$[0-9]", sql(name))  # nothing bound by position
+
+
+@pytest.mark.parametrize("row", list(HISTORY_TABLES), ids=lambda r: r.__name__)
+def test_a_history_row_class_names_its_table_columns_in_order(
+    conn: Connection, row: type[Any]
+) -> None:
+    assert list(row._fields) == columns(conn, HISTORY_TABLES[row])
+
+
+def test_an_allowance_row_names_every_column_but_the_two_the_statement_fills(
+    conn: Connection,
+) -> None:
+    table = columns(conn, "allowances")
+    assert [c for c in table if c not in ("allowance_id", "uses")] == list(
+        records.AllowanceRow._fields
+    )
