@@ -386,17 +386,24 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
         e.event.add("provider", _provider(model))
 
 
+def _state_columns(evaluations: list[Evaluation]) -> dict[str, list[Any]]:
+    """What each state statement reads of every batch event, a list per name."""
+    return {
+        "seq": list(range(len(evaluations))),
+        "event_id": [e.event_id for e in evaluations],
+        "harness": [e.event.harness for e in evaluations],
+        "session_id": [e.event.session_id for e in evaluations],
+        "point": [e.event.point for e in evaluations],
+    }
+
+
 def _session_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
     evs = [e.event for e in evaluations]
     rows = _run(
         conn,
         "evaluate/session_state",
         {
-            "seq": list(range(len(evs))),
-            "event_id": [e.event_id for e in evaluations],
-            "harness": [ev.harness for ev in evs],
-            "session_id": [ev.session_id for ev in evs],
-            "point": [ev.point for ev in evs],
+            **_state_columns(evaluations),
             "native_tool": [ev.native_tool for ev in evs],
             "failed": [ev.failed for ev in evs],
             "call_id": [ev.call_id for ev in evs],
@@ -406,19 +413,8 @@ def _session_state(conn: Connection, evaluations: list[Evaluation]) -> list[tupl
 
 
 def _rule_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
-    evs = [e.event for e in evaluations]
-    rows = _run(
-        conn,
-        "evaluate/rule_state",
-        {
-            "seq": list(range(len(evs))),
-            "event_id": [e.event_id for e in evaluations],
-            "harness": [ev.harness for ev in evs],
-            "session_id": [ev.session_id for ev in evs],
-            "point": [ev.point for ev in evs],
-            "ts": [ev.ts for ev in evs],
-        },
-    )
+    params = {**_state_columns(evaluations), "ts": [e.event.ts for e in evaluations]}
+    rows = _run(conn, "evaluate/rule_state", params)
     return [(int(s), str(f), str(v)) for s, f, v in rows]
 
 
