@@ -182,7 +182,7 @@ def replace_policy(conn: Connection, rows: PolicyRows) -> None:
         index_policy(conn)
 
 
-# -- audit: read-only opening, named-parameter queries, statement kinds, transactions ----------
+# -- audit: read-only opening, named-parameter queries, statement kinds ------------------------
 
 DatabaseError = duckdb.Error
 _NAMED_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
