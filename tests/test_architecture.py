@@ -4,6 +4,7 @@ their one place, and no module imports itself back through another."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from fnmatch import fnmatch
@@ -206,13 +207,53 @@ def test_grammar_trees_stop_at_the_grammar_boundary() -> None:
 
 def test_no_sql_text_assembled_in_python() -> None:
     """SQL lives in .sql files: no SELECT/INSERT/DELETE statements in engine Python code."""
-    import re
 
     statement = re.compile(r"""["'](SELECT|INSERT INTO|DELETE FROM|UPDATE \w+ SET)\b""")
     offenders = [
         path.relative_to(PACKAGE).as_posix()
         for path in PACKAGE.rglob("*.py")
         if statement.search(path.read_text("utf-8"))
+    ]
+    assert offenders == []
+
+
+# A string that is a transaction statement (`BEGIN TRANSACTION`, `commit;`, …; a bare `BEGIN` in
+# capitals only: `begin` is a marker word too), and a line of a .sql file that starts one.
+_TX_STRING = re.compile(
+    r"\s*((?i:(BEGIN|START)\s+TRANSACTION|COMMIT|ROLLBACK|ABORT)|BEGIN)\s*;?\s*"
+)
+_TX_LINE = re.compile(r"^\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK|ABORT)\b", re.I | re.M)
+
+
+def transaction_statements(source: str) -> list[str]:
+    """The string constants of a Python source that are transaction statements."""
+    return [
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and _TX_STRING.fullmatch(node.value)
+    ]
+
+
+def test_transactions_begin_and_end_only_in_the_store() -> None:
+    """Every BEGIN, COMMIT and ROLLBACK is engine/store.py's: elsewhere a `with` block
+    (`transaction`, `rolled_back`) says where a transaction ends, so none is left open."""
+    assert transaction_statements('c.execute("BEGIN TRANSACTION"); c.execute("commit")') == [
+        "BEGIN TRANSACTION",
+        "commit",
+    ]
+    assert transaction_statements('"-----BEGIN PRIVATE KEY-----"; "Commit it."; "begin"') == []
+    offenders = [
+        f"{path.relative_to(PACKAGE).as_posix()}: {found}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).as_posix() != "engine/store.py"
+        for found in transaction_statements(path.read_text("utf-8"))
+    ]
+    offenders += [
+        path.relative_to(PACKAGE).as_posix()
+        for path in sorted(PACKAGE.rglob("*.sql"))
+        if _TX_LINE.search(path.read_text("utf-8"))
     ]
     assert offenders == []
 

@@ -18,6 +18,7 @@ import yaml
 
 from agentstyle.diagnostics import render_text
 from agentstyle.policy.compile import compile_policy, load_and_validate
+from agentstyle.policy.rows import ConditionRow
 from tests.conftest import Project, clean_env
 
 DATA = Path(__file__).resolve().parent / "data" / "settings-when"
@@ -150,41 +151,41 @@ rules:
 """
 
 
-def conditions(tmp_path: Path, chosen: dict[str, str] | None = None) -> dict[str, tuple[Any, ...]]:
+def conditions(tmp_path: Path, chosen: dict[str, str] | None = None) -> dict[str, ConditionRow]:
     pkg = tmp_path / "pkg"
     pkg.mkdir(exist_ok=True)
     (pkg / "STYLE.yaml").write_text(PACKAGE, encoding="utf-8")
     compiled = compile_policy(load_and_validate([str(pkg)]), ["claude-code"], {"pkg": chosen or {}})
     assert compiled.ok, render_text(compiled.diagnostics)
-    # conditions rows: rule, node, parent, kind, field, lookup, field regex, op, base op,
-    # pattern, regex, number, values, …
-    return {row[0].split("/", 1)[1]: row for row in compiled.rows.conditions if row[3] == "pred"}
+    return {
+        row.rule_id.split("/", 1)[1]: row for row in compiled.rows.conditions if row.kind == "pred"
+    }
 
 
 def test_each_operator_gets_the_value_in_its_own_language(tmp_path: Path) -> None:
     rows = conditions(tmp_path)
-    assert rows["rx"][9] == rows["rx"][10] == "^git push origin (?:main|release/.*)$"
+    assert rows["rx"].pattern == rows["rx"].regex == "^git push origin (?:main|release/.*)$"
     # Inside RE2's \Q…\E the value is literal; a list becomes literal alternatives.
-    assert rows["literal-in-regex"][10] == r"^echo \Qa.b\E \Q\E(?:\Qsrc\E|\Qlib\E)\Q\E$"
-    assert rows["glob"][9] == "{src,lib}/**"
-    assert rows["glob"][10] is not None and "src" in rows["glob"][10]
-    assert rows["contains"][9] == "a.b"  # literal text, nothing escaped
-    assert rows["in-list"][12] == ["src", "lib"]
-    assert rows["number"][11] == 3.0
+    assert rows["literal-in-regex"].regex == r"^echo \Qa.b\E \Q\E(?:\Qsrc\E|\Qlib\E)\Q\E$"
+    assert rows["glob"].pattern == "{src,lib}/**"
+    assert rows["glob"].regex is not None and "src" in rows["glob"].regex
+    assert rows["contains"].pattern == "a.b"  # literal text, nothing escaped
+    assert rows["in-list"].list_values == ["src", "lib"]
+    assert rows["number"].num == 3.0
 
 
 def test_chosen_values_replace_the_defaults(tmp_path: Path) -> None:
     rows = conditions(tmp_path, {"branches": "trunk", "dirs": "app", "limit": "10"})
-    assert rows["rx"][10] == "^git push origin (?:trunk)$"
-    assert rows["glob"][9] == "app/**"
-    assert rows["in-list"][12] == ["app"]
-    assert rows["number"][11] == 10.0
+    assert rows["rx"].regex == "^git push origin (?:trunk)$"
+    assert rows["glob"].pattern == "app/**"
+    assert rows["in-list"].list_values == ["app"]
+    assert rows["number"].num == 10.0
 
 
 def test_an_empty_list_matches_nothing(tmp_path: Path) -> None:
     rows = conditions(tmp_path, {"branches": ""})
-    assert rows["rx"][10] == r"^git push origin (?:\b\B)$"
-    assert rows["in-list"][12] == ["src", "lib"]
+    assert rows["rx"].regex == r"^git push origin (?:\b\B)$"
+    assert rows["in-list"].list_values == ["src", "lib"]
 
 
 @pytest.mark.parametrize(

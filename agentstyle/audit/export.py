@@ -173,20 +173,13 @@ def prune_history(conn: Connection, cutoff: dt.datetime, *, dry_run: bool = Fals
     """Delete the events older than `cutoff` with their fields, hits and claims, and the
     sessions left without events, in one transaction (rolled back for a dry run)."""
     deleted: dict[str, int] = {}
-    try:
-        with transaction(conn):
-            for table in PRUNED:
-                _, _, rows = query_rows(conn, sql(f"audit/prune_{table}"), {"cutoff": cutoff})
-                deleted[table] = int(rows[0][0]) if rows else 0
-            if dry_run:
-                raise _DryRun
-    except _DryRun:
-        pass
+    with transaction(conn) as tx:
+        for table in PRUNED:
+            _, _, rows = query_rows(conn, sql(f"audit/prune_{table}"), {"cutoff": cutoff})
+            deleted[table] = int(rows[0][0]) if rows else 0
+        if dry_run:
+            tx.rollback()
     return PruneResult(cutoff, deleted, dry_run)
-
-
-class _DryRun(Exception):
-    pass
 
 
 def _first_line(exc: BaseException) -> str:

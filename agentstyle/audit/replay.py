@@ -79,7 +79,14 @@ from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, Evaluation, evaluate
 from agentstyle.engine.event import Event
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, memory_store, query_rows, replace_policy, sql
+from agentstyle.engine.store import (
+    Connection,
+    memory_store,
+    query_rows,
+    replace_policy,
+    sql,
+    transaction,
+)
 from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.install.install import handler_groups
 from agentstyle.install.lockfile import read_lock
@@ -164,7 +171,7 @@ def load_policy(
         conn,
         compiled,
         harness,
-        [str(row[0]) for row in compiled.rows.packages],
+        [row.name for row in compiled.rows.packages],
         handlers,
         {str(rule): int(refresh) for rule, refresh, _state in facts},
         frozenset(str(rule) for rule, _refresh, state in facts if state),
@@ -352,31 +359,18 @@ def _speculate(
 ) -> tuple[list[Evaluation], int | None]:
     """Evaluate a batch; committed when no event depends on an undecided one, else rolled
     back and the position of the first such event returned."""
-    conn = policy.conn
-    conn.execute("BEGIN TRANSACTION")
-    try:
-        evaluations = evaluate(conn, [_copy(e) for e in events], "hits", trace=trace)
+    with transaction(policy.conn) as tx:
+        evaluations = evaluate(policy.conn, [_copy(e) for e in events], "hits", trace=trace)
         cut = first_dependent(evaluations, policy.refresh, policy.reads_rule_state)
-        if cut is None:
-            conn.execute("COMMIT")
-            return evaluations, None
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("ROLLBACK")
-    return [], cut
+        if cut is not None:
+            tx.rollback()
+            return [], cut
+    return evaluations, None
 
 
 def _commit(policy: Policy, events: list[Event], trace: bool) -> list[Evaluation]:
-    conn = policy.conn
-    conn.execute("BEGIN TRANSACTION")
-    try:
-        evaluations = evaluate(conn, [_copy(e) for e in events], "hits", trace=trace)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-    return evaluations
+    with transaction(policy.conn):
+        return evaluate(policy.conn, [_copy(e) for e in events], "hits", trace=trace)
 
 
 def first_dependent(

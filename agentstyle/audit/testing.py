@@ -12,7 +12,7 @@ import yaml
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, evaluate
-from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.policy.compile import compile_policy, load_and_validate
 
 FIRING = (*EMITTING, "blocked", "asked", "allowed")
@@ -140,13 +140,8 @@ def run_file(
                 f"unknown {harness} event `{native}` (set `event:` or `hook_event_name`)"
             )
             continue
-        conn.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(conn):
             [evaluation] = evaluate(conn, [event])
-        except Exception:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
         wire = adapter.answer(evaluation.decision, native, event)
         fired = {c.rule_id for c in evaluation.candidates if c.outcome in FIRING}
         check(result, case["expect"], pkg_name, evaluation.decision, fired, wire)

@@ -32,6 +32,7 @@ from typing import Any
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import CALL_KEY_FIELD
+from agentstyle.engine.records import AllowanceRow, AllowanceUse
 from agentstyle.engine.store import Connection, sql
 from agentstyle.harnesses.base import ASK
 
@@ -240,19 +241,17 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> Grant:
             )
         return Grant(allowance, "already", scope, uses)
     created = dt.datetime.now(tz=dt.UTC).replace(tzinfo=None)
-    inserted = conn.execute(
-        sql("allow/insert"),
-        [
-            created,
-            refusal.harness,
-            refusal.session_id,
-            refusal.event_id,
-            refusal.rules,
-            refusal.native_tool,
-            refusal.call_key,
-            "session" if session else "once",
-        ],
-    ).fetchone()
+    granted = AllowanceRow(
+        created=created,
+        harness=refusal.harness,
+        session_id=refusal.session_id,
+        event_id=refusal.event_id,
+        rule_ids=refusal.rules,
+        native_tool=refusal.native_tool,
+        call_key=refusal.call_key,
+        scope="session" if session else "once",
+    )
+    inserted = conn.execute(sql("allow/insert"), granted._asdict()).fetchone()
     assert inserted is not None
     return Grant(int(inserted[0]), "granted", "session" if session else "once")
 
@@ -320,7 +319,10 @@ def apply_allowances(
             continue
         # The event's hits are recorded after this (evaluate.record), with these outcomes.
         for rule_id, allowance_id in lifted.items():
-            conn.execute(sql("allow/record_use"), [allowance_id, evaluation.event_id, rule_id])
+            use = AllowanceUse(
+                allowance_id=allowance_id, event_id=evaluation.event_id, rule_id=rule_id
+            )
+            conn.execute(sql("allow/record_use"), use._asdict())
         for allowance_id in dict.fromkeys(lifted.values()):
             conn.execute(sql("allow/count_use"), [allowance_id])
             used.add(allowance_id)

@@ -28,8 +28,19 @@ from typing import Any
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import Event
 from agentstyle.engine.privacy import stored_value
+from agentstyle.engine.records import (
+    BOUND,
+    ClaimRow,
+    EventRow,
+    FactRow,
+    FieldRow,
+    HitRow,
+    OutcomeRow,
+    SessionRow,
+    SessionUpdate,
+)
 from agentstyle.engine.render import Rendered, SegmentRow, render_rule
-from agentstyle.engine.store import Connection, parsed
+from agentstyle.engine.store import Connection, by_name, parsed
 from agentstyle.vocabulary import ADDING_TOOLS
 
 EMITTING = ("emitted", "budget-truncated")
@@ -81,13 +92,13 @@ class Flags:
 
     def __or__(self, other: Flags) -> Flags:
         return Flags(
-            self.session_state or other.session_state,
-            self.rule_state or other.rule_state,
-            self.wildcards or other.wildcards,
-            self.reads_model or other.reads_model,
-            self.routed or other.routed,
-            self.keys | other.keys,
-            self.history or other.history,
+            session_state=self.session_state or other.session_state,
+            rule_state=self.rule_state or other.rule_state,
+            wildcards=self.wildcards or other.wildcards,
+            reads_model=self.reads_model or other.reads_model,
+            routed=self.routed or other.routed,
+            keys=self.keys | other.keys,
+            history=self.history or other.history,
         )
 
     @property
@@ -103,12 +114,20 @@ PointFlags = dict[tuple[str, str], Flags]
 def point_flags(conn: Connection) -> PointFlags:
     """The policy's point flags, for a connection that evaluates many events of one policy
     (the resident engine: the policy cannot change while it holds the lock)."""
-    return {
-        (harness, point): Flags(
-            bool(a), bool(b), bool(c), bool(d), True, frozenset(keys), bool(history)
+    flags: PointFlags = {}
+    for harness, point, session, rule, wildcards, model, keys, history in _run(
+        conn, "evaluate/point_flags"
+    ):
+        flags[(harness, point)] = Flags(
+            session_state=bool(session),
+            rule_state=bool(rule),
+            wildcards=bool(wildcards),
+            reads_model=bool(model),
+            routed=True,
+            keys=frozenset(keys),
+            history=bool(history),
         )
-        for harness, point, a, b, c, d, keys, history in _run(conn, "evaluate/point_flags")
-    }
+    return flags
 
 
 # (harness, point, rule order) → the entry's rule id, action, repeat, status and whether it
@@ -148,7 +167,9 @@ def entries_of(conn: Connection, orders: list[int] | None) -> Entries:
     }
 
 
-def _run(conn: Connection, name: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+def _run(
+    conn: Connection, name: str, params: list[Any] | dict[str, Any] | None = None
+) -> list[tuple[Any, ...]]:
     """A statement's rows; parsed once per process (parsing is a good part of a small query)."""
     cursor = (
         conn.execute(parsed(conn, name), params) if params else conn.execute(parsed(conn, name))
@@ -156,14 +177,10 @@ def _run(conn: Connection, name: str, params: list[Any] | None = None) -> list[t
     return cursor.fetchall()
 
 
-def _bulk(conn: Connection, name: str, rows: list[tuple[Any, ...]]) -> None:
+def _store(conn: Connection, name: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Rows (engine/records.py) bound by name to the statement that stores them."""
     if rows:
-        conn.execute(parsed(conn, name), [list(col) for col in zip(*rows, strict=True)])
-
-
-def _columns(rows: list[tuple[Any, ...]], width: int) -> list[list[Any]]:
-    """Rows as one list per column (the statements take a list per column)."""
-    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+        conn.execute(parsed(conn, name), by_name(BOUND[name]._fields, rows))
 
 
 def _timestamp(ts: float) -> Any:
@@ -337,7 +354,13 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
     sessions = {(ev.harness, ev.session_id) for ev in events}
     if len(events) == 1:  # a hook's event: the statement without lists is the cheaper one
         ev = events[0]
-        one = [ev.harness, ev.session_id, ev.point, ev.session_source, ev.model]
+        one = {
+            "harness": ev.harness,
+            "session_id": ev.session_id,
+            "point": ev.point,
+            "source": ev.session_source,
+            "model": ev.model,
+        }
         rows = [(0, *row) for row in _run(conn, "evaluate/book_one", one)]
     else:
         # Without repeated sessions the bookkeeping needs no window over the batch.
@@ -345,14 +368,14 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
         rows = _run(
             conn,
             name,
-            [
-                list(range(len(events))),
-                [ev.harness for ev in events],
-                [ev.session_id for ev in events],
-                [ev.point for ev in events],
-                [ev.session_source for ev in events],
-                [ev.model for ev in events],
-            ],
+            {
+                "seq": list(range(len(events))),
+                "harness": [ev.harness for ev in events],
+                "session_id": [ev.session_id for ev in events],
+                "point": [ev.point for ev in events],
+                "source": [ev.session_source for ev in events],
+                "model": [ev.model for ev in events],
+            },
         )
     for row, e in zip(rows, evaluations, strict=True):
         _seq, event_id, generation, compaction, prompts, model, is_new = row
@@ -363,43 +386,39 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
         e.event.add("provider", _provider(model))
 
 
+def _state_columns(evaluations: list[Evaluation]) -> dict[str, list[Any]]:
+    """What each state statement reads of every batch event, a list per name."""
+    return {
+        "seq": list(range(len(evaluations))),
+        "event_id": [e.event_id for e in evaluations],
+        "harness": [e.event.harness for e in evaluations],
+        "session_id": [e.event.session_id for e in evaluations],
+        "point": [e.event.point for e in evaluations],
+    }
+
+
 def _session_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
     evs = [e.event for e in evaluations]
     rows = _run(
         conn,
         "evaluate/session_state",
-        [
-            list(range(len(evs))),
-            [e.event_id for e in evaluations],
-            [ev.harness for ev in evs],
-            [ev.session_id for ev in evs],
-            [ev.point for ev in evs],
-            [ev.native_tool for ev in evs],
-            [ev.failed for ev in evs],
-            [ev.call_id for ev in evs],
-        ],
+        {
+            **_state_columns(evaluations),
+            "native_tool": [ev.native_tool for ev in evs],
+            "failed": [ev.failed for ev in evs],
+            "call_id": [ev.call_id for ev in evs],
+        },
     )
     return [(int(s), str(f), str(v)) for s, f, v in rows]
 
 
 def _rule_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
-    evs = [e.event for e in evaluations]
-    rows = _run(
-        conn,
-        "evaluate/rule_state",
-        [
-            list(range(len(evs))),
-            [e.event_id for e in evaluations],
-            [ev.harness for ev in evs],
-            [ev.session_id for ev in evs],
-            [ev.point for ev in evs],
-            [ev.ts for ev in evs],
-        ],
-    )
+    params = {**_state_columns(evaluations), "ts": [e.event.ts for e in evaluations]}
+    rows = _run(conn, "evaluate/rule_state", params)
     return [(int(s), str(f), str(v)) for s, f, v in rows]
 
 
-def facts_of(e: Evaluation) -> list[tuple[Any, ...]]:
+def facts_of(e: Evaluation) -> list[FactRow]:
     """The session facts an event leaves (schema 006): each simple command a shell call ran,
     with whether the call failed, and each file a write or edit that did not fail touched.
     Values are stored as field values are (redacted, cut), and the batch's own facts are read
@@ -413,8 +432,18 @@ def facts_of(e: Evaluation) -> list[tuple[Any, ...]]:
         kind, values = "edit", ev.values("file.path")
     else:
         return []
-    base = (ev.harness, ev.session_id, e.event_id, kind)
-    return [(*base, stored_value(v), ev.failed) for v in dict.fromkeys(values) if v]
+    return [
+        FactRow(
+            harness=ev.harness,
+            session_id=ev.session_id,
+            event_id=e.event_id,
+            kind=kind,
+            value=stored_value(v),
+            failed=ev.failed,
+        )
+        for v in dict.fromkeys(values)
+        if v
+    ]
 
 
 def _history_state(conn: Connection, evaluations: list[Evaluation], flags: PointFlags) -> None:
@@ -429,13 +458,14 @@ def _history_state(conn: Connection, evaluations: list[Evaluation], flags: Point
     rows = _run(
         conn,
         "evaluate/history_state",
-        [
-            [seq for seq, _e in wanted],
-            [e.event_id for _seq, e in wanted],
-            [e.event.harness for _seq, e in wanted],
-            [e.event.session_id for _seq, e in wanted],
-            *_columns([(f[2], f[0], f[1], f[3], f[4], f[5]) for f in batch], 6),
-        ],
+        {
+            "seq": [seq for seq, _e in wanted],
+            "event_id": [e.event_id for _seq, e in wanted],
+            "harness": [e.event.harness for _seq, e in wanted],
+            "session_id": [e.event.session_id for _seq, e in wanted],
+            # the batch's own facts, beside the stored ones (named apart from the events')
+            **{f"fact_{n}": values for n, values in by_name(FactRow._fields, batch).items()},
+        },
     )
     counts: dict[tuple[int, str], int] = defaultdict(int)
     for seq, name, value in rows:
@@ -445,9 +475,9 @@ def _history_state(conn: Connection, evaluations: list[Evaluation], flags: Point
 
 def _field_rows(
     evaluations: list[Evaluation], keys: frozenset[str] | None = None
-) -> list[list[Any]]:
-    """The events' field rows as seq, field and value lists; with `keys`, only those fields
-    (the rest no condition reads)."""
+) -> dict[str, list[Any]]:
+    """The events' field rows as seq, field and value lists by name; with `keys`, only those
+    fields (the rest no condition reads)."""
     seqs: list[int] = []
     names: list[str] = []
     values: list[str] = []
@@ -457,7 +487,7 @@ def _field_rows(
                 seqs.append(seq)
                 names.append(f)
                 values.append(v)
-    return [seqs, names, values]
+    return {"seq": seqs, "field": names, "value": values}
 
 
 def _wild_fields(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
@@ -478,12 +508,13 @@ def _match(
         for seq, e in enumerate(evaluations)
         for route, name in route_keys(e.event)
     ]
-    seqs, names, values = _field_rows(evaluations, keys)
+    fields = _field_rows(evaluations, keys)
     for seq, name, value in extra:
-        seqs.append(seq)
-        names.append(name)
-        values.append(value)
-    rows = _run(conn, "evaluate/match", [*_columns(routes, 3), seqs, names, values, trace])
+        fields["seq"].append(seq)
+        fields["field"].append(name)
+        fields["value"].append(value)
+    params = {**by_name(("route_seq", "route", "route_name"), routes), **fields, "trace": trace}
+    rows = _run(conn, "evaluate/match", params)
     if not rows:
         return
     if held is not None:
@@ -559,7 +590,7 @@ def _lookup(values: dict[str, list[str]]) -> Callable[[str], list[str]]:
 
 
 def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
-    rows: list[tuple[Any, ...]] = []
+    rows: list[OutcomeRow] = []
     for seq, e in enumerate(evaluations):
         ev = e.event
         turn_key = ev.turn_id if ev.turn_id is not None else f"prompt-{e.prompt_count}"
@@ -568,36 +599,36 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
                 continue
             r = c.rendered
             rows.append(
-                (
-                    seq,
-                    c.rule_id,
-                    r.hash if r is not None else "",
-                    r.tokens if r is not None else 0,
-                    r.truncated if r is not None else False,
-                    r is None,
-                    ev.harness,
-                    ev.point,
-                    ev.session_id,
-                    e.generation,
-                    e.compaction,
-                    e.prompt_count,
-                    turn_key,
-                    ev.stop_active,
+                OutcomeRow(
+                    seq=seq,
+                    rule_id=c.rule_id,
+                    hash=r.hash if r is not None else "",
+                    tokens=r.tokens if r is not None else 0,
+                    truncated=r.truncated if r is not None else False,
+                    failed=r is None,
+                    harness=ev.harness,
+                    point=ev.point,
+                    session_id=ev.session_id,
+                    generation=e.generation,
+                    compaction=e.compaction,
+                    prompt_count=e.prompt_count,
+                    turn_key=turn_key,
+                    stop_active=ev.stop_active,
                 )
             )
     per_seq: dict[int, list[tuple[Candidate, bool]]] = defaultdict(list)
     by_rule = [{c.rule_id: c for c in e.candidates} if e.candidates else {} for e in evaluations]
     if len(evaluations) == 1 and _block_stands(evaluations[0]):
         # A hook's refused call: precedence is settled, nothing emits (outcomes_blocked.sql).
-        params: list[Any] = [
-            [r[1] for r in rows],
-            [r[5] for r in rows],
-            [by_rule[0][r[1]].action for r in rows],
-            [by_rule[0][r[1]].fails_closed for r in rows],
-        ]
+        params: dict[str, list[Any]] = {
+            "rule_id": [r.rule_id for r in rows],
+            "failed": [r.failed for r in rows],
+            "action": [by_rule[0][r.rule_id].action for r in rows],
+            "closed": [by_rule[0][r.rule_id].fails_closed for r in rows],
+        }
         name = "evaluate/outcomes_blocked"
     else:
-        name, params = "evaluate/outcomes", _columns(rows, 14)
+        name, params = "evaluate/outcomes", by_name(OutcomeRow._fields, rows)
     for seq, rule_id, outcome, claim_key, closed in _run(conn, name, params):
         cand = by_rule[seq][rule_id]
         cand.outcome, cand.claim_key = outcome, claim_key
@@ -631,29 +662,32 @@ def record(
     if not evaluations[0].event_id:
         _book(conn, evaluations)  # nothing matched: the answer did not need it
     latencies = list(latency_us) if latency_us is not None else [None] * len(evaluations)
-    evs = [e.event for e in evaluations]
-    conn.execute(
-        parsed(conn, "history/record_events"),
+    _store(
+        conn,
+        "history/record_events",
         [
-            [e.event_id for e in evaluations],
-            [ev.ts for ev in evs],
-            [ev.harness for ev in evs],
-            [ev.native_event for ev in evs],
-            [ev.point for ev in evs],
-            [ev.session_id for ev in evs],
-            [ev.turn_id for ev in evs],
-            [e.generation for e in evaluations],
-            [e.compaction for e in evaluations],
-            [e.prompt_count for e in evaluations],
-            [ev.tool for ev in evs],
-            [ev.native_tool for ev in evs],
-            [ev.call_id for ev in evs],
-            [ev.failed for ev in evs],
-            [ev.cwd or None for ev in evs],
-            [e.decision.verdict or "none" for e in evaluations],
-            latencies,
-            [",".join(ev.notes) or None for ev in evs],
-            [ev.stop_active for ev in evs],
+            EventRow(
+                event_id=e.event_id,
+                ts=e.event.ts,
+                harness=e.event.harness,
+                native_event=e.event.native_event,
+                point=e.event.point,
+                session_id=e.event.session_id,
+                turn_id=e.event.turn_id,
+                generation=e.generation,
+                compaction=e.compaction,
+                prompt_count=e.prompt_count,
+                tool=e.event.tool,
+                native_tool=e.event.native_tool,
+                call_id=e.event.call_id,
+                failed=e.event.failed,
+                cwd=e.event.cwd or None,
+                verdict=e.decision.verdict or "none",
+                latency_us=latency,
+                error=",".join(e.event.notes) or None,
+                stop_active=e.event.stop_active,
+            )
+            for e, latency in zip(evaluations, latencies, strict=True)
         ],
     )
     # Each session's state is its last event's; a new one's first time is its first event's.
@@ -661,45 +695,68 @@ def record(
     for e in evaluations:
         key = (e.event.harness, e.event.session_id)
         last[key] = (e, last[key][1] if key in last else e.event.ts)
-    opened: list[tuple[Any, ...]] = []
-    stored: list[tuple[Any, ...]] = []
+    opened: list[SessionRow] = []
+    stored: list[SessionUpdate] = []
     for (harness, session), (e, first) in last.items():
-        state = (harness, session, e.generation, e.compaction, e.prompt_count, e.model)
+        state = SessionUpdate(
+            harness=harness,
+            session_id=session,
+            generation=e.generation,
+            compaction=e.compaction,
+            prompt_count=e.prompt_count,
+            model=e.model,
+            last_seen=e.event.ts,
+        )
         if e.new_session:
-            opened.append((*state, first, e.event.ts))
+            opened.append(SessionRow(**state._asdict(), first_seen=first))
         else:
-            stored.append((*state, e.event.ts))
+            stored.append(state)
     if len(stored) == 1:  # a hook's event: the statement without lists is the cheaper one
-        conn.execute(parsed(conn, "history/update_session"), list(stored[0]))
+        conn.execute(parsed(conn, "history/update_session"), stored[0]._asdict())
     else:
-        _bulk(conn, "history/update_sessions", stored)
-    _bulk(conn, "history/insert_sessions", opened)
-    hits: list[tuple[Any, ...]] = []
-    claims: list[tuple[Any, ...]] = []
-    kept: list[tuple[Any, ...]] = []
+        _store(conn, "history/update_sessions", stored)
+    _store(conn, "history/insert_sessions", opened)
+    hits: list[HitRow] = []
+    claims: list[ClaimRow] = []
+    kept: list[FieldRow] = []
     for evaluation in evaluations:
         ev = evaluation.event
-        decided = [c for c in evaluation.candidates if c.outcome is not None]
-        for c in decided:
-            hits.append((evaluation.event_id, c.rule_id, ev.point, c.outcome, c.tokens, c.error))
+        decided = False
+        for c in evaluation.candidates:
+            if c.outcome is None:
+                continue  # its conditions did not hold: no hit
+            decided = True
+            hits.append(
+                HitRow(
+                    event_id=evaluation.event_id,
+                    rule_id=c.rule_id,
+                    point=ev.point,
+                    outcome=c.outcome,
+                    tokens=c.tokens,
+                    detail=c.error,
+                )
+            )
             if c.outcome in EMITTING and c.claim_key is not None:
                 claims.append(
-                    (
-                        c.claim_key,
-                        ev.harness,
-                        ev.session_id,
-                        c.rule_id,
-                        evaluation.event_id,
-                        evaluation.prompt_count,
+                    ClaimRow(
+                        claim_key=c.claim_key,
+                        harness=ev.harness,
+                        session_id=ev.session_id,
+                        rule_id=c.rule_id,
+                        event_id=evaluation.event_id,
+                        prompt_count=evaluation.prompt_count,
                     )
                 )
         if (decided and log == "hits") or log == "full":
-            kept += [(evaluation.event_id, f, i, stored_value(v)) for f, i, v in ev.fields]
-    _bulk(conn, "history/insert_fields", kept)
+            kept += [
+                FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
+                for f, i, v in ev.fields
+            ]
+    _store(conn, "history/insert_fields", kept)
     # The session facts are the rules' input, kept whatever the log mode (docs/conditions.md).
-    _bulk(conn, "history/insert_facts", [f for e in evaluations if e.facts for f in facts_of(e)])
-    _bulk(conn, "history/insert_hits", hits)
-    _bulk(conn, "history/insert_claims", claims)
+    _store(conn, "history/insert_facts", [f for e in evaluations if e.facts for f in facts_of(e)])
+    _store(conn, "history/insert_hits", hits)
+    _store(conn, "history/insert_claims", claims)
 
 
 def decision_of(rows: list[tuple[Candidate, bool]], rule_order: dict[str, int]) -> Decision:

@@ -8,7 +8,7 @@ from typing import Any
 
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.evaluate import Candidate, Evaluation, decide
-from agentstyle.engine.store import Connection
+from agentstyle.engine.store import Connection, rolled_back
 
 
 @dataclass(slots=True)
@@ -53,11 +53,8 @@ def _trace(cand: Candidate, point: str | None) -> str:
 def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
     """Decide inside a transaction that is rolled back: history is never touched (the event is
     not recorded, and an allowance it would use is not used up)."""
-    conn.execute("BEGIN TRANSACTION")
-    try:
+    with rolled_back(conn):
         [evaluation] = decide(conn, [event], trace=True)
-    finally:
-        conn.execute("ROLLBACK")
     wire: Wire = answer(evaluation.decision, event.native_event, event)
     lines = [
         f"event {event.harness} {event.native_event} point={event.point} "

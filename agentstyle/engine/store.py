@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -18,6 +18,9 @@ from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths, ensure_home, tighten
 from agentstyle.sql import statement
 from agentstyle.vocabulary import TOOLS
+
+if TYPE_CHECKING:
+    from agentstyle.policy.rows import PolicyRows
 
 Connection = duckdb.DuckDBPyConnection
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -67,18 +70,13 @@ def migrate(conn: Connection) -> None:
         )
     if current == latest:
         return
-    conn.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(conn):
         for version, text in migrations():
             if version > current:
                 conn.execute(text)
                 conn.execute(sql("store/record_migration"), [version])
         if current < INDEX_VERSION:
             index_policy(conn)  # a policy installed before the index existed gets one now
-        conn.execute("COMMIT")
-    except Exception:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def connect(path: Path | str, *, read_only: bool = False) -> Connection:
@@ -134,24 +132,21 @@ def memory_store() -> Connection:
     return conn
 
 
-POLICY_TABLES = (
-    "packages",
-    "rules",
-    "rule_tools",
-    "conditions",
-    "condition_clauses",
-    "templates",
-    "settings",
-    "entries",
-)
-
-
-def insert_rows(conn: Connection, table: str, rows: list[tuple[Any, ...]]) -> None:
-    """Bulk insert through `policy/insert_<table>.sql` (one bound list per column)."""
+def by_name(fields: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> dict[str, list[Any]]:
+    """Rows (NamedTuples with these `fields`) as one list per field, keyed by the field's name:
+    what a statement binds by name, as its `$field` parameters or one struct (its columns)."""
     if not rows:
-        return
-    columns = [list(col) for col in zip(*rows, strict=True)]
-    conn.execute(sql(f"policy/insert_{table}"), columns)
+        return {name: [] for name in fields}
+    return dict(zip(fields, map(list, zip(*rows, strict=True)), strict=True))
+
+
+def insert_rows(
+    conn: Connection, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """Store a policy table's rows (policy/rows.py) through `policy/insert_<table>.sql`, which
+    matches their fields to its `columns` by name."""
+    if rows:
+        conn.execute(sql(f"policy/insert_{table}"), [by_name(columns, rows)])
 
 
 # The evaluation index (schema 005) is derived from the policy tables by these statements, in
@@ -178,21 +173,16 @@ def index_policy(conn: Connection) -> None:
             conn.execute(sql(name))
 
 
-def replace_policy(conn: Connection, rows: Any) -> None:
+def replace_policy(conn: Connection, rows: PolicyRows) -> None:
     """Swap the whole installed policy in one transaction: hooks see old or new, never a mix."""
-    conn.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(conn):
         conn.execute(sql("policy/clear"))
-        for table in POLICY_TABLES:
-            insert_rows(conn, table, getattr(rows, table))
+        for table, columns, table_rows in rows.tables():
+            insert_rows(conn, table, columns, table_rows)
         index_policy(conn)
-        conn.execute("COMMIT")
-    except Exception:
-        conn.execute("ROLLBACK")
-        raise
 
 
-# -- audit: read-only opening, named-parameter queries, statement kinds, transactions ----------
+# -- audit: read-only opening, named-parameter queries, statement kinds ------------------------
 
 DatabaseError = duckdb.Error
 _NAMED_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -246,13 +236,65 @@ def statement_kinds(conn: Connection, query: str) -> list[str]:
     return [str(s.type.name) for s in conn.extract_statements(query)]
 
 
-@contextmanager
-def transaction(conn: Connection) -> Iterator[Connection]:
-    """One transaction: committed when the block ends, rolled back when it raises."""
+# -- transactions: every BEGIN, COMMIT and ROLLBACK of the package is here -------------------
+
+
+def begin(conn: Connection) -> None:
+    """Begin a transaction that no block of code spans: the resident engine's event, begun
+    before its answer and committed after the answer went out (runtime/direct.py). Elsewhere
+    a `with` block says where it ends: `transaction`, `rolled_back`."""
     conn.execute("BEGIN TRANSACTION")
+
+
+def commit(conn: Connection) -> None:
+    conn.execute("COMMIT")
+
+
+def rollback(conn: Connection) -> None:
+    conn.execute("ROLLBACK")
+
+
+class Transaction:
+    """The transaction of a `transaction` block: ended by the block, or once before it ends by
+    `rollback()` (what the block did is then undone, and the block's end commits nothing)."""
+
+    __slots__ = ("conn", "open")
+
+    def __init__(self, conn: Connection) -> None:
+        begin(conn)
+        self.conn = conn
+        self.open = True
+
+    def commit(self) -> None:
+        if self.open:
+            self.open = False
+            commit(self.conn)
+
+    def rollback(self) -> None:
+        if self.open:
+            self.open = False
+            rollback(self.conn)
+
+
+@contextmanager
+def transaction(conn: Connection) -> Iterator[Transaction]:
+    """One transaction: committed when the block ends, rolled back when it raises (or when the
+    block calls its `rollback()`)."""
+    tx = Transaction(conn)
+    try:
+        yield tx
+    except BaseException:
+        tx.rollback()
+        raise
+    tx.commit()
+
+
+@contextmanager
+def rolled_back(conn: Connection) -> Iterator[Connection]:
+    """A transaction always rolled back: what runs in it leaves nothing behind (explain reads
+    an event's outcome without recording it or using up an allowance)."""
+    begin(conn)
     try:
         yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+    finally:
+        rollback(conn)

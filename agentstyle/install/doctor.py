@@ -25,7 +25,7 @@ from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, widened
-from agentstyle.engine.store import Connection, sql
+from agentstyle.engine.store import Connection, sql, transaction
 from agentstyle.harnesses.common import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
@@ -98,10 +98,9 @@ def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
 
 def forget(conn: Connection, prefix: str) -> None:
     """Drop the synthetic events' history, so audits never count them."""
-    conn.execute("BEGIN TRANSACTION")
-    for table in ("hits", "event_fields", "session_facts", "claims", "events", "sessions"):
-        conn.execute(sql(f"doctor/forget_{table}"), [prefix])
-    conn.execute("COMMIT")
+    with transaction(conn):
+        for table in ("hits", "event_fields", "session_facts", "claims", "events", "sessions"):
+            conn.execute(sql(f"doctor/forget_{table}"), [prefix])
 
 
 def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:

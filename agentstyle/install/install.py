@@ -22,7 +22,14 @@ from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, index_policy, open_store, replace_policy, sql
+from agentstyle.engine.store import (
+    Connection,
+    index_policy,
+    open_store,
+    replace_policy,
+    sql,
+    transaction,
+)
 from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for, spec_for
 from agentstyle.harnesses.base import HarnessSpec
@@ -39,6 +46,7 @@ from agentstyle.install.lockfile import (
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 from agentstyle.policy.model import Package, SettingDecl
 from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
+from agentstyle.policy.rows import PolicyRows
 
 ON_FAILURE_MIN = (2, 1, 295)
 SCOPES = ("project", "local", "user")
@@ -336,7 +344,7 @@ def static_blocks(compiled: Compiled, harness: str) -> dict[str, str]:
     blocks: dict[str, str] = {}
     values = {}
     for row in compiled.rows.settings:
-        values[(row[0], row[1])] = row[2]
+        values[(row.package, row.name)] = row.value
     for cp in compiled.packages:
         for info in cp.rules:
             rid = f"{cp.package.name}/{info.rule.id}"
@@ -839,11 +847,9 @@ def engine_free_store(
         yield conn
 
 
-def policy_digest(rows: Any) -> str:
+def policy_digest(rows: PolicyRows) -> str:
     """What the hook hands the resident engine, so an engine never answers with an old policy."""
-    from agentstyle.engine.store import POLICY_TABLES
-
-    doc = {table: getattr(rows, table) for table in POLICY_TABLES}
+    doc = {table: table_rows for table, _columns, table_rows in rows.tables()}
     text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -948,10 +954,9 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
             folder.rmdir()
     if paths.database.exists():
         with engine_free_store(paths, create=False) as conn:
-            conn.execute("BEGIN TRANSACTION")
-            conn.execute(sql("policy/drop_harness"), [harness])
-            index_policy(conn)
-            conn.execute("COMMIT")
+            with transaction(conn):
+                conn.execute(sql("policy/drop_harness"), [harness])
+                index_policy(conn)
             # The policy changed: an engine still holding the old digest must not answer.
             (paths.home / DIGEST_FILE).unlink(missing_ok=True)
     lock.harnesses.pop(harness, None)

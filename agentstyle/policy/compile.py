@@ -9,9 +9,10 @@ from typing import Any
 from agentstyle.diagnostics import Diagnostic, sort_diagnostics
 from agentstyle.harnesses import spec_for
 from agentstyle.policy.load import load_package
-from agentstyle.policy.lower import Lowering, PolicyRows, lower_entries, lower_rule, qualified
+from agentstyle.policy.lower import Lowering, lower_entries, lower_rule, qualified
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry, plan_rule
+from agentstyle.policy.rows import PackageRow, PolicyRows, SettingRow
 from agentstyle.policy.settingrefs import setting_text
 from agentstyle.policy.validate import RuleInfo, validate_package
 
@@ -141,20 +142,20 @@ def compile_policy(
         if require_settings:
             extra.extend(missing)
         rows.packages.append(
-            (
-                pkg.name,
-                pkg.version,
-                pkg.priority,
-                str(pkg.root),
-                pkg.digest,
-                pkg_order,
-                pkg.per_rule,
-                pkg.per_event,
-                pkg.allow_code,
+            PackageRow(
+                name=pkg.name,
+                version=pkg.version,
+                priority=pkg.priority,
+                source=str(pkg.root),
+                digest=pkg.digest,
+                pkg_order=pkg_order,
+                per_rule=pkg.per_rule,
+                per_event=pkg.per_event,
+                allow_code=pkg.allow_code,
             )
         )
         for name, value in values.items():
-            rows.settings.append((pkg.name, name, value))
+            rows.settings.append(SettingRow(package=pkg.name, name=name, value=value))
         for info in cp.rules:
             lower_rule(pkg, info, rule_order, values, rows, extra, low)
             rule_order += 1

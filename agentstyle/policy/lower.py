@@ -13,6 +13,15 @@ from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
 from agentstyle.policy.prefilter import any_literal, required_literal, required_runs
+from agentstyle.policy.rows import (
+    ConditionClauseRow,
+    ConditionRow,
+    EntryRow,
+    PolicyRows,
+    RuleRow,
+    RuleToolRow,
+    TemplateRow,
+)
 from agentstyle.policy.settingrefs import Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span
@@ -29,20 +38,6 @@ MAX_CLAUSES = 512
 
 class TooComplex(Exception):
     pass
-
-
-@dataclass(slots=True)
-class PolicyRows:
-    """Rows per policy table, column order as in sql/schema and sql/policy/insert_*.sql."""
-
-    packages: list[tuple[Any, ...]] = field(default_factory=list)
-    rules: list[tuple[Any, ...]] = field(default_factory=list)
-    rule_tools: list[tuple[Any, ...]] = field(default_factory=list)
-    conditions: list[tuple[Any, ...]] = field(default_factory=list)
-    condition_clauses: list[tuple[Any, ...]] = field(default_factory=list)
-    templates: list[tuple[Any, ...]] = field(default_factory=list)
-    settings: list[tuple[Any, ...]] = field(default_factory=list)
-    entries: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def qualified(pkg: Package, rule_id: str) -> str:
@@ -173,51 +168,51 @@ def lower_condition(
             values = [_scalar(x) for x in value] if isinstance(value, tuple) else None
             pattern = _scalar(value) if value is not None and values is None else None
             rows.conditions.append(
-                (
-                    rule_id,
-                    nid,
-                    parent,
-                    "pred",
-                    n.field,
-                    lookup,
-                    field_regex(lookup),
-                    n.op,
-                    base_op,
-                    pattern,
-                    regex,
-                    number_of(value),
-                    values,
-                    n.span.line,
-                    n.span.column,
-                    pre.literal if pre else None,
-                    pre.case_insensitive if pre else False,
-                    runs[0] if runs else None,
-                    second.literal if second else None,
+                ConditionRow(
+                    rule_id=rule_id,
+                    node_id=nid,
+                    parent_id=parent,
+                    kind="pred",
+                    field=n.field,
+                    lookup_field=lookup,
+                    field_regex=field_regex(lookup),
+                    op=n.op,
+                    base_op=base_op,
+                    pattern=pattern,
+                    regex=regex,
+                    num=number_of(value),
+                    list_values=values,
+                    line=n.span.line,
+                    col=n.span.column,
+                    literal=pre.literal if pre else None,
+                    literal_ci=pre.case_insensitive if pre else False,
+                    literals=runs[0] if runs else None,
+                    any_literal=second.literal if second else None,
                 )
             )
             return
         kind = "and" if isinstance(n, And) else "or" if isinstance(n, Or) else "not"
         rows.conditions.append(
-            (
-                rule_id,
-                nid,
-                parent,
-                kind,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                n.span.line,
-                n.span.column,
-                None,
-                False,
-                None,
-                None,
+            ConditionRow(
+                rule_id=rule_id,
+                node_id=nid,
+                parent_id=parent,
+                kind=kind,
+                field=None,
+                lookup_field=None,
+                field_regex=None,
+                op=None,
+                base_op=None,
+                pattern=None,
+                regex=None,
+                num=None,
+                list_values=None,
+                line=n.span.line,
+                col=n.span.column,
+                literal=None,
+                literal_ci=False,
+                literals=None,
+                any_literal=None,
             )
         )
         children = (n.item,) if isinstance(n, Not) else n.items
@@ -227,7 +222,15 @@ def lower_condition(
     walk(node, None)
     for cid, clause in enumerate(_literals(node, ids), start=1):
         for nid, neg in clause:
-            rows.condition_clauses.append((rule_id, cid, nid, neg != negated_op[nid], len(clause)))
+            rows.condition_clauses.append(
+                ConditionClauseRow(
+                    rule_id=rule_id,
+                    clause_id=cid,
+                    node_id=nid,
+                    negated=neg != negated_op[nid],
+                    clause_size=len(clause),
+                )
+            )
 
 
 def lower_template(
@@ -247,7 +250,16 @@ def lower_template(
         else:
             merged.append(("var", None, seg.name, seg.default))
     for pos, (kind, text, var, default) in enumerate(merged):
-        rows.templates.append((template_id, pos, kind, text, var, default))
+        rows.templates.append(
+            TemplateRow(
+                template_id=template_id,
+                pos=pos,
+                kind=kind,
+                text=text,
+                var=var,
+                default_value=default,
+            )
+        )
 
 
 def uses_rule_state(node: Node | None) -> bool:
@@ -281,49 +293,59 @@ def lower_rule(
     body_id = f"{rid}#body"
     mt_id = f"{rid}#model_text" if info.model_text is not None else None
     rows.rules.append(
-        (
-            rid,
-            pkg.name,
-            rule.id,
-            eff["target"],
-            eff["action"],
-            eff.get("at"),
-            None if eff["action"] in ("block", "ask", "allow") else eff.get("repeat"),
-            eff["fail"],
-            int(eff.get("refresh") or 0),
-            bool(eff["reinject_on_compact"]),
-            eff["mode"],
-            int(eff["priority"]),
-            int(eff["max_tokens"]),
-            bool(eff["enabled"]),
-            rule.order,
-            rule_order,
-            eff.get("event"),
-            list(eff["sources"]),
-            info.harnesses,
-            body_id,
-            mt_id,
-            info.static,
-            info.condition is not None,
-            uses_rule_state(info.condition),
-            rule.source,
-            rule.span.line,
-            rule.span.column,
+        RuleRow(
+            rule_id=rid,
+            package=pkg.name,
+            local_id=rule.id,
+            target=eff["target"],
+            action=eff["action"],
+            timing=eff.get("at"),
+            repeat=None if eff["action"] in ("block", "ask", "allow") else eff.get("repeat"),
+            fail=eff["fail"],
+            refresh=int(eff.get("refresh") or 0),
+            reinject=bool(eff["reinject_on_compact"]),
+            mode=eff["mode"],
+            priority=int(eff["priority"]),
+            max_tokens=int(eff["max_tokens"]),
+            enabled=bool(eff["enabled"]),
+            decl_order=rule.order,
+            rule_order=rule_order,
+            event=eff.get("event"),
+            sources=list(eff["sources"]),
+            harnesses=info.harnesses,
+            body_template=body_id,
+            model_text_template=mt_id,
+            is_static=info.static,
+            has_condition=info.condition is not None,
+            uses_rule_state=uses_rule_state(info.condition),
+            source_file=rule.source,
+            source_line=rule.span.line,
+            source_column=rule.span.column,
         )
     )
     target = eff["target"]
     if target == "tool":
         for t in info.tools:
-            rows.rule_tools.append((rid, "tool", t, glob_to_regex(t)))
+            rows.rule_tools.append(
+                RuleToolRow(rule_id=rid, kind="tool", pattern=t, regex=glob_to_regex(t))
+            )
     if target in ("tool", "mcp"):
         for name in info.names:
-            rows.rule_tools.append((rid, "native", name, "^" + re.escape(name) + "$"))
+            rows.rule_tools.append(
+                RuleToolRow(
+                    rule_id=rid, kind="native", pattern=name, regex="^" + re.escape(name) + "$"
+                )
+            )
     if target == "mcp":
         server = str(eff.get("mcp", "*"))
-        rows.rule_tools.append((rid, "mcp", server, glob_to_regex(server)))
+        rows.rule_tools.append(
+            RuleToolRow(rule_id=rid, kind="mcp", pattern=server, regex=glob_to_regex(server))
+        )
     if target == "skill":
         skill = str(eff.get("skill", "*"))
-        rows.rule_tools.append((rid, "skill", skill, glob_to_regex(skill)))
+        rows.rule_tools.append(
+            RuleToolRow(rule_id=rid, kind="skill", pattern=skill, regex=glob_to_regex(skill))
+        )
     if info.condition is not None:
         try:
             lower_condition(rid, info.condition, info, rows, low)
@@ -345,16 +367,16 @@ def lower_rule(
 def lower_entries(entries: list[PlanEntry], rows: PolicyRows) -> None:
     for e in entries:
         rows.entries.append(
-            (
-                e.rule_id,
-                e.harness,
-                e.point,
-                e.native_event,
-                e.matcher,
-                e.status,
-                e.reason,
-                e.action,
-                e.repeat,
-                e.capability,
+            EntryRow(
+                rule_id=e.rule_id,
+                harness=e.harness,
+                point=e.point,
+                native_event=e.native_event,
+                matcher=e.matcher,
+                status=e.status,
+                reason=e.reason,
+                effective_action=e.action,
+                effective_repeat=e.repeat,
+                capability=e.capability,
             )
         )

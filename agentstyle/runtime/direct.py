@@ -17,7 +17,7 @@ from agentstyle.engine.evaluate import Evaluation, Held, decide, record
 from agentstyle.engine.event import Event
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, connect, migrate, sql
+from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback, sql
 
 # While another program holds DuckDB's own file lock, retry opening at this interval.
 DUCKDB_RETRY_S = 0.02
@@ -223,7 +223,7 @@ def evaluate_on(
         raise DeadlineExceeded("internal deadline passed")
     timed_out = WATCHDOG.arm(conn, deadline)
     try:
-        conn.execute("BEGIN TRANSACTION")
+        begin(conn)
         try:
             [result] = decide(conn, [event], held=resident.held if resident else None, log=log)
             latency = int((time.monotonic() - started) * 1_000_000)
@@ -232,7 +232,7 @@ def evaluate_on(
             if time.monotonic() >= deadline:
                 raise DeadlineExceeded("internal deadline passed")
             if after is None:
-                conn.execute("COMMIT")
+                commit(conn)
         except BaseException:
             WATCHDOG.disarm()
             _rollback(conn)
@@ -255,7 +255,7 @@ def _record_and_commit(conn: Connection, result: Evaluation, log: str, latency: 
     the event stays (the answer stands, the engine logs the loss)."""
     try:
         record(conn, [result], log, [latency])
-        conn.execute("COMMIT")
+        commit(conn)
     except BaseException:
         _rollback(conn)
         raise
@@ -263,7 +263,7 @@ def _record_and_commit(conn: Connection, result: Evaluation, log: str, latency: 
 
 def _rollback(conn: Connection) -> None:
     with contextlib.suppress(Exception):  # an interrupted transaction may already be gone
-        conn.execute("ROLLBACK")
+        rollback(conn)
 
 
 def record_failure(

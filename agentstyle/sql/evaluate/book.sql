@@ -4,12 +4,12 @@
 -- compact adds a round, a prompt adds to the prompt count; the model is remembered from the
 -- session's start. Event ids follow the history's last one (every writer holds the OS lock).
 -- book_batch.sql gives the same answer for any batch.
--- Parameters: lists of $1 seq, $2 harness, $3 session_id, $4 point, $5 session source,
--- $6 model. Result: seq, event_id, generation, compaction, prompt_count, model, is_new (no
+-- Parameters: lists of $seq, $harness, $session_id, $point, $source (the session's),
+-- $model. Result: seq, event_id, generation, compaction, prompt_count, model, is_new (no
 -- stored row for the session yet) — in seq order.
 WITH b AS (
-    SELECT unnest($1) AS seq, unnest($2) AS harness, unnest($3) AS session_id,
-           unnest($4) AS point, unnest($5) AS source, unnest($6) AS model
+    SELECT unnest($seq) AS seq, unnest($harness) AS harness, unnest($session_id) AS session_id,
+           unnest($point) AS point, unnest($source) AS source, unnest($model) AS model
 ),
 flagged AS (
     SELECT b.*, s.generation AS g0, s.compaction AS c0, s.prompt_count AS p0, s.model AS m0,

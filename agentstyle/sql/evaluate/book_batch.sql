@@ -6,8 +6,8 @@
 -- history's last one. For a batch without repeated sessions book.sql is the same, cheaper.
 -- Parameters and result as book.sql.
 WITH b AS (
-    SELECT unnest($1) AS seq, unnest($2) AS harness, unnest($3) AS session_id,
-           unnest($4) AS point, unnest($5) AS source, unnest($6) AS model
+    SELECT unnest($seq) AS seq, unnest($harness) AS harness, unnest($session_id) AS session_id,
+           unnest($point) AS point, unnest($source) AS source, unnest($model) AS model
 ),
 flags AS (
     SELECT b.*, s.generation AS g0, s.compaction AS c0, s.prompt_count AS p0, s.model AS m0,

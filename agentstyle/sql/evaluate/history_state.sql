@@ -2,20 +2,21 @@
 -- batch event, over its session's stored facts (schema 006) and the facts of the batch itself
 -- (an event sees its own: a test run's tool.post counts that run). Run only for events at a
 -- point where a condition reads them (point_flags.history).
--- Parameters: lists of $1 seq, $2 event_id, $3 harness, $4 session_id; lists of the batch's
--- facts (engine/evaluate.py facts_of) $5 event_id, $6 harness, $7 session_id, $8 kind,
--- $9 value, $10 failed. Result: seq, field, value — a row per list element, each list in the
--- order its elements first happened.
+-- Parameters: lists of $seq, $event_id, $harness, $session_id; lists of the batch's facts
+-- (engine/evaluate.py facts_of, engine/records.py FactRow) $fact_harness, $fact_session_id,
+-- $fact_event_id, $fact_kind, $fact_value, $fact_failed. Result: seq, field, value — a row
+-- per list element, each list in the order its elements first happened.
 WITH b AS (
-    SELECT unnest($1) AS seq, unnest($2) AS event_id, unnest($3) AS harness,
-           unnest($4) AS session_id
+    SELECT unnest($seq) AS seq, unnest($event_id) AS event_id, unnest($harness) AS harness,
+           unnest($session_id) AS session_id
 ),
 facts AS (
     SELECT f.event_id, f.harness, f.session_id, f.kind, f.value, f.failed
     FROM session_facts f
     WHERE (f.harness, f.session_id) IN (SELECT harness, session_id FROM b)
     UNION ALL
-    SELECT unnest($5), unnest($6), unnest($7), unnest($8), unnest($9), unnest($10)
+    SELECT unnest($fact_event_id), unnest($fact_harness), unnest($fact_session_id),
+           unnest($fact_kind), unnest($fact_value), unnest($fact_failed)
 ),
 seen AS (
     SELECT b.seq, f.event_id, f.kind, f.value, f.failed,

@@ -1,9 +1,10 @@
 -- Candidate entries of every batch event and whether each one's condition holds (runtime.md
 -- steps 4–5), over the evaluation index (schema 005).
--- Parameters: lists of $1 seq, $2 route (`harness|point|key`, a row per route key of an event:
--- engine/evaluate.py route_keys), $3 name (the MCP server or skill the key `mcp`/`skill`
--- tests); lists of the field rows $4 seq, $5 field, $6 value (with any state.* and wildcard
--- rows); $7 true to return every candidate (explain's trace), false for the matched ones.
+-- Parameters: lists of $route_seq, $route (`harness|point|key`, a row per route key of an
+-- event: engine/evaluate.py route_keys), $route_name (the MCP server or skill the key
+-- `mcp`/`skill` tests); lists of the field rows $seq, $field, $value (with any state.* and
+-- wildcard rows); $trace true to return every candidate (explain's trace), false for the
+-- matched ones.
 -- Result: seq, rule_order, matched — one row per candidate, in no order. A rule's order names
 -- it (rules.rule_order is unique); the caller reads the entry's rule id, action, repeat and
 -- status from `placed` (candidates.sql, or once for a resident engine) and sorts by the
@@ -17,10 +18,10 @@
 -- a set of literals one of which every match holds) is tested before any regex, which DuckDB
 -- compiles per row.
 WITH ev AS (
-    SELECT unnest($1) AS seq, unnest($2) AS route, unnest($3) AS name
+    SELECT unnest($route_seq) AS seq, unnest($route) AS route, unnest($route_name) AS name
 ),
 f AS (
-    SELECT unnest($4) AS seq, unnest($5) AS field, unnest($6) AS value
+    SELECT unnest($seq) AS seq, unnest($field) AS field, unnest($value) AS value
 ),
 clauses AS (
     SELECT e.seq, r.clause_key, any_value(r.rule_order) AS rule_order,
@@ -45,11 +46,11 @@ clauses AS (
               THEN list_contains(r.num_signs, sign(TRY_CAST(f.value AS DOUBLE) - r.num))
           ELSE true
       END
-    WHERE $7 OR r.clause_size > 1 OR (f.seq IS NOT NULL) <> r.negated
+    WHERE $trace OR r.clause_size > 1 OR (f.seq IS NOT NULL) <> r.negated
     GROUP BY e.seq, r.clause_key
 )
 -- a rule matches when one of its clauses holds; without a trace only those clauses are kept
 SELECT seq, rule_order, bool_or(holds) AS matched
 FROM clauses
-WHERE $7 OR holds
+WHERE $trace OR holds
 GROUP BY seq, rule_order;

@@ -1,19 +1,20 @@
 -- Outcome of every rendered candidate (runtime.md steps 7–9): verdict precedence, the stop
 -- loop guard (its own outcome, `loop-guard`), dedup and refresh against `claims` (only the
 -- batch's own keys are looked up), then the per-event token budget.
--- Parameters, a list per column with a row per rendered candidate: $1 seq, $2 rule_id,
--- $3 hash, $4 tokens, $5 truncated, $6 failed (rendering raised), and its event's $7 harness,
--- $8 point, $9 session_id, $10 generation, $11 compaction, $12 prompt_count, $13 turn_key,
--- $14 stop_active.
+-- Parameters, a list each with a row per rendered candidate (engine/records.py OutcomeRow):
+-- $seq, $rule_id, $hash, $tokens, $truncated, $failed (rendering raised), and its event's
+-- $harness, $point, $session_id, $generation, $compaction, $prompt_count, $turn_key,
+-- $stop_active.
 -- Result: seq, rule_id, outcome, claim_key, closed_error (the rule failed and has
 -- `fail: closed`) — ordered by seq and output order (priority desc, package order, rule
 -- order).
 WITH r AS (
-    SELECT unnest($1) AS seq, unnest($2) AS rule_id, unnest($3) AS hash, unnest($4) AS tokens,
-           unnest($5) AS truncated, unnest($6) AS failed, unnest($7) AS harness,
-           unnest($8) AS point, unnest($9) AS session_id, unnest($10) AS generation,
-           unnest($11) AS compaction, unnest($12) AS prompt_count, unnest($13) AS turn_key,
-           unnest($14) AS stop_active
+    SELECT unnest($seq) AS seq, unnest($rule_id) AS rule_id, unnest($hash) AS hash,
+           unnest($tokens) AS tokens, unnest($truncated) AS truncated, unnest($failed) AS failed,
+           unnest($harness) AS harness, unnest($point) AS point,
+           unnest($session_id) AS session_id, unnest($generation) AS generation,
+           unnest($compaction) AS compaction, unnest($prompt_count) AS prompt_count,
+           unnest($turn_key) AS turn_key, unnest($stop_active) AS stop_active
 ),
 keyed AS (
     SELECT r.*, p.action, p.refresh, p.fail, p.priority, p.pkg_order, p.rule_order,

@@ -6,8 +6,8 @@
 -- candidates come as match.sql and candidates.sql gave them (the engine holds the entries),
 -- so no table is read: a plan of one unnest, unsorted (under a block the answer does not
 -- depend on the rows' order; decision_of puts the refusals in rule order).
--- Parameters, one list entry per matched candidate: $1 rule_id, $2 whether rendering failed,
--- $3 the entry's action, $4 whether the entry fails closed.
+-- Parameters, one list entry per matched candidate: $rule_id, $failed (whether rendering
+-- failed), $action (the entry's), $closed (whether the entry fails closed).
 -- Result: seq (0), rule_id, outcome, claim_key (none: nothing emits), closed_error.
 SELECT 0 AS seq, rule_id,
        CASE WHEN failed THEN 'error'
@@ -15,5 +15,5 @@ SELECT 0 AS seq, rule_id,
             ELSE 'block-suppressed' END AS outcome,
        CAST(NULL AS VARCHAR) AS claim_key,
        failed AND closed AS closed_error
-FROM (SELECT unnest($1) AS rule_id, unnest($2) AS failed, unnest($3) AS action,
-             unnest($4) AS closed);
+FROM (SELECT unnest($rule_id) AS rule_id, unnest($failed) AS failed,
+             unnest($action) AS action, unnest($closed) AS closed);

@@ -2,12 +2,12 @@
 -- at its point that reads them, from the history (the hits of the batch's own earlier events
 -- are not stored yet: audit/replay.py cuts a batch there). Run only for events at a point where
 -- a condition reads them (point_flags.rule_state).
--- Parameters: lists of $1 seq, $2 event_id, $3 harness, $4 session_id, $5 point, $6 ts
+-- Parameters: lists of $seq, $event_id, $harness, $session_id, $point, $ts
 -- (epoch seconds). Result: seq, field (`state.rule_hits@<rule>`, `state.since_last_s@<rule>`,
 -- the lookup keys of match_rows), value.
 WITH b AS (
-    SELECT unnest($1) AS seq, unnest($2) AS event_id, unnest($3) AS harness,
-           unnest($4) AS session_id, unnest($5) AS point, unnest($6) AS ts
+    SELECT unnest($seq) AS seq, unnest($event_id) AS event_id, unnest($harness) AS harness,
+           unnest($session_id) AS session_id, unnest($point) AS point, unnest($ts) AS ts
 ),
 counted AS (
     SELECT b.seq, p.rule_id,

@@ -1,12 +1,13 @@
 -- state.turns, state.tool_calls and state.failures (when.md) of each batch event, over its
 -- session's history and the batch itself (an event counts itself). Run only for events at a
 -- point where a condition reads them (point_flags.session_state).
--- Parameters: lists of $1 seq, $2 event_id, $3 harness, $4 session_id, $5 point,
--- $6 native_tool, $7 failed, $8 call_id. Result: seq, field, value — three rows per event.
+-- Parameters: lists of $seq, $event_id, $harness, $session_id, $point, $native_tool,
+-- $failed, $call_id. Result: seq, field, value — three rows per event.
 WITH b AS (
-    SELECT unnest($1) AS seq, unnest($2) AS event_id, unnest($3) AS harness,
-           unnest($4) AS session_id, unnest($5) AS point, unnest($6) AS native_tool,
-           unnest($7) AS failed, unnest($8) AS call_id
+    SELECT unnest($seq) AS seq, unnest($event_id) AS event_id, unnest($harness) AS harness,
+           unnest($session_id) AS session_id, unnest($point) AS point,
+           unnest($native_tool) AS native_tool, unnest($failed) AS failed,
+           unnest($call_id) AS call_id
 ),
 session_events AS (
     SELECT e.event_id, e.harness, e.session_id, e.point, e.native_tool, e.failed, e.call_id

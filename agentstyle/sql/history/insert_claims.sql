@@ -1,2 +1,7 @@
--- Dedup keys claimed: lists of claim_key, harness, session_id, rule_id, event_id, prompt_count.
-INSERT INTO claims SELECT unnest($1), unnest($2), unnest($3), unnest($4), unnest($5), unnest($6);
+-- Dedup keys claimed. Parameters: a list per column of `claims` (engine/records.py ClaimRow),
+-- each named as the column it fills: $claim_key, $harness, $session_id, $rule_id, $event_id,
+-- $prompt_count.
+INSERT INTO claims BY NAME
+SELECT unnest($claim_key) AS claim_key, unnest($harness) AS harness,
+       unnest($session_id) AS session_id, unnest($rule_id) AS rule_id,
+       unnest($event_id) AS event_id, unnest($prompt_count) AS prompt_count;

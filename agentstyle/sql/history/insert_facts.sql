@@ -1,5 +1,7 @@
--- Session facts of the recorded events (schema 006; engine/evaluate.py facts_of): lists of
--- $1 harness, $2 session_id, $3 event_id, $4 kind, $5 value (already redacted and cut),
--- $6 failed.
-INSERT INTO session_facts
-SELECT unnest($1), unnest($2), unnest($3), unnest($4), unnest($5), unnest($6);
+-- Session facts of the recorded events (schema 006; engine/evaluate.py facts_of). Parameters: a
+-- list per column of `session_facts` (engine/records.py FactRow), each named as the column it
+-- fills: $harness, $session_id, $event_id, $kind, $value (already redacted and cut), $failed.
+INSERT INTO session_facts BY NAME
+SELECT unnest($harness) AS harness, unnest($session_id) AS session_id,
+       unnest($event_id) AS event_id, unnest($kind) AS kind, unnest($value) AS value,
+       unnest($failed) AS failed;

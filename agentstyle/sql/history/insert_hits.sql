@@ -1,2 +1,6 @@
--- Candidate outcomes of events: lists of event_id, rule_id, point, outcome, tokens, detail.
-INSERT INTO hits SELECT unnest($1), unnest($2), unnest($3), unnest($4), unnest($5), unnest($6);
+-- Candidate outcomes of events. Parameters: a list per column of `hits` (engine/records.py
+-- HitRow), each named as the column it fills: $event_id, $rule_id, $point, $outcome, $tokens,
+-- $detail.
+INSERT INTO hits BY NAME
+SELECT unnest($event_id) AS event_id, unnest($rule_id) AS rule_id, unnest($point) AS point,
+       unnest($outcome) AS outcome, unnest($tokens) AS tokens, unnest($detail) AS detail;

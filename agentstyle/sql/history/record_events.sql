@@ -1,12 +1,15 @@
 -- Record the batch's events with their answers, after they were decided (runtime.md step 11).
--- Parameters: lists of $1 event_id, $2 ts (epoch seconds), $3 harness, $4 native_event,
--- $5 point, $6 session_id, $7 turn_id, $8 generation, $9 compaction, $10 prompt_count,
--- $11 tool, $12 native_tool, $13 call_id, $14 failed, $15 cwd, $16 verdict, $17 latency_us
--- (NULL: not answered live), $18 error, $19 stop_active (the loop guard's input).
-INSERT INTO events (event_id, ts, harness, native_event, point, session_id, turn_id, generation,
-                    compaction, prompt_count, tool, native_tool, call_id, failed, cwd, verdict,
-                    latency_us, error, stop_active)
-SELECT unnest($1), make_timestamp(CAST(round(unnest($2) * 1000000) AS BIGINT)), unnest($3),
-       unnest($4), unnest($5), unnest($6), unnest($7), unnest($8), unnest($9), unnest($10),
-       unnest($11), unnest($12), unnest($13), unnest($14), unnest($15), unnest($16),
-       unnest($17), unnest($18), unnest($19);
+-- Parameters: a list per column of `events` (engine/records.py EventRow), each named as the
+-- column it fills: $ts in epoch seconds, $latency_us NULL for an event not answered live, $error
+-- the event's notes, $stop_active the loop guard's input.
+INSERT INTO events BY NAME
+SELECT unnest($event_id) AS event_id,
+       make_timestamp(CAST(round(unnest($ts) * 1000000) AS BIGINT)) AS ts,
+       unnest($harness) AS harness, unnest($native_event) AS native_event,
+       unnest($point) AS point, unnest($session_id) AS session_id, unnest($turn_id) AS turn_id,
+       unnest($generation) AS generation, unnest($compaction) AS compaction,
+       unnest($prompt_count) AS prompt_count, unnest($tool) AS tool,
+       unnest($native_tool) AS native_tool, unnest($call_id) AS call_id,
+       unnest($failed) AS failed, unnest($cwd) AS cwd, unnest($verdict) AS verdict,
+       unnest($latency_us) AS latency_us, unnest($error) AS error,
+       unnest($stop_active) AS stop_active;

@@ -1,9 +1,4 @@
--- Bulk insert into `condition_clauses`: one bound list per column, zipped by unnest.
--- Parameters: $5 lists, in column order (rule_id, clause_id, node_id, negated, clause_size).
-INSERT INTO condition_clauses (rule_id, clause_id, node_id, negated, clause_size)
-SELECT
-    unnest($1),
-    unnest($2),
-    unnest($3),
-    unnest($4),
-    unnest($5);
+-- Store the policy's `condition_clauses` rows (policy/rows.py ConditionClauseRow), by column name.
+-- Parameters: $1 a struct of one list per column (engine/store.py by_name), each field named
+-- as its column: each field becomes a column, its list unnested into a row per element.
+INSERT INTO condition_clauses BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $1 AS s);

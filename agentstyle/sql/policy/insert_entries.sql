@@ -1,14 +1,4 @@
--- Bulk insert into `entries`: one bound list per column, zipped by unnest.
--- Parameters: $10 lists, in column order (rule_id, harness, point, native_event, matcher, status, reason, effective_action, effective_repeat, capability).
-INSERT INTO entries (rule_id, harness, point, native_event, matcher, status, reason, effective_action, effective_repeat, capability)
-SELECT
-    unnest($1),
-    unnest($2),
-    unnest($3),
-    unnest($4),
-    unnest($5),
-    unnest($6),
-    unnest($7),
-    unnest($8),
-    unnest($9),
-    unnest($10);
+-- Store the policy's `entries` rows (policy/rows.py EntryRow), by column name.
+-- Parameters: $1 a struct of one list per column (engine/store.py by_name), each field named
+-- as its column: each field becomes a column, its list unnested into a row per element.
+INSERT INTO entries BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $1 AS s);

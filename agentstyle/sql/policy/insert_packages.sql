@@ -1,15 +1,4 @@
--- Bulk insert into `packages`: one bound list per column, zipped by unnest.
--- Parameters: $9 lists, in column order (name, version, priority, source, digest, pkg_order,
--- per_rule, per_event, allow_code).
-INSERT INTO packages (name, version, priority, source, digest, pkg_order, per_rule, per_event,
-                      allow_code)
-SELECT
-    unnest($1),
-    unnest($2),
-    unnest($3),
-    unnest($4),
-    unnest($5),
-    unnest($6),
-    unnest($7),
-    unnest($8),
-    unnest($9);
+-- Store the policy's `packages` rows (policy/rows.py PackageRow), by column name.
+-- Parameters: $1 a struct of one list per column (engine/store.py by_name), each field named
+-- as its column: each field becomes a column, its list unnested into a row per element.
+INSERT INTO packages BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $1 AS s);

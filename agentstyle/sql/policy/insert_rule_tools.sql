@@ -1,8 +1,4 @@
--- Bulk insert into `rule_tools`: one bound list per column, zipped by unnest.
--- Parameters: $4 lists, in column order (rule_id, kind, pattern, regex).
-INSERT INTO rule_tools (rule_id, kind, pattern, regex)
-SELECT
-    unnest($1),
-    unnest($2),
-    unnest($3),
-    unnest($4);
+-- Store the policy's `rule_tools` rows (policy/rows.py RuleToolRow), by column name.
+-- Parameters: $1 a struct of one list per column (engine/store.py by_name), each field named
+-- as its column: each field becomes a column, its list unnested into a row per element.
+INSERT INTO rule_tools BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $1 AS s);

@@ -1,31 +1,4 @@
--- Bulk insert into `rules`: one bound list per column, zipped by unnest.
--- Parameters: $27 lists, in column order (rule_id, package, local_id, target, action, timing, repeat, fail, refresh, reinject, mode, priority, max_tokens, enabled, decl_order, rule_order, event, sources, harnesses, body_template, model_text_template, is_static, has_condition, uses_rule_state, source_file, source_line, source_column).
-INSERT INTO rules (rule_id, package, local_id, target, action, timing, repeat, fail, refresh, reinject, mode, priority, max_tokens, enabled, decl_order, rule_order, event, sources, harnesses, body_template, model_text_template, is_static, has_condition, uses_rule_state, source_file, source_line, source_column)
-SELECT
-    unnest($1),
-    unnest($2),
-    unnest($3),
-    unnest($4),
-    unnest($5),
-    unnest($6),
-    unnest($7),
-    unnest($8),
-    unnest($9),
-    unnest($10),
-    unnest($11),
-    unnest($12),
-    unnest($13),
-    unnest($14),
-    unnest($15),
-    unnest($16),
-    unnest($17),
-    unnest($18),
-    unnest($19),
-    unnest($20),
-    unnest($21),
-    unnest($22),
-    unnest($23),
-    unnest($24),
-    unnest($25),
-    unnest($26),
-    unnest($27);
+-- Store the policy's `rules` rows (policy/rows.py RuleRow), by column name.
+-- Parameters: $1 a struct of one list per column (engine/store.py by_name), each field named
+-- as its column: each field becomes a column, its list unnested into a row per element.
+INSERT INTO rules BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $1 AS s);

@@ -1,7 +1,4 @@
--- Bulk insert into `settings`: one bound list per column, zipped by unnest.
--- Parameters: $3 lists, in column order (package, name, value).
-INSERT INTO settings (package, name, value)
-SELECT
-    unnest($1),
-    unnest($2),
-    unnest($3);
+-- Store the policy's `settings` rows (policy/rows.py SettingRow), by column name.
+-- Parameters: $1 a struct of one list per column (engine/store.py by_name), each field named
+-- as its column: each field becomes a column, its list unnested into a row per element.
+INSERT INTO settings BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $1 AS s);

@@ -1,10 +1,4 @@
--- Bulk insert into `templates`: one bound list per column, zipped by unnest.
--- Parameters: $6 lists, in column order (template_id, pos, kind, text, var, default_value).
-INSERT INTO templates (template_id, pos, kind, text, var, default_value)
-SELECT
-    unnest($1),
-    unnest($2),
-    unnest($3),
-    unnest($4),
-    unnest($5),
-    unnest($6);
+-- Store the policy's `templates` rows (policy/rows.py TemplateRow), by column name.
+-- Parameters: $1 a struct of one list per column (engine/store.py by_name), each field named
+-- as its column: each field becomes a column, its list unnested into a row per element.
+INSERT INTO templates BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $1 AS s);

@@ -1,0 +1,152 @@
+"""The rows of the policy tables: one NamedTuple per table, its fields named as the columns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
+
+# Each class's fields are its table's columns, in the table's order (tests/test_rows.py holds
+# it): the rows are stored by name (sql/policy/insert_<table>.sql), so a field that drifts from
+# its column fails the test, not a later query.
+
+
+class PackageRow(NamedTuple):
+    name: str
+    version: str
+    priority: int
+    source: str
+    digest: str
+    pkg_order: int  # evaluation order: priority desc, then name
+    per_rule: int
+    per_event: int
+    allow_code: bool
+
+
+class RuleRow(NamedTuple):
+    rule_id: str  # qualified: package/rule
+    package: str
+    local_id: str
+    target: str
+    action: str
+    timing: str | None  # `at`: before | after
+    repeat: str | None
+    fail: str
+    refresh: int
+    reinject: bool
+    mode: str
+    priority: int
+    max_tokens: int
+    enabled: bool
+    decl_order: int  # position in its package
+    rule_order: int  # global order: package order, then decl_order
+    event: str | None
+    sources: list[str]
+    harnesses: list[str] | None  # when.harness; None: every harness
+    body_template: str
+    model_text_template: str | None
+    is_static: bool
+    has_condition: bool
+    uses_rule_state: bool
+    source_file: str
+    source_line: int
+    source_column: int
+
+
+class RuleToolRow(NamedTuple):
+    rule_id: str
+    kind: str  # tool | native | mcp | skill
+    pattern: str
+    regex: str
+
+
+class ConditionRow(NamedTuple):
+    rule_id: str
+    node_id: int
+    parent_id: int | None
+    kind: str  # pred | and | or | not
+    field: str | None
+    lookup_field: str | None
+    field_regex: str | None
+    op: str | None
+    base_op: str | None
+    pattern: str | None
+    regex: str | None
+    num: float | None
+    list_values: list[str] | None
+    line: int
+    col: int
+    literal: str | None
+    literal_ci: bool
+    literals: list[str] | None
+    any_literal: str | None
+
+
+class ConditionClauseRow(NamedTuple):
+    rule_id: str
+    clause_id: int
+    node_id: int
+    negated: bool
+    clause_size: int
+
+
+class TemplateRow(NamedTuple):
+    template_id: str
+    pos: int
+    kind: str  # text | var
+    text: str | None
+    var: str | None
+    default_value: str | None
+
+
+class SettingRow(NamedTuple):
+    package: str
+    name: str
+    value: str
+
+
+class EntryRow(NamedTuple):
+    rule_id: str
+    harness: str
+    point: str | None
+    native_event: str | None
+    matcher: str | None
+    status: str
+    reason: str | None
+    effective_action: str
+    effective_repeat: str | None
+    capability: str | None
+
+
+@dataclass(slots=True)
+class PolicyRows:
+    """Rows per policy table, each field named as its table (and stored in this order)."""
+
+    packages: list[PackageRow] = field(default_factory=list)
+    rules: list[RuleRow] = field(default_factory=list)
+    rule_tools: list[RuleToolRow] = field(default_factory=list)
+    conditions: list[ConditionRow] = field(default_factory=list)
+    condition_clauses: list[ConditionClauseRow] = field(default_factory=list)
+    templates: list[TemplateRow] = field(default_factory=list)
+    settings: list[SettingRow] = field(default_factory=list)
+    entries: list[EntryRow] = field(default_factory=list)
+
+    def tables(self) -> Iterator[tuple[str, tuple[str, ...], list[Any]]]:
+        """(table, its columns, its rows) for every policy table."""
+        for table in POLICY_TABLES:
+            yield table, ROW_TYPES[table]._fields, getattr(self, table)
+
+
+POLICY_TABLES = tuple(f.name for f in fields(PolicyRows))
+
+# table → the class of its rows
+ROW_TYPES: dict[str, type[NamedTuple]] = {
+    "packages": PackageRow,
+    "rules": RuleRow,
+    "rule_tools": RuleToolRow,
+    "conditions": ConditionRow,
+    "condition_clauses": ConditionClauseRow,
+    "templates": TemplateRow,
+    "settings": SettingRow,
+    "entries": EntryRow,
+}
