@@ -80,7 +80,8 @@ from agentstyle.engine.evaluate import EMITTING, Evaluation, evaluate
 from agentstyle.engine.event import Event
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, memory_store, query_rows, replace_policy, sql
-from agentstyle.harnesses import adapter_for, spec_for
+from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.install import handler_groups
 from agentstyle.install.lockfile import read_lock
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate

@@ -33,7 +33,7 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import CALL_KEY_FIELD
 from agentstyle.engine.store import Connection, sql
-from agentstyle.harnesses.base import ASK
+from agentstyle.harnesses.facts import ASK
 
 REFUSING = ("blocked", "asked")
 LIFTED = "user-allowed"
@@ -119,7 +119,7 @@ class Refusal:
 def asks_natively(harness: str, native_event: str) -> bool:
     """Whether the harness put an `ask` to the person itself at this native event (then the
     person already answered it there); otherwise STYLE's ask was delivered as a refusal."""
-    from agentstyle.harnesses import spec_for
+    from agentstyle.harnesses.facts import spec_for
 
     for name in (harness, "cursor"):  # a Cursor payload may arrive through a Claude config
         spec = spec_for(name).spec_of(native_event)

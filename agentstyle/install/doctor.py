@@ -19,17 +19,20 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, widened
 from agentstyle.engine.store import Connection, sql
-from agentstyle.harnesses.common import HOOK_SCRIPT
+from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.policy.plan import PlanEntry
+
+if TYPE_CHECKING:
+    from agentstyle.harnesses.protocol import HarnessAdapter
 
 DEAD_AFTER_EVENTS = 100  # audit.md `dead`
 FAIL_OPEN_DAYS = 7  # how far back doctor lists the calls STYLE let through unchecked
@@ -263,7 +266,7 @@ def check_harness(
         return True
     try:
         found = installed(
-            text, is_ours=is_ours, flat=adapter.FLAT, name=label, dialect=adapter.config_dialect()
+            text, is_ours=is_ours, flat=adapter.flat, name=label, dialect=adapter.config_dialect()
         )
     except JsonEditError as exc:
         where = f" at line {exc.span.line}, column {exc.span.column}" if exc.span else ""
@@ -361,11 +364,10 @@ def check_harness(
     return False
 
 
-def _config_flags(adapter: Any, text: str) -> list[str]:
+def _config_flags(adapter: HarnessAdapter, text: str) -> list[str]:
     """Harness switches STYLE's hooks need (Gemini's enable flag)."""
-    check = getattr(adapter, "enabled", None)
-    if check is not None and not check(text):
-        return [f"the hooks system is off ({'.'.join(adapter.ENABLE_FLAG)} is not true)"]
+    if adapter.enable_flag is not None and not adapter.enabled(text):
+        return [f"the hooks system is off ({'.'.join(adapter.enable_flag)} is not true)"]
     return []
 
 
@@ -435,7 +437,7 @@ def _runnable(program: str) -> bool:
 
 def _fire_events(name: str, found: dict[str, list[dict[str, Any]]]) -> list[str]:
     """The native events to fire: the session start bookkeeping and the first tool gate."""
-    from agentstyle.harnesses import spec_for
+    from agentstyle.harnesses.facts import spec_for
 
     spec = spec_for(name)
     chosen: list[str] = []
@@ -455,7 +457,8 @@ def fire_harness(
 ) -> bool:
     """Run the installed commands of a harness with synthetic payloads; True if any ran."""
     from agentstyle.configfiles.hookconfig import installed
-    from agentstyle.harnesses import adapter_for, spec_for
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.install import config_file, is_ours
     from agentstyle.timeouts import timeout_for
 
@@ -465,7 +468,7 @@ def fire_harness(
     found = installed(
         path.read_text("utf-8"),
         is_ours=is_ours,
-        flat=adapter.FLAT,
+        flat=adapter.flat,
         dialect=adapter.config_dialect(),
     )
     ran = False

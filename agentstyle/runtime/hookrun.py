@@ -28,6 +28,7 @@ from agentstyle.runtime.errors import HandlerError
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
     from agentstyle.engine.locking import Poll
     from agentstyle.engine.store import Connection
+    from agentstyle.harnesses.protocol import HarnessAdapter
     from agentstyle.runtime.direct import Resident
 
 MAX_STDIN = 16 * 1024 * 1024
@@ -211,7 +212,7 @@ def _run(
     harness, native_event = args["harness"] or "", args["event"] or ""
     if harness not in SUPPORTED:
         return "", f"STYLE: unknown harness `{_one_line(harness)}`; allowed (fail open)\n", 0
-    from agentstyle.harnesses import spec_for
+    from agentstyle.harnesses.facts import spec_for
     from agentstyle.timeouts import timeout_for
 
     # The timeout in force for this native event (a route's, an extra event's point's).
@@ -253,10 +254,10 @@ def handle(
     `resident` keeps what the engine does once the answer is sent (runtime/direct.py
     evaluate_on).
     """
-    from agentstyle.harnesses import adapter_for, spec_for
+    from agentstyle.harnesses import adapter_for
 
     adapter = reader = adapter_for(harness)
-    point = spec_for(harness).point_of(native_event)
+    point = adapter.spec.point_of(native_event)
     read_event = native_event
     payload: dict[str, Any] = {}
     try:
@@ -270,13 +271,12 @@ def handle(
         if home is None or (conn is None and not (home / "style.duckdb").is_file()):
             raise HandlerError("no rules database (run `style install`)")
         reader, read_event = dialect(harness, adapter, payload, native_event)
-        if reader is not adapter and _installed_natively(reader, home):
+        if reader is not adapter and reader.installed_here(home.parent):
             # STYLE answers this harness through its own config: the same call is not
             # evaluated a second time through another harness's (harnesses.md).
             wire = reader.no_opinion(read_event)
             return wire.stdout, wire.stderr, wire.exit_code
-        owned = getattr(adapter, "duplicate", None)
-        if reader is adapter and owned is not None and owned(payload, read_event):
+        if reader is adapter and adapter.duplicate(payload, read_event):
             # Another gate STYLE installed for this harness owns this tool class (Cursor: shell
             # calls go through beforeShellExecution); that one evaluates the call.
             wire = adapter.no_opinion(read_event)
@@ -324,23 +324,21 @@ def handle(
         )
 
 
-def dialect(harness: str, adapter: Any, payload: dict[str, Any], native_event: str) -> Any:
+def dialect(
+    harness: str, adapter: HarnessAdapter, payload: dict[str, Any], native_event: str
+) -> tuple[HarnessAdapter, str]:
     """(reader adapter, native event) for a payload: the payload decides the dialect.
 
     Cursor runs the hooks of a Claude Code config too (contracts.md §3.8): a Cursor-shaped
     payload arriving through that config is read, and answered, as Cursor's.
     """
     if harness != "cursor":
-        from agentstyle.harnesses import cursor
+        from agentstyle.harnesses import adapter_for
 
+        cursor = adapter_for("cursor")
         if cursor.looks_like(payload):
             return cursor, cursor.native_event_of(payload, native_event)
     return adapter, native_event
-
-
-def _installed_natively(reader: Any, home: Path) -> bool:
-    check = getattr(reader, "installed_here", None)
-    return bool(check and check(home.parent))
 
 
 def _cwd(payload: dict[str, Any]) -> str | None:
@@ -381,7 +379,7 @@ def cause_of(exc: BaseException) -> str:
 
 
 def _failure(
-    adapter: Any,
+    adapter: HarnessAdapter,
     harness: str,
     native_event: str,
     read_event: str,
@@ -481,7 +479,7 @@ def _tamper_notice(harness: str, session: str | None, log_home: Path, cause: str
 
 
 def _failure_answer(
-    adapter: Any,
+    adapter: HarnessAdapter,
     harness: str,
     native_event: str,
     read_event: str,
@@ -515,7 +513,7 @@ def _failure_answer(
             "rule at this event)."
         )
         wire = adapter.deny_answer(read_event, reason)
-        code = int(getattr(adapter, "FAIL_CLOSED_EXIT", 1))
+        code = adapter.fail_closed_exit
         log_error(log_home, harness, native_event, cause, errorlog.REFUSED)
         return wire.stdout, f"STYLE: {cause}; refused (--fail-closed)\n", code
     # Fail open: where the harness needs an explicit answer (Cursor permission hooks, Gemini's
