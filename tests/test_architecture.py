@@ -28,6 +28,8 @@ GROUPS = (
     ("diagnostics.py", "leaves", 0),
     ("vocabulary.py", "leaves", 0),
     ("timeouts.py", "leaves", 0),
+    ("limits.py", "leaves", 0),
+    ("folders.py", "leaves", 0),
     ("__init__.py", "leaves", 0),
     ("sql/*", "leaves", 0),  # the statements and their loader
     ("shell/*", "shell", 1),  # what a command string runs: its own program, below the engine

@@ -16,7 +16,7 @@ from agentstyle.harnesses.answer import with_approve_hint
 from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, spec_for
 from agentstyle.harnesses.facts import codex as codex_facts
 from agentstyle.harnesses.payload import CALL_KEY_FIELD, call_key
-from agentstyle.runtime.hookrun import deadline_seconds
+from agentstyle.runtime.hookcall import deadline_seconds
 from agentstyle.timeouts import CURSOR_ASSUMED_DEFAULT_S, timeout_for
 
 ROOT = "/home/dev/acme-api"
@@ -320,6 +320,17 @@ def test_timeouts_in_force() -> None:
     assert gemini_cli.ADAPTER.handler("cmd", "BeforeTool", False)["timeout"] == 60000
     assert "timeout" not in cursor.ADAPTER.handler("cmd", "preToolUse", True)
     assert cursor.ADAPTER.handler("cmd", "preToolUse", True)["failClosed"] is True
+
+
+def test_a_hooks_deadline_reads_the_timeout_its_spec_says() -> None:
+    """The hook computes its deadline from `timeout_for` alone (runtime/hookcall.py: it reads
+    no capability table before the engine answers): every native event a spec knows, a
+    route's and an extra event's too, is in force with that same timeout."""
+    for harness in HARNESSES:
+        spec = spec_for(harness)
+        for native in (*spec.native_events(), *spec.extra_native_events):
+            ps = spec.spec_of(native)
+            assert ps is not None and ps.timeout_s == timeout_for(harness, native), native
 
 
 def test_every_spec_lists_its_points_in_one_place() -> None:

@@ -26,9 +26,11 @@ from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, widened
 from agentstyle.engine.store import Connection, sql
+from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
+from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_ENV, DEADLINE_SHARE
 from agentstyle.policy.plan import PlanEntry
 
 if TYPE_CHECKING:
@@ -37,12 +39,6 @@ if TYPE_CHECKING:
 DEAD_AFTER_EVENTS = 100  # audit.md `dead`
 FAIL_OPEN_DAYS = 7  # how far back doctor lists the calls STYLE let through unchecked
 SESSION_PREFIX = "style-doctor-"
-# Where each harness names the project folder to a hook command.
-PROJECT_ENV = {
-    "claude-code": "CLAUDE_PROJECT_DIR",
-    "cursor": "CURSOR_PROJECT_DIR",
-    "gemini-cli": "GEMINI_PROJECT_DIR",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +66,9 @@ class Policy:
 
 
 def _cause(exc: BaseException) -> str:
-    from agentstyle.runtime.hookrun import cause_of
+    from agentstyle.runtime.causes import failure_of
 
-    return cause_of(exc)
+    return failure_of(exc).text
 
 
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
@@ -182,6 +178,7 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
     FAIL_OPEN_DAYS days of `.style/logs/errors.log`: one warning per cause, with its count
     and the last one. Lines from before outcomes were logged are counted apart."""
     from agentstyle.runtime import errorlog
+    from agentstyle.runtime.causes import Cause
 
     now = time.time() if now is None else now
     entries = errorlog.read(paths.error_log, now - FAIL_OPEN_DAYS * 86400)
@@ -189,10 +186,10 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
     findings = []
     for outcome in (errorlog.FAIL_OPEN, errorlog.UNKNOWN):
         chosen = [e for e in entries if e.outcome == outcome]
-        by_cause: dict[str, list[errorlog.Entry]] = {}
+        by_cause: dict[Cause, list[errorlog.Entry]] = {}
         for entry in chosen:
-            by_cause.setdefault(entry.cause_class, []).append(entry)
-        for cls, group in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            by_cause.setdefault(entry.counted, []).append(entry)
+        for cause, group in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0].value)):
             last = group[-1]
             stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last.when))
             what = (
@@ -205,7 +202,7 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
                     "warning",
                     None,
                     f"{len(group)} {what} in the last {FAIL_OPEN_DAYS} days: "
-                    f"{errorlog.CAUSES[cls][0]} (last {stamp}, {last.harness} {last.event}: "
+                    f"{cause.doctor_text} (last {stamp}, {last.harness} {last.event}: "
                     f"{last.cause}); see {log}",
                 )
             )
@@ -480,11 +477,11 @@ def fire_harness(
             continue
         ps = spec.spec_of(event)
         timeout = ps.timeout_s if ps is not None else timeout_for(name, event)
-        deadline = min(0.9 * timeout, 55.0)
+        deadline = min(DEADLINE_SHARE * timeout, DEADLINE_CAP_S)
         payload = adapter.synthetic_payload(event, root.as_posix(), session)
-        env = {k: v for k, v in os.environ.items() if k != "STYLE_DEADLINE_S"}
-        if name in PROJECT_ENV:
-            env[PROJECT_ENV[name]] = str(root)
+        env = {k: v for k, v in os.environ.items() if k != DEADLINE_ENV}
+        if name in PROJECT_DIR_ENV:  # where each harness names the project to a hook
+            env[PROJECT_DIR_ENV[name]] = str(root)
         started = time.monotonic()
         ran = True
         try:

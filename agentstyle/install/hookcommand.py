@@ -4,7 +4,7 @@ A config meant to be committed (`--scope project`) holds no path of this machine
 `style-hook` console script found on PATH (pipx / uv tool installs put it there), and where
 STYLE is not installed it answers the harness with one clear line instead of a silent exit 127
 (and refuses, when installed `--fail-closed`). The project is found from the harness's project
-variable or the payload's `cwd` (runtime/hookrun.py `find_database`). Personal scopes
+variable or the payload's `cwd` (agentstyle/folders.py `find_home`). Personal scopes
 (`local`, `user`) keep the absolute interpreter, which never depends on PATH.
 """
 
