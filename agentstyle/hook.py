@@ -17,7 +17,6 @@ that every step below reads its harness, event and deadline from.
 from __future__ import annotations
 
 import sys
-import time
 
 from agentstyle.limits import (
     BUILD_MIN_S,
@@ -119,7 +118,11 @@ def _tampered(harness: str, stdin: bytes, root: str) -> str | None:
 
 def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
     """(stdout, stderr, exit code) for one hook invocation; never raises."""
-    call = HookCall.from_argv(argv, started)
+    return respond(HookCall.from_argv(argv, started), stdin)
+
+
+def respond(call: HookCall, stdin: bytes) -> Answer:
+    """(stdout, stderr, exit code) for one hook call and its input; never raises."""
     notices, failure = ensure_built(call, stdin)
     out, err, code = _answer(call, stdin)
     if failure:
@@ -172,12 +175,13 @@ def _answer(call: HookCall, stdin: bytes) -> Answer:
 
 
 def main() -> None:
-    started = time.monotonic()
+    # The call first: its deadline runs from the start, reading the input included.
+    call = HookCall.from_argv(sys.argv[1:])
     try:
         stdin = sys.stdin.buffer.read(MAX_STDIN + 1)
     except Exception:  # no or closed stdin: answered as empty input
         stdin = b""
-    out, err, code = run(sys.argv[1:], stdin, started)
+    out, err, code = respond(call, stdin)
     try:
         if out:
             sys.stdout.write(out + "\n")
