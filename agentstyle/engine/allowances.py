@@ -1,7 +1,7 @@
 """`style allow` (cli.md): the person lets one refused tool call through, once or for the session.
 
 An allowance names the refused event, the rules that refused it, and the call's key (harness
-native tool plus the whole input: `harnesses/common.py` `call_key`). One refusal gets one
+native tool plus the whole input: `harnesses/payload.py` `call_key`). One refusal gets one
 allowance: asking again says it is granted (or widens it to the session), it never adds a
 pass. When the same call comes again in the same session, `apply_allowances` (run by
 `evaluate` inside the event's transaction) lifts exactly those rules' refusals: their hits
