@@ -10,65 +10,37 @@ A direct evaluation never waits for an engine's lifetime (the engine holds the d
 while it lives): a payload over MAX_STDIN is handed to the engine as a flagged request, which
 it answers per `fail` with its open database; while waiting for the lock, the hook hands its
 event over to an engine that came up, or, under `STYLE_ENGINE=off`, asks it to step aside.
+The command line and the environment are read once, into a `HookCall` (runtime/hookcall.py)
+that every step below reads its harness, event and deadline from.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import time
 
-MAX_STDIN = 16 * 1024 * 1024
-MAX_DRAIN = 1024 * 1024 * 1024  # an oversized payload's rest is read and dropped up to this
-# Of a payload over MAX_STDIN only this much is sent to the engine: enough to name its session.
-OVERSIZED_HEAD = 64 * 1024
-# Of the internal deadline, the engine gets nearly all: while it lives it holds the database,
-# so a direct evaluation could not start before it answers anyway.
-ENGINE_SHARE = 0.85
-
-
-def _args(argv: list[str]) -> tuple[str, str, bool]:
-    harness = event = ""
-    fail_closed = False
-    it = iter(argv)
-    for arg in it:
-        if arg == "--harness":
-            harness = next(it, "") or ""
-        elif arg == "--event":
-            event = next(it, "") or ""
-        elif arg == "--fail-closed":
-            fail_closed = True
-    return harness, event, fail_closed
-
-
-def _budget(harness: str, event: str) -> float:
-    from agentstyle.timeouts import timeout_for
-
-    override = os.environ.get("STYLE_DEADLINE_S")
-    if override:
-        try:
-            return max(0.0, float(override))
-        except ValueError:
-            pass
-    return min(0.9 * timeout_for(harness, event), 55.0)
-
+from agentstyle.limits import (
+    BUILD_MIN_S,
+    BUILD_SHARE,
+    ENGINE_SHARE,
+    MAX_DRAIN,
+    MAX_STDIN,
+    PAYLOAD_HEAD,
+)
+from agentstyle.runtime.hookcall import HookCall
 
 Answer = tuple[str, str, int]
 
 
-def via_engine(
-    argv: list[str], stdin: bytes, started: float, *, start: bool = True
-) -> Answer | None:
+def via_engine(call: HookCall, stdin: bytes, *, start: bool = True) -> Answer | None:
     """The engine's answer, or None to evaluate directly (`start`: launch one if none runs)."""
     from agentstyle.runtime import client
 
     if not client.available():
         return None
-    home = client.locate_home()
+    home = call.find_home()
     if home is None:
         return None
-    harness, event, fail_closed = _args(argv)
-    budget = _budget(harness, event) - (time.monotonic() - started)
+    budget = call.left()
     # Too large to evaluate, but the engine holds the database that says whether a
     # `fail: closed` rule refuses it: the engine answers the failure.
     oversized = len(stdin) > MAX_STDIN
@@ -76,13 +48,13 @@ def via_engine(
         "op": "hook",
         "version": client.engine_version(),
         "digest": client.read_digest(home),
-        "harness": harness,
-        "event": event,
-        "fail_closed": fail_closed,
+        "harness": call.harness,
+        "event": call.event,
+        "fail_closed": call.fail_closed,
         "oversized": oversized,
         "budget_s": budget,
     }
-    payload = stdin[:OVERSIZED_HEAD] if oversized else stdin
+    payload = stdin[:PAYLOAD_HEAD] if oversized else stdin
     answer, reason = client.request(home, message, budget * ENGINE_SHARE, stdin=payload)
     if answer is None or answer.get("restart"):
         restart = answer is not None and bool(answer.get("restart"))
@@ -95,13 +67,7 @@ def via_engine(
     return stdout, stderr, code
 
 
-NO_DATABASE = "no rules database on this machine"  # runtime/freshness.py `stale`
-# Of the internal deadline, a first-use build of the database may take this much; the rest is
-# left for evaluating the event itself.
-BUILD_SHARE = 0.7
-
-
-def ensure_built(argv: list[str], stdin: bytes, started: float) -> tuple[list[str], str]:
+def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str]:
     """(notices, failure) after building the rules database from `style.lock.yaml` where this
     machine has none or an older one (a teammate's clone, a pull that changed the lock).
 
@@ -109,14 +75,13 @@ def ensure_built(argv: list[str], stdin: bytes, started: float) -> tuple[list[st
     """
     from agentstyle.runtime import freshness
 
-    root = freshness.find_locked_root(freshness.hook_starts())
+    root = freshness.find_locked_root(call.starts(), call.home)
     if root is None:
         return [], ""
     why = freshness.stale(root)
     if why is None:
         return [], ""
-    harness, event, _ = _args(argv)
-    wait = max(0.5, _budget(harness, event) * BUILD_SHARE - (time.monotonic() - started))
+    wait = max(BUILD_MIN_S, call.until(BUILD_SHARE))
     try:
         from pathlib import Path
 
@@ -127,7 +92,7 @@ def ensure_built(argv: list[str], stdin: bytes, started: float) -> tuple[list[st
         text = " ".join(str(exc).split()) or type(exc).__name__
         return [], f"STYLE: could not build the rules database from style.lock.yaml: {text}"
     built = f"STYLE built this machine's rules database from style.lock.yaml ({why})"
-    tampered = _tampered(harness, stdin, root) if why == NO_DATABASE else None
+    tampered = _tampered(call.harness, stdin, root) if why == freshness.NO_DATABASE else None
     return [
         tampered + " It was built again from style.lock.yaml." if tampered else built,
         *notes,
@@ -153,35 +118,38 @@ def _tampered(harness: str, stdin: bytes, root: str) -> str | None:
 
 def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
     """(stdout, stderr, exit code) for one hook invocation; never raises."""
-    started = time.monotonic() if started is None else started
-    notices, failure = ensure_built(argv, stdin, started)
-    out, err, code = _answer(argv, stdin, started)
+    return respond(HookCall.from_argv(argv, started), stdin)
+
+
+def respond(call: HookCall, stdin: bytes) -> Answer:
+    """(stdout, stderr, exit code) for one hook call and its input; never raises."""
+    notices, failure = ensure_built(call, stdin)
+    out, err, code = _answer(call, stdin)
     if failure:
         err = f"{failure}\n{err}" if err else failure
     if notices:
-        out = _with_notices(argv, out, notices)
+        out = _with_notices(call, out, notices)
         err = "\n".join(notices) + ("\n" + err if err else "")
     return out, err, code
 
 
-def _with_notices(argv: list[str], stdout: str, notices: list[str]) -> str:
+def _with_notices(call: HookCall, stdout: str, notices: list[str]) -> str:
     """The answer with the notices shown to the user, in the field the harness shows."""
-    harness, event, _ = _args(argv)
     try:
         from agentstyle.engine.decision import Wire
         from agentstyle.harnesses import adapter_for
 
-        # `with_notice(wire, native_event, text) -> Wire`: only its stdout is taken, the
-        # notices are on stderr already (where the event has no field for them).
-        wire = adapter_for(harness).with_notice(Wire(stdout), event, "\n".join(notices))
-        return str(wire.stdout)
+        # Only the answer's stdout is taken: the notices are on stderr already (where the
+        # event has no field for them).
+        notice = "\n".join(notices)
+        return adapter_for(call.harness).with_notice(Wire(stdout), call.event, notice).stdout
     except Exception:
         return stdout
 
 
-def _answer(argv: list[str], stdin: bytes, started: float) -> Answer:
+def _answer(call: HookCall, stdin: bytes) -> Answer:
     try:
-        answer = via_engine(argv, stdin, started)
+        answer = via_engine(call, stdin)
     except Exception:  # the engine is an optimisation: any trouble means direct evaluation
         answer = None
     if answer is not None:
@@ -195,24 +163,25 @@ def _answer(argv: list[str], stdin: bytes, started: float) -> Answer:
             from agentstyle.runtime import client
 
             if client.available():
-                return via_engine(argv, stdin, started, start=False)
-            home = client.locate_home()
+                return via_engine(call, stdin, start=False)
+            home = call.find_home()
             if home is not None and client.sockets():
                 client.ask_to_stop(home)
         except Exception:
             pass
         return None
 
-    return run_direct(argv, stdin, started, poll)
+    return run_direct(call, stdin, poll)
 
 
 def main() -> None:
-    started = time.monotonic()
+    # The call first: its deadline runs from the start, reading the input included.
+    call = HookCall.from_argv(sys.argv[1:])
     try:
         stdin = sys.stdin.buffer.read(MAX_STDIN + 1)
     except Exception:  # no or closed stdin: answered as empty input
         stdin = b""
-    out, err, code = run(sys.argv[1:], stdin, started)
+    out, err, code = respond(call, stdin)
     try:
         if out:
             sys.stdout.write(out + "\n")

@@ -10,7 +10,7 @@ from typing import Any
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.event import Event
-from agentstyle.harnesses.claude_code import normalize
+from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.eval_bench import Timed
 from bench.generate import write_package
 
@@ -50,7 +50,7 @@ def run(events: int = 100_000, rules: int = 1000, batch: int = 5000) -> dict[str
         conn, _ = memory_policy([str(Path(tmp) / "pkg")], "claude-code")
     t0 = time.perf_counter()
     normalized: list[Event] = [
-        normalize(p, e) for e, p in (payload(i, rules) for i in range(events))
+        CLAUDE_CODE.normalize(p, e) for e, p in (payload(i, rules) for i in range(events))
     ]
     t1 = time.perf_counter()
     fired = 0

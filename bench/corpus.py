@@ -232,13 +232,13 @@ def run(cases: Sequence[Case], base: Path | None = None, batch: int = 200) -> di
 
 def evaluate_cases(conn: Any, cases: Sequence[Case], base: Path) -> dict[str, Outcome]:
     from agentstyle.engine.evaluate import evaluate
-    from agentstyle.harnesses.claude_code import normalize
+    from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 
     events = []
     for case in cases:
         payload = case.payload(str(prepare(case, base)))
         payload["session_id"] = f"corpus-{case.name}"
-        events.append(normalize(payload, "PreToolUse"))
+        events.append(CLAUDE_CODE.normalize(payload, "PreToolUse"))
     conn.execute("BEGIN TRANSACTION")
     try:
         evaluations = evaluate(conn, events)

@@ -24,7 +24,7 @@ from typing import Any
 from agentstyle.engine import store
 from agentstyle.engine.compiled import compile_checked
 from agentstyle.engine.evaluate import Held, decide, record
-from agentstyle.harnesses.claude_code import normalize
+from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.generate import write_package
 
 COMMAND = "cargo test -p acme-auth && ls -la"
@@ -132,7 +132,7 @@ def run(
         for i in range(warmup + events):
             if i == warmup:
                 conn.samples.clear()
-            ev = normalize(payload(i, command, str(project)), "PreToolUse")
+            ev = CLAUDE_CODE.normalize(payload(i, command, str(project)), "PreToolUse")
             c0, t0 = time.thread_time(), time.perf_counter()
             conn.execute("BEGIN TRANSACTION")
             evaluations = decide(conn, [ev], held=held)  # type: ignore[arg-type]

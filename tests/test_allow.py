@@ -419,7 +419,7 @@ def test_no_code_where_it_could_not_be_used(tmp_path: Path) -> None:
     assert not coded(reason("style uninstall"))
     assert reason("style allow k7f3").startswith("STYLE self-protect: ")
     # Claude Code asks the person itself, but a headless client (`claude -p`) turns the ask
-    # into a refusal (harnesses/claude_code_spec.py `ask_may_refuse`): the question carries
+    # into a refusal (harnesses/facts/claude_code.py `ask_may_refuse`): the question carries
     # the way through, with this refusal's code
     payload = p.fixture("claude-code", "PreToolUse.bash-rm-rf.json", session_id=sid,
                         tool_input={"command": "git push origin main"})  # fmt: skip

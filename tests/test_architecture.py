@@ -29,15 +29,15 @@ GROUPS = (
     ("diagnostics.py", "leaves", 0),
     ("vocabulary.py", "leaves", 0),
     ("timeouts.py", "leaves", 0),
+    ("limits.py", "leaves", 0),
+    ("folders.py", "leaves", 0),
     ("__init__.py", "leaves", 0),
     ("sql/*", "leaves", 0),  # the statements and their loader
-    # each harness's capability table is data the planner reads; the adapter beside it is not
-    ("harnesses/__init__.py", "harness-facts", 0),
-    ("harnesses/base.py", "harness-facts", 0),
-    ("harnesses/*_spec.py", "harness-facts", 0),
     ("shell/*", "shell", 1),  # what a command string runs: its own program, below the engine
     ("grammar/*", "grammar", 1),
     ("configfiles/*", "configfiles", 1),
+    # each harness's capability table: data the planner and the engine read, below them both
+    ("harnesses/facts/*", "harness-facts", 1),
     ("policy/*", "policy", 2),
     ("engine/*", "engine", 3),
     ("harnesses/*", "harness-adapters", 4),
@@ -52,8 +52,6 @@ GROUPS = (
 DOWNSTREAM = {
     ("audit", "install"),
     ("imports", "install"),
-    ("leaves", "harness-facts"),
-    ("harness-facts", "leaves"),
     ("entries", "cli"),
     ("cli", "entries"),
 }
@@ -132,7 +130,7 @@ def test_stages_import_one_way() -> None:
 
 def test_same_rank_groups_import_in_one_direction_only() -> None:
     for a, b in DOWNSTREAM:
-        if {a, b} <= {"leaves", "harness-facts", "entries", "cli"}:
+        if {a, b} <= {"entries", "cli"}:
             continue
         assert (b, a) not in DOWNSTREAM
 
@@ -267,3 +265,57 @@ def test_hook_entry_imports_nothing_heavy_before_it_has_work() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+ADAPTER_MODULES = ("claude_code", "codex", "cursor", "gemini_cli")
+
+
+def test_every_caller_holds_an_adapter_by_its_interface() -> None:
+    """An adapter is reached through `adapter_for`, typed `HarnessAdapter`, so mypy strict
+    checks every call: no module outside harnesses/ imports an adapter module as a handle, no
+    parameter holds an adapter as `Any`, and nothing probes one with getattr/hasattr."""
+    import typing
+
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses.facts import SUPPORTED
+    from agentstyle.harnesses.protocol import HarnessAdapter
+
+    # (the module imports the interface for typing only: the hook path loads no adapter early)
+    hints = typing.get_type_hints(adapter_for, localns={"HarnessAdapter": HarnessAdapter})
+    assert hints["return"] is HarnessAdapter
+    assert all(isinstance(adapter_for(name), HarnessAdapter) for name in SUPPORTED)
+    assert {adapter_for(name).name for name in SUPPORTED} == set(SUPPORTED)
+    offenders: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        tree = ast.parse(path.read_text("utf-8"))
+        if "ModuleType" in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:
+            offenders.append(f"{rel}: a ModuleType handle")
+        if not rel.startswith("harnesses/"):
+            for target in package_imports(path):
+                if target.removesuffix(".py") in {f"harnesses/{m}" for m in ADAPTER_MODULES}:
+                    offenders.append(f"{rel}: imports {target} (use adapter_for)")
+        held: set[str] = set()  # names bound to an adapter in this module
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and ast.unparse(node.value.func).endswith("adapter_for")
+            ):
+                held |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            if isinstance(node, ast.arg) and node.arg in ("adapter", "reader"):
+                held.add(node.arg)
+                if node.annotation is None or "HarnessAdapter" not in ast.unparse(node.annotation):
+                    offenders.append(f"{rel}:{node.lineno}: `{node.arg}` is not a HarnessAdapter")
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and node.args
+            ):
+                probed = node.args[0]
+                name = probed.id if isinstance(probed, ast.Name) else ast.unparse(probed)
+                if name in held or "adapter" in name:
+                    offenders.append(f"{rel}:{node.lineno}: {node.func.id}({name}, …)")
+    assert offenders == []

@@ -25,6 +25,7 @@ from agentstyle.audit.attention import claude_transcripts
 from agentstyle.cli.app import app
 from agentstyle.engine.locking import FileLock
 from agentstyle.runtime import hookrun
+from agentstyle.runtime.hookcall import HookCall
 
 DATA = Path(__file__).resolve().parent / "data" / "audit"
 GOLDEN = DATA / "golden"
@@ -34,9 +35,8 @@ LOCKED = "the rules database stayed locked past the deadline"
 
 
 def _hook(project: Project, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-    stdout, stderr, code = hookrun.run(
-        ["--harness", "claude-code", "--event", event], json.dumps(payload).encode()
-    )
+    call = HookCall.from_argv(["--harness", "claude-code", "--event", event])
+    stdout, stderr, code = hookrun.run(call, json.dumps(payload).encode())
     assert code == 0 and "fail open" not in stderr, stderr
     return json.loads(stdout) if stdout.strip() else None
 

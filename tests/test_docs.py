@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agentstyle.harnesses import SUPPORTED
+from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.vocabulary import (
     CONDITION_FIELDS,
     EVENT_VARS,

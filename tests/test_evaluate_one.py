@@ -13,7 +13,7 @@ import pytest
 from agentstyle.engine.compiled import compile_checked
 from agentstyle.engine.evaluate import EMITTING, Evaluation, Held, decide, record
 from agentstyle.engine.store import Connection, memory_store, replace_policy
-from agentstyle.harnesses.claude_code import normalize
+from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 
 PACKAGE = """\
 spec: style/v0.3
@@ -82,7 +82,7 @@ def _event(command: str, session: str) -> Any:
         "tool_input": {"command": command},
         "tool_use_id": "toolu_1",
     }
-    return normalize(payload, "PreToolUse")
+    return CLAUDE_CODE.normalize(payload, "PreToolUse")
 
 
 def _seen(e: Evaluation) -> tuple[Any, ...]:

@@ -22,7 +22,7 @@ import pytest
 from conftest import HookResult, new_session
 from test_harness_support import HarnessProject
 
-from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses import adapter_for, codex
 from agentstyle.runtime import notified
 
 OPEN = """
@@ -269,10 +269,10 @@ def test_a_warning_and_the_notice_share_one_system_message() -> None:
 def test_codex_never_gets_a_key_its_schema_rejects() -> None:
     """Codex fails a hook over any key an event does not accept: the notice goes where the
     schema has `systemMessage`, and to stderr elsewhere."""
-    codex = adapter_for("codex")
+    adapter = codex.ADAPTER
     for event in (*codex.ALLOWED_KEYS, "Interrupt"):
-        wire = codex.with_notice(codex.no_opinion(event), event, "STYLE could not check.")
-        assert codex.wire_problem(event, wire.stdout, 0) is None, event
+        wire = adapter.with_notice(adapter.no_opinion(event), event, "STYLE could not check.")
+        assert adapter.wire_problem(event, wire.stdout, 0) is None, event
         assert ("STYLE could not check." in wire.stdout) == (event in codex.NOTICE_EVENTS)
         assert ("STYLE could not check." in wire.stderr) != (event in codex.NOTICE_EVENTS)
 

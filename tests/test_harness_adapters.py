@@ -11,10 +11,12 @@ import pytest
 from test_harness_support import FIXTURES, FOLDER, HARNESSES
 
 from agentstyle.engine.decision import Decision
-from agentstyle.harnesses import adapter_for, codex, codex_spec, cursor, gemini_cli, spec_for
-from agentstyle.harnesses.base import ASK, CONTEXT, DENY, MESSAGE, with_approve_hint
-from agentstyle.harnesses.common import CALL_KEY_FIELD, call_key
-from agentstyle.runtime.hookrun import deadline_seconds
+from agentstyle.harnesses import adapter_for, codex, cursor, gemini_cli
+from agentstyle.harnesses.answer import with_approve_hint
+from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, spec_for
+from agentstyle.harnesses.facts import codex as codex_facts
+from agentstyle.harnesses.payload import CALL_KEY_FIELD, call_key
+from agentstyle.runtime.hookcall import deadline_seconds
 from agentstyle.timeouts import CURSOR_ASSUMED_DEFAULT_S, timeout_for
 
 ROOT = "/home/dev/acme-api"
@@ -44,14 +46,14 @@ def test_every_fixture_reads_into_a_known_point(harness: str, name: str) -> None
 
 
 def test_codex_reads_apply_patch_as_a_file_edit() -> None:
-    ev = codex.normalize(load("codex", "PreToolUse.apply_patch-rs.json"), "PreToolUse")
+    ev = codex.ADAPTER.normalize(load("codex", "PreToolUse.apply_patch-rs.json"), "PreToolUse")
     assert (ev.tool, ev.native_tool) == ("file.edit", "apply_patch")
     assert ev.values("file.path") == ["src/auth/session.rs"]
     assert ev.values("tool.added") == [
         "    let token = header.to_str().map_err(AuthError::BadHeader)?;"
     ]
     patch = "*** Begin Patch\n*** Add File: src/new.rs\n+fn main() {}\n*** End Patch\n"
-    added = codex.normalize(
+    added = codex.ADAPTER.normalize(
         load("codex", "PreToolUse.apply_patch-rs.json", tool_input={"command": patch}),
         "PreToolUse",
     )
@@ -60,52 +62,56 @@ def test_codex_reads_apply_patch_as_a_file_edit() -> None:
 
 
 def test_codex_shell_calls_are_parsed_like_any_shell() -> None:
-    ev = codex.normalize(load("codex", "PreToolUse.bash-git-push-force.json"), "PreToolUse")
+    ev = codex.ADAPTER.normalize(load("codex", "PreToolUse.bash-git-push-force.json"), "PreToolUse")
     assert ev.tool == "shell"
     assert "git push --force-with-lease origin main" in ev.values("shell.commands")
 
 
 def test_cursor_reads_each_gate() -> None:
-    shell = cursor.normalize(
+    shell = cursor.ADAPTER.normalize(
         load("cursor", "beforeShellExecution.rm-rf.json"), "beforeShellExecution"
     )
     assert (shell.point, shell.tool, shell.native_tool) == ("tool.pre", "shell", "Shell")
     assert shell.session_id == "3b8e1f4a-6c2d-4e7f-9a0b-5d1c8e2f7a36"  # conversation_id
     assert shell.turn_id == "9c4d2e7f-1a3b-4c5d-8e6f-0a7b9c1d3e5f"  # generation_id
     assert shell.first("harness.version") == "2.4.21"
-    read = cursor.normalize(load("cursor", "beforeReadFile.env.json"), "beforeReadFile")
+    read = cursor.ADAPTER.normalize(load("cursor", "beforeReadFile.env.json"), "beforeReadFile")
     assert (read.tool, read.values("file.path")) == ("file.read", [".env.production"])
     assert "hunter2" not in json.dumps(read.fields)  # the file's content is never copied
-    mcp = cursor.normalize(load("cursor", "beforeMCPExecution.github.json"), "beforeMCPExecution")
+    mcp = cursor.ADAPTER.normalize(
+        load("cursor", "beforeMCPExecution.github.json"), "beforeMCPExecution"
+    )
     assert (mcp.tool, mcp.mcp_server, mcp.first("mcp.tool")) == (
         "mcp",
         "github",
         "create_pull_request",
     )
     assert mcp.first("tool.input.owner") == "acme"  # the JSON string was parsed
-    edit = cursor.normalize(load("cursor", "afterFileEdit.rs.json"), "afterFileEdit")
+    edit = cursor.ADAPTER.normalize(load("cursor", "afterFileEdit.rs.json"), "afterFileEdit")
     assert (edit.point, edit.tool) == ("tool.post", "file.edit")
     assert edit.values("tool.added") == [
         "let token = header.to_str().map_err(AuthError::BadHeader)?;"
     ]
-    failed = cursor.normalize(load("cursor", "postToolUseFailure.shell.json"), "postToolUseFailure")
+    failed = cursor.ADAPTER.normalize(
+        load("cursor", "postToolUseFailure.shell.json"), "postToolUseFailure"
+    )
     assert failed.point == "tool.failed" and failed.failed
-    looping = cursor.normalize(load("cursor", "stop.looping.json"), "stop")
+    looping = cursor.ADAPTER.normalize(load("cursor", "stop.looping.json"), "stop")
     assert looping.stop_active  # loop_count > 0
-    assert not cursor.normalize(load("cursor", "stop.json"), "stop").stop_active
+    assert not cursor.ADAPTER.normalize(load("cursor", "stop.json"), "stop").stop_active
 
 
 def test_gemini_reads_a_failed_tool_as_tool_failed() -> None:
     payload = load("gemini-cli", "AfterTool.run_shell_command.json")
-    assert gemini_cli.normalize(payload, "AfterTool").point == "tool.post"
+    assert gemini_cli.ADAPTER.normalize(payload, "AfterTool").point == "tool.post"
     payload["tool_response"]["error"] = "exit status 101"
-    failed = gemini_cli.normalize(payload, "AfterTool")
+    failed = gemini_cli.ADAPTER.normalize(payload, "AfterTool")
     assert (failed.point, failed.failed, failed.first("tool.output")) == (
         "tool.failed",
         True,
         "exit status 101",
     )
-    stop = gemini_cli.normalize(load("gemini-cli", "AfterAgent.json"), "AfterAgent")
+    stop = gemini_cli.ADAPTER.normalize(load("gemini-cli", "AfterAgent.json"), "AfterAgent")
     assert stop.first("response.text") == "I replaced the unwrap() calls. I did not run the tests."
 
 
@@ -134,9 +140,13 @@ DECISIONS = [
 @pytest.mark.parametrize("event", [*sorted(codex.ALLOWED_KEYS), "PermissionRequest"])
 def test_codex_answers_only_what_its_strict_schema_accepts(event: str) -> None:
     for decision in DECISIONS:
-        wire = codex.answer(decision, event)
+        wire = codex.ADAPTER.answer(decision, event)
         assert wire.exit_code == 0
-        assert codex.wire_problem(event, wire.stdout, 0) is None, (event, decision, wire.stdout)
+        assert codex.ADAPTER.wire_problem(event, wire.stdout, 0) is None, (
+            event,
+            decision,
+            wire.stdout,
+        )
         doc = json.loads(wire.stdout) if wire.stdout else {}
         for banned in ("continue", "stopReason", "suppressOutput"):
             assert banned not in doc
@@ -149,7 +159,7 @@ def test_codex_answers_only_what_its_strict_schema_accepts(event: str) -> None:
 
 
 def test_codex_ask_becomes_a_refusal_that_names_style_allow() -> None:
-    wire = codex.answer(DECISIONS[3], "PreToolUse")
+    wire = codex.ADAPTER.answer(DECISIONS[3], "PreToolUse")
     specific = json.loads(wire.stdout)["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
     assert specific["permissionDecisionReason"] == (
@@ -169,14 +179,14 @@ def test_the_approval_hint_reads_on() -> None:
 @pytest.mark.parametrize("event", sorted(gemini_cli.SPEC.native_events()))
 def test_gemini_always_prints_json(event: str) -> None:
     for decision in DECISIONS:
-        wire = gemini_cli.answer(decision, event)
+        wire = gemini_cli.ADAPTER.answer(decision, event)
         assert wire.stdout.startswith("{"), (event, decision)
-        assert gemini_cli.wire_problem(event, wire.stdout, 0) is None
-    assert gemini_cli.answer(Decision(), event).stdout == "{}"
+        assert gemini_cli.ADAPTER.wire_problem(event, wire.stdout, 0) is None
+    assert gemini_cli.ADAPTER.answer(Decision(), event).stdout == "{}"
 
 
 def test_gemini_before_tool_has_no_context() -> None:
-    wire = gemini_cli.answer(Decision(contexts=["ctx"], messages=["msg"]), "BeforeTool")
+    wire = gemini_cli.ADAPTER.answer(Decision(contexts=["ctx"], messages=["msg"]), "BeforeTool")
     assert wire.stdout == '{"systemMessage":"msg"}'
 
 
@@ -186,9 +196,9 @@ PERMISSION = sorted(cursor.PERMISSION_EVENTS)
 @pytest.mark.parametrize("event", [*sorted(cursor.SPEC.native_events()), "afterFileEdit"])
 def test_cursor_always_answers_in_its_own_fields(event: str) -> None:
     for decision in DECISIONS:
-        wire = cursor.answer(decision, event)
+        wire = cursor.ADAPTER.answer(decision, event)
         doc = json.loads(wire.stdout)
-        assert cursor.wire_problem(event, wire.stdout, 0) is None
+        assert cursor.ADAPTER.wire_problem(event, wire.stdout, 0) is None
         if event in cursor.PERMISSION_EVENTS:
             assert doc["permission"] in ("allow", "deny", "ask")
             if doc["permission"] == "ask":
@@ -200,7 +210,7 @@ def test_cursor_always_answers_in_its_own_fields(event: str) -> None:
 
 
 def test_cursor_ask_outside_shell_and_mcp_is_a_refusal_with_the_hint() -> None:
-    doc = json.loads(cursor.answer(DECISIONS[3], "preToolUse").stdout)
+    doc = json.loads(cursor.ADAPTER.answer(DECISIONS[3], "preToolUse").stdout)
     assert doc["permission"] == "deny"
     assert doc["agent_message"].endswith("they can allow it once with 'style allow --last'.")
     assert "style allow --last" in doc["user_message"]
@@ -208,46 +218,50 @@ def test_cursor_ask_outside_shell_and_mcp_is_a_refusal_with_the_hint() -> None:
 
 def test_every_adapter_says_nothing_where_nothing_is_to_say() -> None:
     assert adapter_for("claude-code").answer(Decision(), "PreToolUse").stdout == ""
-    assert codex.answer(Decision(), "PreToolUse").stdout == ""
-    assert cursor.answer(Decision(), "beforeShellExecution").stdout == '{"permission":"allow"}'
-    assert cursor.answer(Decision(), "beforeSubmitPrompt").stdout == '{"continue":true}'
-    assert cursor.answer(Decision(), "afterFileEdit").stdout == "{}"
-    assert gemini_cli.answer(Decision(), "BeforeTool").stdout == "{}"
+    assert codex.ADAPTER.answer(Decision(), "PreToolUse").stdout == ""
+    assert (
+        cursor.ADAPTER.answer(Decision(), "beforeShellExecution").stdout == '{"permission":"allow"}'
+    )
+    assert cursor.ADAPTER.answer(Decision(), "beforeSubmitPrompt").stdout == '{"continue":true}'
+    assert cursor.ADAPTER.answer(Decision(), "afterFileEdit").stdout == "{}"
+    assert gemini_cli.ADAPTER.answer(Decision(), "BeforeTool").stdout == "{}"
 
 
 # -- UNCONFIRMED facts, one place each --------------------------------------------------------
 
 
 def test_unconfirmed_codex_pre_tool_use_context() -> None:
-    caps = codex_spec.SPEC.points["tool.pre"].capabilities
-    assert (CONTEXT in caps) is codex_spec.PRE_TOOL_USE_CONTEXT
+    caps = codex_facts.SPEC.points["tool.pre"].capabilities
+    assert (CONTEXT in caps) is codex_facts.PRE_TOOL_USE_CONTEXT
     assert DENY in caps and MESSAGE in caps and ASK not in caps
 
 
 def test_unconfirmed_cursor_permission_form_cut_over() -> None:
     older = ".".join(str(max(0, n - 1)) for n in cursor.PERMISSION_FORM_SINCE[:1]) + ".9.0"
-    new = cursor.normalize(load("cursor", "preToolUse.shell.json"), "preToolUse")
-    old = cursor.normalize(
+    new = cursor.ADAPTER.normalize(load("cursor", "preToolUse.shell.json"), "preToolUse")
+    old = cursor.ADAPTER.normalize(
         load("cursor", "preToolUse.shell.json", cursor_version=older), "preToolUse"
     )
     block = Decision(verdict="block", reasons=["no"], rules=["p/r"])
-    assert json.loads(cursor.answer(block, "preToolUse", new).stdout)["permission"] == "deny"
-    assert json.loads(cursor.answer(block, "preToolUse", old).stdout) == {
+    assert (
+        json.loads(cursor.ADAPTER.answer(block, "preToolUse", new).stdout)["permission"] == "deny"
+    )
+    assert json.loads(cursor.ADAPTER.answer(block, "preToolUse", old).stdout) == {
         "decision": "deny",
         "reason": "no",
     }
 
 
 def test_unconfirmed_cursor_session_start_source() -> None:
-    ev = cursor.normalize(load("cursor", "sessionStart.json"), "sessionStart")
+    ev = cursor.ADAPTER.normalize(load("cursor", "sessionStart.json"), "sessionStart")
     assert ev.session_source == cursor.SESSION_START_SOURCE == "startup"
 
 
 def test_unconfirmed_cursor_events_from_a_claude_config() -> None:
-    assert cursor.native_event_of({"hook_event_name": "beforeShellExecution"}, "PreToolUse") == (
-        "beforeShellExecution"
-    )
-    assert cursor.native_event_of({}, "UserPromptSubmit") == "beforeSubmitPrompt"
+    assert cursor.ADAPTER.native_event_of(
+        {"hook_event_name": "beforeShellExecution"}, "PreToolUse"
+    ) == ("beforeShellExecution")
+    assert cursor.ADAPTER.native_event_of({}, "UserPromptSubmit") == "beforeSubmitPrompt"
     assert set(cursor.FROM_CLAUDE_EVENTS.values()) <= set(cursor.SPEC.native_events())
 
 
@@ -281,9 +295,9 @@ def test_unconfirmed_cursor_default_timeout() -> None:
 
 def test_unconfirmed_gemini_enable_flag_and_paths() -> None:
     assert gemini_cli.ENABLE_FLAG == ("tools", "enableHooks")
-    assert gemini_cli.enabled('{"tools": {"enableHooks": true}}')
-    assert not gemini_cli.enabled('{"hooks": {"enabled": true}}')
-    read = gemini_cli.normalize(
+    assert gemini_cli.ADAPTER.enabled('{"tools": {"enableHooks": true}}')
+    assert not gemini_cli.ADAPTER.enabled('{"hooks": {"enabled": true}}')
+    read = gemini_cli.ADAPTER.normalize(
         {
             "session_id": "s",
             "cwd": ROOT,
@@ -302,10 +316,21 @@ def test_timeouts_in_force() -> None:
     assert timeout_for("codex", "SessionEnd") == 3.0
     assert timeout_for("gemini-cli", "BeforeTool") == 60.0
     assert timeout_for("claude-code", "PreToolUse") == 600.0
-    assert codex.handler("cmd", "PreToolUse", True)["timeout"] == 10
-    assert gemini_cli.handler("cmd", "BeforeTool", False)["timeout"] == 60000
-    assert "timeout" not in cursor.handler("cmd", "preToolUse", True)
-    assert cursor.handler("cmd", "preToolUse", True)["failClosed"] is True
+    assert codex.ADAPTER.handler("cmd", "PreToolUse", True)["timeout"] == 10
+    assert gemini_cli.ADAPTER.handler("cmd", "BeforeTool", False)["timeout"] == 60000
+    assert "timeout" not in cursor.ADAPTER.handler("cmd", "preToolUse", True)
+    assert cursor.ADAPTER.handler("cmd", "preToolUse", True)["failClosed"] is True
+
+
+def test_a_hooks_deadline_reads_the_timeout_its_spec_says() -> None:
+    """The hook computes its deadline from `timeout_for` alone (runtime/hookcall.py: it reads
+    no capability table before the engine answers): every native event a spec knows, a
+    route's and an extra event's too, is in force with that same timeout."""
+    for harness in HARNESSES:
+        spec = spec_for(harness)
+        for native in (*spec.native_events(), *spec.extra_native_events):
+            ps = spec.spec_of(native)
+            assert ps is not None and ps.timeout_s == timeout_for(harness, native), native
 
 
 def test_every_spec_lists_its_points_in_one_place() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from test_harness_support import CONFIG, DATA, HARNESSES, HarnessProject
 
-from agentstyle.harnesses.common import is_style_command
+from agentstyle.harnesses.install import is_style_command
 from agentstyle.install.hookcommand import hook_command
 
 CONFIGS = DATA / "configs"

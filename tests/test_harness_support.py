@@ -16,7 +16,7 @@ from typing import Any
 
 from conftest import FIXTURE_CWD, HARNESS_FIXTURES, HookResult, Project, _encode, clean_env, finish
 
-from agentstyle.harnesses.common import is_style_command
+from agentstyle.harnesses.install import is_style_command
 
 FIXTURES = HARNESS_FIXTURES
 DATA = Path(__file__).resolve().parent / "data" / "harness"

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import HookResult, Project, clean_env, feed, finish, lock_held, new_session
 
-from agentstyle.runtime import hookrun as hook
+from agentstyle.limits import DEADLINE_ENV
+from agentstyle.runtime import hookcall
 
 OPEN_PKG = """
 spec: style/v0.3
@@ -496,7 +497,7 @@ def test_deadline_while_locked_refuses_for_fail_closed(closed_project: Project) 
     while it records the failure, so it reads the `fail: closed` rule and refuses."""
     fd = hold_lock(closed_project)
     try:
-        # deadline 1 s, and as long again to record the failure (hook.grace_seconds)
+        # deadline 1 s, and as long again to record the failure (hookcall.grace_seconds)
         proc, data = closed_project.start_hook(
             "PreToolUse", bash(closed_project), env={"STYLE_DEADLINE_S": "1"}
         )
@@ -575,19 +576,19 @@ def test_deadline_during_evaluation(open_project: Project, closed_project: Proje
 
 def test_deadline_defaults() -> None:
     """90% of the harness's timeout for the event, capped at 55 s (harnesses.md)."""
-    saved = os.environ.pop(hook.DEADLINE_ENV, None)
+    saved = os.environ.pop(DEADLINE_ENV, None)
     try:
-        assert hook.deadline_seconds(600.0) == 55.0
-        assert hook.deadline_seconds(30.0) == pytest.approx(27.0)
-        assert hook.deadline_seconds(1.5) == pytest.approx(1.35)
-        os.environ[hook.DEADLINE_ENV] = "0.25"
-        assert hook.deadline_seconds(600.0) == 0.25
-        os.environ[hook.DEADLINE_ENV] = "soon"
-        assert hook.deadline_seconds(30.0) == pytest.approx(27.0)
+        assert hookcall.deadline_seconds(600.0) == 55.0
+        assert hookcall.deadline_seconds(30.0) == pytest.approx(27.0)
+        assert hookcall.deadline_seconds(1.5) == pytest.approx(1.35)
+        os.environ[DEADLINE_ENV] = "0.25"
+        assert hookcall.deadline_seconds(600.0) == 0.25
+        os.environ[DEADLINE_ENV] = "soon"
+        assert hookcall.deadline_seconds(30.0) == pytest.approx(27.0)
     finally:
-        os.environ.pop(hook.DEADLINE_ENV, None)
+        os.environ.pop(DEADLINE_ENV, None)
         if saved is not None:
-            os.environ[hook.DEADLINE_ENV] = saved
+            os.environ[DEADLINE_ENV] = saved
 
 
 def test_a_stranger_holding_the_lock_is_not_waited_for(

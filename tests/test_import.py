@@ -22,7 +22,7 @@ from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.store import Connection
-from agentstyle.harnesses.claude_code import normalize
+from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from agentstyle.imports.claude_permissions import bash_regex, path_globs
 from agentstyle.imports.formats import slug
 from agentstyle.imports.importer import import_rules
@@ -70,7 +70,7 @@ class Policy:
 
     def fire(self, event: str, **payload: Any) -> tuple[Decision, set[str]]:
         body = {"session_id": "import-test", "cwd": CWD, "hook_event_name": event, **payload}
-        ev = normalize(body, event)
+        ev = CLAUDE_CODE.normalize(body, event)
         self.conn.execute("BEGIN TRANSACTION")
         try:
             [evaluation] = evaluate(self.conn, [ev])

@@ -22,7 +22,7 @@ import yaml
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths
-from agentstyle.harnesses.common import is_style_command
+from agentstyle.harnesses.install import is_style_command
 from agentstyle.install.hookcommand import hook_command, quoted
 from agentstyle.install.install import (
     _created,

@@ -178,7 +178,7 @@ def test_claude_code_and_cursor_read_past_a_byte_order_mark(harness: str) -> Non
     adapter = adapter_for(harness)
     user = '\ufeff{\n  "a": 1\n}\n'
     one = {"command": "python -m agentstyle.hook --event x"}
-    event = "stop" if adapter.FLAT else "Stop"
+    event = "stop" if adapter.flat else "Stop"
     entries = {event: [adapter.group(one, None)]}
     text, markers = adapter.write_config(user, entries, is_ours, "x.json", [])
     assert text.startswith('\ufeff{\n  "a": 1,\n')

@@ -162,7 +162,7 @@ def test_settings_are_rendered_at_install(
     """A value chosen at install (`--set`) is what the rule's text says at run time."""
     from agentstyle.engine.evaluate import evaluate
     from agentstyle.engine.store import memory_store, replace_policy
-    from agentstyle.harnesses.claude_code import normalize
+    from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
     from agentstyle.policy.compile import compile_policy, load_and_validate
 
     compiled = compile_policy(
@@ -175,9 +175,9 @@ def test_settings_are_rendered_at_install(
         conn.execute("BEGIN TRANSACTION")
         for before, given in HISTORY.get(name, []):  # what the session did before the event
             full = {"session_id": "s", "cwd": str(REPO), "hook_event_name": before, **given}
-            evaluate(conn, [normalize(full, before)])
+            evaluate(conn, [CLAUDE_CODE.normalize(full, before)])
         full = {"session_id": "s", "cwd": str(REPO), "hook_event_name": event, **payload}
-        [evaluation] = evaluate(conn, [normalize(full, event)])
+        [evaluation] = evaluate(conn, [CLAUDE_CODE.normalize(full, event)])
         conn.execute("ROLLBACK")
     finally:
         conn.close()

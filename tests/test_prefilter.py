@@ -110,7 +110,7 @@ def test_a_required_literal_and_a_set_are_both_tested(tmp_path: Path) -> None:
     from agentstyle.engine.compiled import compile_checked
     from agentstyle.engine.evaluate import decide
     from agentstyle.engine.store import memory_store, replace_policy
-    from agentstyle.harnesses.claude_code import normalize
+    from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 
     (tmp_path / "second").mkdir()
     (tmp_path / "second" / "STYLE.yaml").write_text(SECOND, encoding="utf-8")
@@ -137,7 +137,7 @@ def test_a_required_literal_and_a_set_are_both_tested(tmp_path: Path) -> None:
             "tool_input": {"command": command},
             "tool_use_id": "t",
         }
-        [e] = decide(db, [normalize(payload, "PreToolUse")])
+        [e] = decide(db, [CLAUDE_CODE.normalize(payload, "PreToolUse")])
         verdicts[command] = e.decision.verdict
     assert verdicts == {
         "git checkout -- .style/style.duckdb": "block",

@@ -28,7 +28,7 @@ import pytest
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import Evaluation, evaluate
 from agentstyle.engine.store import Connection
-from agentstyle.harnesses.claude_code import normalize
+from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.corpus import (
     CATEGORIES,
     CORPUS,
@@ -136,7 +136,7 @@ def bash_payload(command: str, cwd: str) -> dict[str, Any]:
 
 def run_bash(conn: Connection, command: str, cwd: str) -> Evaluation:
     """One PreToolUse Bash event through the evaluator, leaving no history behind."""
-    event = normalize(bash_payload(command, cwd), "PreToolUse")
+    event = CLAUDE_CODE.normalize(bash_payload(command, cwd), "PreToolUse")
     conn.execute("BEGIN TRANSACTION")
     try:
         [evaluation] = evaluate(conn, [event])

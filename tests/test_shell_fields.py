@@ -15,7 +15,7 @@ from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.event import MAX_FIELD_ROWS, Event
 from agentstyle.harnesses import adapter_for
-from agentstyle.harnesses.common import MAX_SHELL_ROWS, SHELL_ROW_RESERVE
+from agentstyle.harnesses.payload import MAX_SHELL_ROWS, SHELL_ROW_RESERVE
 
 # One shell-call fixture per harness and where its command lives.
 SHELL_FIXTURES = {

@@ -87,7 +87,8 @@ from agentstyle.engine.store import (
     sql,
     transaction,
 )
-from agentstyle.harnesses import adapter_for, spec_for
+from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.install import handler_groups
 from agentstyle.install.lockfile import read_lock
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate

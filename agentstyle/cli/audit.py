@@ -24,7 +24,7 @@ from agentstyle.cli.common import (
 from agentstyle.cli.install import project_root
 from agentstyle.cli.usage import StyleCommand, StyleGroup
 from agentstyle.diagnostics import StyleError
-from agentstyle.harnesses import SUPPORTED
+from agentstyle.harnesses.facts import SUPPORTED
 
 if TYPE_CHECKING:  # polars and duckdb load only when an audit command runs
     from agentstyle.audit import report

@@ -7,6 +7,7 @@ import sys
 import typer
 
 from agentstyle import hook as entry
+from agentstyle.limits import MAX_STDIN
 
 # The hook reads its own options, as the installed command does: a bad one must fail open like
 # there, never be a usage error (exit 2 refuses the call in Claude Code).
@@ -20,7 +21,7 @@ def command(ctx: typer.Context) -> None:
     `python -m agentstyle.hook`. An unknown harness or event, or a missing option, is allowed
     (fail open) and told on stderr.
     """
-    out, err, code = entry.run(list(ctx.args), sys.stdin.buffer.read(entry.MAX_STDIN + 1))
+    out, err, code = entry.run(list(ctx.args), sys.stdin.buffer.read(MAX_STDIN + 1))
     if out:
         sys.stdout.write(out + "\n")
     if err:

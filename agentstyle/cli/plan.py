@@ -15,7 +15,7 @@ from agentstyle.cli.common import (
     packages_or_cwd,
 )
 from agentstyle.diagnostics import render_text
-from agentstyle.harnesses import spec_for
+from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.selfprotect import plan_packages
 from agentstyle.policy.compile import compile_policy, load_and_validate, ordered
 from agentstyle.policy.lower import qualified

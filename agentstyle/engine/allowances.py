@@ -1,7 +1,7 @@
 """`style allow` (cli.md): the person lets one refused tool call through, once or for the session.
 
 An allowance names the refused event, the rules that refused it, and the call's key (harness
-native tool plus the whole input: `harnesses/common.py` `call_key`). One refusal gets one
+native tool plus the whole input: `harnesses/payload.py` `call_key`). One refusal gets one
 allowance: asking again says it is granted (or widens it to the session), it never adds a
 pass. When the same call comes again in the same session, `apply_allowances` (run by
 `evaluate` inside the event's transaction) lifts exactly those rules' refusals: their hits
@@ -34,7 +34,7 @@ from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import CALL_KEY_FIELD
 from agentstyle.engine.records import AllowanceRow, AllowanceUse
 from agentstyle.engine.store import Connection, sql
-from agentstyle.harnesses.base import ASK
+from agentstyle.harnesses.facts import ASK
 
 REFUSING = ("blocked", "asked")
 LIFTED = "user-allowed"
@@ -120,7 +120,7 @@ class Refusal:
 def asks_natively(harness: str, native_event: str) -> bool:
     """Whether the harness put an `ask` to the person itself at this native event (then the
     person already answered it there); otherwise STYLE's ask was delivered as a refusal."""
-    from agentstyle.harnesses import spec_for
+    from agentstyle.harnesses.facts import spec_for
 
     for name in (harness, "cursor"):  # a Cursor payload may arrive through a Claude config
         spec = spec_for(name).spec_of(native_event)

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentstyle.folders import DATABASE_NAME, HOME_NAME, LOCK_NAME, STYLE_HOME_ENV, find_upwards
+
 
 @dataclass(frozen=True, slots=True)
 class StylePaths:
@@ -13,12 +15,12 @@ class StylePaths:
 
     @property
     def home(self) -> Path:
-        override = os.environ.get("STYLE_HOME")
-        return Path(override) if override else self.root / ".style"
+        override = os.environ.get(STYLE_HOME_ENV)
+        return Path(override) if override else self.root / HOME_NAME
 
     @property
     def database(self) -> Path:
-        return self.home / "style.duckdb"
+        return self.home / DATABASE_NAME
 
     @property
     def lock(self) -> Path:
@@ -34,7 +36,7 @@ class StylePaths:
 
     @property
     def lockfile(self) -> Path:
-        return self.root / "style.lock.yaml"
+        return self.root / LOCK_NAME
 
     @property
     def socket(self) -> Path:
@@ -95,7 +97,11 @@ def tighten(path: Path) -> None:
 def find_root(start: Path | None = None) -> Path:
     """The nearest folder upwards holding `.style/` or `style.lock.yaml`, else `start`."""
     here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".style").is_dir() or (folder / "style.lock.yaml").is_file():
-            return folder
-    return here
+
+    def holds(folder: str) -> bool:
+        return os.path.isdir(os.path.join(folder, HOME_NAME)) or os.path.isfile(
+            os.path.join(folder, LOCK_NAME)
+        )
+
+    found = find_upwards([str(here)], holds)
+    return Path(found) if found is not None else here

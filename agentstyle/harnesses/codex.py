@@ -8,15 +8,14 @@ the hook failed and the call runs. So every answer here is built from `ALLOWED_K
 from __future__ import annotations
 
 import re
-import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, relative_path, resolved_path
-from agentstyle.harnesses import common
-from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
-from agentstyle.harnesses.codex_spec import NAME, SPEC
+from agentstyle.engine.event import Event
+from agentstyle.harnesses import payload as read
+from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
+from agentstyle.harnesses.facts.codex import NAME, SPEC
+from agentstyle.harnesses.protocol import HarnessAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -65,7 +64,7 @@ ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 # -- facts once UNCONFIRMED, checked against the real client -----------------------------------
 # Checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of tests/e2e/clients.json);
-# `codex_spec.PRE_TOOL_USE_CONTEXT` is checked there too.
+# `facts/codex.py` PRE_TOOL_USE_CONTEXT is checked there too.
 
 # A Bash PostToolUse carries no output and no exit code (openai/codex#34289, still so in
 # 0.171.0): `tool.output` of a Codex shell call is this empty string.
@@ -100,62 +99,26 @@ def patch_files(patch: str) -> list[tuple[str, str, list[str]]]:
     return files
 
 
-def normalize(payload: dict[str, Any], native_event: str) -> Event:
-    """A Codex payload as a normalized event; `native_event` is from the command line."""
-    point = SPEC.point_of(native_event)
-    cwd = common.text_id(payload.get("cwd")) or ""
-    ev = Event(
-        harness=NAME,
-        native_event=native_event,
-        point=point,
-        session_id=common.text_id(payload.get("session_id")) or "unknown",
-        cwd=cwd,
-        turn_id=common.text_id(payload.get("turn_id")),
-        ts=time.time(),
-    )
-    model = payload.get("model")
-    if isinstance(model, str) and model:
-        ev.model = model
-    common.base_fields(ev, NAME, payload, None)
-    common.claude_shaped_fields(ev, native_event, payload, SOURCES)
-    if point in ("tool.pre", "tool.post"):
-        tool_event(ev, payload)
-    return ev
-
-
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
-    native = str(payload.get("tool_name") or "")
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        tool_input = {}
-    ev.native_tool = native
-    ev.call_id = common.text_id(payload.get("tool_use_id"))
-    mcp = common.split_mcp(native)
+    native, tool_input = read.tool_call(ev, payload)
+    ev.call_id = read.text_id(payload.get("tool_use_id"))
+    mcp = read.split_mcp(native)
     files: list[tuple[str, str, list[str]]] = []
     if mcp is not None:
-        ev.mcp_server = mcp[0]
-        ev.tool = "mcp"
-        ev.add("mcp.server", mcp[0])
-        ev.add("mcp.tool", mcp[1])
+        read.set_mcp(ev, *mcp)
     elif native == "apply_patch":
         files = patch_files(str(tool_input.get("command") or ""))
         adds_only = bool(files) and all(op == "add" for op, _p, _a in files)
         ev.tool = "file.write" if adds_only else "file.edit"
     else:
         ev.tool = NATIVE_TOOLS.get(native, "other")
-    ev.add("tool.name", ev.tool)
-    ev.add("tool.native", native)
-    for i, (_op, path, _added) in enumerate(files):
-        ev.add("file.path", relative_path(path, ev.cwd), i)
-    for i, (_op, path, _added) in enumerate(files):
-        real = resolved_path(path, ev.cwd)
-        if real is not None:
-            ev.add("file.path", real, len(files) + i)  # a symlink counts by its target too
-    if ev.tool == "shell":
-        common.add_shell(ev, tool_input.get("command"))
-    ev.add_list("tool.added", ["\n".join(added) for _op, _p, added in files if added])
-    common.add_call_key(ev, native, tool_input)
-    ev.add_tree("tool.input", tool_input)
+    read.add_tool(
+        ev,
+        native,
+        tool_input,
+        paths=[path for _op, path, _added in files],
+        added=["\n".join(added) for _op, _p, added in files if added],
+    )
     if ev.native_event == "PostToolUse":
         ev.add_tree("tool.output", payload.get("tool_response"))
 
@@ -175,73 +138,7 @@ def _keep(out: dict[str, Any], native_event: str) -> dict[str, Any]:
 
 def _wire(out: dict[str, Any], native_event: str) -> Wire:
     kept = _keep(out, native_event)
-    return Wire(common.dump(kept) if kept else "")
-
-
-def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-    """The exact stdout and exit code Codex reads (contracts.md §2.5)."""
-    reason = "\n".join(r for r in decision.reasons if r) or ""
-    context = "\n\n".join(decision.contexts)
-    message = "\n\n".join(decision.messages)
-    point = SPEC.point_of(native_event)
-    ps = SPEC.points.get(point) if point else None
-    if ps is not None and CONTEXT not in ps.capabilities:
-        context = ""
-    if ps is not None and MESSAGE not in ps.capabilities:
-        message = ""
-    out: dict[str, Any] = {}
-    specific: dict[str, Any] = {"hookEventName": native_event}
-    verdict = decision.verdict
-    if native_event == "SessionEnd":
-        return Wire("")
-    if native_event == "PermissionRequest":
-        # Codex asks the person itself here: an `ask` or `allow` leaves it to that prompt.
-        if verdict == "block":
-            specific["decision"] = {"behavior": "deny", "message": reason or FALLBACK_REASON}
-            out["hookSpecificOutput"] = specific
-        return _wire(out, native_event)
-    if native_event == "PreToolUse":
-        if verdict == "block":
-            specific["permissionDecision"] = "deny"
-            specific["permissionDecisionReason"] = reason or FALLBACK_REASON
-            return _wire({"hookSpecificOutput": specific}, native_event)
-        if verdict == "ask":
-            # No ask in Codex: the question becomes a refusal telling the person `style allow`.
-            specific["permissionDecision"] = "deny"
-            specific["permissionDecisionReason"] = with_approve_hint(reason)
-        # `allow` is never written: a bare allow (without updatedInput) fails the hook.
-        if context:
-            specific["additionalContext"] = context
-        if message:
-            out["systemMessage"] = message
-        out["hookSpecificOutput"] = specific
-        return _wire(out, native_event)
-    if native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
-        return _wire({"decision": "block", "reason": reason or FALLBACK_REASON}, native_event)
-    if message:
-        out["systemMessage"] = message
-    if context:
-        specific["additionalContext"] = context
-        out["hookSpecificOutput"] = specific
-    return _wire(out, native_event)
-
-
-def can_refuse(native_event: str) -> bool:
-    return native_event in SPEC.gate_events
-
-
-def deny_answer(native_event: str, reason: str) -> Wire:
-    """A refusal for a handler error under `fail: closed` (runtime.md)."""
-    return answer(Decision(verdict="block", reasons=[reason]), native_event)
-
-
-# Codex has no onFailure switch: any exit but 0 and 2 lets the call run, so a `--fail-closed`
-# refusal is the deny JSON with exit 0.
-FAIL_CLOSED_EXIT = 0
-
-
-def no_opinion(native_event: str) -> Wire:
-    return Wire("")
+    return Wire(dump(kept) if kept else "")
 
 
 # Where a notice reaches the person: `systemMessage` (shown as a warning) on every event whose
@@ -251,146 +148,136 @@ NOTICE_FIELD = "systemMessage"
 NOTICE_EVENTS = frozenset(e for e, (top, _inner) in ALLOWED_KEYS.items() if NOTICE_FIELD in top)
 
 
-def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
-    """`wire` with a notice for the person, merged into the answer's `systemMessage` where the
-    event's schema has one; elsewhere on stderr."""
-    if native_event in NOTICE_EVENTS:
-        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
-        if merged is not None:
-            return Wire(merged, wire.exit_code, wire.stderr)
-    return common.notice_on_stderr(wire, text)
+class Codex(HarnessAdapter):
+    name = NAME
+    spec = SPEC
+    # Codex has no onFailure switch: any exit but 0 and 2 lets the call run, so a
+    # `--fail-closed` refusal is the deny JSON with exit 0.
+    fail_closed_exit = 0
+    bad_exit = ": Codex marks the hook failed and the call runs"
+    notice_field = NOTICE_FIELD
+    notice_events = NOTICE_EVENTS
 
+    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+        ev = read.claude_shaped_event(
+            SPEC, native_event, payload, turn_key="turn_id", sources=SOURCES
+        )
+        if ev.point in read.TOOL_POINTS:
+            tool_event(ev, payload)
+        return ev
 
-# -- install: `.codex/hooks.json` (contracts.md §2.1–2.2) ------------------------------------
+    def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
+        """The exact stdout and exit code Codex reads (contracts.md §2.5)."""
+        reason = "\n".join(r for r in decision.reasons if r) or ""
+        point = SPEC.point_of(native_event)
+        context, message = deliverable(decision, SPEC.points.get(point) if point else None)
+        out: dict[str, Any] = {}
+        specific: dict[str, Any] = {"hookEventName": native_event}
+        verdict = decision.verdict
+        if native_event == "SessionEnd":
+            return Wire("")
+        if native_event == "PermissionRequest":
+            # Codex asks the person itself here: an `ask` or `allow` leaves it to that prompt.
+            if verdict == "block":
+                specific["decision"] = {"behavior": "deny", "message": reason or FALLBACK_REASON}
+                out["hookSpecificOutput"] = specific
+            return _wire(out, native_event)
+        if native_event == "PreToolUse":
+            if verdict == "block":
+                specific["permissionDecision"] = "deny"
+                specific["permissionDecisionReason"] = reason or FALLBACK_REASON
+                return _wire({"hookSpecificOutput": specific}, native_event)
+            if verdict == "ask":
+                # No ask in Codex: the question becomes a refusal telling the person `style allow`.
+                specific["permissionDecision"] = "deny"
+                specific["permissionDecisionReason"] = with_approve_hint(reason)
+            # `allow` is never written: a bare allow (without updatedInput) fails the hook.
+            if context:
+                specific["additionalContext"] = context
+            if message:
+                out["systemMessage"] = message
+            out["hookSpecificOutput"] = specific
+            return _wire(out, native_event)
+        if native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
+            return _wire({"decision": "block", "reason": reason or FALLBACK_REASON}, native_event)
+        if message:
+            out["systemMessage"] = message
+        if context:
+            specific["additionalContext"] = context
+            out["hookSpecificOutput"] = specific
+        return _wire(out, native_event)
 
-SCOPES = ("project", "user")
-FLAT = False
-CONFIG_FILES = {"project": ".codex/hooks.json", "user": ".codex/hooks.json"}
-TRUST_NOTE = (
-    "Codex runs new or changed hooks only after they are trusted: open `/hooks` in Codex and "
-    "trust STYLE's handlers"
-)
+    # -- install: `.codex/hooks.json` (contracts.md §2.1–2.2) ----------------------------------
 
-
-# The client that reports its version (`requires.harnesses`, `--fail-closed` checks).
-VERSION_COMMAND = ("codex", "--version")
-
-
-def config_path(root: Path, scope: str) -> Path:
-    if scope == "user":
-        return common.home_path(CONFIG_FILES["user"])
-    return root / CONFIG_FILES["project"]
-
-
-def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
-    """One handler with STYLE's fixed timeout (seconds), whatever `gate` says: Codex has no
-    fail-closed switch."""
-    from agentstyle.timeouts import timeout_for
-
-    return {"type": "command", "command": command, "timeout": int(timeout_for(NAME, native_event))}
-
-
-def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"matcher": matcher} if matcher else {}
-    out["hooks"] = [one]
-    return out
-
-
-def matcher(exact: list[str], patterns: list[str]) -> str | None:
-    """Codex matchers are unanchored regexes: always anchored here."""
-    return common.anchored(exact, patterns)
-
-
-def config_dialect() -> Dialect:
-    """How Codex reads `hooks.json`: `serde_json::from_str` (codex-rs/hooks discovery), strict
-    JSON that fails on a comment, a trailing comma or a byte order mark, and then skips every
-    hook of the file."""
-    from agentstyle.configfiles.jsonspans import Dialect
-
-    return Dialect(client="codex", bom=False)
-
-
-def write_config(
-    before: str | None,
-    groups: dict[str, list[dict[str, Any]]],
-    is_ours: Any,
-    name: str,
-    markers: list[str],
-) -> tuple[str, list[str]]:
-    return common.write_groups_config(
-        before, groups, is_ours, name, markers, dialect=config_dialect()
+    config_file = ".codex/hooks.json"
+    user_instruction_file = ".codex/AGENTS.md"
+    version_command = ("codex", "--version")
+    trust_note = (
+        "Codex runs new or changed hooks only after they are trusted: open `/hooks` in Codex "
+        "and trust STYLE's handlers"
     )
 
+    def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
+        """One handler with STYLE's fixed timeout (seconds), whatever `gate` says: Codex has no
+        fail-closed switch."""
+        from agentstyle.timeouts import timeout_for
 
-def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
-    return common.strip_groups_config(text, is_ours, markers, name, dialect=config_dialect())
+        timeout = int(timeout_for(NAME, native_event))
+        return {"type": "command", "command": command, "timeout": timeout}
 
+    def config_dialect(self) -> Dialect:
+        """How Codex reads `hooks.json`: `serde_json::from_str` (codex-rs/hooks discovery),
+        strict JSON that fails on a comment, a trailing comma or a byte order mark, and then
+        skips every hook of the file."""
+        from agentstyle.configfiles.jsonspans import Dialect
 
-def static_path(root: Path, scope: str) -> Path | None:
-    return common.home_path(".codex/AGENTS.md") if scope == "user" else root / "AGENTS.md"
+        return Dialect(client="codex", bom=False)
 
+    # -- doctor --------------------------------------------------------------------------------
 
-place_static = common.place_static
-strip_static = common.strip_static
+    def synthetic_payload(self, native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+        payload = read.claude_shaped_payload(native_event, cwd, session_id, model="style-doctor")
+        point = SPEC.point_of(native_event)
+        if native_event != "SessionEnd":
+            payload["permission_mode"] = "default"
+        if point not in ("session.start", "session.end"):
+            payload["turn_id"] = "style-doctor-turn"
+        if native_event == "SessionStart":
+            payload["source"] = "startup"
+        elif native_event == "SessionEnd":
+            payload["reason"] = "other"
+        elif native_event == "UserPromptSubmit":
+            payload["prompt"] = "style doctor"
+        elif point in ("tool.pre", "tool.post"):
+            payload.update(tool_name="Bash", tool_input={"command": "true"})
+            if native_event != "PermissionRequest":
+                payload["tool_use_id"] = "style-doctor"
+            if native_event == "PostToolUse":
+                payload["tool_response"] = ""
+        elif native_event in ("Stop", "SubagentStop"):
+            payload.update(stop_hook_active=False, last_assistant_message="style doctor")
+        elif native_event == "PreCompact":
+            payload["trigger"] = "manual"
+        return payload
 
-
-def install_notes(fail_closed: bool) -> list[str]:
-    return common.no_fail_closed_notes("Codex", fail_closed)
-
-
-# -- doctor ----------------------------------------------------------------------------------
-
-
-def synthetic_payload(native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "session_id": session_id,
-        "transcript_path": None,
-        "cwd": cwd,
-        "hook_event_name": native_event,
-        "model": "style-doctor",
-    }
-    point = SPEC.point_of(native_event)
-    if native_event != "SessionEnd":
-        payload["permission_mode"] = "default"
-    if point not in ("session.start", "session.end"):
-        payload["turn_id"] = "style-doctor-turn"
-    if native_event == "SessionStart":
-        payload["source"] = "startup"
-    elif native_event == "SessionEnd":
-        payload["reason"] = "other"
-    elif native_event == "UserPromptSubmit":
-        payload["prompt"] = "style doctor"
-    elif point in ("tool.pre", "tool.post"):
-        payload.update(tool_name="Bash", tool_input={"command": "true"})
-        if native_event != "PermissionRequest":
-            payload["tool_use_id"] = "style-doctor"
-        if native_event == "PostToolUse":
-            payload["tool_response"] = ""
-    elif native_event in ("Stop", "SubagentStop"):
-        payload.update(stop_hook_active=False, last_assistant_message="style doctor")
-    elif native_event == "PreCompact":
-        payload["trigger"] = "manual"
-    return payload
-
-
-def wire_problem(native_event: str, stdout: str, code: int) -> str | None:
-    """Why Codex would fail this answer (it then lets the call run), or None."""
-    obj, problem = common.json_problem(stdout)
-    if problem:
-        return problem
-    if code not in (0, 2):
-        return f"exit code {code}: Codex marks the hook failed and the call runs"
-    if obj is None:
+    def check_answer(self, native_event: str, obj: dict[str, Any] | None, code: int) -> str | None:
+        """Why Codex would fail this answer (it then lets the call run), or None."""
+        if obj is None:
+            return None
+        top, specific = ALLOWED_KEYS.get(native_event, (frozenset(), frozenset()))
+        extra = sorted(set(obj) - top)
+        inner = obj.get("hookSpecificOutput")
+        if isinstance(inner, dict):
+            extra += sorted(set(inner) - specific)
+            if inner.get("permissionDecision") in ("allow", "ask"):
+                return f"permissionDecision `{inner['permissionDecision']}` fails the hook"
+            if inner.get("permissionDecision") == "deny" and not inner.get(
+                "permissionDecisionReason"
+            ):
+                return "a deny without a reason fails the hook"
+        if extra:
+            return f"keys Codex rejects: {', '.join(extra)}"
         return None
-    top, specific = ALLOWED_KEYS.get(native_event, (frozenset(), frozenset()))
-    extra = sorted(set(obj) - top)
-    inner = obj.get("hookSpecificOutput")
-    if isinstance(inner, dict):
-        extra += sorted(set(inner) - specific)
-        if inner.get("permissionDecision") in ("allow", "ask"):
-            return f"permissionDecision `{inner['permissionDecision']}` fails the hook"
-        if inner.get("permissionDecision") == "deny" and not inner.get("permissionDecisionReason"):
-            return "a deny without a reason fails the hook"
-    if extra:
-        return f"keys Codex rejects: {', '.join(extra)}"
-    return None
+
+
+ADAPTER = Codex()

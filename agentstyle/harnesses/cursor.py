@@ -12,15 +12,23 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event, read_transcript_tail
-from agentstyle.harnesses import common
-from agentstyle.harnesses.base import CONTEXT, with_approve_hint
-from agentstyle.harnesses.cursor_spec import NAME, SPEC
+from agentstyle.harnesses import payload as read
+from agentstyle.harnesses.answer import (
+    dump,
+    merge_notice,
+    notice_on_stderr,
+    rule_names,
+    short,
+    with_approve_hint,
+)
+from agentstyle.harnesses.facts import CONTEXT
+from agentstyle.harnesses.facts.cursor import NAME, SPEC
+from agentstyle.harnesses.install import Key
+from agentstyle.harnesses.protocol import HarnessAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -74,7 +82,7 @@ def mcp_names(payload: dict[str, Any]) -> tuple[str, str]:
     """(server, tool) of a Cursor MCP call. beforeMCPExecution names the tool bare and the
     server only by its `command` or `url` (UNCONFIRMED): `…/server-github` → `github`."""
     tool = str(payload.get("tool_name") or "")
-    split = common.split_mcp(tool)
+    split = read.split_mcp(tool)
     if split is not None:
         return split
     if tool.startswith("MCP:"):
@@ -87,93 +95,9 @@ def mcp_names(payload: dict[str, Any]) -> tuple[str, str]:
     return server, tool
 
 
-def looks_like(payload: dict[str, Any]) -> bool:
-    """A Cursor-shaped payload (contracts.md §3.8: `cursor_version` / `conversation_id`)."""
-    return "cursor_version" in payload or "conversation_id" in payload
-
-
-def native_event_of(payload: dict[str, Any], given: str) -> str:
-    """The Cursor event of a payload that arrived through another harness's config."""
-    named = str(payload.get("hook_event_name") or "")
-    if SPEC.point_of(named) is not None:
-        return named
-    return FROM_CLAUDE_EVENTS.get(given, given)
-
-
-def installed_here(root: Path) -> bool:
-    """Whether STYLE's own handlers are in the project's or the user's `.cursor/hooks.json`
-    (then a Cursor payload arriving through a Claude Code config is a second copy)."""
-    for path in (config_path(root, "project"), config_path(root, "user")):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(1 << 20)
-        except OSError:
-            continue
-        if common.is_style_command(text) and f"--harness {NAME}" in text:
-            return True
-    return False
-
-
-def duplicate(payload: dict[str, Any], native_event: str) -> bool:
-    """A preToolUse for a tool class another gate owns (one gate per class, §3.6): that gate
-    evaluates the call, so evaluating it here too would apply the same rules twice."""
-    if native_event != "preToolUse":
-        return False
-    tool = str(payload.get("tool_name") or "")
-    return (
-        tool in SPEC.tool_names["shell"]
-        or tool in SPEC.tool_names["file.read"]
-        or tool == "MCP"
-        or tool.startswith("MCP:")
-        or common.split_mcp(tool) is not None
-    )
-
-
 def _input(value: Any) -> dict[str, Any]:
-    value = common.parse_json_text(value)
+    value = read.parse_json_text(value)
     return value if isinstance(value, dict) else {}
-
-
-def normalize(payload: dict[str, Any], native_event: str) -> Event:
-    """A Cursor payload as a normalized event; `native_event` is from the command line."""
-    point = SPEC.point_of(native_event)
-    roots = payload.get("workspace_roots")
-    cwd = common.text_id(payload.get("cwd")) or (
-        str(roots[0]) if isinstance(roots, list) and roots else ""
-    )
-    ev = Event(
-        harness=NAME,
-        native_event=native_event,
-        point=point,
-        session_id=common.text_id(payload.get("conversation_id"))
-        or common.text_id(payload.get("session_id"))
-        or "unknown",
-        cwd=cwd,
-        turn_id=common.text_id(payload.get("generation_id")),
-        ts=time.time(),
-    )
-    model = payload.get("model")
-    if isinstance(model, str) and model:
-        ev.model = model
-    common.base_fields(ev, NAME, payload, common.text_id(payload.get("cursor_version")))
-    if native_event == "sessionStart":
-        ev.session_source = SESSION_START_SOURCE
-        ev.add("session.source", ev.session_source)
-    elif native_event == "beforeSubmitPrompt":
-        ev.add("prompt", payload.get("prompt", ""))
-        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
-    elif native_event in STOP_EVENTS:
-        loops = payload.get("loop_count")
-        ev.stop_active = isinstance(loops, int) and not isinstance(loops, bool) and loops > 0
-        text = payload.get("summary") if native_event == "subagentStop" else None
-        path = payload.get("transcript_path")
-        if text is None and isinstance(path, str) and path.endswith(".jsonl"):
-            text = read_transcript_tail(path)
-        if isinstance(text, str):
-            ev.add("response.text", text)
-    if point in ("tool.pre", "tool.post", "tool.failed"):
-        tool_event(ev, payload)
-    return ev
 
 
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
@@ -186,7 +110,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     elif event in ("beforeMCPExecution", "afterMCPExecution"):
         native = "MCP"
         tool_input = _input(payload.get("tool_input"))
-        output = common.parse_json_text(payload.get("result_json"))
+        output = read.parse_json_text(payload.get("result_json"))
     elif event == "beforeReadFile":
         # The file's whole `content` is in the payload: never copied into the event.
         native = "Read"
@@ -197,26 +121,15 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     else:
         native = str(payload.get("tool_name") or "")
         tool_input = _input(payload.get("tool_input"))
-        output = common.parse_json_text(payload.get("tool_output"))
+        output = read.parse_json_text(payload.get("tool_output"))
     ev.native_tool = native
-    ev.call_id = common.text_id(payload.get("tool_use_id"))
-    if native == "MCP" or native.startswith("MCP:") or common.split_mcp(native):
-        server, tool = mcp_names(payload)
-        ev.mcp_server = server
-        ev.tool = "mcp"
-        ev.add("mcp.server", server)
-        ev.add("mcp.tool", tool)
+    ev.call_id = read.text_id(payload.get("tool_use_id"))
+    if native == "MCP" or native.startswith("MCP:") or read.split_mcp(native):
+        read.set_mcp(ev, *mcp_names(payload))
     else:
         ev.tool = NATIVE_TOOLS.get(native, "other")
-    ev.add("tool.name", ev.tool)
-    ev.add("tool.native", native)
-    if ev.tool in ("file.read", "file.write", "file.edit", "file.search"):
-        common.add_file_path(ev, tool_input, FILE_PATH_KEYS)
-    if ev.tool == "shell":
-        common.add_shell(ev, tool_input.get("command"))
-    ev.add_list("tool.added", added_text(ev.tool, tool_input))
-    common.add_call_key(ev, native, tool_input)
-    ev.add_tree("tool.input", tool_input)
+    paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
+    read.add_tool(ev, native, tool_input, paths=paths, added=added_text(ev.tool, tool_input))
     if event == "postToolUseFailure":
         ev.failed = True
         ev.add_tree("tool.output", payload.get("error_message"))
@@ -245,17 +158,17 @@ def _summary(ev: Event | None) -> str | None:
         return None
     command = ev.first("tool.input.command")
     if ev.tool == "shell" and command:
-        return common.short(command)
+        return short(command)
     path = ev.first("file.path")
     if path:
-        return common.short(path)
+        return short(path)
     if ev.tool == "mcp":
         return f"{ev.first('mcp.server')}/{ev.first('mcp.tool')}"
     return ev.native_tool or None
 
 
 def _notice(decision: Decision, ev: Event | None, approval: bool) -> str:
-    names = common.rule_names(decision.rules)
+    names = rule_names(decision.rules)
     what = _summary(ev)
     if approval:
         head = f"STYLE {names} needs your approval"
@@ -295,44 +208,6 @@ def _permission(decision: Decision, native_event: str, ev: Event | None) -> dict
     return {"decision": "allow"} if legacy else {"permission": "allow"}
 
 
-def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-    """The exact stdout Cursor reads (contracts.md §3.5); `event` names what was refused."""
-    reason = "\n".join(r for r in decision.reasons if r)
-    if native_event in PERMISSION_EVENTS:
-        return Wire(common.dump(_permission(decision, native_event, event)))
-    if native_event == "beforeSubmitPrompt":
-        if decision.verdict == "block":
-            return Wire(common.dump({"continue": False, "user_message": reason}))
-        return Wire(common.dump({"continue": True}))  # no context field at prompt submit
-    if native_event in STOP_EVENTS:
-        if decision.verdict == "block" and reason:
-            return Wire(common.dump({"followup_message": reason}))
-        return Wire("{}")
-    spec = SPEC.spec_of(native_event)
-    context = "\n\n".join(decision.contexts)
-    if native_event in CONTEXT_EVENTS and context and spec and CONTEXT in spec.capabilities:
-        return Wire(common.dump({"additional_context": context}))
-    # Observe-only events (afterFileEdit, …) have no output fields: `{}` says "nothing".
-    return Wire("{}")
-
-
-def can_refuse(native_event: str) -> bool:
-    return native_event in SPEC.gate_events
-
-
-def deny_answer(native_event: str, reason: str) -> Wire:
-    """A refusal for a handler error under `fail: closed` (runtime.md)."""
-    return answer(Decision(verdict="block", reasons=[reason]), native_event)
-
-
-# With `failClosed: true` Cursor blocks on exit 1 too, but the deny JSON with exit 0 says why.
-FAIL_CLOSED_EXIT = 0
-
-
-def no_opinion(native_event: str) -> Wire:
-    return answer(Decision(), native_event)
-
-
 # Where a notice reaches the person: `user_message`, on the events whose answer carries one
 # (contracts.md §3.5): the permission hooks in their newer form, prompt submit, preCompact.
 # Whether Cursor shows it on an `allow` is UNCONFIRMED (the doc describes it "when denied").
@@ -350,95 +225,10 @@ def _older_form(stdout: str) -> bool:
     return isinstance(obj, dict) and "decision" in obj
 
 
-def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
-    """`wire` with a notice for the person, merged into the answer's `user_message` where the
-    event's answer has one; elsewhere on stderr."""
-    if native_event in NOTICE_EVENTS and not _older_form(wire.stdout):
-        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
-        if merged is not None:
-            return Wire(merged, wire.exit_code, wire.stderr)
-    return common.notice_on_stderr(wire, text)
+# -- install -----------------------------------------------------------------------------------
 
-
-# -- install: `.cursor/hooks.json`, flat, `version: 1` (contracts.md §3.1–3.2) ------------------
-
-SCOPES = ("project", "user")
-FLAT = True  # event → handler list, no matcher groups
-CONFIG_FILES = {"project": ".cursor/hooks.json", "user": ".cursor/hooks.json"}
+# The top-level key a flat config names its layout version in (`version: 1`).
 VERSION_KEY = ("version",)
-# Events whose `matcher` selects a tool type; on beforeShellExecution it would filter the
-# command text, which STYLE never narrows.
-TOOL_MATCHER_EVENTS = frozenset({"preToolUse", "postToolUse", "postToolUseFailure"})
-
-
-# The client that reports its version (`requires.harnesses`); the Cursor CLI's name and output
-# are UNCONFIRMED (`cursor-agent --version`).
-VERSION_COMMAND = ("cursor-agent", "--version")
-
-
-def config_dialect() -> Dialect:
-    """How Cursor reads `hooks.json`: its reader is not public, and no source says it takes
-    comments, so strict JSON; a byte order mark is read past, as before."""
-    from agentstyle.configfiles.jsonspans import Dialect
-
-    return Dialect(client="cursor")
-
-
-def config_path(root: Path, scope: str) -> Path:
-    if scope == "user":
-        return common.home_path(CONFIG_FILES["user"])
-    return root / CONFIG_FILES["project"]
-
-
-def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
-    """One handler; no timeout (Cursor's own default applies: harnesses.md)."""
-    out: dict[str, Any] = {"command": command}
-    if gate:
-        out["failClosed"] = True
-    return out
-
-
-def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
-    """Flat layout: the handler itself carries its matcher."""
-    out: dict[str, Any] = {"command": one["command"]}
-    if matcher:
-        out["matcher"] = matcher
-    out.update((k, v) for k, v in one.items() if k != "command")
-    return out
-
-
-def write_config(
-    before: str | None,
-    groups: dict[str, list[dict[str, Any]]],
-    is_ours: Any,
-    name: str,
-    markers: list[str],
-) -> tuple[str, list[str]]:
-    """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
-    from agentstyle.configfiles.hookconfig import ensure_key, install_flat, undo_key
-    from agentstyle.configfiles.jsonspans import parse_with_spans
-
-    dialect = config_dialect()
-    for marker in reversed(markers):  # back to the user's keys, then the same edits again
-        if before:
-            before = undo_key(before, marker, name=name, dialect=dialect)
-    text = install_flat(before, groups, is_ours=is_ours, name=name, dialect=dialect)
-    done: list[str] = []
-    top = parse_with_spans(text, name=name, dialect=dialect).value
-    if groups and isinstance(top, dict) and top.get("version") is None:
-        text, made = ensure_key(text, VERSION_KEY, 1, name=name, dialect=dialect)
-        if made:
-            done.append(made)
-    return text, done
-
-
-def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
-    from agentstyle.configfiles.hookconfig import undo_key, uninstall_flat
-
-    dialect = config_dialect()
-    for marker in reversed(markers):
-        text = undo_key(text, marker, name=name, dialect=dialect)
-    return uninstall_flat(text, is_ours=is_ours, name=name, dialect=dialect)
 
 
 # `.cursor/rules/style.mdc`: STYLE's own rule file; `alwaysApply` must be a real boolean.
@@ -448,80 +238,203 @@ STATIC_FRONT_MATTER = (
 )
 
 
-def static_path(root: Path, scope: str) -> Path | None:
-    # Cursor's user rules live in its settings, not in a file: only project scope is placed.
-    return None if scope == "user" else root / ".cursor" / "rules" / "style.mdc"
+class Cursor(HarnessAdapter):
+    name = NAME
+    spec = SPEC
+    # With `failClosed: true` Cursor blocks on exit 1 too, but the deny JSON with exit 0 says
+    # why.
+    fail_closed_exit = 0
+    bad_exit = ": Cursor reads it as a failed hook"
+    notice_field = NOTICE_FIELD
+    notice_events = NOTICE_EVENTS
 
+    def looks_like(self, payload: dict[str, Any]) -> bool:
+        """A Cursor-shaped payload (contracts.md §3.8: `cursor_version` / `conversation_id`)."""
+        return "cursor_version" in payload or "conversation_id" in payload
 
-def place_static(before: str | None, blocks: dict[str, str], name: str) -> str:
-    from agentstyle.configfiles.markers import place_blocks
+    def native_event_of(self, payload: dict[str, Any], given: str) -> str:
+        named = str(payload.get("hook_event_name") or "")
+        if SPEC.point_of(named) is not None:
+            return named
+        return FROM_CLAUDE_EVENTS.get(given, given)
 
-    if before is None or not before.strip():
-        if not blocks:
-            return before or ""
-        before = STATIC_FRONT_MATTER
-    return place_blocks(before, blocks, name=name)
-
-
-def strip_static(before: str, name: str) -> str:
-    from agentstyle.configfiles.markers import remove_blocks
-
-    after = remove_blocks(before, name=name)
-    return "" if after.strip() == STATIC_FRONT_MATTER.strip() else after
-
-
-def install_notes(fail_closed: bool) -> list[str]:
-    return []
-
-
-# -- doctor ----------------------------------------------------------------------------------
-
-
-def synthetic_payload(native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "conversation_id": session_id,
-        "generation_id": "style-doctor-generation",
-        "model": "style-doctor",
-        "hook_event_name": native_event,
-        "cursor_version": "style-doctor",
-        "workspace_roots": [cwd],
-        "user_email": None,
-        "transcript_path": None,
-    }
-    if native_event in ("beforeShellExecution", "afterShellExecution"):
-        payload.update(command="true", cwd=cwd, sandbox=False)
-        if native_event == "afterShellExecution":
-            payload.update(output="", duration=1)
-    elif native_event in ("preToolUse", "postToolUse", "postToolUseFailure"):
-        payload.update(
-            tool_name="Shell", tool_input={"command": "true"}, tool_use_id="style-doctor", cwd=cwd
+    def duplicate(self, payload: dict[str, Any], native_event: str) -> bool:
+        """A preToolUse for a tool class another gate owns (one gate per class, §3.6): that
+        gate evaluates the call, so evaluating it here too would apply the same rules twice."""
+        if native_event != "preToolUse":
+            return False
+        tool = str(payload.get("tool_name") or "")
+        return (
+            tool in SPEC.tool_names["shell"]
+            or tool in SPEC.tool_names["file.read"]
+            or tool == "MCP"
+            or tool.startswith("MCP:")
+            or read.split_mcp(tool) is not None
         )
-        if native_event == "postToolUse":
-            payload["tool_output"] = "{}"
-        elif native_event == "postToolUseFailure":
-            payload.update(error_message="exit 1", failure_type="error")
-    elif native_event in ("beforeMCPExecution", "afterMCPExecution"):
-        payload.update(tool_name="style_doctor", tool_input="{}", command="style-doctor")
-    elif native_event == "beforeReadFile":
-        payload.update(file_path=f"{cwd}/style-doctor.txt", content="")
-    elif native_event == "beforeSubmitPrompt":
-        payload.update(prompt="style doctor", attachments=[])
-    elif native_event in STOP_EVENTS:
-        payload.update(status="completed", loop_count=0)
-    elif native_event in ("sessionStart", "sessionEnd"):
-        payload["session_id"] = session_id
-    return payload
+
+    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+        point = SPEC.point_of(native_event)
+        roots = payload.get("workspace_roots")
+        ev = read.new_event(
+            NAME,
+            native_event,
+            point,
+            payload,
+            session_id=read.text_id(payload.get("conversation_id"))
+            or read.text_id(payload.get("session_id")),
+            cwd=read.text_id(payload.get("cwd"))
+            or (str(roots[0]) if isinstance(roots, list) and roots else ""),
+            turn_id=read.text_id(payload.get("generation_id")),
+            version=read.text_id(payload.get("cursor_version")),
+        )
+        if native_event == "sessionStart":
+            ev.session_source = SESSION_START_SOURCE
+            ev.add("session.source", ev.session_source)
+        elif native_event == "beforeSubmitPrompt":
+            read.add_prompt(ev, payload.get("prompt", ""))
+        elif native_event in STOP_EVENTS:
+            loops = payload.get("loop_count")
+            ev.stop_active = isinstance(loops, int) and not isinstance(loops, bool) and loops > 0
+            text = payload.get("summary") if native_event == "subagentStop" else None
+            path = payload.get("transcript_path")
+            if text is None and isinstance(path, str) and path.endswith(".jsonl"):
+                text = read_transcript_tail(path)
+            if isinstance(text, str):
+                ev.add("response.text", text)
+        if point in read.TOOL_POINTS:
+            tool_event(ev, payload)
+        return ev
+
+    def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
+        """The exact stdout Cursor reads (contracts.md §3.5); `event` names what was refused."""
+        reason = "\n".join(r for r in decision.reasons if r)
+        if native_event in PERMISSION_EVENTS:
+            return Wire(dump(_permission(decision, native_event, event)))
+        if native_event == "beforeSubmitPrompt":
+            if decision.verdict == "block":
+                return Wire(dump({"continue": False, "user_message": reason}))
+            return Wire(dump({"continue": True}))  # no context field at prompt submit
+        if native_event in STOP_EVENTS:
+            if decision.verdict == "block" and reason:
+                return Wire(dump({"followup_message": reason}))
+            return Wire("{}")
+        spec = SPEC.spec_of(native_event)
+        context = "\n\n".join(decision.contexts)
+        if native_event in CONTEXT_EVENTS and context and spec and CONTEXT in spec.capabilities:
+            return Wire(dump({"additional_context": context}))
+        # Observe-only events (afterFileEdit, …) have no output fields: `{}` says "nothing".
+        return Wire("{}")
+
+    def no_opinion(self, native_event: str) -> Wire:
+        return self.answer(Decision(), native_event)
+
+    def with_notice(self, wire: Wire, native_event: str, text: str) -> Wire:
+        """`wire` with a notice for the person, merged into the answer's `user_message` where
+        the event's answer has one; elsewhere (the older form too) on stderr."""
+        if native_event in NOTICE_EVENTS and not _older_form(wire.stdout):
+            merged = merge_notice(wire.stdout, NOTICE_FIELD, text)
+            if merged is not None:
+                return Wire(merged, wire.exit_code, wire.stderr)
+        return notice_on_stderr(wire, text)
+
+    # -- install: `.cursor/hooks.json`, flat, `version: 1` (contracts.md §3.1–3.2) --------------
+
+    flat = True  # event → handler list, no matcher groups
+    config_file = ".cursor/hooks.json"
+    # The Cursor CLI's name and output are UNCONFIRMED (`cursor-agent --version`).
+    version_command = ("cursor-agent", "--version")
+
+    def config_dialect(self) -> Dialect:
+        """How Cursor reads `hooks.json`: its reader is not public, and no source says it takes
+        comments, so strict JSON; a byte order mark is read past, as before."""
+        from agentstyle.configfiles.jsonspans import Dialect
+
+        return Dialect(client="cursor")
+
+    def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
+        """One handler; no timeout (Cursor's own default applies: harnesses.md)."""
+        out: dict[str, Any] = {"command": command}
+        if gate:
+            out["failClosed"] = True
+        return out
+
+    def group(self, one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
+        """Flat layout: the handler itself carries its matcher."""
+        out: dict[str, Any] = {"command": one["command"]}
+        if matcher:
+            out["matcher"] = matcher
+        out.update((k, v) for k, v in one.items() if k != "command")
+        return out
+
+    def config_keys(self, text: str) -> list[Key]:
+        """`version: 1`, unless the config names a version already."""
+        from agentstyle.configfiles.jsonspans import parse_with_spans
+
+        top = parse_with_spans(text, dialect=self.config_dialect()).value
+        return [(VERSION_KEY, 1)] if isinstance(top, dict) and top.get("version") is None else []
+
+    def place_static(self, before: str | None, blocks: dict[str, str], name: str) -> str:
+        from agentstyle.configfiles.markers import place_blocks
+
+        if before is None or not before.strip():
+            if not blocks:
+                return before or ""
+            before = STATIC_FRONT_MATTER
+        return place_blocks(before, blocks, name=name)
+
+    def strip_static(self, before: str, name: str) -> str:
+        from agentstyle.configfiles.markers import remove_blocks
+
+        after = remove_blocks(before, name=name)
+        return "" if after.strip() == STATIC_FRONT_MATTER.strip() else after
+
+    # -- doctor --------------------------------------------------------------------------------
+
+    def synthetic_payload(self, native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "conversation_id": session_id,
+            "generation_id": "style-doctor-generation",
+            "model": "style-doctor",
+            "hook_event_name": native_event,
+            "cursor_version": "style-doctor",
+            "workspace_roots": [cwd],
+            "user_email": None,
+            "transcript_path": None,
+        }
+        if native_event in ("beforeShellExecution", "afterShellExecution"):
+            payload.update(command="true", cwd=cwd, sandbox=False)
+            if native_event == "afterShellExecution":
+                payload.update(output="", duration=1)
+        elif native_event in ("preToolUse", "postToolUse", "postToolUseFailure"):
+            payload.update(
+                tool_name="Shell",
+                tool_input={"command": "true"},
+                tool_use_id="style-doctor",
+                cwd=cwd,
+            )
+            if native_event == "postToolUse":
+                payload["tool_output"] = "{}"
+            elif native_event == "postToolUseFailure":
+                payload.update(error_message="exit 1", failure_type="error")
+        elif native_event in ("beforeMCPExecution", "afterMCPExecution"):
+            payload.update(tool_name="style_doctor", tool_input="{}", command="style-doctor")
+        elif native_event == "beforeReadFile":
+            payload.update(file_path=f"{cwd}/style-doctor.txt", content="")
+        elif native_event == "beforeSubmitPrompt":
+            payload.update(prompt="style doctor", attachments=[])
+        elif native_event in STOP_EVENTS:
+            payload.update(status="completed", loop_count=0)
+        elif native_event in ("sessionStart", "sessionEnd"):
+            payload["session_id"] = session_id
+        return payload
+
+    def check_answer(self, native_event: str, obj: dict[str, Any] | None, code: int) -> str | None:
+        if native_event in PERMISSION_EVENTS:
+            if obj is None:
+                return "no answer on a permission hook (Cursor may read it as a failure)"
+            if obj.get("permission") not in ("allow", "deny", "ask") and "decision" not in obj:
+                return "a permission hook answered without `permission`"
+        return None
 
 
-def wire_problem(native_event: str, stdout: str, code: int) -> str | None:
-    obj, problem = common.json_problem(stdout)
-    if problem:
-        return problem
-    if code not in (0, 2):
-        return f"exit code {code}: Cursor reads it as a failed hook"
-    if native_event in PERMISSION_EVENTS:
-        if obj is None:
-            return "no answer on a permission hook (Cursor may read it as a failure)"
-        if obj.get("permission") not in ("allow", "deny", "ask") and "decision" not in obj:
-            return "a permission hook answered without `permission`"
-    return None
+ADAPTER = Cursor()

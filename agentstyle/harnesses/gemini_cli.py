@@ -9,15 +9,15 @@ reads text there only as a deny reason); a failed tool is an AfterTool with `err
 from __future__ import annotations
 
 import re
-import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.engine.event import Event
-from agentstyle.harnesses import common
-from agentstyle.harnesses.base import CONTEXT, MESSAGE, with_approve_hint
-from agentstyle.harnesses.gemini_cli_spec import NAME, SPEC
+from agentstyle.harnesses import payload as read
+from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
+from agentstyle.harnesses.facts.gemini_cli import NAME, SPEC
+from agentstyle.harnesses.install import Key
+from agentstyle.harnesses.protocol import HarnessAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -79,67 +79,15 @@ def _point(payload: dict[str, Any], native_event: str) -> str | None:
     return SPEC.point_of(native_event)
 
 
-def normalize(payload: dict[str, Any], native_event: str) -> Event:
-    """A Gemini CLI payload as a normalized event; `native_event` is from the command line."""
-    point = _point(payload, native_event)
-    ev = Event(
-        harness=NAME,
-        native_event=native_event,
-        point=point,
-        session_id=common.text_id(payload.get("session_id")) or "unknown",
-        cwd=common.text_id(payload.get("cwd")) or "",
-        ts=time.time(),
-    )
-    model = payload.get("model")
-    if isinstance(model, str) and model:
-        ev.model = model
-    elif MODEL_FROM_TRANSCRIPT:
-        ev.model = common.transcript_model(
-            ev.session_id, payload.get("transcript_path"), _transcript_model
-        )
-    common.base_fields(ev, NAME, payload, None)
-    if native_event == "SessionStart":
-        ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
-        ev.add("session.source", ev.session_source)
-    elif native_event == "BeforeAgent":
-        ev.add("prompt", payload.get("prompt", ""))
-        common.add_call_key(ev, "prompt", payload.get("prompt", ""))
-    elif native_event == "AfterAgent":
-        ev.stop_active = payload.get("stop_hook_active") is True
-        text = payload.get("prompt_response")
-        if isinstance(text, str):
-            ev.add("response.text", text)
-    if point in ("tool.pre", "tool.post", "tool.failed"):
-        tool_event(ev, payload)
-    return ev
-
-
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
-    native = str(payload.get("tool_name") or "")
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        tool_input = {}
-    ev.native_tool = native
-    mcp = common.split_mcp(native)
+    native, tool_input = read.tool_call(ev, payload)
+    mcp = read.split_mcp(native)
     if mcp is not None:
-        ev.mcp_server = mcp[0]
-        ev.tool = "mcp"
-        ev.add("mcp.server", mcp[0])
-        ev.add("mcp.tool", mcp[1])
+        read.set_mcp(ev, *mcp)
     else:
         ev.tool = NATIVE_TOOLS.get(native, "other")
-    ev.add("tool.name", ev.tool)
-    ev.add("tool.native", native)
-    if ev.tool in ("file.read", "file.write", "file.edit", "file.search"):
-        common.add_file_path(ev, tool_input, FILE_PATH_KEYS)
-    if ev.tool == "shell":
-        common.add_shell(ev, tool_input.get("command"))
-    if native == "write_file":
-        ev.add_list("tool.added", [str(tool_input.get("content", ""))])
-    elif native == "replace":
-        ev.add_list("tool.added", [str(tool_input.get("new_string", ""))])
-    common.add_call_key(ev, native, tool_input)
-    ev.add_tree("tool.input", tool_input)
+    paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
+    read.add_tool(ev, native, tool_input, paths=paths, added=added_text(native, tool_input))
     if ev.native_event == "AfterTool":
         response = payload.get("tool_response")
         if ev.point == "tool.failed":
@@ -150,71 +98,13 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
             ev.add_tree("tool.output", response)
 
 
-def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-    """The exact stdout Gemini CLI reads (contracts.md §4); `{}` when there is nothing to say."""
-    reason = "\n".join(r for r in decision.reasons if r)
-    verdict = decision.verdict
-    point = event.point if event is not None else SPEC.point_of(native_event)
-    spec = SPEC.points.get(point) if point else None
-    caps = spec.capabilities if spec else frozenset()
-    context = "\n\n".join(decision.contexts) if CONTEXT in caps else ""
-    message = "\n\n".join(decision.messages) if MESSAGE in caps else ""
-    out: dict[str, Any] = {}
-    if native_event in DECISION_EVENTS and verdict == "block":
-        return Wire(common.dump({"decision": "deny", "reason": reason or "STYLE refused this."}))
-    if native_event == "BeforeTool" and verdict == "ask":
-        # `ask` is not in the reference: refuse, and tell the person `style allow`.
-        out = {"decision": "deny", "reason": with_approve_hint(reason)}
-    elif native_event == "BeforeTool" and verdict == "allow":
-        out["decision"] = "allow"
-    if message:
-        out["systemMessage"] = message
-    if context and native_event in CONTEXT_EVENTS:
-        out["hookSpecificOutput"] = {"hookEventName": native_event, "additionalContext": context}
-    return Wire(common.dump(out))
-
-
-def can_refuse(native_event: str) -> bool:
-    return native_event in SPEC.gate_events
-
-
-def deny_answer(native_event: str, reason: str) -> Wire:
-    """A refusal for a handler error under `fail: closed` (runtime.md)."""
-    return answer(Decision(verdict="block", reasons=[reason]), native_event)
-
-
-# No fail-closed switch in Gemini CLI: a refusal must be a readable deny (exit 0 + JSON).
-FAIL_CLOSED_EXIT = 0
-
-
-def no_opinion(native_event: str) -> Wire:
-    return Wire("{}")
-
-
-# Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
-# (contracts.md §4). An event STYLE does not know gets it on stderr.
-NOTICE_FIELD = "systemMessage"
-NOTICE_EVENTS = frozenset(SPEC.native_events())
-
-
-def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
-    """`wire` with a notice for the person, merged into the answer's `systemMessage`."""
-    if native_event in NOTICE_EVENTS:
-        merged = common.merge_notice(wire.stdout, NOTICE_FIELD, text)
-        if merged is not None:
-            return Wire(merged, wire.exit_code, wire.stderr)
-    return common.notice_on_stderr(wire, text)
-
-
-# -- install: `.gemini/settings.json` (contracts.md §4) ----------------------------------------
-
-SCOPES = ("project", "user")
-FLAT = False
-CONFIG_FILES = {"project": ".gemini/settings.json", "user": ".gemini/settings.json"}
-
-
-# The client that reports its version (`requires.harnesses`, `--fail-closed` checks).
-VERSION_COMMAND = ("gemini", "--version")
+def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
+    """What a write/edit call adds (when.md `tool.added`)."""
+    if native == "write_file":
+        return [str(tool_input.get("content", ""))]
+    if native == "replace":
+        return [str(tool_input.get("new_string", ""))]
+    return []
 
 
 # strip-json-comments 3.1.1, which Gemini CLI pins, blanks a comment with `replace(/\S/g, " ")`:
@@ -226,130 +116,130 @@ _JS_ONLY_SPACES = (
 )
 
 
-def config_dialect() -> Dialect:
-    """How Gemini CLI reads `settings.json`: `JSON.parse(stripJsonComments(text))`
-    (packages/cli/src/config/settings.ts), so `//` and `/* */` comments are whitespace, and a
-    trailing comma or a byte order mark makes the whole load fail."""
-    from agentstyle.configfiles.jsonspans import Dialect
+class GeminiCli(HarnessAdapter):
+    name = NAME
+    spec = SPEC
+    # No fail-closed switch in Gemini CLI: a refusal must be a readable deny (exit 0 + JSON).
+    fail_closed_exit = 0
+    bad_exit = ": Gemini CLI only warns and continues"
+    # Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
+    # (contracts.md §4). An event STYLE does not know gets it on stderr.
+    notice_field = "systemMessage"
+    notice_events = frozenset(SPEC.native_events())
 
-    return Dialect(
-        client="gemini cli", comments=True, unreadable_in_comments=_JS_ONLY_SPACES, bom=False
-    )
+    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+        point = _point(payload, native_event)
+        ev = read.new_event(
+            NAME,
+            native_event,
+            point,
+            payload,
+            session_id=read.text_id(payload.get("session_id")),
+            cwd=read.text_id(payload.get("cwd")),
+            model_pick=_transcript_model if MODEL_FROM_TRANSCRIPT else None,
+        )
+        if native_event == "SessionStart":
+            ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
+            ev.add("session.source", ev.session_source)
+        elif native_event == "BeforeAgent":
+            read.add_prompt(ev, payload.get("prompt", ""))
+        elif native_event == "AfterAgent":
+            ev.stop_active = payload.get("stop_hook_active") is True
+            text = payload.get("prompt_response")
+            if isinstance(text, str):
+                ev.add("response.text", text)
+        if point in read.TOOL_POINTS:
+            tool_event(ev, payload)
+        return ev
+
+    def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
+        """The exact stdout Gemini CLI reads (contracts.md §4); `{}` when there is nothing to
+        say."""
+        reason = "\n".join(r for r in decision.reasons if r)
+        verdict = decision.verdict
+        point = event.point if event is not None else SPEC.point_of(native_event)
+        spec = SPEC.points.get(point) if point else None
+        # an event of no known point delivers neither
+        context, message = deliverable(decision, spec) if spec is not None else ("", "")
+        out: dict[str, Any] = {}
+        if native_event in DECISION_EVENTS and verdict == "block":
+            return Wire(dump({"decision": "deny", "reason": reason or "STYLE refused this."}))
+        if native_event == "BeforeTool" and verdict == "ask":
+            # `ask` is not in the reference: refuse, and tell the person `style allow`.
+            out = {"decision": "deny", "reason": with_approve_hint(reason)}
+        elif native_event == "BeforeTool" and verdict == "allow":
+            out["decision"] = "allow"
+        if message:
+            out["systemMessage"] = message
+        if context and native_event in CONTEXT_EVENTS:
+            out["hookSpecificOutput"] = {
+                "hookEventName": native_event,
+                "additionalContext": context,
+            }
+        return Wire(dump(out))
+
+    def no_opinion(self, native_event: str) -> Wire:
+        return Wire("{}")
+
+    # -- install: `.gemini/settings.json` (contracts.md §4) ------------------------------------
+
+    config_file = ".gemini/settings.json"
+    user_instruction_file = ".gemini/GEMINI.md"
+    version_command = ("gemini", "--version")
+    enable_flag = ENABLE_FLAG
+
+    def config_dialect(self) -> Dialect:
+        """How Gemini CLI reads `settings.json`: `JSON.parse(stripJsonComments(text))`
+        (packages/cli/src/config/settings.ts), so `//` and `/* */` comments are whitespace,
+        and a trailing comma or a byte order mark makes the whole load fail."""
+        from agentstyle.configfiles.jsonspans import Dialect
+
+        return Dialect(
+            client="gemini cli", comments=True, unreadable_in_comments=_JS_ONLY_SPACES, bom=False
+        )
+
+    def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
+        """One handler; `timeout` in milliseconds (the documented default, written out)."""
+        from agentstyle.timeouts import GEMINI_WRITTEN_MS
+
+        return {
+            "type": "command",
+            "command": command,
+            "name": "style",
+            "timeout": GEMINI_WRITTEN_MS,
+        }
+
+    def config_keys(self, text: str) -> list[Key]:
+        """The hooks system's switch, on (`ENABLE_FLAG`)."""
+        return [(ENABLE_FLAG, True)]
+
+    # -- doctor --------------------------------------------------------------------------------
+
+    def synthetic_payload(self, native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+        epoch = "1970-01-01T00:00:00.000Z"
+        payload = read.claude_shaped_payload(native_event, cwd, session_id, timestamp=epoch)
+        if native_event == "SessionStart":
+            payload["source"] = "startup"
+        elif native_event == "SessionEnd":
+            payload["reason"] = "other"
+        elif native_event in ("BeforeAgent", "AfterAgent"):
+            payload["prompt"] = "style doctor"
+            if native_event == "AfterAgent":
+                payload.update(prompt_response="style doctor", stop_hook_active=False)
+        elif native_event in ("BeforeTool", "AfterTool"):
+            payload.update(tool_name="run_shell_command", tool_input={"command": "true"})
+            if native_event == "AfterTool":
+                payload["tool_response"] = {"llmContent": "", "returnDisplay": ""}
+        elif native_event == "PreCompress":
+            payload["trigger"] = "manual"
+        return payload
+
+    def check_answer(self, native_event: str, obj: dict[str, Any] | None, code: int) -> str | None:
+        if obj is None and code == 0:
+            return "empty stdout (Gemini CLI parses stdout on exit 0 as JSON)"
+        if obj is not None and obj.get("decision") not in (None, "allow", "deny", "block"):
+            return f"unknown decision `{obj.get('decision')}`"
+        return None
 
 
-def config_path(root: Path, scope: str) -> Path:
-    if scope == "user":
-        return common.home_path(CONFIG_FILES["user"])
-    return root / CONFIG_FILES["project"]
-
-
-def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
-    """One handler; `timeout` in milliseconds (the documented default, written out)."""
-    from agentstyle.timeouts import GEMINI_WRITTEN_MS
-
-    return {"type": "command", "command": command, "name": "style", "timeout": GEMINI_WRITTEN_MS}
-
-
-def group(one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"matcher": matcher} if matcher else {}
-    out["hooks"] = [one]
-    return out
-
-
-def write_config(
-    before: str | None,
-    groups: dict[str, list[dict[str, Any]]],
-    is_ours: Any,
-    name: str,
-    markers: list[str],
-) -> tuple[str, list[str]]:
-    """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
-    from agentstyle.configfiles.hookconfig import ensure_key, install_groups, undo_key
-
-    dialect = config_dialect()
-    for marker in reversed(markers):  # back to the user's keys, then the same edits again
-        if before:
-            before = undo_key(before, marker, name=name, dialect=dialect)
-    text = install_groups(before, groups, is_ours=is_ours, name=name, dialect=dialect)
-    done: list[str] = []
-    if groups:
-        text, made = ensure_key(text, ENABLE_FLAG, True, name=name, dialect=dialect)
-        if made:
-            done.append(made)
-    return text, done
-
-
-def strip_config(text: str, is_ours: Any, markers: list[str], name: str) -> str:
-    from agentstyle.configfiles.hookconfig import undo_key, uninstall_groups
-
-    dialect = config_dialect()
-    for marker in reversed(markers):
-        text = undo_key(text, marker, name=name, dialect=dialect)
-    return uninstall_groups(text, is_ours=is_ours, name=name, dialect=dialect)
-
-
-def enabled(text: str) -> bool:
-    """Whether the hooks system is on in this settings text."""
-    from agentstyle.configfiles.jsonspans import JsonEditError, parse_with_spans
-
-    try:
-        doc = parse_with_spans(text, dialect=config_dialect()).value
-    except JsonEditError:
-        return False
-    node: Any = doc
-    for key in ENABLE_FLAG:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node is True
-
-
-def static_path(root: Path, scope: str) -> Path | None:
-    return common.home_path(".gemini/GEMINI.md") if scope == "user" else root / "GEMINI.md"
-
-
-place_static = common.place_static
-strip_static = common.strip_static
-
-
-def install_notes(fail_closed: bool) -> list[str]:
-    return common.no_fail_closed_notes("Gemini CLI", fail_closed)
-
-
-# -- doctor ----------------------------------------------------------------------------------
-
-
-def synthetic_payload(native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "session_id": session_id,
-        "transcript_path": None,
-        "cwd": cwd,
-        "hook_event_name": native_event,
-        "timestamp": "1970-01-01T00:00:00.000Z",
-    }
-    if native_event == "SessionStart":
-        payload["source"] = "startup"
-    elif native_event == "SessionEnd":
-        payload["reason"] = "other"
-    elif native_event in ("BeforeAgent", "AfterAgent"):
-        payload["prompt"] = "style doctor"
-        if native_event == "AfterAgent":
-            payload.update(prompt_response="style doctor", stop_hook_active=False)
-    elif native_event in ("BeforeTool", "AfterTool"):
-        payload.update(tool_name="run_shell_command", tool_input={"command": "true"})
-        if native_event == "AfterTool":
-            payload["tool_response"] = {"llmContent": "", "returnDisplay": ""}
-    elif native_event == "PreCompress":
-        payload["trigger"] = "manual"
-    return payload
-
-
-def wire_problem(native_event: str, stdout: str, code: int) -> str | None:
-    obj, problem = common.json_problem(stdout)
-    if problem:
-        return problem
-    if code not in (0, 2):
-        return f"exit code {code}: Gemini CLI only warns and continues"
-    if obj is None and code == 0:
-        return "empty stdout (Gemini CLI parses stdout on exit 0 as JSON)"
-    if obj is not None and obj.get("decision") not in (None, "allow", "deny", "block"):
-        return f"unknown decision `{obj.get('decision')}`"
-    return None
+ADAPTER = GeminiCli()

@@ -19,27 +19,26 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, widened
 from agentstyle.engine.store import Connection, sql, transaction
-from agentstyle.harnesses.common import HOOK_SCRIPT
+from agentstyle.folders import PROJECT_DIR_ENV
+from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
+from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_ENV, DEADLINE_SHARE
 from agentstyle.policy.plan import PlanEntry
+
+if TYPE_CHECKING:
+    from agentstyle.harnesses.protocol import HarnessAdapter
 
 DEAD_AFTER_EVENTS = 100  # audit.md `dead`
 FAIL_OPEN_DAYS = 7  # how far back doctor lists the calls STYLE let through unchecked
 SESSION_PREFIX = "style-doctor-"
-# Where each harness names the project folder to a hook command.
-PROJECT_ENV = {
-    "claude-code": "CLAUDE_PROJECT_DIR",
-    "cursor": "CURSOR_PROJECT_DIR",
-    "gemini-cli": "GEMINI_PROJECT_DIR",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +66,9 @@ class Policy:
 
 
 def _cause(exc: BaseException) -> str:
-    from agentstyle.runtime.hookrun import cause_of
+    from agentstyle.runtime.causes import failure_of
 
-    return cause_of(exc)
+    return failure_of(exc).text
 
 
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
@@ -178,6 +177,7 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
     FAIL_OPEN_DAYS days of `.style/logs/errors.log`: one warning per cause, with its count
     and the last one. Lines from before outcomes were logged are counted apart."""
     from agentstyle.runtime import errorlog
+    from agentstyle.runtime.causes import Cause
 
     now = time.time() if now is None else now
     entries = errorlog.read(paths.error_log, now - FAIL_OPEN_DAYS * 86400)
@@ -185,10 +185,10 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
     findings = []
     for outcome in (errorlog.FAIL_OPEN, errorlog.UNKNOWN):
         chosen = [e for e in entries if e.outcome == outcome]
-        by_cause: dict[str, list[errorlog.Entry]] = {}
+        by_cause: dict[Cause, list[errorlog.Entry]] = {}
         for entry in chosen:
-            by_cause.setdefault(entry.cause_class, []).append(entry)
-        for cls, group in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            by_cause.setdefault(entry.counted, []).append(entry)
+        for cause, group in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0].value)):
             last = group[-1]
             stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last.when))
             what = (
@@ -201,7 +201,7 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
                     "warning",
                     None,
                     f"{len(group)} {what} in the last {FAIL_OPEN_DAYS} days: "
-                    f"{errorlog.CAUSES[cls][0]} (last {stamp}, {last.harness} {last.event}: "
+                    f"{cause.doctor_text} (last {stamp}, {last.harness} {last.event}: "
                     f"{last.cause}); see {log}",
                 )
             )
@@ -262,7 +262,7 @@ def check_harness(
         return True
     try:
         found = installed(
-            text, is_ours=is_ours, flat=adapter.FLAT, name=label, dialect=adapter.config_dialect()
+            text, is_ours=is_ours, flat=adapter.flat, name=label, dialect=adapter.config_dialect()
         )
     except JsonEditError as exc:
         where = f" at line {exc.span.line}, column {exc.span.column}" if exc.span else ""
@@ -360,11 +360,10 @@ def check_harness(
     return False
 
 
-def _config_flags(adapter: Any, text: str) -> list[str]:
+def _config_flags(adapter: HarnessAdapter, text: str) -> list[str]:
     """Harness switches STYLE's hooks need (Gemini's enable flag)."""
-    check = getattr(adapter, "enabled", None)
-    if check is not None and not check(text):
-        return [f"the hooks system is off ({'.'.join(adapter.ENABLE_FLAG)} is not true)"]
+    if adapter.enable_flag is not None and not adapter.enabled(text):
+        return [f"the hooks system is off ({'.'.join(adapter.enable_flag)} is not true)"]
     return []
 
 
@@ -434,7 +433,7 @@ def _runnable(program: str) -> bool:
 
 def _fire_events(name: str, found: dict[str, list[dict[str, Any]]]) -> list[str]:
     """The native events to fire: the session start bookkeeping and the first tool gate."""
-    from agentstyle.harnesses import spec_for
+    from agentstyle.harnesses.facts import spec_for
 
     spec = spec_for(name)
     chosen: list[str] = []
@@ -454,7 +453,8 @@ def fire_harness(
 ) -> bool:
     """Run the installed commands of a harness with synthetic payloads; True if any ran."""
     from agentstyle.configfiles.hookconfig import installed
-    from agentstyle.harnesses import adapter_for, spec_for
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.install import config_file, is_ours
     from agentstyle.timeouts import timeout_for
 
@@ -464,7 +464,7 @@ def fire_harness(
     found = installed(
         path.read_text("utf-8"),
         is_ours=is_ours,
-        flat=adapter.FLAT,
+        flat=adapter.flat,
         dialect=adapter.config_dialect(),
     )
     ran = False
@@ -476,11 +476,11 @@ def fire_harness(
             continue
         ps = spec.spec_of(event)
         timeout = ps.timeout_s if ps is not None else timeout_for(name, event)
-        deadline = min(0.9 * timeout, 55.0)
+        deadline = min(DEADLINE_SHARE * timeout, DEADLINE_CAP_S)
         payload = adapter.synthetic_payload(event, root.as_posix(), session)
-        env = {k: v for k, v in os.environ.items() if k != "STYLE_DEADLINE_S"}
-        if name in PROJECT_ENV:
-            env[PROJECT_ENV[name]] = str(root)
+        env = {k: v for k, v in os.environ.items() if k != DEADLINE_ENV}
+        if name in PROJECT_DIR_ENV:  # where each harness names the project to a hook
+            env[PROJECT_DIR_ENV[name]] = str(root)
         started = time.monotonic()
         ran = True
         try:

@@ -4,7 +4,7 @@ A config meant to be committed (`--scope project`) holds no path of this machine
 `style-hook` console script found on PATH (pipx / uv tool installs put it there), and where
 STYLE is not installed it answers the harness with one clear line instead of a silent exit 127
 (and refuses, when installed `--fail-closed`). The project is found from the harness's project
-variable or the payload's `cwd` (runtime/hookrun.py `find_database`). Personal scopes
+variable or the payload's `cwd` (agentstyle/folders.py `find_home`). Personal scopes
 (`local`, `user`) keep the absolute interpreter, which never depends on PATH.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agentstyle.engine.decision import Decision
 from agentstyle.harnesses import adapter_for
-from agentstyle.harnesses.common import HOOK_MODULE, HOOK_SCRIPT
+from agentstyle.harnesses.install import HOOK_MODULE, HOOK_SCRIPT
 
 MISSING = (
     "STYLE is not installed on this machine: pipx install agentstyle / uv tool install "
@@ -71,7 +71,7 @@ def program_of(command: str) -> str | None:
     """What a STYLE handler command starts: `style-hook` (found on PATH) or the interpreter."""
     if command.startswith(f"command -v {HOOK_SCRIPT} "):
         return HOOK_SCRIPT
-    from agentstyle.harnesses.common import command_interpreter
+    from agentstyle.harnesses.install import command_interpreter
 
     return command_interpreter(command)
 

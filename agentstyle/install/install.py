@@ -31,9 +31,9 @@ from agentstyle.engine.store import (
     transaction,
 )
 from agentstyle.grammar.ast import Text
-from agentstyle.harnesses import adapter_for, spec_for
-from agentstyle.harnesses.base import HarnessSpec
-from agentstyle.harnesses.common import is_style_command
+from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses.facts import HarnessSpec, spec_for
+from agentstyle.harnesses.install import is_style_command
 from agentstyle.install.hookcommand import hook_command
 from agentstyle.install.library import bundled, bundled_path, ref_path
 from agentstyle.install.lockfile import (
@@ -105,7 +105,7 @@ class InstallResult:
 
 
 def check_scope(harness: str, scope: str) -> None:
-    scopes = adapter_for(harness).SCOPES
+    scopes = adapter_for(harness).scopes
     if scope not in scopes:
         raise StyleError(f"{harness} has no `{scope}` scope (use: {', '.join(scopes)})")
 
@@ -266,8 +266,8 @@ def claude_version() -> tuple[int, ...] | None:
 
 
 def client_version(harness: str) -> tuple[int, ...] | None:
-    """The harness client's version (its adapter's VERSION_COMMAND), or None when none answers."""
-    command = list(adapter_for(harness).VERSION_COMMAND)
+    """The harness client's version (its adapter's `version_command`), or None when none answers."""
+    command = list(adapter_for(harness).version_command)
     exe = shutil.which(command[0])
     if exe is None:
         return None
@@ -709,7 +709,7 @@ def _install(
     change = _config_change(root, config, groups, created, ours, harness)
     if change is not None:
         result.changes.append(change)
-        trust = getattr(adapter, "TRUST_NOTE", None)
+        trust = adapter.trust_note
         if trust and change.before != change.after and change.after is not None:
             result.notes.append(trust)
     static = _static_change(
@@ -924,10 +924,10 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
     scopes: list[str] = (
         ["user"]
         if h.scope == "user"
-        else [h.scope, *(s for s in adapter.SCOPES if s not in (h.scope, "user"))]
+        else [h.scope, *(s for s in adapter.scopes if s not in (h.scope, "user"))]
     )
     for scope in scopes:
-        if scope not in adapter.SCOPES:
+        if scope not in adapter.scopes:
             continue
         change = _config_removal(root, config_file(root, scope, harness), created, ours, harness)
         if change is not None:

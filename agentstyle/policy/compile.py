@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, sort_diagnostics
-from agentstyle.harnesses import spec_for
+from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.load import load_package
 from agentstyle.policy.lower import Lowering, lower_entries, lower_rule, qualified
 from agentstyle.policy.model import Package

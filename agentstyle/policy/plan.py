@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from agentstyle.grammar.ast import Node, Not, Pred
 from agentstyle.grammar.globs import glob_to_regex
-from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
 from agentstyle.policy.validate import RuleInfo, resolve_tools
 from agentstyle.vocabulary import ADDING_TOOLS, HANDLER_STATE_FIELDS, HISTORY_FIELDS, TOOL_POINTS
 

@@ -24,7 +24,7 @@ from agentstyle.grammar.ast import (
 from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
 from agentstyle.grammar.transformer import operator_hint
-from agentstyle.harnesses import spec_for
+from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.load import (
     HARNESSES,
     INVALID,

@@ -106,35 +106,6 @@ def engine_version() -> str:
     return f"{__version__}:{sys.prefix}"
 
 
-def locate_home() -> str | None:
-    """The `.style` folder of this project: STYLE_HOME, else the nearest upwards from the
-    harness's project folder or the working folder that holds a rules database."""
-    override = os.environ.get("STYLE_HOME")
-    if override:
-        return override
-    starts = [
-        os.environ.get(name)
-        for name in ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
-    ]
-    try:  # noqa: SIM105 - contextlib is one import more on the latency-critical path
-        starts.append(os.getcwd())
-    except OSError:
-        pass
-    for start in starts:
-        if not start:
-            continue
-        folder = os.path.abspath(start)
-        while True:
-            candidate = os.path.join(folder, ".style")
-            if os.path.isfile(os.path.join(candidate, "style.duckdb")):
-                return candidate
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-    return None
-
-
 def send_message(sock: _socket.socket, obj: object) -> None:
     import json
 

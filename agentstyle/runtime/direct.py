@@ -18,6 +18,8 @@ from agentstyle.engine.event import Event
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback, sql
+from agentstyle.runtime.causes import DeadlineExceeded, NoDatabase
+from agentstyle.runtime.hookcall import HookCall
 
 # While another program holds DuckDB's own file lock, retry opening at this interval.
 DUCKDB_RETRY_S = 0.02
@@ -52,10 +54,6 @@ class Resident:
             except Exception as exc:
                 failed.append(exc)
         return failed
-
-
-class DeadlineExceeded(Exception):
-    """The internal deadline passed before the event was evaluated and recorded."""
 
 
 class Watchdog:
@@ -158,9 +156,7 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
     """
     paths = _paths(home)
     if not paths.database.is_file():
-        from agentstyle.runtime.errors import HandlerError
-
-        raise HandlerError("no rules database (run `style install`)")
+        raise NoDatabase()
     from agentstyle.runtime.peer import StrangerCheck
 
     with FileLock(paths.lock, deadline, poll, give_up=StrangerCheck(str(paths.lock))):
@@ -192,19 +188,16 @@ def log_mode(home: Path | None) -> str:
     return m.group(1) if m else "hits"
 
 
-def evaluate_hook(
-    home: Path, event: Event, deadline: float, started: float, poll: Poll | None = None
-) -> Decision:
+def evaluate_hook(home: Path, event: Event, call: HookCall, poll: Poll | None = None) -> Decision:
     """Open the project's database, then evaluate and record one event (`evaluate_on`)."""
-    with open_for_hook(home, deadline, poll) as conn:
-        return evaluate_on(conn, event, deadline, started, home=home)
+    with open_for_hook(home, call.deadline, poll) as conn:
+        return evaluate_on(conn, event, call, home=home)
 
 
 def evaluate_on(
     conn: Connection,
     event: Event,
-    deadline: float,
-    started: float,
+    call: HookCall,
     *,
     home: Path | None = None,
     resident: Resident | None = None,
@@ -219,18 +212,19 @@ def evaluate_on(
     """
     after = resident.pending if resident is not None else None
     log = log_mode(home)
+    deadline = call.deadline
     if time.monotonic() >= deadline:
-        raise DeadlineExceeded("internal deadline passed")
+        raise DeadlineExceeded()
     timed_out = WATCHDOG.arm(conn, deadline)
     try:
         begin(conn)
         try:
             [result] = decide(conn, [event], held=resident.held if resident else None, log=log)
-            latency = int((time.monotonic() - started) * 1_000_000)
+            latency = int((time.monotonic() - call.started) * 1_000_000)
             if after is None:
                 record(conn, [result], log, [latency])
             if time.monotonic() >= deadline:
-                raise DeadlineExceeded("internal deadline passed")
+                raise DeadlineExceeded()
             if after is None:
                 commit(conn)
         except BaseException:
@@ -241,7 +235,7 @@ def evaluate_on(
         raise
     except Exception as exc:
         if timed_out.is_set():
-            raise DeadlineExceeded("internal deadline passed") from exc
+            raise DeadlineExceeded() from exc
         raise
     finally:
         WATCHDOG.disarm()
@@ -268,38 +262,38 @@ def _rollback(conn: Connection) -> None:
 
 def record_failure(
     home: Path,
-    harness: str,
-    native_event: str,
+    call: HookCall,
     point: str | None,
     payload: dict[str, Any],
     cause: str,
-    deadline: float,
+    until: float,
     *,
     refused: bool = False,
     conn: Connection | None = None,
     poll: Poll | None = None,
 ) -> bool:
-    """Record a handler error; True when a `fail: closed` entry exists for the native event.
+    """Record a handler error (`cause`: its text) of the call's native event, waiting for the
+    lock until `until`; True when a `fail: closed` entry exists for that event.
 
     `refused`: the hook refuses the event whatever the entries say (`style install
     --fail-closed`), so it is recorded as a block, not as failing open. `poll` is tried while
     waiting for the lock (a resident engine holding it answers instead).
     """
     if conn is not None:
-        return _record_failure_on(conn, harness, native_event, point, payload, cause, refused)
-    with open_for_hook(home, deadline, poll) as opened:
-        return _record_failure_on(opened, harness, native_event, point, payload, cause, refused)
+        return _record_failure_on(conn, call, point, payload, cause, refused)
+    with open_for_hook(home, until, poll) as opened:
+        return _record_failure_on(opened, call, point, payload, cause, refused)
 
 
 def _record_failure_on(
     conn: Connection,
-    harness: str,
-    native_event: str,
+    call: HookCall,
     point: str | None,
     payload: dict[str, Any],
     cause: str,
     refused: bool,
 ) -> bool:
+    harness, native_event = call.harness, call.event
     row = conn.execute(sql("evaluate/fail_closed"), [harness, native_event]).fetchone()
     closed = bool(row and row[0])
     session = payload.get("session_id")

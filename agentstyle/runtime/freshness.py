@@ -10,45 +10,25 @@ from __future__ import annotations
 
 import os
 
-LOCK_NAME = "style.lock.yaml"
+from agentstyle.folders import DATABASE_NAME, HOME_NAME, LOCK_NAME, STYLE_HOME_ENV, find_upwards
+
 BUILT_FROM = "built-from"  # in `.style/`: "sha256 size mtime_ns" of the lock it was built from
-PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 MAX_LOCK = 1 << 20
 NO_DATABASE = "no rules database on this machine"
 
 
-def find_locked_root(starts: list[str | None]) -> str | None:
-    """The nearest folder upwards from the harness's project folder or the working folder
-    that holds `style.lock.yaml` (STYLE_HOME: the folder above it)."""
-    override = os.environ.get("STYLE_HOME")
-    if override:
-        root = os.path.dirname(os.path.abspath(override))
+def find_locked_root(starts: list[str | None], home: str | None) -> str | None:
+    """The nearest folder upwards from `starts` (a hook's: the harness's project folder, the
+    working folder) that holds `style.lock.yaml`; with `home` (STYLE_HOME) the folder above it,
+    when it does."""
+    if home:
+        root = os.path.dirname(os.path.abspath(home))
         return root if os.path.isfile(os.path.join(root, LOCK_NAME)) else None
-    for start in starts:
-        if not start:
-            continue
-        folder = os.path.abspath(start)
-        while True:
-            if os.path.isfile(os.path.join(folder, LOCK_NAME)):
-                return folder
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-    return None
-
-
-def hook_starts() -> list[str | None]:
-    starts: list[str | None] = [os.environ.get(name) for name in PROJECT_ENV]
-    try:  # noqa: SIM105 - contextlib is one import more on the latency-critical path
-        starts.append(os.getcwd())
-    except OSError:
-        pass
-    return starts
+    return find_upwards(starts, lambda folder: os.path.isfile(os.path.join(folder, LOCK_NAME)))
 
 
 def _home(root: str) -> str:
-    return os.environ.get("STYLE_HOME") or os.path.join(root, ".style")
+    return os.environ.get(STYLE_HOME_ENV) or os.path.join(root, HOME_NAME)
 
 
 def _stamp(root: str) -> tuple[str, int, int] | None:
@@ -68,7 +48,7 @@ def _stamp(root: str) -> tuple[str, int, int] | None:
 def stale(root: str) -> str | None:
     """Why the database must be (re)built from the lock, or None when it is current."""
     home = _home(root)
-    if not os.path.isfile(os.path.join(home, "style.duckdb")):
+    if not os.path.isfile(os.path.join(home, DATABASE_NAME)):
         return NO_DATABASE
     try:
         with open(os.path.join(home, BUILT_FROM), encoding="utf-8") as fh:

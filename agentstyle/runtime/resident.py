@@ -16,6 +16,7 @@ from pathlib import Path
 from agentstyle.engine.locking import FileLock, LockTimeout
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, connect, migrate, tune_for_events
+from agentstyle.limits import ENGINE_BUDGET_SHARE, MAX_STDIN
 from agentstyle.runtime import enginelog
 from agentstyle.runtime.client import (
     STARTING_NAME,
@@ -35,9 +36,6 @@ RECEIVE_S = 5.0  # a hook sends its request at once; a silent client is dropped 
 ACCEPT_POLL_S = 0.5
 MAX_CLIENTS = 64
 HOOK_FIELDS = {"harness": str, "event": str, "stdin": str}
-# A hook request names its payload's size (`stdin_bytes`) and sends it raw after the message
-# (client.send_hook); at most the hook's own limit.
-MAX_STDIN_BYTES = 16 * 1024 * 1024
 
 
 def _payload(sock: socket.socket, message: object) -> bytes | None:
@@ -46,7 +44,9 @@ def _payload(sock: socket.socket, message: object) -> bytes | None:
     if not isinstance(message, dict) or "stdin_bytes" not in message:
         return None
     size = message.pop("stdin_bytes")
-    if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_STDIN_BYTES:
+    # A hook request names its payload's size and sends it raw after the message
+    # (client.send_hook); at most the hook's own limit.
+    if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_STDIN:
         raise ValueError("bad stdin_bytes")
     raw = _recv_exact(sock, size)
     message["stdin"], message["stdin_raw"] = "", raw
@@ -172,6 +172,7 @@ class Engine:
         try:
             from agentstyle.harnesses import adapter_for
             from agentstyle.runtime.direct import evaluate_on
+            from agentstyle.runtime.hookcall import HookCall
 
             payload = {
                 "session_id": "style-engine-warm-up",
@@ -182,10 +183,8 @@ class Engine:
                 "tool_use_id": "style-engine-warm-up",
             }
             event = adapter_for("claude-code").normalize(payload, "PreToolUse")
-            started = time.monotonic()
-            evaluate_on(
-                self.conn, event, started + 5.0, started, home=self.home, resident=self.resident
-            )
+            call = HookCall.served("claude-code", "PreToolUse", False, 5.0, str(self.home))
+            evaluate_on(self.conn, event, call, home=self.home, resident=self.resident)
         except Exception as exc:
             enginelog.write(self.home, f"warm-up skipped: {type(exc).__name__}: {exc}")
         finally:
@@ -294,23 +293,28 @@ class Engine:
         if self.resident is None:
             return
         for exc in self.resident.finish():  # the answer stands; the history misses the event
-            from agentstyle.runtime.hookrun import cause_of
+            from agentstyle.runtime.causes import failure_of
 
             what = f"{message.get('harness')} {message.get('event')}"
-            enginelog.write(self.home, f"answered {what} but could not record it: {cause_of(exc)}")
+            why = failure_of(exc).text
+            enginelog.write(self.home, f"answered {what} but could not record it: {why}")
 
     def handle(self, message: dict[str, object]) -> dict[str, object]:
-        from agentstyle.runtime.hookrun import handle_with_connection
+        from agentstyle.runtime.hookcall import HookCall
+        from agentstyle.runtime.hookrun import handle
 
         assert self.conn is not None
-        stdout, stderr, code = handle_with_connection(
-            self.conn,
+        call = HookCall.served(
             str(message.get("harness", "")),
             str(message.get("event", "")),
-            _stdin_of(message),
             bool(message.get("fail_closed")),
-            0.8 * float(message["budget_s"]),  # type: ignore[arg-type]
-            self.home,
+            ENGINE_BUDGET_SHARE * float(message["budget_s"]),  # type: ignore[arg-type]
+            str(self.home),
+        )
+        stdout, stderr, code = handle(
+            call,
+            _stdin_of(message),
+            conn=self.conn,
             oversized=bool(message.get("oversized")),
             resident=self.resident,
         )

@@ -17,7 +17,11 @@ import re
 import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentstyle.harnesses.facts import HarnessSpec
+    from agentstyle.harnesses.protocol import HarnessAdapter
 
 MARKER = re.compile(r"^<!-- docsgen: (?P<name>[a-z-]+)(?: (?P<arg>[^>]*?))? -->[ \t]*$", re.M)
 DOCS = Path(__file__).resolve().parent.parent
@@ -299,7 +303,7 @@ def _slug(heading: str) -> str:
     return re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", heading).strip().lower())
 
 
-# -- harnesses: agentstyle/harnesses/*_spec.py --------------------------------------------------
+# -- harnesses: agentstyle/harnesses/facts/*.py --------------------------------------------------
 
 CAPS = ("context", "message", "deny", "ask", "allow")
 MATCHER_STYLES = {
@@ -308,8 +312,9 @@ MATCHER_STYLES = {
 }
 
 
-def _harness(name: str) -> tuple[Any, Any]:
-    from agentstyle.harnesses import SUPPORTED, adapter_for, spec_for
+def _harness(name: str) -> tuple[HarnessSpec, HarnessAdapter]:
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses.facts import SUPPORTED, spec_for
 
     if name not in SUPPORTED:
         raise ValueError(f"docsgen harness: `{name}` is not one of {', '.join(SUPPORTED)}")
@@ -317,7 +322,9 @@ def _harness(name: str) -> tuple[Any, Any]:
 
 
 def _deadline(timeout_s: float) -> str:
-    return f"{min(0.9 * timeout_s, 55.0):g} s"
+    from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_SHARE
+
+    return f"{min(DEADLINE_SHARE * timeout_s, DEADLINE_CAP_S):g} s"
 
 
 def _caps(caps: frozenset[str]) -> str:
@@ -415,15 +422,14 @@ def _names(items: tuple[str, ...]) -> str:
     return ", ".join(f"`{i}`" for i in items) if items else "none"
 
 
-def _files(adapter: Any) -> list[list[str]]:
+def _files(adapter: HarnessAdapter) -> list[list[str]]:
     rows = []
     marker = Path("/PROJECT")
-    for scope in adapter.SCOPES:
-        config = adapter.CONFIG_FILES[scope]
-        where = "~" if scope == "user" else "."
+    for scope in adapter.scopes:
+        config = _shown_path(adapter.config_path(marker, scope), marker)
         static = adapter.static_path(marker, scope)
         shown = "— (not placed)" if static is None else _shown_path(static, marker)
-        rows.append([f"`{scope}`", f"`{where}/{config}`", shown])
+        rows.append([f"`{scope}`", config, shown])
     return rows
 
 
@@ -439,7 +445,7 @@ def _shown_path(path: Path, project: Path) -> str:
 
 def capabilities(arg: str | None) -> str:
     """The matrix of every point on every harness."""
-    from agentstyle.harnesses import SUPPORTED, spec_for
+    from agentstyle.harnesses.facts import SUPPORTED, spec_for
     from agentstyle.vocabulary import EVENTS
 
     if arg:

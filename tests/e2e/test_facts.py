@@ -1,7 +1,7 @@
 """Facts contracts.md marked UNCONFIRMED, checked against the pinned real clients.
 
 Each adapter keeps such facts in one named place ("facts once UNCONFIRMED" in claude_code.py,
-codex.py / codex_spec.py, gemini_cli.py) that points here; a client upgrade that changes one
+codex.py / facts/codex.py, gemini_cli.py) that points here; a client upgrade that changes one
 fails the test that names it.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
-from agentstyle.harnesses import claude_code, codex, codex_spec, gemini_cli
+from agentstyle.harnesses import claude_code, codex, gemini_cli
+from agentstyle.harnesses.facts import codex as codex_facts
 from e2e.clients import Session
 from e2e.mockapi import ANTHROPIC_MODEL, GEMINI_MODEL, Say, Script
 from e2e.scenarios import edit, shell, write
@@ -65,14 +66,16 @@ def test_claude_code_payloads_name_no_model_the_transcript_does(session) -> None
     assert any(f"E2E-POST-MODEL {ANTHROPIC_MODEL}" in t for t in after)
     # the file tools' inputs are what the adapter reads `file.path` from
     edits = [p for p in payloads if p.get("tool_name") in ("Write", "Edit")]
-    paths = {claude_code.normalize(p, p["hook_event_name"]).first("file.path") for p in edits}
+    paths = {
+        claude_code.ADAPTER.normalize(p, p["hook_event_name"]).first("file.path") for p in edits
+    }
     assert paths == {"new.txt", "README.md"}
 
 
 def test_codex_pre_tool_use_context_and_bash_output(session) -> None:
-    """codex_spec.PRE_TOOL_USE_CONTEXT (§2.6: the release that accepts it) and
+    """codex_facts.PRE_TOOL_USE_CONTEXT (§2.6: the release that accepts it) and
     codex.BASH_TOOL_RESPONSE (§2.4, openai/codex#34289: Bash `tool_response` is empty)."""
-    assert codex_spec.PRE_TOOL_USE_CONTEXT
+    assert codex_facts.PRE_TOOL_USE_CONTEXT
     s = recorded(session, "codex")
     # the context reached the model and the call ran: the hook was not failed for it
     assert (s.project / "out.txt").exists()
@@ -100,7 +103,7 @@ def test_gemini_cli_enable_flag_tool_inputs_and_model(session) -> None:
     for name in ("write_file", "replace"):
         assert any(k in by_tool[name] for k in gemini_cli.FILE_PATH_KEYS), by_tool[name]
     paths = {
-        gemini_cli.normalize(p, "BeforeTool").first("file.path")
+        gemini_cli.ADAPTER.normalize(p, "BeforeTool").first("file.path")
         for p in tools
         if p["tool_name"] != "run_shell_command"
     }
@@ -115,7 +118,7 @@ print(json.dumps({{"decision": "ask", "reason": "E2E-RAW-ASK may I?"}}))
 
 
 def test_gemini_cli_has_no_ask(session) -> None:
-    """gemini_cli_spec: `ask` is not in Gemini's reference (§4, UNCONFIRMED): STYLE degrades it
+    """facts/gemini_cli.py: `ask` is not in Gemini's reference (§4, UNCONFIRMED): STYLE degrades it
     to a refusal whose reason reaches the model. A raw `decision: ask` in `gemini -p` is no
     question either: the call does not run, the run just ends, and the model never reads why."""
     s: Session = session("gemini-cli", Script([[shell("gemini-cli", "touch asked.txt")]]))

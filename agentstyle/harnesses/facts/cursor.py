@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentstyle.harnesses.base import ASK, CONTEXT, DENY, HarnessSpec, PointSpec, Route
+from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, HarnessSpec, PointSpec, Route
 from agentstyle.timeouts import timeout_for
 
 NAME = "cursor"
@@ -21,6 +21,8 @@ READ_GATE = PointSpec("beforeReadFile", frozenset({DENY}), None, _t("x"))
 
 SPEC = HarnessSpec(
     name=NAME,
+    title="Cursor",
+    fail_closed_switch=True,
     points={
         # sessionStart's `additional_context` becomes initial system context; no source field.
         "session.start": PointSpec("sessionStart", frozenset({CONTEXT}), None, _t("x")),

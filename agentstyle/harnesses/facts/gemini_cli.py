@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentstyle.harnesses.base import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
 from agentstyle.timeouts import timeout_for
 
 NAME = "gemini-cli"
@@ -15,6 +15,7 @@ def _t(event: str) -> float:
 SPEC = HarnessSpec(
     model_at_first_start=False,
     name=NAME,
+    title="Gemini CLI",
     points={
         "session.start": PointSpec(
             "SessionStart", frozenset({CONTEXT, MESSAGE}), "source", _t("SessionStart")

@@ -1,4 +1,4 @@
-"""What every harness adapter declares: its points, capabilities, tool names and defaults."""
+"""The shape of a harness's facts: its points, their capabilities, tool names and routes."""
 
 from __future__ import annotations
 
@@ -10,26 +10,6 @@ MESSAGE = "message"  # text the user sees
 DENY = "deny"
 ASK = "ask"
 ALLOW = "allow"
-
-# What a refusal tells the person where the harness has no `ask` (cli.md `style allow`): the
-# rule's question is delivered as a refusal, and this sentence says how to let the call through.
-APPROVE_HINT = "Ask the user; they can allow it once with 'style allow --last'."
-
-
-def with_approve_hint(reason: str) -> str:
-    """An `ask` question turned into a refusal reason that tells the person `style allow`.
-
-    A body that already names `style allow` is left as it is; a body ending in `:` reads on
-    into the hint ("needs approval: ask the user; …").
-    """
-    text = reason.rstrip()
-    if "style allow" in text:
-        return text
-    if not text:
-        return APPROVE_HINT
-    if text.endswith(":"):
-        return f"{text} {APPROVE_HINT[0].lower()}{APPROVE_HINT[1:]}"
-    return f"{text} {APPROVE_HINT}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +34,7 @@ class Route:
 @dataclass(frozen=True, slots=True)
 class HarnessSpec:
     name: str
+    title: str  # how the person reads its name ("Claude Code")
     points: dict[str, PointSpec]
     # normalized tool → native tool names (for narrowed matchers)
     tool_names: dict[str, tuple[str, ...]]
@@ -67,6 +48,9 @@ class HarnessSpec:
     bookkeeping: tuple[str, ...] = ()
     # native events where a refusal is possible (`fail: closed`, `--fail-closed`)
     gate_events: tuple[str, ...] = ()
+    # the harness can be told to block when a hook fails (Claude Code's `onFailure: block`,
+    # Cursor's `failClosed`); without it a crashed hook lets the call run
+    fail_closed_switch: bool = False
     # matcher syntax: `list` (a plain `A|B` list when the names allow it, else an anchored
     # regex: Claude Code) or `regex` (always an anchored regex: the matcher is a regex search)
     matcher_style: str = "list"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentstyle.harnesses.base import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
 from agentstyle.timeouts import timeout_for
 
 NAME = "claude-code"
@@ -10,6 +10,8 @@ NAME = "claude-code"
 SPEC = HarnessSpec(
     model_at_first_start=False,
     name=NAME,
+    title="Claude Code",
+    fail_closed_switch=True,
     points={
         "session.start": PointSpec("SessionStart", frozenset({CONTEXT, MESSAGE}), "source"),
         "prompt.submitted": PointSpec(

@@ -1,0 +1,53 @@
+"""The harnesses STYLE supports and their capability tables: data every layer reads.
+
+One module per harness (`claude_code`, `codex`, `cursor`, `gemini_cli`) holds its `SPEC`; the
+shape of that table is `base`, whose names this package's face repeats. Nothing here imports
+the engine or an adapter, so the planner, the validator and the engine learn a fact about a
+harness without loading its adapter.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from agentstyle.harnesses.facts.base import (
+    ALLOW,
+    ASK,
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    HarnessSpec,
+    PointSpec,
+    Route,
+)
+
+__all__ = [
+    "ALLOW",
+    "ASK",
+    "CONTEXT",
+    "DENY",
+    "MESSAGE",
+    "MODULES",
+    "SUPPORTED",
+    "HarnessSpec",
+    "PointSpec",
+    "Route",
+    "spec_for",
+]
+
+SUPPORTED = ("claude-code", "codex", "cursor", "gemini-cli")
+# harness name → the module name of its table here (and of its adapter in harnesses/)
+MODULES = {
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "cursor": "cursor",
+    "gemini-cli": "gemini_cli",
+}
+
+
+def spec_for(name: str) -> HarnessSpec:
+    """The capability table of a harness (KeyError for a name STYLE does not support)."""
+    if name not in MODULES:
+        raise KeyError(name)
+    spec: HarnessSpec = import_module(f"agentstyle.harnesses.facts.{MODULES[name]}").SPEC
+    return spec

@@ -1,0 +1,215 @@
+"""The harness adapter interface: what every adapter offers, the optional parts with defaults.
+
+An adapter is one subclass of `HarnessAdapter` per harness (`claude_code.ClaudeCode`, …);
+`agentstyle.harnesses.adapter_for(name)` returns its one instance. A subclass sets the class
+attributes and writes the abstract methods; every other method is a default a harness
+overrides only where it differs (Cursor's flat config, Gemini CLI's enable flag, …). Standard
+library only at import: the hook path loads an adapter for every event.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentstyle.engine.decision import Decision, Wire
+from agentstyle.harnesses import install
+from agentstyle.harnesses.answer import json_problem, merge_notice, notice_on_stderr
+from agentstyle.harnesses.facts import HarnessSpec
+
+if TYPE_CHECKING:
+    from agentstyle.configfiles.jsonedit import IsOurs
+    from agentstyle.configfiles.jsonspans import Dialect
+    from agentstyle.engine.event import Event
+    from agentstyle.harnesses.install import Groups, Key
+
+
+class HarnessAdapter(ABC):
+    """One harness: read its payloads, write its answers, install its config, check both."""
+
+    name: ClassVar[str]
+    spec: ClassVar[HarnessSpec]
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @abstractmethod
+    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+        """A payload as a normalized event; `native_event` is from the hook's command line."""
+
+    def can_refuse(self, native_event: str) -> bool:
+        """Whether a refusal is possible at this event (`fail: closed`, `--fail-closed`)."""
+        return native_event in self.spec.gate_events
+
+    def looks_like(self, payload: dict[str, Any]) -> bool:
+        """Whether a payload is this harness's own, whichever harness's config ran the hook
+        (Cursor runs the hooks of a Claude Code config too)."""
+        return False
+
+    def native_event_of(self, payload: dict[str, Any], given: str) -> str:
+        """This harness's event for a payload of its own that arrived through another
+        harness's config, where the command line names the other harness's event."""
+        return given
+
+    def duplicate(self, payload: dict[str, Any], native_event: str) -> bool:
+        """Whether another gate STYLE installed for this harness evaluates this call (then
+        evaluating it here too would apply the same rules twice)."""
+        return False
+
+    def installed_here(self, root: Path) -> bool:
+        """Whether STYLE's handlers for this harness are in the project's or the user's
+        config (then its payload arriving through another harness's config is a copy)."""
+        for scope in self.scopes:
+            try:
+                with open(self.config_path(root, scope), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read(1 << 20)
+            except OSError:
+                continue
+            if install.is_style_command(text) and f"--harness {self.name}" in text:
+                return True
+        return False
+
+    # -- answering -----------------------------------------------------------------------------
+
+    # The exit code of a `--fail-closed` refusal, beside the adapter's deny answer.
+    fail_closed_exit: ClassVar[int] = 0
+    # Where a notice for the person goes (`with_notice`): this field of the answer, on these
+    # events; elsewhere stderr.
+    notice_field: ClassVar[str] = "systemMessage"
+    notice_events: ClassVar[frozenset[str]] = frozenset()
+
+    @abstractmethod
+    def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
+        """The exact stdout and exit code the harness reads for a decision."""
+
+    def deny_answer(self, native_event: str, reason: str) -> Wire:
+        """A refusal for a handler error under `fail: closed` (runtime.md)."""
+        return self.answer(Decision(verdict="block", reasons=[reason]), native_event)
+
+    def no_opinion(self, native_event: str) -> Wire:
+        """The answer that lets the event go on as if STYLE were not installed."""
+        return Wire("")
+
+    def with_notice(self, wire: Wire, native_event: str, text: str) -> Wire:
+        """`wire` with a notice for the person (a fail-open, a first-use build, …) merged into
+        the answer's `notice_field`; on an event that shows none, on stderr."""
+        if native_event in self.notice_events:
+            merged = merge_notice(wire.stdout, self.notice_field, text)
+            if merged is not None:
+                return Wire(merged, wire.exit_code, wire.stderr)
+        return notice_on_stderr(wire, text)
+
+    # -- installing ----------------------------------------------------------------------------
+
+    scopes: ClassVar[tuple[str, ...]] = ("project", "user")
+    flat: ClassVar[bool] = False  # event → handler list (else event → matcher group → handlers)
+    # the hook config file, relative to the project (to the home folder for `user`)
+    config_file: ClassVar[str]
+    # the user-scope instruction file, relative to the home folder (None: none is placed)
+    user_instruction_file: ClassVar[str | None] = None
+    # the client that reports its version (`requires.harnesses`, `--fail-closed` checks)
+    version_command: ClassVar[tuple[str, ...]]
+    # what the person must do before the harness runs new handlers (None: nothing)
+    trust_note: ClassVar[str | None] = None
+    # the config key that turns the hooks system on (None: it is always on)
+    enable_flag: ClassVar[tuple[str, ...] | None] = None
+
+    def config_path(self, root: Path, scope: str) -> Path:
+        if scope == "user":
+            return install.home_path(self.config_file)
+        return root / self.config_file
+
+    @abstractmethod
+    def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
+        """One handler entry running `command`; `gate`: the harness should block on failure."""
+
+    def group(self, one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
+        """A handler in its matcher group."""
+        out: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        out["hooks"] = [one]
+        return out
+
+    @abstractmethod
+    def config_dialect(self) -> Dialect:
+        """How the harness reads its config file (comments, trailing commas, a byte order mark)."""
+
+    def config_keys(self, text: str) -> list[Key]:
+        """The keys the config needs beside STYLE's handlers (`text`: with them in)."""
+        return []
+
+    def write_config(
+        self, before: str | None, groups: Groups, is_ours: IsOurs, name: str, markers: list[str]
+    ) -> tuple[str, list[str]]:
+        """The config with STYLE's handlers (and keys) replaced, and the markers of the keys set."""
+        return install.write_config(
+            before,
+            groups,
+            is_ours,
+            name,
+            markers,
+            flat=self.flat,
+            dialect=self.config_dialect(),
+            keys=self.config_keys,
+        )
+
+    def strip_config(self, text: str, is_ours: IsOurs, markers: list[str], name: str) -> str:
+        return install.strip_config(
+            text, is_ours, markers, name, flat=self.flat, dialect=self.config_dialect()
+        )
+
+    def enabled(self, text: str) -> bool:
+        """Whether the hooks system is on in this config text (`enable_flag`)."""
+        if self.enable_flag is None:
+            return True
+        from agentstyle.configfiles.jsonspans import JsonEditError, parse_with_spans
+
+        try:
+            doc = parse_with_spans(text, dialect=self.config_dialect()).value
+        except JsonEditError:
+            return False
+        node: Any = doc
+        for key in self.enable_flag:
+            node = node.get(key) if isinstance(node, dict) else None
+        return node is True
+
+    def static_path(self, root: Path, scope: str) -> Path | None:
+        """The instruction file static rules are placed in (None: none at this scope)."""
+        if scope == "user":
+            user = self.user_instruction_file
+            return install.home_path(user) if user else None
+        return root / self.spec.instruction_file if self.spec.instruction_file else None
+
+    def place_static(self, before: str | None, blocks: dict[str, str], name: str) -> str:
+        return install.place_static(before, blocks, name)
+
+    def strip_static(self, before: str, name: str) -> str:
+        return install.strip_static(before, name)
+
+    def install_notes(self, fail_closed: bool) -> list[str]:
+        """What the person should know after an install (what `--fail-closed` cannot do)."""
+        if self.spec.fail_closed_switch:
+            return []
+        return install.no_fail_closed_notes(self.spec.title, fail_closed)
+
+    # -- checking (`style doctor`) -------------------------------------------------------------
+
+    @abstractmethod
+    def synthetic_payload(self, native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
+        """A harmless event of this native kind, as the harness would send it."""
+
+    # what the harness makes of a hook's exit code other than 0 and 2 (`wire_problem`)
+    bad_exit: ClassVar[str]
+
+    def wire_problem(self, native_event: str, stdout: str, code: int) -> str | None:
+        """Why an answer is not one the harness reads as intended (None: it is)."""
+        obj, problem = json_problem(stdout)
+        if problem:
+            return problem
+        if code not in (0, 2):
+            return f"exit code {code}{self.bad_exit}"
+        return self.check_answer(native_event, obj, code)
+
+    @abstractmethod
+    def check_answer(self, native_event: str, obj: dict[str, Any] | None, code: int) -> str | None:
+        """`wire_problem` for an answer that is at most one JSON object (`obj`, None: empty)
+        with exit code 0 or 2."""

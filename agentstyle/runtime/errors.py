@@ -1,7 +1,0 @@
-"""The hook's one error type, light enough for the stdlib-only hook path to import."""
-
-from __future__ import annotations
-
-
-class HandlerError(Exception):
-    """Anything that stops STYLE from evaluating reliably (runtime.md); `cause` is short."""
