@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,10 @@ FIXTURE_CWD = "/home/dev/acme-api"
 HOOK_TIMEOUT_S = 60.0
 BIN = str(Path(sys.executable).parent)  # the environment's scripts: style, style-hook
 PYCACHE = Path(tempfile.gettempdir()) / f"agentstyle-test-pycache-{os.getuid()}"
+# The same for the processes that copy this environment instead of building one (the demo in a
+# clone, the golden CLI runs): with the cache outside the repository, writing it costs nothing.
+os.environ["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def fixture_names() -> list[str]:
@@ -250,6 +255,28 @@ class Project:
     def scalar(self, query: str, params: Sequence[Any] = ()) -> Any:
         [(value,)] = self.query(query, params)
         return value
+
+
+class Saved:
+    """A folder built once (a project installed through the real `style install`, its home)
+    and put back byte for byte, at the same path, before each test that changes it.
+
+    The same path, not a copy elsewhere: the rules database and the hook configs name the
+    project's absolute path (self-protection), so a copy at another path would be another,
+    wrongly built project. Modes and mtimes come back too (`.style/built-from` holds the lock
+    file's mtime). Tests of one module run one after another in one worker, so none sees
+    another's changes.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._copy = folder.with_name(folder.name + ".saved")
+        shutil.copytree(folder, self._copy, symlinks=True)
+
+    def restore(self) -> Path:
+        shutil.rmtree(self.folder)
+        shutil.copytree(self._copy, self.folder, symlinks=True)
+        return self.folder
 
 
 def _encode(payload: dict[str, Any] | bytes | str) -> bytes:

@@ -16,7 +16,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import new_session
+import pytest
+from conftest import Saved, new_session
 from test_harness_support import DATA, HarnessProject
 
 from agentstyle.engine.allowances import allow_code, grant, looks_like_code, pick
@@ -38,13 +39,27 @@ def _project(tmp_path: Path, harness: str = "codex") -> HarnessProject:
     return p
 
 
+@pytest.fixture(scope="module")
+def codex_install(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    """xh installed for Codex once; each test refuses and allows calls in its own copy."""
+    base = tmp_path_factory.mktemp("allow")
+    _project(base)
+    return Saved(base)
+
+
+@pytest.fixture
+def xh_codex(codex_install: Saved) -> HarnessProject:
+    base = codex_install.restore()
+    return HarnessProject(base / "proj", base / "home")
+
+
 def _denied(stdout: str) -> bool:
     doc = json.loads(stdout) if stdout.strip() else {}
     return (doc.get("hookSpecificOutput") or {}).get("permissionDecision") == "deny"
 
 
-def test_allow_last_records_the_refused_call(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_allow_last_records_the_refused_call(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     sid = new_session()
     push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=sid)
     assert _denied(p.hook_as("codex", "PreToolUse", push).stdout)
@@ -65,8 +80,8 @@ def test_allow_last_records_the_refused_call(tmp_path: Path) -> None:
     )
 
 
-def test_allow_by_event_id_for_the_session(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_allow_by_event_id_for_the_session(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     rm = p.fixture("codex", "PreToolUse.bash-rm-rf.json", session_id=new_session())
     assert _denied(p.hook_as("codex", "PreToolUse", rm).stdout)
     event_id = p.scalar("SELECT max(event_id) FROM events WHERE verdict = 'block'")
@@ -76,8 +91,8 @@ def test_allow_by_event_id_for_the_session(tmp_path: Path) -> None:
     assert (doc["event"], doc["scope"], doc["rules"]) == (event_id, "session", ["xh/no-rm-rf"])
 
 
-def test_allow_needs_a_refused_call(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_allow_needs_a_refused_call(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     listed = p.cli("allow")
     assert listed.returncode == 2
     assert "say which call to allow" in listed.stderr
@@ -103,8 +118,8 @@ def test_claude_code_asks_can_be_allowed(tmp_path: Path) -> None:
     assert p.cli("allow", "--last").returncode == 0
 
 
-def test_last_skips_self_protection_refusals(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_last_skips_self_protection_refusals(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     sid = new_session()
     push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=sid)
     p.hook_as("codex", "PreToolUse", push)
@@ -234,8 +249,8 @@ def test_an_ask_the_block_hid_stands_once_the_block_is_allowed() -> None:
     assert outcomes["xh/force-push"] == "asked"
 
 
-def test_the_person_allows_and_the_agent_retries(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_the_person_allows_and_the_agent_retries(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     sid = new_session()
     push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=sid)
     assert _denied(p.hook_as("codex", "PreToolUse", push).stdout)
@@ -249,8 +264,8 @@ def test_the_person_allows_and_the_agent_retries(tmp_path: Path) -> None:
 # -- what can be allowed, and how often ------------------------------------------------------
 
 
-def test_last_is_the_last_refused_tool_call_not_a_stop(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_last_is_the_last_refused_tool_call_not_a_stop(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     sid = new_session()
     push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=sid)
     assert _denied(p.hook_as("codex", "PreToolUse", push).stdout)
@@ -283,8 +298,8 @@ def test_last_is_the_last_refused_tool_call_not_a_stop(tmp_path: Path) -> None:
     assert p.scalar("SELECT count(*) FROM allowances") == 1
 
 
-def test_last_with_only_a_stop_refused_says_so(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_last_with_only_a_stop_refused_says_so(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     stop = p.fixture("codex", "Stop.json", session_id=new_session(), stop_hook_active=False,
                      last_assistant_message="Done.")  # fmt: skip
     p.hook_as("codex", "Stop", stop)
@@ -294,8 +309,8 @@ def test_last_with_only_a_stop_refused_says_so(tmp_path: Path) -> None:
     assert "was a stop: only tool calls can be allowed" in proc.stderr
 
 
-def test_an_allowance_is_spent_once_however_often_it_is_asked_for(tmp_path: Path) -> None:
-    p = _project(tmp_path)
+def test_an_allowance_is_spent_once_however_often_it_is_asked_for(xh_codex: HarnessProject) -> None:
+    p = xh_codex
     sid = new_session()
     rm = p.fixture("codex", "PreToolUse.bash-rm-rf.json", session_id=sid)
     assert _denied(p.hook_as("codex", "PreToolUse", rm).stdout)

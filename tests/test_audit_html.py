@@ -5,7 +5,7 @@ from a file (no network: the page needs none). A copy with one measuring script 
 printed with `--dump-dom`; the script writes what the layout came to into the page (page and
 viewport width, every chart's box, every table's right edge, where the flag column sits). Then
 a screenshot of the whole page is taken at that width. The browser must be installed
-(`.ci/run` installs it): the test fails, never skips, without it.
+(`make test` installs it: scripts/ensure-chromium): the test fails, never skips, without it.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_chromium_is_installed() -> None:
     assert Path(CHROMIUM).exists(), (
-        f"{CHROMIUM} is missing: `apt-get install -y chromium` (.ci/run installs it)"
+        f"{CHROMIUM} is missing: `apt-get install -y chromium` (`make test` installs it)"
     )
 
 

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from conftest import BIN, Saved
 from test_harness_support import DATA, HARNESSES, HarnessProject
 
 
@@ -28,9 +28,18 @@ def _installed(tmp_path: Path) -> HarnessProject:
     return p
 
 
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    """The cross package installed for every harness once; each test breaks its own copy."""
+    base = tmp_path_factory.mktemp("doctor")
+    _installed(base)
+    return Saved(base)
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> HarnessProject:
-    return _installed(tmp_path)
+def project(installed: Saved) -> HarnessProject:
+    base = installed.restore()
+    return HarnessProject(base / "proj", base / "home")
 
 
 def errors(out: str) -> list[str]:

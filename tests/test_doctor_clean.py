@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import Saved
 from test_harness_support import HARNESSES, HarnessProject
 
 from agentstyle.install.library import bundled
@@ -34,11 +35,20 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
     assert f"ok: {harness}:" in proc.stdout
 
 
-def _installed(tmp_path: Path) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    """guard-destructive installed for every harness once; each test breaks its own copy."""
+    base = tmp_path_factory.mktemp("guarded")
+    p = HarnessProject(base / "proj", base / "home")
     for harness in HARNESSES:
         assert p.cli("install", "guard-destructive", "--harness", harness).returncode == 0
-    return p
+    return Saved(base)
+
+
+@pytest.fixture
+def guarded(installed: Saved) -> HarnessProject:
+    base = installed.restore()
+    return HarnessProject(base / "proj", base / "home")
 
 
 def _fixed_by_its_advice(p: HarnessProject) -> None:
@@ -51,14 +61,14 @@ def _fixed_by_its_advice(p: HarnessProject) -> None:
     assert fixed.returncode == 0, fixed.stdout
 
 
-def test_a_deleted_database_is_fixed_by_sync(tmp_path: Path) -> None:
-    p = _installed(tmp_path)
+def test_a_deleted_database_is_fixed_by_sync(guarded: HarnessProject) -> None:
+    p = guarded
     (p.root / ".style" / "style.duckdb").unlink()
     _fixed_by_its_advice(p)
 
 
-def test_a_hand_edited_config_is_fixed_by_sync(tmp_path: Path) -> None:
-    p = _installed(tmp_path)
+def test_a_hand_edited_config_is_fixed_by_sync(guarded: HarnessProject) -> None:
+    p = guarded
     config = p.config("claude-code")
     doc = json.loads(config.read_text("utf-8"))
     del doc["hooks"]["PreToolUse"]
@@ -66,8 +76,8 @@ def test_a_hand_edited_config_is_fixed_by_sync(tmp_path: Path) -> None:
     _fixed_by_its_advice(p)
 
 
-def test_a_deleted_config_is_fixed_by_sync(tmp_path: Path) -> None:
-    p = _installed(tmp_path)
+def test_a_deleted_config_is_fixed_by_sync(guarded: HarnessProject) -> None:
+    p = guarded
     p.config("codex").unlink()
     _fixed_by_its_advice(p)
 
@@ -87,8 +97,8 @@ def test_a_lost_static_block_is_fixed_by_sync(tmp_path: Path) -> None:
     assert "We write tests first." in (p.root / "CLAUDE.md").read_text("utf-8")
 
 
-def test_a_moved_style_folder_is_fixed_by_sync(tmp_path: Path) -> None:
-    p = _installed(tmp_path)
+def test_a_moved_style_folder_is_fixed_by_sync(guarded: HarnessProject) -> None:
+    p = guarded
     shutil.rmtree(p.root / ".style")
     _fixed_by_its_advice(p)
 
