@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Capabilities a point can offer (harnesses.md "Capabilities").
+# Capabilities a point can offer (docs/design/harnesses.md#capabilities).
 CONTEXT = "context"  # text the model reads
 MESSAGE = "message"  # text the user sees
 DENY = "deny"
 ASK = "ask"
 ALLOW = "allow"
 
-# What a refusal tells the person where the harness has no `ask` (cli.md `style allow`): the
-# rule's question is delivered as a refusal, and this sentence says how to let the call through.
+# What a refusal tells the person where the harness has no `ask` (docs/design/cli.md#allowances):
+# the rule's question is delivered as a refusal, and this sentence says how to let the call through.
 APPROVE_HINT = "Ask the user; they can allow it once with 'style allow --last'."
 
 
@@ -63,7 +63,8 @@ class HarnessSpec:
     extra_native_events: dict[str, str] = field(default_factory=dict)
     # point → routes tried before the point's own native event (first match wins)
     routes: dict[str, tuple[Route, ...]] = field(default_factory=dict)
-    # native events install always hooks: the session clock (runtime.md step 3)
+    # native events install always hooks: the session clock
+    # (docs/design/runtime.md#session-bookkeeping)
     bookkeeping: tuple[str, ...] = ()
     # native events where a refusal is possible (`fail: closed`, `--fail-closed`)
     gate_events: tuple[str, ...] = ()

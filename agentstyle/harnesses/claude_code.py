@@ -20,7 +20,8 @@ NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
 }
 FILE_PATH_KEYS = ("file_path", "notebook_path", "path")
-# SessionStart `fork` arrived as `resume` before v2.1.214 (contracts.md §1.4).
+# SessionStart `fork` arrived as `resume` before v2.1.214
+# (docs/design/harnesses.md#claude-code-events).
 SOURCES = {
     "startup": "startup",
     "resume": "resume",
@@ -34,8 +35,9 @@ SOURCES = {
 # Each is checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of
 # tests/e2e/clients.json); change it here, in one line, when the client changes.
 
-# No hook payload names the model (2.1.332: not even SessionStart, contracts.md §1.5 says
-# "not guaranteed"); the transcript has it on every assistant entry (`message.model`).
+# No hook payload names the model (2.1.332: not even SessionStart, where the documentation
+# says "not guaranteed": docs/design/harnesses.md#claude-code-payloads); the transcript has it on
+# every assistant entry (`message.model`).
 MODEL_FROM_TRANSCRIPT = True
 
 # A Stop/SubagentStop `decision: block` reaches the model twice, once with the hook's whole
@@ -73,7 +75,7 @@ def split_mcp(name: str) -> tuple[str, str] | None:
 
 
 def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
-    """What a write/edit call adds (when.md `tool.added`)."""
+    """What a write/edit call adds (docs/conditions.md#fields `tool.added`)."""
     if native == "Write":
         return [str(tool_input.get("content", ""))]
     if native == "Edit":
@@ -167,7 +169,8 @@ def _dump(obj: dict[str, Any]) -> str:
 
 
 def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-    """The exact stdout and exit code Claude Code reads (contracts.md §1.8)."""
+    """The exact stdout and exit code Claude Code reads
+    (docs/design/harnesses.md#claude-code-answers)."""
     reason = "\n".join(decision.reasons)
     context = "\n\n".join(decision.contexts)
     message = "\n\n".join(decision.messages)
@@ -186,8 +189,8 @@ def answer(decision: Decision, native_event: str, event: Event | None = None) ->
         return Wire(_dump(out))
     if native_event in ("SessionEnd", "Notification"):
         return Wire("")
-    # Only what the point can deliver (seed 000 behaviour 4): a `warn` at a context-only point
-    # reaches the model alone, at a message-only point the user alone.
+    # Only what the point can deliver (docs/design/harnesses.md#answers): a `warn` at a context-only
+    # point reaches the model alone, at a message-only point the user alone.
     point = SPEC.point_of(native_event)
     ps = SPEC.points.get(point) if point else None
     if ps is not None and CONTEXT not in ps.capabilities:
@@ -232,7 +235,8 @@ def answer(decision: Decision, native_event: str, event: Event | None = None) ->
 
 
 # Gate events where `style install --fail-closed` refuses on a handler error: the events
-# install marks with `onFailure: block` (seed 000: the install-level switch guards the gates).
+# install marks with `onFailure: block` (docs/design/harnesses.md#claude-code-failure: the
+# install-level switch guards the gates).
 REFUSABLE_EVENTS = ("PreToolUse", "UserPromptSubmit", "PermissionRequest")
 
 
@@ -241,12 +245,12 @@ def can_refuse(native_event: str) -> bool:
 
 
 def deny_answer(native_event: str, reason: str) -> Wire:
-    """A refusal for a handler error under `fail: closed` (runtime.md)."""
+    """A refusal for a handler error under `fail: closed` (docs/design/runtime.md#fail-modes)."""
     return answer(Decision(verdict="block", reasons=[reason]), native_event)
 
 
 # A `--fail-closed` refusal exits 1: with `onFailure: block` Claude Code blocks on it even if the
-# JSON could not be read (seed 000).
+# JSON could not be read (docs/design/runtime.md#fail-modes).
 FAIL_CLOSED_EXIT = 1
 
 
@@ -255,8 +259,9 @@ def no_opinion(native_event: str) -> Wire:
 
 
 # Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
-# except on the events that discard it (contracts.md §1.4, §1.8). There the notice goes to
-# stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log otherwise.
+# except on the events that discard it (docs/design/harnesses.md#claude-code-answers). There the
+# notice goes to stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log
+# otherwise.
 NOTICE_FIELD = "systemMessage"
 NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification"})
 NOTICE_EVENTS = frozenset(
@@ -274,7 +279,7 @@ def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
     return common.notice_on_stderr(wire, text)
 
 
-# -- install: `.claude/settings*.json` (contracts.md §1.1–1.2) ---------------------------------
+# -- install: `.claude/settings*.json` (docs/design/harnesses.md#claude-code-config) ---------------
 
 SCOPES = ("project", "local", "user")
 FLAT = False  # event → matcher group → handler list
@@ -296,7 +301,7 @@ def config_path(root: Path, scope: str) -> Path:
 
 
 def handler(command: str, native_event: str, gate: bool) -> dict[str, Any]:
-    """One handler; no timeout (the harness default applies: harnesses.md)."""
+    """One handler; no timeout (the harness default applies: docs/design/harnesses.md#timeouts)."""
     out: dict[str, Any] = {"type": "command", "command": command}
     if gate:
         out["onFailure"] = "block"  # v2.1.295+ (install checks `claude --version`)
@@ -318,7 +323,8 @@ def matcher(exact: list[str], patterns: list[str]) -> str | None:
 
 def config_dialect() -> Dialect:
     """How Claude Code reads its settings files: strict JSON (no comments, no trailing commas,
-    contracts.md §1.1); its CLI reads past a byte order mark (anthropics/claude-code#81355)."""
+    docs/design/harnesses.md#claude-code-config); its CLI reads past a byte order mark
+    (anthropics/claude-code#81355)."""
     from agentstyle.configfiles.jsonspans import Dialect
 
     return Dialect(client="claude code")

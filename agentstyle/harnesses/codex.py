@@ -1,8 +1,9 @@
 """Codex adapter: read its hook payloads into normalized events, write its wire answers.
 
-Codex validates every hook output against a strict schema (contracts.md §2.5): an unknown key,
-a field the event does not support, a deny without a reason, a bare `allow` or an `ask` marks
-the hook failed and the call runs. So every answer here is built from `ALLOWED_KEYS` only.
+Codex validates every hook output against a strict schema (docs/design/harnesses.md#codex-answers):
+an unknown key, a field the event does not support, a deny without a reason, a bare `allow` or an
+`ask` marks the hook failed and the call runs. So every answer here is built from `ALLOWED_KEYS`
+only.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ NATIVE_TOOLS: dict[str, str] = {
 }
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact"}
 
-# The keys each event's output schema accepts (generated schemas, contracts.md §2.5). Top level
-# and `hookSpecificOutput`; nothing else is ever written.
+# The keys each event's output schema accepts (generated schemas,
+# docs/design/harnesses.md#codex-answers). Top level and `hookSpecificOutput`; nothing else is ever
+# written.
 ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "PreToolUse": (
         frozenset({"systemMessage", "hookSpecificOutput"}),
@@ -179,7 +181,7 @@ def _wire(out: dict[str, Any], native_event: str) -> Wire:
 
 
 def answer(decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-    """The exact stdout and exit code Codex reads (contracts.md §2.5)."""
+    """The exact stdout and exit code Codex reads (docs/design/harnesses.md#codex-answers)."""
     reason = "\n".join(r for r in decision.reasons if r) or ""
     context = "\n\n".join(decision.contexts)
     message = "\n\n".join(decision.messages)
@@ -231,7 +233,7 @@ def can_refuse(native_event: str) -> bool:
 
 
 def deny_answer(native_event: str, reason: str) -> Wire:
-    """A refusal for a handler error under `fail: closed` (runtime.md)."""
+    """A refusal for a handler error under `fail: closed` (docs/design/runtime.md#fail-modes)."""
     return answer(Decision(verdict="block", reasons=[reason]), native_event)
 
 
@@ -261,7 +263,7 @@ def with_notice(wire: Wire, native_event: str, text: str) -> Wire:
     return common.notice_on_stderr(wire, text)
 
 
-# -- install: `.codex/hooks.json` (contracts.md §2.1–2.2) ------------------------------------
+# -- install: `.codex/hooks.json` (docs/design/harnesses.md#codex-config) --------------------------
 
 SCOPES = ("project", "user")
 FLAT = False

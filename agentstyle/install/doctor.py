@@ -1,4 +1,4 @@
-"""`style doctor` (cli.md): check an installation end to end.
+"""`style doctor` (docs/design/cli.md#doctor): check an installation end to end.
 
 For each harness in `style.lock.yaml`: the hook config is there and valid, STYLE's handlers are
 the ones install writes (not edited by hand), their interpreter exists, and the exact installed
@@ -31,7 +31,7 @@ from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.policy.plan import PlanEntry
 
-DEAD_AFTER_EVENTS = 100  # audit.md `dead`
+DEAD_AFTER_EVENTS = 100  # docs/audit.md#flags `dead`
 FAIL_OPEN_DAYS = 7  # how far back doctor lists the calls STYLE let through unchecked
 SESSION_PREFIX = "style-doctor-"
 # Where each harness names the project folder to a hook command.

@@ -1,5 +1,5 @@
-"""Handler errors (runtime.md "Handler failure"): their causes, `.style/logs/errors.log`, and
-what the person is told when a call ran unchecked.
+"""Handler errors (docs/design/runtime.md#handler-failure): their causes, `.style/logs/errors.log`,
+and what the person is told when a call ran unchecked.
 
 A line of errors.log is `<UTC time> <harness> <native event> <outcome> <cause>`, the outcome
 `fail-open` (STYLE answered allow because it could not evaluate) or `refused` (`fail: closed`

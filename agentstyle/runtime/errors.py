@@ -4,4 +4,5 @@ from __future__ import annotations
 
 
 class HandlerError(Exception):
-    """Anything that stops STYLE from evaluating reliably (runtime.md); `cause` is short."""
+    """Anything that stops STYLE from evaluating reliably (docs/design/runtime.md#handler-failure);
+    `cause` is short."""

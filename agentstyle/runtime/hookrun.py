@@ -3,12 +3,13 @@
 `agentstyle.hook` (what the harness runs) sends the request to the resident engine when one
 runs and comes here otherwise; the engine itself answers through `handle`. It reads the
 event's JSON and answers with at most one JSON object on stdout and an
-exit code (runtime.md). It never prints a traceback: every failure becomes the documented
-fail-open / fail-closed answer, one line on stderr and a line in `.style/logs/errors.log`.
+exit code (docs/design/runtime.md#answer). It never prints a traceback: every failure becomes the
+documented fail-open / fail-closed answer, one line on stderr and a line in
+`.style/logs/errors.log`.
 
 The internal deadline is 90% of the timeout in force for the native event, capped at 55 s
-(harnesses.md). `STYLE_DEADLINE_S=<seconds>` replaces it (tests use a small value to prove
-what a hook that cannot finish in time answers).
+(docs/design/runtime.md#internal-deadline). `STYLE_DEADLINE_S=<seconds>` replaces it (tests use a
+small value to prove what a hook that cannot finish in time answers).
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def session_of(payload: dict[str, Any], stdin: bytes) -> str | None:
 
 
 def decode(stdin: bytes) -> dict[str, Any]:
-    """Step 1 of runtime.md: UTF-8 with invalid bytes replaced, at most 16 MiB, one object."""
+    """docs/design/runtime.md#decode: UTF-8 with invalid bytes replaced, at most 16 MiB, one
+    object."""
     if len(stdin) > MAX_STDIN:
         raise HandlerError("payload over 16 MiB")
     text = stdin.decode("utf-8", errors="replace")
@@ -272,7 +274,7 @@ def handle(
         reader, read_event = dialect(harness, adapter, payload, native_event)
         if reader is not adapter and _installed_natively(reader, home):
             # STYLE answers this harness through its own config: the same call is not
-            # evaluated a second time through another harness's (harnesses.md).
+            # evaluated a second time through another harness's (docs/design/harnesses.md#dialect).
             wire = reader.no_opinion(read_event)
             return wire.stdout, wire.stderr, wire.exit_code
         owned = getattr(adapter, "duplicate", None)
@@ -327,8 +329,9 @@ def handle(
 def dialect(harness: str, adapter: Any, payload: dict[str, Any], native_event: str) -> Any:
     """(reader adapter, native event) for a payload: the payload decides the dialect.
 
-    Cursor runs the hooks of a Claude Code config too (contracts.md §3.8): a Cursor-shaped
-    payload arriving through that config is read, and answered, as Cursor's.
+    Cursor runs the hooks of a Claude Code config too
+    (docs/design/harnesses.md#cursor-claude-hooks): a Cursor-shaped payload arriving through that
+    config is read, and answered, as Cursor's.
     """
     if harness != "cursor":
         from agentstyle.harnesses import cursor
@@ -356,7 +359,8 @@ def _one_line(text: str) -> str:
 
 
 def cause_of(exc: BaseException) -> str:
-    """A short, one-line cause that never repeats DuckDB's own error text (storage.md)."""
+    """A short, one-line cause that never repeats DuckDB's own error text
+    (docs/design/storage.md#concurrency-protocol)."""
     if isinstance(exc, HandlerError):
         return _one_line(str(exc))[:300]
     name = type(exc).__name__
@@ -396,8 +400,8 @@ def _failure(
     session: str | None = None,
     poll: Poll | None = None,
 ) -> tuple[str, str, int]:
-    """runtime.md "Handler failure": record, then deny or allow per `fail`, then log. A call
-    allowed because STYLE could not evaluate is never silent: the person is told, once per
+    """docs/design/runtime.md#handler-failure: record, then deny or allow per `fail`, then log. A
+    call allowed because STYLE could not evaluate is never silent: the person is told, once per
     session and cause (`errorlog.fail_open_notice`, `notified.first_time`).
 
     `poll` is tried while waiting for the lock to record the failure: a resident engine that
@@ -493,7 +497,8 @@ def _failure_answer(
     refusable: bool,
     session: str | None,
 ) -> tuple[str, str, int]:
-    """deny or allow per `fail` (runtime.md), logged; a fail-open answer tells the person."""
+    """deny or allow per `fail` (docs/design/runtime.md#fail-modes), logged; a fail-open answer
+    tells the person."""
     from agentstyle.runtime import errorlog, notified
 
     wire: Wire
@@ -506,9 +511,10 @@ def _failure_answer(
         log_error(log_home, harness, native_event, cause, errorlog.REFUSED)
         return wire.stdout, f"STYLE: {cause}; refused (fail: closed)\n", 0
     if install_fail_closed and refusable:
-        # seed 000: `style install --fail-closed` refuses on any handler error; Claude Code
-        # exits 1 (with `onFailure: block` it blocks even if the JSON were unreadable), the
-        # others answer with their deny JSON and exit 0 (FAIL_CLOSED_EXIT of the adapter).
+        # docs/design/runtime.md#fail-modes: `style install --fail-closed` refuses on any handler
+        # error; Claude Code exits 1 (with `onFailure: block` it blocks even if the JSON were
+        # unreadable), the others answer with their deny JSON and exit 0 (FAIL_CLOSED_EXIT of the
+        # adapter).
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
             "was installed to refuse when it cannot check (--fail-closed, or a `fail: closed` "

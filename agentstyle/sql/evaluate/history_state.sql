@@ -1,11 +1,11 @@
--- state.commands_since_edit, state.files_edited and state.commands_failed (when.md) of each
--- batch event, over its session's stored facts (schema 006) and the facts of the batch itself
--- (an event sees its own: a test run's tool.post counts that run). Run only for events at a
--- point where a condition reads them (point_flags.history).
--- Parameters: lists of $1 seq, $2 event_id, $3 harness, $4 session_id; lists of the batch's
--- facts (engine/evaluate.py facts_of) $5 event_id, $6 harness, $7 session_id, $8 kind,
--- $9 value, $10 failed. Result: seq, field, value — a row per list element, each list in the
--- order its elements first happened.
+-- state.commands_since_edit, state.files_edited and state.commands_failed
+-- (docs/conditions.md#state-conditions-over-the-sessions-history) of each batch event, over its
+-- session's stored facts (schema 006) and the facts of the batch itself (an event sees its own: a
+-- test run's tool.post counts that run). Run only for events at a point where a condition reads
+-- them (point_flags.history). Parameters: lists of $1 seq, $2 event_id, $3 harness, $4 session_id;
+-- lists of the batch's facts (engine/evaluate.py facts_of) $5 event_id, $6 harness, $7 session_id,
+-- $8 kind, $9 value, $10 failed. Result: seq, field, value — a row per list element, each list in
+-- the order its elements first happened.
 WITH b AS (
     SELECT unnest($1) AS seq, unnest($2) AS event_id, unnest($3) AS harness,
            unnest($4) AS session_id

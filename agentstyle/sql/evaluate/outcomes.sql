@@ -1,6 +1,6 @@
--- Outcome of every rendered candidate (runtime.md steps 7–9): verdict precedence, the stop
--- loop guard (its own outcome, `loop-guard`), dedup and refresh against `claims` (only the
--- batch's own keys are looked up), then the per-event token budget.
+-- Outcome of every rendered candidate (docs/design/runtime.md#precedence to #budget): verdict
+-- precedence, the stop loop guard (its own outcome, `loop-guard`), dedup and refresh against
+-- `claims` (only the batch's own keys are looked up), then the per-event token budget.
 -- Parameters, a list per column with a row per rendered candidate: $1 seq, $2 rule_id,
 -- $3 hash, $4 tokens, $5 truncated, $6 failed (rendering raised), and its event's $7 harness,
 -- $8 point, $9 session_id, $10 generation, $11 compaction, $12 prompt_count, $13 turn_key,
@@ -37,7 +37,8 @@ decided AS (
            CASE
                WHEN k.failed THEN 'error'
                WHEN k.loop_guard THEN 'loop-guard'
-               -- a failing `fail: closed` rule refuses like a block (runtime.md)
+               -- a failing `fail: closed` rule refuses like a block
+               -- (docs/design/runtime.md#a-rule-that-fails)
                WHEN bool_or((k.action = 'block' AND NOT k.failed AND NOT k.loop_guard)
                             OR (k.failed AND k.fail = 'closed')) OVER v
                    THEN CASE WHEN k.action = 'block' THEN 'blocked' ELSE 'block-suppressed' END

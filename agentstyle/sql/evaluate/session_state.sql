@@ -1,8 +1,9 @@
--- state.turns, state.tool_calls and state.failures (when.md) of each batch event, over its
--- session's history and the batch itself (an event counts itself). Run only for events at a
--- point where a condition reads them (point_flags.session_state).
--- Parameters: lists of $1 seq, $2 event_id, $3 harness, $4 session_id, $5 point,
--- $6 native_tool, $7 failed, $8 call_id. Result: seq, field, value — three rows per event.
+-- state.turns, state.tool_calls and state.failures
+-- (docs/conditions.md#state-conditions-over-the-sessions-history) of each batch event, over its
+-- session's history and the batch itself (an event counts itself). Run only for events at a point
+-- where a condition reads them (point_flags.session_state). Parameters: lists of $1 seq, $2
+-- event_id, $3 harness, $4 session_id, $5 point, $6 native_tool, $7 failed, $8 call_id. Result:
+-- seq, field, value — three rows per event.
 WITH b AS (
     SELECT unnest($1) AS seq, unnest($2) AS event_id, unnest($3) AS harness,
            unnest($4) AS session_id, unnest($5) AS point, unnest($6) AS native_tool,

@@ -1,8 +1,8 @@
--- Record the batch's events with their answers, after they were decided (runtime.md step 11).
--- Parameters: lists of $1 event_id, $2 ts (epoch seconds), $3 harness, $4 native_event,
--- $5 point, $6 session_id, $7 turn_id, $8 generation, $9 compaction, $10 prompt_count,
--- $11 tool, $12 native_tool, $13 call_id, $14 failed, $15 cwd, $16 verdict, $17 latency_us
--- (NULL: not answered live), $18 error, $19 stop_active (the loop guard's input).
+-- Record the batch's events with their answers, after they were decided
+-- (docs/design/runtime.md#record). Parameters: lists of $1 event_id, $2 ts (epoch seconds), $3
+-- harness, $4 native_event, $5 point, $6 session_id, $7 turn_id, $8 generation, $9 compaction, $10
+-- prompt_count, $11 tool, $12 native_tool, $13 call_id, $14 failed, $15 cwd, $16 verdict, $17
+-- latency_us (NULL: not answered live), $18 error, $19 stop_active (the loop guard's input).
 INSERT INTO events (event_id, ts, harness, native_event, point, session_id, turn_id, generation,
                     compaction, prompt_count, tool, native_tool, call_id, failed, cwd, verdict,
                     latency_us, error, stop_active)
