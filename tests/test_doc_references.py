@@ -69,8 +69,10 @@ REF = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/|[\w.-]+/)*[\w.-]+\.md)(?![\w/-])(#
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 SECTION = re.compile(r"§\s*\d")
 SHELF = re.compile(r"/work/shared|\bshared/(?:spec|harnesses|seeds|guide)\b|\.\./spec/")
-SEED = re.compile(r"(?<![a-z])seeds?[ _-]?\d{3}(?!\d)|(?<![a-z])seeds/", re.I)
-ISSUE = re.compile(r"(?<![a-z])issues?[ _-]?#?\d+(?![\d.])|#\d+ issue", re.I)
+# The word and its number may stand on two lines, the second one a comment's continuation.
+_GAP = r"(?:[ _-]|[ \t]*\n[ \t]*(?:#|--|//)?[ \t]*)?"
+SEED = re.compile(rf"(?<![a-z])seeds?{_GAP}\d{{3}}(?!\d)|(?<![a-z])seeds/", re.I)
+ISSUE = re.compile(rf"(?<![a-z])issues?{_GAP}#?\d+(?![\d.])|#\d+ issue", re.I)
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
 ATTR_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")
 FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.M | re.S)
@@ -360,6 +362,7 @@ def test_a_reference_to_a_missing_document_or_section_is_found() -> None:
     assert "precedence" in anchors(DOCS / "actions.md")
     assert "no-such-section" not in anchors(DOCS / "actions.md")
     assert SEED.search("as seed 000 says") and SEED.search("def test_seed_000_x")
+    assert SEED.search("(runtime, seed\n000 behaviours)") and SEED.search("seed\n    # 003")
     assert ISSUE.search("the report of issue 12") and ISSUE.search("Issue 15's targets")
     assert not ISSUE.search("anthropics/claude-code#81355")
     assert SECTION.search("contracts.md §3.8")
