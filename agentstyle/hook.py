@@ -1,10 +1,11 @@
 """The tiny entry a harness runs per event: `python -m agentstyle.hook --harness H --event E`.
 
 The fast path imports only the standard library: when a resident engine runs for the project
-(storage.md), the raw payload goes to it over its socket and its answer is printed. Otherwise
-(no engine, a stale socket, a version or policy mismatch, an engine that died) the event is
-evaluated here directly (`agentstyle.runtime.hookrun`), and the first hook that finds no engine
-starts one in the background. `STYLE_ENGINE=off` means "do not evaluate through the engine".
+(docs/design/storage.md#the-resident-engine), the raw payload goes to it over its socket and its
+answer is printed. Otherwise (no engine, a stale socket, a version or policy mismatch, an engine
+that died) the event is evaluated here directly (`agentstyle.runtime.hookrun`), and the first hook
+that finds no engine starts one in the background. `STYLE_ENGINE=off` means "do not evaluate through
+the engine".
 
 A direct evaluation never waits for an engine's lifetime (the engine holds the database lock
 while it lives): a payload over MAX_STDIN is handed to the engine as a flagged request, which

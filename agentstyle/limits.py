@@ -4,7 +4,7 @@ Plain data, no imports: the hook's fast path reads it. The timeout in force for 
 `timeouts.py`'s; the deadline derived from it is `runtime/hookcall.py`'s.
 """
 
-# A payload over this is never evaluated: it is answered per `fail` (runtime.md step 1).
+# A payload over this is never evaluated: it is answered per `fail` (docs/design/runtime.md step 1).
 MAX_STDIN = 16 * 1024 * 1024
 MAX_STDIN_TEXT = "16 MiB"  # how messages name MAX_STDIN
 # Of a payload over MAX_STDIN, the head the engine is sent and a session id is looked for in.
@@ -13,8 +13,8 @@ PAYLOAD_HEAD = 64 * 1024
 MAX_DRAIN = 1024 * 1024 * 1024
 
 # The internal deadline: this share of the timeout in force for the native event, at most
-# DEADLINE_CAP_S (harnesses.md); `STYLE_DEADLINE_S=<seconds>` replaces it (tests use a small
-# value to prove what a hook that cannot finish in time answers).
+# DEADLINE_CAP_S (docs/design/harnesses.md); `STYLE_DEADLINE_S=<seconds>` replaces it (tests use a
+# small value to prove what a hook that cannot finish in time answers).
 DEADLINE_SHARE = 0.9
 DEADLINE_CAP_S = 55.0
 DEADLINE_ENV = "STYLE_DEADLINE_S"

@@ -1,16 +1,17 @@
-"""The timeout in force for each harness's hook events (harnesses.md): plain data, no imports,
-so the hook's fast path can read it."""
+"""The timeout in force for each harness's hook events (docs/design/harnesses.md#timeouts): plain
+data, no imports, so the hook's fast path can read it."""
 
 # Cursor documents no default hook timeout ("platform default"): UNCONFIRMED. STYLE writes no
-# timeout for Cursor (harnesses.md), so its internal deadline assumes this short one.
+# timeout for Cursor (docs/design/harnesses.md#timeouts), so its internal deadline assumes this
+# short one.
 CURSOR_ASSUMED_DEFAULT_S = 10.0
 
-# Codex: STYLE writes a fixed 10 s into every handler (seed 000 behaviour 7), except
-# SessionEnd, whose timeout Codex caps at 3 s (contracts.md §2.2).
+# Codex: STYLE writes a fixed 10 s into every handler (docs/design/harnesses.md#timeouts), except
+# SessionEnd, whose timeout Codex caps at 3 s (docs/design/harnesses.md#timeouts).
 CODEX_WRITTEN_S = 10.0
 CODEX_SESSION_END_S = 3.0
 
-# Gemini CLI: STYLE writes the documented default, 60 000 ms (contracts.md §4).
+# Gemini CLI: STYLE writes the documented default, 60 000 ms (docs/design/harnesses.md#timeouts).
 GEMINI_WRITTEN_MS = 60_000
 
 # The timeout in force for an event: the one STYLE writes, else the harness's documented default.

@@ -7,7 +7,7 @@ from typing import Any
 
 SPEC_VERSION = "style/v0.3"
 
-# Normalized events (rules.md); each is also an evaluation point.
+# Normalized events (docs/rules.md#events); each is also an evaluation point.
 EVENTS: tuple[str, ...] = (
     "session.start",
     "prompt.submitted",
@@ -22,9 +22,10 @@ EVENTS: tuple[str, ...] = (
     "notification",
 )
 TOOL_POINTS = frozenset({"tool.pre", "tool.post", "tool.failed"})
-# Points where a verdict (block/ask/allow) can be given (rules.md "Actions").
+# Points where a verdict (block/ask/allow) can be given (docs/actions.md#actions).
 DENY_POINTS = frozenset({"tool.pre", "prompt.submitted", "stop", "subagent.stop"})
-# Points where `fail: closed` makes sense: the harness can refuse the call or prompt (seed 000).
+# Points where `fail: closed` makes sense: the harness can refuse the call or prompt
+# (docs/actions.md#when-evaluation-fails).
 FAIL_CLOSED_POINTS = frozenset({"tool.pre", "prompt.submitted"})
 
 TOOLS: tuple[str, ...] = (
@@ -127,7 +128,7 @@ REQUIRED_PACKAGE_FIELDS = ("spec", "name", "version", "description")
 DEFAULT_BUDGET = {"per_rule": 400, "per_event": 1200}
 DEFAULT_PACKAGE_PRIORITY = 50
 
-# Condition operators (when.md).
+# Condition operators (docs/conditions.md#operators).
 STRING_OPS = frozenset(
     {"equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with"}
 )
@@ -172,7 +173,8 @@ class Availability:
 
 _TOOL_ANY = Availability(TOOL_POINTS)
 HISTORY_POINTS = ALL_POINTS - {"session.start"}
-# Condition fields (when.md "Fields"); `tool.input.<path>` and `tool.output.<path>` by prefix.
+# Condition fields (docs/conditions.md#fields); `tool.input.<path>` and `tool.output.<path>` by
+# prefix.
 CONDITION_FIELDS: dict[str, Availability] = {
     "event.name": Availability(ALL_POINTS),
     "session.source": Availability(frozenset({"session.start"})),
@@ -227,7 +229,7 @@ LIST_FIELDS = frozenset({"shell.commands", "shell.code", "shell.dynamic"}) | HIS
 # them): commands and edits for HISTORY_FIELDS, a tool's successes and failures for failures.
 HANDLER_STATE_FIELDS = HISTORY_FIELDS | {"state.failures"}
 
-# Template variables (rules.md "Bodies and templates"): event content needs the `event.` prefix.
+# Template variables (docs/templates.md#variables): event content needs the `event.` prefix.
 RUNTIME_VARS = frozenset(
     {
         "model",
@@ -262,7 +264,7 @@ EVENT_VARS = frozenset(
 EVENT_PATH_VARS = ("event.tool.input", "event.tool.output")
 DEDUP_BREAKING_VARS = frozenset({"harness.session_id", "harness.turn_id"})
 
-# Token estimation (runtime.md).
+# Token estimation (docs/design/runtime.md#token-estimation).
 EVENT_VAR_MAX_CHARS = 512
 EVENT_VAR_WORST_TOKENS = 1800
 # `{{event.state.files_edited}}` and the other history lists: the elements joined by `, `
@@ -277,7 +279,7 @@ BLOCK_REASON_TOKENS = 40
 
 
 def estimate_tokens(text: str) -> int:
-    """ceil(UTF-8 bytes / 4), the estimator of runtime.md."""
+    """ceil(UTF-8 bytes / 4), the estimator of docs/design/runtime.md#token-estimation."""
     return (len(text.encode("utf-8")) + 3) // 4
 
 

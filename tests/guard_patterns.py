@@ -10,7 +10,7 @@ that ends in `# gen: NAME` must equal `PATTERNS[NAME]` (tests/test_library_patte
     python tests/guard_patterns.py            # check, list the differences
     python tests/guard_patterns.py --write    # rewrite the marked lines in place
 
-Conventions of the text the patterns run on (agentstyle/shell/__init__.py): one element per
+Conventions of the text the patterns run on (docs/design/shell.md): one element per
 simple command, its words after quote removal joined by one space; `^` is the command name.
 """
 

@@ -260,7 +260,8 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Project:
     base = tmp_path_factory.mktemp("audit")
     project = Project(base / "acme", base / "home")
     shutil.copytree(DATA / "pkg", project.root / "pkg")
-    # The reports are about the package's rules: self-protection (cli.md) is left out here.
+    # The reports are about the package's rules: self-protection
+    # (docs/design/cli.md#self-protection) is left out here.
     (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
     project.install("pkg")
     write_history(project, build_history())

@@ -44,7 +44,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, list[Hoo
     base = tmp_path_factory.mktemp("audit-hooks")
     project = Project(base / "acme", base / "home")
     shutil.copytree(DATA / "pkg", project.root / "pkg")
-    # The reports are about the package's rules: self-protection (cli.md) is left out here.
+    # The reports are about the package's rules: self-protection
+    # (docs/design/cli.md#self-protection) is left out here.
     (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
     project.install("pkg")
     sid = new_session()

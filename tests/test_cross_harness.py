@@ -7,13 +7,13 @@ in order: session start, a prompt, a blocked shell call, an ask, a warn before a
 after it, a stop that must continue, the stop again (loop guard), a compaction, and the session
 start that follows it. Every answer is checked byte for byte (stdout, exit code, empty stderr).
 
-What differs per harness is exactly what the contracts say (harnesses.md, contracts.md §7): the
-ask is an ask on Claude Code and on Cursor's beforeShellExecution, a refusal that tells the user
-`style allow --last` on Codex and Gemini CLI; the warn reaches the model and the user on Claude
-Code and Codex, only the user on Gemini CLI (BeforeTool has no context field), and only the model
-after the edit on Cursor (degraded to postToolUse); Cursor has no prompt context; the stop
-continues through `decision: block`, `followup_message` or `decision: deny`; the compaction note
-reaches the user on Codex only.
+What differs per harness is exactly what the contracts say
+(docs/design/harnesses.md#across-harnesses): the ask is an ask on Claude Code and on Cursor's
+beforeShellExecution, a refusal that tells the user `style allow --last` on Codex and Gemini CLI;
+the warn reaches the model and the user on Claude Code and Codex, only the user on Gemini CLI
+(BeforeTool has no context field), and only the model after the edit on Cursor (degraded to
+postToolUse); Cursor has no prompt context; the stop continues through `decision: block`,
+`followup_message` or `decision: deny`; the compaction note reaches the user on Codex only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The resident engine's life cycle, driven through real hook processes (storage.md)."""
+"""The resident engine's life cycle, driven through real hook processes
+(docs/design/storage.md#the-resident-engine)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Where the engine listens, for any project path (storage.md): `.style/engine.sock` when it fits
-a Unix socket address (about 108 bytes), else a short path in this user's private folder
-`/tmp/agentstyle-<uid>/`; and `style engine start` says why when an engine cannot start.
+"""Where the engine listens, for any project path (docs/design/storage.md#the-resident-engine):
+`.style/engine.sock` when it fits a Unix socket address (about 108 bytes), else a short path in this
+user's private folder `/tmp/agentstyle-<uid>/`; and `style engine start` says why when an engine
+cannot start.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""No stalls (storage.md "The resident engine"): while an engine runs it holds the database lock
-for its lifetime, yet a hook that evaluates directly never waits for that lifetime. Under
-`STYLE_ENGINE=off` the engine steps aside; a payload over 16 MiB is handed to the engine, which
-answers it per `fail` with its open database; after a version mismatch or an engine that stopped
-answering the hook is answered within its deadline. The bounds here are generous (the figures
-are in bench/stall_bench.py), what is asserted is "not the engine's lifetime".
+"""No stalls (docs/design/storage.md#the-resident-engine): while an engine runs it holds the
+database lock for its lifetime, yet a hook that evaluates directly never waits for that lifetime.
+Under `STYLE_ENGINE=off` the engine steps aside; a payload over 16 MiB is handed to the engine,
+which answers it per `fail` with its open database; after a version mismatch or an engine that
+stopped answering the hook is answered within its deadline. The bounds here are generous (the
+figures are in bench/stall_bench.py), what is asserted is "not the engine's lifetime".
 """
 
 from __future__ import annotations

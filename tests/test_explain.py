@@ -1,4 +1,5 @@
-"""`style explain`: seed 000's ac-block example, the installed policy, and bad payloads."""
+"""`style explain`: the ac-block example (datasets/packages/ac-block), the installed policy, and bad
+payloads."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ REPO = Path(__file__).resolve().parent.parent
 AC_BLOCK = REPO / "datasets" / "packages" / "ac-block"
 HISTORY = ("sessions", "events", "event_fields", "hits", "claims")
 
-# Seed 000, "拦截与提示同时命中": the exact wire line for `rm -rf /`.
-SEED_WIRE = (
+# A block and an inject matching one call (ac-block): the exact wire line for `rm -rf /`.
+AC_BLOCK_WIRE = (
     'wire stdout="{\\"hookSpecificOutput\\":{\\"hookEventName\\":\\"PreToolUse\\",'
     '\\"permissionDecision\\":\\"deny\\",\\"permissionDecisionReason\\":'
     '\\"Do not run rm -rf.\\\\nDo not touch the filesystem root.\\"}}"'
@@ -79,12 +80,12 @@ def entry(lines: list[str], rule: str) -> str:
     return line
 
 
-def test_seed_000_block_precedence_trace(root: Path) -> None:
+def test_block_precedence_trace_of_ac_block(root: Path) -> None:
     out = style(
         root, "explain", "--harness", "claude-code", "--payload", "rm.json", "ac-block"
     ).stdout
     lines = out.splitlines()
-    assert SEED_WIRE in lines
+    assert AC_BLOCK_WIRE in lines
     assert "wire exit=0" in lines
     for rule in ("no-rm", "no-root"):
         assert entry(lines, rule).endswith("block=blocked repeat=repeat-bypass output=blocked")
@@ -136,7 +137,7 @@ def test_explain_against_the_installed_policy_leaves_history_alone(root: Path) -
     lines = style(root, "explain", "--payload", "rm.json").stdout.splitlines()
     # installed, self-protection refuses it too (`/` holds the project), first by priority
     reason = 'permissionDecisionReason\\":\\"'
-    assert SEED_WIRE.replace(reason, reason + TEXTS[FOLDERS] + "\\\\n") in lines
+    assert AC_BLOCK_WIRE.replace(reason, reason + TEXTS[FOLDERS] + "\\\\n") in lines
     # The same session's history is read: the tip was already said.
     lines = style(root, "explain", "--payload", "ls.json").stdout.splitlines()
     assert "repeat=session-duplicate output=suppressed" in entry(lines, "shell-tips")

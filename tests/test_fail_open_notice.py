@@ -1,5 +1,5 @@
-"""A guard that cannot decide never allows silently (runtime.md "Handler failure"): each cause
-of a fail-open answer, made for real, shows the person a notice in the field the harness shows
+"""A guard that cannot decide never allows silently (docs/design/runtime.md#handler-failure): each
+cause of a fail-open answer, made for real, shows the person a notice in the field the harness shows
 (`systemMessage`; Cursor's `user_message`), naming the cause and `style doctor`; a second event
 of the same session with the same cause has none; another session, or another cause, is told
 again. stdout stays one JSON object. `style doctor` then lists the week's fail-open answers.

@@ -111,8 +111,9 @@ def test_no_golden_file_without_its_package() -> None:
     assert sorted(present - expected) == []
 
 
-def test_seed_000_refresh_lines_are_exact(outputs: dict[tuple[str, str], str]) -> None:
-    """`style plan ac-all --harness claude-code` prints seed 000's refresh strategy as is."""
+def test_ac_all_refresh_lines_are_exact(outputs: dict[tuple[str, str], str]) -> None:
+    """`style plan ac-all --harness claude-code` prints the refresh strategy
+    (docs/actions.md#refresh) as is."""
     plan = outputs[("plan", "datasets/packages/ac-all")]
     lines = plan.splitlines()
     expected = [

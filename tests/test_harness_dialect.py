@@ -1,7 +1,7 @@
-"""The payload decides the dialect (harnesses.md): Cursor runs the hooks of a Claude Code config
-too (contracts.md §3.8). A Cursor-shaped payload arriving through STYLE's Claude Code handler is
-read and answered as Cursor's; and when STYLE is installed for Cursor as well, that copy is not
-evaluated a second time for the same call."""
+"""The payload decides the dialect (docs/design/harnesses.md#dialect): Cursor runs the hooks of a
+Claude Code config too (docs/design/harnesses.md#cursor-claude-hooks). A Cursor-shaped payload
+arriving through STYLE's Claude Code handler is read and answered as Cursor's; and when STYLE is
+installed for Cursor as well, that copy is not evaluated a second time for the same call."""
 
 from __future__ import annotations
 

@@ -1,18 +1,19 @@
-"""Every Codex, Cursor and Gemini CLI row of expected-outputs.md, through the real hook command.
+"""Every Codex, Cursor and Gemini CLI row of tests/fixtures/expected-outputs.md, through the real
+hook command.
 
 Each row names a fixture, an action and the exact stdout. The rules of `tests/data/harness/rows`
-carry the rows' texts (the texts are illustrative; the engine adds none: runtime.md); each
-variant is installed with `style install` into its own project, and every fixture runs in its
-own session, all at once. The table is read from expected-outputs.md itself, so a row cannot be
-cited wrongly here.
+carry the rows' texts (the texts are illustrative; the engine adds none:
+docs/design/runtime.md#precedence); each variant is installed with `style install` into its own
+project, and every fixture runs in its own session, all at once. The table is read from
+tests/fixtures/expected-outputs.md itself, so a row cannot be cited wrongly here.
 
 Decisions on rows the contract leaves open (all documented in the adapters):
 - X1′, U1′, G1′ are the exit-code alternatives of X1, U1, G1: STYLE answers with the JSON form.
 - U3 is a preToolUse shell call. STYLE's own Cursor install gates shell calls at
-  beforeShellExecution (one gate per tool class, contracts.md §3.6), so a preToolUse copy of the
-  call is not evaluated twice there; U3 is the payload Cursor sends through a Claude Code config
-  (third-party hooks, §3.8), read and answered as Cursor's. Its second form (older docs) is
-  picked by `cursor_version` below `PERMISSION_FORM_SINCE`.
+  beforeShellExecution (one gate per tool class, docs/design/harnesses.md#cursor-gates), so a
+  preToolUse copy of the call is not evaluated twice there; U3 is the payload Cursor sends through a
+  Claude Code config (docs/design/harnesses.md#cursor-claude-hooks), read and answered as Cursor's.
+  Its second form (older docs) is picked by `cursor_version` below `PERMISSION_FORM_SINCE`.
 - U2's `agent_message` is the row's illustration of "what the model reads while the person is
   asked": a rule has one body (the question), so STYLE writes one fixed sentence there.
 - G2's `systemMessage` ("STYLE blocked a write to .env") is not written: a deny on Gemini CLI

@@ -1,5 +1,6 @@
-"""Handler failures on Codex, Cursor and Gemini CLI (runtime.md "Handler failure"): fail open
-in each harness's "no opinion" form, `fail: closed` as each harness's deny, never a traceback."""
+"""Handler failures on Codex, Cursor and Gemini CLI (docs/design/runtime.md#handler-failure): fail
+open in each harness's "no opinion" form, `fail: closed` as each harness's deny, never a
+traceback."""
 
 from __future__ import annotations
 

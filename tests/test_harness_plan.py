@@ -1,5 +1,5 @@
-"""Plan statuses on all four harnesses (harnesses.md "Plan"): the capability tables are data, so
-one package shows every status and every install-error reason the tables can give."""
+"""Plan statuses on all four harnesses (docs/design/harnesses.md#plan): the capability tables are
+data, so one package shows every status and every install-error reason the tables can give."""
 
 from __future__ import annotations
 

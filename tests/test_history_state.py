@@ -1,6 +1,6 @@
-"""State over what the session did (when.md `state.*`): `state.commands_since_edit`,
-`state.files_edited`, `state.commands_failed`, and the handlers install adds for them and for
-`state.failures`.
+"""State over what the session did (docs/conditions.md#what-the-session-did-commands-and-edits):
+`state.commands_since_edit`, `state.files_edited`, `state.commands_failed`, and the handlers install
+adds for them and for `state.failures`.
 
 Each scenario is real hook subprocesses with Claude Code's JSON on stdin against a project
 that `style install` set up (the bundled `tests-before-stop`, or a package written here), and
@@ -424,7 +424,7 @@ def test_a_replay_of_the_sessions_export_gives_the_hooks_verdicts(
 
 
 # Per harness: (native event, payload) of an edit, a passing test run, a failing one and a
-# stop, in the harness's own shapes (contracts.md); `{root}` is the project folder.
+# stop, in the harness's own shapes (docs/design/harnesses.md); `{root}` is the project folder.
 HARNESS_EVENTS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
     "codex": {
         "edit": (

@@ -1,4 +1,5 @@
-"""Parallel hooks against one project, and hooks killed with SIGKILL mid-write (storage.md)."""
+"""Parallel hooks against one project, and hooks killed with SIGKILL mid-write
+(docs/design/storage.md#concurrency-protocol)."""
 
 from __future__ import annotations
 

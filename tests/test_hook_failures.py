@@ -1,5 +1,5 @@
-"""Handler failures (runtime.md "Handler failure"): bad input, unknown events, missing or locked
-databases, and the internal deadline. Every answer is the documented fail-open / fail-closed
+"""Handler failures (docs/design/runtime.md#handler-failure): bad input, unknown events, missing or
+locked databases, and the internal deadline. Every answer is the documented fail-open / fail-closed
 one, with one line on stderr, no traceback, at most one JSON object on stdout, and a line in
 `.style/logs/errors.log`. A fail-open answer also tells the person (Claude Code's
 `systemMessage`), once per session and cause: tests/test_fail_open_notice.py has the "once".
@@ -299,7 +299,8 @@ def test_fail_closed_covers_only_its_native_event(closed_project: Project) -> No
 
 
 def test_invalid_utf8_inside_a_valid_payload_is_replaced(open_project: Project) -> None:
-    """Invalid bytes are replaced (runtime.md step 1); the event is evaluated normally."""
+    """Invalid bytes are replaced (docs/design/runtime.md#decode); the event is evaluated
+    normally."""
     payload = json.dumps(bash(open_project, "ls INVALID")).encode()
     payload = payload.replace(b"INVALID", b"\xff\xfe\xc3(")
     result = open_project.hook("PreToolUse", payload)
@@ -351,7 +352,8 @@ def test_unknown_harness(open_project: Project) -> None:
 
 def test_missing_database(closed_project: Project) -> None:
     # no database and no lock to build one from: no rule can be read, so `fail: closed`
-    # cannot apply (runtime.md); the hook command's own flag is what refuses then
+    # cannot apply (docs/design/runtime.md#fail-modes); the hook command's own flag is what refuses
+    # then
     with database_replaced(closed_project, None, lock_too=True):
         result = closed_project.hook("PreToolUse", bash(closed_project))
     fail_open(result, NO_DB)
@@ -377,7 +379,7 @@ def test_fail_closed_install(fc_project: Project) -> None:
     # with the database: a working hook answers normally
     ok = project.hook("PreToolUse", bash(project), extra=extra)
     assert ok.context == "Prefer rg over grep."
-    # a handler error on a gate event is refused, exit 1 (seed 000)
+    # a handler error on a gate event is refused, exit 1 (docs/design/runtime.md#fail-modes)
     bad = project.hook("PreToolUse", b"garbage", extra=extra)
     cause = "malformed JSON on stdin (Expecting value at line 1)"
     assert bad.stdout == pre_tool_deny(INSTALL_REASON.format(cause=cause))
@@ -458,7 +460,8 @@ def test_duckdb_lock_never_leaks(closed_project: Project) -> None:
         )
     finally:
         conn.close()
-    # the database could not be read, so no rule is known: fail open (runtime.md)
+    # the database could not be read, so no rule is known: fail open
+    # (docs/design/runtime.md#fail-modes)
     fail_open(result, LOCKED)
     for leak in ("Conflicting lock", "IO Error", "duckdb", "PID"):
         assert leak not in result.stderr + result.stdout
@@ -575,7 +578,8 @@ def test_deadline_during_evaluation(open_project: Project, closed_project: Proje
 
 
 def test_deadline_defaults() -> None:
-    """90% of the harness's timeout for the event, capped at 55 s (harnesses.md)."""
+    """90% of the harness's timeout for the event, capped at 55 s
+    (docs/design/runtime.md#internal-deadline)."""
     saved = os.environ.pop(DEADLINE_ENV, None)
     try:
         assert hookcall.deadline_seconds(600.0) == 55.0

@@ -1,10 +1,12 @@
-"""Every Claude Code fixture through the real hook command, golden-checked (expected-outputs.md).
+"""Every Claude Code fixture through the real hook command, golden-checked
+(tests/fixtures/expected-outputs.md).
 
 Two scratch projects are installed with `style install`: `golden-a` holds the example rules R1–R6
-of expected-outputs.md with the exact texts of rows C1–C13, `golden-b` the alternative actions
-(C4 warn, C8 prompt block) plus rules that give more fixtures an answer. Every fixture runs in
-`golden-a`; those with a `golden-b` answer run there too. Each call has its own session (so no
-answer depends on the order of the others); all hooks of a project are started at once.
+of tests/fixtures/expected-outputs.md with the exact texts of rows C1–C13, `golden-b` the
+alternative actions (C4 warn, C8 prompt block) plus rules that give more fixtures an answer. Every
+fixture runs in `golden-a`; those with a `golden-b` answer run there too. Each call has its own
+session (so no answer depends on the order of the others); all hooks of a project are started at
+once.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ GOLDEN: dict[str, dict[str, tuple[str, int]]] = {
 
 
 def table_rows() -> dict[str, tuple[str, str, int]]:
-    """Claude Code rows of expected-outputs.md: id → (fixture, stdout, exit code)."""
+    """Claude Code rows of tests/fixtures/expected-outputs.md: id → (fixture, stdout, exit code)."""
     rows: dict[str, tuple[str, str, int]] = {}
     row = re.compile(r"^\| (C\d+) \| `claude-code/([^`]+)` \| [^|]+ \| (.+) \| (\d) \|$")
     for line in EXPECTED_MD.read_text("utf-8").splitlines():

@@ -1,9 +1,10 @@
 """Multi-event scenarios: each step is a real hook subprocess against one installed project.
 
 Session dedup, turn dedup (prompt count and prompt_id), compaction, clear, startup, refresh,
-block precedence, ask > allow, budget cuts, fencing and the stop loop guard (runtime.md, seed
-000 behaviours 1–3 and 8). Each project is installed once per module; every test uses its own
-session ids, so tests do not see each other's dedup records.
+block precedence, ask > allow, budget cuts, fencing and the stop loop guard
+(docs/design/runtime.md#dedup-and-refresh, docs/design/runtime.md#precedence). Each project is
+installed once per module; every test uses its own session ids, so tests do not see each other's
+dedup records.
 """
 
 from __future__ import annotations

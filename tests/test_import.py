@@ -650,7 +650,7 @@ def test_json_lines_take_native_types_and_mapping_conditions(tmp_path: Path, pol
     text = (pkg / "rules/imported/jsonl/keys.md").read_text("utf-8")
     assert "tool: [file.read, file.edit]\n" in text
     assert "when:\n  any:\n  - field: file.path\n" in text
-    # a warn rule runs after the call (rules.md)
+    # a warn rule runs after the call (docs/rules.md#at)
     _, fired = policy(pkg).tool("PostToolUse", "Read", file_path=path("certs/server.pem"))
     assert fired == {"jsonl/keys"}
 

@@ -139,7 +139,8 @@ def test_install_twice_then_uninstall_gives_the_users_bytes_back(scratch: Scratc
             assert now[key] == value
     for event, groups in user.get("hooks", {}).items():
         assert now["hooks"][event][: len(groups)] == groups
-    # The package's shell guard, plus the tools self-protection watches (cli.md).
+    # The package's shell guard, plus the tools self-protection watches
+    # (docs/design/cli.md#self-protection).
     assert ours(now["hooks"]["PreToolUse"]) == [
         {
             "matcher": "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit",
@@ -213,7 +214,8 @@ def test_handlers_are_narrowed_and_run_the_absolute_interpreter(scratch: Scratch
     # The session clock runs on every session start and prompt: no matcher there.
     for event in ("SessionStart", "UserPromptSubmit"):
         assert hooks[event] == [{"hooks": [{"type": "command", "command": command_for(event)}]}]
-    # Only self-protection (cli.md) gates tool calls here: shell and file writes.
+    # Only self-protection (docs/design/cli.md#self-protection) gates tool calls here: shell and
+    # file writes.
     assert [g.get("matcher") for g in hooks["PreToolUse"]] == [
         "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit"
     ]
@@ -268,7 +270,8 @@ def test_static_rule_goes_to_claude_md_only_and_leaves_with_its_files(scratch: S
         "Answer in short sentences.\n"
         "<!-- style:end static-only/tone -->\n"
     )
-    # A static rule needs no hook; self-protection (cli.md) still gates the agent's tools.
+    # A static rule needs no hook; self-protection (docs/design/cli.md#self-protection) still gates
+    # the agent's tools.
     hooks = hooks_of(scratch.settings)
     assert sorted(hooks) == ["PreToolUse", "SessionStart", "UserPromptSubmit"]
     assert sorted(scratch.lock()["harnesses"]["claude-code"]["created"]) == [

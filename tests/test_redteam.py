@@ -1,4 +1,4 @@
-"""The red-team suite of issue 14 ("Guards the agent cannot switch off"): every chain an agent
+"""The red-team suite (docs/design/cli.md#self-protection): every chain an agent
 used to switch STYLE off is refused at its first step, through the hook command `style install`
 wrote, run as Claude Code runs it (`sh -c`, its JSON on stdin), in a real project with a package
 holding a `fail: closed` rule. The cases are data (tests/data/redteam/chains.yaml); ordinary

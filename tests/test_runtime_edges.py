@@ -157,7 +157,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseExceptio
     return first
 
 
-# --- what a point can deliver (seed 000 behaviour 4) --------------------------------------------
+# --- what a point can deliver (docs/design/harnesses.md#answers) ----------------------------------
 
 
 @case
@@ -235,7 +235,7 @@ def odd_identifier_types_are_accepted(p: Projects) -> None:
     assert rows == [("12345", "7", None)]
 
 
-# --- secrets in stored fields (audit.md "Privacy") ----------------------------------------------
+# --- secrets in stored fields (docs/audit.md#privacy-and-pruning) ---------------------------------
 
 
 @case
@@ -314,7 +314,7 @@ def unknown_session_source_keeps_the_scope(p: Projects) -> None:
     assert gens == [(0,)]
 
 
-# --- state.* read from the history (when.md) ----------------------------------------------------
+# --- state.* read from the history (docs/design/runtime.md#conditions) ----------------------------
 
 
 @case
@@ -364,7 +364,7 @@ def consecutive_failures_of_the_same_tool(p: Projects) -> None:
     assert fail("Bash") == ""  # at most every five minutes
 
 
-# --- a rule that fails at run time (runtime.md "Handler failure", last paragraph) ----------------
+# --- a rule that fails at run time (docs/design/runtime.md#a-rule-that-fails) ---------------------
 
 
 @case
@@ -414,7 +414,7 @@ def rule_failure_at_run_time(p: Projects) -> None:
     ]
 
 
-# --- the lock file's `log` mode (audit.md "Privacy") ----------------------------------------------
+# --- the lock file's `log` mode (docs/audit.md#privacy-and-pruning) -------------------------------
 
 
 @case
@@ -471,7 +471,7 @@ def test_runtime_variables_are_one_bounded_line() -> None:
 
 
 def test_an_output_over_max_tokens_is_cut_with_an_ellipsis() -> None:
-    """The safety net of runtime.md step 9, for outputs whose estimate was too low."""
+    """The safety net of docs/design/runtime.md#cuts, for outputs whose estimate was too low."""
     from agentstyle.engine.render import render_rule
     from agentstyle.vocabulary import estimate_tokens
 

@@ -266,8 +266,8 @@ FORCE_PUSH = {
     "pattern": "^git push .*(--force|-f)",
 }
 
-# Seed 000 (actions and timing) and seed 002 (rules and templates), as written there.
-SEED_PACKAGES: dict[str, Schema] = {
+# The example packages of datasets/packages/ (actions and timing, rules and templates).
+EXAMPLE_PACKAGES: dict[str, Schema] = {
     "ac-min": {
         **HEADER,
         "name": "ac-min",
@@ -490,9 +490,9 @@ def _without(key: str) -> Schema:
     return p
 
 
-@pytest.mark.parametrize("name", list(SEED_PACKAGES))
+@pytest.mark.parametrize("name", list(EXAMPLE_PACKAGES))
 def test_seed_packages_are_valid(name: str) -> None:
-    assert valid("package", SEED_PACKAGES[name]) == []
+    assert valid("package", EXAMPLE_PACKAGES[name]) == []
 
 
 def test_full_package_is_valid() -> None:

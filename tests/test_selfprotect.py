@@ -1,4 +1,5 @@
-"""Self-protection (cli.md): the agent cannot switch STYLE off from inside its session.
+"""Self-protection (docs/design/cli.md#self-protection): the agent cannot switch STYLE off from
+inside its session.
 
 Built-in gate rules (package `style`, rules `style/self-protect…`) go with every install unless
 `style.lock.yaml` says `protect: false`. They refuse the agent's tool calls that run

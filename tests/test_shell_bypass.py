@@ -1,4 +1,5 @@
-"""Every bypass class of issue 13, as the element a guard's rule sees (and the false blocks).
+"""Every bypass class of the shell analysis (docs/design/shell.md), as the element a guard's rule
+sees (and the false blocks).
 
 Each case is a command an agent could write to slip a refused call past a rule anchored at the
 command name, and the normalized element the analysis must produce for it (or the dynamic

@@ -5,7 +5,7 @@ into a scratch project, normalized by the adapter and evaluated by the SQL evalu
 the four guard packages compiled together. The verdict must be the case's (block, ask or
 allow); precision and recall are computed per category and per syntax form, printed, and must
 reach 97% in every group (`make corpus` writes the same table into bench/RESULTS.md). The
-cases that reproduce issue 13's list of bypasses and false blocks must all hold, one test per
+cases marked with a bypass or false-block class (`issue:`) must all hold, one test per
 class. tests/test_corpus_hook.py runs a sample through the installed hook.
 
 The robustness tests at the end push hostile sizes through the same evaluator: DuckDB evaluates
@@ -84,8 +84,8 @@ def test_precision_and_recall(outcomes: dict[str, Outcome]) -> None:
 
 
 @pytest.mark.parametrize("issue", ISSUE_CLASSES)
-def test_issue_13_class(issue: str, outcomes: dict[str, Outcome]) -> None:
-    """Every case reproducing one class of issue 13's list gets its verdict."""
+def test_every_bypass_class(issue: str, outcomes: dict[str, Outcome]) -> None:
+    """Every case reproducing one bypass or false-block class gets its verdict."""
     wrong = [
         f"{c.name}: wanted {c.verdict}, got {outcomes[c.name].verdict}: {c.text!r}"
         for c in CASES
@@ -208,7 +208,8 @@ HOSTILE = {
 
 @pytest.mark.parametrize("command", list(HOSTILE.values()), ids=list(HOSTILE))
 def test_hostile_input_is_still_refused(library: Connection, tmp_path: Path, command: str) -> None:
-    """Issue 13: no input makes the analysis drop a command silently; the guard refuses."""
+    """No input makes the analysis drop a command silently (docs/design/shell.md#shell-incomplete);
+    the guard refuses."""
     started = time.perf_counter()
     evaluation = run_bash(library, command, str(tmp_path))
     elapsed = time.perf_counter() - started

@@ -1,4 +1,5 @@
-"""No input makes the shell analysis drop a command silently (issue 13, Done means).
+"""No input makes the shell analysis drop a command silently
+(docs/design/shell.md#shell-incomplete).
 
 The stress command holds 20,000 simple commands, a `$(` substitution nested 500 deep and 1 MB
 of heredocs. The analysis must show every command or say it is incomplete; here it does both

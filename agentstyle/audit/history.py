@@ -12,7 +12,8 @@ from agentstyle.runtime.client import stop_engine
 
 def outcomes_by_rule(root: Path) -> list[tuple[Any, ...]]:
     paths = StylePaths(root)
-    # A resident engine holds the database for its lifetime: ask it to go first (storage.md).
+    # A resident engine holds the database for its lifetime: ask it to go first
+    # (docs/design/storage.md#who-stops-the-engine).
     stop_engine(str(paths.home))
     with open_store(paths, create=False) as conn:
         return conn.execute(sql("audit/outcomes_by_rule")).fetchall()

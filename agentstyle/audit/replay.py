@@ -1,6 +1,6 @@
 """Replay recorded sessions through the SQL evaluator into a private in-memory database.
 
-`style replay` (audit.md "Replay / backtest") answers "what would this policy have done in the
+`style replay` (docs/audit.md#replay) answers "what would this policy have done in the
 sessions we already had?". The policy is compiled into an in-memory DuckDB; the recorded
 events (audit/transcripts.py) are normalized by the harness adapter and evaluated by the one
 evaluator, `evaluate()`, many events per call; the `rules` report is the same SQL
@@ -183,7 +183,8 @@ _NAME_LIST = re.compile(r"[A-Za-z0-9_\- ,|]+")
 
 
 def matcher_accepts(matcher: str | None, tool_name: str) -> bool:
-    """Whether a Claude-style matcher selects a tool name (contracts.md §1.3)."""
+    """Whether a Claude-style matcher selects a tool name
+    (docs/design/harnesses.md#claude-code-matchers)."""
     if matcher is None or matcher in ("", "*"):
         return True
     if _NAME_LIST.fullmatch(matcher):

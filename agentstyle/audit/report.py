@@ -108,7 +108,8 @@ class Filters:
 
 
 def _stop_engine(home: Path) -> None:
-    """A resident engine holds the database open; ask it to exit first (storage.md)."""
+    """A resident engine holds the database open; ask it to exit first
+    (docs/design/storage.md#who-stops-the-engine)."""
     try:
         from agentstyle.runtime.client import stop_engine
     except ImportError:  # pragma: no cover - builds without the resident engine
@@ -240,7 +241,8 @@ class Where:
 
 
 def run_report(conn: Connection, name: str, filters: Filters, where: Where | None = None) -> Frame:
-    """One report of audit.md as a frame (`summary`, `attention`, `rules`, `errors`, …)."""
+    """One report of docs/audit.md#reports as a frame (`summary`, `attention`, `rules`, `errors`,
+    …)."""
     if name not in REPORTS:
         raise StyleError(f"unknown report `{name}` (reports: {', '.join(REPORTS)})")
     where = where or Where()

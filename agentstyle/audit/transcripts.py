@@ -1,6 +1,6 @@
 """Read recorded sessions back into hook payloads, in order: what `style replay` evaluates.
 
-Sources (audit.md "Replay / backtest"):
+Sources (docs/audit.md#replay):
 
 - **Claude Code transcripts** (`*.jsonl`, `~/.claude/projects/<project>/<session>.jsonl`).
   Each line is one record. What is read (the format is undocumented; this follows what

@@ -328,7 +328,8 @@ def _output(out: Path | None) -> Iterator[TextIO]:
 
 
 class _Bar:
-    """A progress bar on stderr, drawn only when stderr is a terminal (cli.md)."""
+    """A progress bar on stderr, drawn only when stderr is a terminal
+    (docs/design/cli.md#progress-bars)."""
 
     def __init__(self, label: str) -> None:
         self.label = label

@@ -1,4 +1,4 @@
-"""`style doctor`: check the installation end to end (cli.md)."""
+"""`style doctor`: check the installation end to end (docs/design/cli.md#doctor)."""
 
 from __future__ import annotations
 

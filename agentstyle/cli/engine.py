@@ -1,4 +1,5 @@
-"""`style engine start|stop|status`: the resident engine of this project (storage.md)."""
+"""`style engine start|stop|status`: the resident engine of this project
+(docs/design/storage.md#the-resident-engine)."""
 
 from __future__ import annotations
 

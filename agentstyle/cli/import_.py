@@ -12,7 +12,8 @@ from agentstyle.cli.common import Format, FormatOpt, choice, choice_argument, em
 if TYPE_CHECKING:
     from agentstyle.imports.importer import ImportReport
 
-# Below this many rows an import takes well under a second: no bar (cli.md).
+# Below this many rows an import takes well under a second: no bar
+# (docs/design/cli.md#progress-bars).
 PROGRESS_MIN_ROWS = 1000
 
 

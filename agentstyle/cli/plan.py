@@ -40,7 +40,8 @@ def command(
     `repeat`, `capability`) and `refresh` (how its context is kept fresh, as lines).
     """
     # Only a package without errors is planned: lowering assumes validated rules. The built-in
-    # self-protection rules are planned with them, as install places them (cli.md).
+    # self-protection rules are planned with them, as install places them
+    # (docs/design/cli.md#self-protection).
     with plan_packages(harness) as builtin:
         loaded = load_and_validate(packages_or_cwd(packages) + builtin)
         errors = [d for d in loaded.diagnostics if d.level == "error"]

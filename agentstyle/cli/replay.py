@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # polars and duckdb load only when the command runs
     from agentstyle.audit.replay import Replayed
     from agentstyle.audit.transcripts import Sources
 
-# A replay that ends sooner draws no bar (cli.md: bars for what can take over a second).
+# A replay that ends sooner draws no bar (docs/design/cli.md#progress-bars).
 BAR_AFTER_S = 1.0
 
 

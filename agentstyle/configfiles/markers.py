@@ -17,7 +17,7 @@ __all__ = [
     "remove_blocks",
 ]
 
-# Rule bodies may not contain this (seed 002, `marker-in-body`): it is how blocks are found.
+# Rule bodies may not contain this (docs/diagnostics.md#marker-in-body): it is how blocks are found.
 RESERVED = "<!-- style:"
 _MARKER = re.compile(r"<!-- style:(begin|end) (\S+) -->")
 _ID = re.compile(r"\S+")

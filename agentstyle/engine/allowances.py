@@ -1,4 +1,5 @@
-"""`style allow` (cli.md): the person lets one refused tool call through, once or for the session.
+"""`style allow` (docs/design/cli.md#allowances): the person lets one refused tool call through,
+once or for the session.
 
 An allowance names the refused event, the rules that refused it, and the call's key (harness
 native tool plus the whole input: `harnesses/payload.py` `call_key`). One refusal gets one
@@ -18,8 +19,8 @@ it in the reason anyway, and the agent's own `style allow`, in whatever form, is
 self-protection; the code only names one refusal exactly, where `--last` may find another
 session's. It always starts with a letter, so it never reads as an event id.
 
-Approvals come from the person (seed 003): the built-in self-protection rules refuse an agent's
-shell call of `style allow`; the person's own terminal runs no hook.
+Approvals come from the person (docs/design/cli.md#self-protection): the built-in self-protection
+rules refuse an agent's shell call of `style allow`; the person's own terminal runs no hook.
 """
 
 from __future__ import annotations

@@ -232,8 +232,8 @@ def evaluate(
     """Decide a batch of events in order and record it, inside the caller's transaction.
 
     The caller commits (a hook, replay) or rolls back (explain). `log` is the lock file's mode
-    (audit.md): field values are stored for events with a hit (`hits`), for every event
-    (`full`) or never (`off`).
+    (docs/audit.md#privacy-and-pruning): field values are stored for events with a hit (`hits`), for
+    every event (`full`) or never (`off`).
     """
     with _no_collector_passes():
         evaluations = decide(conn, events, trace=trace, log=log)
@@ -266,9 +266,9 @@ def decide(
     held: Held | None = None,
     log: str = "hits",
 ) -> list[Evaluation]:
-    """Steps 3–9 of runtime.md for a batch: bookkeeping, candidates, conditions, rendering and
-    outcomes. Nothing of the events is written (`record` does that); a `style allow` the
-    person granted is used up here, inside the caller's transaction.
+    """The steps of docs/design/runtime.md#one-hook-event for a batch: bookkeeping, candidates,
+    conditions, rendering and outcomes. Nothing of the events is written (`record` does that); a
+    `style allow` the person granted is used up here, inside the caller's transaction.
 
     `trace` keeps the candidates whose conditions failed (explain); `log` is the mode `record`
     will use (an allow code is offered only where the history keeps the call). `held` is what
@@ -349,7 +349,8 @@ def _may_read_event_id(e: Evaluation, held: Held | None) -> bool:
 
 
 def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
-    """Session bookkeeping and event ids into the evaluations (runtime.md step 3)."""
+    """Session bookkeeping and event ids into the evaluations
+    (docs/design/runtime.md#session-bookkeeping)."""
     events = [e.event for e in evaluations]
     sessions = {(ev.harness, ev.session_id) for ev in events}
     if len(events) == 1:  # a hook's event: the statement without lists is the cheaper one
@@ -654,7 +655,7 @@ def record(
     log: str = "hits",
     latency_us: Sequence[int | None] | None = None,
 ) -> None:
-    """Write the decided batch (runtime.md step 11): the events with their answers, each
+    """Write the decided batch (docs/design/runtime.md#record): the events with their answers, each
     session's state after the batch, every candidate's outcome and the claims — inside the
     caller's transaction. `latency_us`: per event, the time to its answer (hooks only)."""
     if not evaluations:
@@ -768,7 +769,8 @@ def decision_of(rows: list[tuple[Candidate, bool]], rule_order: dict[str, int]) 
         rule_id, outcome = cand.rule_id, cand.outcome
         text = cand.rendered.text if cand.rendered is not None else ""
         if closed_error:
-            # runtime.md: a failing `fail: closed` rule turns the verdict to deny.
+            # docs/design/runtime.md#a-rule-that-fails: a failing `fail: closed` rule turns the
+            # verdict to deny.
             reason = (
                 f"STYLE could not evaluate policy (rule {rule_id} failed); the call is refused "
                 "because a rule requires it."

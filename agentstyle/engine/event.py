@@ -35,7 +35,8 @@ def scalar_text(value: Any) -> str:
 
 @dataclass(slots=True)
 class Event:
-    """One hook event, normalized (rules.md, when.md): identity, routing and field rows."""
+    """One hook event, normalized (docs/design/runtime.md#normalize): identity, routing and field
+    rows."""
 
     harness: str
     native_event: str
@@ -106,7 +107,7 @@ def normalized(path: str) -> str:
 
 
 def relative_path(path: str, cwd: str) -> str:
-    """Normalized, relative to cwd when inside it (when.md `file.path`)."""
+    """Normalized, relative to cwd when inside it (docs/conditions.md#fields `file.path`)."""
     p = normalized(path)
     base = normalized(cwd).rstrip("/") if cwd else ""
     if base and (p == base or p.startswith(base + "/")):

@@ -19,7 +19,8 @@ class Explained:
 
 
 def _trace(cand: Candidate, point: str | None) -> str:
-    """One seed-000 trace line: `entry "pkg/rule@point" ... block=… repeat=… output=…`."""
+    """One trace line (docs/commands.md#style-explain): `entry "pkg/rule@point" ... block=… repeat=…
+    output=…`."""
     name = f'entry "{cand.rule_id}@{point}"'
     head = f"{name} status={cand.status} action={cand.action} match={str(cand.matched).lower()}"
     if cand.tokens:

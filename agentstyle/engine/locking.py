@@ -1,4 +1,5 @@
-"""The OS file lock every process takes before it opens the rules database (storage.md)."""
+"""The OS file lock every process takes before it opens the rules database
+(docs/design/runtime.md#lock-order)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What may be stored: values cut to 4 KiB and known secret shapes redacted (audit.md)."""
+"""What may be stored: values cut to 4 KiB and known secret shapes redacted
+(docs/audit.md#privacy-and-pruning)."""
 
 from __future__ import annotations
 

@@ -37,7 +37,8 @@ FENCE_CLOSE = "</style-untrusted-event>"
 
 
 def fence(field: str, value: str, limit: int = EVENT_VAR_MAX_CHARS) -> str:
-    """Untrusted event content as one escaped JSON line no value can break out of (rules.md)."""
+    """Untrusted event content as one escaped JSON line no value can break out of
+    (docs/design/runtime.md#render)."""
     truncated = len(value) > limit
     encoded = json.dumps(value[:limit], ensure_ascii=False)
     encoded = encoded.translate(_FENCE_ESCAPES)
@@ -72,7 +73,7 @@ def render(segments: Sequence[SegmentRow], lookup: Lookup) -> str:
 
 
 def first_sentence(text: str) -> str:
-    """A warn's default model text: the body's first sentence (seed 002)."""
+    """A warn's default model text: the body's first sentence (docs/rules.md#model_text)."""
     for i, ch in enumerate(text):
         if ch == "\n":
             return text[:i].strip()
@@ -82,7 +83,7 @@ def first_sentence(text: str) -> str:
 
 
 def truncate(text: str, max_tokens: int) -> tuple[str, bool]:
-    """Cut text to `max_tokens` estimated tokens, ending with `…` (runtime.md step 9)."""
+    """Cut text to `max_tokens` estimated tokens, ending with `…` (docs/design/runtime.md#cuts)."""
     if estimate_tokens(text) <= max_tokens:
         return text, False
     budget = max(0, max_tokens * 4 - len("…".encode()))

@@ -96,7 +96,8 @@ def _connect_store(paths: StylePaths, *, read_only: bool = False) -> Connection:
     try:
         return connect(paths.database, read_only=read_only)
     except (duckdb.IOException, duckdb.SerializationException, duckdb.InternalException) as exc:
-        # the cause as the hooks report it, never DuckDB's own text (storage.md)
+        # the cause as the hooks report it, never DuckDB's own text
+        # (docs/design/storage.md#concurrency-protocol)
         raise StyleError(
             f"the rules database could not be read ({type(exc).__name__})",
             hint=f"move {paths.database} away (its history goes with it) and run `style sync`",
@@ -107,7 +108,8 @@ def _connect_store(paths: StylePaths, *, read_only: bool = False) -> Connection:
 def open_store(
     paths: StylePaths, *, deadline: float | None = None, create: bool = True
 ) -> Iterator[Connection]:
-    """The database under the OS lock; closed before the lock is released (storage.md)."""
+    """The database under the OS lock; closed before the lock is released
+    (docs/design/runtime.md#lock-order)."""
     if deadline is None:
         deadline = time.monotonic() + 30.0
     if not create and not paths.database.exists():

@@ -10,8 +10,8 @@ from typing import Any
 from agentstyle.engine.decision import Decision, Wire
 from agentstyle.harnesses.facts import CONTEXT, MESSAGE, PointSpec
 
-# What a refusal tells the person where the harness has no `ask` (cli.md `style allow`): the
-# rule's question is delivered as a refusal, and this sentence says how to let the call through.
+# What a refusal tells the person where the harness has no `ask` (docs/design/cli.md#allowances):
+# the rule's question is delivered as a refusal, and this sentence says how to let the call through.
 APPROVE_HINT = "Ask the user; they can allow it once with 'style allow --last'."
 
 
@@ -37,9 +37,9 @@ def dump(obj: Mapping[str, Any]) -> str:
 
 
 def deliverable(decision: Decision, spec: PointSpec | None) -> tuple[str, str]:
-    """(context, message) of a decision, each only where the point can deliver it (seed 000
-    behaviour 4): a `warn` at a context-only point reaches the model alone, at a message-only
-    point the user alone. An event of no known point keeps both."""
+    """(context, message) of a decision, each only where the point can deliver it
+    (docs/design/harnesses.md#answers): a `warn` at a context-only point reaches the model alone, at
+    a message-only point the user alone. An event of no known point keeps both."""
     context = "\n\n".join(decision.contexts)
     message = "\n\n".join(decision.messages)
     if spec is not None and CONTEXT not in spec.capabilities:

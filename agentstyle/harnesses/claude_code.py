@@ -19,7 +19,8 @@ NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
 }
 FILE_PATH_KEYS = ("file_path", "notebook_path", "path")
-# SessionStart `fork` arrived as `resume` before v2.1.214 (contracts.md §1.4).
+# SessionStart `fork` arrived as `resume` before v2.1.214
+# (docs/design/harnesses.md#claude-code-events).
 SOURCES = {
     "startup": "startup",
     "resume": "resume",
@@ -33,8 +34,9 @@ SOURCES = {
 # Each is checked in `tests/e2e/test_facts.py` (`make e2e`, the pinned client of
 # tests/e2e/clients.json); change it here, in one line, when the client changes.
 
-# No hook payload names the model (2.1.332: not even SessionStart, contracts.md §1.5 says
-# "not guaranteed"); the transcript has it on every assistant entry (`message.model`).
+# No hook payload names the model (2.1.332: not even SessionStart, where the documentation
+# says "not guaranteed": docs/design/harnesses.md#claude-code-payloads); the transcript has it on
+# every assistant entry (`message.model`).
 MODEL_FROM_TRANSCRIPT = True
 
 # A Stop/SubagentStop `decision: block` reaches the model twice, once with the hook's whole
@@ -57,7 +59,7 @@ def _transcript_model(entry: dict[str, Any]) -> str | None:
 
 
 def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
-    """What a write/edit call adds (when.md `tool.added`)."""
+    """What a write/edit call adds (docs/conditions.md#fields `tool.added`)."""
     if native == "Write":
         return [str(tool_input.get("content", ""))]
     if native == "Edit":
@@ -95,8 +97,9 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
 
 
 # Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
-# except on the events that discard it (contracts.md §1.4, §1.8). There the notice goes to
-# stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log otherwise.
+# except on the events that discard it (docs/design/harnesses.md#claude-code-answers). There the
+# notice goes to stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log
+# otherwise.
 NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification"})
 NOTICE_EVENTS = frozenset(
     e for e in (*SPEC.native_events(), *SPEC.extra_native_events) if e not in NO_NOTICE_EVENTS
@@ -107,7 +110,7 @@ class ClaudeCode(HarnessAdapter):
     name = NAME
     spec = SPEC
     # A `--fail-closed` refusal exits 1: with `onFailure: block` Claude Code blocks on it even
-    # if the JSON could not be read (seed 000).
+    # if the JSON could not be read (docs/design/runtime.md#fail-modes).
     fail_closed_exit = 1
     bad_exit = " (Claude Code reads it as a hook error)"
     notice_events = NOTICE_EVENTS
@@ -126,7 +129,8 @@ class ClaudeCode(HarnessAdapter):
         return ev
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-        """The exact stdout and exit code Claude Code reads (contracts.md §1.8)."""
+        """The exact stdout and exit code Claude Code reads
+        (docs/design/harnesses.md#claude-code-answers)."""
         reason = "\n".join(decision.reasons)
         out: dict[str, Any] = {}
         specific: dict[str, Any] = {"hookEventName": native_event}
@@ -182,7 +186,7 @@ class ClaudeCode(HarnessAdapter):
             out["hookSpecificOutput"] = specific
         return Wire(dump(out) if out else "")
 
-    # -- install: `.claude/settings*.json` (contracts.md §1.1–1.2) -----------------------------
+    # -- install: `.claude/settings*.json` (docs/design/harnesses.md#claude-code-config) -----------
 
     scopes = ("project", "local", "user")
     config_file = ".claude/settings.json"
@@ -195,7 +199,8 @@ class ClaudeCode(HarnessAdapter):
         return super().config_path(root, scope)
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
-        """One handler; no timeout (the harness default applies: harnesses.md)."""
+        """One handler; no timeout (the harness default applies:
+        docs/design/harnesses.md#timeouts)."""
         out: dict[str, Any] = {"type": "command", "command": command}
         if gate:
             out["onFailure"] = "block"  # v2.1.295+ (install checks `claude --version`)
@@ -203,7 +208,7 @@ class ClaudeCode(HarnessAdapter):
 
     def config_dialect(self) -> Dialect:
         """How Claude Code reads its settings files: strict JSON (no comments, no trailing
-        commas, contracts.md §1.1); its CLI reads past a byte order mark
+        commas, docs/design/harnesses.md#claude-code-config); its CLI reads past a byte order mark
         (anthropics/claude-code#81355)."""
         from agentstyle.configfiles.jsonspans import Dialect
 

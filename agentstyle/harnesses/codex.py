@@ -1,8 +1,9 @@
 """Codex adapter: read its hook payloads into normalized events, write its wire answers.
 
-Codex validates every hook output against a strict schema (contracts.md §2.5): an unknown key,
-a field the event does not support, a deny without a reason, a bare `allow` or an `ask` marks
-the hook failed and the call runs. So every answer here is built from `ALLOWED_KEYS` only.
+Codex validates every hook output against a strict schema (docs/design/harnesses.md#codex-answers):
+an unknown key, a field the event does not support, a deny without a reason, a bare `allow` or an
+`ask` marks the hook failed and the call runs. So every answer here is built from `ALLOWED_KEYS`
+only.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ NATIVE_TOOLS: dict[str, str] = {
 }
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact"}
 
-# The keys each event's output schema accepts (generated schemas, contracts.md §2.5). Top level
-# and `hookSpecificOutput`; nothing else is ever written.
+# The keys each event's output schema accepts (generated schemas,
+# docs/design/harnesses.md#codex-answers). Top level and `hookSpecificOutput`; nothing else is ever
+# written.
 ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "PreToolUse": (
         frozenset({"systemMessage", "hookSpecificOutput"}),
@@ -167,7 +169,7 @@ class Codex(HarnessAdapter):
         return ev
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-        """The exact stdout and exit code Codex reads (contracts.md §2.5)."""
+        """The exact stdout and exit code Codex reads (docs/design/harnesses.md#codex-answers)."""
         reason = "\n".join(r for r in decision.reasons if r) or ""
         point = SPEC.point_of(native_event)
         context, message = deliverable(decision, SPEC.points.get(point) if point else None)
@@ -207,7 +209,7 @@ class Codex(HarnessAdapter):
             out["hookSpecificOutput"] = specific
         return _wire(out, native_event)
 
-    # -- install: `.codex/hooks.json` (contracts.md §2.1–2.2) ----------------------------------
+    # -- install: `.codex/hooks.json` (docs/design/harnesses.md#codex-config) ----------------------
 
     config_file = ".codex/hooks.json"
     user_instruction_file = ".codex/AGENTS.md"

@@ -1,7 +1,7 @@
 """Cursor adapter: read its hook payloads into normalized events, write its wire answers.
 
-Cursor differs from the Claude-shaped harnesses everywhere (contracts.md §3): a flat config with
-`version: 1`; camelCase events; `permission` / `user_message` (shown to the person) /
+Cursor differs from the Claude-shaped harnesses everywhere (docs/design/harnesses.md#cursor): a flat
+config with `version: 1`; camelCase events; `permission` / `user_message` (shown to the person) /
 `agent_message` (fed to the model); `ask` only on beforeShellExecution and beforeMCPExecution;
 no context at prompt submit; stop continues through `followup_message`, guarded by
 `loop_count`. Permission hooks always get an explicit answer: empty or invalid output may be
@@ -39,7 +39,7 @@ NATIVE_TOOLS: dict[str, str] = {
 FILE_PATH_KEYS = ("file_path", "path", "target_file")
 CONTENT_KEYS = ("contents", "content", "new_string", "code_edit")
 
-# Events whose answer is a permission (contracts.md §3.5).
+# Events whose answer is a permission (docs/design/harnesses.md#cursor-answers).
 PERMISSION_EVENTS = frozenset(
     {"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "subagentStart"}
 )
@@ -52,7 +52,7 @@ STOP_EVENTS = frozenset({"stop", "subagentStop"})
 
 # preToolUse and subagentStart answered `{decision, reason}` in the older doc copy [CU-A] and
 # `{permission, user_message, agent_message}` in the newer [CU-B]; the cut-over release is
-# UNCONFIRMED (expected-outputs.md U3). Versions below this use the older form.
+# UNCONFIRMED (tests/fixtures/expected-outputs.md row U3). Versions below this use the older form.
 PERMISSION_FORM_SINCE = (2, 0, 0)
 
 # sessionStart carries no `source`; whether it also fires on a resumed conversation is
@@ -63,7 +63,7 @@ SESSION_START_SOURCE = "startup"
 ASK_AGENT_MESSAGE = "Waiting for the user to approve this call."
 
 # The Claude Code event names Cursor maps to its own when it runs hooks from a Claude config
-# ("Third-party hooks", contracts.md §3.8); the exact mapping is UNCONFIRMED.
+# (docs/design/harnesses.md#cursor-claude-hooks); the exact mapping is UNCONFIRMED.
 FROM_CLAUDE_EVENTS = {
     "SessionStart": "sessionStart",
     "UserPromptSubmit": "beforeSubmitPrompt",
@@ -209,10 +209,10 @@ def _permission(decision: Decision, native_event: str, ev: Event | None) -> dict
 
 
 # Where a notice reaches the person: `user_message`, on the events whose answer carries one
-# (contracts.md §3.5): the permission hooks in their newer form, prompt submit, preCompact.
-# Whether Cursor shows it on an `allow` is UNCONFIRMED (the doc describes it "when denied").
-# The other events (sessionStart, postToolUse, stop, the observe-only ones) and the older
-# `{decision, reason}` form have no such field: there the notice goes to stderr.
+# (docs/design/harnesses.md#cursor-answers): the permission hooks in their newer form, prompt
+# submit, preCompact. Whether Cursor shows it on an `allow` is UNCONFIRMED (the doc describes it
+# "when denied"). The other events (sessionStart, postToolUse, stop, the observe-only ones) and the
+# older `{decision, reason}` form have no such field: there the notice goes to stderr.
 NOTICE_FIELD = "user_message"
 NOTICE_EVENTS = PERMISSION_EVENTS | {"beforeSubmitPrompt", "preCompact"}
 
@@ -249,7 +249,8 @@ class Cursor(HarnessAdapter):
     notice_events = NOTICE_EVENTS
 
     def looks_like(self, payload: dict[str, Any]) -> bool:
-        """A Cursor-shaped payload (contracts.md §3.8: `cursor_version` / `conversation_id`)."""
+        """A Cursor-shaped payload (docs/design/harnesses.md#cursor-claude-hooks: `cursor_version` /
+        `conversation_id`)."""
         return "cursor_version" in payload or "conversation_id" in payload
 
     def native_event_of(self, payload: dict[str, Any], given: str) -> str:
@@ -259,8 +260,9 @@ class Cursor(HarnessAdapter):
         return FROM_CLAUDE_EVENTS.get(given, given)
 
     def duplicate(self, payload: dict[str, Any], native_event: str) -> bool:
-        """A preToolUse for a tool class another gate owns (one gate per class, §3.6): that
-        gate evaluates the call, so evaluating it here too would apply the same rules twice."""
+        """A preToolUse for a tool class another gate owns (one gate per class:
+        docs/design/harnesses.md#cursor-gates): that gate evaluates the call, so evaluating it here
+        too would apply the same rules twice."""
         if native_event != "preToolUse":
             return False
         tool = str(payload.get("tool_name") or "")
@@ -306,7 +308,8 @@ class Cursor(HarnessAdapter):
         return ev
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-        """The exact stdout Cursor reads (contracts.md §3.5); `event` names what was refused."""
+        """The exact stdout Cursor reads (docs/design/harnesses.md#cursor-answers); `event` names
+        what was refused."""
         reason = "\n".join(r for r in decision.reasons if r)
         if native_event in PERMISSION_EVENTS:
             return Wire(dump(_permission(decision, native_event, event)))
@@ -337,7 +340,8 @@ class Cursor(HarnessAdapter):
                 return Wire(merged, wire.exit_code, wire.stderr)
         return notice_on_stderr(wire, text)
 
-    # -- install: `.cursor/hooks.json`, flat, `version: 1` (contracts.md §3.1–3.2) --------------
+    # -- install: `.cursor/hooks.json`, flat, `version: 1` (docs/design/harnesses.md#cursor-config)
+    # ---
 
     flat = True  # event → handler list, no matcher groups
     config_file = ".cursor/hooks.json"
@@ -352,7 +356,8 @@ class Cursor(HarnessAdapter):
         return Dialect(client="cursor")
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
-        """One handler; no timeout (Cursor's own default applies: harnesses.md)."""
+        """One handler; no timeout (Cursor's own default applies:
+        docs/design/harnesses.md#timeouts)."""
         out: dict[str, Any] = {"command": command}
         if gate:
             out["failClosed"] = True

@@ -1,9 +1,10 @@
 """Gemini CLI adapter: read its hook payloads into normalized events, write its wire answers.
 
-Gemini CLI (contracts.md §4): `.gemini/settings.json` with timeouts in milliseconds and the
-hooks system behind an enable flag; decisions are `decision: allow|deny` + `reason`; stdout on
-exit 0 must be JSON, so "no opinion" is `{}`; BeforeTool has no add-context field (the model
-reads text there only as a deny reason); a failed tool is an AfterTool with `error`.
+Gemini CLI (docs/design/harnesses.md#gemini-cli): `.gemini/settings.json` with timeouts in
+milliseconds and the hooks system behind an enable flag; decisions are `decision: allow|deny` +
+`reason`; stdout on exit 0 must be JSON, so "no opinion" is `{}`; BeforeTool has no add-context
+field (the model reads text there only as a deny reason); a failed tool is an AfterTool with
+`error`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
 }
-# `tool_input` shapes beyond write_file were UNCONFIRMED (contracts.md §4): the path keys
-# tried. 0.61.0 sends `file_path` for write_file and replace (tests/e2e/test_facts.py).
+# `tool_input` shapes beyond write_file were UNCONFIRMED
+# (docs/design/harnesses.md#gemini-cli-payloads): the path keys tried. 0.61.0 sends `file_path` for
+# write_file and replace (tests/e2e/test_facts.py).
 FILE_PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path")
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear"}
 DECISION_EVENTS = frozenset({"BeforeTool", "BeforeAgent", "AfterAgent"})
@@ -49,8 +51,8 @@ def _transcript_model(entry: dict[str, Any]) -> str | None:
 
 
 # The switch that turns the hooks system on. Older builds also read `hooks.enabled`
-# (UNCONFIRMED per version, contracts.md §4); STYLE writes only this one, and 0.61.0 runs the
-# hooks with it alone (tests/e2e/test_facts.py).
+# (UNCONFIRMED per version, docs/design/harnesses.md#gemini-cli-config); STYLE writes only this one,
+# and 0.61.0 runs the hooks with it alone (tests/e2e/test_facts.py).
 ENABLE_FLAG = ("tools", "enableHooks")
 
 
@@ -99,7 +101,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
 
 
 def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
-    """What a write/edit call adds (when.md `tool.added`)."""
+    """What a write/edit call adds (docs/conditions.md#fields `tool.added`)."""
     if native == "write_file":
         return [str(tool_input.get("content", ""))]
     if native == "replace":
@@ -123,7 +125,7 @@ class GeminiCli(HarnessAdapter):
     fail_closed_exit = 0
     bad_exit = ": Gemini CLI only warns and continues"
     # Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
-    # (contracts.md §4). An event STYLE does not know gets it on stderr.
+    # (docs/design/harnesses.md#gemini-cli-answers). An event STYLE does not know gets it on stderr.
     notice_field = "systemMessage"
     notice_events = frozenset(SPEC.native_events())
 
@@ -153,8 +155,8 @@ class GeminiCli(HarnessAdapter):
         return ev
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
-        """The exact stdout Gemini CLI reads (contracts.md §4); `{}` when there is nothing to
-        say."""
+        """The exact stdout Gemini CLI reads (docs/design/harnesses.md#gemini-cli-answers); `{}`
+        when there is nothing to say."""
         reason = "\n".join(r for r in decision.reasons if r)
         verdict = decision.verdict
         point = event.point if event is not None else SPEC.point_of(native_event)
@@ -181,7 +183,7 @@ class GeminiCli(HarnessAdapter):
     def no_opinion(self, native_event: str) -> Wire:
         return Wire("{}")
 
-    # -- install: `.gemini/settings.json` (contracts.md §4) ------------------------------------
+    # -- install: `.gemini/settings.json` (docs/design/harnesses.md#gemini-cli-config) -------------
 
     config_file = ".gemini/settings.json"
     user_instruction_file = ".gemini/GEMINI.md"

@@ -74,7 +74,7 @@ def new_event(
 
 
 def base_fields(ev: Event, name: str, payload: Mapping[str, Any], version: str | None) -> None:
-    """The runtime fields every event carries (rules.md template variables)."""
+    """The runtime fields every event carries (docs/templates.md#runtime-variables)."""
     if ev.point is not None:
         ev.add("event.name", ev.point)
     effort = payload.get("effort")
@@ -194,7 +194,7 @@ MAX_SHELL_ROWS = 10_000
 
 
 def add_shell(ev: Event, command: Any) -> None:
-    """The shell fields of a shell call (shell/__init__.py documents them): `shell.incomplete`
+    """The shell fields of a shell call (docs/design/shell.md documents them): `shell.incomplete`
     and `shell.dynamic` first, then `shell.commands` and `shell.code`. What does not fit the
     event's row or value bounds is not dropped quietly: `shell.incomplete` says so."""
     if not isinstance(command, str):

@@ -83,7 +83,8 @@ class HarnessAdapter(ABC):
         """The exact stdout and exit code the harness reads for a decision."""
 
     def deny_answer(self, native_event: str, reason: str) -> Wire:
-        """A refusal for a handler error under `fail: closed` (runtime.md)."""
+        """A refusal for a handler error under `fail: closed`
+        (docs/design/runtime.md#fail-modes)."""
         return self.answer(Decision(verdict="block", reasons=[reason]), native_event)
 
     def no_opinion(self, native_event: str) -> Wire:

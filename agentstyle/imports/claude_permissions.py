@@ -1,4 +1,5 @@
-"""Claude Code permission rules (`permissions.deny` / `.ask`) as STYLE rules (contracts.md §1.11).
+"""Claude Code permission rules (`permissions.deny` / `.ask`) as STYLE rules
+(docs/design/harnesses.md#claude-code-permission-rules).
 
 `Bash(git push:*)` becomes a shell rule whose `shell_regex` runs over each simple command,
 `Read(...)`/`Edit(...)` gitignore patterns become `file.path` globs, `WebFetch(domain:…)` a

@@ -26,7 +26,7 @@ _LEAD = ("target", "tool", "names", "mcp", "skill", "event", "action", "at", "wh
 FRONT_FIELDS = _LEAD + tuple(
     k for k in RULE_FIELDS if k not in (*_LEAD, "id", "text", "file", "from")
 )
-# Columns with their own meaning, or none in a rule file (package.md "Rule files").
+# Columns with their own meaning, or none in a rule file (docs/packages.md#rule-files).
 NOT_IMPORTABLE = {
     "file": "`file` bodies cannot be imported; put the body in the `text` column",
     "from": "`from` selects rule files in STYLE.yaml; it is not a field of one rule",
@@ -342,6 +342,6 @@ def row_candidate(
         cand.set(column, cell_value(column, value), Origin(line, column))
     if _is_empty(row.get("text")):
         cand.reject("the row has no `text` (the rule body)", code="empty-body")
-    # Front matter in the order of rules.md, whatever the column order.
+    # Front matter in the order of docs/rules.md, whatever the column order.
     cand.fields = in_order(cand.fields)
     return cand

@@ -1,4 +1,5 @@
-"""Rule files of STYLE, oh-my-pi and Cursor as import candidates (import.md "Markdown").
+"""Rule files of STYLE, oh-my-pi and Cursor as import candidates
+(docs/import.md#markdown-style-rule-files).
 
 Each converter maps what it can faithfully and rejects the rest with the reason: a rule is
 never imported weaker than its source (an oh-my-pi `astCondition` is rejected, not dropped).
@@ -143,7 +144,8 @@ def _one_line(text: str) -> str:
 
 
 def escape_template(text: str) -> str:
-    """Literal text as a rule body: `{{` would start a template variable (rules.md)."""
+    """Literal text as a rule body: `{{` would start a template variable
+    (docs/templates.md#syntax)."""
     return text.replace("{{", "\\{{")
 
 
@@ -682,7 +684,8 @@ def expand(path: Path, display: str, fmt: str) -> Iterator[tuple[Path, str, str]
     oh-my-pi reads its rules folder without sub-folders; Cursor and STYLE rules may nest.
     """
     if path.is_file():
-        # STYLE rule files keep their ids (import.md); other tools' names are made valid.
+        # STYLE rule files keep their ids (docs/import.md#markdown-style-rule-files); other tools'
+        # names are made valid.
         yield path, display, path.stem if fmt == "markdown" else path_id(path.stem)
         return
     suffixes = {"markdown": (".md",), "oh-my-pi": (".md", ".mdc"), "cursor": (".mdc",)}[fmt]

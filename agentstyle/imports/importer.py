@@ -1,9 +1,9 @@
 """`style import`: rules kept elsewhere become rule files of a package, validated before written.
 
-The pipeline (import.md): read the sources (polars for tables) → convert every row or file to
-a candidate rule file → stage the package as it would be after the import in a temporary copy
-→ run the real loader and validator on it and map each diagnostic back to its source row →
-write all or nothing (`--skip-invalid`: the valid rows), leaving unchanged files untouched →
+The pipeline (docs/import.md#all-or-nothing): read the sources (polars for tables) → convert every
+row or file to a candidate rule file → stage the package as it would be after the import in a
+temporary copy → run the real loader and validator on it and map each diagnostic back to its source
+row → write all or nothing (`--skip-invalid`: the valid rows), leaving unchanged files untouched →
 `--prune` what the sources no longer hold.
 """
 

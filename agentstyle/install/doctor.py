@@ -1,4 +1,4 @@
-"""`style doctor` (cli.md): check an installation end to end.
+"""`style doctor` (docs/design/cli.md#doctor): check an installation end to end.
 
 For each harness in `style.lock.yaml`: the hook config is there and valid, STYLE's handlers are
 the ones install writes (not edited by hand), their interpreter exists, and the exact installed
@@ -36,7 +36,7 @@ from agentstyle.policy.plan import PlanEntry
 if TYPE_CHECKING:
     from agentstyle.harnesses.protocol import HarnessAdapter
 
-DEAD_AFTER_EVENTS = 100  # audit.md `dead`
+DEAD_AFTER_EVENTS = 100  # docs/audit.md#flags `dead`
 FAIL_OPEN_DAYS = 7  # how far back doctor lists the calls STYLE let through unchecked
 SESSION_PREFIX = "style-doctor-"
 

@@ -51,8 +51,9 @@ from agentstyle.policy.rows import PolicyRows
 ON_FAILURE_MIN = (2, 1, 295)
 SCOPES = ("project", "local", "user")
 # Handlers `--fail-closed` protects (onFailure / failClosed + the flag): the tool gates always
-# (seed 000: PreToolUse), another gate event (a prompt gate) only when a gate rule runs there,
-# so a broken handler does not refuse every prompt of a project that never asked for it.
+# (docs/design/runtime.md#fail-modes: PreToolUse), another gate event (a prompt gate) only when a
+# gate rule runs there, so a broken handler does not refuse every prompt of a project that never
+# asked for it.
 GATE_ACTIONS = ("block", "ask", "allow")
 # Where install keeps, in the lock's `created` list, what it changed inside a file besides its
 # handlers (Cursor's `version`, Gemini's enable flag): `<file>#<marker>` (configedit.py).
@@ -198,7 +199,8 @@ def routed(entry: PlanEntry, spec: HarnessSpec) -> list[tuple[str, Parts]]:
 def handler_groups(
     plan: list[PlanEntry], harness: str, fail_closed: bool, scope: str = "project"
 ) -> dict[str, list[dict[str, Any]]]:
-    """One handler per native event that has entries, with the narrowest matcher (harnesses.md)."""
+    """One handler per native event that has entries, with the narrowest matcher
+    (docs/design/harnesses.md#install)."""
     spec = spec_for(harness)
     adapter = adapter_for(harness)
     by_event: dict[str, list[tuple[PlanEntry, Parts]]] = {}
@@ -238,7 +240,7 @@ def handler_groups(
 def native_groups(
     packages: list[Package], harness: str, notes: list[str]
 ) -> dict[str, list[dict[str, Any]]]:
-    """The packages' `native_hooks` for a harness, as they are (package.md)."""
+    """The packages' `native_hooks` for a harness, as they are (docs/packages.md#native_hooks)."""
     spec = spec_for(harness)
     adapter = adapter_for(harness)
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -813,7 +815,8 @@ def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _stop_engine(home: Path) -> None:
-    """A resident engine holds the lock and the open database; ask it to exit (storage.md)."""
+    """A resident engine holds the lock and the open database; ask it to exit
+    (docs/design/storage.md#who-stops-the-engine)."""
     try:
         from agentstyle.runtime.client import stop_engine
     except ImportError:  # pragma: no cover - builds without the resident engine

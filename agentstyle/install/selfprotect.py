@@ -1,7 +1,8 @@
-"""Self-protection (cli.md): built-in gate rules, package `style`, installed with every package.
+"""Self-protection (docs/design/cli.md#self-protection): built-in gate rules, package `style`,
+installed with every package.
 
 They refuse the agent's tool calls that would switch STYLE off, weaken its policy or erase its
-record, from inside the session (an approval has to come from the person, seed 003; the
+record, from inside the session (an approval has to come from the person; the
 person's own terminal runs no hook, so it is unaffected). One rule per thing protected, each
 refusal naming it:
 
@@ -19,7 +20,7 @@ refusal naming it:
 - `style/self-protect/folders`: deleting, moving or overwriting a folder that holds them (the
   project, the home folder, anything above).
 
-Each is matched on what really runs (the shell analysis, shell/__init__.py): every program that
+Each is matched on what really runs (the shell analysis, docs/design/shell.md): every program that
 is not a known reader, redirections, a copy's destination, `sed -i`, `find -delete`, git
 subcommands that change files, interpreter code that writes, a path spelled with `./`, `//`,
 `..`, `$PWD`, a link (file tools: event.py `resolved_path`), a session whose folder is inside
@@ -85,7 +86,7 @@ TEXTS = {
     ),
 }
 REASONS = {
-    COMMANDS: "An approval, an install or an uninstall has to come from the person (seed 003).",
+    COMMANDS: "An approval, an install or an uninstall has to come from the person.",
     pr.HOOK_CONFIGS: "Without its hook entries no STYLE rule runs at all.",
     pr.POLICY: "Changing the policy through the agent would let it loosen its own rules.",
     pr.STATE: "A broken database, a held lock or a stopped engine makes every rule fail open.",

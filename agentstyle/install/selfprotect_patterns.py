@@ -1,6 +1,6 @@
 """The regular expressions of the self-protection rules, built from readable parts.
 
-They run as RE2 (DuckDB's `regexp_matches`) on the shell analysis's fields (shell/__init__.py):
+They run as RE2 (DuckDB's `regexp_matches`) on the shell analysis's fields (docs/design/shell.md):
 `shell.commands` holds one element per simple command, quotes removed and words joined by one
 space, redirections kept after the words (`echo {} > .claude/settings.json`); `shell.code` the
 program text handed to interpreters; `file.path` a normalized path, relative to the session's

@@ -72,7 +72,8 @@ def load_and_validate(paths: list[str]) -> Compiled:
 
 
 def ordered(packages: list[CompiledPackage]) -> list[CompiledPackage]:
-    """Evaluation order of packages (runtime.md): priority desc, then name."""
+    """Evaluation order of packages (docs/design/runtime.md#package-order): priority desc, then
+    name."""
     return sorted(packages, key=lambda cp: (-cp.package.priority, cp.package.name))
 
 

@@ -1,4 +1,4 @@
-"""Reading package files within the limits of package.md: inside the package, small, UTF-8."""
+"""Reading package files within docs/packages.md#file-limits: inside the package, small, UTF-8."""
 
 from __future__ import annotations
 

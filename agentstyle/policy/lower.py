@@ -1,4 +1,5 @@
-"""Lower validated rules and their plan into the rows of the policy tables (storage.md)."""
+"""Lower validated rules and their plan into the rows of the policy tables
+(docs/design/storage.md#policy-tables)."""
 
 from __future__ import annotations
 

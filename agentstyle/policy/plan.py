@@ -283,11 +283,12 @@ def fields_read(node: Node | None) -> set[str]:
 
 
 def history_entries(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEntry]:
-    """The handlers a rule's state over the history needs (when.md `state.*`): the tool.post
-    and tool.failed events of the shell and file-edit tools for the commands and edits
-    `state.commands_since_edit` and the like read, and of the rule's own tools for
-    `state.failures` (a success ends a run of failures). Without them the history never
-    holds a tool result, and such a rule at `stop` or `tool.pre` could never fire."""
+    """The handlers a rule's state over the history needs
+    (docs/conditions.md#state-conditions-over-the-sessions-history): the tool.post and tool.failed
+    events of the shell and file-edit tools for the commands and edits `state.commands_since_edit`
+    and the like read, and of the rule's own tools for `state.failures` (a success ends a run of
+    failures). Without them the history never holds a tool result, and such a rule at `stop` or
+    `tool.pre` could never fire."""
     reads = fields_read(info.condition) & HANDLER_STATE_FIELDS
     if not reads:
         return []
@@ -389,7 +390,7 @@ def plan_point(
         return entry(point, "install-error", "fail-closed-unsupported", native=native)
     if fallback == "degrade":
         if action == "ask" and DENY in caps:
-            # Evaluated as an ask (so the precedence of runtime.md holds); the adapter delivers
+            # Evaluated as an ask (so docs/design/runtime.md#precedence holds); the adapter delivers
             # it as a refusal whose reason tells the person `style allow --last`.
             return entry(
                 point,
@@ -428,7 +429,7 @@ def plan_point(
 
 
 def refresh_lines(info: RuleInfo, spec: HarnessSpec) -> list[str]:
-    """The refresh strategy lines of seed 000's `style plan` example."""
+    """The refresh strategy lines `style plan` prints (docs/actions.md#refresh)."""
     n = info.eff.get("refresh") or 0
     if not n:
         return []

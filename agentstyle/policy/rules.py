@@ -23,7 +23,8 @@ EFFECTIVE_FIELDS = (
 
 
 def effective(rule: Rule, pkg: Package) -> dict[str, Any]:
-    """Every behaviour field of a rule with the precedence of package.md fully applied."""
+    """Every behaviour field of a rule with the package defaults applied
+    (docs/packages.md#defaults)."""
     # A field that failed its type check was reported by the loader; its default stands in.
     eff: dict[str, Any] = {k: fv.value for k, fv in rule.fields.items() if fv.origin != INVALID}
     for name in EFFECTIVE_FIELDS:
@@ -37,13 +38,14 @@ def effective(rule: Rule, pkg: Package) -> dict[str, Any]:
             sources.append("compact")
         eff["sources"] = sources
     elif eff["reinject_on_compact"] and "compact" not in eff["sources"]:
-        # seed 000: reinject_on_compact adds `compact` to a session.start rule's sources.
+        # docs/actions.md#compaction: reinject_on_compact adds `compact` to a session.start rule's
+        # sources.
         eff["sources"] = [*eff["sources"], "compact"]
     return eff
 
 
 def points(eff: dict[str, Any]) -> list[str]:
-    """The evaluation points of a rule (rules.md "Targets and where they are evaluated")."""
+    """The evaluation points of a rule (docs/rules.md#target)."""
     target = eff["target"]
     if target == "system":
         pts = ["session.start"]

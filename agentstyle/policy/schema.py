@@ -27,8 +27,8 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_URL = "https://style.dev/schema/" + SPEC_VERSION.split("/", 1)[1]
 KINDS = ("package", "rule-file")
 
-# Formats of package.md and rules.md. They mirror the loader's regexes (a test holds them equal
-# on samples); the id pattern folds the loader's extra checks (`..`, `//`, trailing `/`) into
+# Formats of docs/packages.md and docs/rules.md. They mirror the loader's regexes (a test holds them
+# equal on samples); the id pattern folds the loader's extra checks (`..`, `//`, trailing `/`) into
 # look-aheads, which ECMA-262 and Python both read.
 NAME_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 VERSION_PATTERN = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$"

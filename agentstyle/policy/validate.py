@@ -1,4 +1,5 @@
-"""Validate a loaded package: every semantic diagnostic of diagnostics.md, collected at once."""
+"""Validate a loaded package: every semantic diagnostic of docs/diagnostics.md, collected at
+once."""
 
 from __future__ import annotations
 
@@ -977,7 +978,8 @@ class _Validator:
         return suggestion(f"{{{{{meant}}}}}" if meant else None)
 
     def guaranteed(self, name: str, info: RuleInfo) -> bool:
-        """`when.model` without `unknown` guarantees `{{model}}` (seed 002)."""
+        """`when.model` without `unknown` guarantees `{{model}}`
+        (docs/templates.md#runtime-variables)."""
         if name != "model":
             return False
         fv = info.rule.fields.get("when")

@@ -1,5 +1,6 @@
 """Why STYLE could not evaluate an event: the causes, their user text in one table, and the
-one error type that carries a cause (runtime.md "Handler failure"). Standard library only."""
+one error type that carries a cause (docs/design/runtime.md#handler-failure). Standard library
+only."""
 
 from __future__ import annotations
 
@@ -104,7 +105,8 @@ def one_line(text: str) -> str:
 
 class HandlerError(Exception):
     """Anything that stops STYLE from evaluating reliably: its cause, and the short line that
-    says it (written to stderr and errors.log; never DuckDB's own error text: storage.md)."""
+    says it (written to stderr and errors.log; never DuckDB's own error text:
+    docs/design/storage.md)."""
 
     def __init__(self, cause: Cause, text: str) -> None:
         super().__init__(text)

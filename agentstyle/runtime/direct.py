@@ -135,7 +135,7 @@ def connect_until(database: Path, deadline: float) -> Connection:
     """Open the file, retrying while another program holds DuckDB's lock, until `deadline`.
 
     DuckDB's own lock error never leaves this function: past the deadline it becomes
-    `LockTimeout` (storage.md).
+    `LockTimeout` (docs/design/storage.md#concurrency-protocol).
     """
     while True:
         try:
@@ -172,7 +172,7 @@ _LOG_LINE = re.compile(r"^log:[ \t]*['\"]?(hits|full|off)['\"]?[ \t]*(?:#.*)?$",
 
 
 def log_mode(home: Path | None) -> str:
-    """The lock file's `log` (audit.md): `hits` (default), `full` or `off`.
+    """The lock file's `log` (docs/audit.md#privacy-and-pruning): `hits` (default), `full` or `off`.
 
     Read with one bounded regex instead of a YAML parser: the hook imports nothing heavy, and
     `style install` writes the key as a plain top-level line.
@@ -205,9 +205,9 @@ def evaluate_on(
     """Decide and record one event in one transaction; interrupted at the internal deadline.
 
     Past the deadline nothing of the event is committed and `DeadlineExceeded` is raised, so
-    the caller answers per `fail` (runtime.md). For the `resident` engine, recording and
-    committing are left to a callable in `resident.pending`, which the engine runs once the
-    answer is sent and before it reads the next request: the next event sees this one's
+    the caller answers per `fail` (docs/design/runtime.md#fail-modes). For the `resident` engine,
+    recording and committing are left to a callable in `resident.pending`, which the engine runs
+    once the answer is sent and before it reads the next request: the next event sees this one's
     claims, and a kill before the commit loses this event only, whole.
     """
     after = resident.pending if resident is not None else None

@@ -1,4 +1,4 @@
-"""Handler errors (runtime.md "Handler failure"): `.style/logs/errors.log`, and what the
+"""Handler errors (docs/design/runtime.md#handler-failure): `.style/logs/errors.log`, and what the
 person is told when a call ran unchecked (the causes themselves: runtime/causes.py).
 
 A line of errors.log is `<UTC time> <harness> <native event> <outcome> <cause>`, the outcome

@@ -3,8 +3,9 @@
 `agentstyle.hook` (what the harness runs) sends the request to the resident engine when one
 runs and comes here otherwise; the engine itself answers through `handle`. It reads the
 event's JSON and answers with at most one JSON object on stdout and an
-exit code (runtime.md). It never prints a traceback: every failure becomes the documented
-fail-open / fail-closed answer, one line on stderr and a line in `.style/logs/errors.log`.
+exit code (docs/design/runtime.md#answer). It never prints a traceback: every failure becomes the
+documented fail-open / fail-closed answer, one line on stderr and a line in
+`.style/logs/errors.log`.
 
 The call's harness, event and deadline come from its `HookCall` (runtime/hookcall.py); every
 failure is a `HandlerError` carrying its `Cause` (runtime/causes.py).
@@ -78,7 +79,8 @@ def session_of(payload: dict[str, Any], stdin: bytes) -> str | None:
 
 
 def decode(stdin: bytes) -> dict[str, Any]:
-    """Step 1 of runtime.md: UTF-8 with invalid bytes replaced, at most MAX_STDIN, one object."""
+    """docs/design/runtime.md#decode: UTF-8 with invalid bytes replaced, at most MAX_STDIN, one
+    object."""
     if len(stdin) > MAX_STDIN:
         raise Oversized()
     text = stdin.decode("utf-8", errors="replace")
@@ -183,7 +185,7 @@ def handle(
         reader = seen.adapter
         if reader is not adapter and reader.installed_here(home.parent):
             # STYLE answers this harness through its own config: the same call is not
-            # evaluated a second time through another harness's (harnesses.md).
+            # evaluated a second time through another harness's (docs/design/harnesses.md#dialect).
             wire = reader.no_opinion(seen.event)
             return wire.stdout, wire.stderr, wire.exit_code
         if reader is adapter and adapter.duplicate(seen.payload, seen.event):
@@ -227,8 +229,9 @@ def dialect(
 ) -> tuple[HarnessAdapter, str]:
     """(reader adapter, native event) for a payload: the payload decides the dialect.
 
-    Cursor runs the hooks of a Claude Code config too (contracts.md §3.8): a Cursor-shaped
-    payload arriving through that config is read, and answered, as Cursor's.
+    Cursor runs the hooks of a Claude Code config too
+    (docs/design/harnesses.md#cursor-claude-hooks): a Cursor-shaped payload arriving through that
+    config is read, and answered, as Cursor's.
     """
     if harness != "cursor":
         from agentstyle.harnesses import adapter_for
@@ -255,8 +258,8 @@ def _failure(
     conn: Connection | None,
     poll: Poll | None,
 ) -> Answer:
-    """runtime.md "Handler failure": record, then deny or allow per `fail`, then log. A call
-    allowed because STYLE could not evaluate is never silent: the person is told, once per
+    """docs/design/runtime.md#handler-failure: record, then deny or allow per `fail`, then log. A
+    call allowed because STYLE could not evaluate is never silent: the person is told, once per
     session and cause (`errorlog.fail_open_notice`, `notified.first_time`).
 
     `poll` is tried while waiting for the lock to record the failure: a resident engine that
@@ -322,7 +325,8 @@ def _failure_answer(
     closed: bool | None,
     session: str | None,
 ) -> Answer:
-    """deny or allow per `fail` (runtime.md), logged; a fail-open answer tells the person."""
+    """deny or allow per `fail` (docs/design/runtime.md#fail-modes), logged; a fail-open answer
+    tells the person."""
     from agentstyle.runtime import errorlog, notified
 
     adapter, cause = seen.adapter, failure.text
@@ -336,9 +340,10 @@ def _failure_answer(
         log_error(log_home, call, failure, errorlog.REFUSED)
         return wire.stdout, f"STYLE: {cause}; refused (fail: closed)\n", 0
     if call.fail_closed and adapter.can_refuse(seen.event):
-        # seed 000: `style install --fail-closed` refuses on any handler error; Claude Code
-        # exits 1 (with `onFailure: block` it blocks even if the JSON were unreadable), the
-        # others answer with their deny JSON and exit 0 (the adapter's `fail_closed_exit`).
+        # docs/design/runtime.md#fail-modes: `style install --fail-closed` refuses on any handler
+        # error; Claude Code exits 1 (with `onFailure: block` it blocks even if the JSON were
+        # unreadable), the others answer with their deny JSON and exit 0 (the adapter's
+        # `fail_closed_exit`).
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
             "was installed to refuse when it cannot check (--fail-closed, or a `fail: closed` "

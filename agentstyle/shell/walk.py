@@ -3,8 +3,8 @@
 The walker keeps the state bash keeps while it runs a command line: variables (each with the
 values it may hold), functions, aliases, the positional parameters, the working directory,
 and what each command reads on stdin. With it, every simple command is expanded and recorded
-(the package docstring documents the elements), wrappers are peeled (`wrappers`), strings
-that are code are parsed in turn (`bash -c`, `eval`, `trap`, a pipe into `sh`, `os.system`
+(docs/design/shell.md#shell-commands documents the elements), wrappers are peeled (`wrappers`),
+strings that are code are parsed in turn (`bash -c`, `eval`, `trap`, a pipe into `sh`, `os.system`
 inside `python -c`), and the code interpreters run is collected.
 """
 

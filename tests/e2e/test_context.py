@@ -38,7 +38,7 @@ def test_session_start_brief_reaches_the_model_once(session, harness: str) -> No
     if harness != "gemini-cli":
         # a resumed session keeps the brief in its history: it is not repeated. (Gemini CLI
         # rebuilds a resumed history without the first prompt, where its session-start context
-        # was prepended, so the brief is lost there: see the report of issue 12.)
+        # was prepended, so the brief is lost there, as tests/e2e/README.md notes.)
         s.run("and again", resume=True)
     reqs = s.requests()
     assert len(reqs) >= 2

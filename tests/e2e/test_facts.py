@@ -1,4 +1,5 @@
-"""Facts contracts.md marked UNCONFIRMED, checked against the pinned real clients.
+"""Facts the harness documentation left open (docs/design/harnesses.md), checked against the pinned
+real clients.
 
 Each adapter keeps such facts in one named place ("facts once UNCONFIRMED" in claude_code.py,
 codex.py / facts/codex.py, gemini_cli.py) that points here; a client upgrade that changes one
@@ -56,7 +57,7 @@ def recorded(session, harness: str) -> Session:
 
 
 def test_claude_code_payloads_name_no_model_the_transcript_does(session) -> None:
-    """claude_code.MODEL_FROM_TRANSCRIPT (contracts.md §1.5: `model` "only SessionStart")."""
+    """claude_code.MODEL_FROM_TRANSCRIPT (docs/design/harnesses.md#claude-code-payloads)."""
     assert claude_code.MODEL_FROM_TRANSCRIPT
     s = recorded(session, "claude-code")
     payloads = [p["payload"] for p in s.payloads()]
@@ -73,8 +74,9 @@ def test_claude_code_payloads_name_no_model_the_transcript_does(session) -> None
 
 
 def test_codex_pre_tool_use_context_and_bash_output(session) -> None:
-    """codex_facts.PRE_TOOL_USE_CONTEXT (§2.6: the release that accepts it) and
-    codex.BASH_TOOL_RESPONSE (§2.4, openai/codex#34289: Bash `tool_response` is empty)."""
+    """codex_facts.PRE_TOOL_USE_CONTEXT (docs/design/harnesses.md#codex-answers) and
+    codex.BASH_TOOL_RESPONSE (docs/design/harnesses.md#codex-payloads, openai/codex#34289: Bash
+    `tool_response` is empty)."""
     assert codex_facts.PRE_TOOL_USE_CONTEXT
     s = recorded(session, "codex")
     # the context reached the model and the call ran: the hook was not failed for it
@@ -87,8 +89,9 @@ def test_codex_pre_tool_use_context_and_bash_output(session) -> None:
 
 
 def test_gemini_cli_enable_flag_tool_inputs_and_model(session) -> None:
-    """gemini_cli.ENABLE_FLAG (§4: `tools.enableHooks`; older `hooks.enabled`),
-    gemini_cli.FILE_PATH_KEYS (§4: tool_input shapes), gemini_cli.MODEL_FROM_TRANSCRIPT."""
+    """gemini_cli.ENABLE_FLAG (docs/design/harnesses.md#gemini-cli-config: `tools.enableHooks`;
+    older `hooks.enabled`), gemini_cli.FILE_PATH_KEYS
+    (docs/design/harnesses.md#gemini-cli-payloads), gemini_cli.MODEL_FROM_TRANSCRIPT."""
     s = recorded(session, "gemini-cli")
     config = json.loads(s.config.read_text())
     assert config["tools"]["enableHooks"] is True and "enabled" not in config["hooks"]
@@ -118,9 +121,10 @@ print(json.dumps({{"decision": "ask", "reason": "E2E-RAW-ASK may I?"}}))
 
 
 def test_gemini_cli_has_no_ask(session) -> None:
-    """facts/gemini_cli.py: `ask` is not in Gemini's reference (§4, UNCONFIRMED): STYLE degrades it
-    to a refusal whose reason reaches the model. A raw `decision: ask` in `gemini -p` is no
-    question either: the call does not run, the run just ends, and the model never reads why."""
+    """facts/gemini_cli.py: `ask` is not in Gemini's reference
+    (docs/design/harnesses.md#gemini-cli-answers, UNCONFIRMED): STYLE degrades it to a refusal whose
+    reason reaches the model. A raw `decision: ask` in `gemini -p` is no question either: the call
+    does not run, the run just ends, and the model never reads why."""
     s: Session = session("gemini-cli", Script([[shell("gemini-cli", "touch asked.txt")]]))
     hook = s.root / "ask.py"
     hook.write_text(ASK_HOOK.format(python=sys.executable))
@@ -145,7 +149,8 @@ def test_gemini_cli_has_no_ask(session) -> None:
 
 def test_an_end_of_turn_text_is_what_codex_and_claude_code_stop_on(session) -> None:
     """The Stop payload's `last_assistant_message` is there (the transcript fallback is not
-    needed) on both clients that send one (§1.6 v2.1.47, §2.4 nullable)."""
+    needed) on both clients that send one (Claude Code since v2.1.47, nullable in Codex:
+    docs/design/harnesses.md#claude-code-payloads, #codex-payloads)."""
     for harness in ("claude-code", "codex"):
         s: Session = session(harness, Script([], last=[Say("E2E-LAST the end")]))
         s.install(

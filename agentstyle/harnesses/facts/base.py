@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Capabilities a point can offer (harnesses.md "Capabilities").
+# Capabilities a point can offer (docs/design/harnesses.md#capabilities).
 CONTEXT = "context"  # text the model reads
 MESSAGE = "message"  # text the user sees
 DENY = "deny"
@@ -44,7 +44,8 @@ class HarnessSpec:
     extra_native_events: dict[str, str] = field(default_factory=dict)
     # point → routes tried before the point's own native event (first match wins)
     routes: dict[str, tuple[Route, ...]] = field(default_factory=dict)
-    # native events install always hooks: the session clock (runtime.md step 3)
+    # native events install always hooks: the session clock
+    # (docs/design/runtime.md#session-bookkeeping)
     bookkeeping: tuple[str, ...] = ()
     # native events where a refusal is possible (`fail: closed`, `--fail-closed`)
     gate_events: tuple[str, ...] = ()

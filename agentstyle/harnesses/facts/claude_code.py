@@ -1,4 +1,5 @@
-"""Claude Code's hook facts as data (contracts.md §1): events, capabilities, tool names."""
+"""Claude Code's hook facts as data (docs/design/harnesses.md#claude-code): events, capabilities,
+tool names."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ SPEC = HarnessSpec(
         "notebook.edit": ("NotebookEdit",),
         "web.fetch": ("WebFetch",),
         "web.search": ("WebSearch",),
-        # Task was renamed Agent in v2.1.63 without notice; match both (contracts.md §1.12).
+        # Task was renamed Agent in v2.1.63 without notice; match both
+        # (docs/design/harnesses.md#claude-code-payloads).
         "agent": ("Task", "Agent"),
         "todo": ("TodoWrite",),
     },
@@ -55,7 +57,8 @@ SPEC = HarnessSpec(
     skill_names=("Skill",),
     # `claude -p` never shows the prompt: an ask is a deny (tests/e2e/test_turns.py)
     ask_may_refuse=True,
-    # contracts.md §1.7; Grep/Glob/LS, NotebookEdit, TodoWrite shapes are not fully documented.
+    # docs/design/harnesses.md#claude-code-payloads; Grep/Glob/LS, NotebookEdit, TodoWrite shapes
+    # are not fully documented.
     input_keys={
         "shell": frozenset({"command", "description", "timeout", "run_in_background"}),
         "file.read": frozenset({"file_path", "offset", "limit"}),

@@ -1,4 +1,5 @@
-"""OpenAI Codex CLI's hook facts as data (contracts.md §2): events, capabilities, tool names."""
+"""OpenAI Codex CLI's hook facts as data (docs/design/harnesses.md#codex): events, capabilities,
+tool names."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from agentstyle.timeouts import timeout_for
 NAME = "codex"
 
 # PreToolUse `additionalContext`: rejected by v0.124 (openai/codex#19385), accepted by newer
-# builds; the release that changed it is UNCONFIRMED (contracts.md §2.6). Accepted by the pinned
-# 0.171.0 (the context reaches the model, the call runs): tests/e2e/test_facts.py.
+# builds; the release that changed it is UNCONFIRMED (docs/design/harnesses.md#codex-answers).
+# Accepted by the pinned 0.171.0 (the context reaches the model, the call runs):
+# tests/e2e/test_facts.py.
 PRE_TOOL_USE_CONTEXT = True
 
 _PRE_TOOL_CAPS = frozenset({DENY, MESSAGE} | ({CONTEXT} if PRE_TOOL_USE_CONTEXT else set()))
@@ -33,7 +35,7 @@ SPEC = HarnessSpec(
             _t("UserPromptSubmit"),
         ),
         # No `ask` anywhere in Codex hooks: `permissionDecision: "ask"` fails the hook and the
-        # call runs (contracts.md §2.5), so an ask is delivered as a refusal.
+        # call runs (docs/design/harnesses.md#codex-answers), so an ask is delivered as a refusal.
         "tool.pre": PointSpec("PreToolUse", _PRE_TOOL_CAPS, "tool", _t("PreToolUse")),
         # PostToolUse also fires after a failed Bash command: there is no failure event.
         "tool.post": PointSpec(
@@ -65,8 +67,8 @@ SPEC = HarnessSpec(
     bookkeeping=("SessionStart", "UserPromptSubmit"),
     matcher_style="regex",
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
-    # contracts.md §2: Bash has only `command` in the schema (PermissionRequest adds a
-    # `description`); apply_patch sends the whole patch as `command`.
+    # docs/design/harnesses.md#codex-payloads: Bash has only `command` in the schema
+    # (PermissionRequest adds a `description`); apply_patch sends the whole patch as `command`.
     input_keys={
         "shell": frozenset({"command", "description"}),
         "file.write": frozenset({"command"}),

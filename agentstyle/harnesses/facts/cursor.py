@@ -1,4 +1,5 @@
-"""Cursor's hook facts as data (contracts.md §3): events, capabilities, tool names, routes."""
+"""Cursor's hook facts as data (docs/design/harnesses.md#cursor): events, capabilities, tool names,
+routes."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ def _t(event: str) -> float:
     return timeout_for(NAME, event)
 
 
-# One gate per tool class (contracts.md §3.6): shell calls are gated by beforeShellExecution,
-# MCP calls by beforeMCPExecution (both can `ask`), file reads by beforeReadFile, every other
-# tool by preToolUse (deny only: its `ask` is accepted but not enforced).
+# One gate per tool class (docs/design/harnesses.md#cursor-gates): shell calls are gated by
+# beforeShellExecution, MCP calls by beforeMCPExecution (both can `ask`), file reads by
+# beforeReadFile, every other tool by preToolUse (deny only: its `ask` is accepted but not
+# enforced).
 SHELL_GATE = PointSpec("beforeShellExecution", frozenset({DENY, ASK}), None, _t("x"))
 MCP_GATE = PointSpec("beforeMCPExecution", frozenset({DENY, ASK}), None, _t("x"))
 READ_GATE = PointSpec("beforeReadFile", frozenset({DENY}), None, _t("x"))
@@ -26,7 +28,8 @@ SPEC = HarnessSpec(
     points={
         # sessionStart's `additional_context` becomes initial system context; no source field.
         "session.start": PointSpec("sessionStart", frozenset({CONTEXT}), None, _t("x")),
-        # beforeSubmitPrompt has no context field (contracts.md §3.7): deny only.
+        # beforeSubmitPrompt has no context field (docs/design/harnesses.md#cursor-events): deny
+        # only.
         "prompt.submitted": PointSpec("beforeSubmitPrompt", frozenset({DENY}), None, _t("x")),
         "tool.pre": PointSpec("preToolUse", frozenset({DENY}), "tool", _t("x")),
         "tool.post": PointSpec("postToolUse", frozenset({CONTEXT}), "tool", _t("x")),
@@ -35,7 +38,8 @@ SPEC = HarnessSpec(
         # stop / subagentStop continue the agent through `followup_message`.
         "subagent.stop": PointSpec("subagentStop", frozenset({DENY}), None, _t("x")),
         "stop": PointSpec("stop", frozenset({DENY}), None, _t("x")),
-        # preCompact exists (`user_message`), but harnesses.md lists no capability there.
+        # preCompact exists (`user_message`), but STYLE offers none there
+        # (docs/design/harnesses.md#cursor-events).
         "compact": PointSpec("preCompact", frozenset(), None, _t("x")),
         "session.end": PointSpec("sessionEnd", frozenset(), None, _t("x")),
     },
@@ -44,7 +48,8 @@ SPEC = HarnessSpec(
         "file.read": ("Read",),
         "file.write": ("Write",),
         # preToolUse tool types beyond Shell/Read/Write/MCP/Task are UNCONFIRMED
-        # (contracts.md §3.2); StrReplace/Edit/Delete are the names third parties report.
+        # (docs/design/harnesses.md#cursor-payloads); StrReplace/Edit/Delete are the names third
+        # parties report.
         "file.edit": ("Edit", "StrReplace", "Delete"),
         "file.search": ("Grep", "Glob", "LS"),
         "agent": ("Task",),
@@ -67,10 +72,12 @@ SPEC = HarnessSpec(
         "afterFileEdit": "tool.post",
     },
     bookkeeping=("sessionStart", "beforeSubmitPrompt"),
-    # preToolUse/postToolUse match on a tool type; MCP calls are type `MCP` (contracts.md §3.2)
+    # preToolUse/postToolUse match on a tool type; MCP calls are type `MCP`
+    # (docs/design/harnesses.md#cursor-matchers)
     mcp_names=("MCP",),
-    # contracts.md §3: preToolUse Shell sends {command, working_directory}, and the adapter
-    # gives beforeShellExecution calls {command}; other preToolUse shapes are UNCONFIRMED.
+    # docs/design/harnesses.md#cursor-payloads: preToolUse Shell sends {command, working_directory},
+    # and the adapter gives beforeShellExecution calls {command}; other preToolUse shapes are
+    # UNCONFIRMED.
     input_keys={"shell": frozenset({"command", "working_directory"})},
     gate_events=(
         "preToolUse",

@@ -1,4 +1,5 @@
-"""Gemini CLI's hook facts as data (contracts.md §4): events, capabilities, tool names."""
+"""Gemini CLI's hook facts as data (docs/design/harnesses.md#gemini-cli): events, capabilities, tool
+names."""
 
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ SPEC = HarnessSpec(
             "BeforeAgent", frozenset({CONTEXT, MESSAGE, DENY}), None, _t("BeforeAgent")
         ),
         # BeforeTool has no add-context field: the model sees text only as a deny reason;
-        # `ask` is not in the reference (UNCONFIRMED in index.md), so it is delivered as deny;
-        # a raw `decision: ask` lets the call run in 0.61.0 (tests/e2e/test_facts.py).
+        # `ask` is not in the reference (UNCONFIRMED: one example of Gemini CLI's hooks overview
+        # shows it), so it is delivered as deny; a raw `decision: ask` lets the call run in 0.61.0
+        # (tests/e2e/test_facts.py).
         "tool.pre": PointSpec("BeforeTool", frozenset({DENY, MESSAGE}), "tool", _t("BeforeTool")),
         "tool.post": PointSpec("AfterTool", frozenset({CONTEXT, MESSAGE}), "tool", _t("AfterTool")),
         # A failed tool is an AfterTool whose `tool_response` carries `error`.
         "tool.failed": PointSpec("AfterTool", frozenset({CONTEXT}), "tool", _t("AfterTool")),
         "stop": PointSpec("AfterAgent", frozenset({DENY, MESSAGE}), None, _t("AfterAgent")),
-        # PreCompress is async and cannot block; harnesses.md lists no capability there.
+        # PreCompress is async and cannot block; STYLE offers none there
+        # (docs/design/harnesses.md#gemini-cli-events).
         "compact": PointSpec("PreCompress", frozenset(), None, _t("PreCompress")),
         "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
         "notification": PointSpec("Notification", frozenset(), None, _t("Notification")),
@@ -56,8 +59,9 @@ SPEC = HarnessSpec(
     # SessionStart never says `compact` (PreCompress is all a compression gets): a rule for
     # that source alone can never fire (tests/e2e/test_context.py)
     session_sources=frozenset({"startup", "resume", "clear"}),
-    # contracts.md §4 confirms write_file only; run_shell_command's parameters are Gemini
-    # CLI's tool schema (`directory` in older releases, `dir_path`/`is_background` in newer).
+    # The documentation confirms write_file only (docs/design/harnesses.md#gemini-cli-payloads);
+    # run_shell_command's parameters are Gemini CLI's tool schema (`directory` in older releases,
+    # `dir_path`/`is_background` in newer).
     input_keys={
         "shell": frozenset({"command", "description", "directory", "dir_path", "is_background"}),
         "file.write": frozenset({"file_path", "content"}),

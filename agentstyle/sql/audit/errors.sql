@@ -1,7 +1,7 @@
--- Audit report `errors`: what went wrong, per harness and cause. Hook failures (runtime.md
--- "Handler failure", no rule): the event was answered without evaluation — fail open — unless
--- a `fail: closed` rule or `--fail-closed` refused it. A hook failure is written to
--- `.style/logs/errors.log` first and then recorded on an event row when the database can be
+-- Audit report `errors`: what went wrong, per harness and cause. Hook failures
+-- (docs/design/runtime.md#handler-failure, no rule): the event was answered without evaluation —
+-- fail open — unless a `fail: closed` rule or `--fail-closed` refused it. A hook failure is written
+-- to `.style/logs/errors.log` first and then recorded on an event row when the database can be
 -- written, so the two sources overlap: a cause's count is the larger of the two. Rule errors
 -- (an `error` outcome, its detail as the cause): the event went on without that rule (fail
 -- open) unless the rule says `fail: closed`.

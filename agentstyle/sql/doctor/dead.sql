@@ -1,4 +1,4 @@
--- Rules that never fired while their points saw at least $1 events (audit.md `dead`).
+-- Rules that never fired while their points saw at least $1 events (docs/audit.md#flags `dead`).
 -- Parameters: $1 the event threshold. Result: rule_id, events seen at its points.
 WITH seen AS (
     SELECT harness, point, count(*) AS n FROM events GROUP BY harness, point

@@ -1,8 +1,8 @@
--- Session bookkeeping (runtime.md step 3) for a batch in which no session has two events (a
--- hook's event, explain, a `style test` case): each event's state follows from its session's
--- stored row alone. startup and clear open a new generation (not for a brand-new session),
--- compact adds a round, a prompt adds to the prompt count; the model is remembered from the
--- session's start. Event ids follow the history's last one (every writer holds the OS lock).
+-- Session bookkeeping (docs/design/runtime.md#session-bookkeeping) for a batch in which no session
+-- has two events (a hook's event, explain, a `style test` case): each event's state follows from
+-- its session's stored row alone. startup and clear open a new generation (not for a brand-new
+-- session), compact adds a round, a prompt adds to the prompt count; the model is remembered from
+-- the session's start. Event ids follow the history's last one (every writer holds the OS lock).
 -- book_batch.sql gives the same answer for any batch.
 -- Parameters: lists of $seq, $harness, $session_id, $point, $source (the session's),
 -- $model. Result: seq, event_id, generation, compaction, prompt_count, model, is_new (no

@@ -1,8 +1,8 @@
--- Session bookkeeping (runtime.md step 3) for any batch, several events of a session among
--- them (replay): window functions over the batch in arrival order on top of each session's
--- stored row. startup and clear open a new generation (except the first event of a brand-new
--- session), compact adds a round (counted from the last new generation), a prompt adds to the
--- prompt count; the model is remembered from the session's start. Event ids follow the
+-- Session bookkeeping (docs/design/runtime.md#session-bookkeeping) for any batch, several events of
+-- a session among them (replay): window functions over the batch in arrival order on top of each
+-- session's stored row. startup and clear open a new generation (except the first event of a
+-- brand-new session), compact adds a round (counted from the last new generation), a prompt adds to
+-- the prompt count; the model is remembered from the session's start. Event ids follow the
 -- history's last one. For a batch without repeated sessions book.sql is the same, cheaper.
 -- Parameters and result as book.sql.
 WITH b AS (

@@ -1,5 +1,6 @@
--- Whether any installed entry with `fail: closed` exists for a native event (runtime.md).
--- Parameters: $1 harness, $2 native event. Result: one row, one boolean.
+-- Whether any installed entry with `fail: closed` exists for a native event
+-- (docs/design/runtime.md#handler-failure). Parameters: $1 harness, $2 native event. Result: one
+-- row, one boolean.
 SELECT count(*) > 0
 FROM entries en
 JOIN rules r ON r.rule_id = en.rule_id

@@ -1,11 +1,11 @@
--- state.commands_since_edit, state.files_edited and state.commands_failed (when.md) of each
--- batch event, over its session's stored facts (schema 006) and the facts of the batch itself
--- (an event sees its own: a test run's tool.post counts that run). Run only for events at a
--- point where a condition reads them (point_flags.history).
--- Parameters: lists of $seq, $event_id, $harness, $session_id; lists of the batch's facts
--- (engine/evaluate.py facts_of, engine/records.py FactRow) $fact_harness, $fact_session_id,
--- $fact_event_id, $fact_kind, $fact_value, $fact_failed. Result: seq, field, value — a row
--- per list element, each list in the order its elements first happened.
+-- state.commands_since_edit, state.files_edited and state.commands_failed
+-- (docs/conditions.md#state-conditions-over-the-sessions-history) of each batch event, over its
+-- session's stored facts (schema 006) and the facts of the batch itself (an event sees its own: a
+-- test run's tool.post counts that run). Run only for events at a point where a condition reads
+-- them (point_flags.history). Parameters: lists of $seq, $event_id, $harness, $session_id; lists of
+-- the batch's facts (engine/evaluate.py facts_of, engine/records.py FactRow) $fact_harness,
+-- $fact_session_id, $fact_event_id, $fact_kind, $fact_value, $fact_failed. Result: seq, field,
+-- value — a row per list element, each list in the order its elements first happened.
 WITH b AS (
     SELECT unnest($seq) AS seq, unnest($event_id) AS event_id, unnest($harness) AS harness,
            unnest($session_id) AS session_id

@@ -1,5 +1,5 @@
--- Candidate entries of every batch event and whether each one's condition holds (runtime.md
--- steps 4–5), over the evaluation index (schema 005).
+-- Candidate entries of every batch event and whether each one's condition holds
+-- (docs/design/runtime.md#candidates, #conditions), over the evaluation index (schema 005).
 -- Parameters: lists of $route_seq, $route (`harness|point|key`, a row per route key of an
 -- event: engine/evaluate.py route_keys), $route_name (the MCP server or skill the key
 -- `mcp`/`skill` tests); lists of the field rows $seq, $field, $value (with any state.* and

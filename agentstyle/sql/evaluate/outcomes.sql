@@ -1,6 +1,6 @@
--- Outcome of every rendered candidate (runtime.md steps 7–9): verdict precedence, the stop
--- loop guard (its own outcome, `loop-guard`), dedup and refresh against `claims` (only the
--- batch's own keys are looked up), then the per-event token budget.
+-- Outcome of every rendered candidate (docs/design/runtime.md#precedence to #budget): verdict
+-- precedence, the stop loop guard (its own outcome, `loop-guard`), dedup and refresh against
+-- `claims` (only the batch's own keys are looked up), then the per-event token budget.
 -- Parameters, a list each with a row per rendered candidate (engine/records.py OutcomeRow):
 -- $seq, $rule_id, $hash, $tokens, $truncated, $failed (rendering raised), and its event's
 -- $harness, $point, $session_id, $generation, $compaction, $prompt_count, $turn_key,
@@ -38,7 +38,8 @@ decided AS (
            CASE
                WHEN k.failed THEN 'error'
                WHEN k.loop_guard THEN 'loop-guard'
-               -- a failing `fail: closed` rule refuses like a block (runtime.md)
+               -- a failing `fail: closed` rule refuses like a block
+               -- (docs/design/runtime.md#a-rule-that-fails)
                WHEN bool_or((k.action = 'block' AND NOT k.failed AND NOT k.loop_guard)
                             OR (k.failed AND k.fail = 'closed')) OVER v
                    THEN CASE WHEN k.action = 'block' THEN 'blocked' ELSE 'block-suppressed' END

@@ -1,10 +1,10 @@
--- state.rule_hits and state.since_last_s (when.md) for each batch event and each rule placed
--- at its point that reads them, from the history (the hits of the batch's own earlier events
--- are not stored yet: audit/replay.py cuts a batch there). Run only for events at a point where
--- a condition reads them (point_flags.rule_state).
--- Parameters: lists of $seq, $event_id, $harness, $session_id, $point, $ts
--- (epoch seconds). Result: seq, field (`state.rule_hits@<rule>`, `state.since_last_s@<rule>`,
--- the lookup keys of match_rows), value.
+-- state.rule_hits and state.since_last_s
+-- (docs/conditions.md#state-conditions-over-the-sessions-history) for each batch event and each
+-- rule placed at its point that reads them, from the history (the hits of the batch's own earlier
+-- events are not stored yet: audit/replay.py cuts a batch there). Run only for events at a point
+-- where a condition reads them (point_flags.rule_state). Parameters: lists of $seq, $event_id,
+-- $harness, $session_id, $point, $ts (epoch seconds). Result: seq, field (`state.rule_hits@<rule>`,
+-- `state.since_last_s@<rule>`, the lookup keys of match_rows), value.
 WITH b AS (
     SELECT unnest($seq) AS seq, unnest($event_id) AS event_id, unnest($harness) AS harness,
            unnest($session_id) AS session_id, unnest($point) AS point, unnest($ts) AS ts

@@ -1,8 +1,9 @@
--- state.turns, state.tool_calls and state.failures (when.md) of each batch event, over its
--- session's history and the batch itself (an event counts itself). Run only for events at a
--- point where a condition reads them (point_flags.session_state).
--- Parameters: lists of $seq, $event_id, $harness, $session_id, $point, $native_tool,
--- $failed, $call_id. Result: seq, field, value — three rows per event.
+-- state.turns, state.tool_calls and state.failures
+-- (docs/conditions.md#state-conditions-over-the-sessions-history) of each batch event, over its
+-- session's history and the batch itself (an event counts itself). Run only for events at a point
+-- where a condition reads them (point_flags.session_state). Parameters: lists of $seq, $event_id,
+-- $harness, $session_id, $point, $native_tool, $failed, $call_id. Result: seq, field, value — three
+-- rows per event.
 WITH b AS (
     SELECT unnest($seq) AS seq, unnest($event_id) AS event_id, unnest($harness) AS harness,
            unnest($session_id) AS session_id, unnest($point) AS point,

@@ -1,7 +1,7 @@
--- Record the batch's events with their answers, after they were decided (runtime.md step 11).
--- Parameters: a list per column of `events` (engine/records.py EventRow), each named as the
--- column it fills: $ts in epoch seconds, $latency_us NULL for an event not answered live, $error
--- the event's notes, $stop_active the loop guard's input.
+-- Record the batch's events with their answers, after they were decided
+-- (docs/design/runtime.md#record). Parameters: a list per column of `events` (engine/records.py
+-- EventRow), each named as the column it fills: $ts in epoch seconds, $latency_us NULL for an event
+-- not answered live, $error the event's notes, $stop_active the loop guard's input.
 INSERT INTO events BY NAME
 SELECT unnest($event_id) AS event_id,
        make_timestamp(CAST(round(unnest($ts) * 1000000) AS BIGINT)) AS ts,

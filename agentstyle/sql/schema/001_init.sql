@@ -1,4 +1,4 @@
--- Migration 001: the policy tables, the session state and the history (storage.md).
+-- Migration 001: the policy tables, the session state and the history (docs/design/storage.md).
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 
 -- Policy: replaced atomically by install/sync/import, never edited in place.

@@ -1,5 +1,6 @@
--- Migration 003: `style allow` (cli.md): the person lets a refused call through, once or for
--- the session. Both tables are history: what was allowed, by which refusal, and every use.
+-- Migration 003: `style allow` (docs/design/cli.md#allowances): the person lets a refused call
+-- through, once or for the session. Both tables are history: what was allowed, by which refusal,
+-- and every use.
 CREATE SEQUENCE allowance_ids START 1;
 CREATE TABLE allowances (
     allowance_id BIGINT PRIMARY KEY,
