@@ -3,6 +3,10 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the peer guard `make corpus` measures beside STYLE (npm registry), and where it is installed
+CCSN_VERSION := 2.4.5
+CORPUS_CACHE := .corpus-cache
+CCSN := $(CORPUS_CACHE)/.installed-cc-safety-net-$(CCSN_VERSION)
 
 .PHONY: setup demo test test-typer e2e lint format bench docs corpus clean
 
@@ -65,17 +69,25 @@ format: $(STAMP)
 	$(BIN)/ruff format agentstyle tests bench docs/hooks
 	$(BIN)/ruff check --fix agentstyle tests bench docs/hooks
 
-bench: $(STAMP)
+bench: $(STAMP) $(CCSN)
 	$(BIN)/python -m bench.run
 
 # The user documentation (docs/, mkdocs.yml) as a site in site/; warnings fail the build.
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
-# The guard corpus alone: precision and recall per category and form, into bench/RESULTS.md
-# (`make bench` writes the same section with the rest).
-corpus: $(STAMP)
+# The guard corpus: STYLE's precision and recall per category and form, and beside it
+# cc-safety-net (CCSN_VERSION, installed from the npm registry into the git-ignored
+# .corpus-cache/ when missing), into bench/RESULTS.md (`make bench` writes the same section with
+# the rest). `python -m bench.corpus --help` for the options (STYLE only, the gaps list).
+$(CCSN):
+	npm install --prefix $(CORPUS_CACHE) --no-audit --no-fund --loglevel=error \
+		cc-safety-net@$(CCSN_VERSION)
+	touch $(CCSN)
+
+corpus: $(STAMP) $(CCSN)
 	$(BIN)/python -m bench.corpus
 
 clean:
-	rm -rf $(VENV) .venv-typer-lowest .venv-typer-newest .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .venv-typer-lowest .venv-typer-newest .pytest_cache .mypy_cache .ruff_cache site \
+		$(CORPUS_CACHE)

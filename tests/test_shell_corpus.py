@@ -1,10 +1,13 @@
-"""The bundled guards against their labelled corpus (tests/corpus/*.yaml, bench/corpus.py).
+"""The bundled guards against their labelled corpus (tests/corpus/*.yaml, bench/corpus/).
 
 Every case is a Claude Code PreToolUse payload (a Bash command, or a file tool call) written
 into a scratch project, normalized by the adapter and evaluated by the SQL evaluator against
 the four guard packages compiled together. The verdict must be the case's (block, ask or
 allow); precision and recall are computed per category and per syntax form, printed, and must
-reach 97% in every group (`make corpus` writes the same table into bench/RESULTS.md). The
+reach 97% in every group of the held categories: those whose own floor in
+tests/corpus/floors.yaml is at the threshold (`make corpus` writes the same table into
+bench/RESULTS.md). A category's red-team cases join when its pack lands and its floor is raised;
+until then tests/test_corpus_floors.py holds it at its floor, and the peers' cases with it. The
 cases marked with a bypass or false-block class (`issue:`) must all hold, one test per
 class. tests/test_corpus_hook.py runs a sample through the installed hook.
 
@@ -36,14 +39,18 @@ from bench.corpus import (
     THRESHOLD,
     Outcome,
     guard_paths,
+    held_categories,
     load,
+    load_floors,
     misses_text,
     run,
     score,
     table,
 )
 
-CASES = load()
+ALL_CASES = load()
+HELD = held_categories(load_floors())
+CASES = [c for c in ALL_CASES if c.category in HELD]  # the held categories' own cases
 ISSUE_CLASSES = sorted({c.issue for c in CASES if c.issue})
 DEADLINE_S = 10.0  # far above what any of this takes; the hook's own deadline is seconds too
 MIN_CASES = 1_000
@@ -58,17 +65,18 @@ def outcomes() -> dict[str, Outcome]:
 
 def test_corpus_shape() -> None:
     assert len(CASES) >= MIN_CASES
-    files = {p.stem for p in CORPUS.glob("*.yaml")}
-    assert files == set(CATEGORIES), "one file per category, nothing else"
-    counts = Counter((c.category, c.positive) for c in CASES)
-    for category in CATEGORIES:
+    files = {p.stem for p in CORPUS.glob("*.yaml")} - {"floors"}
+    assert files <= set(CATEGORIES), "one file per category, nothing else"
+    assert set(HELD) <= files, "a held category has cases of its own"
+    counts = Counter((c.category, c.positive) for c in ALL_CASES)
+    for category in files:
         assert counts[(category, True)] >= 30, f"{category}: too few cases that must refuse"
         assert counts[(category, False)] >= 15, f"{category}: too few cases that must pass"
     forms = Counter((c.form, c.positive) for c in CASES)
     for form in FORMS:
         assert forms[(form, True)] >= MIN_FORM_POSITIVES, f"form {form}: too few refusals"
         assert forms[(form, False)] >= MIN_FORM_ALLOWS, f"form {form}: too few allows"
-    keys = [(c.category, c.text, str(c.files), str(c.links)) for c in CASES]
+    keys = [(c.category, c.text, str(c.files), str(c.links)) for c in ALL_CASES]
     assert len(set(keys)) == len(keys), [k for k, n in Counter(keys).items() if n > 1]
 
 
