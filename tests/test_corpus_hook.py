@@ -1,7 +1,7 @@
 """A sample of the guard corpus through the real hook: the corpus's in-process answers are the
 answers Claude Code gets.
 
-The four bundled guard packages are installed into a scratch project with `style install
+Every bundled guard package (`guard-*`) is installed into a scratch project with `style install
 --harness claude-code`; each sampled case's PreToolUse payload then goes to the handler
 command `style install` wrote into .claude/settings.json, run as Claude Code runs it (`sh -c
 COMMAND`, the payload on stdin). The verdict read from the hook's JSON must equal the verdict

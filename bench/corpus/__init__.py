@@ -6,7 +6,7 @@ the families issue 22 asks them to learn (disks, system, git execution and histo
 Kubernetes, cloud, infrastructure, remote storage, registries, GitHub, dynamic execution) as
 red-team cases. `tests/corpus/peers/<category>.yaml` holds cases taken from two other guard
 projects' test suites, each naming its `src`. A case is a Bash command (`cmd`) or a file tool
-call (`tool` + `input`), the verdict the four bundled guard packages installed together must
+call (`tool` + `input`), the verdict every bundled guard package (`guard-*`) installed together must
 give (`block`, `ask` or `allow`), the syntax form it exercises (`form`, one of FORMS) and a
 one-line `why`. Optional: `files` (project-relative path -> text) and `links` (symlink ->
 target) written into the scratch project that is the payload's `cwd`, `issue` (the class of

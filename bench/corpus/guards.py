@@ -13,7 +13,9 @@ from bench.corpus.cases import ROOT, Case
 
 LIBRARY = ROOT / "agentstyle" / "library"
 SCRATCH = ROOT / "build"  # git ignores it
-GUARDS = ("guard-destructive", "guard-secrets", "guard-git-identity", "guard-one-way-doors")
+# Every bundled guard package, installed together: a new `guard-*` package in the library is
+# measured as soon as it exists.
+GUARDS = tuple(sorted(p.parent.name for p in LIBRARY.glob("guard-*/STYLE.yaml")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -198,7 +198,7 @@ def section(m: Measured, seconds: float) -> str:
     return (
         f"{SECTION}\n\n"
         f"Method (`bench/corpus/`, `make corpus`, {date}): every case as a Claude Code "
-        f"PreToolUse payload through the adapter and the evaluator, with the four bundled guard "
+        f"PreToolUse payload through the adapter and the evaluator, with the bundled guard "
         f"packages ({guards}) installed together; `tests/test_corpus_hook.py` shows on a sample "
         f"that the installed hook gives the same answers. {len(m.ours):,} cases of our own "
         f"(`tests/corpus/*.yaml`, written for STYLE; the issue-22 families as red-team cases) "
