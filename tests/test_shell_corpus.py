@@ -3,8 +3,8 @@
 Every case is a Claude Code PreToolUse payload (a Bash command, or a file tool call) written
 into a scratch project, normalized by the adapter and evaluated by the SQL evaluator against
 every bundled guard package (`guard-*`) compiled together. The verdict must be the case's
-(block, ask or allow); precision and recall are computed per category and per syntax form, printed, and must
-reach 97% in every group of the held categories: those whose own floor in
+(block, ask or allow); precision and recall are computed per category and per syntax form,
+printed, and must reach 97% in every group of the held categories: those whose own floor in
 tests/corpus/floors.yaml is at the threshold (`make corpus` writes the same table into
 bench/RESULTS.md). A category's red-team cases join when its pack lands and its floor is raised;
 until then tests/test_corpus_floors.py holds it at its floor, and the peers' cases with it. The
