@@ -655,33 +655,81 @@ pattern("identity-address", f"(?i){ADDR}")
 # guard-one-way-doors
 
 NOT_DRY_RUN = not_words(["--dry-run"])
-pattern(
-    "publish",
-    rf"^(npm|pnpm|bun|poetry|uv|hatch|flit|yarn( npm)?) publish( {NOT_DRY_RUN})*$",
-)
+HELP_FREE = f"( {not_words(['--help', '-h'])})*$"  # the rest of the words, none a help flag
+PUBLISHERS = "(npm|pnpm|bun|poetry|uv|hatch|flit|pdm|rye|deno|yarn( npm)?)"
+pattern("publish", rf"^{PUBLISHERS} publish( {NOT_DRY_RUN})*$")
 pattern(
     "publish-through-runner",
-    rf"^(npx|pnpx|bunx|corepack)( -\S+)* (npm|pnpm|yarn|bun)(@\S+)? publish( {NOT_DRY_RUN})*$",
+    rf"^(npx|pnpx|bunx|corepack)( -\S+)* (npm|pnpm|yarn|bun|jsr)(@\S+)? publish"
+    rf"( {NOT_DRY_RUN})*$",
 )
 pattern(
     "publish-in-container",
     r"^(docker|podman) (container )?run (.* )?(npm|pnpm|yarn|bun|cargo|poetry|uv|hatch|flit)"
     rf" publish( {NOT_DRY_RUN})*$",
 )
+# Maven uploads in its deploy phase (deploy, or any later phase: none follows it) and in the
+# goals that upload: deploy:deploy(-file), release:perform (it runs deploy), staging releases.
+pattern(
+    "maven-deploy",
+    r"^mvn[wd]?( \S+)* (deploy|\S*:deploy(-file)?|release:perform"
+    r"|nexus-staging:(deploy|release)|jreleaser:(deploy|release|full-release))( |$)",
+)
+# Gradle's publish tasks (publish, publishToMavenCentral, :lib:publishAllPublicationsTo…,
+# publishPlugins), not the local repository (publishToMavenLocal); a dry run (-m, --dry-run),
+# `help --task publish`, `tasks` and an excluded task (-x publish) run nothing.
+GRADLE_WORD = not_words(["help", "tasks", "--task", "-m", "--dry-run", "-x", "--exclude-task"])
+pattern(
+    "gradle-publish",
+    rf"^(gradle|gradlew)( {GRADLE_WORD})* (\S*:)?publish({not_words(['ToMavenLocal'])})?"
+    rf"( {GRADLE_WORD})*$",
+)
+NOT_DRY_OR_HELP = not_words(["--dry-run", "-n", "--help", "-h"])
+pattern("pub-publish", rf"^(dart|flutter) pub publish( {NOT_DRY_OR_HELP})*$")
+pattern("hex-publish", rf"^mix hex\.publish( {NOT_DRY_OR_HELP})*$")
+pattern("helm-push", rf"^helm (push|cm-push){HELP_FREE}")
+pattern(
+    "deploy-in-container",
+    r"^(docker|podman) (container )?run (.* )?(mvn|mvnw|gradle|gradlew|\./mvnw|\./gradlew)"
+    r" (.* )?(deploy|publish)( |$)",
+)
+# Public changes to what a registry serves: deprecations, dist-tags and owners removed.
+pattern("npm-deprecate", rf"^(npm|pnpm) deprecate{HELP_FREE}")
+pattern("hex-retire", rf"^mix hex\.retire( {not_words(['--unretire', '--help', '-h'])})*$")
 pattern(
     "mentions-one-way-door",
-    r"\b(publish|unpublish|yank)\b|\bgh\s+(release|repo)\s+delete|--visibility"
-    r"|twine\s+upload|gem\s+push|(?i:-X\s*DELETE|--method[= ]DELETE)",
+    r"\b(publish|unpublish|yank|deprecate|dist-tag|deploy)\b|\b(gh|glab)\s+(\S+\s+){1,2}delete"
+    r"|\brepo\s+archive|--visibility|twine\s+upload|gem\s+push|helm\s+push"
+    r"|(?i:-X\s*DELETE|--method[= ]DELETE)",
 )
 pattern("npm-unpublish", rf"^npm unpublish( {not_words(['--help', '-h'])})*$")
+# gh/glab NOUN [NOUN] delete: every deletion the forge CLIs offer is remote (issues, gists,
+# secrets, variables, labels, runs, caches, codespaces, projects, keys, releases, repos), but
+# `gh alias delete` (a local alias); `gh search issues delete` and help pages run nothing.
 pattern(
-    "curl-delete-repos",
-    r"^curl (.* )?(-X ?|--request[= ]|--request )(?i:DELETE) (.* )?https?://api\.github\.com/repos/",
+    "forge-delete",
+    r"^(gh|glab) "
+    + not_words(["alias", "api", "search", "help", "extension"])
+    + rf"( [a-z][-a-z]*)? (item-|field-)?delete(-asset)?{HELP_FREE}",
+)
+# gh repo archive makes a repository read-only for everyone (glab repo archive downloads one)
+pattern("gh-repo-archive", rf"^gh repo archive{HELP_FREE}")
+# DELETE through gh api / glab api, on any path but the reversible ones of the user's own
+# account (unstar, unfollow, unwatch, a notification marked): a path word is any word that does
+# not start with `-` (a header value taken for one errs toward asking).
+REVERSIBLE = ["user/starred", "user/following", "user/subscriptions", "notifications"]
+API_PATH = not_prefixed(["-"] + REVERSIBLE + ["/" + p for p in REVERSIBLE])
+API_DELETE = r"(-X ?|--method[= ])(?i:DELETE)"
+pattern("api-delete", rf"^(gh|glab) api (.* )?{API_DELETE} (.* )?{API_PATH}( |$)")
+pattern("api-path-delete", rf"^(gh|glab) api (.* )?{API_PATH} (.* )?{API_DELETE}( |$)")
+FORGE_API = r"https?://(api\.github\.com|\S+/api/v4)/"
+pattern(
+    "curl-delete-forge",
+    rf"^curl (.* )?(-X ?|--request[= ]|--request )(?i:DELETE) (.* )?{FORGE_API}",
 )
 pattern(
-    "curl-repos-delete",
-    r"^curl (.* )?https?://api\.github\.com/repos/\S* (.* )?(-X ?|--request[= ]|--request )"
-    r"(?i:DELETE)( |$)",
+    "curl-forge-delete",
+    rf"^curl (.* )?{FORGE_API}\S* (.* )?(-X ?|--request[= ]|--request )(?i:DELETE)( |$)",
 )
 
 # ---------------------------------------------------------------------------------------------
