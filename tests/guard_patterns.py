@@ -655,34 +655,305 @@ pattern("identity-address", f"(?i){ADDR}")
 # guard-one-way-doors
 
 NOT_DRY_RUN = not_words(["--dry-run"])
-pattern(
-    "publish",
-    rf"^(npm|pnpm|bun|poetry|uv|hatch|flit|yarn( npm)?) publish( {NOT_DRY_RUN})*$",
-)
+HELP_FREE = f"( {not_words(['--help', '-h'])})*$"  # the rest of the words, none a help flag
+PUBLISHERS = "(npm|pnpm|bun|poetry|uv|hatch|flit|pdm|rye|deno|yarn( npm)?)"
+pattern("publish", rf"^{PUBLISHERS} publish( {NOT_DRY_RUN})*$")
 pattern(
     "publish-through-runner",
-    rf"^(npx|pnpx|bunx|corepack)( -\S+)* (npm|pnpm|yarn|bun)(@\S+)? publish( {NOT_DRY_RUN})*$",
+    rf"^(npx|pnpx|bunx|corepack)( -\S+)* (npm|pnpm|yarn|bun|jsr)(@\S+)? publish"
+    rf"( {NOT_DRY_RUN})*$",
 )
 pattern(
     "publish-in-container",
     r"^(docker|podman) (container )?run (.* )?(npm|pnpm|yarn|bun|cargo|poetry|uv|hatch|flit)"
     rf" publish( {NOT_DRY_RUN})*$",
 )
+# Maven uploads in its deploy phase (deploy, or any later phase: none follows it) and in the
+# goals that upload: deploy:deploy(-file), release:perform (it runs deploy), staging releases.
+pattern(
+    "maven-deploy",
+    r"^mvn[wd]?( \S+)* (deploy|\S*:deploy(-file)?|release:perform"
+    r"|nexus-staging:(deploy|release)|jreleaser:(deploy|release|full-release))( |$)",
+)
+# Gradle's publish tasks (publish, publishToMavenCentral, :lib:publishAllPublicationsTo…,
+# publishPlugins), not the local repository (publishToMavenLocal); a dry run (-m, --dry-run),
+# `help --task publish`, `tasks` and an excluded task (-x publish) run nothing.
+GRADLE_WORD = not_words(["help", "tasks", "--task", "-m", "--dry-run", "-x", "--exclude-task"])
+pattern(
+    "gradle-publish",
+    rf"^(gradle|gradlew)( {GRADLE_WORD})* (\S*:)?publish({not_words(['ToMavenLocal'])})?"
+    rf"( {GRADLE_WORD})*$",
+)
+NOT_DRY_OR_HELP = not_words(["--dry-run", "-n", "--help", "-h"])
+pattern("pub-publish", rf"^(dart|flutter) pub publish( {NOT_DRY_OR_HELP})*$")
+pattern("hex-publish", rf"^mix hex\.publish( {NOT_DRY_OR_HELP})*$")
+pattern("helm-push", rf"^helm (push|cm-push){HELP_FREE}")
+pattern(
+    "deploy-in-container",
+    r"^(docker|podman) (container )?run (.* )?(mvn|mvnw|gradle|gradlew|\./mvnw|\./gradlew)"
+    r" (.* )?(deploy|publish)( |$)",
+)
+# Public changes to what a registry serves: deprecations, dist-tags and owners removed.
+pattern("npm-deprecate", rf"^(npm|pnpm) deprecate{HELP_FREE}")
+pattern("hex-retire", rf"^mix hex\.retire( {not_words(['--unretire', '--help', '-h'])})*$")
 pattern(
     "mentions-one-way-door",
-    r"\b(publish|unpublish|yank)\b|\bgh\s+(release|repo)\s+delete|--visibility"
-    r"|twine\s+upload|gem\s+push|(?i:-X\s*DELETE|--method[= ]DELETE)",
+    r"\b(publish|unpublish|yank|deprecate|dist-tag|deploy)\b|\b(gh|glab)\s+(\S+\s+){1,2}delete"
+    r"|\brepo\s+archive|--visibility|twine\s+upload|gem\s+push|helm\s+push"
+    r"|(?i:-X\s*DELETE|--method[= ]DELETE)",
 )
 pattern("npm-unpublish", rf"^npm unpublish( {not_words(['--help', '-h'])})*$")
+# gh/glab NOUN [NOUN] delete: every deletion the forge CLIs offer is remote (issues, gists,
+# secrets, variables, labels, runs, caches, codespaces, projects, keys, releases, repos), but
+# `gh alias delete` (a local alias); `gh search issues delete` and help pages run nothing.
 pattern(
-    "curl-delete-repos",
-    r"^curl (.* )?(-X ?|--request[= ]|--request )(?i:DELETE) (.* )?https?://api\.github\.com/repos/",
+    "forge-delete",
+    r"^(gh|glab) "
+    + not_words(["alias", "api", "search", "help", "extension"])
+    + rf"( [a-z][-a-z]*)? (item-|field-)?delete(-asset)?{HELP_FREE}",
+)
+# gh repo archive makes a repository read-only for everyone (glab repo archive downloads one)
+pattern("gh-repo-archive", rf"^gh repo archive{HELP_FREE}")
+# DELETE through gh api / glab api, on any path but the reversible ones of the user's own
+# account (unstar, unfollow, unwatch, a notification marked): a path word is any word that does
+# not start with `-` (a header value taken for one errs toward asking).
+REVERSIBLE = ["user/starred", "user/following", "user/subscriptions", "notifications"]
+API_PATH = not_prefixed(["-"] + REVERSIBLE + ["/" + p for p in REVERSIBLE])
+API_DELETE = r"(-X ?|--method[= ])(?i:DELETE)"
+pattern("api-delete", rf"^(gh|glab) api (.* )?{API_DELETE} (.* )?{API_PATH}( |$)")
+pattern("api-path-delete", rf"^(gh|glab) api (.* )?{API_PATH} (.* )?{API_DELETE}( |$)")
+FORGE_API = r"https?://(api\.github\.com|\S+/api/v4)/"
+pattern(
+    "curl-delete-forge",
+    rf"^curl (.* )?(-X ?|--request[= ]|--request )(?i:DELETE) (.* )?{FORGE_API}",
 )
 pattern(
-    "curl-repos-delete",
-    r"^curl (.* )?https?://api\.github\.com/repos/\S* (.* )?(-X ?|--request[= ]|--request )"
-    r"(?i:DELETE)( |$)",
+    "curl-forge-delete",
+    rf"^curl (.* )?{FORGE_API}\S* (.* )?(-X ?|--request[= ]|--request )(?i:DELETE)( |$)",
 )
+
+# ---------------------------------------------------------------------------------------------
+# guard-git: code git runs from its settings and environment, and history it destroys.
+
+
+def ci(key: str) -> str:
+    """A git setting's key, without case (section and key names are case-insensitive)."""
+    return "(?i:" + key + ")"
+
+
+# The settings whose value git runs as a program (alias: as a shell line after `!`).
+# core.sshCommand is apart: it runs only when git talks to a remote over ssh.
+EXEC_KEYS = ci(
+    r"core\.(pager|editor|askpass|gitproxy)|pager\.[^=\s]+|sequence\.editor|diff\.external"
+    r"|(diff|merge|filter)\.[^=\s]+\.(command|textconv|driver|clean|smudge|process)"
+    r"|credential\.([^=\s]+\.)?helper|gpg(\.[^=\s]+)?\.program|interactive\.difffilter"
+    r"|uploadpack\.packobjectshook|web\.browser|browser\.[^=\s]+\.cmd|man\.[^=\s]+\.cmd"
+    r"|remote\.[^=\s]+\.(uploadpack|receivepack)"
+)
+SSH_KEY = ci(r"core\.sshcommand")
+# A program value no one sets by accident: a shell, an interpreter, a downloader or a deleter,
+# or a script by path (in the project, relative, or in a scratch folder); `!` before it is a
+# credential helper's or an alias's shell. A program installed on PATH (less, delta,
+# `code --wait`, `sed -i …`, `ssh -i key`) passes: it is already on the machine.
+PROGRAMS = (
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox",
+    "python", "python2", "python3", "perl", "ruby", "node", "php", "lua", "osascript",
+    "curl", "wget", "nc", "ncat", "socat", "rm", "shred", "dd", "eval", "exec",
+)  # fmt: skip
+BAD_PROGRAM = "!?" + alt(
+    rf"({'|'.join(PROGRAMS)})(\.exe)?( |$)",
+    r"\.\.?/\S*",
+    r"/(tmp|var/tmp|dev/shm|private/tmp)/\S*",
+    r"[^-/\s~$!'\"][^\s/]*/\S*",
+)
+# core.fsmonitor is a boolean (the built-in daemon) or a hook program: only booleans pass.
+NOT_BOOL = not_words(["true", "false", "yes", "no", "on", "off", "1", "0"]) + "( |$)"
+FSMONITOR = ci(r"core\.fsmonitor")
+# hooks and included configuration from outside the project: an absolute path, ~, $VAR, ..
+HOOKS = ci(r"core\.hookspath")
+HOOKS_OUTSIDE = r"(/|~|\$|\.\./)"
+INCLUDE = ci(r"include(if\.[^=\s]+)?\.path")
+INCLUDE_OUTSIDE = r"(/|\.\./)"
+EXT = ci(r"protocol(\.ext)?\.allow")
+ALIAS = ci(r"alias\.[^=\s]+")
+# a remote over ssh: the subcommands that run core.sshCommand / GIT_SSH
+NETWORK = (
+    r"(fetch|pull|push|clone|ls-remote|remote (.* )?update|archive (.* )?--remote\S*"
+    r"|submodule (.* )?(update|sync)|fetch-pack|send-pack)( |$)"
+)
+
+
+def setting(sep: str) -> str:
+    """KEY{sep}VALUE for every setting that runs code; sep is `=` (-c) or ` ` (git config)."""
+    return alt(
+        f"{EXEC_KEYS}{sep}{BAD_PROGRAM}",
+        f"{FSMONITOR}{sep}{NOT_BOOL}",
+        f"{HOOKS}{sep}{HOOKS_OUTSIDE}",
+        f"{INCLUDE}{sep}{INCLUDE_OUTSIDE}",
+        f"{EXT}{sep}(always|user)( |$)",
+        f"{ALIAS}{sep}!",
+    )
+
+
+# on the command line: `-c KEY=VALUE`, `-cKEY=VALUE` (the value may hold spaces); ` -c` is the
+# literal the evaluator tests first
+INLINE = r"^[Gg][Ii][Tt]( .*)? -c ?"
+pattern("git-inline-exec", INLINE + setting("="))
+pattern("git-inline-ssh", f"{INLINE}{SSH_KEY}={BAD_PROGRAM}(.* )?{NETWORK}")
+# --config-env KEY=VAR takes the value from a variable the command does not show
+pattern(
+    "git-config-env-exec",
+    r"^[Gg][Ii][Tt] (.* )?--config-env[= ]"
+    + alt(EXEC_KEYS, SSH_KEY, FSMONITOR, HOOKS, INCLUDE, ALIAS)
+    + "=",
+)
+# persisted for every later call: `git config [--global] [set|--add] KEY VALUE`
+pattern("git-config-exec", git(f"config (.* )?{alt(setting(' '), f'{SSH_KEY} {BAD_PROGRAM}')}"))
+# the same settings through the environment (GIT_CONFIG_PARAMETERS holds 'KEY=VALUE' words)
+pattern(
+    "git-parameters-exec",
+    r"^GIT_CONFIG_PARAMETERS=(.* )?'?" + alt(setting("="), f"{SSH_KEY}={BAD_PROGRAM}"),
+)
+ENV_KEYS = alt(EXEC_KEYS, SSH_KEY, FSMONITOR, HOOKS, INCLUDE, EXT, ALIAS)
+pattern("git-env-key", rf"^GIT_CONFIG_KEY_[0-9]+={ENV_KEYS}$")
+pattern("git-env-value", rf"^GIT_CONFIG_VALUE_[0-9]+={alt(BAD_PROGRAM, '/', '~')}")
+# variables git runs as programs
+pattern(
+    "git-env-program",
+    r"^GIT_(PAGER|EDITOR|SEQUENCE_EDITOR|EXTERNAL_DIFF|ASKPASS|PROXY_COMMAND)=" + BAD_PROGRAM,
+)
+pattern("git-env-ssh", rf"^GIT_SSH(_COMMAND)?={BAD_PROGRAM}")
+# the raw text names a network subcommand (one test per call, not per simple command)
+pattern(
+    "mentions-git-network",
+    r"\bgit\b[^\n;&|]*\b(fetch|pull|push|clone|ls-remote|update|archive\b[^\n;&|]*--remote"
+    r"|fetch-pack|send-pack)\b",
+)
+# --upload-pack/--receive-pack run a program (on the remote; for a local remote, here); git's
+# own pack programs pass. The ext:: transport runs its URL as a command.
+PACK = not_words(["git-upload-pack", "git-receive-pack", "git"]) + "( |$)"
+pattern(
+    "git-pack-program",
+    git(rf"(clone|fetch|pull|push|ls-remote|archive) (.* )?--(upload|receive)-pack[= ]{PACK}"),
+)
+pattern("git-ext-transport", git(r"(clone|fetch|pull|push|ls-remote|remote|submodule) (.* )?ext::"))
+# rebase --exec CMD runs CMD after each commit; refused when CMD is a suspicious program
+# (guard-destructive's git-alias-destructive refuses a destructive git command there)
+pattern("git-rebase-exec-program", git(rf"rebase (.* )?(-x ?|--exec[= ]){BAD_PROGRAM}"))
+
+# History and refs. A dry run passes (-n/--dry-run); the help passes (`--help` is git's man page).
+NOT_HELP = "( " + not_words(["--help", "-h"]) + ")*$"
+pattern("git-filter-branch", git(f"filter-branch{NOT_HELP}"))
+# filter-repo --analyze only reports; --dry-run writes nothing
+pattern(
+    "git-filter-repo",
+    git("filter-repo( " + not_words(["--analyze", "--dry-run", "--help", "-h"]) + ")*$"),
+)
+NOT_DRY = (
+    "( "
+    + alt(
+        r"[^-\s]\S*",
+        r"-[^-n\s][^n\s]*",
+        "--" + not_words(["d", "dr", "dry", "dry-", "dry-r", "dry-ru", "dry-run", "help"]),
+    )
+    + ")*"
+)
+# reflog expire with a time that drops entries now (now, all, 0, a date); never/false keep them
+pattern(
+    "git-reflog-expire",
+    git(
+        rf"reflog expire{NOT_DRY} --expire(-unreachable)?[= ]"
+        + not_words(["never", "false"])
+        + rf"{NOT_DRY}$"
+    ),
+)
+pattern("git-reflog-delete", git(rf"reflog delete{NOT_DRY}$"))
+pattern("git-gc-prune-now", git(r"gc (.* )?--prune=(now|all|0)( |$)"))
+pattern("git-prune", git(rf"prune{NOT_DRY}$"))
+pattern(
+    "git-ref-delete",
+    git(rf"(update|symbolic)-ref (.* )?({cluster('d')}|{long_opt('delete', 2)})( |$)"),
+)
+# `git update-ref --stdin` reading `delete REF` lines from a pipe, a herestring or a heredoc:
+# the stdin text is not a field, so the command's text is read (also for-each-ref's --format)
+pattern("git-ref-delete-stdin", git(r"update-ref (.* )?--stdin( |$)"))
+pattern("delete-lines", r"(?i)(^|[\n'\"\s=])delete\s+(refs/|HEAD|%\()")
+pattern("git-tag-delete", git(rf"tag (.* )?({cluster('d')}|{long_opt('delete', 1)})( |$)"))
+pattern("git-abort", git(rf"(merge|rebase) (.* )?{long_opt('abort', 2)}( |$)"))
+
+# A forced `git rm` removes the files from the work tree even with changes git cannot restore.
+# The last of --force/--no-force wins, and so does the last of the flags that keep the files
+# (--cached, -n/--dry-run) against their --no- forms; options end at `--`. The short options
+# are f, n, r, q (clusters: -rf, -nrf). The keep flags are one class here ("keep"): a
+# --no-dry-run after --cached counts as turning keeping off (a refusal, never a quiet pass).
+# Token kinds and the classes they set: F (force on/off), K (keep on/off).
+RM_LONG = {
+    "F+": ["force"],
+    "F-": ["no-force"],
+    "K+": ["cached", "dry-run"],
+    "K-": ["no-cached", "no-dry-run"],
+}
+
+
+def rm_longs(kind: str) -> list[str]:
+    """Every spelling git accepts for the long options of `kind` (unambiguous prefixes)."""
+    out = []
+    for word in RM_LONG[kind]:
+        start = len("no-") + 1 if word.startswith("no-") else 1
+        out += [word[:i] for i in range(start, len(word) + 1)]
+    return out
+
+
+RM_KINDS: dict[str, tuple[str, frozenset[str]]] = {
+    # short clusters: f sets F+, n sets K+ (dry run)
+    "short-f": (r"-[^-n\s]*f[^n\s]*", frozenset({"F+"})),
+    "short-n": (r"-[^-f\s]*n[^f\s]*", frozenset({"K+"})),
+    "short-fn": (r"-[^-\s]*(f\S*n|n\S*f)\S*", frozenset({"F+", "K+"})),
+    "short": (r"-[^-fn\s][^fn\s]*", frozenset()),
+    "word": (r"([^-\s]\S*|-)", frozenset()),
+    "long": ("--" + not_words([w for k in RM_LONG for w in rm_longs(k)]), frozenset()),
+}
+for _kind, _words in RM_LONG.items():
+    _spelled = [prefixes(w, len("no-") + 1 if w.startswith("no-") else 1) for w in _words]
+    RM_KINDS["long" + _kind] = ("--" + alt(*_spelled), frozenset({_kind}))
+
+
+def rm_tokens(excluded: set[str], need: str | None = None) -> str:
+    """One ` TOKEN` whose classes avoid `excluded` (F, K) and, with `need`, that sets it."""
+    parts = []
+    for text, sets in RM_KINDS.values():
+        if any(k[0] in excluded for k in sets):
+            continue
+        if need is not None and need not in sets:
+            continue
+        parts.append(text)
+    return " " + alt(*parts)
+
+
+def rm_forced() -> str:
+    """Option words of `git rm` whose effect is: force on, keep off."""
+    terms = [
+        # no keep flag at all: anything without K, a force, then nothing of F or K
+        f"({rm_tokens({'K'})})*{rm_tokens({'K'}, 'F+')}({rm_tokens({'F', 'K'})})*",
+        # keep turned off, then the last force
+        f"({rm_tokens(set())})*{rm_tokens(set(), 'K-')}({rm_tokens({'K'})})*"
+        f"{rm_tokens({'K'}, 'F+')}({rm_tokens({'F', 'K'})})*",
+        # the last force, then keep turned off
+        f"({rm_tokens(set())})*{rm_tokens(set(), 'F+')}({rm_tokens({'F'})})*"
+        f"{rm_tokens({'F'}, 'K-')}({rm_tokens({'F', 'K'})})*",
+    ]
+    return alt(*terms)
+
+
+pattern("git-rm-force", git(f"rm{rm_forced()}( --( .*)?)?$"))
+# A command the analysis could not take whole, that mentions what guard-git guards.
+pattern(
+    "mentions-guard-git",
+    r"\bgit\b[^\n]*(\b(filter-branch|filter-repo|reflog|prune|update-ref|symbolic-ref)\b"
+    r"|\b(rm|tag)\s+[^\n]*-[a-zA-Z]*[fd]|--abort|-c\s*\S*=|\bconfig\b)|\bGIT_(SSH|CONFIG|PAGER"
+    r"|EDITOR|EXTERNAL_DIFF|ASKPASS)",
+)
+
 
 # ---------------------------------------------------------------------------------------------
 # The marked lines of the packages.

@@ -19,6 +19,7 @@ LIBRARY = (
     "guard-secrets",
     "guard-git-identity",
     "guard-one-way-doors",
+    "guard-git",
     "rust-unwrap",
     "project-brief",
     "tests-before-stop",
