@@ -19,6 +19,8 @@ LIBRARY = (
     "guard-secrets",
     "guard-git-identity",
     "guard-one-way-doors",
+    "guard-cloud",
+    "guard-remote-storage",
     "rust-unwrap",
     "project-brief",
     "tests-before-stop",
