@@ -746,7 +746,7 @@ REMOTE = r"([^-/\s:][^/\s:]*:\S*|[a-z]+://\S*)"
 ELSEWHERE = alt(REMOTE, OUTSIDE)
 pattern(
     "storage-aws-s3-delete",
-    f"{AWS_HEAD} s3 (rm|rb)( {not_words(['--dryrun', *HELP])})*$",
+    f"{AWS_HEAD}( s3 rm| s3 rb)( {not_words(['--dryrun', *HELP])})*$",
 )
 pattern(
     "storage-aws-s3-sync-delete",
@@ -818,16 +818,21 @@ pattern(
 # follows the operands, the destination is the operand followed only by options.
 RSYNC_OPTS = alt(r"-[^-\sn][^\sn]*", "--" + opt(not_words(["dry-run", "list-only"])))
 RSYNC_RUNS = alt(r"[^-\s]\S*", RSYNC_OPTS)
-RSYNC_DELETES = r"(--del(ete(-\S+)?)?|--remove-(source|sent)-files)"
-pattern(
-    "storage-rsync-delete",
-    f"^rsync( {RSYNC_RUNS})* {RSYNC_DELETES}( {RSYNC_RUNS})* {ELSEWHERE}$",
-)
-pattern(
-    "storage-rsync-delete-after",
-    f"^rsync( {RSYNC_RUNS})* {ELSEWHERE}( {RSYNC_OPTS}( [^-\\s]\\S*)?)* {RSYNC_DELETES}"
-    f"( {RSYNC_RUNS})*$",
-)
+# Two patterns for each order, so that ` --del` and ` --remove-` are the literals the evaluator
+# tests first (an alternation would share only ` --`).
+for flag, deletes in (
+    ("delete", r" --del(ete(-\S+)?)?"),
+    ("remove", r" --remove-(source|sent)-files"),
+):
+    pattern(
+        f"storage-rsync-{flag}",
+        f"^rsync( {RSYNC_RUNS})*{deletes}( {RSYNC_RUNS})* {ELSEWHERE}$",
+    )
+    pattern(
+        f"storage-rsync-{flag}-after",
+        f"^rsync( {RSYNC_RUNS})* {ELSEWHERE}( {RSYNC_OPTS}( [^-\\s]\\S*)?)*{deletes}"
+        f"( {RSYNC_RUNS})*$",
+    )
 pattern(
     "storage-sdk-delete",
     r"(?s)(\bboto3\b.*(\.delete_(bucket|objects?)\(|\.(objects|object_versions)\.(all|filter)"
