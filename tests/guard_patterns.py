@@ -692,7 +692,7 @@ pattern(
 HELP = ["--help", "-h", "help"]
 # aws: global options (each with at most one value) before the service; every operation
 # that deletes or terminates, under any service but s3/s3api (guard-remote-storage's).
-AWS_HEAD = r"^aws( --\S+( [^-\s]\S*)?)*"
+AWS_HEAD = r"^aws( -\S+( [^-\s]\S*)?)*"
 AWS_RUNS = not_words(["--dry-run", "--generate-cli-skeleton", *HELP])
 pattern(
     "cloud-aws-delete",
@@ -702,7 +702,7 @@ pattern(
 )
 # gcloud/az: the command path is positional words (flags may come first); the operation
 # word ends it. `storage` is guard-remote-storage's group.
-GCLOUD_HEAD = r"^gcloud( --\S+( [^-\s]\S*)?)*( (alpha|beta|preview))?"
+GCLOUD_HEAD = r"^gcloud( -\S+( [^-\s]\S*)?)*( (alpha|beta|preview))?"
 NOT_HELP = not_words(HELP)
 PATH_WORDS = r"( [^-\s]\S*)*"
 pattern(
@@ -710,7 +710,7 @@ pattern(
     f"{GCLOUD_HEAD} {not_words(['storage', 'alpha', 'beta', 'preview', 'help'])}{PATH_WORDS}"
     f" delete( {NOT_HELP})*$",
 )
-AZ_HEAD = r"^az( --\S+( [^-\s]\S*)?)*"
+AZ_HEAD = r"^az( -\S+( [^-\s]\S*)?)*"
 pattern(
     "cloud-az-delete",
     f"{AZ_HEAD} {not_words(['storage', 'help'])}{PATH_WORDS} (delete|purge|untag)( {NOT_HELP})*$",
@@ -719,9 +719,9 @@ pattern(
 # netlify
 pattern(
     "cloud-paas-delete",
-    r"^(doctl( [^-\s]\S*)+ (delete|d|rm)|(fly|flyctl)( [^-\s]\S*)* (destroy|remove|rm)"
+    r"^(doctl( \S+)+ (delete|d|rm)|(fly|flyctl)( [^-\s]\S*)* (destroy|remove|rm)"
     r"|heroku (apps:destroy|destroy|apps:delete|addons:destroy|addons:remove|pg:reset)"
-    r"|vercel( [^-\s]\S*)* (remove|rm)|netlify (sites:delete|sites:remove))"
+    r"|vercel( \S+)* (remove|rm)|netlify (sites:delete|sites:remove))"
     f"( {NOT_HELP})*$",
 )
 # SDK code: a boto3 client or resource call that deletes or terminates
@@ -729,6 +729,12 @@ pattern(
     "cloud-sdk-delete",
     r"(?s)\bboto3\b.*\.(terminate_[a-z_]+|delete_[a-z0-9_]+|batch_delete_[a-z_]+"
     r"|schedule_key_deletion|purge_queue)\(",
+)
+# an argument list run as a process: subprocess.run(["aws", "ec2", "terminate-instances", …])
+pattern(
+    "cloud-argv-delete",
+    r"[\"'](aws|gcloud|az)[\"'][ \t]*,[^\]\n]*[\"'](delete(-[a-z0-9-]+)?|batch-delete-[a-z-]+"
+    r"|terminate-[a-z-]+|schedule-key-deletion|purge)[\"']",
 )
 pattern(
     "mentions-cloud-delete",
@@ -818,6 +824,8 @@ pattern(
 # follows the operands, the destination is the operand followed only by options.
 RSYNC_OPTS = alt(r"-[^-\sn][^\sn]*", "--" + opt(not_words(["dry-run", "list-only"])))
 RSYNC_RUNS = alt(r"[^-\s]\S*", RSYNC_OPTS)
+# options after the destination, each with at most one value
+RSYNC_TRAILING = f"( {RSYNC_OPTS}( [^-\\s]\\S*)?)*"
 # Two patterns for each order, so that ` --del` and ` --remove-` are the literals the evaluator
 # tests first (an alternation would share only ` --`).
 for flag, deletes in (
@@ -826,18 +834,22 @@ for flag, deletes in (
 ):
     pattern(
         f"storage-rsync-{flag}",
-        f"^rsync( {RSYNC_RUNS})*{deletes}( {RSYNC_RUNS})* {ELSEWHERE}$",
+        f"^rsync( {RSYNC_RUNS})*{deletes}( {RSYNC_RUNS})* {ELSEWHERE}{RSYNC_TRAILING}$",
     )
     pattern(
         f"storage-rsync-{flag}-after",
-        f"^rsync( {RSYNC_RUNS})* {ELSEWHERE}( {RSYNC_OPTS}( [^-\\s]\\S*)?)*{deletes}"
-        f"( {RSYNC_RUNS})*$",
+        f"^rsync( {RSYNC_RUNS})* {ELSEWHERE}{RSYNC_TRAILING}{deletes}( {RSYNC_RUNS})*$",
     )
 pattern(
     "storage-sdk-delete",
     r"(?s)(\bboto3\b.*(\.delete_(bucket|objects?)\(|\.(objects|object_versions)\.(all|filter)"
     r"\([^)]*\)\.delete\(|\.Bucket\([^)]*\)\.delete\()|\bstorage\.Client\b.*\.(delete_blobs?"
     r"|delete)\()",
+)
+pattern(
+    "storage-argv-delete",
+    r"[\"'](aws|gsutil|gcloud|mc|s3cmd|azcopy)[\"'][ \t]*,[^\]\n]*[\"'](rm|rb|delete-[a-z-]+|--delete)"
+    r"[\"']|[\"']rclone[\"'][ \t]*,[ \t]*[\"'](purge|delete)[\"']",
 )
 pattern(
     "mentions-storage-delete",
