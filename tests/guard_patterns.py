@@ -848,8 +848,8 @@ pattern(
 )
 pattern(
     "storage-argv-delete",
-    r"[\"'](aws|gsutil|gcloud|mc|s3cmd|azcopy)[\"'][ \t]*,[^\]\n]*[\"'](rm|rb|delete-[a-z-]+|--delete)"
-    r"[\"']|[\"']rclone[\"'][ \t]*,[ \t]*[\"'](purge|delete)[\"']",
+    r"[\"'](aws|gsutil|gcloud|mc|s3cmd|azcopy)[\"'][ \t]*,[^\]\n]*[\"']"
+    r"(rm|rb|delete-[a-z-]+|--delete)[\"']|[\"']rclone[\"'][ \t]*,[ \t]*[\"'](purge|delete)[\"']",
 )
 pattern(
     "mentions-storage-delete",
