@@ -955,6 +955,179 @@ pattern(
 )
 
 
+# guard-cloud. A cloud CLI call is `TOOL [global options] SERVICE/GROUP… OPERATION [args]`:
+# the operation word is the literal, and the words after it are the complement of what makes
+# the call not run (a dry run, a help page), so `--dry-run` anywhere in the call lets it pass.
+
+HELP = ["--help", "-h", "help"]
+# aws: global options (each with at most one value) before the service; every operation
+# that deletes or terminates, under any service but s3/s3api (guard-remote-storage's).
+AWS_HEAD = r"^aws( -\S+( [^-\s]\S*)?)*"
+AWS_RUNS = not_words(["--dry-run", "--generate-cli-skeleton", *HELP])
+pattern(
+    "cloud-aws-delete",
+    f"{AWS_HEAD} {not_words(['s3', 's3api'])}"
+    f" (delete-\\S+|batch-delete-\\S+|terminate-\\S+|schedule-key-deletion|purge-queue)"
+    f"( {AWS_RUNS})*$",
+)
+# gcloud/az: the command path is positional words (flags may come first); the operation
+# word ends it. `storage` is guard-remote-storage's group.
+GCLOUD_HEAD = r"^gcloud( -\S+( [^-\s]\S*)?)*( (alpha|beta|preview))?"
+NOT_HELP = not_words(HELP)
+PATH_WORDS = r"( [^-\s]\S*)*"
+pattern(
+    "cloud-gcloud-delete",
+    f"{GCLOUD_HEAD} {not_words(['storage', 'alpha', 'beta', 'preview', 'help'])}{PATH_WORDS}"
+    f" delete( {NOT_HELP})*$",
+)
+AZ_HEAD = r"^az( -\S+( [^-\s]\S*)?)*"
+pattern(
+    "cloud-az-delete",
+    f"{AZ_HEAD} {not_words(['storage', 'help'])}{PATH_WORDS} (delete|purge|untag)( {NOT_HELP})*$",
+)
+# the platforms' own CLIs: doctl (`d`, `rm` are delete's aliases), flyctl, heroku, vercel,
+# netlify
+pattern(
+    "cloud-paas-delete",
+    r"^(doctl( \S+)+ (delete|d|rm)|(fly|flyctl)( [^-\s]\S*)* (destroy|remove|rm)"
+    r"|heroku (apps:destroy|destroy|apps:delete|addons:destroy|addons:remove|pg:reset)"
+    r"|vercel( \S+)* (remove|rm)|netlify (sites:delete|sites:remove))"
+    f"( {NOT_HELP})*$",
+)
+# SDK code: a boto3 client or resource call that deletes or terminates
+pattern(
+    "cloud-sdk-delete",
+    r"(?s)\bboto3\b.*\.(terminate_[a-z_]+|delete_[a-z0-9_]+|batch_delete_[a-z_]+"
+    r"|schedule_key_deletion|purge_queue)\(",
+)
+# an argument list run as a process: subprocess.run(["aws", "ec2", "terminate-instances", …])
+pattern(
+    "cloud-argv-delete",
+    r"[\"'](aws|gcloud|az)[\"'][ \t]*,[^\]\n]*[\"'](delete(-[a-z0-9-]+)?|batch-delete-[a-z-]+"
+    r"|terminate-[a-z-]+|schedule-key-deletion|purge)[\"']",
+)
+pattern(
+    "mentions-cloud-delete",
+    r"\b(aws|gcloud|az|doctl|fly|flyctl|heroku|vercel|netlify)\b[^\n]*(\b(delete|destroy|purge"
+    r"|untag|remove|rm)\b|delete-|terminate-|schedule-key-deletion|apps:destroy|sites:delete)",
+)
+
+# ---------------------------------------------------------------------------------------------
+# guard-remote-storage. Deletes of remote or object storage, and syncs that delete what the
+# source lacks. A local copy with --delete into the project is ordinary and passes.
+
+# An operand that is another host or outside the project: `[user@]host:path`, `host::module`,
+# `rsync://…`, an rclone remote `name:path`, or an absolute/home/`..` path (OUTSIDE).
+REMOTE = r"([^-/\s:][^/\s:]*:\S*|[a-z]+://\S*)"
+ELSEWHERE = alt(REMOTE, OUTSIDE)
+pattern(
+    "storage-aws-s3-delete",
+    f"{AWS_HEAD}( s3 rm| s3 rb)( {not_words(['--dryrun', *HELP])})*$",
+)
+pattern(
+    "storage-aws-s3-sync-delete",
+    f"{AWS_HEAD} s3 sync( {not_words(['--dryrun', *HELP])})* --delete"
+    f"( {not_words(['--dryrun', *HELP])})*$",
+)
+pattern(
+    "storage-aws-s3api-delete",
+    f"{AWS_HEAD} s3api delete-\\S+( {not_words(['--generate-cli-skeleton', *HELP])})*$",
+)
+GSUTIL_HEAD = r"^gsutil( -\S+( [^-\s]\S*)?)*"
+pattern(
+    "storage-gsutil-delete",
+    f"{GSUTIL_HEAD} (rm|del|delete|remove|rb|deletebucket|removebucket|rd)( |$)",
+)
+# rsync -d deletes what the source lacks; -n is a dry run (in any cluster)
+NO_N = alt(r"[^-\s]\S*", r"-[^-\sn][^\sn]*", "--" + opt(not_words(["dry-run", "help"])))
+pattern(
+    "storage-gsutil-rsync-delete",
+    f"{GSUTIL_HEAD} rsync( {NO_N})* -[a-mo-zA-Z]*d[a-mo-zA-Z]*( {NO_N})*$",
+)
+pattern(
+    "storage-gcloud-delete",
+    f"{GCLOUD_HEAD} storage{PATH_WORDS} (rm|delete)( {NOT_HELP})*$",
+)
+pattern(
+    "storage-gcloud-rsync-delete",
+    f"{GCLOUD_HEAD} storage rsync( {not_words(['--dry-run', *HELP])})*"
+    f" --delete-unmatched-destination-objects( {not_words(['--dry-run', *HELP])})*$",
+)
+pattern(
+    "storage-az-delete",
+    f"{AZ_HEAD} storage{PATH_WORDS} (delete|delete-batch|remove|purge)"
+    f"( {not_words(['--dryrun', *HELP])})*$",
+)
+AZCOPY_RUNS = not_words(["--dry-run", *HELP])
+pattern(
+    "storage-azcopy-delete",
+    f"^azcopy (rm|remove|sync( {AZCOPY_RUNS})* --delete-destination(=| )(?i:true))"
+    f"( {AZCOPY_RUNS})*$",
+)
+RCLONE_RUNS = not_words(["--dry-run", "-n", "--interactive", "-i", *HELP])
+pattern(
+    "storage-rclone-delete",
+    f"^rclone( {RCLONE_RUNS})* (purge|delete|deletefile|rmdirs?|cleanup)( {RCLONE_RUNS})*"
+    f" {ELSEWHERE}( {RCLONE_RUNS})*$",
+)
+# rclone sync makes the destination (its second operand) match the source: files the source
+# lacks are deleted there
+pattern(
+    "storage-rclone-sync",
+    f"^rclone( {RCLONE_RUNS})* sync( {RCLONE_RUNS})* [^-\\s]\\S*( -\\S+)* {ELSEWHERE}"
+    f"( {RCLONE_RUNS})*$",
+)
+MC_RUNS = not_words(["--dry-run", *HELP])
+pattern(
+    "storage-mc-delete",
+    r"^mc( -\S+)* (rm|rb|admin \S+ (delete|remove|rm)|mirror"
+    f"( {MC_RUNS})* --remove)( {MC_RUNS})*$",
+)
+S3CMD_RUNS = not_words(["--dry-run", "-n", *HELP])
+pattern(
+    "storage-s3cmd-delete",
+    f"^s3cmd( {S3CMD_RUNS})* (del|rm|rb|delete|sync( {S3CMD_RUNS})* --delete-removed)"
+    f"( {S3CMD_RUNS})*$",
+)
+# rsync: a delete flag (--delete, --delete-WHEN, --del, --remove-source-files) with the
+# destination (the last operand) on another host or outside the project. When the flag
+# follows the operands, the destination is the operand followed only by options.
+RSYNC_OPTS = alt(r"-[^-\sn][^\sn]*", "--" + opt(not_words(["dry-run", "list-only"])))
+RSYNC_RUNS = alt(r"[^-\s]\S*", RSYNC_OPTS)
+# options after the destination, each with at most one value
+RSYNC_TRAILING = f"( {RSYNC_OPTS}( [^-\\s]\\S*)?)*"
+# Two patterns for each order, so that ` --del` and ` --remove-` are the literals the evaluator
+# tests first (an alternation would share only ` --`).
+for flag, deletes in (
+    ("delete", r" --del(ete(-\S+)?)?"),
+    ("remove", r" --remove-(source|sent)-files"),
+):
+    pattern(
+        f"storage-rsync-{flag}",
+        f"^rsync( {RSYNC_RUNS})*{deletes}( {RSYNC_RUNS})* {ELSEWHERE}{RSYNC_TRAILING}$",
+    )
+    pattern(
+        f"storage-rsync-{flag}-after",
+        f"^rsync( {RSYNC_RUNS})* {ELSEWHERE}{RSYNC_TRAILING}{deletes}( {RSYNC_RUNS})*$",
+    )
+pattern(
+    "storage-sdk-delete",
+    r"(?s)(\bboto3\b.*(\.delete_(bucket|objects?)\(|\.(objects|object_versions)\.(all|filter)"
+    r"\([^)]*\)\.delete\(|\.Bucket\([^)]*\)\.delete\()|\bstorage\.Client\b.*\.(delete_blobs?"
+    r"|delete)\()",
+)
+pattern(
+    "storage-argv-delete",
+    r"[\"'](aws|gsutil|gcloud|mc|s3cmd|azcopy)[\"'][ \t]*,[^\]\n]*[\"']"
+    r"(rm|rb|delete-[a-z-]+|--delete)[\"']|[\"']rclone[\"'][ \t]*,[ \t]*[\"'](purge|delete)[\"']",
+)
+pattern(
+    "mentions-storage-delete",
+    r"\b(aws|gsutil|gcloud|az|azcopy|rclone|mc|s3cmd|rsync)\b[^\n]*(\b(rm|rb|del|delete|purge"
+    r"|remove|sync|rsync)\b|--del|--remove|delete-)",
+)
+
+
 # ---------------------------------------------------------------------------------------------
 # The marked lines of the packages.
 

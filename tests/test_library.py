@@ -20,6 +20,8 @@ LIBRARY = (
     "guard-git-identity",
     "guard-one-way-doors",
     "guard-git",
+    "guard-cloud",
+    "guard-remote-storage",
     "rust-unwrap",
     "project-brief",
     "tests-before-stop",
