@@ -559,6 +559,16 @@ SECRET_WORD = alt(
 )
 # The ssh folder itself, for the tools that search a folder they are given (rg, grep -r).
 SSH_DIR = ANYWHERE + r"\.ssh/?"
+# For the patterns that run on every call of a common tool (grep, rg, git): the names alone, in
+# their case, so that the evaluator tests the names' literals before the regex and a search
+# that names no secret costs nothing (a glob operand is expanded by the analysis when it
+# matches a file of the project).
+_PLAIN = {k: v for k, v in secret_names(WORD_C, WORD_STOP).items()}
+NAMED_WORD = alt(
+    ANYWHERE + alt(*(v for k, v in _PLAIN.items() if k not in HOME_KINDS | NODEPS_KINDS)),
+    alt(LEAD, HOST) + HOME_DIR + alt(*(v for k, v in _PLAIN.items() if k in HOME_KINDS)),
+    LEAD + alt(*(NAMES[k][len(LEAD) :] for k in sorted(NODEPS_KINDS))),
+)
 NAMES_ENV = env_name(WORD_C, WORD_STOP)
 
 
@@ -630,17 +640,19 @@ NON_READERS = sorted(
 )
 READER = r"^(\S*/)?" + not_words(NON_READERS, WORD_C, WORD_STOP)
 # A secret named right after one of these flags is used, not read: --env-file .env,
-# ssh -i KEY, curl --key KEY --cert CERT. And a guard's `explain` describes the command after
-# it without running it: `cc-safety-net explain 'cat .env'` (the words of that one argument
-# come after `explain`); `explain .env` itself still names the file.
-USE_FLAGS = ["--env-file", "-i", "--identity-file", "--key", "--cert", "--cacert"]
+# ssh -i KEY, curl --key KEY --cert CERT, kubectl --kubeconfig FILE. And a guard's `explain`
+# describes the command after it without running it: `cc-safety-net explain 'cat .env'` (the
+# words of that one argument come after `explain`); `explain .env` itself still names the file.
+USE_FLAGS = ["--env-file", "-i", "--identity-file", "--key", "--cert", "--cacert", "--kubeconfig"]
 NOT_EXPLAIN = not_words(["explain"])
 BEFORE = rf"{READER}(( {NOT_EXPLAIN})* ({not_words([*USE_FLAGS, 'explain'])}|explain))? "
-# Two patterns, so that the evaluator tests a set of literals first (the names: `.env`, `id_`,
-# `.kube/config`, …): the names in their case, and those matched in any case under `(?i)`.
+# Three patterns, so that the evaluator tests a literal or a set of literals first (the names:
+# `.env`, `id_`, `.kube/config`, …): .env (the most common), the other names in their case, and
+# those matched in any case under `(?i)`.
+pattern("secret-read-env", BEFORE + NAMES["env"] + "( |$)")
 pattern(
     "secret-read",
-    BEFORE + alt(*(v for k, v in NAMES.items() if k not in CI_KINDS)) + "( |$)",
+    BEFORE + alt(*(v for k, v in NAMES.items() if k not in CI_KINDS | {"env"})) + "( |$)",
 )
 pattern(
     "secret-read-keys",
@@ -668,12 +680,13 @@ def search_option(valued: str, longs: list[str]) -> str:
         rf"--({'|'.join(longs)}) \S+",
         rf"-[a-zA-Z0-9]*[^{valued}\s\-]",
         "--" + not_words(longs),
+        "--",
     )
 
 
 def not_valued(valued: str, longs: list[str]) -> str:
     """A word that does not take the next one as its value: an operand, or another option."""
-    return alt(r"[^-\s]\S*", rf"-[a-zA-Z0-9]*[^{valued}\s\-]", "--" + not_words(longs))
+    return alt(r"[^-\s]\S*", rf"-[a-zA-Z0-9]*[^{valued}\s\-]", "--" + not_words(longs), "--")
 
 
 CONTEXT_LONGS = ["after-context", "before-context", "context", "max-count", "regexp", "file"]
@@ -700,7 +713,7 @@ SEARCHERS = {
     "ag": ("ABCGgm", ["after", "before", "context", "max-count", "ignore", "file-search-regex"]),
     "ack": ("ABCm", ["after-context", "before-context", "context", "max-count", "type"]),
 }
-SEARCHED = alt(SECRET_WORD, SSH_DIR)
+SEARCHED = alt(NAMED_WORD, SSH_DIR)
 for _tool, (_valued, _longs) in SEARCHERS.items():
     _name = "secret-search" + ("" if _tool.endswith("grep") else f"-{_tool}")
     _opt = search_option(_valued, _longs)
@@ -713,7 +726,7 @@ for _tool, (_valued, _longs) in SEARCHERS.items():
         # a pattern file is read: -f .env, -rf .env, -f.env, --file=.env
         pattern(
             f"{_name}-pattern-file",
-            rf"{_head} (\S+ )*(-[a-zA-Z0-9]*f ?|--file[= ]){SECRET_WORD}( |$)",
+            rf"{_head} (\S+ )*(-[a-zA-Z0-9]*f ?|--file[= ]){NAMED_WORD}( |$)",
         )
         # with -e/-f every operand is a file: after the option, or before it
         pattern(
@@ -728,7 +741,7 @@ GIT_READERS = "show|cat-file|diff|difftool|log|whatchanged|blame|annotate|grep|a
 # plain `git` here, so that "git" is the literal tested first (the readers are alternatives)
 pattern(
     "secret-git",
-    "^git" + GIT[len("^[Gg][Ii][Tt]") :] + f" ({GIT_READERS}) (.* )?{SECRET_WORD}( |$)",
+    "^git" + GIT[len("^[Gg][Ii][Tt]") :] + f" ({GIT_READERS}) (.* )?{NAMED_WORD}( |$)",
 )
 # find -exec runs a reader on what find found: a secret by name, or anything in ~/.ssh. The
 # search tools read the file they are given here ({} is a file, not a pattern).
