@@ -378,25 +378,146 @@ def env_name(c: str, stop: str) -> str:
     return rf"\.env(\.{not_template})?"
 
 
+# A copy kept next to the original is as secret as the original: `id_rsa.bak`, `config.old`.
+BACKUP = r"([._-](bak|backup|old|orig|save|tmp|copy|swp)[0-9]*|~)?"
+# Files that are secrets only in a home folder (a project's `infra/.kube/config` is a fixture).
+HOME_KINDS = {
+    "kube",
+    "docker",
+    "gh",
+    "gcloud",
+    "codex",
+    "claude",
+    "gemini",
+    "copilot",
+    "copilot-hosts",
+    "kimi",
+    "opencode",
+    "pi",
+    "amp",
+    "amp-oauth",
+    "terraform",
+    "azure",
+    "gnupg",
+}
+# Key stores that dependencies ship as test fixtures: not secrets under node_modules/ or vendor/.
+NODEPS_KINDS = {"kdb", "ovpn", "keychain"}
+# Names matched in any case (`CERT.P12`, `DEPLOY_KEY_RSA`); their shell patterns start `(?i)`.
+CI_KINDS = {
+    "named-rsa",
+    "named-dsa",
+    "named-ed25519",
+    "pem",
+    "key",
+    "p12",
+    "pfx",
+    "pkcs12",
+    "kdb",
+    "ovpn",
+    "jks",
+    "keychain",
+}
+
+
+def not_pub(c: str, stop: str) -> str:
+    """After a key's name: nothing, or a suffix (`.bak`, `-old`, `.copy`) that is not `.pub`."""
+    return rf"([._-]({c}*([^b{stop}]|[^u{stop}]b|[^p{stop}]ub|[^.{stop}]pub))?)?"
+
+
 def secret_names(c: str, stop: str) -> dict[str, str]:
-    """Each kind of secret file's name over word characters `c`."""
+    """Each kind of secret file's name over word characters `c` (its folder part included
+    for the home kinds: `.kube/config`)."""
+    lead = rf"([^\-{stop}]{c}*)?"  # a key's own name before `_rsa`: never an option (`--api-key`)
     return {
         "env": env_name(c, stop),
-        "ssh-key": r"id_(rsa|dsa|ecdsa|ed25519)(_sk)?",
-        "pem": rf"{c}*\.pem",
-        "key": rf"{c}*\.key",
-        "p12": rf"{c}*\.p12",
-        "pfx": rf"{c}*\.pfx",
-        "netrc": r"\.netrc",
-        "pgpass": r"\.pgpass",
-        "git-credentials": r"\.git-credentials",
-        "pypirc": r"\.pypirc",
-        "aws": r"\.aws/credentials",
+        "ssh-key": r"id_(rsa|dsa|ecdsa|ed25519)(_sk)?" + not_pub(c, stop),
+        "named-rsa": rf"{lead}_rsa{BACKUP}",
+        "named-dsa": rf"{lead}_(ec)?dsa{BACKUP}",
+        "named-ed25519": rf"{lead}_ed25519{BACKUP}",
+        # any file in an ssh folder named like a key (`~/.ssh/work_deploy_key`), and a host key
+        "named-key": rf"(\.ssh/{c}*key|ssh_host_{c}*_key){BACKUP}",
+        "pem": rf"{c}*\.pem{BACKUP}",
+        "key": rf"{c}*\.key(store|ring|pair)?{BACKUP}",
+        "p12": rf"{c}*\.p12{BACKUP}",
+        "pfx": rf"{c}*\.pfx{BACKUP}",
+        "pkcs12": rf"{c}*\.pkcs12{BACKUP}",
+        "kdb": rf"{c}*\.kdbx?{BACKUP}",
+        "ovpn": rf"{c}*\.ovpn{BACKUP}",
+        "jks": rf"{c}*\.jks{BACKUP}",
+        "keychain": rf"{c}*\.keychain(-db)?{BACKUP}",
+        "netrc": rf"\.netrc{BACKUP}",
+        "pgpass": rf"\.pgpass{BACKUP}",
+        "git-credentials": rf"\.git-credentials{BACKUP}",
+        "pypirc": rf"\.pypirc{BACKUP}",
+        "npmrc": rf"\.npmrc{BACKUP}",
+        "credentials": rf"\.(aws|gem|cargo)/credentials(\.toml)?{BACKUP}",
+        "credentials-copy": r"credentials[._-](bak|backup|old|orig|save|tmp|copy)[0-9]*",
+        "codex-home": r"\$\{?CODEX_HOME\}?/(auth|\.credentials)\.json",
+        "kube": rf"\.kube/config{BACKUP}",
+        "docker": rf"\.docker/config\.json{BACKUP}",
+        "gh": rf"\.config/gh/hosts\.yml{BACKUP}",
+        "gcloud": (
+            r"\.config/gcloud/(application_default_credentials\.json|credentials\.db"
+            rf"|access_tokens\.db|legacy_credentials(/{c}+)+)"
+        ),
+        "codex": r"\.codex/(auth|\.credentials)\.json",
+        "claude": r"\.claude/\.credentials\.json",
+        "gemini": (
+            r"\.gemini/(oauth_creds|mcp-oauth-tokens|a2a-oauth-tokens|google_accounts"
+            r"|gemini-credentials)\.json"
+        ),
+        "copilot": rf"\.copilot/mcp-oauth-config/{c}+",
+        "copilot-hosts": r"\.config/github-copilot/(hosts|apps)\.json",
+        "kimi": rf"\.kimi(-code)?/(credentials(/{c}+)+|mcp-oauth/{c}+|server\.token)",
+        "opencode": r"\.local/share/opencode/(mcp-)?auth\.json",
+        "pi": r"\.pi/agent/auth\.json",
+        "amp": r"\.local/share/amp/secrets\.json",
+        "amp-oauth": rf"\.amp/oauth/{c}+",
+        "terraform": r"\.terraform\.d/credentials\.tfrc\.json",
+        "azure": r"\.azure/(accessTokens\.json|msal_token_cache\.(json|bin))",
+        "gnupg": rf"\.gnupg/(private-keys-v1\.d/{c}+|secring\.gpg)",
     }
 
 
+def ci(kind: str, name: str) -> str:
+    """`name` matched without case where its kind says so, inside a larger pattern."""
+    return f"(?i:{name})" if kind in CI_KINDS else name
+
+
+def located(c: str, stop: str, anywhere: str, home: str, lead: str = "") -> dict[str, str]:
+    """Each kind's name with the folder part it may have: `anywhere` (a path prefix, or
+    nothing) for most kinds, `home` (the home folder) for the home kinds, and `lead` then any
+    folders but node_modules/ and vendor/ for the key stores dependencies ship."""
+    deps = not_words(["node_modules", "vendor"], c, stop)
+    out = {}
+    for kind, name in secret_names(c, stop).items():
+        if kind in HOME_KINDS:
+            out[kind] = home + name
+        elif kind in NODEPS_KINDS:
+            out[kind] = lead + f"({deps}/)*" + name
+        else:
+            out[kind] = anywhere + name
+    return out
+
+
+def any_secret(
+    c: str, stop: str, anywhere: str, home: str, lead: str = "", but: frozenset[str] = frozenset()
+) -> str:
+    """Every kind in one alternation, as `located` places them, the shared folder parts
+    spelled once (the patterns stay small)."""
+    bare = {k: v for k, v in secret_names(c, stop).items() if k not in but}
+    deps = not_words(["node_modules", "vendor"], c, stop)
+    groups = [
+        (anywhere, [ci(k, v) for k, v in bare.items() if k not in HOME_KINDS | NODEPS_KINDS]),
+        (home, [v for k, v in bare.items() if k in HOME_KINDS]),
+        (lead + f"({deps}/)*", [ci(k, v) for k, v in bare.items() if k in NODEPS_KINDS]),
+    ]
+    return alt(*(prefix + alt(*names) for prefix, names in groups if names))
+
+
 def secret_name(c: str, stop: str) -> str:
-    return alt(*secret_names(c, stop).values())
+    """Every kind but the home ones (a folder name alone does not say where it is)."""
+    return alt(*(ci(k, v) for k, v in secret_names(c, stop).items() if k not in HOME_KINDS))
 
 
 def secret_glob(c: str) -> str:
@@ -424,12 +545,31 @@ def key_glob(c: str, stop: str) -> str:
 
 
 WORD_C, WORD_STOP = r"[^/\s]", r"/\s"
-NAMES = secret_names(WORD_C, WORD_STOP)
-# How a secret can sit inside a word: curl's @file and field=@file, dd's if=, wget's
-# --post-file=, git's REV:path and scp's host:path.
-INSIDE = alt(r"@|\S*=@|if=|--(post|body|upload)-file=|[^\s:/]*:", "") + r"(\S*/)?"
+# How a secret can sit inside a word: curl's @file and field=@file, dd's if= and of=, wget's
+# --post-file=, git's REV:path and scp's host:path. A URL (`https://host/.env`) names a remote
+# file, not a local one: the folder part holds no colon, and after `host:` it never starts `//`.
+LEAD = r"(@|\S*=@|[io]f=|--(post|body|upload)-file=)?"
+HOST = r"[^\s:/]*:"
+HOME_DIR = r"(~[^/\s]*|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/"
+ANYWHERE = alt(LEAD + r"([^\s:]*/)?", HOST + r"(/?[^\s:/][^\s:]*/|/)?")
+NAMES = located(WORD_C, WORD_STOP, ANYWHERE, alt(LEAD, HOST) + HOME_DIR, LEAD)
 GLOBS = alt(secret_glob(WORD_C), key_glob(WORD_C, WORD_STOP))
-SECRET_WORD = INSIDE + alt(*NAMES.values(), GLOBS)
+SECRET_WORD = alt(
+    any_secret(WORD_C, WORD_STOP, ANYWHERE, alt(LEAD, HOST) + HOME_DIR, LEAD), ANYWHERE + GLOBS
+)
+# The ssh folder itself, for the tools that search a folder they are given (rg, grep -r).
+SSH_DIR = ANYWHERE + r"\.ssh/?"
+# For the patterns that run on every call of a common tool (grep, rg, git): the names alone, in
+# their case, so that the evaluator tests the names' literals before the regex and a search
+# that names no secret costs nothing (a glob operand is expanded by the analysis when it
+# matches a file of the project).
+_PLAIN = {k: v for k, v in secret_names(WORD_C, WORD_STOP).items()}
+NAMED_WORD = alt(
+    ANYWHERE + alt(*(v for k, v in _PLAIN.items() if k not in HOME_KINDS | NODEPS_KINDS)),
+    alt(LEAD, HOST) + HOME_DIR + alt(*(v for k, v in _PLAIN.items() if k in HOME_KINDS)),
+    LEAD + alt(*(NAMES[k][len(LEAD) :] for k in sorted(NODEPS_KINDS))),
+)
+NAMES_ENV = env_name(WORD_C, WORD_STOP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -500,11 +640,24 @@ NON_READERS = sorted(
 )
 READER = r"^(\S*/)?" + not_words(NON_READERS, WORD_C, WORD_STOP)
 # A secret named right after one of these flags is used, not read: --env-file .env,
-# ssh -i KEY, curl --key KEY --cert CERT.
-USE_FLAGS = ["--env-file", "-i", "--identity-file", "--key", "--cert", "--cacert"]
-BEFORE = rf"{READER}(( \S+)* {not_words(USE_FLAGS)})? {INSIDE}"
-for _kind, _name in NAMES.items():
-    pattern(f"secret-read-{_kind}", rf"{BEFORE}{_name}( |$)")
+# ssh -i KEY, curl --key KEY --cert CERT, kubectl --kubeconfig FILE. And a guard's `explain`
+# describes the command after it without running it: `cc-safety-net explain 'cat .env'` (the
+# words of that one argument come after `explain`); `explain .env` itself still names the file.
+USE_FLAGS = ["--env-file", "-i", "--identity-file", "--key", "--cert", "--cacert", "--kubeconfig"]
+NOT_EXPLAIN = not_words(["explain"])
+BEFORE = rf"{READER}(( {NOT_EXPLAIN})* ({not_words([*USE_FLAGS, 'explain'])}|explain))? "
+# Three patterns, so that the evaluator tests a literal or a set of literals first (the names:
+# `.env`, `id_`, `.kube/config`, …): .env (the most common), the other names in their case, and
+# those matched in any case under `(?i)`.
+pattern("secret-read-env", BEFORE + NAMES["env"] + "( |$)")
+pattern(
+    "secret-read",
+    BEFORE + alt(*(v for k, v in NAMES.items() if k not in CI_KINDS | {"env"})) + "( |$)",
+)
+pattern(
+    "secret-read-keys",
+    "(?i)" + BEFORE + alt(*(v for k, v in NAMES.items() if k in CI_KINDS)) + "( |$)",
+)
 # Globs have no literal to test first, so this one pattern runs on every command: it names the
 # usual readers instead of complementing the harmless ones, to stay small.
 GLOB_READERS = (
@@ -513,25 +666,100 @@ GLOB_READERS = (
     "|source|\\.|vi|vim|nvim|nano|emacs|code|grep|egrep|fgrep|rg|jq|python3?|node|ruby|perl"
 )
 pattern("secret-read-glob", rf"^(\S*/)?({GLOB_READERS})( \S+)* (\S*/)?{GLOBS}( |$)")
-# the first operand is the pattern: a secret named after it is a file searched
-pattern("secret-search", rf"^(\S*/)?[ezf]?grep (\S+ )*[^-\s]\S*( \S+)* {SECRET_WORD}( |$)")
-for _tool in ("rg", "ag", "ack"):
-    pattern(
-        f"secret-search-{_tool}",
-        rf"^(\S*/)?{_tool} (\S+ )*[^-\s]\S*( \S+)* {SECRET_WORD}( |$)",
+
+
+# Search tools: the first operand is the pattern and the rest are files searched, unless a
+# pattern comes from -e/--regexp or a pattern file from -f/--file (then every operand is a
+# file). An option that takes a value takes the next word (`rg -C 3 id_rsa src/`: 3 is the
+# value, id_rsa the pattern); a cluster takes it when its last letter does (`grep -rf .env`).
+def search_option(valued: str, longs: list[str]) -> str:
+    """One option word, or a valued option with its value: a cluster whose last letter is
+    one of `valued` takes the next word, as does an exact `--LONG` of `longs`."""
+    return alt(
+        rf"-[a-zA-Z0-9]*[{valued}] \S+",
+        rf"--({'|'.join(longs)}) \S+",
+        rf"-[a-zA-Z0-9]*[^{valued}\s\-]",
+        "--" + not_words(longs),
+        "--",
     )
+
+
+def not_valued(valued: str, longs: list[str]) -> str:
+    """A word that does not take the next one as its value: an operand, or another option."""
+    return alt(r"[^-\s]\S*", rf"-[a-zA-Z0-9]*[^{valued}\s\-]", "--" + not_words(longs), "--")
+
+
+CONTEXT_LONGS = ["after-context", "before-context", "context", "max-count", "regexp", "file"]
+SEARCHERS = {
+    # GNU grep: -A -B -C -D -d -e -f -m take a value
+    "[ezf]?grep": (
+        "ABCDdefm",
+        [
+            *CONTEXT_LONGS,
+            *("include", "exclude", "exclude-dir", "exclude-from", "label", "binary-files"),
+            *("devices", "directories", "group-separator"),
+        ],
+    ),
+    # ripgrep: -A -B -C -E -e -f -g -j -M -m -r -T -t -d take a value
+    "rg": (
+        "ABCEefgjMmrTtd",
+        [
+            *CONTEXT_LONGS,
+            *("glob", "iglob", "type", "type-not", "type-add", "max-depth", "max-filesize"),
+            *("max-columns", "replace", "threads", "encoding", "engine", "sort", "sortr", "pre"),
+            *("pre-glob", "ignore-file", "color", "colors", "path-separator"),
+        ],
+    ),
+    "ag": ("ABCGgm", ["after", "before", "context", "max-count", "ignore", "file-search-regex"]),
+    "ack": ("ABCm", ["after-context", "before-context", "context", "max-count", "type"]),
+}
+SEARCHED = alt(NAMED_WORD, SSH_DIR)
+for _tool, (_valued, _longs) in SEARCHERS.items():
+    _name = "secret-search" + ("" if _tool.endswith("grep") else f"-{_tool}")
+    _opt = search_option(_valued, _longs)
+    _head = rf"^(\S*/)?{_tool}"
+    # the first operand is the pattern, a secret after it is a file searched
+    pattern(_name, rf"{_head} ({_opt} )*[^-\s]\S*( \S+)* {SEARCHED}( |$)")
+    if _tool in ("[ezf]?grep", "rg"):
+        _prev = not_valued(_valued, _longs)
+        _e = r"(-[a-zA-Z0-9]*[ef] ?\S+|--(regexp|file)[= ]\S+)"
+        # a pattern file is read: -f .env, -rf .env, -f.env, --file=.env
+        pattern(
+            f"{_name}-pattern-file",
+            rf"{_head} (\S+ )*(-[a-zA-Z0-9]*f ?|--file[= ]){NAMED_WORD}( |$)",
+        )
+        # with -e/-f every operand is a file: after the option, or before it
+        pattern(
+            f"{_name}-after-e",
+            rf"{_head} (\S+ )*{_e}(( \S+)* {_prev})? {SEARCHED}( |$)",
+        )
+        pattern(
+            f"{_name}-before-e",
+            rf"{_head} ({_opt} )*{SEARCHED}( \S+)* (-[a-zA-Z0-9]*[ef]|--(regexp|file)[= ])",
+        )
 GIT_READERS = "show|cat-file|diff|difftool|log|whatchanged|blame|annotate|grep|archive|format-patch"
 # plain `git` here, so that "git" is the literal tested first (the readers are alternatives)
 pattern(
     "secret-git",
-    "^git" + GIT[len("^[Gg][Ii][Tt]") :] + f" ({GIT_READERS}) (.* )?{SECRET_WORD}( |$)",
+    "^git" + GIT[len("^[Gg][Ii][Tt]") :] + f" ({GIT_READERS}) (.* )?{NAMED_WORD}( |$)",
+)
+# find -exec runs a reader on what find found: a secret by name, or anything in ~/.ssh. The
+# search tools read the file they are given here ({} is a file, not a pattern).
+FIND_READER = not_words(
+    [w for w in NON_READERS if w not in ("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack")],
+    WORD_C,
+    WORD_STOP,
+)
+FOUND = (
+    r"-(i?name|i?path|i?wholename|i?regex) \S*(\.env|id_|_rsa|_dsa|_ed25519|\.npmrc|credentials"
+    r"|\.(pem|key|p12|pfx|kdbx?|ovpn|keystore|netrc|pgpass|git-credentials|pypirc))\S*"
 )
 pattern(
     "secret-find-exec",
-    r"^find (.* )?-(i?name|i?path|i?wholename|i?regex) \S*(\.env|id_"
-    r"|\.(pem|key|p12|pfx|netrc|pgpass|git-credentials|pypirc))\S*( .*)?"
-    rf" -(exec|execdir|ok|okdir) {READER[1:]}( |$)",
+    rf"^find (.* )?({FOUND}|{SSH_DIR})( .*)? -(exec|execdir|ok|okdir) (\S*/)?{FIND_READER}( |$)",
 )
+# find's -fprint/-fls write their listing into the file they are given
+pattern("secret-find-write", rf"^find (.* )?-(fprint0?|fprintf|fls) {SECRET_WORD}( |$)")
 # A recursive search of the whole project (or the home, or /) for a secret-looking term reads
 # .env with the rest: grep -r walks hidden files, rg only with --hidden / -uu / -.
 SECRET_TERM = (
@@ -563,20 +791,32 @@ pattern(
 )
 # A redirection from or into a secret: `cat < .env`, `exec 3< .env`, `echo X >> .env`
 # (the analysis records a command's file redirections after its words).
-REDIRECT_OP = r"(^| )[0-9]*(<|>|>>|>\||<>|&>|&>>) (\S*/)?"
-pattern("secret-redirect-env", rf"{REDIRECT_OP}{NAMES['env']}( |$)")
+REDIRECT_OP = r"(^| )[0-9]*(<|>|>>|>\||<>|&>|&>>) "
+pattern("secret-redirect-env", rf"{REDIRECT_OP}(\S*/)?{NAMES_ENV}( |$)")
 pattern(
     "secret-redirect-other",
-    REDIRECT_OP + alt(*(v for k, v in NAMES.items() if k != "env")) + "( |$)",
+    REDIRECT_OP
+    + any_secret(WORD_C, WORD_STOP, r"(\S*/)?", HOME_DIR, but=frozenset({"env"}) | CI_KINDS)
+    + "( |$)",
+)
+pattern(
+    "secret-redirect-keys",
+    "(?i)"
+    + REDIRECT_OP
+    + alt(*(v for k, v in located(WORD_C, WORD_STOP, r"(\S*/)?", "").items() if k in CI_KINDS))
+    + "( |$)",
 )
 pattern(
     "mentions-secret",
     r"\.env|\.e[*?\[]|id_(rsa|dsa|ecdsa|ed25519)|\.(pem|key|p12|pfx)\b|\.netrc|\.pgpass"
-    r"|\.git-credentials|\.pypirc|\.aws/credentials",
+    r"|\.git-credentials|\.pypirc|\.aws/credentials|\.npmrc|\.kube/config|\.docker/config"
+    r"|\.ssh/|(?i:\.(kdbx?|ovpn|keystore|jks|pkcs12)\b|_(rsa|ec)?dsa\b|_ed25519\b|_rsa\b)"
+    r"|\.(codex|gemini|kimi[-a-z]*|copilot|amp|azure|gnupg)/|\.claude/\.credentials|CODEX_HOME",
 )
 CODE_STR = "[\"'`]"
 CODE_NAME_C, CODE_NAME_STOP = "[^/\"'`\\s]", "/\"'`\\s"
-CODE_PATH = "([^\"'`\\s]*/)?" + secret_name(CODE_NAME_C, CODE_NAME_STOP)
+CODE_HOME = "(~[^/\"'`\\s]*|/home/[^/\"'`\\s]+|/Users/[^/\"'`\\s]+|/root)/"
+CODE_PATH = any_secret(CODE_NAME_C, CODE_NAME_STOP, "([^\"'`\\s]*/)?", CODE_HOME)
 READ_CALL = alt(
     "open",
     "read_text",
@@ -598,6 +838,8 @@ READ_CALL = alt(
     "writeFile",
     "appendFileSync",
     "appendFile",
+    r"Bun\.file",
+    r"Deno\.readTextFile(Sync)?",
     r"File\.(read|open|readlines|foreach|write|binread)",
     r"IO\.(read|readlines)",
     "fopen",
@@ -605,15 +847,42 @@ READ_CALL = alt(
     "file_put_contents",
     "readfile",
 )
-pattern("secret-in-code", rf"\b{READ_CALL}[ \t]*\([^)]*{CODE_STR}{CODE_PATH}{CODE_STR}")
+SECRET_STR = f"{CODE_STR}{CODE_PATH}{CODE_STR}"
+pattern(
+    "secret-in-code",
+    # the name in the call, or held by a variable the code then opens (`p = ".env"; open(p)`),
+    # or awk's `getline < ".env"`; and a name decoded from base64 then opened by a variable
+    # (`p = b64decode('LmVudg=='); open(p)`): a file name nobody hides without a reason
+    rf"\b{READ_CALL}[ \t]*\([^)]*{SECRET_STR}|[=:][ \t]*{SECRET_STR}.*\b{READ_CALL}[ \t]*\("
+    rf"|\bgetline\b[^<]*<[ \t]*{SECRET_STR}"
+    rf"|(b64decode|decode64|Buffer\.from\([^)]*base64|\batob)\b.*\b{READ_CALL}[ \t]*\("
+    r"[ \t]*[A-Za-z_$][\w$]*[ \t]*[,)]",
+)
 PATH_C, PATH_STOP = "[^/]", "/"
-pattern("secret-path", f"^(.*/)?{secret_name(PATH_C, PATH_STOP)}$")
+PATH_HOME = "(~[^/]*|/home/[^/]+|/Users/[^/]+|/root)/"
+# as for the shell: the names in their case, and those in any case under `(?i)`, so that each
+# pattern has a set of literals the evaluator tests first
+PATH_NAMES = located(PATH_C, PATH_STOP, "(.*/)?", PATH_HOME)
+pattern("secret-path", "^" + alt(*(v for k, v in PATH_NAMES.items() if k not in CI_KINDS)) + "$")
+pattern(
+    "secret-path-keys", "(?i)^" + alt(*(v for k, v in PATH_NAMES.items() if k in CI_KINDS)) + "$"
+)
 GLOB_C, GLOB_STOP = r"[^/{},\s]", r"/{},\s"
+GLOB_NAMES = secret_names(GLOB_C, GLOB_STOP)
+GLOB_START, GLOB_END = "(^|[/{,])", "([/},]|$)"
 pattern(
     "secret-glob",
-    "(^|[/{,])"
-    + alt(secret_name(GLOB_C, GLOB_STOP), secret_glob(GLOB_C), key_glob(GLOB_C, GLOB_STOP))
-    + "([/},]|$)",
+    GLOB_START + alt(secret_glob(GLOB_C), key_glob(GLOB_C, GLOB_STOP)) + GLOB_END,
+)
+pattern(
+    "secret-glob-names",
+    GLOB_START
+    + alt(*(v for k, v in GLOB_NAMES.items() if k not in CI_KINDS | HOME_KINDS))
+    + GLOB_END,
+)
+pattern(
+    "secret-glob-keys",
+    "(?i)" + GLOB_START + alt(*(v for k, v in GLOB_NAMES.items() if k in CI_KINDS)) + GLOB_END,
 )
 
 # ---------------------------------------------------------------------------------------------

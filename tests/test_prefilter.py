@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.policy.prefilter import SEPARATOR, any_literal, required_literal
+from agentstyle.policy.prefilter import SEPARATOR, Prefilter, any_literal, required_literal
 
 CASES = {
     r"^git push .*(--force|-f)": "git push ",
@@ -146,3 +146,14 @@ def test_a_required_literal_and_a_set_are_both_tested(tmp_path: Path) -> None:
         "git checkout main": None,
         "echo .style": None,
     }
+
+
+def test_besides_the_required_literal_the_set_is_another() -> None:
+    # `grep ` is required, but every grep call holds it: the set of names is the second test
+    pattern = r"^grep (\S+ )*(\S*/)?(\.env|id_rsa|\.npmrc)( |$)"
+    assert required_literal(pattern) == Prefilter("grep ", False)
+    assert any_literal(pattern) == Prefilter("grep ", False)
+    got = any_literal(pattern, besides="grep ")
+    assert got is not None and sorted(got.literal.split(SEPARATOR)) == [".env", ".npmrc", "id_rsa"]
+    # with no other set, the required one stays the answer
+    assert any_literal(r"^grep \S+$", besides="grep ") == Prefilter("grep ", False)

@@ -155,7 +155,7 @@ def lower_condition(
             # a required literal, also such a set when it is another test (`git` and then
             # one of the protected names): both are tested before the regex is
             single = required_literal(regex) if regex else None
-            group = any_literal(regex) if regex else None
+            group = any_literal(regex, single.literal if single else None) if regex else None
             pre = single or group
             second = (
                 group

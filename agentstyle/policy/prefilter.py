@@ -144,9 +144,11 @@ COMMON_WORDS = frozenset(
 )
 
 
-def any_literal(pattern: str) -> Prefilter | None:
+def any_literal(pattern: str, besides: str | None = None) -> Prefilter | None:
     """Literals one of which every match of `pattern` must contain, for a pattern with no
     single required literal: `(\\S*/)?\\.claude|(\\S*/)?\\.style` needs `.claude` or `.style`.
+    With `besides` (the required literal, tested anyway), another set is chosen where there
+    is one: `^grep .* (\\.env|id_rsa)` gives `.env` or `id_rsa`, not `grep ` again.
 
     The pattern is read with Python's parser (the RE2 subset STYLE accepts reads the same);
     a sequence needs what any one of its parts needs, an alternation the union of what each
@@ -162,7 +164,7 @@ def any_literal(pattern: str) -> Prefilter | None:
     except (re.error, RecursionError, OverflowError):
         return None
     try:
-        found = _needs(list(tree))
+        found = _needs(list(tree), besides)
     except RecursionError:
         return None
     if not found or len(found) > MAX_LITERALS:
@@ -180,8 +182,9 @@ def _parser() -> Any:
     return importlib.import_module("re._parser")
 
 
-def _needs(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
-    """What a sequence of parsed items needs (None: nothing known)."""
+def _needs(items: list[tuple[Any, Any]], besides: str | None = None) -> frozenset[str] | None:
+    """What a sequence of parsed items needs (None: nothing known); at the top, a set other
+    than the one literal run holding `besides` when there is another."""
     c = _parser()
 
     candidates: list[frozenset[str]] = []
@@ -215,6 +218,9 @@ def _needs(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
         if need is not None and need and len(need) <= MAX_LITERALS:
             candidates.append(need)
     close()
+    if besides is not None:
+        others = [c for c in candidates if not (len(c) == 1 and besides in next(iter(c)))]
+        candidates = others or candidates
     if not candidates:
         return None
     # The most selective: no common word, then its shortest literal longest, then the fewest
