@@ -1398,6 +1398,181 @@ pattern(
 
 
 # ---------------------------------------------------------------------------------------------
+# guard-containers, guard-kubernetes, guard-infrastructure
+
+# A tool's global options before its subcommand, each maybe with a separate value
+# (`--context prod`, `-H ssh://host`, `-chdir=infra`): the subcommand stays the literal.
+GLOBAL_OPTS = r"( -\S+( [^-\s]\S*)?)*"
+HELP = ["--help", "-h"]
+NOT_HELP = not_words(HELP)
+
+
+def after(head: str, safe: list[str]) -> str:
+    """`head` then words none of which is in `safe` (a help or dry-run flag) to the end."""
+    return rf"{head}( {not_words(safe)})*$"
+
+
+def with_word(head: str, trigger: str, safe: list[str]) -> str:
+    """`head`, then some word matching `trigger` among words none of which is in `safe`."""
+    w = not_words(safe)
+    return rf"{head}( {w})* {trigger}( {w})*$"
+
+
+ENGINE = rf"^(docker|podman|nerdctl){GLOBAL_OPTS}"
+pattern(
+    "containers-prune", after(rf"{ENGINE} (system|volume|container|image|network|pod) prune", HELP)
+)
+pattern("containers-volume-rm", after(rf"{ENGINE} volume (rm|remove)", HELP))
+pattern("containers-reset", after(rf"^podman{GLOBAL_OPTS} system reset", HELP))
+# compose takes --dry-run among its own options (`docker compose --dry-run down -v`)
+COMPOSE_SAFE = ["--dry-run", "--help", "-h"]
+COMPOSE_OPTS = rf"( -{not_words(['-dry-run', '-help', 'h'])}( [^-\s]\S*)?)*"
+COMPOSE = (
+    rf"^(docker{GLOBAL_OPTS} compose|docker-compose|podman{GLOBAL_OPTS} compose|podman-compose"
+    rf"|nerdctl{GLOBAL_OPTS} compose){COMPOSE_OPTS}"
+)
+pattern(
+    "compose-down-volumes",
+    with_word(
+        f"{COMPOSE} down", r"(-[a-zA-Z]*v[a-zA-Z]*|--volumes(=true)?|--rmi(=| )all)", COMPOSE_SAFE
+    ),
+)
+pattern(
+    "compose-rm-volumes",
+    with_word(f"{COMPOSE} rm", r"(-[a-zA-Z]*v[a-zA-Z]*|--volumes(=true)?)", COMPOSE_SAFE),
+)
+CONTAINER_VERB = r"(container |image |pod )?(rm|rmi|kill|stop)"
+ENGINE_NAME = r"(sudo )?(docker|podman|nerdctl)"
+pattern(
+    "containers-every",
+    rf"{ENGINE} {CONTAINER_VERB} (.* )?(\$\(|`){ENGINE_NAME} ",
+)
+pattern(
+    "containers-stdin",
+    rf"{ENGINE} {CONTAINER_VERB}( -{not_words(['-help', 'h'])})*( {BRACED})?$",
+)
+pattern(
+    "containers-all-flag",
+    rf"^(podman|nerdctl){GLOBAL_OPTS} {CONTAINER_VERB} (.* )?(-[a-zA-Z]*a[a-zA-Z]*|--all)( |$)",
+)
+pattern(
+    "mentions-containers",
+    r"\b(prune|volume\s+(rm|remove)|system\s+reset)\b|\bdown\b[^\n]*(\s-[a-z]*v|--volumes|--rmi)"
+    r"|\b(rm|kill|stop)\b[^\n]*(\$\(|`)\s*(docker|podman|nerdctl)\s",
+)
+
+KUBE = rf"^(kubectl|oc|kubecolor|microk8s kubectl|k3s kubectl){GLOBAL_OPTS}"
+KUBE_SAFE = ["--dry-run", "--dry-run=client", "--dry-run=server", "--help", "-h"]
+# kinds whose deletion loses data or takes many things with it; a pod, a job, a service or a
+# config map by name is routine (recreated from its manifest or controller)
+KIND = alt(
+    "ns",
+    "namespaces?",
+    "projects?",
+    "all",
+    "deploy",
+    "deployments?",
+    "sts",
+    "statefulsets?",
+    "ds",
+    "daemonsets?",
+    "cj",
+    "cronjobs?",
+    "pvc",
+    "persistentvolumeclaims?",
+    "pv",
+    "persistentvolumes?",
+    "secrets?",
+    "crds?",
+    "customresourcedefinitions?",
+    "no",
+    "nodes?",
+    "sc",
+    "storageclass(es)?",
+)
+KIND_WORD = rf"(\S*,)?{KIND}(\.[a-z0-9.]*)?(,\S*)?(/\S*)?"
+KUBE_WIDE = (
+    r"(-[AfkR]\S*|--filename(=\S*)?|--kustomize(=\S*)?|--recursive(=true)?|--all(=true)?"
+    r"|--all-namespaces(=true)?|--raw(=\S*)?|--force(=true)?)"
+)
+pattern("kubectl-delete", with_word(f"{KUBE} delete", alt(KIND_WORD, KUBE_WIDE), KUBE_SAFE))
+pattern(
+    "kubectl-delete-stdin",
+    rf"{KUBE} delete( -{not_words([s[1:] for s in KUBE_SAFE])})*$",
+)
+pattern("kubectl-drain", after(f"{KUBE} drain", KUBE_SAFE))
+pattern("kubectl-scale-zero", with_word(f"{KUBE} scale", r"--replicas(=| )0", KUBE_SAFE))
+pattern("kubectl-replace-force", with_word(f"{KUBE} replace", r"--force(=true)?", KUBE_SAFE))
+pattern("kubectl-apply-prune", with_word(f"{KUBE} apply", r"--prune(=true)?", KUBE_SAFE))
+pattern("kubectl-taint-noexecute", rf"{KUBE} taint (.* )?\S*:NoExecute( |$)")
+HELM_SAFE = ["--dry-run", "--dry-run=client", "--dry-run=server", "--help", "-h"]
+pattern("helm-uninstall", after(rf"^helm{GLOBAL_OPTS} (uninstall|delete|del|un)", HELM_SAFE))
+pattern("helmfile-destroy", after(rf"^helmfile{GLOBAL_OPTS} (destroy|delete)", HELM_SAFE))
+pattern("cluster-delete", after(rf"^(minikube|k3d cluster){GLOBAL_OPTS} delete", HELP))
+pattern("cluster-delete-named", after(rf"^(kind|eksctl){GLOBAL_OPTS} delete clusters?", HELP))
+pattern(
+    "mentions-kubernetes",
+    r"\b(kubectl|oc|helm|helmfile)\b[^\n]*"
+    r"\b(delete|drain|uninstall|destroy|--replicas[= ]0|--prune|NoExecute)\b"
+    r"|\b(minikube|kind|k3d|eksctl)\b[^\n]*\bdelete\b",
+)
+
+TF = rf"^(terraform|tofu|terragrunt|atmos (terraform|tf)){GLOBAL_OPTS}"
+TF_RUN = r"( run-all| run( -\S+)*( --)?)?"  # terragrunt's run-all / run --all [--] COMMAND
+TF_HELP = ["-help", "--help", "-h"]
+pattern("terraform-destroy", after(f"{TF}{TF_RUN} (destroy|destroy-all)", TF_HELP))
+pattern("terraform-apply-destroy", with_word(f"{TF}{TF_RUN} apply", r"--?destroy(=true)?", TF_HELP))
+pattern(
+    "terraform-auto-approve",
+    with_word(f"{TF}{TF_RUN} (apply|deploy)", r"--?auto-approve(=true)?", TF_HELP),
+)
+pattern("atmos-deploy", after(rf"^atmos (terraform|tf){GLOBAL_OPTS} deploy", TF_HELP))
+pattern(
+    "terragrunt-non-interactive",
+    r"^terragrunt (.* )?apply( .*)? --(terragrunt-)?non-interactive(=true)?( |$)"
+    r"|^terragrunt (.* )?--(terragrunt-)?non-interactive(=true)? (.* )?apply( |$)",
+)
+TF_STATE_SAFE = ["-dry-run", "--dry-run", *TF_HELP]
+pattern("terraform-state-rm", after(f"{TF} state (rm|remove)", TF_STATE_SAFE))
+pattern("terraform-workspace-delete", after(f"{TF} workspace delete", TF_HELP))
+pattern("terraform-apply", r"^(terraform|tofu|terragrunt)( \S+)* apply( |$)")
+# an approval the command supplies itself: TF_CLI_ARGS[_apply] holding -auto-approve, or a
+# `yes` piped in (the assignment and the pipe's left side are elements of their own)
+pattern(
+    "approval-supplied",
+    r"^(TF_CLI_ARGS(_apply)?=(.* )?--?auto-approve(=true)?"
+    r"|yes|(echo|printf)( -\S+)* (yes|y)(\\n)?)( |$)",
+)
+PULUMI = rf"^pulumi{GLOBAL_OPTS}"
+pattern(
+    "pulumi-destroy",
+    after(f"{PULUMI} (destroy|down)", [*HELP, "--preview-only", "--preview-only=true"]),
+)
+pattern(
+    "pulumi-up-yes",
+    with_word(f"{PULUMI} (up|update)", r"(--yes(=true)?|-[a-zA-Z]*y[a-zA-Z]*)", HELP),
+)
+pattern("pulumi-stack-rm", after(f"{PULUMI} stack (rm|remove)", HELP))
+pattern("pulumi-state-delete", after(f"{PULUMI} state (delete|rm)", HELP))
+pattern("cdk-destroy", after(rf"^(cdk|cdktf){GLOBAL_OPTS} destroy", HELP))
+pattern(
+    "cdk-deploy-unapproved",
+    with_word(rf"^cdk{GLOBAL_OPTS} deploy", r"--require-approval(=| )never", HELP),
+)
+pattern(
+    "cdktf-auto-approve",
+    with_word(rf"^cdktf{GLOBAL_OPTS} (deploy|apply)", r"--auto-approve(=true)?", HELP),
+)
+pattern("serverless-remove", after(rf"^(serverless|sls){GLOBAL_OPTS} remove", HELP))
+pattern("sam-delete", after(rf"^sam{GLOBAL_OPTS} delete", HELP))
+pattern(
+    "mentions-infrastructure",
+    r"\b(destroy|auto-approve|destroy-all)\b|\bstate\s+(rm|remove|delete)\b|\bworkspace\s+delete\b"
+    r"|\bstack\s+(rm|remove)\b|--require-approval[= ]never|\b(serverless|sls)\b[^\n]*\bremove\b"
+    r"|\bsam\b[^\n]*\bdelete\b|TF_CLI_ARGS",
+)
+
+# ---------------------------------------------------------------------------------------------
 # The marked lines of the packages.
 
 
