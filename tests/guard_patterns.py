@@ -807,7 +807,7 @@ DROP_API = alt(
     r"|dropAllTables|dropTable|dropTableIfExists)\s*[(\s]",
     r"\.(?i:flushall|flushdb)\(",
     r"\.(delete_many|deleteMany|remove)\(\s*\{\s*\}\s*\)|\.deleteMany\(\s*\)|\.drop\(\s*\)",
-    r"\.objects\.all\(\)\.delete\(\)|\.query\([^()]*\)\.delete\(\)",
+    r"\b[A-Z]\w*\.objects\.all\(\)\.delete\(\)|\.query\([^()]*\)\.delete\(\)",
     r"\b[A-Z]\w*\.(delete_all|destroy_all)\b",
     r"\.sync\(\s*\{\s*force\s*:\s*true|\btruncate\s*:\s*true",
 )
