@@ -775,7 +775,8 @@ pattern(
 )
 pattern(
     "js-migrate-reset",
-    r"^(\S*/)?(prisma (.* )?(migrate reset|db push (.* )?(--force-reset|--accept-data-loss))"
+    # `yarn prisma …`, `pnpm knex …`, `bun x …` run the project's bin (npx is unwrapped)
+    r"^(\S*/)?((yarn|pnpm|bun)( run| exec| x)? )?(prisma (.* )?(migrate reset|db push (.* )?(--force-reset|--accept-data-loss))"
     r"|knex (.* )?migrate:rollback (.* )?--all|sequelize(-cli)? (.* )?db:(drop|migrate:undo:all)"
     rf"|typeorm\S* (.* )?schema:drop)( {NOT_HELP})*$",
 )
