@@ -776,7 +776,8 @@ pattern(
 pattern(
     "js-migrate-reset",
     # `yarn prisma …`, `pnpm knex …`, `bun x …` run the project's bin (npx is unwrapped)
-    r"^(\S*/)?((yarn|pnpm|bun)( run| exec| x)? )?(prisma (.* )?(migrate reset|db push (.* )?(--force-reset|--accept-data-loss))"
+    r"^(\S*/)?((yarn|pnpm|bun)( run| exec| x)? )?"
+    r"(prisma (.* )?(migrate reset|db push (.* )?(--force-reset|--accept-data-loss))"
     r"|knex (.* )?migrate:rollback (.* )?--all|sequelize(-cli)? (.* )?db:(drop|migrate:undo:all)"
     rf"|typeorm\S* (.* )?schema:drop)( {NOT_HELP})*$",
 )
