@@ -721,7 +721,7 @@ SQL_DELETE_ALL = alt(
 )
 SQL_CLIENTS_READ = r"^(psql|mysql|mariadb|sqlite3|duckdb)( |$)"  # shell.code holds their SQL
 SQL_CLIENTS_OTHER = (
-    r"^(\S*/)?(pgcli|mycli|litecli|usql|ysqlsh|cockroach( .*)? sql|clickhouse-client"
+    r"^(\S*/)?(pgcli|mycli|mysqlsh|litecli|sqlite|usql|ysqlsh|cockroach( .*)? sql|clickhouse-client"
     r"|clickhouse( client| local)?|chdb|cqlsh|sqlcmd|snowsql|trino|presto|spark-sql|beeline"
     r"|hive|impala-shell|vsql|isql|bq( .*)? query|wrangler( .*)? d1 execute|turso( .*)? db shell)"
 )
