@@ -299,7 +299,6 @@ pattern(
     "mentions-destructive",
     r"\brm\b[^\n]*-[a-zA-Z]*[rR]|--recursive|\bfind\b[^\n]*-(delete|exec)"
     r"|\bgit\b[^\n]*\b(reset|clean|push|checkout|restore|switch|stash|branch|worktree)\b"
-    r"|(?i:drop\s+(table|database|schema)|truncate\s|dropdb|flushall|flushdb)"
     r"|rmtree|rmSync|rm_rf|remove_tree|remove_dir_all",
 )
 
@@ -1570,6 +1569,143 @@ pattern(
     r"\b(destroy|auto-approve|destroy-all)\b|\bstate\s+(rm|remove|delete)\b|\bworkspace\s+delete\b"
     r"|\bstack\s+(rm|remove)\b|--require-approval[= ]never|\b(serverless|sls)\b[^\n]*\bremove\b"
     r"|\bsam\b[^\n]*\bdelete\b|TF_CLI_ARGS",
+)
+
+# ---------------------------------------------------------------------------------------------
+# guard-databases
+
+# What a client is about to run, read from the start of its SQL (shell.code) or of the
+# command (shell.commands): a statement keyword counts only outside a '…' string literal.
+# Servers disagree on whether a backslash escapes a quote (MySQL yes, PostgreSQL no), so a
+# keyword counts when it is outside a literal under either reading; `EXECUTE 'DROP …'` and
+# `EXECUTE format('DROP …')` run their literal, so a literal after EXECUTE is read as SQL.
+SQL_OUTSIDE = alt(r"([^']|'[^']*')*", r"([^']|'([^'\\]|\\.)*')*")
+SQL_EXECUTE = opt(r"\bexec(ute)?(\s+immediate)?\s*\(?\s*(format\s*\(\s*)?[eE]?'\s*")
+SQL_PREFIX = SQL_OUTSIDE + SQL_EXECUTE
+# Objects whose DROP loses rows or what holds them (a role drops its grants and what it
+# owns); a view, index, function or sequence is a definition a migration recreates.
+SQL_DROP = r"\bdrop\s+(table|database|schema|keyspace|user|role|owned)\b"
+SQL_DROP_CASCADE = r"\bdrop\s+[a-z]+(\s+[a-z]+)?\s+[^;]*\bcascade\b"
+SQL_TRUNCATE = r"\btruncate\s+[a-z_\"`\[]"
+
+
+def avoiding(word: str, extra: str = "") -> str:
+    """Text (none of the characters in `extra`) that does not contain `word`: a loop over
+    the automaton that spots `word`, for a word no proper prefix of which is also a suffix
+    and whose first letter does not come back (`where`)."""
+    first = word[0]
+    assert first not in word[1:], word
+    back = alt(*[word[1:i] + first for i in range(1, len(word))])  # back to "seen the 1st"
+    out = alt(*[word[1:i] + f"[^{word[i]}{first}{extra}]" for i in range(1, len(word))])
+    loop = alt(f"[^{first}{extra}]", f"{first}{back}*{out}")
+    tail = opt(first + back + "*" + opt(alt(*[word[1:i] for i in range(2, len(word))])))
+    return f"{loop}*{tail}"
+
+
+# DELETE FROM t with no WHERE before the statement ends (`;` or the end), or WHERE true.
+SQL_DELETE_ALL = alt(
+    r"\bdelete\s+from\s+[^;\s]+" + avoiding("where", ";") + "(;|$)",
+    r"\bdelete\s+from\s+[^;\s]+[^;]*\bwhere\s+(1\s*=\s*1|true)\s*(;|$)",
+)
+SQL_CLIENTS_READ = r"^(psql|mysql|mariadb|sqlite3|duckdb)( |$)"  # shell.code holds their SQL
+SQL_CLIENTS_OTHER = (
+    r"^(\S*/)?(pgcli|mycli|mysqlsh|litecli|sqlite|usql|ysqlsh|cockroach( .*)? sql|clickhouse-client"
+    r"|clickhouse( client| local)?|chdb|cqlsh|sqlcmd|snowsql|trino|presto|spark-sql|beeline"
+    r"|hive|impala-shell|vsql|isql|bq( .*)? query|wrangler( .*)? d1 execute|turso( .*)? db shell)"
+)
+pattern("sql-code-drop", f"(?i)^{SQL_PREFIX}{SQL_DROP}")
+pattern("sql-code-drop-cascade", f"(?i)^{SQL_PREFIX}{SQL_DROP_CASCADE}")
+pattern("sql-code-truncate", f"(?i)^{SQL_PREFIX}{SQL_TRUNCATE}")
+pattern("sql-code-delete-all", f"(?i)^{SQL_PREFIX}{SQL_DELETE_ALL}")
+pattern("sql-clients-read", SQL_CLIENTS_READ)
+pattern("sql-other-drop", f"(?i){SQL_CLIENTS_OTHER} {SQL_PREFIX}{SQL_DROP}")
+pattern("sql-other-drop-cascade", f"(?i){SQL_CLIENTS_OTHER} {SQL_PREFIX}{SQL_DROP_CASCADE}")
+pattern("sql-other-truncate", f"(?i){SQL_CLIENTS_OTHER} {SQL_PREFIX}{SQL_TRUNCATE}")
+pattern("sql-other-delete-all", f"(?i){SQL_CLIENTS_OTHER} {SQL_PREFIX}{SQL_DELETE_ALL}")
+pattern("sql-other-client", SQL_CLIENTS_OTHER + "( |$)")
+# Their stdin is not analysed: the raw text, when it feeds a heredoc, herestring or pipe.
+pattern(
+    "sql-other-stdin-drop",
+    r"(?i)\b(drop\s+(table|database|schema|keyspace)\b|truncate\s+[a-z_\"`\[])",
+)
+
+NOT_HELP = not_words(["--help", "-h"])
+OPERAND_NOT_OPTION = r"(.* )?[^-\s]\S*( |$)"  # a database named: `dropdb --help` is not one
+pattern("dropdb", rf"^dropdb {OPERAND_NOT_OPTION}")
+pattern("dropuser", rf"^dropuser {OPERAND_NOT_OPTION}")
+pattern("pg-dropcluster", rf"^pg_dropcluster {OPERAND_NOT_OPTION}")
+pattern("mysqladmin-drop", r"^mysqladmin (.* )?drop( |$)")
+pattern("mongorestore-drop", r"^mongorestore (.* )?--drop( |$)")
+PG_CLEAN = r"(-c|-cC|-Cc|--clean)"
+PG_DB = r"(-d\S*|--dbname\S*)"
+pattern(
+    "pg-restore-clean",
+    rf"^pg_restore (.* )?({PG_CLEAN} (.* )?{PG_DB}|{PG_DB} (.* )?{PG_CLEAN})( |$)",
+)
+pattern("mongo-client", r"^(\S*/)?mongo(sh)?( |$)")
+pattern(
+    "mongo-drop",
+    r"dropDatabase\(|dropCollection\(|\.drop\(\s*\)|\.(deleteMany|remove)\(\s*(\{\s*\})?\s*\)",
+)
+pattern("redis-client", r"^(\S*/)?(redis|valkey|keydb)-cli( |$)")
+pattern("redis-flush", r"(?i)\bflush(all|db)\b")
+
+# Framework tasks that drop, wipe or recreate a database (their own docs say so).
+pattern(
+    "rails-db-drop",
+    r"^(\S*/)?(rails|rake) (.* )?db:(drop|reset|purge|truncate_all|schema:load|structure:load"
+    rf"|migrate:reset|seed:replant)(:\S+)?( {NOT_HELP})*$",
+)
+pattern(
+    "django-flush",
+    r"^((\S*/)?python[0-9.]* (-m django|(\S*/)?manage\.py)|(\S*/)?manage\.py|(\S*/)?django-admin)"
+    rf" (.* )?(flush|reset_db|migrate \S+ zero)( {NOT_HELP})*$",
+)
+pattern(
+    "js-migrate-reset",
+    # `yarn prisma …`, `pnpm knex …`, `bun x …` run the project's bin (npx is unwrapped)
+    r"^(\S*/)?((yarn|pnpm|bun)( run| exec| x)? )?"
+    r"(prisma (.* )?(migrate reset|db push (.* )?(--force-reset|--accept-data-loss))"
+    r"|knex (.* )?migrate:rollback (.* )?--all|sequelize(-cli)? (.* )?db:(drop|migrate:undo:all)"
+    rf"|typeorm\S* (.* )?schema:drop)( {NOT_HELP})*$",
+)
+pattern(
+    "other-migrate-reset",
+    r"^(\S*/)?(php (\S*/)?artisan (.* )?(migrate:fresh|migrate:reset|migrate:refresh|db:wipe)"
+    r"|php (\S*/)?(bin/)?console (.* )?doctrine:(database|schema):drop (.* )?(--force|-f)"
+    r"|(alembic|flask db) (.* )?downgrade base"
+    r"|mix (ecto\.drop|ecto\.reset|ecto\.rollback (.* )?--all)"
+    r"|supabase (.* )?db reset|dotnet ef (.* )?database (drop|update 0)|flyway (.* )?clean"
+    rf"|liquibase (.* )?(drop-all|dropAll)|goose (.* )?reset|dbmate (.* )?drop)( {NOT_HELP})*$",
+)
+# Interpreter code (shell.code) that runs a drop: a SQL string handed to a driver (also through
+# SQLAlchemy text(), Prisma $executeRaw, Ruby's paren-less calls), or an API that drops or
+# empties: a table (drop_all, dropTable, drop_table), a database or collection (pymongo,
+# mongoose), every key (flushall), every row (deleteMany({}), objects.all().delete(),
+# query(M).delete(), Model.delete_all, sync({force: true}), truncate: true).
+DRIVER_CALL = (
+    r"\.\$?(execute|executescript|executemany|exec|query|run|raw|sql|unsafe|prepare"
+    r"|executeRaw|executeRawUnsafe|queryRaw|queryRawUnsafe)\s*\(?\s*((sa\.|sqlalchemy\.)?text\(\s*)?"
+    r"[rbuf]?[\"'`]\s*"
+)
+SQL_IN_STRING = (
+    r"(?i:drop\s+(table|database|schema)\b|truncate\s+[a-z_\"`]"
+    r"|delete\s+from\s+[\w.\"`]+\s*;?\s*[\"'`]\s*[,)])"
+)
+DROP_API = alt(
+    r"\b(drop_all|drop_database|drop_collection|drop_table|dropDatabase|dropCollection"
+    r"|dropAllTables|dropTable|dropTableIfExists)\s*[(\s]",
+    r"\.(?i:flushall|flushdb)\(",
+    r"\.(delete_many|deleteMany|remove)\(\s*\{\s*\}\s*\)|\.deleteMany\(\s*\)|\.drop\(\s*\)",
+    r"\b[A-Z]\w*\.objects\.all\(\)\.delete\(\)|\.query\([^()]*\)\.delete\(\)",
+    r"\b[A-Z]\w*\.(delete_all|destroy_all)\b",
+    r"\.sync\(\s*\{\s*force\s*:\s*true|\btruncate\s*:\s*true",
+)
+pattern("drop-in-code", DRIVER_CALL + SQL_IN_STRING + "|" + DROP_API)
+pattern(
+    "mentions-database",
+    r"(?i)drop\s+(table|database|schema)|truncate\s|\bdelete\s+from\b|dropdb|flushall|flushdb"
+    r"|dropDatabase|db:drop|migrate reset",
 )
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = REPO / "agentstyle" / "library"
 LIBRARY = (
     "guard-destructive",
+    "guard-databases",
     "guard-secrets",
     "guard-git-identity",
     "guard-one-way-doors",

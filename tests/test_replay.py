@@ -553,7 +553,6 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-destructive/rm-run-time-targets",
         "guard-destructive/git-discard-changes",
         "guard-destructive/git-alias-destructive",
-        "guard-destructive/database-drop",
         "guard-secrets/secret-in-code",
         "guard-git-identity/forbidden-identity-file",
         "guard-destructive/dynamic-code",
