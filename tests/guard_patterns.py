@@ -370,13 +370,16 @@ def not_prefixed(words: Iterable[str], char: str = r"\S", stop: str = r"\s") -> 
 SAFE_DEVICES = [
     "null", "zero", "full", "random", "urandom", "tty", "stdin", "stdout", "stderr", "fd/",
     "pts/", "shm/", "console", "ptmx", "tcp/", "udp/", "kmsg", "log", "cu.", "mqueue/",
+    "serial/",
 ]  # fmt: skip
 DEVICE = "/dev/" + not_prefixed(SAFE_DEVICES)
 WRITE_OP = r"(^| )[0-9]*(>|>>|>\||<>|&>|&>>) "  # a redirection that writes the word after it
 pattern("dd-device", rf"^(dd|dcfldd|dc3dd) (.* )?of={DEVICE}( |$)")
 pattern("redirect-device", rf"{WRITE_OP}{DEVICE}( |$)")
 pattern("tee-device", rf"^tee (.* )?{DEVICE}( |$)")
-pattern("copy-to-device", rf"^(cp|ddrescue|install|mv|pv|rsync) (.* )?\S+ {DEVICE}$")
+pattern("copy-to-device", rf"^(cp|install|mv|pv|rsync) (.* )?\S+ {DEVICE}$")
+# ddrescue IN OUT [MAPFILE]: the device after the input path is the one written.
+pattern("ddrescue-device", rf"^ddrescue (.* )?\S*[/.]\S* {DEVICE}( \S+)?$")
 
 # Formatting, wiping, discarding and repartitioning: the tool is named, the operand a device
 # (an image file in the project is how images are built, so it passes).
@@ -508,7 +511,8 @@ NOT_APPEND = not_words(["-a", "-ai", "-ia"] + ["--" + "append"[:n] for n in rang
 pattern("system-file-tee", rf"^tee( {NOT_APPEND})* {SYSTEM_FILES}( {NOT_APPEND})*$")
 
 # Signals to init (PID 1) or to every process (-1): any signal but 0 (which only checks).
-NONZERO_SIGNAL = r"([1-9][0-9]*|[A-KM-Za-km-z][A-Za-z0-9+-]*)"
+# A signal name has two letters or more (HUP, KILL, SIGTERM); -s, -n, -l, -L are options.
+NONZERO_SIGNAL = r"([1-9][0-9]*|[A-Za-z][A-Za-z0-9+-]+)"
 SIGSPEC = alt(rf"(-s|-n|--signal|--sig|--si)[ =]?{NONZERO_SIGNAL}", f"-{NONZERO_SIGNAL}")
 pattern("kill-init-or-all", rf"^kill( ({SIGSPEC}|--|[^-\s]\S*)( \S+)*)? -?1( |$)")
 # pkill / killall given a user and no process pattern: every process of that user, the session.
@@ -524,6 +528,12 @@ SESSION_PROCESSES = (
 )
 pattern("pkill-system", rf"^(pkill|killall)({PKILL_OPT})* ({SESSION_PROCESSES})( |$)")
 pattern("killall5", r"^killall5( |$)")
+# The same from interpreter code: os.kill(-1, sig), process.kill(1), Process.kill(sig, -1).
+pattern(
+    "kill-in-code",
+    r"(os\.kill|process\.kill|posix_kill)[ \t]*\([ \t]*-?1[ \t]*(\)|,[ \t]*[1-9A-Za-z])"
+    r"|Process\.kill[ \t]*\([^,()]*,[ \t]*-?1[ \t]*\)",
+)
 pattern(
     "session-terminate",
     r"^loginctl (.* )?(terminate-(user|session|seat)|kill-(user|session))( |$)",
