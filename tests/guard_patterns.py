@@ -514,7 +514,9 @@ pattern("system-file-tee", rf"^tee( {NOT_APPEND})* {SYSTEM_FILES}( {NOT_APPEND})
 # A signal name has two letters or more (HUP, KILL, SIGTERM); -s, -n, -l, -L are options.
 NONZERO_SIGNAL = r"([1-9][0-9]*|[A-Za-z][A-Za-z0-9+-]+)"
 SIGSPEC = alt(rf"(-s|-n|--signal|--sig|--si)[ =]?{NONZERO_SIGNAL}", f"-{NONZERO_SIGNAL}")
-pattern("kill-init-or-all", rf"^kill( ({SIGSPEC}|--|[^-\s]\S*)( \S+)*)? -?1( |$)")
+# `kill -1 PID` sends signal 1: a -1 is the process -1 only after a signal, `--` or a PID.
+KILL_FIRST = rf"({SIGSPEC}|--|[^-\s]\S*)"
+pattern("kill-init-or-all", rf"^kill(( {KILL_FIRST}( \S+)*)? 1| {KILL_FIRST}( \S+)* -1)( |$)")
 # pkill / killall given a user and no process pattern: every process of that user, the session.
 PKILL_OPT = r"( (-[gGPstFUuoy]|--(euid|uid|user|pgroup|group|parent|session|terminal|pidfile"
 PKILL_OPT += r"|signal|ns|nslist|older-than|younger-than)) \S+| -\S+)"
