@@ -362,6 +362,255 @@ def not_prefixed(words: Iterable[str], char: str = r"\S", stop: str = r"\s") -> 
 
 
 # ---------------------------------------------------------------------------------------------
+# guard-destructive: disks and devices, system files and permissions, init and the session.
+
+# A device node that holds data: anything under /dev/ but the pseudo-devices commands write to
+# and read from every day (the bit bucket, the random sources, terminals, descriptors).
+SAFE_DEVICES = [
+    "null", "zero", "full", "random", "urandom", "tty", "stdin", "stdout", "stderr", "fd/",
+    "pts/", "shm/", "console", "ptmx", "tcp/", "udp/", "kmsg", "log", "cu.", "mqueue/",
+    "serial/",
+]  # fmt: skip
+DEVICE = "/dev/" + not_prefixed(SAFE_DEVICES)
+WRITE_OP = r"(^| )[0-9]*(>|>>|>\||<>|&>|&>>) "  # a redirection that writes the word after it
+pattern("dd-device", rf"^(dd|dcfldd|dc3dd) (.* )?of={DEVICE}( |$)")
+pattern("redirect-device", rf"{WRITE_OP}{DEVICE}( |$)")
+pattern("tee-device", rf"^tee (.* )?{DEVICE}( |$)")
+pattern("copy-to-device", rf"^(cp|install|mv|pv|rsync) (.* )?\S+ {DEVICE}$")
+# ddrescue IN OUT [MAPFILE]: the device after the input path is the one written.
+pattern("ddrescue-device", rf"^ddrescue (.* )?\S*[/.]\S* {DEVICE}( \S+)?$")
+
+# Formatting, wiping, discarding and repartitioning: the tool is named, the operand a device
+# (an image file in the project is how images are built, so it passes).
+MKFS = r"(mkfs(\.\S+)?|mke2fs|mkswap|mkntfs|mkdosfs|mkexfatfs|mkudffs|newfs(_\S+)?)"
+pattern("format-device", rf"^{MKFS} (.* )?{DEVICE}( |$)")
+WIPE_ALL = alt(cluster("[ao]"), long_opt("all", 1), long_opt("offset", 1, value=True))
+pattern(
+    "wipefs-device",
+    rf"^wipefs (.* )?({WIPE_ALL} (.* )?{DEVICE}|{DEVICE} (.* )?{WIPE_ALL})( |$)",
+)
+# shred overwrites and (-u) deletes any file for good, a device or not; blkdiscard only takes
+# devices. A bare call or --help / --version names no operand and passes.
+pattern("shred-any", r"^shred (.* )?[^-\s]")
+pattern("blkdiscard-any", r"^blkdiscard (.* )?[^-\s]")
+SGDISK_WRITE = alt(
+    r"-[ZzodnNgmlRr]\S*",
+    "--"
+    + alt(
+        "zap(-all)?",
+        "clear",
+        "delete",
+        "new",
+        "largest-new",
+        "mbrtogpt",
+        "gpttombr",
+        "load-backup",
+        "replicate",
+        "transpose",
+    )
+    + r"(=\S*)?",
+)
+pattern("sgdisk-write", rf"^sgdisk (.* )?{SGDISK_WRITE}( |$)")
+# fdisk and friends edit the table given a device and no listing option (interactively, or
+# from a script on stdin for sfdisk).
+PART_READS = [
+    "-l", "-lu", "--list", "-x", "--list-details", "-s", "--getsz", "--show-size", "-F",
+    "--list-free", "-d", "--dump", "-J", "--json", "-g", "--show-geometry", "-V", "--verify",
+    "-v", "--version", "-h", "--help",
+]  # fmt: skip
+NOT_PART_READ = not_words(PART_READS)
+pattern(
+    "partition-device",
+    rf"^(fdisk|sfdisk|gdisk|cfdisk|cgdisk)( {NOT_PART_READ})* {DEVICE}( {NOT_PART_READ})*$",
+)
+PARTED_WRITES = "mklabel|mktable|mkpart|mkpartfs|rm|resizepart|resize|mkfs|move|rescue"
+pattern("parted-write", rf"^parted( (.* )?(?i:{PARTED_WRITES})( |$)|( -\S+)* {DEVICE}$)")
+pattern(
+    "cryptsetup-erase",
+    r"^cryptsetup (.* )?(?i:luksFormat|erase|luksErase|luksKillSlot|luksRemoveKey|reencrypt)"
+    r"( |$)",
+)
+pattern(
+    "diskutil-erase",
+    r"^diskutil (.* )?(?i:erase\S*|zeroDisk|randomDisk|secureErase|partitionDisk|reformat"
+    r"|deleteVolume|deleteContainer|deleteSnapshot|splitPartition|mergePartitions"
+    r"|resizeVolume|addPartition)( |$)",
+)
+pattern(
+    "hdparm-erase",
+    r"^hdparm (.* )?--(security-erase(-enhanced)?|trim-sector-ranges(-stdin)?|write-sector"
+    r"|make-bad-sector|fwdownload\S*)( |$)",
+)
+pattern("nvme-erase", r"^nvme (.* )?(format|sanitize|delete-ns|detach-ns)( |$)")
+
+# Pools, volumes, arrays and mappings whose removal takes the data on them.
+pattern("zpool-destroy", r"^zpool (.* )?(destroy|labelclear)( |$)")
+pattern("zfs-destroy", r"^zfs (.* )?(destroy|rollback)( |$)")
+pattern("lvm-remove", r"^(lv|vg|pv)remove( |$)")
+pattern("lvm-reduce", r"^(lv|vg)reduce( |$)")
+pattern("lvm-move", r"^pvmove( |$)")
+MDADM_WRITE = alt(
+    cluster("[CSBrf]"),
+    "--" + alt("stop", "zero-superblock", "create", "build", "remove", "fail", "grow"),
+)
+pattern("mdadm-destroy", rf"^mdadm (.* )?{MDADM_WRITE}( |$)")
+BTRFS_DELETE = prefixes("delete", 1)
+pattern(
+    "btrfs-destroy",
+    rf"^btrfs (.* )?({prefixes('subvolume', 2)} {BTRFS_DELETE}"
+    rf"|{prefixes('device', 3)} ({prefixes('remove', 3)}|{BTRFS_DELETE})"
+    r"|check (.* )?--repair|rescue (zero-log|chunk-recover|super-recover))( |$)",
+)
+pattern("dmsetup-remove", r"^dmsetup (.* )?(remove|remove_all|wipe_table)( |$)")
+pattern("nbd-disconnect", r"^nbd-client (.* )?(-d|--disconnect)( |$)")
+
+# Permissions and owners. The root, the home folder (~, ~user, $HOME, /home/NAME, /Users/NAME)
+# and the system folders, each alone or with /, /*: recursive changes there break the machine
+# or the user's login. /usr/local and anything below a system folder are not in the list
+# (`chown -R $USER /usr/local/lib/node_modules` is the usual npm fix).
+SYSTEM_DIRS = [
+    "etc", "usr", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "opt",
+    "root", "home", "srv", "dev", "proc", "sys", "run", "snap", "System", "Library", "Users",
+    "Applications", "private", "usr/bin", "usr/sbin", "usr/lib", "usr/share", "var/lib",
+    "private/etc", "private/var",
+]  # fmt: skip
+ROOTISH = alt(
+    r"/\*?",
+    "/" + alt(*(esc(d) for d in SYSTEM_DIRS), r"(home|Users)/[^/\s*]+") + r"/?\*?",
+    r"~[^/\s]*/?\*?",
+    r"\$\{?HOME\}?/?\*?",
+)
+PERM_TOOL = "(chmod|chown|chgrp|setfacl|chattr)"
+PERM_R = alt(cluster("R"), long_opt("recursive", 3))
+pattern(
+    "permissions-recursive-system",
+    rf"^{PERM_TOOL} (.* )?({PERM_R} (.* )?{ROOTISH}|{ROOTISH} (.* )?{PERM_R})( |$)",
+)
+# A mode that lets everyone write: an octal mode whose last digit has the write bit, or a
+# symbolic clause for all/others (or no one named: all, less the umask) that adds or sets w.
+OPEN_MODE = alt(r"0*[0-7]{0,3}[2367]", r"(\S*,)?([ugoa]*[ao][ugoa]*)?[+=][rwxXst]*w\S*")
+OPEN_TARGET = alt(
+    ROOTISH,
+    r"(~|\$\{?HOME\}?)/\.ssh(/\S*)?",
+    r"(/private)?/etc/\S*",
+    r"/(usr/bin|usr/sbin|usr/lib|bin|sbin|lib|lib64|boot)/\S*",
+)
+pattern("chmod-open-system", rf"^chmod (.* )?{OPEN_MODE} (.* )?{OPEN_TARGET}( |$)")
+
+# The files a login depends on: deleted, emptied or replaced wholesale. Appending (>>, tee -a)
+# and editing tools (sed -i, visudo, vipw, usermod) pass.
+SYSTEM_FILES = (
+    r"(/private)?/etc/(passwd|shadow|group|gshadow|master\.passwd|sudoers|sudoers\.d(/\S*)?"
+    r"|fstab|crypttab|hosts|nsswitch\.conf|login\.defs|pam\.d(/\S*)?|ssh/sshd_config)"
+)
+pattern("system-file-delete", rf"^(rm|unlink|shred|truncate|srm|mv) (.* )?{SYSTEM_FILES}( |$)")
+pattern("system-file-overwrite", rf"^(cp|install|ln|rsync|dd) (.* )?(of=)?{SYSTEM_FILES}$")
+pattern("system-file-redirect", rf"(^| )[0-9]*(>|>\||&>|<>) {SYSTEM_FILES}( |$)")
+NOT_APPEND = not_words(["-a", "-ai", "-ia"] + ["--" + "append"[:n] for n in range(1, 7)])
+pattern("system-file-tee", rf"^tee( {NOT_APPEND})* {SYSTEM_FILES}( {NOT_APPEND})*$")
+
+# Signals to init (PID 1) or to every process (-1): any signal but 0 (which only checks).
+# A signal name has two letters or more (HUP, KILL, SIGTERM); -s, -n, -l, -L are options.
+NONZERO_SIGNAL = r"([1-9][0-9]*|[A-Za-z][A-Za-z0-9+-]+)"
+SIGSPEC = alt(rf"(-s|-n|--signal|--sig|--si)[ =]?{NONZERO_SIGNAL}", f"-{NONZERO_SIGNAL}")
+# `kill -1 PID` sends signal 1: a -1 is the process -1 only after a signal, `--` or a PID.
+KILL_FIRST = rf"({SIGSPEC}|--|[^-\s]\S*)"
+pattern("kill-init-or-all", rf"^kill(( {KILL_FIRST}( \S+)*)? 1| {KILL_FIRST}( \S+)* -1)( |$)")
+# pkill / killall given a user and no process pattern: every process of that user, the session.
+PKILL_OPT = r"( (-[gGPstFUuoy]|--(euid|uid|user|pgroup|group|parent|session|terminal|pidfile"
+PKILL_OPT += r"|signal|ns|nslist|older-than|younger-than)) \S+| -\S+)"
+pattern(
+    "pkill-user",
+    rf"^(pkill|killall)({PKILL_OPT})* (-u|-U|--euid|--uid|--user)[ =]\S+({PKILL_OPT})*$",
+)
+SESSION_PROCESSES = (
+    "init|systemd|systemd-logind|launchd|loginwindow|WindowServer|sshd|Xorg|Xwayland"
+    r"|gnome-session\S*|gnome-shell|plasmashell|kwin\S*|dbus-daemon"
+)
+pattern("pkill-system", rf"^(pkill|killall)({PKILL_OPT})* ({SESSION_PROCESSES})( |$)")
+pattern("killall5", r"^killall5( |$)")
+# The same from interpreter code: os.kill(-1, sig), process.kill(1), Process.kill(sig, -1).
+pattern(
+    "kill-in-code",
+    r"(os\.kill|process\.kill|posix_kill)[ \t]*\([ \t]*-?1[ \t]*(\)|,[ \t]*[1-9A-Za-z])"
+    r"|Process\.kill[ \t]*\([^,()]*,[ \t]*-?1[ \t]*\)",
+)
+pattern(
+    "session-terminate",
+    r"^loginctl (.* )?(terminate-(user|session|seat)|kill-(user|session))( |$)",
+)
+pattern("launchctl-bootout", r"^launchctl (.* )?(bootout (gui|user)/\S*|reboot)( |$)")
+
+# Shutting the machine down ends every session and may not come back (a remote host).
+NOT_POWER_EXCEPT = not_words(["--help", "--version", "-c", "-k", "-w", "--wtmp-only"])
+pattern("power-off", rf"^(shutdown|reboot|poweroff|halt)( {NOT_POWER_EXCEPT})*$")
+pattern(
+    "systemctl-power",
+    r"^systemctl (.* )?(poweroff|reboot|halt|kexec|soft-reboot|emergency|rescue"
+    r"|(start|isolate) (poweroff|reboot|halt|kexec|emergency|rescue|runlevel[016])"
+    r"(\.target)?)( |$)",
+)
+pattern("telinit", r"^(tel)?init [016sS]$")
+
+# Interpreter code (shell.code) doing the same by API: opening a system path or the home
+# folder to everyone, deleting or overwriting a login file, writing a device.
+CODE_Q = "[rbfu]?[\"'`]"
+CODE_SYSTEM = (
+    CODE_Q
+    + alt(
+        r"/\*?",
+        "/" + alt(*(esc(d) for d in SYSTEM_DIRS)) + r"/?",
+        r"~/?",
+        r"(~|/home/[^/\"'`\s]+)/\.ssh(/[^\"'`\s]*)?",
+        r"/etc/[^\"'`\s]*",
+    )
+    + "[\"'`]"
+)
+HOME_API = (
+    r"(os\.path\.expanduser\([^)]*\)|(pathlib\.)?Path\.home\(\)|(require\([\"']os[\"']\)|os)"
+    r"\.homedir\(\)|Dir\.home|(ENV|os\.environ)(\.get\(|\[)[\"']HOME[\"']\)?\]?|process\.env\.HOME)"
+)
+CODE_MODE = r"(0o?)?[0-7]{0,3}[2367]\b"
+pattern(
+    "chmod-open-in-code",
+    rf"chmod(Sync|_R)?[ \t]*\([ \t]*({alt(CODE_SYSTEM, HOME_API)}[ \t]*,[ \t]*{CODE_MODE}"
+    rf"|{CODE_MODE}[ \t]*,[ \t]*{alt(CODE_SYSTEM, HOME_API)})",
+)
+CODE_SYSTEM_FILE = CODE_Q + SYSTEM_FILES + "[\"'`]"
+pattern(
+    "system-file-in-code",
+    r"(remove|unlink|unlinkSync|rmSync|truncate|truncateSync|writeFile|writeFileSync|delete"
+    r"|rm|rm_f|copyfile|copy|copyFileSync)[ \t]*\(?[ \t]*([^,()]*,[ \t]*)?"
+    + CODE_SYSTEM_FILE
+    + r"|open[ \t]*\([ \t]*"
+    + CODE_SYSTEM_FILE
+    + r"[ \t]*,[ \t]*[\"'][rbt]*[w+]",
+)
+CODE_DEVICE = CODE_Q + "/dev/" + not_prefixed(SAFE_DEVICES, "[^\"'`\\s]", "\"'`\\s") + "[\"'`]"
+pattern(
+    "device-open-in-code",
+    rf"open[ \t]*\([ \t]*{CODE_DEVICE}[ \t]*,[ \t]*[\"'][rbt]*[wa+]",
+)
+pattern(
+    "device-write-in-code",
+    r"(writeFileSync|writeFile|createWriteStream|File\.write|IO\.write)[ \t]*\([ \t]*"
+    + CODE_DEVICE,
+)
+
+# A command the analysis could not take whole, that mentions what these rules guard.
+pattern(
+    "mentions-local-destruction",
+    r"\bof=/dev/|>\s*/dev/(sd|nvme|disk|rdisk|mmcblk|vd|xvd|hd)|\bmkfs|\bmke2fs\b|\bmkswap\b"
+    r"|\bwipefs\b|\bshred\b|\bblkdiscard\b|\bsgdisk\b|\b[scg]?fdisk\b|\bparted\b|luksFormat"
+    r"|\bdiskutil\b[^\n]*\b(?i:erase|partition)|\b(zpool|zfs)\b[^\n]*\bdestroy\b"
+    r"|\b(lv|vg|pv)(remove|reduce)\b|\bmdadm\b[^\n]*--(stop|zero|create)|\bdmsetup\b[^\n]*\bremove"
+    r"|\bch(mod|own|grp)\b[^\n]*(-R|--rec|777|666)|/etc/(passwd|shadow|sudoers)"
+    r"|\bkill\b[^\n]*\s-?1\b|\b(pkill|killall5?)\b[^\n]*-u|\bloginctl\b[^\n]*\b(terminate|kill)-"
+    r"|\b(shutdown|reboot|poweroff)\b",
+)
+
+
+# ---------------------------------------------------------------------------------------------
 # Secret files, and the globs that may match one: `cat .e*`, `.en?`, `.[e]nv`, `*.pem`.
 #
 # The evaluator compiles a pattern for every value it runs on, and skips the values that lack
