@@ -1129,20 +1129,23 @@ def _unwrap_tmux(argv: list[str], found: Unwrapped) -> Unwrapped | None:
 
 def _unwrap_git(argv: list[str], found: Unwrapped) -> Unwrapped | None:
     """`git -c alias.NAME=VALUE … NAME args`: the alias is what runs."""
-    if not any(w.startswith("alias.") for w in argv[1:]):
+    if not any(w.startswith(("alias.", "-calias.")) for w in argv[1:]):
         return None
     aliases: dict[str, str] = {}
     kept: list[str] = [argv[0]]
     i = 1
     while i < len(argv):
         word = argv[i]
-        if word == "-c" and i + 1 < len(argv):
-            key, eq, value = argv[i + 1].partition("=")
+        if word.startswith("-c") and (len(word) > 2 or i + 1 < len(argv)):
+            # `-c alias.x=…` or attached, `-calias.x=…`
+            setting = word[2:] if len(word) > 2 else argv[i + 1]
+            step = 1 if len(word) > 2 else 2
+            key, eq, value = setting.partition("=")
             if key.lower().startswith("alias.") and eq:
                 aliases[key[len("alias.") :]] = value
             else:
-                kept.extend(argv[i : i + 2])
-            i += 2
+                kept.extend(argv[i : i + step])
+            i += step
             continue
         if not word.startswith("-"):
             break
