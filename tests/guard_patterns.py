@@ -253,6 +253,8 @@ pattern(
 # other next word is the REF (`--track main file.txt`).
 CHECKOUT_VALUED = ["conflict", "unified", "inter-hunk-context"]
 OPTARG_VALUES = ["direct", "inherit", "yes", "no", "on-demand", "check", "only"]
+# (a word that is no such value, nor an option: `--track -q main` names no path)
+NOT_OPTARG_VALUE = not_words(OPTARG_VALUES, stop=r"\s\-")
 CHECKOUT_OPT = (
     r"( (-[^-bB\s]\S*|--(conflict|unified|inter-hunk-context) \S+"
     r"|--(track|recurse-submodules) ("
@@ -268,7 +270,7 @@ pattern(
     "git-checkout-paths",
     dgit(
         f"checkout{CHECKOUT_OPT}*( --(track|recurse-submodules){CHECKOUT_OPT}*"
-        f" {not_words(OPTARG_VALUES)}|{CHECKOUT_OPT}* {OPERAND})"
+        f" {NOT_OPTARG_VALUE}|{CHECKOUT_OPT}* {OPERAND})"
         f"{CHECKOUT_OPT}* {OPERAND}"
     ),
 )

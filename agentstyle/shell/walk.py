@@ -65,6 +65,7 @@ from agentstyle.shell.wrappers import (
     command_name,
     commands_in_options,
     git_runs,
+    input_picks_program,
     shell_reads_script,
     unwrap,
 )
@@ -108,6 +109,9 @@ COMPUTED_COMMAND = "computed-command"
 # can read: these tools print the environment, hooks and completions they are asked for, and
 # a shell profile runs exactly these lines.
 SHELL_SETUP = "shell-setup"
+# xargs or parallel items that choose the program: `xargs bash`, `xargs -I{} python3 {}`,
+# `parallel < jobs.txt` (each line a command).
+INPUT_PROGRAM = "input-program"
 # The generators, with the words that ask them for setup code; the rest of the words are
 # literal (an option, a shell name, `-`): nothing expands, nothing else runs.
 _SETUP = re.compile(
@@ -986,9 +990,9 @@ class Walker(Scope):
 
     def _spaced_name(self, word: str) -> bool:
         head = word.split(maxsplit=1)
-        return (
-            len(head) > 1 and "/" not in head[0] and not self.flags.get(word, 0) & (F_VAR | F_SUB)
-        )
+        if len(head) < 2 or "/" in head[0] or "\\" in head[0]:
+            return False  # a path with spaces: `"/opt/My App/tool"`, `"C:\\Program Files\\…"`
+        return not self.flags.get(word, 0) & (F_VAR | F_SUB)
 
     def _setup_code(self, args: Sequence[str], open_: str = "$(") -> bool:
         """`eval "$(GENERATOR …)"` / `source <(GENERATOR …)`: one substitution, of a known
@@ -1037,7 +1041,9 @@ class Walker(Scope):
         from agentstyle.shell.wrappers import Xargs
 
         assert isinstance(spec, Xargs)
-        if stdin.unknown or not stdin.texts:
+        if stdin.unknown or not stdin.texts or spec.from_file:
+            if input_picks_program(spec.argv, spec.replace):
+                self.add_dynamic(INPUT_PROGRAM)
             self.run(spec.argv, _NO_STDIN, peeled + 1)
             return
         text = "".join(stdin.texts)
@@ -1073,6 +1079,8 @@ class Walker(Scope):
             if not spec.template and stdin.piped:
                 self.add_dynamic(PIPE_TO_SHELL)  # each input line is a command
                 self._code_origins(stdin.origins)
+            elif not spec.template and stdin.files:
+                self.add_dynamic(INPUT_PROGRAM)  # `parallel < jobs.txt`: each line a command
             if stdin.unknown or not stdin.texts:
                 if spec.template:
                     self.run_text(" ".join(spec.template))
