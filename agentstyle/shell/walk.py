@@ -227,6 +227,7 @@ _RUNS_ENV = frozenset(
         "PROMPT_COMMAND",
     }
 )
+_SHELL_LEVEL = frozenset({"builtin", "command", "time"})  # wrappers the shell itself runs
 _STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SCRIPT_LANGS = {
     ".sh": "bash",
@@ -985,7 +986,10 @@ class Walker(Scope):
                 self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
             self.remote -= int(found.remote)
-            self.st.dirs = saved_dirs
+            # `builtin cd ..`, `command cd ..`, `time cd ..` run the shell's own cd: the move
+            # stays. A program wrapper (`sudo`, `env -C`) runs in a child, which cannot move it.
+            if found.chdir is not None or name not in _SHELL_LEVEL:
+                self.st.dirs = saved_dirs
         return out
 
     def _spaced_name(self, word: str) -> bool:
