@@ -16,7 +16,7 @@ import re
 import time
 
 from agentstyle.shell import stdout as stdout_of
-from agentstyle.shell.programs import Lang, lang, program
+from agentstyle.shell.programs import Lang, input_picks_program, lang, program
 from agentstyle.shell.syntax import (
     MAX_SYNTAX_DEPTH,
     AndOr,
@@ -65,7 +65,6 @@ from agentstyle.shell.wrappers import (
     command_name,
     commands_in_options,
     git_runs,
-    input_picks_program,
     shell_reads_script,
     unwrap,
 )
