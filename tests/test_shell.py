@@ -268,7 +268,7 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
     (
         "duplicates-once",
         'eval "$(ssh-agent -s)"',
-        ("ssh-agent -s", "eval $(ssh-agent -s)", "$(ssh-agent -s)"),
+        ("ssh-agent -s", "eval $(ssh-agent -s)"),
     ),
     (
         "env-options-then-split",

@@ -8,9 +8,10 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
-from agentstyle.shell.wrappers import SHELLS
+from agentstyle.shell.wrappers import _GIT_GLOBAL, SHELLS, _options, command_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -253,3 +254,42 @@ def _short_hit(word: str, lang: Lang) -> tuple[str, str] | None:
         if flag in lang.stdin:
             return flag, ""
     return None
+
+
+# What an xargs item stands for when the input is not known: no real word holds it.
+INPUT = "\x00./input\x00"  # a path, as a script named by the input would be
+
+
+def input_picks_program(argv: list[str], replace: str | None) -> bool:
+    """Whether the items xargs reads choose the program `argv` runs: the script or code of an
+    interpreter (`xargs bash`, `xargs -I{} python3 {}`, `-I{} awk -f {}`), what `eval` runs,
+    the git subcommand (`xargs -I{} git {}`), also behind `find -exec/-ok` (`-I{} find .
+    -execdir eval {} ;`)."""
+    words = [w.replace(replace, INPUT) for w in argv] if replace else [*argv, INPUT]
+    starts = [0] + [j + 1 for j, w in enumerate(words) if w in _FIND_RUNS]
+    return any(j < len(words) and _runs_input(words[j:]) for j in starts)
+
+
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _runs_input(words: list[str]) -> bool:
+    if INPUT in words[0]:
+        return True  # the command name itself
+    name = command_name(words[0])
+    if name in ("eval", "source", "."):
+        return any(INPUT in w for w in words[1:])
+    if name == "git":
+        opts = _options(words, 1, _GIT_GLOBAL)
+        return opts.end < len(words) and INPUT in words[opts.end]
+    interp = lang(name)
+    if interp is None or (name in SHELLS and "-n" in words[1:]):
+        return False  # `bash -n FILE` reads the script and never runs it
+    if any(w == "-m" and INPUT in n for w, n in itertools.pairwise(words)):
+        return True  # `python3 -m {}`: the module
+    prog = program(interp, words)
+    # An inline program counts when the input is all of it (`python3 -c {}`); input inside
+    # a program the command line wrote (`sh -c 'mv {} {}.bak'`) is data that other rules read.
+    # (A shell's `-c` code is its script here: one that holds spaces was written, not read.)
+    script = prog.script or ""
+    return (INPUT in script and not any(c.isspace() for c in script)) or INPUT in prog.inline

@@ -16,7 +16,7 @@ import re
 import time
 
 from agentstyle.shell import stdout as stdout_of
-from agentstyle.shell.programs import Lang, lang, program
+from agentstyle.shell.programs import Lang, input_picks_program, lang, program
 from agentstyle.shell.syntax import (
     MAX_SYNTAX_DEPTH,
     AndOr,
@@ -103,6 +103,24 @@ INLINE_CODE_VARIABLE = "inline-code-variable"
 CODE_SHELL_VARIABLE = "code-shell-variable"
 DYNAMIC_COMMAND = "dynamic-command"
 COMPUTED_COMMAND = "computed-command"
+# `eval "$(direnv hook bash)"`, `source <(kubectl completion bash)`: the output of a known
+# shell-setup generator is evaluated. It is recorded under its own kind, not as code no rule
+# can read: these tools print the environment, hooks and completions they are asked for, and
+# a shell profile runs exactly these lines.
+SHELL_SETUP = "shell-setup"
+# xargs or parallel items that choose the program: `xargs bash`, `xargs -I{} python3 {}`,
+# `parallel < jobs.txt` (each line a command).
+INPUT_PROGRAM = "input-program"
+# The generators, with the words that ask them for setup code; the rest of the words are
+# literal (an option, a shell name, `-`): nothing expands, nothing else runs.
+_SETUP = re.compile(
+    r"(?:\S*/)?(?:direnv hook|ssh-agent|brew shellenv|(?:pyenv|rbenv|nodenv|jenv|goenv|plenv)"
+    r" (?:init|virtualenv-init)|(?:zoxide|starship|atuin|mcfly|oh-my-posh) init|fnm env"
+    r"|(?:mise|rtx) activate|(?:kubectl|helm|gh|npm|pnpm|rustup|poetry|docker|minikube|kind"
+    r"|uv|uvx|pip|deno|bun|op|glab|flux|kustomize|eksctl|golangci-lint) completion"
+    r"|conda shell\.[a-z]+ hook|opam env|luarocks path|thefuck --alias|dircolors)"
+    r"(?: [-A-Za-z0-9_.=/]+)*"
+)
 
 _DOWNLOAD, _DECODE = 1, 2
 _POSITIONAL_USE = re.compile(r"\$(?:[0-9@*#]|\{[0-9@*#])")
@@ -208,6 +226,7 @@ _RUNS_ENV = frozenset(
         "PROMPT_COMMAND",
     }
 )
+_SHELL_LEVEL = frozenset({"builtin", "command", "time"})  # wrappers the shell itself runs
 _STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SCRIPT_LANGS = {
     ".sh": "bash",
@@ -339,6 +358,7 @@ class Walker(Scope):
         self.written: dict[str, str] = {}  # files this command line writes, and their text
         self.written_overflow = False
         self.git_aliases: dict[str, str] = {}
+        self.command_env: list[str] = []  # the NAME=value words before the command being run
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
         self.called: set[str] = set()
@@ -685,7 +705,11 @@ class Walker(Scope):
                 continue
             for text in env:
                 self.emit(text)
-            out = self.run(argv, stdin, 0)
+            saved_env, self.command_env = self.command_env, env
+            try:
+                out = self.run(argv, stdin, 0)
+            finally:
+                self.command_env = saved_env
             if out is not None and out.texts and not out.unknown and node.redirs:
                 self._writes(node.redirs, "".join(out.texts))
             if files:
@@ -817,6 +841,13 @@ class Walker(Scope):
             self.full = True
             self.issue("deadline")
             return None
+        if (" " in argv[0] or "\t" in argv[0] or "\n" in argv[0]) and self._spaced_name(argv[0]):
+            # One word that holds spaces names the program (`"$1"` with $1 = 'git reset
+            # --hard'): the shell looks for a program of that name and runs nothing else. It is
+            # recorded quoted, so that it does not read as the command its words spell. (A
+            # run-time word, `$(…)` or `$x` kept as written, is not a value.)
+            self.emit(" ".join([_quote(argv[0]), *argv[1:]]))
+            return None
         self.emit(" ".join(argv))
         name = command_name(argv[0])
         if name != argv[0] and name:
@@ -856,6 +887,9 @@ class Walker(Scope):
             argv = self._git(argv)
         elif name in ("at", "batch"):
             self._at(argv, stdin)
+            return None
+        if name == "eval" and self._setup_code(argv[1:]):
+            self.add_dynamic(SHELL_SETUP)  # the generator itself was recorded when expanded
             return None
         unwrapped = unwrap([name, *argv[1:]] if name == "sh" and argv[0] != "sh" else argv)
         if unwrapped is not None:
@@ -951,8 +985,24 @@ class Walker(Scope):
                 self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
             self.remote -= int(found.remote)
-            self.st.dirs = saved_dirs
+            # `builtin cd ..`, `command cd ..`, `time cd ..` run the shell's own cd: the move
+            # stays. A program wrapper (`sudo`, `env -C`) runs in a child, which cannot move it.
+            if found.chdir is not None or name not in _SHELL_LEVEL:
+                self.st.dirs = saved_dirs
         return out
+
+    def _spaced_name(self, word: str) -> bool:
+        head = word.split(maxsplit=1)
+        if len(head) < 2 or "/" in head[0] or "\\" in head[0]:
+            return False  # a path with spaces: `"/opt/My App/tool"`, `"C:\\Program Files\\…"`
+        return not self.flags.get(word, 0) & (F_VAR | F_SUB)
+
+    def _setup_code(self, args: Sequence[str], open_: str = "$(") -> bool:
+        """`eval "$(GENERATOR …)"` / `source <(GENERATOR …)`: one substitution, of a known
+        shell-setup generator (_SETUP), its words literal."""
+        if len(args) != 1 or not args[0].startswith(open_) or not args[0].endswith(")"):
+            return False
+        return _SETUP.fullmatch(args[0][len(open_) : -1].strip()) is not None
 
     def _eval_dynamic(self, args: Sequence[str]) -> None:
         self._origins_of(" ".join(args))
@@ -994,7 +1044,9 @@ class Walker(Scope):
         from agentstyle.shell.wrappers import Xargs
 
         assert isinstance(spec, Xargs)
-        if stdin.unknown or not stdin.texts:
+        if stdin.unknown or not stdin.texts or spec.from_file:
+            if input_picks_program(spec.argv, spec.replace):
+                self.add_dynamic(INPUT_PROGRAM)
             self.run(spec.argv, _NO_STDIN, peeled + 1)
             return
         text = "".join(stdin.texts)
@@ -1030,6 +1082,8 @@ class Walker(Scope):
             if not spec.template and stdin.piped:
                 self.add_dynamic(PIPE_TO_SHELL)  # each input line is a command
                 self._code_origins(stdin.origins)
+            elif not spec.template and stdin.files:
+                self.add_dynamic(INPUT_PROGRAM)  # `parallel < jobs.txt`: each line a command
             if stdin.unknown or not stdin.texts:
                 if spec.template:
                     self.run_text(" ".join(spec.template))
@@ -1266,6 +1320,9 @@ class Walker(Scope):
             return argv
         if sub in self.git_aliases:
             return [argv[0], "-c", f"alias.{sub}={self.git_aliases[sub]}", *argv[1:]]
+        from_env = _git_env_config(self.command_env).get("alias." + sub)
+        if from_env is not None:
+            return [argv[0], "-c", f"alias.{sub}={from_env}", *argv[1:]]
         return argv
 
     def _at(self, argv: list[str], stdin: Stdin) -> None:
@@ -1368,6 +1425,9 @@ class Walker(Scope):
             return None
         path = argv[1]
         flags = self.flags.get(path, 0)
+        if flags & F_PROCSUB and len(argv) == 2 and self._setup_code([path], "<("):
+            self.add_dynamic(SHELL_SETUP)
+            return None
         if flags & F_PROCSUB or path in _STDIN_PATHS:
             sub = self.procsubs.get(path) if flags & F_PROCSUB else stdin
             self.add_dynamic(SOURCE_SUBSTITUTION if flags & F_PROCSUB else PIPE_TO_SHELL)
@@ -1692,6 +1752,29 @@ def _concat(outs: Sequence[Stdin | None]) -> Stdin | None:
     for o in known:
         out.texts.extend(o.texts)
         out.origins |= o.origins
+    return out
+
+
+_GIT_PARAMETER = re.compile(r"'([^']*)'(?:='([^']*)')?")
+
+
+def _git_env_config(env: Sequence[str]) -> dict[str, str]:
+    """The settings git reads from its environment: GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n /
+    GIT_CONFIG_VALUE_n, and GIT_CONFIG_PARAMETERS (what `git -c` passes to child gits:
+    `'alias.x=reset'` or `'alias.x'='reset'`, space-separated)."""
+    values = dict(text.partition("=")[::2] for text in env if text.startswith("GIT_CONFIG_"))
+    out: dict[str, str] = {}
+    for m in _GIT_PARAMETER.finditer(values.get("GIT_CONFIG_PARAMETERS", "")):
+        key, eq, value = m[1].partition("=")
+        if m[2] is not None:
+            out[m[1].lower()] = m[2]
+        elif eq:
+            out[key.lower()] = value
+    count = values.get("GIT_CONFIG_COUNT", "")
+    for n in range(min(int(count), 64) if count.isdigit() else 0):
+        key = values.get(f"GIT_CONFIG_KEY_{n}")
+        if key is not None:
+            out[key.lower()] = values.get(f"GIT_CONFIG_VALUE_{n}", "")
     return out
 
 

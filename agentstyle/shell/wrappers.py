@@ -100,11 +100,12 @@ class Unwrapped:
 class Xargs:
     """How `xargs` turns its stdin into arguments of `argv`."""
 
-    __slots__ = ("argv", "delimiter", "max_args", "replace")
+    __slots__ = ("argv", "delimiter", "from_file", "max_args", "replace")
 
     def __init__(self, argv: list[str], replace: str | None, delimiter: str | None, max_args: int):
         self.argv = argv
         self.replace = replace
+        self.from_file = False  # `-a FILE`/`--arg-file`: the items come from a file, not stdin
         self.delimiter = delimiter  # None: blanks and newlines (with quotes), "\0" with -0
         self.max_args = max_args  # 0: as many as fit
 
@@ -952,8 +953,8 @@ def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
     for flag in ("-I", "-J", "--replace", "-i"):
         if flag in opts.values:
             replace = opts.values[flag] or "{}"
-    if "-i" in opts.seen and replace is None:
-        replace = "{}"
+    if ("-i" in opts.seen or "--replace" in opts.seen) and replace is None:
+        replace = "{}"  # `-i`, `--replace` alone: the replace string is {}
     delimiter: str | None = None
     if "-0" in opts.seen or "--null" in opts.seen:
         delimiter = "\0"
@@ -970,6 +971,7 @@ def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
     if replace is not None:
         max_args = 1
     found.xargs = Xargs(inner, replace, delimiter, max_args)
+    found.xargs.from_file = "-a" in opts.values or "--arg-file" in opts.values
     found.detached.append(inner)
     return found
 
@@ -1129,20 +1131,23 @@ def _unwrap_tmux(argv: list[str], found: Unwrapped) -> Unwrapped | None:
 
 def _unwrap_git(argv: list[str], found: Unwrapped) -> Unwrapped | None:
     """`git -c alias.NAME=VALUE … NAME args`: the alias is what runs."""
-    if not any(w.startswith("alias.") for w in argv[1:]):
+    if not any(w.startswith(("alias.", "-calias.")) for w in argv[1:]):
         return None
     aliases: dict[str, str] = {}
     kept: list[str] = [argv[0]]
     i = 1
     while i < len(argv):
         word = argv[i]
-        if word == "-c" and i + 1 < len(argv):
-            key, eq, value = argv[i + 1].partition("=")
+        if word.startswith("-c") and (len(word) > 2 or i + 1 < len(argv)):
+            # `-c alias.x=…` or attached, `-calias.x=…`
+            setting = word[2:] if len(word) > 2 else argv[i + 1]
+            step = 1 if len(word) > 2 else 2
+            key, eq, value = setting.partition("=")
             if key.lower().startswith("alias.") and eq:
                 aliases[key[len("alias.") :]] = value
             else:
-                kept.extend(argv[i : i + 2])
-            i += 2
+                kept.extend(argv[i : i + step])
+            i += step
             continue
         if not word.startswith("-"):
             break
