@@ -31,6 +31,12 @@ FIXTURES = HARNESS_FIXTURES / "claude-code"
 DATA = Path(__file__).resolve().parent / "data" / "hook"
 FIXTURE_CWD = "/home/dev/acme-api"
 HOOK_TIMEOUT_S = 60.0
+# For a crowd of hooks whose answers are under test, not their deadlines: on a busy machine
+# (`make test` on every core, other work beside it) dozens of hooks on one database can need
+# more than a tool call's 55 s. The deadline (STYLE_DEADLINE_S) and the wait for the answer.
+CROWD_DEADLINE_S = 240.0
+CROWD_TIMEOUT_S = CROWD_DEADLINE_S + 60.0
+CROWD_ENV = {"STYLE_DEADLINE_S": str(CROWD_DEADLINE_S)}
 BIN = str(Path(sys.executable).parent)  # the environment's scripts: style, style-hook
 PYCACHE = Path(tempfile.gettempdir()) / f"agentstyle-test-pycache-{os.getuid()}"
 # The same for the processes that copy this environment instead of building one (the demo in a
@@ -215,9 +221,14 @@ class Project:
     def hooks_parallel(
         self, calls: Sequence[tuple[str, dict[str, Any] | bytes | str]]
     ) -> list[HookResult]:
-        """Start every call at once, then wait for all (independent sessions only)."""
-        started = [self.start_hook(event, payload) for event, payload in calls]
-        return [finish(proc, data) for proc, data in started]
+        """Start every call at once, then wait for all (independent sessions only), with the
+        crowd's room (CROWD_DEADLINE_S)."""
+        started = [self.start_hook(event, payload, env=CROWD_ENV) for event, payload in calls]
+        # Every payload goes in now: a hook's deadline runs from its start, and one fed only
+        # once the hooks before it had answered spent its time waiting for its stdin.
+        for proc, data in started:
+            feed(proc, data)
+        return [finish(proc, b"", timeout=CROWD_TIMEOUT_S) for proc, _ in started]
 
     # -- the database --------------------------------------------------------------------------
     @contextmanager
@@ -298,9 +309,15 @@ def feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
     proc.stdin = None
 
 
-def finish(proc: subprocess.Popen[bytes], data: bytes, *, check: bool = True) -> HookResult:
+def finish(
+    proc: subprocess.Popen[bytes],
+    data: bytes,
+    *,
+    check: bool = True,
+    timeout: float = HOOK_TIMEOUT_S,
+) -> HookResult:
     try:
-        out, err = proc.communicate(data if proc.stdin is not None else None, HOOK_TIMEOUT_S)
+        out, err = proc.communicate(data if proc.stdin is not None else None, timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()

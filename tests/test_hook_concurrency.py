@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import Project, feed, finish, new_session
+from conftest import CROWD_ENV, CROWD_TIMEOUT_S, Project, feed, finish, new_session
 
 PKG = """
 spec: style/v0.3
@@ -79,10 +79,15 @@ def test_thirty_parallel_hooks_answer_and_claim_once(busy: Project) -> None:
     # every 5th call is a blocked rm -rf: its inject is suppressed and claims nothing
     commands = ["rm -rf build" if n % 5 == 0 else f"ls dir{n}" for n in range(30)]
     started = [
-        busy.start_hook("PreToolUse", bash_payload(busy, session, cmd, n))
+        busy.start_hook("PreToolUse", bash_payload(busy, session, cmd, n), env=CROWD_ENV)
         for n, cmd in enumerate(commands)
     ]
-    results = [finish(proc, data) for proc, data in started]
+    # every payload at once: a hook's deadline runs from its start, so feeding each only after
+    # the ones before it answered made the last wait out the other 29 (and miss its deadline
+    # on a busy machine) instead of all of them contending for the database together
+    for proc, data in started:
+        feed(proc, data)
+    results = [finish(proc, b"", timeout=CROWD_TIMEOUT_S) for proc, _ in started]
     for cmd, result in zip(commands, results, strict=True):
         assert result.code == 0, result.stderr
         assert result.stderr == ""

@@ -5,10 +5,15 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from re import _parser as sre
+from typing import Any
 
 import pytest
 
-from agentstyle.policy.prefilter import SEPARATOR, Prefilter, any_literal, required_literal
+from agentstyle.policy import retree
+from agentstyle.policy.prefilter import SEPARATOR, Prefilter, _flags, any_literal, required_literal
+
+LIBRARY = Path(__file__).resolve().parent.parent / "agentstyle" / "library"
 
 CASES = {
     r"^git push .*(--force|-f)": "git push ",
@@ -157,3 +162,66 @@ def test_besides_the_required_literal_the_set_is_another() -> None:
     assert got is not None and sorted(got.literal.split(SEPARATOR)) == [".env", ".npmrc", "id_rsa"]
     # with no other set, the required one stays the answer
     assert any_literal(r"^grep \S+$", besides="grep ") == Prefilter("grep ", False)
+
+
+def _plain(tree: Any) -> Any:
+    """A parse tree as nested lists and tuples (the standard parser's `SubPattern`s, lists)."""
+    if isinstance(tree, list | sre.SubPattern):
+        return [_plain(x) for x in tree]
+    if isinstance(tree, tuple):
+        return tuple(_plain(x) for x in tree)
+    return tree
+
+
+def shipped_patterns(tmp_path: Path) -> list[str]:
+    """The regexes STYLE ships: the built-in self-protection as installed in a project, and
+    every bundled package's."""
+    from agentstyle.install.selfprotect import package_text, protected_for
+
+    texts = [package_text(protected_for(tmp_path, {}))]
+    texts += [p.read_text("utf-8") for p in sorted(LIBRARY.rglob("STYLE.yaml"))]
+    found = {m for t in texts for m in re.findall(r'regex r"((?:[^"\\]|\\.)*)"', t)}
+    # as any_literal reads them: a leading flag group aside
+    return sorted(stripped[0] for stripped in map(_flags, found) if stripped)
+
+
+RETREE_CASES = [
+    r"abc|abd",  # the shared prefix moves out, the rest becomes a set
+    r"(?:ab|ac)d",  # a plain group is unpacked into its place
+    r"a(?:bc)+d",  # and a repeated one is the repeat's body
+    r"(?P<x>a)|[.]|[^b]|[a-c\]-]|\x41\u0042|\s\S\d\b",
+    r"x{2}y{1,}z{,3}w*?v+?",
+    r"(?i:ab)(?-i:cd)(?s:.)",
+    r"[]a]|[^]b]",
+]
+
+
+@pytest.mark.parametrize("pattern", RETREE_CASES)
+def test_the_fast_reader_gives_the_standard_tree(pattern: str) -> None:
+    assert _plain(retree.parse(pattern)) == _plain(sre.parse(pattern))
+
+
+@pytest.mark.parametrize("pattern", [r"a{x", r"(?=a)b", r"(a)\1", r"\0", r"a**", r"(?x)a b"])
+def test_what_the_fast_reader_leaves_to_the_standard_parser(pattern: str) -> None:
+    with pytest.raises(retree.Unsupported):
+        retree.parse(pattern)
+
+
+def test_every_shipped_pattern_reads_as_the_standard_parser_reads_it(tmp_path: Path) -> None:
+    """The literals any_literal finds come from the fast reader for nearly every pattern
+    STYLE ships (what it leaves, the standard parser reads), and its tree is the standard one."""
+    patterns = shipped_patterns(tmp_path)
+    assert len(patterns) > 50
+    left = []
+    for pattern in patterns:
+        try:
+            fast = retree.parse(pattern)
+        except retree.Unsupported:
+            left.append(pattern)
+            continue
+        assert _plain(fast) == _plain(sre.parse(pattern)), pattern
+    # only a flag group past the start, which the standard parser refuses too
+    for pattern in left:
+        with pytest.raises(re.error, match="global flags not at the start"):
+            sre.parse(pattern)
+    assert len(left) <= 2, left

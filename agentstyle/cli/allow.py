@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentstyle.cli.common import Format, FormatOpt, emit_json, usage_error
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.allowances import Refusal, grant, looks_like_code, pick, refusals
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import transaction
-from agentstyle.install.install import engine_free_store
+
+if TYPE_CHECKING:
+    from agentstyle.engine.allowances import Refusal
 
 
 def _line(r: Refusal) -> str:
@@ -25,6 +25,8 @@ def _line(r: Refusal) -> str:
 
 
 def _target(text: str | None) -> int | str | None:
+    from agentstyle.engine.allowances import looks_like_code
+
     if text is None:
         return None
     if text.isdigit():
@@ -60,6 +62,10 @@ def command(
     widened), `event`, `code`, `harness`, `session`, `rules`, `scope` (once or session) and
     `uses`.
     """
+    from agentstyle.engine.allowances import grant, pick, refusals
+    from agentstyle.engine.store import transaction
+    from agentstyle.install.install import engine_free_store
+
     if last and target is not None:
         raise usage_error("give --last, an EVENT_ID or a CODE, not both")
     chosen = _target(target)

@@ -10,6 +10,9 @@ from typing import Annotated
 import typer
 
 from agentstyle import __version__
+
+# Each command module imports what its command runs (DuckDB, the compiler, polars) inside the
+# command: `style --help` or one command pays only for its own work at start.
 from agentstyle.cli import (
     allow,
     audit,

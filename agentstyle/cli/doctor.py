@@ -8,7 +8,6 @@ import typer
 
 from agentstyle.cli.common import Format, FormatOpt, emit_json
 from agentstyle.cli.install import project_root
-from agentstyle.install.doctor import run_doctor
 
 
 def command(
@@ -29,6 +28,8 @@ def command(
     With --format json: a list of findings, each with `level` (ok, warning or error), `harness`
     (null for the project's own checks) and `message`.
     """
+    from agentstyle.install.doctor import run_doctor
+
     findings = run_doctor(project_root(), fire=fire)
     if fmt == Format.json:
         emit_json([f.to_json() for f in findings])

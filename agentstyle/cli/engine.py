@@ -12,7 +12,6 @@ from agentstyle.cli.common import Format, FormatOpt, emit_json
 from agentstyle.cli.usage import StyleCommand, StyleGroup
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, find_root
-from agentstyle.runtime import client, enginelog
 
 app = typer.Typer(
     help="The resident engine that keeps the database warm for hooks.",
@@ -34,6 +33,8 @@ def _home() -> str:
 
 
 def _status(home: str, fmt: str) -> None:
+    from agentstyle.runtime import client
+
     info: dict[str, Any] | None = client.ping(home)
     if fmt == Format.json:
         keys = ("pid", "served", "version", "digest")
@@ -64,6 +65,8 @@ def start(fmt: FormatOpt = Format.text) -> None:
 
     Hooks also start one when none runs; this starts it before the first event.
     """
+    from agentstyle.runtime import client, enginelog
+
     if not client.available():
         raise StyleError("the resident engine is off (no Unix sockets, or STYLE_ENGINE=off)")
     home = _home()
@@ -92,6 +95,8 @@ def start(fmt: FormatOpt = Format.text) -> None:
 )
 def stop(fmt: FormatOpt = Format.text) -> None:
     """Stop the engine; hooks evaluate directly until the next one starts."""
+    from agentstyle.runtime import client
+
     stopped = client.stop_engine(_home())
     if fmt == Format.json:
         emit_json({"stopped": stopped})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,11 +18,10 @@ from agentstyle.cli.common import (
 )
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.explain import Explained, explain_event
 from agentstyle.engine.paths import StylePaths
-from agentstyle.harnesses import adapter_for
-from agentstyle.install.install import engine_free_store
+
+if TYPE_CHECKING:
+    from agentstyle.engine.explain import Explained
 
 
 def read_payload(payload: Path) -> dict[str, Any]:
@@ -70,6 +69,11 @@ def command(
     With --format json: one object with `trace` (the steps, as lines), `verdict`, `rules` (the
     rules that decided), `stdout` and `exit` (the wire answer).
     """
+    from agentstyle.engine.compiled import memory_policy
+    from agentstyle.engine.explain import explain_event
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.install.install import engine_free_store
+
     data = read_payload(payload)
     native = event or str(data.get("hook_event_name") or "")
     adapter = adapter_for(harness)

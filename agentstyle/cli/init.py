@@ -9,7 +9,6 @@ import typer
 
 from agentstyle.cli.common import Format, FormatOpt, emit_json, file_in_the_way
 from agentstyle.diagnostics import StyleError
-from agentstyle.policy.scaffold import package_name, scaffold
 
 
 def command(
@@ -30,6 +29,8 @@ def command(
     With --format json: one object with `package` (its name), `folder` and `created` (the
     paths written).
     """
+    from agentstyle.policy.scaffold import package_name, scaffold
+
     stem = None
     if single_file and folder.suffix == ".md":
         # `init --single-file guard.md` names the file to write, not a folder to make.

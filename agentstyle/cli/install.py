@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,18 +19,11 @@ from agentstyle.cli.common import (
 )
 from agentstyle.diagnostics import StyleError, render_text
 from agentstyle.engine.paths import StylePaths, find_root
-from agentstyle.install.install import (
-    FileChange,
-    InstallResult,
-    check_scope,
-    install,
-    install_errors,
-    remove_packages,
-    sync,
-    uninstall,
-)
-from agentstyle.install.lockfile import read_lock
-from agentstyle.install.selfprotect import is_builtin
+
+# The installer (DuckDB, the compiler) is imported by the commands that run it: every `style`
+# command imports this module (`project_root`), and most never install.
+if TYPE_CHECKING:
+    from agentstyle.install.install import FileChange, InstallResult
 
 
 def _sets_syntax(values: list[str] | None) -> list[str] | None:
@@ -52,6 +45,8 @@ def _changed(changes: list[FileChange]) -> list[FileChange]:
 
 def _counts(result: InstallResult, harness: str) -> tuple[list[str], bool, int, int]:
     """User packages, whether self-protection goes with them, hook entries, static rules."""
+    from agentstyle.install.selfprotect import is_builtin
+
     plan = [e for e in result.compiled.plan if e.harness == harness]
     user = [cp for cp in result.compiled.packages if not is_builtin(cp.package.root)]
     protect = len(user) < len(result.compiled.packages)
@@ -60,6 +55,8 @@ def _counts(result: InstallResult, harness: str) -> tuple[list[str], bool, int, 
 
 
 def result_json(result: InstallResult, harness: str, scope: str, dry_run: bool) -> dict[str, Any]:
+    from agentstyle.install.install import install_errors
+
     names, protect, rules, static = _counts(result, harness)
     errors = bool(install_errors(result) or result.blocked)
     return {
@@ -81,6 +78,8 @@ def result_json(result: InstallResult, harness: str, scope: str, dry_run: bool) 
 
 
 def _report(result: InstallResult, harness: str, dry_run: bool) -> None:
+    from agentstyle.install.install import install_errors
+
     errors = install_errors(result)
     if errors:
         typer.echo(render_text(errors), nl=False, err=True)
@@ -188,6 +187,8 @@ def install_command(
     update or delete, and `diff`), `diagnostics`, `blocked` (rules that cannot be placed: `rule`,
     `point`, `reason`) and `notes`.
     """
+    from agentstyle.install.install import check_scope, install
+
     try:
         check_scope(harness, scope)
     except StyleError as exc:
@@ -229,6 +230,8 @@ def uninstall_command(
     `path`, `action` and `diff`; empty when nothing of STYLE's was found); with PKG also
     `removed` and `harnesses` (the objects `style install --format json` prints).
     """
+    from agentstyle.install.install import uninstall
+
     if packages:
         _remove(list(packages), scope, dry_run, fmt, harness)
         return
@@ -253,6 +256,9 @@ def uninstall_command(
 
 
 def _remove(packages: list[str], scope: str | None, dry_run: bool, fmt: str, harness: str) -> None:
+    from agentstyle.install.install import remove_packages
+    from agentstyle.install.lockfile import read_lock
+
     root = _root(scope)
     lock = read_lock(StylePaths(root).lockfile)
     removed, results = remove_packages(root, packages, dry_run=dry_run)
@@ -295,6 +301,9 @@ def sync_command(
     With --format json: one object with `dry_run`, `ok` and `harnesses`, a list of the objects
     `style install --format json` prints, one per harness (sync stops at the first refused).
     """
+    from agentstyle.install.install import sync
+    from agentstyle.install.lockfile import read_lock
+
     root = _root(scope)
     results = sync(root, dry_run=dry_run)
     if fmt == Format.json:

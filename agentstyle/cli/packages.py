@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from agentstyle.cli.common import Format, FormatOpt, emit_json
-from agentstyle.install.library import bundled
 
 
 def packages_command(fmt: FormatOpt = Format.text) -> None:
@@ -13,6 +12,8 @@ def packages_command(fmt: FormatOpt = Format.text) -> None:
 
     With --format json: a list of objects with `name`, `version` and `description`.
     """
+    from agentstyle.install.library import bundled
+
     found = bundled()
     if fmt == Format.json:
         emit_json(

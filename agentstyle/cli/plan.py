@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,11 +15,9 @@ from agentstyle.cli.common import (
     packages_or_cwd,
 )
 from agentstyle.diagnostics import render_text
-from agentstyle.harnesses.facts import spec_for
-from agentstyle.install.selfprotect import plan_packages
-from agentstyle.policy.compile import compile_policy, load_and_validate, ordered
-from agentstyle.policy.lower import qualified
-from agentstyle.policy.plan import PlanEntry, refresh_lines
+
+if TYPE_CHECKING:
+    from agentstyle.policy.plan import PlanEntry
 
 
 def command(
@@ -42,6 +40,12 @@ def command(
     # Only a package without errors is planned: lowering assumes validated rules. The built-in
     # self-protection rules are planned with them, as install places them
     # (docs/design/cli.md#self-protection).
+    from agentstyle.harnesses.facts import spec_for
+    from agentstyle.install.selfprotect import plan_packages
+    from agentstyle.policy.compile import compile_policy, load_and_validate, ordered
+    from agentstyle.policy.lower import qualified
+    from agentstyle.policy.plan import refresh_lines
+
     with plan_packages(harness) as builtin:
         loaded = load_and_validate(packages_or_cwd(packages) + builtin)
         errors = [d for d in loaded.diagnostics if d.level == "error"]

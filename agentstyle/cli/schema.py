@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from agentstyle.cli.common import choice
-from agentstyle.policy.schema import schema_json
 
 KINDS = ("package", "rule-file")
 
@@ -27,4 +26,6 @@ def command(
 
     Point an editor's YAML support at it to check and complete packages as you type.
     """
+    from agentstyle.policy.schema import schema_json
+
     typer.echo(schema_json(kind), nl=False)

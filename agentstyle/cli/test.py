@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
-from agentstyle.audit.testing import CaseResult, run_package_tests
 from agentstyle.cli.common import (
     Format,
     FormatOpt,
@@ -13,7 +14,9 @@ from agentstyle.cli.common import (
     emit_json,
     packages_or_cwd,
 )
-from agentstyle.policy.load import load_package
+
+if TYPE_CHECKING:
+    from agentstyle.audit.testing import CaseResult
 
 
 def command(
@@ -28,6 +31,9 @@ def command(
     With --format json: one object with `passed`, `failed`, `without_tests` (the packages
     without cases) and `cases` (each with `file`, `note`, `ok` and `failures`).
     """
+    from agentstyle.audit.testing import run_package_tests
+    from agentstyle.policy.load import load_package
+
     results: list[CaseResult] = []
     empty: list[str] = []
     for package in packages_or_cwd(packages):

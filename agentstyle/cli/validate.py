@@ -9,7 +9,6 @@ import typer
 from agentstyle.cli.common import Format, FormatOpt, PackagesArg, emit_json, fail, packages_or_cwd
 from agentstyle.codes import explain
 from agentstyle.diagnostics import has_errors, render_text
-from agentstyle.policy.compile import load_and_validate
 
 
 def command(
@@ -29,6 +28,8 @@ def command(
     With --format json: a list of diagnostics, each with `code`, `level`, `message`, `file`,
     `line`, `column`, `rule` and `help`.
     """
+    from agentstyle.policy.compile import load_and_validate
+
     if explain_code is not None:
         doc = explain(explain_code)
         if doc is None:
