@@ -97,11 +97,11 @@ DEFAULT_BATCH = 2000
 MIN_BATCH = 16
 EXAMPLES = 3
 # The outcomes `state.rule_hits` / `state.since_last_s` count (sql/evaluate/match.sql).
-COUNTED = frozenset({"emitted", "blocked", "asked", "allowed", "budget-truncated"})
+COUNTED = frozenset({"emitted", "blocked", "asked", "allowed", "budget-truncated", "fixed"})
 # Outcomes of an inject/warn row that register no claim although the row had a claim key.
 UNCLAIMED = frozenset({"block-suppressed", "budget-dropped", "error"})
 # Outcomes an example should show first: what the rule did to the session.
-EFFECTIVE = ("blocked", "asked", "allowed", "emitted", "budget-truncated")
+EFFECTIVE = ("fixed", "blocked", "asked", "allowed", "emitted", "budget-truncated")
 # Fields that say best what an event was about, for examples.
 INPUT_FIELDS = (
     "tool.input.command",

@@ -15,7 +15,7 @@ from agentstyle.engine.evaluate import EMITTING, evaluate
 from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.policy.compile import compile_policy, load_and_validate
 
-FIRING = (*EMITTING, "blocked", "asked", "allowed")
+FIRING = (*EMITTING, "blocked", "asked", "allowed", "fixed")
 FILE_KEYS = {"cases", "settings"}
 CASE_KEYS = {"note", "event", "payload", "payload_file", "expect"}
 EXPECT_KEYS = {"verdict", "fires", "silent", "output_contains", "stdout", "exit"}

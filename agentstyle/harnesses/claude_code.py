@@ -114,6 +114,9 @@ class ClaudeCode(HarnessAdapter):
     fail_closed_exit = 1
     bad_exit = " (Claude Code reads it as a hook error)"
     notice_events = NOTICE_EVENTS
+    # PreToolUse takes `updatedInput` with `permissionDecision: allow`: the call runs with it
+    # (seen on the real client: tests/e2e/test_claude_code_fix.py).
+    rewrite_events = frozenset({"PreToolUse"})
 
     def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
         ev = read.claude_shaped_event(
@@ -165,6 +168,8 @@ class ClaudeCode(HarnessAdapter):
                 specific["permissionDecision"] = "allow"
                 if reason:
                     specific["permissionDecisionReason"] = reason
+                if decision.fix is not None and decision.fix.tool_input is not None:
+                    specific["updatedInput"] = decision.fix.tool_input
             if context and decision.verdict != "block":
                 specific["additionalContext"] = context
         elif native_event in ("Stop", "SubagentStop") and STOP_CONTINUE_AS_CONTEXT:

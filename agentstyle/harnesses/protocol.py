@@ -10,6 +10,7 @@ library only at import: the hook path loads an adapter for every event.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -55,6 +56,34 @@ class HarnessAdapter(ABC):
         """Whether another gate STYLE installed for this harness evaluates this call (then
         evaluating it here too would apply the same rules twice)."""
         return False
+
+    # Whether the harness runs a call with the input the answer gives instead of the one it
+    # asked about (a rule's fix; docs/design/runtime.md#fixes). Elsewhere a fixed command is
+    # named in the refusal for the model to run.
+    rewrite_events: ClassVar[frozenset[str]] = frozenset()
+
+    def with_command(
+        self, payload: dict[str, Any], native_event: str, command: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The payload of the same shell call with another command, and its tool input (what
+        an answer that rewrites the call carries)."""
+        tool_input = payload.get("tool_input")
+        changed = {**(tool_input if isinstance(tool_input, dict) else {}), "command": command}
+        return {**payload, "tool_input": changed}, changed
+
+    def rebuilder(
+        self, payload: dict[str, Any], native_event: str, harness: str
+    ) -> Callable[[str], tuple[Event, dict[str, Any]]]:
+        """For a fix: the normalized event of this call with another command (as `harness`,
+        the config that ran the hook), and its tool input."""
+
+        def rebuild(command: str) -> tuple[Event, dict[str, Any]]:
+            changed, tool_input = self.with_command(payload, native_event, command)
+            event = self.normalize(changed, native_event)
+            event.harness = harness
+            return event, tool_input
+
+        return rebuild
 
     def installed_here(self, root: Path) -> bool:
         """Whether STYLE's handlers for this harness are in the project's or the user's

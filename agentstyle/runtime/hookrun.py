@@ -199,10 +199,18 @@ def handle(
         event.harness = call.harness  # the entries installed for the config that ran this hook
         from agentstyle.runtime import direct as runtime
 
+        fixing = None
+        if event.tool == "shell" and event.point == "tool.pre":
+            from agentstyle.engine.fixes import Fixing
+
+            rebuild = reader.rebuilder(seen.payload, seen.event, call.harness)
+            fixing = Fixing(rebuild, seen.event in reader.rewrite_events)
         if conn is not None:
-            decision = runtime.evaluate_on(conn, event, call, home=home, resident=resident)
+            decision = runtime.evaluate_on(
+                conn, event, call, home=home, resident=resident, fixing=fixing
+            )
         else:
-            decision = runtime.evaluate_hook(home, event, call, poll)
+            decision = runtime.evaluate_hook(home, event, call, poll, fixing)
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
 
