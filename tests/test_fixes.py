@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -154,3 +155,58 @@ def test_the_history_keeps_both_commands_and_the_outcome_fixed(fixed: Project) -
         " AND c.field = 'tool.input.command' WHERE c.value = 'git push --force origin audit-me'"
     )
     assert rows == [("fixed", "git push --force-with-lease origin audit-me")]
+
+
+def style_json(project: Project, *args: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentstyle", *args, "--format", "json"],
+        cwd=project.root,
+        env=clean_env(project.home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc: dict[str, Any] = json.loads(proc.stdout)
+    return doc
+
+
+def push_payload(project: Project, command: str) -> dict[str, Any]:
+    return {
+        "session_id": "replayed",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(project.root),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+
+
+def test_explain_shows_the_fix_and_records_nothing(fixed: Project, tmp_path: Path) -> None:
+    payload = tmp_path / "push.json"
+    payload.write_text(json.dumps(push_payload(fixed, "git push -f origin topic")))
+    before = fixed.scalar("SELECT count(*) FROM events")
+    doc = style_json(fixed, "explain", "--payload", str(payload), "--harness", "claude-code")
+    assert doc["verdict"] == "allow"
+    assert doc["fix"] == {
+        "original": "git push -f origin topic",
+        "command": "git push --force-with-lease origin topic",
+        "rules": ["fixes/lease"],
+        "rewritten": True,
+    }
+    assert any("block=fixed" in line for line in doc["trace"]), doc["trace"]
+    assert json.loads(doc["stdout"])["hookSpecificOutput"]["updatedInput"] == {
+        "command": "git push --force-with-lease origin topic"
+    }
+    assert fixed.scalar("SELECT count(*) FROM events") == before
+
+
+def test_replay_counts_fixed_calls_and_shows_both_commands(fixed: Project, tmp_path: Path) -> None:
+    folder = tmp_path / "payloads"
+    folder.mkdir()
+    for i, command in enumerate(["git push --force origin a", "git push --force origin main"]):
+        (folder / f"{i:03d}-PreToolUse.json").write_text(json.dumps(push_payload(fixed, command)))
+    doc = style_json(fixed, "replay", str(folder), "-p", str(fixed.root / "pkg"))
+    [lease] = [r for r in doc["rules"]["rows"] if r["rule"] == "fixes/lease"]
+    assert (lease["fixed"], lease["blocked"]) == (1, 1)  # main: the fixed command is refused too
+    outputs = [e["output"] for e in doc["examples"]["fixes/lease"]]
+    assert any("ran `git push --force-with-lease origin a`" in o for o in outputs), outputs

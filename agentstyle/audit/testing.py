@@ -12,6 +12,7 @@ import yaml
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, evaluate
+from agentstyle.engine.fixes import fixed_by
 from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.policy.compile import compile_policy, load_and_validate
 
@@ -140,8 +141,9 @@ def run_file(
                 f"unknown {harness} event `{native}` (set `event:` or `hook_event_name`)"
             )
             continue
+        fixing = adapter.fixing(payload, native, event)
         with transaction(conn):
-            [evaluation] = evaluate(conn, [event])
+            [evaluation] = evaluate(conn, [event], decided=fixed_by(conn, [fixing]))
         wire = adapter.answer(evaluation.decision, native, event)
         fired = {c.rule_id for c in evaluation.candidates if c.outcome in FIRING}
         check(result, case["expect"], pkg_name, evaluation.decision, fired, wire)

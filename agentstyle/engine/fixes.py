@@ -35,6 +35,13 @@ class Fixing:
     rewrites: bool
 
 
+def fixed_by(
+    conn: Connection, fixings: Sequence[Fixing | None], held: Held | None = None
+) -> Callable[[list[Evaluation]], None]:
+    """`evaluate(…, decided=)` that applies the fixes of a batch, one `Fixing` per event."""
+    return lambda evaluations: apply_fixes(conn, evaluations, fixings, held)
+
+
 def apply_fixes(
     conn: Connection,
     evaluations: Sequence[Evaluation],

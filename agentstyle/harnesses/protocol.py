@@ -10,7 +10,6 @@ library only at import: the hook path loads an adapter for every event.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     from agentstyle.configfiles.jsonedit import IsOurs
     from agentstyle.configfiles.jsonspans import Dialect
     from agentstyle.engine.event import Event
+    from agentstyle.engine.fixes import Fixing
     from agentstyle.harnesses.install import Groups, Key
 
 
@@ -71,19 +71,23 @@ class HarnessAdapter(ABC):
         changed = {**(tool_input if isinstance(tool_input, dict) else {}), "command": command}
         return {**payload, "tool_input": changed}, changed
 
-    def rebuilder(
-        self, payload: dict[str, Any], native_event: str, harness: str
-    ) -> Callable[[str], tuple[Event, dict[str, Any]]]:
-        """For a fix: the normalized event of this call with another command (as `harness`,
-        the config that ran the hook), and its tool input."""
+    def fixing(self, payload: dict[str, Any], native_event: str, event: Event) -> Fixing | None:
+        """What a rule's fix needs to rewrite this call (a shell call before it runs), or None:
+        the call rebuilt with another command, as normalized as `event`, and whether this
+        harness runs a rewritten call."""
+        if event.tool != "shell" or event.point != "tool.pre":
+            return None
+        from agentstyle.engine.fixes import Fixing
+
+        harness = event.harness
 
         def rebuild(command: str) -> tuple[Event, dict[str, Any]]:
             changed, tool_input = self.with_command(payload, native_event, command)
-            event = self.normalize(changed, native_event)
-            event.harness = harness
-            return event, tool_input
+            rebuilt = self.normalize(changed, native_event)
+            rebuilt.harness = harness  # the config that ran the hook, as for `event`
+            return rebuilt, tool_input
 
-        return rebuild
+        return Fixing(rebuild, native_event in self.rewrite_events)
 
     def installed_here(self, root: Path) -> bool:
         """Whether STYLE's handlers for this harness are in the project's or the user's

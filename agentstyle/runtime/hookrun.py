@@ -199,12 +199,7 @@ def handle(
         event.harness = call.harness  # the entries installed for the config that ran this hook
         from agentstyle.runtime import direct as runtime
 
-        fixing = None
-        if event.tool == "shell" and event.point == "tool.pre":
-            from agentstyle.engine.fixes import Fixing
-
-            rebuild = reader.rebuilder(seen.payload, seen.event, call.harness)
-            fixing = Fixing(rebuild, seen.event in reader.rewrite_events)
+        fixing = reader.fixing(seen.payload, seen.event, event)
         if conn is not None:
             decision = runtime.evaluate_on(
                 conn, event, call, home=home, resident=resident, fixing=fixing
