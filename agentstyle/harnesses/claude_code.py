@@ -114,9 +114,6 @@ class ClaudeCode(HarnessAdapter):
     fail_closed_exit = 1
     bad_exit = " (Claude Code reads it as a hook error)"
     notice_events = NOTICE_EVENTS
-    # PreToolUse takes `updatedInput` with `permissionDecision: allow`: the call runs with it
-    # (seen on the real client: tests/e2e/test_claude_code_fix.py).
-    rewrite_events = frozenset({"PreToolUse"})
 
     def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
         ev = read.claude_shaped_event(

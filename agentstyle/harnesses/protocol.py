@@ -57,11 +57,6 @@ class HarnessAdapter(ABC):
         evaluating it here too would apply the same rules twice)."""
         return False
 
-    # Whether the harness runs a call with the input the answer gives instead of the one it
-    # asked about (a rule's fix; docs/design/runtime.md#fixes). Elsewhere a fixed command is
-    # named in the refusal for the model to run.
-    rewrite_events: ClassVar[frozenset[str]] = frozenset()
-
     def with_command(
         self, payload: dict[str, Any], native_event: str, command: str
     ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -87,7 +82,7 @@ class HarnessAdapter(ABC):
             rebuilt.harness = harness  # the config that ran the hook, as for `event`
             return rebuilt, tool_input
 
-        return Fixing(rebuild, native_event in self.rewrite_events)
+        return Fixing(rebuild, native_event in self.spec.rewrite_events)
 
     def installed_here(self, root: Path) -> bool:
         """Whether STYLE's handlers for this harness are in the project's or the user's
