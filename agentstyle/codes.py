@@ -1433,6 +1433,66 @@ CODES: dict[str, Code] = {
                 "it fires there only on resume, clear and compaction."
             ),
         ),
+        _c(
+            "fix-not-block",
+            "error",
+            "`fix` on a rule that is not a `block` rule on shell calls",
+            what=(
+                "A rule carries `fix:` but is not `action: block` with `target: tool` and\n"
+                "`tool: shell`, or its `fix` is not a mapping of exactly `replace` (a\n"
+                "non-empty RE2 pattern) and `with` (the replacement text)."
+            ),
+            why=(
+                "A fix rewrites the simple commands a refusing rule matched into a command\n"
+                "that passes the whole policy. Only a refused shell call has such a\n"
+                "command: an `ask` is the person's to answer, and a file edit or a prompt\n"
+                "has no command line to rewrite."
+            ),
+            example=(
+                "rules:\n"
+                "  - id: lease-not-force\n"
+                "    target: tool\n"
+                "    tool: shell\n"
+                "    action: ask\n"
+                "    when: 'tool.input.command shell_regex \"^git push .*--force( |$)\"'\n"
+                "    fix: {replace: '--force( |$)', with: '--force-with-lease\\1'}\n"
+                "    text: Force-push with a lease."
+            ),
+            fix=(
+                "Make the rule `action: block` on `tool: shell`, and write the fix as\n"
+                "`fix: {replace: PATTERN, with: TEXT}`."
+            ),
+        ),
+        _c(
+            "fix-rewrite",
+            "error",
+            "the `with` of a fix names a group its pattern lacks, or RE2 rejects it",
+            what=(
+                "The replacement text of a `fix` refers to a capture group its `replace`\n"
+                "pattern does not have (`\\2` with one group), or has a backslash that RE2\n"
+                "does not take: in the replacement, `\\0` to `\\9` name the match and its\n"
+                "groups and `\\\\` is one backslash; nothing else may follow a backslash."
+            ),
+            why=(
+                "The fix is applied by RE2 in the rules database while the agent waits. A\n"
+                "replacement RE2 cannot apply would turn every matching refusal into an\n"
+                "error, so it is caught when the package is validated, at the character."
+            ),
+            example=(
+                "rules:\n"
+                "  - id: lease-not-force\n"
+                "    target: tool\n"
+                "    tool: shell\n"
+                "    action: block\n"
+                "    when: 'tool.input.command shell_regex \"^git push .*--force( |$)\"'\n"
+                "    fix: {replace: '--force( |$)', with: '--force-with-lease\\2'}\n"
+                "    text: Force-push with a lease."
+            ),
+            fix=(
+                "Count the groups of `replace`: `--force( |$)` has one, so the replacement\n"
+                "can use `\\1` (and `\\0`, the whole match) only."
+            ),
+        ),
     )
 }
 

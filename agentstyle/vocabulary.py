@@ -91,6 +91,9 @@ RULE_FIELDS: dict[str, FieldType] = {
     "mcp": FieldType("str", description="MCP server name glob"),
     "skill": FieldType("str", description="skill name glob"),
     "event": FieldType("str", description="normalized event name"),
+    "fix": FieldType(
+        "mapping", description="block on shell: `replace`/`with` for the command run instead"
+    ),
 }
 DEFAULTABLE_FIELDS = frozenset(
     {

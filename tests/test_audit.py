@@ -383,6 +383,7 @@ RULE_COLUMNS = [
     "emitted",
     "blocked",
     "asked",
+    "fixed",
     "dedup_suppressed",
     "loop_guarded",
     "budget_cuts",
@@ -777,7 +778,7 @@ def test_json_csv_parquet_hold_the_same_rows(
     lines = csv_run.stdout.splitlines()
     assert lines[0] == ",".join(RULE_COLUMNS)
     assert (
-        lines[1] == "audit/no-rm,block,140,15,0,15,0,0,0,0,0,0.1071,0.1071,0,2024-05-02T14:00:05,"
+        lines[1] == "audit/no-rm,block,140,15,0,15,0,0,0,0,0,0,0.1071,0.1071,0,2024-05-02T14:00:05,"
     )
     assert lines[5].endswith(",erroring")
     out = tmp_path / "rules.parquet"

@@ -458,6 +458,15 @@ FULL_PACKAGE: Schema = {
             "text": "Three failures in a row: stop and read the error.",
         },
         {"from": "./rules/**/*.md", "fallback": "skip", "at": "before", "tool": "shell"},
+        {
+            "id": "lease-not-force",
+            "target": "tool",
+            "tool": "shell",
+            "action": "block",
+            "when": 'tool.input.command shell_regex "^git push( \\S+)* --force( |$)"',
+            "fix": {"replace": "--force( |$)", "with": "--force-with-lease\\1"},
+            "text": "Force-push with a lease.",
+        },
     ],
     "native_hooks": [
         {

@@ -78,6 +78,7 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, Evaluation, evaluate
 from agentstyle.engine.event import Event
+from agentstyle.engine.fixes import Fixing, fixed_by
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import (
     Connection,
@@ -97,11 +98,11 @@ DEFAULT_BATCH = 2000
 MIN_BATCH = 16
 EXAMPLES = 3
 # The outcomes `state.rule_hits` / `state.since_last_s` count (sql/evaluate/match.sql).
-COUNTED = frozenset({"emitted", "blocked", "asked", "allowed", "budget-truncated"})
+COUNTED = frozenset({"emitted", "blocked", "asked", "allowed", "budget-truncated", "fixed"})
 # Outcomes of an inject/warn row that register no claim although the row had a claim key.
 UNCLAIMED = frozenset({"block-suppressed", "budget-dropped", "error"})
 # Outcomes an example should show first: what the rule did to the session.
-EFFECTIVE = ("blocked", "asked", "allowed", "emitted", "budget-truncated")
+EFFECTIVE = ("fixed", "blocked", "asked", "allowed", "emitted", "budget-truncated")
 # Fields that say best what an event was about, for examples.
 INPUT_FIELDS = (
     "tool.input.command",
@@ -287,6 +288,8 @@ def replay(
     started = time.perf_counter()
     index: list[int] = []  # position in `recorded` of each event to evaluate
     events: list[Event] = []
+    fixings: list[Fixing | None] = []  # how each refused shell call is fixed (engine/fixes.py)
+    adapter = adapter_for(policy.harness)
     unknown = 0
     spec = spec_for(policy.harness)
     for i, rec in enumerate(recorded):
@@ -301,12 +304,16 @@ def replay(
             continue
         index.append(i)
         events.append(ev)
+        # An event recorded already normalized has no payload to rebuild it from.
+        fixings.append(
+            adapter.fixing(rec.payload, rec.native_event, ev) if rec.event is None else None
+        )
     # The recorded events live until the end: frozen, the collector stops walking them after
     # every batch's garbage (a third of a large replay's time, bench/RESULTS.md).
     gc.freeze()
     try:
         result = _evaluated(
-            policy, recorded, index, events, unknown, batch_size, examples, progress
+            policy, recorded, index, events, fixings, unknown, batch_size, examples, progress
         )
     finally:
         gc.unfreeze()
@@ -319,6 +326,7 @@ def _evaluated(
     recorded: list[Recorded],
     index: list[int],
     events: list[Event],
+    fixings: list[Fixing | None],
     unknown: int,
     batch_size: int,
     examples: int,
@@ -333,11 +341,12 @@ def _evaluated(
     start = 0
     while start < len(events):
         chunk = events[start : start + size]
-        evaluations, cut = _speculate(policy, chunk, trace)
+        fixes = fixings[start : start + size]
+        evaluations, cut = _speculate(policy, chunk, fixes, trace)
         if cut is not None:
             result.cuts += 1
             chunk = chunk[: max(1, cut)]
-            evaluations = _commit(policy, chunk, trace)
+            evaluations = _commit(policy, chunk, fixes[: len(chunk)], trace)
             size = max(min(MIN_BATCH, batch_size), size // 2)
         else:
             size = min(batch_size, size * 2) if size < batch_size else size
@@ -357,12 +366,12 @@ def _evaluated(
 
 
 def _speculate(
-    policy: Policy, events: list[Event], trace: bool
+    policy: Policy, events: list[Event], fixings: list[Fixing | None], trace: bool
 ) -> tuple[list[Evaluation], int | None]:
     """Evaluate a batch; committed when no event depends on an undecided one, else rolled
     back and the position of the first such event returned."""
     with transaction(policy.conn) as tx:
-        evaluations = evaluate(policy.conn, [_copy(e) for e in events], "hits", trace=trace)
+        evaluations = _evaluate(policy, events, fixings, trace)
         cut = first_dependent(evaluations, policy.refresh, policy.reads_rule_state)
         if cut is not None:
             tx.rollback()
@@ -370,9 +379,19 @@ def _speculate(
     return evaluations, None
 
 
-def _commit(policy: Policy, events: list[Event], trace: bool) -> list[Evaluation]:
+def _commit(
+    policy: Policy, events: list[Event], fixings: list[Fixing | None], trace: bool
+) -> list[Evaluation]:
     with transaction(policy.conn):
-        return evaluate(policy.conn, [_copy(e) for e in events], "hits", trace=trace)
+        return _evaluate(policy, events, fixings, trace)
+
+
+def _evaluate(
+    policy: Policy, events: list[Event], fixings: list[Fixing | None], trace: bool
+) -> list[Evaluation]:
+    """A batch through `evaluate()`, its refused shell calls fixed where a rule says how."""
+    fix = fixed_by(policy.conn, fixings) if any(f is not None for f in fixings) else None
+    return evaluate(policy.conn, [_copy(e) for e in events], "hits", trace=trace, decided=fix)
 
 
 def first_dependent(
@@ -460,6 +479,10 @@ class _Examples:
             if len(found) >= self.n:
                 continue
             text = c.rendered.text if c.rendered is not None else (c.error or "")
+            fix = evaluation.decision.fix
+            if fix is not None and c.rule_id in fix.rules:  # both commands: what ran instead
+                how = "ran" if fix.applied else "offered"
+                text = f"{how} `{short(fix.command, 60)}`: {text}"
             found.append(
                 Example(
                     c.rule_id,
@@ -498,7 +521,7 @@ def rules_frame(result: Replayed) -> Frame:
     return run_report(result.conn, "rules", Filters())
 
 
-DIFF_COUNTS = ("fired", "emitted", "blocked", "asked", "dedup_suppressed")
+DIFF_COUNTS = ("fired", "emitted", "blocked", "asked", "fixed", "dedup_suppressed")
 
 
 def baseline_diff(baseline: Frame, candidate: Frame) -> Frame:

@@ -12,10 +12,11 @@ import yaml
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, evaluate
+from agentstyle.engine.fixes import fixed_by
 from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.policy.compile import compile_policy, load_and_validate
 
-FIRING = (*EMITTING, "blocked", "asked", "allowed")
+FIRING = (*EMITTING, "blocked", "asked", "allowed", "fixed")
 FILE_KEYS = {"cases", "settings"}
 CASE_KEYS = {"note", "event", "payload", "payload_file", "expect"}
 EXPECT_KEYS = {"verdict", "fires", "silent", "output_contains", "stdout", "exit"}
@@ -140,8 +141,9 @@ def run_file(
                 f"unknown {harness} event `{native}` (set `event:` or `hook_event_name`)"
             )
             continue
+        fixing = adapter.fixing(payload, native, event)
         with transaction(conn):
-            [evaluation] = evaluate(conn, [event])
+            [evaluation] = evaluate(conn, [event], decided=fixed_by(conn, [fixing]))
         wire = adapter.answer(evaluation.decision, native, event)
         fired = {c.rule_id for c in evaluation.candidates if c.outcome in FIRING}
         check(result, case["expect"], pkg_name, evaluation.decision, fired, wire)

@@ -21,6 +21,7 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
 
 if TYPE_CHECKING:
+    from agentstyle.engine.decision import Fix
     from agentstyle.engine.explain import Explained
 
 
@@ -67,7 +68,8 @@ def command(
     and exit code).
 
     With --format json: one object with `trace` (the steps, as lines), `verdict`, `rules` (the
-    rules that decided), `stdout` and `exit` (the wire answer).
+    rules that decided), `fix` (a refused shell command a rule's fix rewrote: `original`,
+    `command`, `rules`, `rewritten`; else null), `stdout` and `exit` (the wire answer).
     """
     from agentstyle.engine.compiled import memory_policy
     from agentstyle.engine.explain import explain_event
@@ -82,23 +84,25 @@ def command(
         raise StyleError(
             f"unknown {harness} event `{native}`: pass --event or set `hook_event_name`"
         )
+    fixing = adapter.fixing(data, native, ev)
     result: Explained
     if packages:
         conn, _ = memory_policy(packages_or_cwd(list(packages)), harness)
         try:
-            result = explain_event(conn, ev, adapter.answer)
+            result = explain_event(conn, ev, adapter.answer, fixing)
         finally:
             conn.close()
     else:
         paths = StylePaths(project_root())
         with engine_free_store(paths, create=False) as conn:
-            result = explain_event(conn, ev, adapter.answer)
+            result = explain_event(conn, ev, adapter.answer, fixing)
     if fmt == Format.json:
         emit_json(
             {
                 "trace": result.lines[:-2],
                 "verdict": result.evaluation.decision.verdict or "none",
                 "rules": result.evaluation.decision.rules,
+                "fix": _fix_json(result.evaluation.decision.fix),
                 "stdout": result.wire.stdout,
                 "exit": result.wire.exit_code,
             }
@@ -106,3 +110,15 @@ def command(
         return
     for line in result.lines:
         typer.echo(line)
+
+
+def _fix_json(fix: Fix | None) -> dict[str, object] | None:
+    """A fix in `--format json`: both commands, the rules, whether the harness runs it."""
+    if fix is None:
+        return None
+    return {
+        "original": fix.original,
+        "command": fix.command,
+        "rules": fix.rules,
+        "rewritten": fix.applied,
+    }

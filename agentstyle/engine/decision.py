@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -14,12 +15,30 @@ class Output:
 
 
 @dataclass(slots=True)
+class Fix:
+    """A refused shell command and the command a rule's `fix` made of it, which the whole
+    policy let through (docs/design/runtime.md#fixes)."""
+
+    original: str
+    command: str
+    rules: list[str]  # the rules whose fix rewrote it, in policy order
+    # What the harness runs instead, when it takes a rewritten call (`applied`): the whole
+    # tool input with the new command. Otherwise the refusal names the command to run.
+    tool_input: dict[str, Any] | None = None
+
+    @property
+    def applied(self) -> bool:
+        return self.tool_input is not None
+
+
+@dataclass(slots=True)
 class Decision:
     verdict: str | None = None  # block | ask | allow | None (no opinion)
     reasons: list[str] = field(default_factory=list)  # verdict texts, rule order
     contexts: list[str] = field(default_factory=list)  # model-visible texts, budget order
     messages: list[str] = field(default_factory=list)  # user-visible texts
     rules: list[str] = field(default_factory=list)  # rules that produced the answer
+    fix: Fix | None = None  # a refused command rewritten by a rule's `fix`
 
     @property
     def empty(self) -> bool:

@@ -148,6 +148,8 @@ class Held:
     entries: Entries = field(default_factory=dict)
     # rule id → its template segments by part and its token limit, read at its first match
     templates: dict[str, tuple[dict[str, list[SegmentRow]], int]] = field(default_factory=dict)
+    # rule id → its fix (pattern, replacement), read at the first refused shell call (fixes.py)
+    fixes: dict[str, tuple[str, str]] | None = None
 
     @classmethod
     def of(cls, conn: Connection) -> Held:
@@ -227,16 +229,24 @@ def route_keys(ev: Event) -> list[tuple[str, str | None]]:
 
 
 def evaluate(
-    conn: Connection, events: list[Event], log: str = "hits", *, trace: bool = False
+    conn: Connection,
+    events: list[Event],
+    log: str = "hits",
+    *,
+    trace: bool = False,
+    decided: Callable[[list[Evaluation]], None] | None = None,
 ) -> list[Evaluation]:
     """Decide a batch of events in order and record it, inside the caller's transaction.
 
     The caller commits (a hook, replay) or rolls back (explain). `log` is the lock file's mode
     (docs/audit.md#privacy-and-pruning): field values are stored for events with a hit (`hits`), for
-    every event (`full`) or never (`off`).
+    every event (`full`) or never (`off`). `decided` sees the decided batch before it is
+    recorded (replay applies the rules' fixes there: engine/fixes.py).
     """
     with _no_collector_passes():
         evaluations = decide(conn, events, trace=trace, log=log)
+        if decided is not None:
+            decided(evaluations)
         record(conn, evaluations, log)
     return evaluations
 
@@ -265,6 +275,7 @@ def decide(
     trace: bool = False,
     held: Held | None = None,
     log: str = "hits",
+    allowances: bool = True,
 ) -> list[Evaluation]:
     """The steps of docs/design/runtime.md#one-hook-event for a batch: bookkeeping, candidates,
     conditions, rendering and outcomes. Nothing of the events is written (`record` does that); a
@@ -273,6 +284,7 @@ def decide(
     `trace` keeps the candidates whose conditions failed (explain); `log` is the mode `record`
     will use (an allow code is offered only where the history keeps the call). `held` is what
     a resident engine keeps of the policy (`Held`); without it the point flags are read here.
+    Without `allowances` none is used, and nothing at all is written (a fix's probes, fixes.py).
     An event that nothing matches costs the one `match` statement: its bookkeeping waits for
     `record`, after the answer.
     """
@@ -315,10 +327,11 @@ def decide(
         _outcomes(conn, evaluations)
     if not evaluations[0].event_id and _may_read_event_id(evaluations[0], held):
         _book(conn, evaluations)
-    # `style allow`: a refused call the person let through passes once (or for the session).
-    from agentstyle.engine.allowances import apply_allowances
+    if allowances:
+        # `style allow`: a refused call the person let through passes once (or for the session).
+        from agentstyle.engine.allowances import apply_allowances
 
-    apply_allowances(conn, evaluations, log, held)
+        apply_allowances(conn, evaluations, log, held)
     return evaluations
 
 

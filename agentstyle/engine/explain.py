@@ -8,6 +8,7 @@ from typing import Any
 
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.evaluate import Candidate, Evaluation, decide
+from agentstyle.engine.fixes import Fixing, apply_fix
 from agentstyle.engine.store import Connection, rolled_back
 
 
@@ -30,6 +31,8 @@ def _trace(cand: Candidate, point: str | None) -> str:
     outcome = cand.outcome or "error"
     if outcome == "blocked":
         block, repeat, output = "blocked", "repeat-bypass", "blocked"
+    elif outcome == "fixed":
+        block, repeat, output = "fixed", "repeat-bypass", "fixed"
     elif outcome == "block-suppressed":
         block, repeat, output = "block-precedence", "not-evaluated", "not-evaluated"
     elif outcome in ("asked", "allowed"):
@@ -51,11 +54,16 @@ def _trace(cand: Candidate, point: str | None) -> str:
     return f"{head} block={block} repeat={repeat} output={output}"
 
 
-def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
+def explain_event(
+    conn: Connection, event: Any, answer: Any, fixing: Fixing | None = None
+) -> Explained:
     """Decide inside a transaction that is rolled back: history is never touched (the event is
-    not recorded, and an allowance it would use is not used up)."""
+    not recorded, and an allowance it would use is not used up). `fixing`: how a refused shell
+    call is rebuilt for its rules' fixes."""
     with rolled_back(conn):
         [evaluation] = decide(conn, [event], trace=True)
+        if fixing is not None and evaluation.decision.verdict == "block":
+            apply_fix(conn, evaluation, fixing.rebuild, fixing.rewrites)
     wire: Wire = answer(evaluation.decision, event.native_event, event)
     lines = [
         f"event {event.harness} {event.native_event} point={event.point} "
@@ -75,6 +83,14 @@ def explain_event(conn: Connection, event: Any, answer: Any) -> Explained:
         lines.append("no candidate entries for this event")
     for cand in evaluation.candidates:
         lines.append(_trace(cand, event.point))
+    fix = evaluation.decision.fix
+    if fix is not None:
+        how = "rewritten" if fix.applied else "named in the refusal"
+        lines.append(
+            f"fix {how} by {','.join(fix.rules)}: "
+            f"{json.dumps(fix.original, ensure_ascii=False)} -> "
+            f"{json.dumps(fix.command, ensure_ascii=False)}"
+        )
     lines.append(f"wire stdout={json.dumps(wire.stdout, ensure_ascii=False)}")
     lines.append(f"wire exit={wire.exit_code}")
     return Explained(evaluation, wire, lines)

@@ -165,6 +165,8 @@ class ClaudeCode(HarnessAdapter):
                 specific["permissionDecision"] = "allow"
                 if reason:
                     specific["permissionDecisionReason"] = reason
+                if decision.fix is not None and decision.fix.tool_input is not None:
+                    specific["updatedInput"] = decision.fix.tool_input
             if context and decision.verdict != "block":
                 specific["additionalContext"] = context
         elif native_event in ("Stop", "SubagentStop") and STOP_CONTINUE_AS_CONTEXT:

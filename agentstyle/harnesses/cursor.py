@@ -248,6 +248,13 @@ class Cursor(HarnessAdapter):
     notice_field = NOTICE_FIELD
     notice_events = NOTICE_EVENTS
 
+    def with_command(
+        self, payload: dict[str, Any], native_event: str, command: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if native_event == "beforeShellExecution":  # the command is a top-level field there
+            return {**payload, "command": command}, {"command": command}
+        return super().with_command(payload, native_event, command)
+
     def looks_like(self, payload: dict[str, Any]) -> bool:
         """A Cursor-shaped payload (docs/design/harnesses.md#cursor-claude-hooks: `cursor_version` /
         `conversation_id`)."""

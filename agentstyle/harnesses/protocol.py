@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agentstyle.configfiles.jsonedit import IsOurs
     from agentstyle.configfiles.jsonspans import Dialect
     from agentstyle.engine.event import Event
+    from agentstyle.engine.fixes import Fixing
     from agentstyle.harnesses.install import Groups, Key
 
 
@@ -55,6 +56,33 @@ class HarnessAdapter(ABC):
         """Whether another gate STYLE installed for this harness evaluates this call (then
         evaluating it here too would apply the same rules twice)."""
         return False
+
+    def with_command(
+        self, payload: dict[str, Any], native_event: str, command: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The payload of the same shell call with another command, and its tool input (what
+        an answer that rewrites the call carries)."""
+        tool_input = payload.get("tool_input")
+        changed = {**(tool_input if isinstance(tool_input, dict) else {}), "command": command}
+        return {**payload, "tool_input": changed}, changed
+
+    def fixing(self, payload: dict[str, Any], native_event: str, event: Event) -> Fixing | None:
+        """What a rule's fix needs to rewrite this call (a shell call before it runs), or None:
+        the call rebuilt with another command, as normalized as `event`, and whether this
+        harness runs a rewritten call."""
+        if event.tool != "shell" or event.point != "tool.pre":
+            return None
+        from agentstyle.engine.fixes import Fixing
+
+        harness = event.harness
+
+        def rebuild(command: str) -> tuple[Event, dict[str, Any]]:
+            changed, tool_input = self.with_command(payload, native_event, command)
+            rebuilt = self.normalize(changed, native_event)
+            rebuilt.harness = harness  # the config that ran the hook, as for `event`
+            return rebuilt, tool_input
+
+        return Fixing(rebuild, native_event in self.spec.rewrite_events)
 
     def installed_here(self, root: Path) -> bool:
         """Whether STYLE's handlers for this harness are in the project's or the user's

@@ -322,6 +322,8 @@ def lower_rule(
             source_file=rule.source,
             source_line=rule.span.line,
             source_column=rule.span.column,
+            fix_pattern=info.fix[0] if info.fix else None,
+            fix_template=info.fix[1] if info.fix else None,
         )
     )
     target = eff["target"]

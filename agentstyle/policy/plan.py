@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentstyle.grammar.ast import Node, Not, Pred
 from agentstyle.grammar.globs import glob_to_regex
@@ -199,6 +199,20 @@ MODEL_AT_START = "model-unknown-at-first-start: the model is `unknown` until the
 
 
 def plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEntry]:
+    entries = _plan_rule(info, qualified, spec)
+    if info.fix is None:
+        return entries
+    out = []
+    for e in entries:  # where the rule refuses, say what its fix does on this harness
+        if e.point == "tool.pre" and e.status in RUNNING_STATUSES and e.action == "block":
+            runs = e.native_event in spec.rewrite_events
+            how = "fix: the fixed command runs" if runs else "fix: the refusal names the command"
+            e = replace(e, reason=f"{e.reason}; {how}" if e.reason else how)
+        out.append(e)
+    return out
+
+
+def _plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEntry]:
     eff = info.eff
     action, repeat = eff["action"], eff.get("repeat")
     repeat = None if action in ("block", "ask", "allow") else repeat

@@ -51,6 +51,8 @@ class RuleRow(NamedTuple):
     source_file: str
     source_line: int
     source_column: int
+    fix_pattern: str | None  # `fix.replace` (docs/design/runtime.md#fixes); None: no fix
+    fix_template: str | None  # `fix.with`
 
 
 class RuleToolRow(NamedTuple):

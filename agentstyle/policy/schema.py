@@ -44,6 +44,14 @@ _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
     "id": {"pattern": ID_PATTERN},
     "event": {"enum": list(EVENTS)},
     "from": {"pattern": FROM_PATTERN},
+    "fix": {
+        "properties": {
+            "replace": {"type": "string", "minLength": 1},
+            "with": {"type": "string"},
+        },
+        "required": ["replace", "with"],
+        "additionalProperties": False,
+    },
 }
 
 _STRINGS: Schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}

@@ -109,6 +109,9 @@ class RuleInfo:
     # id(pred) → where its first setting is used, for predicates that use settings: lowering
     # fills the installed values in (and reports a regex they break at that place).
     setting_preds: dict[int, Span] = field(default_factory=dict)
+    # `fix`: (RE2 pattern, replacement) applied to the simple commands the rule refused
+    # (docs/design/runtime.md#fixes); None when the rule has none or it is invalid
+    fix: tuple[str, str] | None = None
 
 
 def _model_span(info: RuleInfo) -> Span | None:
@@ -204,6 +207,8 @@ class _Validator:
         self.diags: list[Diagnostic] = []
         # pattern checked, pattern shown, span, rule, note, group: one error per group
         self.regex_checks: list[tuple[str, str, Span, str, str, int]] = []
+        # a fix's (pattern, replacement, the replacement's node, rule): RE2 checks both at once
+        self.rewrite_checks: list[tuple[str, str, YNode, str]] = []
         self.settings = {s.name: s for s in pkg.settings}
         # id(pred) → (span of its field, span of its pattern) for predicates of the mapping
         # form; predicates of an expression are found again in their string (`value_span`).
@@ -991,6 +996,53 @@ class _Validator:
 
     # -- whole rule ---------------------------------------------------------------------------
 
+    def fix(self, rule: Rule, info: RuleInfo, bad: set[str]) -> tuple[str, str] | None:
+        """A rule's `fix`: a mapping of `replace` (an RE2 pattern) and `with`, on a `block`
+        rule for shell calls; the pattern and the replacement are checked by RE2 at the end
+        (`validate_package`), as evaluation will apply them."""
+        fv = rule.fields["fix"]
+        node = fv.node
+        rid = rule.id
+        action, target = info.eff.get("action"), info.eff.get("target")
+        if not {"action", "target", "tool"} & bad and (
+            action != "block" or target != "tool" or info.tools != ["shell"] or info.names
+        ):
+            what = f"`{action}`" if action != "block" else "not a `tool: shell` rule"
+            self.emit(
+                "fix-not-block",
+                f"`fix` needs a `block` rule on shell calls; rule `{rid}` is {what}",
+                fv.span,
+                rid,
+                "a fix rewrites a refused shell command: use `action: block` and `tool: shell`",
+            )
+            return None
+        if not isinstance(node, YMap):
+            return None  # the loader said it must be a mapping
+        unknown = [k for k in node if k not in ("replace", "with")]
+        if unknown:
+            self.emit(
+                "fix-not-block",
+                f"`fix` has `{unknown[0]}`; it takes `replace` and `with`",
+                node.key_span(unknown[0]),
+                rid,
+            )
+            return None
+        parts: dict[str, YNode] = {}
+        for key in ("replace", "with"):
+            part = node.get(key)
+            if part is None:
+                self.emit("fix-not-block", f"`fix` needs `{key}`", fv.span, rid)
+                return None
+            if not isinstance(part.value, str) or (key == "replace" and not part.value):
+                kind = "a non-empty pattern" if key == "replace" else "a string"
+                self.emit("fix-not-block", f"`fix.{key}` must be {kind}", part.span, rid)
+                return None
+            parts[key] = part
+        pattern, replacement = str(parts["replace"].value), str(parts["with"].value)
+        self.regex_checks.append((pattern, pattern, parts["replace"].span, rid, "", id(node)))
+        self.rewrite_checks.append((pattern, replacement, parts["with"], rid))
+        return pattern, replacement
+
     def rule(self, rule: Rule) -> RuleInfo:
         eff = effective(rule, self.pkg)
         bad = {k for k, fv in rule.fields.items() if fv.origin == INVALID}
@@ -1012,6 +1064,8 @@ class _Validator:
         info.condition, info.harnesses = self.when(rule)
         if info.condition is not None:
             self.check_tree(info.condition, info, bad)
+        if "fix" in rule.fields and "fix" not in bad:
+            info.fix = self.fix(rule, info, bad)
         body = self.template(rule.body, rule.body_node, info, bad)
         info.body = body.segments
         worst = body.worst
@@ -1196,6 +1250,7 @@ def validate_package(pkg: Package) -> Validation:
     v = _Validator(pkg)
     infos = [v.rule(rule) for rule in pkg.rules]
     v.budget_sum(infos)
+    errors: dict[str, str] = {}
     if v.regex_checks:
         errors = regex_errors(sorted({c[0] for c in v.regex_checks}))
         reported: set[int] = set()
@@ -1206,4 +1261,49 @@ def validate_package(pkg: Package) -> Validation:
                 if shown != pattern:  # RE2 quotes the text with stand-ins: not what was written
                     problem = problem.split(": ", 1)[0]
                 v.emit("bad-pattern", f"regex `{shown}`{note}: {problem}", span, rid)
+    if v.rewrite_checks:
+        _check_rewrites(v, errors)
     return Validation(infos, v.diags)
+
+
+_REWRITE_ESCAPE = re.compile(r"\\(.?)", re.S)
+
+
+def _check_rewrites(v: _Validator, pattern_errors: dict[str, str]) -> None:
+    """Each fix's replacement as RE2 will apply it: a group the pattern lacks or a backslash
+    RE2 does not take is reported at its character (`fix-rewrite`)."""
+    from agentstyle.policy.re2 import rewrite_errors
+
+    checks = [c for c in v.rewrite_checks if c[0] not in pattern_errors]
+    errors = rewrite_errors([(pattern, replacement) for pattern, replacement, _n, _r in checks])
+    for pattern, replacement, node, rid in checks:
+        problem = errors.get((pattern, replacement))
+        if problem is None:
+            continue
+        groups = errors_groups(problem)
+        offset, shown = 0, ""
+        for m in _REWRITE_ESCAPE.finditer(replacement):
+            ref = m.group(1)
+            if (ref.isdigit() and groups is not None and int(ref) > groups) or (
+                not ref.isdigit() and ref != "\\"
+            ):
+                offset, shown = m.start(), m.group(0)
+                break
+        if groups is not None:
+            plural = "group" if groups == 1 else "groups"
+            message = f"`fix.with` uses `{shown}`, but `replace` has {groups} {plural}"
+        else:
+            message = (
+                f"`fix.with` has `{shown or replacement}`: after a backslash RE2 takes only "
+                "a digit (`\\0` to `\\9`) or another backslash"
+            )
+        v.emit("fix-rewrite", message, node.locate(offset), rid)
+
+
+_GROUPS = re.compile(r"only has (\d+) parenthesized")
+
+
+def errors_groups(problem: str) -> int | None:
+    """The number of groups RE2 says the pattern has, when that is the problem."""
+    m = _GROUPS.search(problem)
+    return int(m.group(1)) if m else None

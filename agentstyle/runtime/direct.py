@@ -15,6 +15,7 @@ from typing import Any
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.evaluate import Evaluation, Held, decide, record
 from agentstyle.engine.event import Event
+from agentstyle.engine.fixes import Fixing, apply_fix
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback, sql
@@ -188,10 +189,16 @@ def log_mode(home: Path | None) -> str:
     return m.group(1) if m else "hits"
 
 
-def evaluate_hook(home: Path, event: Event, call: HookCall, poll: Poll | None = None) -> Decision:
+def evaluate_hook(
+    home: Path,
+    event: Event,
+    call: HookCall,
+    poll: Poll | None = None,
+    fixing: Fixing | None = None,
+) -> Decision:
     """Open the project's database, then evaluate and record one event (`evaluate_on`)."""
     with open_for_hook(home, call.deadline, poll) as conn:
-        return evaluate_on(conn, event, call, home=home)
+        return evaluate_on(conn, event, call, home=home, fixing=fixing)
 
 
 def evaluate_on(
@@ -201,6 +208,7 @@ def evaluate_on(
     *,
     home: Path | None = None,
     resident: Resident | None = None,
+    fixing: Fixing | None = None,
 ) -> Decision:
     """Decide and record one event in one transaction; interrupted at the internal deadline.
 
@@ -208,7 +216,8 @@ def evaluate_on(
     the caller answers per `fail` (docs/design/runtime.md#fail-modes). For the `resident` engine,
     recording and committing are left to a callable in `resident.pending`, which the engine runs
     once the answer is sent and before it reads the next request: the next event sees this one's
-    claims, and a kill before the commit loses this event only, whole.
+    claims, and a kill before the commit loses this event only, whole. `fixing`: how a refused
+    shell call is rebuilt for its rules' fixes (engine/fixes.py).
     """
     after = resident.pending if resident is not None else None
     log = log_mode(home)
@@ -219,7 +228,10 @@ def evaluate_on(
     try:
         begin(conn)
         try:
-            [result] = decide(conn, [event], held=resident.held if resident else None, log=log)
+            held = resident.held if resident else None
+            [result] = decide(conn, [event], held=held, log=log)
+            if fixing is not None and result.decision.verdict == "block":
+                apply_fix(conn, result, fixing.rebuild, fixing.rewrites, held)
             latency = int((time.monotonic() - call.started) * 1_000_000)
             if after is None:
                 record(conn, [result], log, [latency])

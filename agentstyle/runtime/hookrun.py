@@ -199,10 +199,13 @@ def handle(
         event.harness = call.harness  # the entries installed for the config that ran this hook
         from agentstyle.runtime import direct as runtime
 
+        fixing = reader.fixing(seen.payload, seen.event, event)
         if conn is not None:
-            decision = runtime.evaluate_on(conn, event, call, home=home, resident=resident)
+            decision = runtime.evaluate_on(
+                conn, event, call, home=home, resident=resident, fixing=fixing
+            )
         else:
-            decision = runtime.evaluate_hook(home, event, call, poll)
+            decision = runtime.evaluate_hook(home, event, call, poll, fixing)
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
 

@@ -67,6 +67,9 @@ class HarnessSpec:
     # none in any payload: the adapters read it from the transcript, which has no answer yet
     # at a new session's start (tests/e2e/test_facts.py, test_turns.py's model rule).
     model_at_first_start: bool = True
+    # native events where the harness runs a call with the input the answer gives instead (a
+    # rule's fix, docs/design/runtime.md#fixes); elsewhere the refusal names the fixed command
+    rewrite_events: frozenset[str] = frozenset()
     # normalized tool → every top-level `tool_input` key its native tools send, where the
     # contract documents (or captured payloads show) the whole shape; a tool left out has an
     # unknown shape. `field-never-present` warns on `tool.input.<key>` only against these.

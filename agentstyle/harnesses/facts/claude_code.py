@@ -10,6 +10,9 @@ NAME = "claude-code"
 
 SPEC = HarnessSpec(
     model_at_first_start=False,
+    # `updatedInput` with `permissionDecision: allow` runs the call with it (seen on the real
+    # client: tests/e2e/test_fix.py; without a decision the client asks again)
+    rewrite_events=frozenset({"PreToolUse"}),
     name=NAME,
     title="Claude Code",
     fail_closed_switch=True,

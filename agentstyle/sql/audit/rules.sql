@@ -7,7 +7,7 @@
 -- $rule (GLOB over rule ids or NULL: which rows to return), $min_events (the sample a flag
 -- needs: rate flags need that many candidate events, `dead` five times as many at its point).
 -- Result: rule, action, candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
--- dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
+-- fixed, dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
 -- erroring — has `error` outcomes; looping — a stop rule blocking more than half the stops;
 -- noisy — a warn/ask/inject firing on more than 20% of its candidates, except an
@@ -125,6 +125,7 @@ fired AS (
            count(*) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')) AS emitted,
            count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
            count(*) FILTER (WHERE outcome = 'asked') AS asked,
+           count(*) FILTER (WHERE outcome = 'fixed') AS fixed,
            count(*) FILTER (WHERE outcome = 'dedup-suppressed') AS dedup_suppressed,
            count(*) FILTER (WHERE outcome = 'loop-guard') AS loop_guarded,
            count(*) FILTER (WHERE outcome IN ('budget-truncated', 'budget-dropped'))
@@ -150,6 +151,7 @@ measured AS (
            coalesce(f.emitted, 0) AS emitted,
            coalesce(f.blocked, 0) AS blocked,
            coalesce(f.asked, 0) AS asked,
+           coalesce(f.fixed, 0) AS fixed,
            coalesce(f.dedup_suppressed, 0) AS dedup_suppressed,
            coalesce(f.loop_guarded, 0) AS loop_guarded,
            coalesce(f.budget_cuts, 0) AS budget_cuts,
@@ -176,6 +178,7 @@ SELECT rule_id AS rule,
        emitted,
        blocked,
        asked,
+       fixed,
        dedup_suppressed,
        loop_guarded,
        budget_cuts,

@@ -6,7 +6,7 @@ WITH seen AS (
 fired AS (
     SELECT DISTINCT rule_id FROM hits
     WHERE outcome IN ('emitted', 'blocked', 'asked', 'allowed', 'budget-truncated',
-                      'user-allowed')
+                      'user-allowed', 'fixed')
 )
 SELECT en.rule_id, sum(s.n) AS events
 FROM entries en

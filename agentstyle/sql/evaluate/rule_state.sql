@@ -21,7 +21,7 @@ counted AS (
       ON e.harness = b.harness AND e.session_id = b.session_id AND e.event_id < b.event_id
     LEFT JOIN hits h
       ON h.event_id = e.event_id AND h.rule_id = p.rule_id
-     AND h.outcome IN ('emitted', 'blocked', 'asked', 'allowed', 'budget-truncated')
+     AND h.outcome IN ('emitted', 'blocked', 'asked', 'allowed', 'budget-truncated', 'fixed')
     GROUP BY b.seq, p.rule_id, b.ts
 )
 SELECT seq, 'state.rule_hits@' || rule_id AS field, CAST(rule_hits AS VARCHAR) AS value

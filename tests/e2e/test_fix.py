@@ -1,0 +1,54 @@
+"""A rule's fix in each real client: Claude Code runs the rewritten command, the others are
+told it (docs/design/runtime.md#fixes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from e2e.clients import Session
+from e2e.conftest import HARNESSES
+from e2e.mockapi import Say, Script
+from e2e.scenarios import shell, tool_results
+
+FIX_TEXT = "E2E-FIX keep a copy instead of deleting"
+FIXED = "mv victim.txt victim.txt.trash"
+
+FIX_PACKAGE = rf"""
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: end-to-end fix scenario
+rules:
+  - id: trash-not-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm victim\\.txt$"'
+    fix: {{replace: '^rm (\S+)$', with: 'mv \1 \1.trash'}}
+    text: "{FIX_TEXT}"
+"""
+
+
+def fix_script(harness: str) -> Script:
+    return Script([[Say("Deleting it."), shell(harness, "rm victim.txt")]], last=[Say("Done.")])
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_fix(session, harness: str) -> None:
+    s: Session = session(harness, fix_script(harness))
+    s.install(FIX_PACKAGE)
+    s.run("delete victim.txt")
+    victim, trash = s.project / "victim.txt", s.project / "victim.txt.trash"
+    results = [t for r in s.requests() for t in tool_results(r.body)]
+    if harness == "claude-code":
+        # The client ran the rewritten call: the file was moved, not deleted, and not left.
+        assert trash.exists(), (
+            f"the fixed command did not run: {sorted(p.name for p in s.project.iterdir())}"
+        )
+        assert not victim.exists()
+        later = [r.text for r in s.requests() if r.step >= 1]
+        assert any(FIXED in t for t in later), "the model was not told which command ran"
+    else:
+        # Refused, with the command to run instead where the model reads the call's result.
+        assert victim.exists() and not trash.exists()
+        assert any(f"Run this instead: `{FIXED}`" in t for t in results), results
