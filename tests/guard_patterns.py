@@ -1357,21 +1357,21 @@ pattern(
 # guard-git: code git runs from its settings and environment, and history it destroys.
 
 
-def ci(key: str) -> str:
+def setting_key(key: str) -> str:
     """A git setting's key, without case (section and key names are case-insensitive)."""
     return "(?i:" + key + ")"
 
 
 # The settings whose value git runs as a program (alias: as a shell line after `!`).
 # core.sshCommand is apart: it runs only when git talks to a remote over ssh.
-EXEC_KEYS = ci(
+EXEC_KEYS = setting_key(
     r"core\.(pager|editor|askpass|gitproxy)|pager\.[^=\s]+|sequence\.editor|diff\.external"
     r"|(diff|merge|filter)\.[^=\s]+\.(command|textconv|driver|clean|smudge|process)"
     r"|credential\.([^=\s]+\.)?helper|gpg(\.[^=\s]+)?\.program|interactive\.difffilter"
     r"|uploadpack\.packobjectshook|web\.browser|browser\.[^=\s]+\.cmd|man\.[^=\s]+\.cmd"
     r"|remote\.[^=\s]+\.(uploadpack|receivepack)"
 )
-SSH_KEY = ci(r"core\.sshcommand")
+SSH_KEY = setting_key(r"core\.sshcommand")
 # A program value no one sets by accident: a shell, an interpreter, a downloader or a deleter,
 # or a script by path (in the project, relative, or in a scratch folder); `!` before it is a
 # credential helper's or an alias's shell. A program installed on PATH (less, delta,
@@ -1389,14 +1389,14 @@ BAD_PROGRAM = "!?" + alt(
 )
 # core.fsmonitor is a boolean (the built-in daemon) or a hook program: only booleans pass.
 NOT_BOOL = not_words(["true", "false", "yes", "no", "on", "off", "1", "0"]) + "( |$)"
-FSMONITOR = ci(r"core\.fsmonitor")
+FSMONITOR = setting_key(r"core\.fsmonitor")
 # hooks and included configuration from outside the project: an absolute path, ~, $VAR, ..
-HOOKS = ci(r"core\.hookspath")
+HOOKS = setting_key(r"core\.hookspath")
 HOOKS_OUTSIDE = r"(/|~|\$|\.\./)"
-INCLUDE = ci(r"include(if\.[^=\s]+)?\.path")
+INCLUDE = setting_key(r"include(if\.[^=\s]+)?\.path")
 INCLUDE_OUTSIDE = r"(/|\.\./)"
-EXT = ci(r"protocol(\.ext)?\.allow")
-ALIAS = ci(r"alias\.[^=\s]+")
+EXT = setting_key(r"protocol(\.ext)?\.allow")
+ALIAS = setting_key(r"alias\.[^=\s]+")
 # a remote over ssh: the subcommands that run core.sshCommand / GIT_SSH
 NETWORK = (
     r"(fetch|pull|push|clone|ls-remote|remote (.* )?update|archive (.* )?--remote\S*"
