@@ -36,7 +36,9 @@ WRITTEN_ELSEWHERE = frozenset(
 )
 # Names the documents use for event fields, tables and state files (`shell.commands`,
 # `decision.behavior`, `engine.sock`), which are also the stems of modules.
-NOT_MODULES = frozenset({"shell", "engine", "policy", "decision", "packages", "agentstyle"})
+NOT_MODULES = frozenset(
+    {"shell", "engine", "policy", "decision", "packages", "rules", "agentstyle"}
+)
 
 
 @cache
