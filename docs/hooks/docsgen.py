@@ -609,15 +609,25 @@ def library(arg: str | None) -> str:
             what = eff.get("tool") or eff.get("event") or eff.get("mcp") or eff.get("skill")
             if isinstance(what, list):
                 what = ", ".join(what)
+            reason = rule.fields.get("reason")
+            fix = rule.fields.get("fix")
+            fixed = fix.value if fix is not None and isinstance(fix.value, dict) else None
             rows.append(
                 [
                     f"`{rule.id}`",
                     eff["action"] + (" (`fail: closed`)" if eff["fail"] == "closed" else ""),
                     ", ".join(f"`{p}`" for p in points(eff)),
                     f"`{eff['target']}`" + (f" {code(str(what))}" if what else ""),
+                    cell(str(reason.value)) if reason is not None else "",
+                    (
+                        f"{code(str(fixed.get('replace')))} → {code(str(fixed.get('with')))}"
+                        if fixed
+                        else "—"
+                    ),
                 ]
             )
-        parts += ["", table(["rule", "action", "point", "target"], rows)]
+        header = ["rule", "action", "point", "target", "what it matches, what passes on purpose"]
+        parts += ["", table([*header, "fix"], rows)]
         tests = sorted((folder / "tests").glob("*.yaml")) if (folder / "tests").is_dir() else []
         if tests:
             cases = sum(_case_count(t) for t in tests)
