@@ -1,4 +1,8 @@
-"""Each case through STYLE's bundled guards, the way Claude Code's hook would evaluate it."""
+"""Each case through STYLE's bundled guards, the way Claude Code's hook would evaluate it.
+
+A rule's `fix` is not applied here: a call its rule refused counts as refused, since the
+command as written never runs (docs/design/runtime.md#fixes).
+"""
 
 from __future__ import annotations
 
