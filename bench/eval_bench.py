@@ -118,7 +118,7 @@ def run(
 ) -> dict[str, Any]:
     """Medians over `events` events: the answer (decide), the whole event (with record and
     commit), and each statement (wall and CPU, ms). `command`: the Bash call evaluated;
-    `guards`: against the four bundled guard packages instead of generated rules."""
+    `guards`: against every bundled guard package (`guard-*`) instead of generated rules."""
     from bench.corpus import guard_paths
 
     with installed(rules, guard_paths() if guards else None) as (raw, project):
