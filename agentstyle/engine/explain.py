@@ -62,8 +62,7 @@ def explain_event(
     call is rebuilt for its rules' fixes."""
     with rolled_back(conn):
         [evaluation] = decide(conn, [event], trace=True)
-        if fixing is not None and evaluation.decision.verdict == "block":
-            apply_fix(conn, evaluation, fixing.rebuild, fixing.rewrites)
+        apply_fix(conn, evaluation, fixing)
     wire: Wire = answer(evaluation.decision, event.native_event, event)
     lines = [
         f"event {event.harness} {event.native_event} point={event.point} "

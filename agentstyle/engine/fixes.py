@@ -48,10 +48,9 @@ def apply_fixes(
     fixings: Sequence[Fixing | None],
     held: Held | None = None,
 ) -> None:
-    """`apply_fix` for each refused call of a decided batch that has its `Fixing`."""
+    """`apply_fix` for each call of a decided batch, one `Fixing` (or None) per call."""
     for evaluation, fixing in zip(evaluations, fixings, strict=True):
-        if fixing is not None and evaluation.decision.verdict == "block":
-            apply_fix(conn, evaluation, fixing.rebuild, fixing.rewrites, held)
+        apply_fix(conn, evaluation, fixing, held)
 
 
 def fix_rows(conn: Connection, held: Held | None) -> dict[str, tuple[str, str]]:
@@ -69,18 +68,16 @@ def fix_rows(conn: Connection, held: Held | None) -> dict[str, tuple[str, str]]:
 
 
 def apply_fix(
-    conn: Connection,
-    evaluation: Evaluation,
-    rebuild: Rebuild,
-    rewrites: bool,
-    held: Held | None = None,
+    conn: Connection, evaluation: Evaluation, fixing: Fixing | None, held: Held | None = None
 ) -> None:
     """A refused shell call that a fix turns into one the policy allows gets its new decision,
-    and the fixing rules the outcome `fixed`; otherwise (no fix applies, or the fixed command
-    is refused too) nothing changes. `rewrites`: the harness runs a rewritten call (the
-    decision allows it with the new tool input); otherwise the refusal stays and names the
-    command to run instead."""
-    fixed = fixed_decision(conn, evaluation, rebuild, rewrites, held)
+    and the fixing rules the outcome `fixed`; otherwise (no `fixing`, no refusal, no fix
+    applies, or the fixed command is refused too) nothing changes. Where the harness runs a
+    rewritten call (`Fixing.rewrites`) the decision allows it with the new tool input;
+    otherwise the refusal stays and names the command to run instead."""
+    if fixing is None or evaluation.decision.verdict != "block":
+        return
+    fixed = fixed_decision(conn, evaluation, fixing.rebuild, fixing.rewrites, held)
     if fixed is None or fixed.fix is None:
         return
     evaluation.decision = fixed
@@ -97,10 +94,10 @@ def fixed_decision(
     rewrites: bool,
     held: Held | None = None,
 ) -> Decision | None:
-    """The decision `apply_fix` gives the call, or None."""
+    """The decision `apply_fix` gives a refused call, or None."""
     decision = evaluation.decision
     event = evaluation.event
-    if decision.verdict != "block" or event.point != "tool.pre" or event.tool != "shell":
+    if event.point != "tool.pre" or event.tool != "shell":
         return None
     fixes = fix_rows(conn, held)
     fixers = [r for r in decision.rules if r in fixes]
@@ -135,7 +132,7 @@ def fixed_decision(
     event_fixed, tool_input = rebuild(fixed)
     if _probe(conn, event_fixed, held).verdict in REFUSING:
         return None
-    used = [r for r in fixers if any(r in rules for rules in matched.values())]
+    used = [r for r in fixers if any(r in matched[span] for span in inner)]
     event.add("fix.command", fixed)
     if rewrites:
         why = " ".join(decision.reasons)

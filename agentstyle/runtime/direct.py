@@ -230,8 +230,7 @@ def evaluate_on(
         try:
             held = resident.held if resident else None
             [result] = decide(conn, [event], held=held, log=log)
-            if fixing is not None and result.decision.verdict == "block":
-                apply_fix(conn, result, fixing.rebuild, fixing.rewrites, held)
+            apply_fix(conn, result, fixing, held)
             latency = int((time.monotonic() - call.started) * 1_000_000)
             if after is None:
                 record(conn, [result], log, [latency])
