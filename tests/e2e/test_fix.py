@@ -7,8 +7,7 @@ import pytest
 
 from e2e.clients import Session
 from e2e.conftest import HARNESSES
-from e2e.mockapi import Say, Script
-from e2e.scenarios import shell, tool_results
+from e2e.scenarios import block_script, tool_results
 
 FIX_TEXT = "E2E-FIX keep a copy instead of deleting"
 FIXED = "mv victim.txt victim.txt.trash"
@@ -29,13 +28,10 @@ rules:
 """
 
 
-def fix_script(harness: str) -> Script:
-    return Script([[Say("Deleting it."), shell(harness, "rm victim.txt")]], last=[Say("Done.")])
-
-
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_fix(session, harness: str) -> None:
-    s: Session = session(harness, fix_script(harness))
+    # The block scenario's script: the model asks for `rm victim.txt`.
+    s: Session = session(harness, block_script(harness))
     s.install(FIX_PACKAGE)
     s.run("delete victim.txt")
     victim, trash = s.project / "victim.txt", s.project / "victim.txt.trash"
