@@ -2,10 +2,16 @@
 -- a session among them (replay): window functions over the batch in arrival order on top of each
 -- session's stored row. startup and clear open a new generation (except the first event of a
 -- brand-new session), compact adds a round (counted from the last new generation), a prompt adds to
--- the prompt count; the model is remembered from the session's start. Event ids follow the
--- history's last one. For a batch without repeated sessions book.sql is the same, cheaper.
+-- the prompt count; the model is remembered from the session's start. Event ids are the next of
+-- the counter (schema 010), in seq order. For a batch without repeated sessions book.sql is the
+-- same, cheaper.
 -- Parameters and result as book.sql.
-WITH b AS (
+WITH ids AS (
+    -- the batch's ids: the counter (schema 010) advanced by the batch's size; the events get
+    -- them in seq order, the last one being the counter's new value
+    UPDATE event_counter SET last_id = last_id + len($seq) RETURNING last_id
+),
+b AS (
     SELECT unnest($seq) AS seq, unnest($harness) AS harness, unnest($session_id) AS session_id,
            unnest($point) AS point, unnest($source) AS source, unnest($model) AS model
 ),
@@ -37,10 +43,10 @@ booked AS (
                AS compaction
     FROM running
 )
-SELECT x.seq, (SELECT coalesce(max(event_id), 0) FROM events) + x.seq + 1 AS event_id,
+SELECT x.seq, ids.last_id - len($seq) + x.seq + 1 AS event_id,
        coalesce(x.g0, 0) + x.era AS generation, x.compaction,
        coalesce(x.p0, 0) + x.n_prompts AS prompt_count,
        coalesce(x.last_model, x.m0) AS model,
        x.g0 IS NULL AS is_new
-FROM booked x
+FROM booked x, ids
 ORDER BY x.seq;

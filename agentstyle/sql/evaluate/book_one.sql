@@ -1,9 +1,11 @@
 -- book.sql for a batch of one event (a hook's), its fields as plain parameters: no lists to
 -- unnest, a plan half the size. The same bookkeeping, expression for expression (book.sql's
 -- `resets` is spelled out twice: a lateral column for it costs more than it saves).
+-- The event id is taken from the counter (schema 010), advanced in this statement.
 -- Parameters: $harness, $session_id, $point, $source (the session's), $model.
 -- Result: one row of event_id, generation, compaction, prompt_count, model, is_new.
-SELECT (SELECT coalesce(max(event_id), 0) FROM events) + 1 AS event_id,
+WITH ids AS (UPDATE event_counter SET last_id = last_id + 1 RETURNING last_id)
+SELECT ids.last_id AS event_id,
        coalesce(s.generation, 0)
            + CAST($point = 'session.start' AND $source IN ('startup', 'clear')
                   AND s.session_id IS NOT NULL AS INTEGER) AS generation,
@@ -15,5 +17,5 @@ SELECT (SELECT coalesce(max(event_id), 0) FROM events) + 1 AS event_id,
        coalesce(s.prompt_count, 0) + CAST($point = 'prompt.submitted' AS INTEGER) AS prompt_count,
        coalesce($model, s.model) AS model,
        s.generation IS NULL AS is_new
-FROM (SELECT 1) one
+FROM ids
 LEFT JOIN sessions s ON s.harness = $harness AND s.session_id = $session_id;
