@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 import pytest
 from conftest import Project, clean_env
 from typer.testing import CliRunner
@@ -1096,27 +1097,70 @@ def test_export_partitions_by_day_with_a_machine(
         6,
         2,
     )
-    folders = sorted(p.name for p in out.iterdir())
+    assert sorted(p.name for p in out.iterdir()) == ["machine=ana@laptop"]
+    folders = sorted(p.name for p in (out / "machine=ana@laptop").iterdir())
     today = dt.datetime.now(dt.UTC).date().isoformat()
     assert folders == sorted({"date=2024-05-01", "date=2024-05-02", "date=2024-05-03",
                               f"date={today}"})  # fmt: skip
-    day1 = sorted(p.name for p in (out / "date=2024-05-01").iterdir())
-    assert day1 == [f"{t}-ana@laptop.parquet"
+    day1 = sorted(p.name for p in (out / "machine=ana@laptop" / "date=2024-05-01").iterdir())
+    assert day1 == [f"{t}.parquet"
                     for t in ("claims", "event_fields", "events", "hits", "sessions")]  # fmt: skip
+    # any Parquet engine reads the folders as the machine and date columns
     con = duckdb.connect()
     try:
         got = con.execute(
             "SELECT machine, date, count(*) FROM read_parquet(?, hive_partitioning = true) "
             "GROUP BY ALL ORDER BY date",
-            [str(out / "**" / "events-*.parquet")],
+            [str(out / "**" / "events.parquet")],
         ).fetchall()
     finally:
         con.close()
-    assert got == [
+    expected = [
         ("ana@laptop", dt.date(2024, 5, 1), 140),
         ("ana@laptop", dt.date(2024, 5, 2), 25),
         ("ana@laptop", dt.date(2024, 5, 3), 4),
     ]
+    assert got == expected
+    scanned = (
+        pl.scan_parquet(str(out / "**" / "events.parquet"), hive_partitioning=True)
+        .group_by("machine", "date")
+        .agg(pl.len().alias("n"))
+        .sort("date")
+        .collect()
+    )
+    assert [tuple(r) for r in scanned.iter_rows()] == expected
+    hits = pl.scan_parquet(str(out / "**" / "hits.parquet"), hive_partitioning=True).collect()
+    assert hits.height == 54 and set(hits["machine"]) == {"ana@laptop"}
+
+
+def _as_older_layout(out: Path) -> None:
+    """Exports as STYLE wrote them before the machine partition: `date=…/<table>-<machine>`."""
+    for machine_dir in [p for p in out.iterdir() if p.name.startswith("machine=")]:
+        slug = machine_dir.name.removeprefix("machine=")
+        for day_dir in machine_dir.iterdir():
+            target = out / day_dir.name
+            target.mkdir(exist_ok=True)
+            for f in day_dir.iterdir():
+                f.rename(target / f"{f.stem}-{slug}.parquet")
+            day_dir.rmdir()
+        machine_dir.rmdir()
+
+
+def test_from_reads_the_older_layout_beside_the_new(
+    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "share"
+    export(audited, out, monkeypatch, "--machine", "ana@laptop")
+    _as_older_layout(out)
+    assert sorted(p.name for p in out.iterdir())[0] == "date=2024-05-01"
+    live = rows(audited, monkeypatch, "summary")
+    assert rows(audited, monkeypatch, "summary", "--from", str(out)) == live
+    export(audited, out, monkeypatch, "--machine", "bo@desktop")  # the new layout beside it
+    both = rows(audited, monkeypatch, "summary", "--from", str(out))
+    assert [r["events"] for r in both] == [2 * r["events"] for r in live]
+    only_bo = rows(audited, monkeypatch, "summary", "--from", str(out), "--machine", "bo@desktop")
+    only_ana = rows(audited, monkeypatch, "summary", "--from", str(out), "--machine", "ana@laptop")
+    assert only_bo == only_ana == live
 
 
 def test_from_exports_gives_the_same_reports(
