@@ -1009,14 +1009,22 @@ def test_prune_deletes_old_history_in_one_go(
     # day 1: 140 events, 42 field rows (40 shell + 2 prompts), 48 hits, 2 claims; session s1
     counts = {"claims": 2, "hits": 48, "event_fields": 42, "session_facts": 0, "events": 140,
               "sessions": 1}  # fmt: skip
-    assert dry.json == {"cutoff": "2024-05-02T00:00:00", "dry_run": True, "deleted": counts}
+    assert dry.json == {
+        "cutoff": "2024-05-02T00:00:00",
+        "dry_run": True,
+        "deleted": counts,
+        "database": None,
+    }
     assert scratch.scalar("SELECT count(*) FROM events") == 169  # a dry run deletes nothing
     run = style(scratch, "audit", "prune", "--older-than", "2024-05-02", monkeypatch=monkeypatch)
     assert run.code == 0
-    assert run.stdout == (
+    first, second = run.stdout.splitlines()
+    assert first == (
         "deleted 140 events older than 2024-05-02 00:00:00 UTC (42 field rows, 48 hits, "
-        "2 claims) and 1 sessions\n"
+        "2 claims) and 1 sessions"
     )
+    size = scratch.database.stat().st_size
+    assert second.startswith(f"the database file: {size / 2**20:.1f} MiB, ")
     assert scratch.query("SELECT min(ts) FROM events") == [(DAY2,)]
     assert scratch.scalar("SELECT count(*) FROM hits") == 6
     assert scratch.scalar("SELECT count(*) FROM event_fields") == 5
@@ -1029,6 +1037,50 @@ def test_prune_deletes_old_history_in_one_go(
     ]
     again = style(scratch, "audit", "prune", "--older-than", "2024-05-02", monkeypatch=monkeypatch)
     assert again.stdout.startswith("deleted 0 events")
+
+
+def _old_events(project: Project, n: int, day: str) -> None:
+    """`n` events of one session on `day`, with a hit and field rows each, as a month of a
+    busy machine's hooks would leave them (ids after the counter's last)."""
+    project.execute(
+        "INSERT INTO events (event_id, ts, harness, native_event, point, session_id, verdict) "
+        "SELECT c.last_id + 1 + i, CAST(? AS TIMESTAMP) + to_microseconds(i * 1000), "
+        "'claude-code', 'PreToolUse', 'tool.pre', 'old', 'block' "
+        "FROM range(?) t(i), event_counter c",
+        [day, n],
+    )
+    project.execute(
+        "INSERT INTO hits SELECT event_id, 'audit/no-rm', 'tool.pre', 'blocked', 9, NULL "
+        "FROM events WHERE session_id = 'old'"
+    )
+    project.execute(
+        "INSERT INTO event_fields SELECT event_id, 'tool.input.command', 0, "
+        "'rm -rf build/' || CAST(event_id AS VARCHAR) FROM events WHERE session_id = 'old'"
+    )
+    project.execute("UPDATE event_counter SET last_id = last_id + ?", [n])
+
+
+def test_pruning_regularly_keeps_the_database_bounded(
+    scratch: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Month after month of history, each pruned: the rows stay those of the kept window and
+    the file reuses the space the pruned rows took instead of growing with every month."""
+    kept = scratch.scalar("SELECT count(*) FROM events")
+    sizes = []
+    for month in range(1, 5):
+        _old_events(scratch, 60_000, f"2023-0{month}-01")
+        run = style(scratch, "audit", "prune", "--older-than", "2024-01-01", "--format", "json",
+                    monkeypatch=monkeypatch)  # fmt: skip
+        assert run.json["deleted"]["events"] == 60_000
+        assert run.json["deleted"]["hits"] == run.json["deleted"]["event_fields"] == 60_000
+        assert scratch.scalar("SELECT count(*) FROM events") == kept
+        assert run.json["database"]["file_bytes"] == scratch.database.stat().st_size
+        sizes.append(scratch.database.stat().st_size)
+    # the first month's rows grew the file; the next months fit in the space they freed
+    assert sizes[3] <= sizes[1] * 1.1, sizes
+    assert run.json["database"]["free_bytes"] > 0
+    # and the ids go on after the pruned ones
+    assert scratch.scalar("SELECT last_id FROM event_counter") >= 4 * 60_000
 
 
 def test_prune_needs_older_than(scratch: Project, monkeypatch: pytest.MonkeyPatch) -> None:

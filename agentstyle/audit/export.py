@@ -203,15 +203,36 @@ def load_exports(
 
 
 @dataclass(frozen=True, slots=True)
+class DatabaseSize:
+    """The database file as DuckDB counts it: bytes in the file, and how many of them are free
+    for new rows (blocks a prune freed, reused before the file grows again)."""
+
+    file_bytes: int
+    free_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
 class PruneResult:
     cutoff: dt.datetime
     deleted: dict[str, int]
     dry_run: bool
+    size: DatabaseSize | None = None  # after the prune and its checkpoint (not for a dry run)
+
+
+def database_size(conn: Connection) -> DatabaseSize:
+    _, _, rows = query_rows(conn, sql("store/database_size"))
+    if not rows or rows[0][0] is None:  # an in-memory database has no file
+        return DatabaseSize(0, 0)
+    path, block, free = rows[0]
+    return DatabaseSize(Path(path).stat().st_size, int(block) * int(free))
 
 
 def prune_history(conn: Connection, cutoff: dt.datetime, *, dry_run: bool = False) -> PruneResult:
     """Delete the events older than `cutoff` with their fields, hits and claims, and the
-    sessions left without events, in one transaction (rolled back for a dry run)."""
+    sessions left without events, in one transaction (rolled back for a dry run); then a
+    checkpoint, so the freed blocks take the next rows: pruned regularly, the file stays
+    about the size of the history kept (it does not shrink;
+    docs/audit.md#pruning-and-the-size-of-the-database)."""
     deleted: dict[str, int] = {}
     with transaction(conn) as tx:
         for table in PRUNED:
@@ -219,7 +240,10 @@ def prune_history(conn: Connection, cutoff: dt.datetime, *, dry_run: bool = Fals
             deleted[table] = int(rows[0][0]) if rows else 0
         if dry_run:
             tx.rollback()
-    return PruneResult(cutoff, deleted, dry_run)
+    if dry_run:
+        return PruneResult(cutoff, deleted, dry_run)
+    conn.execute(sql("store/checkpoint"))
+    return PruneResult(cutoff, deleted, dry_run, database_size(conn))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -435,21 +435,28 @@ def prune_command(
 ) -> None:
     """Delete history older than a date or a duration ago.
 
-    Events go with their fields, hits and claims, in one transaction.
+    Events go with their fields, hits and claims, in one transaction; a checkpoint follows,
+    so the space they took holds the next events (the file does not shrink). Run regularly
+    (`--older-than 90d`), it keeps the database about the size of the history kept.
 
-    With --format json: one object with `cutoff`, `dry_run` and `deleted` (rows per table).
+    With --format json: one object with `cutoff`, `dry_run`, `deleted` (rows per table) and
+    `database` (`file_bytes`, `free_bytes` after the prune; null for a dry run).
     """
     from agentstyle.audit import export, report
 
     cutoff = _when(older_than, "--older-than", report.utc_now(), end=False)
     with report.project_history(project_root(), write=True) as conn:
         result = export.prune_history(conn, cutoff, dry_run=dry_run)
+    size = result.size
     if fmt == "json":
         emit_json(
             {
                 "cutoff": result.cutoff.isoformat(),
                 "dry_run": result.dry_run,
                 "deleted": result.deleted,
+                "database": None
+                if size is None
+                else {"file_bytes": size.file_bytes, "free_bytes": size.free_bytes},
             }
         )
         return
@@ -460,6 +467,15 @@ def prune_command(
         f"({d['event_fields']} field rows, {d['hits']} hits, {d['claims']} claims) "
         f"and {d['sessions']} sessions"
     )
+    if size is not None:
+        typer.echo(
+            f"the database file: {_mib(size.file_bytes)}, {_mib(size.free_bytes)} of it free "
+            "for new history"
+        )
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB"
 
 
 # -- export ----------------------------------------------------------------------------------------
