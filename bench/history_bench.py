@@ -314,6 +314,23 @@ def _mib(n: float) -> str:
     return f"{n / 2**20:,.1f} MiB"
 
 
+def _targets(sizes: dict[int, dict[str, Any]], base: dict[str, Any]) -> str:
+    """The history's targets at 1M events against this run (when it measured 1M)."""
+    at = sizes.get(1_000_000)
+    if at is None or base is at:
+        return ""
+    rows = (
+        ("engine answer at 1M events / empty history", at["allowed_ms"] / base["allowed_ms"], 1.2),
+        ("blocked call's answer at 1M / empty history", at["blocked_ms"] / base["blocked_ms"], 1.2),
+        ("`style audit rules`, last 7 days, at 1M events (s)", at["rules_cli_ms"] / 1000, 1.0),
+    )
+    out = "| target | this run | goal | |\n|---|---|---|---|\n"
+    for label, value, goal in rows:
+        verdict = "met" if value <= goal else f"**missed** by {value / goal - 1:.0%}"
+        out += f"| {label} | {value:.2f} | ≤ {goal:g} | {verdict} |\n"
+    return out + "\n"
+
+
 def section(figures: dict[str, Any]) -> str:
     sizes: dict[int, dict[str, Any]] = figures["sizes"]
     base = sizes.get(0) or next(iter(sizes.values()))
@@ -358,7 +375,9 @@ def section(figures: dict[str, Any]) -> str:
         f"({figures['rounds']} rounds, medians). The commands: new processes, round-robin, "
         "medians; the window ends at the history's last event. 'SQL alone': the report in one "
         f"process over a read-only connection. Load average {lo:.1f} to {hi:.1f} during the run "
-        "(2 cores; other work was running when it is over about 1).\n\n" + table
+        "(2 cores; other work was running when it is over about 1).\n\n"
+        + _targets(sizes, base)
+        + table
     )
     team = figures.get("team")
     if team:
