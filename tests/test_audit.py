@@ -1185,6 +1185,28 @@ def test_export_partitions_by_day_with_a_machine(
     assert hits.height == 54 and set(hits["machine"]) == {"ana@laptop"}
 
 
+def test_from_with_a_window_loads_only_its_days(
+    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from agentstyle.audit.export import export_files
+
+    out = tmp_path / "share"
+    export(audited, out, monkeypatch, "--machine", "ana@laptop")
+    files = export_files(str(out), since=dt.datetime(2024, 5, 2), until=dt.datetime(2024, 5, 3))
+    assert [Path(f).parent.name for f in files["events"]] == ["date=2024-05-02"]
+    assert "rules" in files  # the policy, written on the day of the export, always
+    windows = (
+        ["--since", "2024-05-02"],
+        ["--until", "2024-05-01"],
+        ["--since", "2024-05-02", "--until", "2024-05-02"],
+        ["--since", "2024-05-01T12:00:00"],
+    )
+    for args in windows:
+        for name in ("summary", "rules", "sessions", "timeline", "tools"):
+            got = rows(audited, monkeypatch, name, "--from", str(out), *args)
+            assert got == rows(audited, monkeypatch, name, *args), (name, args)
+
+
 def _as_older_layout(out: Path) -> None:
     """Exports as STYLE wrote them before the machine partition: `date=…/<table>-<machine>`."""
     for machine_dir in [p for p in out.iterdir() if p.name.startswith("machine=")]:

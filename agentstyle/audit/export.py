@@ -121,12 +121,19 @@ def export_history(
 # written before the machine partition, `date=…/<table>-<machine>.parquet`; both are read.
 _EXPORTED = re.compile(r"^(?P<table>[a-z_]+)(?:-[^\\/]+)?\.parquet$")
 _MACHINE_FOLDER = re.compile(r"(?:^|[\\/])machine=([^\\/]+)[\\/]")
+_DAY_FOLDER = re.compile(r"(?:^|[\\/])date=(\d{4}-\d{2}-\d{2})[\\/]")
 
 
-def export_files(pattern: str, *, machine: str | None = None) -> dict[str, list[str]]:
+def export_files(
+    pattern: str,
+    *,
+    machine: str | None = None,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+) -> dict[str, list[str]]:
     """The exported Parquet files a glob names, by table (a folder stands for all below it);
     with `machine`, only the files under that machine's folder (or, in the older layout,
-    named for it)."""
+    named for it); with `since`/`until`, only the days that can hold the window's history."""
     if "://" not in pattern and Path(pattern).is_dir():
         pattern = str(Path(pattern) / "**" / "*.parquet")
     probe = memory_store()
@@ -145,8 +152,23 @@ def export_files(pattern: str, *, machine: str | None = None) -> dict[str, list[
             continue
         if wanted is not None and _machine_of(str(name), base, m.group("table")) != wanted:
             continue
+        if not _in_window(str(name), m.group("table"), since, until):
+            continue
         by_table.setdefault(m.group("table"), []).append(str(name))
     return by_table
+
+
+def _in_window(name: str, table: str, since: dt.datetime | None, until: dt.datetime | None) -> bool:
+    """Whether a day's file can hold history of the window: an event's rows are in the file of
+    its day, a session's in the file of the day it was last seen (on or after any of its
+    events); the policy tables, written on the day of the export, are always read."""
+    day_folder = _DAY_FOLDER.search(name)
+    if table in POLICY_TABLES or day_folder is None:
+        return True
+    day = dt.date.fromisoformat(day_folder.group(1))
+    if since is not None and day < since.date():
+        return False
+    return table == "sessions" or until is None or dt.datetime.combine(day, dt.time()) < until
 
 
 def _machine_of(name: str, base: str, table: str) -> str:
@@ -157,12 +179,19 @@ def _machine_of(name: str, base: str, table: str) -> str:
 
 
 def load_exports(
-    pattern: str, *, machine: str | None = None, progress: Progress | None = None
+    pattern: str,
+    *,
+    machine: str | None = None,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    progress: Progress | None = None,
 ) -> Connection:
-    """An in-memory database holding the exports matching `pattern` (only `machine`'s, when
-    given) under the tables' own names, so the audit SQL runs over them unchanged. Event ids
-    are renumbered (they repeat across machines); a file exported twice counts once."""
-    files = export_files(pattern, machine=machine)
+    """An in-memory database holding the exports matching `pattern` (only `machine`'s, and only
+    the days of the `since`/`until` window, when given) under the tables' own names, so the
+    audit SQL runs over them unchanged: a report over a week of a year of exports loads that
+    week. Event ids are renumbered (they repeat across machines); a file exported twice counts
+    once."""
+    files = export_files(pattern, machine=machine, since=since, until=until)
     if "events" not in files and "rules" not in files:
         which = f" for machine `{machine}`" if machine is not None else ""
         raise StyleError(

@@ -157,15 +157,17 @@ def history(
     *,
     from_glob: str | None = None,
     machine: str | None = None,
+    window: Filters | None = None,
     progress: Progress | None = None,
 ) -> Iterator[Connection]:
     """The history to report on: the project's database, or Parquet exports (`--from`, only
-    `machine`'s when given)."""
+    `machine`'s when given, only the days of the `window`'s time span when given)."""
     if from_glob is None:
         with project_history(root) as conn:
             yield conn
         return
-    conn = load_exports(from_glob, machine=machine, progress=progress)
+    since, until = (window.since, window.until) if window is not None else (None, None)
+    conn = load_exports(from_glob, machine=machine, since=since, until=until, progress=progress)
     try:
         yield conn
     finally:

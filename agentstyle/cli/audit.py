@@ -268,6 +268,7 @@ def run_report(name: str, options: Options) -> None:
         root,
         from_glob=options.from_glob,
         machine=options.machine,
+        window=filters,
         progress=_progress("reading exports"),
     ) as conn:
         if fmt == "html":
