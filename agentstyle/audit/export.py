@@ -200,6 +200,7 @@ def load_exports(
     steps: list[tuple[str, dict[str, Any]]] = []
     if "events" in files:
         steps += [
+            ("unindexed", {}),
             ("raw_events", {"files": files["events"]}),
             ("event_map", {}),
             ("machine_column", {}),
