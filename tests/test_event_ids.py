@@ -133,3 +133,29 @@ def test_a_memory_store_numbers_from_one() -> None:
     finally:
         conn.close()
     assert event_id == 1
+
+
+def test_a_session_start_of_unknown_source_is_booked(tmp_path: Path) -> None:
+    """An exported SessionStart whose fields were not kept (`log: hits`, no hit) has no
+    source: replaying it books it as neither a reset nor a compaction, in a batch or alone."""
+    conn = connect(tmp_path / "style.duckdb")
+    params = {
+        "seq": [0, 1],
+        "harness": ["claude-code"] * 2,
+        "session_id": ["a", "a"],
+        "point": ["session.start", "session.start"],
+        "source": [None, None],
+        "model": [None] * 2,
+    }
+    try:
+        migrate(conn)
+        batch = conn.execute(sql("evaluate/book_batch"), params).fetchall()
+        alone = conn.execute(
+            sql("evaluate/book_one"),
+            {"harness": "codex", "session_id": "b", "point": "session.start"}
+            | {"source": None, "model": None},
+        ).fetchall()
+    finally:
+        conn.close()
+    assert [(r[2], r[3]) for r in batch] == [(0, 0), (0, 0)]
+    assert [(r[1], r[2]) for r in alone] == [(0, 0)]

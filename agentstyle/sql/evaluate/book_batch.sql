@@ -5,6 +5,8 @@
 -- the prompt count; the model is remembered from the session's start. Event ids are the next of
 -- the counter (schema 010), in seq order. For a batch without repeated sessions book.sql is the
 -- same, cheaper.
+-- A session start of unknown source (an exported event whose fields were not kept) neither
+-- resets nor compacts.
 -- Parameters and result as book.sql.
 WITH ids AS (
     -- the batch's ids: the counter (schema 010) advanced by the batch's size; the events get
@@ -17,9 +19,10 @@ b AS (
 ),
 flags AS (
     SELECT b.*, s.generation AS g0, s.compaction AS c0, s.prompt_count AS p0, s.model AS m0,
-           CAST(b.point = 'session.start' AND b.source IN ('startup', 'clear')
+           CAST(b.point = 'session.start' AND coalesce(b.source, '') IN ('startup', 'clear')
                 AND NOT (s.session_id IS NULL AND row_number() OVER w = 1) AS INTEGER) AS resets,
-           CAST(b.point = 'session.start' AND b.source = 'compact' AS INTEGER) AS compacts,
+           CAST(b.point = 'session.start' AND coalesce(b.source, '') = 'compact' AS INTEGER)
+               AS compacts,
            CAST(b.point = 'prompt.submitted' AS INTEGER) AS prompts
     FROM b
     LEFT JOIN sessions s ON s.harness = b.harness AND s.session_id = b.session_id
