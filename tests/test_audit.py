@@ -252,6 +252,8 @@ def write_history(project: Project, history: History) -> None:
                 columns = ", ".join(names[: len(rows[0])])
                 marks = ", ".join("?" * len(rows[0]))
                 conn.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
+            # the id counter as the hooks that wrote these events would have left it
+            conn.execute("UPDATE event_counter SET last_id = (SELECT max(event_id) FROM events)")
         finally:
             conn.close()
 
