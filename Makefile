@@ -8,7 +8,7 @@ CCSN_VERSION := 2.4.5
 CORPUS_CACHE := .corpus-cache
 CCSN := $(CORPUS_CACHE)/.installed-cc-safety-net-$(CCSN_VERSION)
 
-.PHONY: setup demo test test-typer e2e lint format bench docs corpus clean
+.PHONY: setup demo test test-typer e2e lint format bench bench-history docs corpus clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -71,6 +71,12 @@ format: $(STAMP)
 
 bench: $(STAMP) $(CCSN)
 	$(BIN)/python -m bench.run
+
+# The history bench alone (bench/history_bench.py: 0 to 10M events, 10 machines; the built
+# histories are cached in .bench-cache/). A quick run:
+#   STYLE_BENCH_HISTORY=0,100000 STYLE_BENCH_MACHINES=2 STYLE_BENCH_TEAM_EVENTS=100000 make bench-history
+bench-history: $(STAMP)
+	$(BIN)/python -m bench.history_bench
 
 # The user documentation (docs/, mkdocs.yml) as a site in site/; warnings fail the build.
 docs: $(STAMP)

@@ -401,6 +401,10 @@ def main() -> int:
         + shell_bench.run()
         + "\n"
     )
+    print("a history of 0 to 10M events, and 10 machines' exports ...", flush=True)
+    from bench import history_bench
+
+    sections.append(history_bench.section(history_bench.run()))
     print("guard corpus: precision and recall ...", flush=True)
     report, seconds = corpus.measure()
     sections.append(corpus.section(report, seconds))

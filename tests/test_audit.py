@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 import pytest
 from conftest import Project, clean_env
 from typer.testing import CliRunner
@@ -251,6 +252,8 @@ def write_history(project: Project, history: History) -> None:
                 columns = ", ".join(names[: len(rows[0])])
                 marks = ", ".join("?" * len(rows[0]))
                 conn.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
+            # the id counter as the hooks that wrote these events would have left it
+            conn.execute("UPDATE event_counter SET last_id = (SELECT max(event_id) FROM events)")
         finally:
             conn.close()
 
@@ -1008,14 +1011,22 @@ def test_prune_deletes_old_history_in_one_go(
     # day 1: 140 events, 42 field rows (40 shell + 2 prompts), 48 hits, 2 claims; session s1
     counts = {"claims": 2, "hits": 48, "event_fields": 42, "session_facts": 0, "events": 140,
               "sessions": 1}  # fmt: skip
-    assert dry.json == {"cutoff": "2024-05-02T00:00:00", "dry_run": True, "deleted": counts}
+    assert dry.json == {
+        "cutoff": "2024-05-02T00:00:00",
+        "dry_run": True,
+        "deleted": counts,
+        "database": None,
+    }
     assert scratch.scalar("SELECT count(*) FROM events") == 169  # a dry run deletes nothing
     run = style(scratch, "audit", "prune", "--older-than", "2024-05-02", monkeypatch=monkeypatch)
     assert run.code == 0
-    assert run.stdout == (
+    first, second = run.stdout.splitlines()
+    assert first == (
         "deleted 140 events older than 2024-05-02 00:00:00 UTC (42 field rows, 48 hits, "
-        "2 claims) and 1 sessions\n"
+        "2 claims) and 1 sessions"
     )
+    size = scratch.database.stat().st_size
+    assert second.startswith(f"the database file: {size / 2**20:.1f} MiB, ")
     assert scratch.query("SELECT min(ts) FROM events") == [(DAY2,)]
     assert scratch.scalar("SELECT count(*) FROM hits") == 6
     assert scratch.scalar("SELECT count(*) FROM event_fields") == 5
@@ -1028,6 +1039,50 @@ def test_prune_deletes_old_history_in_one_go(
     ]
     again = style(scratch, "audit", "prune", "--older-than", "2024-05-02", monkeypatch=monkeypatch)
     assert again.stdout.startswith("deleted 0 events")
+
+
+def _old_events(project: Project, n: int, day: str) -> None:
+    """`n` events of one session on `day`, with a hit and field rows each, as a month of a
+    busy machine's hooks would leave them (ids after the counter's last)."""
+    project.execute(
+        "INSERT INTO events (event_id, ts, harness, native_event, point, session_id, verdict) "
+        "SELECT c.last_id + 1 + i, CAST(? AS TIMESTAMP) + to_microseconds(i * 1000), "
+        "'claude-code', 'PreToolUse', 'tool.pre', 'old', 'block' "
+        "FROM range(?) t(i), event_counter c",
+        [day, n],
+    )
+    project.execute(
+        "INSERT INTO hits SELECT event_id, 'audit/no-rm', 'tool.pre', 'blocked', 9, NULL "
+        "FROM events WHERE session_id = 'old'"
+    )
+    project.execute(
+        "INSERT INTO event_fields SELECT event_id, 'tool.input.command', 0, "
+        "'rm -rf build/' || CAST(event_id AS VARCHAR) FROM events WHERE session_id = 'old'"
+    )
+    project.execute("UPDATE event_counter SET last_id = last_id + ?", [n])
+
+
+def test_pruning_regularly_keeps_the_database_bounded(
+    scratch: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Month after month of history, each pruned: the rows stay those of the kept window and
+    the file reuses the space the pruned rows took instead of growing with every month."""
+    kept = scratch.scalar("SELECT count(*) FROM events")
+    sizes = []
+    for month in range(1, 5):
+        _old_events(scratch, 60_000, f"2023-0{month}-01")
+        run = style(scratch, "audit", "prune", "--older-than", "2024-01-01", "--format", "json",
+                    monkeypatch=monkeypatch)  # fmt: skip
+        assert run.json["deleted"]["events"] == 60_000
+        assert run.json["deleted"]["hits"] == run.json["deleted"]["event_fields"] == 60_000
+        assert scratch.scalar("SELECT count(*) FROM events") == kept
+        assert run.json["database"]["file_bytes"] == scratch.database.stat().st_size
+        sizes.append(scratch.database.stat().st_size)
+    # the first month's rows grew the file; the next months fit in the space they freed
+    assert sizes[3] <= sizes[1] * 1.1, sizes
+    assert run.json["database"]["free_bytes"] > 0
+    # and the ids go on after the pruned ones
+    assert scratch.scalar("SELECT last_id FROM event_counter") >= 4 * 60_000
 
 
 def test_prune_needs_older_than(scratch: Project, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1096,27 +1151,92 @@ def test_export_partitions_by_day_with_a_machine(
         6,
         2,
     )
-    folders = sorted(p.name for p in out.iterdir())
+    assert sorted(p.name for p in out.iterdir()) == ["machine=ana@laptop"]
+    folders = sorted(p.name for p in (out / "machine=ana@laptop").iterdir())
     today = dt.datetime.now(dt.UTC).date().isoformat()
     assert folders == sorted({"date=2024-05-01", "date=2024-05-02", "date=2024-05-03",
                               f"date={today}"})  # fmt: skip
-    day1 = sorted(p.name for p in (out / "date=2024-05-01").iterdir())
-    assert day1 == [f"{t}-ana@laptop.parquet"
+    day1 = sorted(p.name for p in (out / "machine=ana@laptop" / "date=2024-05-01").iterdir())
+    assert day1 == [f"{t}.parquet"
                     for t in ("claims", "event_fields", "events", "hits", "sessions")]  # fmt: skip
+    # any Parquet engine reads the folders as the machine and date columns
     con = duckdb.connect()
     try:
         got = con.execute(
             "SELECT machine, date, count(*) FROM read_parquet(?, hive_partitioning = true) "
             "GROUP BY ALL ORDER BY date",
-            [str(out / "**" / "events-*.parquet")],
+            [str(out / "**" / "events.parquet")],
         ).fetchall()
     finally:
         con.close()
-    assert got == [
+    expected = [
         ("ana@laptop", dt.date(2024, 5, 1), 140),
         ("ana@laptop", dt.date(2024, 5, 2), 25),
         ("ana@laptop", dt.date(2024, 5, 3), 4),
     ]
+    assert got == expected
+    scanned = (
+        pl.scan_parquet(str(out / "**" / "events.parquet"), hive_partitioning=True)
+        .group_by("machine", "date")
+        .agg(pl.len().alias("n"))
+        .sort("date")
+        .collect()
+    )
+    assert [tuple(r) for r in scanned.iter_rows()] == expected
+    hits = pl.scan_parquet(str(out / "**" / "hits.parquet"), hive_partitioning=True).collect()
+    assert hits.height == 54 and set(hits["machine"]) == {"ana@laptop"}
+
+
+def test_from_with_a_window_loads_only_its_days(
+    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from agentstyle.audit.export import export_files
+
+    out = tmp_path / "share"
+    export(audited, out, monkeypatch, "--machine", "ana@laptop")
+    files = export_files(str(out), since=dt.datetime(2024, 5, 2), until=dt.datetime(2024, 5, 3))
+    assert [Path(f).parent.name for f in files["events"]] == ["date=2024-05-02"]
+    assert "rules" in files  # the policy, written on the day of the export, always
+    windows = (
+        ["--since", "2024-05-02"],
+        ["--until", "2024-05-01"],
+        ["--since", "2024-05-02", "--until", "2024-05-02"],
+        ["--since", "2024-05-01T12:00:00"],
+    )
+    for args in windows:
+        for name in ("summary", "rules", "sessions", "timeline", "tools"):
+            got = rows(audited, monkeypatch, name, "--from", str(out), *args)
+            assert got == rows(audited, monkeypatch, name, *args), (name, args)
+
+
+def _as_older_layout(out: Path) -> None:
+    """Exports as STYLE wrote them before the machine partition: `date=…/<table>-<machine>`."""
+    for machine_dir in [p for p in out.iterdir() if p.name.startswith("machine=")]:
+        slug = machine_dir.name.removeprefix("machine=")
+        for day_dir in machine_dir.iterdir():
+            target = out / day_dir.name
+            target.mkdir(exist_ok=True)
+            for f in day_dir.iterdir():
+                f.rename(target / f"{f.stem}-{slug}.parquet")
+            day_dir.rmdir()
+        machine_dir.rmdir()
+
+
+def test_from_reads_the_older_layout_beside_the_new(
+    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "share"
+    export(audited, out, monkeypatch, "--machine", "ana@laptop")
+    _as_older_layout(out)
+    assert sorted(p.name for p in out.iterdir())[0] == "date=2024-05-01"
+    live = rows(audited, monkeypatch, "summary")
+    assert rows(audited, monkeypatch, "summary", "--from", str(out)) == live
+    export(audited, out, monkeypatch, "--machine", "bo@desktop")  # the new layout beside it
+    both = rows(audited, monkeypatch, "summary", "--from", str(out))
+    assert [r["events"] for r in both] == [2 * r["events"] for r in live]
+    only_bo = rows(audited, monkeypatch, "summary", "--from", str(out), "--machine", "bo@desktop")
+    only_ana = rows(audited, monkeypatch, "summary", "--from", str(out), "--machine", "ana@laptop")
+    assert only_bo == only_ana == live
 
 
 def test_from_exports_gives_the_same_reports(

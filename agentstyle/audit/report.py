@@ -153,14 +153,21 @@ def project_history(
 
 @contextmanager
 def history(
-    root: Path, *, from_glob: str | None = None, progress: Progress | None = None
+    root: Path,
+    *,
+    from_glob: str | None = None,
+    machine: str | None = None,
+    window: Filters | None = None,
+    progress: Progress | None = None,
 ) -> Iterator[Connection]:
-    """The history to report on: the project's database, or Parquet exports (`--from`)."""
+    """The history to report on: the project's database, or Parquet exports (`--from`, only
+    `machine`'s when given, only the days of the `window`'s time span when given)."""
     if from_glob is None:
         with project_history(root) as conn:
             yield conn
         return
-    conn = load_exports(from_glob, progress=progress)
+    since, until = (window.since, window.until) if window is not None else (None, None)
+    conn = load_exports(from_glob, machine=machine, since=since, until=until, progress=progress)
     try:
         yield conn
     finally:
@@ -240,6 +247,20 @@ class Where:
         return cls(StylePaths(root).error_log, root)
 
 
+def window_params(conn: Connection, filters: Filters) -> dict[str, Any]:
+    """The filters as a report's parameters, with the first and last event id of the window
+    (`$first_id`, `$last_id`): every event of the window has an id in that range, and the
+    reports read `hits` and `event_fields` in it only. Events are appended in time order, so
+    the range is about the window's size and the zone maps skip the rest: a report's cost
+    follows the window asked for, not the whole history
+    (docs/performance.md#a-history-that-stays-fast).
+    """
+    params = filters.params()
+    _n, _t, rows = query_rows(conn, sql("audit/window_ids"), params)
+    params["first_id"], params["last_id"] = rows[0] if rows else (None, None)
+    return params
+
+
 def run_report(conn: Connection, name: str, filters: Filters, where: Where | None = None) -> Frame:
     """One report of docs/audit.md#reports as a frame (`summary`, `attention`, `rules`, `errors`,
     …)."""
@@ -248,7 +269,7 @@ def run_report(conn: Connection, name: str, filters: Filters, where: Where | Non
     where = where or Where()
     if name == "attention":
         return attention_frame(attention_items(conn, filters, where))
-    params = filters.params()
+    params = window_params(conn, filters)
     if name == "errors":
         params["log"] = read_error_log(where.error_log)
     return query_frame(conn, sql(f"audit/{name}"), params)
@@ -264,7 +285,7 @@ def attention_items(
 ) -> list[attention.Item]:
     """The "needs attention" list: flagged rules and fail-open causes, worst first (from the
     `rules` and `errors` reports, run here unless given)."""
-    params = filters.params()
+    params = window_params(conn, filters)
     if rules is None:
         rules = query_frame(conn, sql("audit/rules"), params)
     if errors is None:
@@ -329,7 +350,7 @@ def read_error_log(path: Path | None) -> list[dict[str, Any]]:
 
 def latency_frame(conn: Connection, filters: Filters) -> Frame:
     """The latency histogram (power-of-two µs buckets) of the window's answered events."""
-    return query_frame(conn, sql("audit/latency"), filters.params())
+    return query_frame(conn, sql("audit/latency"), window_params(conn, filters))
 
 
 class QueryRefused(StyleError):
@@ -540,7 +561,7 @@ def dashboard(
     found = attention_items(conn, filters, where, rules=frames["rules"], errors=frames["errors"])
     rules = frames["rules"]
     latency = latency_frame(conn, filters)
-    _n, _t, window = query_rows(conn, sql("audit/window"), filters.params())
+    _n, _t, window = query_rows(conn, sql("audit/window"), window_params(conn, filters))
     [(first_ts, last_ts, events, p50, p95)] = window
     return {
         "report": first,

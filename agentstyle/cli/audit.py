@@ -95,6 +95,10 @@ FromOpt = Annotated[
     str | None,
     typer.Option("--from", metavar="GLOB", help="report over `style audit export` Parquet files"),
 ]
+MachineOpt = Annotated[
+    str | None,
+    typer.Option("--machine", metavar="NAME", help="with --from: only that machine's exports"),
+]
 MinEventsOpt = Annotated[
     int | None,
     typer.Option(
@@ -118,6 +122,7 @@ class Options:
     out: Path | None = None
     from_glob: str | None = None
     min_events: int | None = None
+    machine: str | None = None
 
     def over(self, base: Options | None) -> Options:
         """These options, with the ones given before the report name filling the gaps."""
@@ -140,9 +145,12 @@ def main(
     out: OutOpt = None,
     from_glob: FromOpt = None,
     min_events: MinEventsOpt = None,
+    machine: MachineOpt = None,
 ) -> None:
     """Reports over the recorded history (default: summary)."""
-    options = Options(since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events)
+    options = Options(
+        since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events, machine
+    )
     if ctx.invoked_subcommand is None:
         run_report("summary", options)
     elif ctx.invoked_subcommand in REPORT_HELP:
@@ -164,9 +172,10 @@ def _report_command(name: str) -> Callable[..., None]:
         out: OutOpt = None,
         from_glob: FromOpt = None,
         min_events: MinEventsOpt = None,
+        machine: MachineOpt = None,
     ) -> None:
         local = Options(
-            since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events
+            since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events, machine
         )
         base = ctx.obj if isinstance(ctx.obj, Options) else None
         run_report(name, local.over(base))
@@ -246,6 +255,7 @@ def run_report(name: str, options: Options) -> None:
 
     fmt = options.fmt or "text"
     _check_out(fmt, options.out)
+    _check_machine(options.machine, options.from_glob)
     filters = filters_of(options)
     source = options.from_glob or "database"
     root = project_root()
@@ -255,7 +265,11 @@ def run_report(name: str, options: Options) -> None:
     where = report.Where(root=root) if options.from_glob else report.Where.project(root)
     found: list[attention.Item] | None = None
     with report.history(
-        root, from_glob=options.from_glob, progress=_progress("reading exports")
+        root,
+        from_glob=options.from_glob,
+        machine=options.machine,
+        window=filters,
+        progress=_progress("reading exports"),
     ) as conn:
         if fmt == "html":
             doc = report.dashboard(conn, filters, first=name, source=source, where=where)
@@ -273,10 +287,14 @@ def run_report(name: str, options: Options) -> None:
         typer.echo(readable, err=True)
 
 
+def _check_machine(machine: str | None, from_glob: str | None) -> None:
+    if machine is not None and from_glob is None:
+        raise usage_error("--machine picks among exports: give it with --from GLOB")
+
+
 def _readable(root: Path) -> str | None:
     """The history is command text: doctor's warning when other users can read it."""
-    from agentstyle.engine.paths import StylePaths
-    from agentstyle.install.doctor import privacy_warning
+    from agentstyle.engine.paths import StylePaths, privacy_warning
 
     wide = privacy_warning(root, StylePaths(root))
     return f"style: warning: {wide}" if wide else None
@@ -372,6 +390,7 @@ def sql_command(
         typer.Option("--out", metavar="FILE", help="write to this file (needed for parquet)"),
     ] = None,
     from_glob: FromOpt = None,
+    machine: MachineOpt = None,
 ) -> None:
     """Run one read-only query over the history's tables.
 
@@ -383,8 +402,12 @@ def sql_command(
     from agentstyle.audit import report
 
     _check_out(fmt, out)
+    _check_machine(machine, from_glob)
     with report.history(
-        project_root(), from_glob=from_glob, progress=_progress("reading exports")
+        project_root(),
+        from_glob=from_glob,
+        machine=machine,
+        progress=_progress("reading exports"),
     ) as conn:
         report.lock_down(conn)
         try:
@@ -412,21 +435,28 @@ def prune_command(
 ) -> None:
     """Delete history older than a date or a duration ago.
 
-    Events go with their fields, hits and claims, in one transaction.
+    Events go with their fields, hits and claims, in one transaction; a checkpoint follows,
+    so the space they took holds the next events (the file does not shrink). Run regularly
+    (`--older-than 90d`), it keeps the database about the size of the history kept.
 
-    With --format json: one object with `cutoff`, `dry_run` and `deleted` (rows per table).
+    With --format json: one object with `cutoff`, `dry_run`, `deleted` (rows per table) and
+    `database` (`file_bytes`, `free_bytes` after the prune; null for a dry run).
     """
     from agentstyle.audit import export, report
 
     cutoff = _when(older_than, "--older-than", report.utc_now(), end=False)
     with report.project_history(project_root(), write=True) as conn:
         result = export.prune_history(conn, cutoff, dry_run=dry_run)
+    size = result.size
     if fmt == "json":
         emit_json(
             {
                 "cutoff": result.cutoff.isoformat(),
                 "dry_run": result.dry_run,
                 "deleted": result.deleted,
+                "database": None
+                if size is None
+                else {"file_bytes": size.file_bytes, "free_bytes": size.free_bytes},
             }
         )
         return
@@ -437,6 +467,15 @@ def prune_command(
         f"({d['event_fields']} field rows, {d['hits']} hits, {d['claims']} claims) "
         f"and {d['sessions']} sessions"
     )
+    if size is not None:
+        typer.echo(
+            f"the database file: {_mib(size.file_bytes)}, {_mib(size.free_bytes)} of it free "
+            "for new history"
+        )
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB"
 
 
 # -- export ----------------------------------------------------------------------------------------
@@ -446,7 +485,9 @@ def prune_command(
 def export_command(
     out: Annotated[
         Path,
-        typer.Option("--out", metavar="DIR", help="folder for the date=YYYY-MM-DD/ partitions"),
+        typer.Option(
+            "--out", metavar="DIR", help="folder for the machine=NAME/date=YYYY-MM-DD/ partitions"
+        ),
     ],
     since: SinceOpt = None,
     until: UntilOpt = None,
@@ -456,10 +497,12 @@ def export_command(
     ] = None,
     fmt: FormatOpt = "text",
 ) -> None:
-    """Write the history as Parquet files, one folder per day.
+    """Write the history as Parquet files, one folder per machine and day.
 
-    Each row carries a machine column, so exports of several machines report together
-    (`style audit --from`).
+    `OUT/machine=NAME/date=YYYY-MM-DD/<table>.parquet`: hive partitions any Parquet engine
+    reads as columns. Each row also carries the machine, so exports of several machines
+    report together (`style audit --from`), older `date=…/<table>-<machine>.parquet`
+    exports among them.
 
     With --format json: one object with `out`, `machine`, `days`, `files` (how many) and
     `rows` (per table).

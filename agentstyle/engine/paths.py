@@ -85,6 +85,25 @@ def widened(paths: StylePaths) -> list[str]:
     return out
 
 
+def privacy_warning(root: Path, paths: StylePaths) -> str | None:
+    """The warning `style doctor` and `style audit` give when other users can read the
+    history (`.style/` wider than 0700, the database than 0600), else None. Here beside
+    `widened`, not in doctor: `style audit` gives it without importing doctor's checks (a
+    third of a report command's start)."""
+    wide = widened(paths)
+    if not wide:
+        return None
+    home = paths.home.parent.resolve() / paths.home.name
+    try:
+        label = home.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        label = home.as_posix()
+    return (
+        f"the history in {label} is readable by other users "
+        f"({'; '.join(wide)}); `style sync` makes it yours alone"
+    )
+
+
 def tighten(path: Path) -> None:
     """A file of `.style/` made owner-only (DuckDB creates its files with the umask's mode)."""
     try:

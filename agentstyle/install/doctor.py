@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths, widened
+from agentstyle.engine.paths import StylePaths, privacy_warning
 from agentstyle.engine.store import Connection, sql, transaction
 from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
@@ -206,18 +206,6 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
                 )
             )
     return findings
-
-
-def privacy_warning(root: Path, paths: StylePaths) -> str | None:
-    """The warning `style doctor` and `style audit` give when other users can read the
-    history (`.style/` wider than 0700, the database than 0600), else None."""
-    wide = widened(paths)
-    if not wide:
-        return None
-    return (
-        f"the history in {_label(root, paths.home)} is readable by other users "
-        f"({'; '.join(wide)}); `style sync` makes it yours alone"
-    )
 
 
 def _label(root: Path, path: Path) -> str:

@@ -8,6 +8,8 @@
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
 -- $rule (GLOB over rule ids or NULL: only those rules' errors, no hook failures),
 -- $log (STRUCT(ts, harness, native_event, cause)[]: the errors.log lines; empty for exports).
+-- $first_id, $last_id: the window's event ids (audit/window_ids.sql); hits and field rows are
+-- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: harness, rule (NULL for a hook failure), cause, failures, fail_open, refused,
 -- in_database, in_log, native_events (comma-separated), first_seen, last_seen — most
 -- failures first.
@@ -25,7 +27,8 @@ WITH recorded AS (
     SELECT e.ts, e.harness, h.rule_id, e.native_event, coalesce(h.detail, 'no detail recorded'),
            coalesce(r.fail = 'closed', false)
     FROM hits h
-    JOIN events e ON e.event_id = h.event_id
+    JOIN events e
+      ON e.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
     LEFT JOIN rules r ON r.rule_id = h.rule_id
     WHERE h.outcome = 'error'
       AND ($rule IS NULL OR h.rule_id GLOB $rule)

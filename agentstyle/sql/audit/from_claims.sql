@@ -1,6 +1,6 @@
 -- `--from`: the exported `claims` rows, once each, pointing at the events' new ids.
 -- Parameters: $files (list of Parquet files; reads event_map).
 INSERT INTO claims BY NAME
-SELECT DISTINCT m.new_id AS event_id, x.* EXCLUDE (event_id, machine, date)
-FROM read_parquet($files, hive_partitioning = true, union_by_name = true) x
+SELECT DISTINCT m.new_id AS event_id, x.* EXCLUDE (event_id, machine)
+FROM read_parquet($files, hive_partitioning = false, union_by_name = true) x
 JOIN event_map m ON m.machine = x.machine AND m.old_id = x.event_id;

@@ -3,6 +3,8 @@
 -- a bucket holds latencies in [low_us, high_us) (the first also holds 0 µs).
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
 -- $rule (GLOB over rule ids or NULL: only events that rule fired on).
+-- $first_id, $last_id: the window's event ids (audit/window_ids.sql); hits and field rows are
+-- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: bucket (its position on the 1-2-5 scale: 3 per decade), low_us, high_us, events —
 -- ordered by bucket.
 WITH ev AS (
@@ -14,7 +16,9 @@ WITH ev AS (
       AND ($session IS NULL OR e.session_id = $session)
       AND ($harness IS NULL OR e.harness = $harness)
       AND ($rule IS NULL OR EXISTS (
-          SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+          SELECT 1 FROM hits h
+          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
+            AND h.event_id BETWEEN $first_id AND $last_id))
 ),
 scaled AS (
     -- decade k and the leading step (1, 2 or 5): step × 10^k is the bucket's lower edge; read

@@ -6,6 +6,8 @@
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
 -- $rule (GLOB over rule ids or NULL: which rows to return), $min_events (the sample a flag
 -- needs: rate flags need that many candidate events, `dead` five times as many at its point).
+-- $first_id, $last_id: the window's event ids (audit/window_ids.sql); hits and field rows are
+-- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: rule, action, candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
 -- fixed, dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
@@ -29,7 +31,7 @@ kept AS (
            max(f.value) FILTER (WHERE f.field = 'skill.name') AS skill,
            max(f.value) FILTER (WHERE f.field = 'session.source') AS source
     FROM event_fields f
-    JOIN ev ON ev.event_id = f.event_id
+    JOIN ev ON ev.event_id = f.event_id AND f.event_id BETWEEN $first_id AND $last_id
     WHERE f.field IN ('mcp.server', 'skill.name', 'session.source')
     GROUP BY f.event_id
 ),
@@ -94,7 +96,7 @@ cand_kinds AS (
 ht AS (
     SELECT h.rule_id, h.event_id, h.outcome, h.tokens, ev.ts
     FROM hits h
-    JOIN ev ON ev.event_id = h.event_id
+    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
 ),
 -- Events a rule fired on that the current policy would not select (it changed since).
 fired_elsewhere AS (

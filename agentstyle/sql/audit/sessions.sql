@@ -1,6 +1,8 @@
 -- Audit report `sessions`: one row per (harness, session) with events in the window.
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
 -- $rule (GLOB over rule ids or NULL: only events that rule fired on, and only its hits).
+-- $first_id, $last_id: the window's event ids (audit/window_ids.sql); hits and field rows are
+-- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: harness, session, model, events, prompts, hits (rule matches), blocks, first_seen,
 -- last_seen (of the session's events in the window), ordered by first_seen, session.
 WITH ev AS (
@@ -11,12 +13,14 @@ WITH ev AS (
       AND ($session IS NULL OR e.session_id = $session)
       AND ($harness IS NULL OR e.harness = $harness)
       AND ($rule IS NULL OR EXISTS (
-          SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+          SELECT 1 FROM hits h
+          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
+            AND h.event_id BETWEEN $first_id AND $last_id))
 ),
 hit_counts AS (
     SELECT h.event_id, count(*) AS n
     FROM hits h
-    JOIN ev ON ev.event_id = h.event_id
+    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
     WHERE $rule IS NULL OR h.rule_id GLOB $rule
     GROUP BY h.event_id
 )

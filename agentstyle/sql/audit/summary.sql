@@ -1,6 +1,8 @@
 -- Audit report `summary`: one row per harness × point of the events in the window.
 -- Parameters: $since, $until (TIMESTAMP or NULL; since inclusive, until exclusive), $session,
 -- $harness (exact or NULL), $rule (GLOB over rule ids or NULL: only events that rule fired on).
+-- $first_id, $last_id: the window's event ids (audit/window_ids.sql); hits and field rows are
+-- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: harness, point, events, events_hit, blocked, asked, block_rate, errors,
 -- latency_p50_ms, latency_p95_ms — ordered by harness, point.
 WITH ev AS (
@@ -11,12 +13,14 @@ WITH ev AS (
       AND ($session IS NULL OR e.session_id = $session)
       AND ($harness IS NULL OR e.harness = $harness)
       AND ($rule IS NULL OR EXISTS (
-          SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+          SELECT 1 FROM hits h
+          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
+            AND h.event_id BETWEEN $first_id AND $last_id))
 ),
 hit_events AS (
     SELECT DISTINCT h.event_id
     FROM hits h
-    JOIN ev ON ev.event_id = h.event_id
+    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
     WHERE $rule IS NULL OR h.rule_id GLOB $rule
 )
 SELECT ev.harness,

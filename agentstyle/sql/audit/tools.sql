@@ -2,6 +2,8 @@
 -- tool_use id (its pre, permission, post and failure events), or one event when it has none.
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL),
 -- $rule (GLOB over rule ids or NULL: only events that rule fired on, and only its blocks).
+-- $first_id, $last_id: the window's event ids (audit/window_ids.sql); hits and field rows are
+-- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: tool, calls, blocked (calls refused at tool.pre), asked, failed, block_rate,
 -- top_blocking_rule (most blocked calls; ties by id), ordered by calls desc, tool.
 WITH ev AS (
@@ -14,7 +16,9 @@ WITH ev AS (
       AND ($session IS NULL OR e.session_id = $session)
       AND ($harness IS NULL OR e.harness = $harness)
       AND ($rule IS NULL OR EXISTS (
-          SELECT 1 FROM hits h WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule))
+          SELECT 1 FROM hits h
+          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
+            AND h.event_id BETWEEN $first_id AND $last_id))
 ),
 calls AS (
     SELECT tool, harness, session_id, call_key,
@@ -37,7 +41,7 @@ blockers AS (
     SELECT ev.tool, h.rule_id,
            count(DISTINCT (ev.harness, ev.session_id, ev.call_key)) AS n
     FROM hits h
-    JOIN ev ON ev.event_id = h.event_id
+    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
     WHERE h.outcome = 'blocked' AND ($rule IS NULL OR h.rule_id GLOB $rule)
     GROUP BY ev.tool, h.rule_id
 ),

@@ -2,18 +2,27 @@
 -- a session among them (replay): window functions over the batch in arrival order on top of each
 -- session's stored row. startup and clear open a new generation (except the first event of a
 -- brand-new session), compact adds a round (counted from the last new generation), a prompt adds to
--- the prompt count; the model is remembered from the session's start. Event ids follow the
--- history's last one. For a batch without repeated sessions book.sql is the same, cheaper.
+-- the prompt count; the model is remembered from the session's start. Event ids are the next of
+-- the counter (schema 010), in seq order. For a batch without repeated sessions book.sql is the
+-- same, cheaper.
+-- A session start of unknown source (an exported event whose fields were not kept) neither
+-- resets nor compacts.
 -- Parameters and result as book.sql.
-WITH b AS (
+WITH ids AS (
+    -- the batch's ids: the counter (schema 010) advanced by the batch's size; the events get
+    -- them in seq order, the last one being the counter's new value
+    UPDATE event_counter SET last_id = last_id + len($seq) RETURNING last_id
+),
+b AS (
     SELECT unnest($seq) AS seq, unnest($harness) AS harness, unnest($session_id) AS session_id,
            unnest($point) AS point, unnest($source) AS source, unnest($model) AS model
 ),
 flags AS (
     SELECT b.*, s.generation AS g0, s.compaction AS c0, s.prompt_count AS p0, s.model AS m0,
-           CAST(b.point = 'session.start' AND b.source IN ('startup', 'clear')
+           CAST(b.point = 'session.start' AND coalesce(b.source, '') IN ('startup', 'clear')
                 AND NOT (s.session_id IS NULL AND row_number() OVER w = 1) AS INTEGER) AS resets,
-           CAST(b.point = 'session.start' AND b.source = 'compact' AS INTEGER) AS compacts,
+           CAST(b.point = 'session.start' AND coalesce(b.source, '') = 'compact' AS INTEGER)
+               AS compacts,
            CAST(b.point = 'prompt.submitted' AS INTEGER) AS prompts
     FROM b
     LEFT JOIN sessions s ON s.harness = b.harness AND s.session_id = b.session_id
@@ -37,10 +46,10 @@ booked AS (
                AS compaction
     FROM running
 )
-SELECT x.seq, (SELECT coalesce(max(event_id), 0) FROM events) + x.seq + 1 AS event_id,
+SELECT x.seq, ids.last_id - len($seq) + x.seq + 1 AS event_id,
        coalesce(x.g0, 0) + x.era AS generation, x.compaction,
        coalesce(x.p0, 0) + x.n_prompts AS prompt_count,
        coalesce(x.last_model, x.m0) AS model,
        x.g0 IS NULL AS is_new
-FROM booked x
+FROM booked x, ids
 ORDER BY x.seq;
