@@ -849,14 +849,20 @@ class Walker(Scope):
             self.emit(" ".join([_quote(argv[0]), *argv[1:]]))
             return None
         self.emit(" ".join(argv))
-        name = command_name(argv[0])
+        head = argv[0]
+        head_flags = self.flags.get(head, 0)
+        name = command_name(head)
         if name != argv[0] and name:
             # `/bin/rm -rf x`, `git.exe push` are `rm -rf x`, `git push` to a rule.
             self.emit(" ".join([name, *argv[1:]]))
         if name.isascii() and not name.islower() and name.lower() != name and name.isalpha():
-            # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`.
+            # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`, and what
+            # `XARGS`, `SUDO` or `BASH -c` run is walked as their lower-case selves run it
+            # (the shell's own functions and aliases keep their case).
             self.emit(" ".join([name.lower(), *argv[1:]]))
-        head_flags = self.flags.get(argv[0], 0)
+            if name not in self.st.funcs and name not in self.st.aliases:
+                name = name.lower()
+                argv = [name, *argv[1:]]
         if head_flags & (F_VAR | F_SUB):
             self.add_dynamic(DYNAMIC_COMMAND)
             self.saw_dynamic_command = True
@@ -864,7 +870,7 @@ class Walker(Scope):
                 name = "sh"  # `$SHELL -c '…'`, `$(which bash) -c '…'`
         elif head_flags & (F_EXPANDED | F_POSITIONAL):
             self.add_dynamic(COMPUTED_COMMAND)
-            self._origins_of(argv[0])
+            self._origins_of(head)
         if (
             name in self.st.aliases
             and name not in self.calling
@@ -973,6 +979,8 @@ class Walker(Scope):
                 words = _split_words(text)
                 self.run([*before, *words, *after], stdin, peeled + 1)
             for inner in found.argvs:
+                if name == "time" and inner[0] == "!" and len(inner) > 1:
+                    inner = inner[1:]  # `time -p -- ! cmd`: the shell's `time` of a negation
                 out = self.run(inner, stdin, peeled + 1)
             if found.xargs is not None:
                 self._xargs(found.xargs, stdin, peeled)
@@ -1044,6 +1052,8 @@ class Walker(Scope):
         from agentstyle.shell.wrappers import Xargs
 
         assert isinstance(spec, Xargs)
+        if self._input_named(spec.argv, spec.replace):
+            self.add_dynamic(INPUT_PROGRAM)
         if stdin.unknown or not stdin.texts or spec.from_file:
             if input_picks_program(spec.argv, spec.replace):
                 self.add_dynamic(INPUT_PROGRAM)
@@ -1073,6 +1083,20 @@ class Walker(Scope):
         if len(groups) > MAX_ALTERNATIVES:
             self.issue("alternatives-limit")
 
+    def _input_named(self, argv: list[str], replace: str | None) -> bool:
+        """Whether an xargs item becomes the name of a command that code the command line
+        wrote runs (`xargs sh -c 'eval "$1"' _`, `'command "$1"'`, `'cmd=$1; "$cmd"'`): then
+        the input chooses the program, even when it is known, since how xargs splits it into
+        items decides which one lands there. Found by walking the command, apart, with a
+        marker for the items."""
+        if self.level >= _MAX_INPUT_LEVEL:
+            return False
+        words = [w.replace(replace, _ITEM) for w in argv] if replace else [*argv, _ITEM]
+        apart = Walker(None, self.deadline)
+        apart.level = self.level + 1
+        apart.run(words, _NO_STDIN, 0)
+        return any(_ITEM in e.split(" ", 1)[0] for e in apart.commands if e != " ".join(words))
+
     def _parallel(self, spec: object, stdin: Stdin) -> None:
         from agentstyle.shell.wrappers import Parallel
 
@@ -1095,8 +1119,14 @@ class Walker(Scope):
         if len(combos) > MAX_ALTERNATIVES:
             self.issue("alternatives-limit")
             combos = combos[:MAX_ALTERNATIVES]
+        # GNU parallel joins the template's words with spaces for a shell (so `bash -c 'rm -rf
+        # {}'` runs `bash -c rm -rf …`); without -q, and as the writer meant it, each word is
+        # one word: a word that holds spaces gets both readings.
+        spaced = len(spec.template) > 1 and any(map(_spaced, spec.template))
+        readings = [False, True] if spaced else [False]
         for combo in combos:
-            self.run_text(_parallel_command(spec.template, combo))
+            for quoted in readings:
+                self.run_text(_parallel_command(spec.template, combo, quoted))
 
     # -- builtins that change the shell's state -------------------------------------------------
 
@@ -1804,16 +1834,26 @@ def _split_words(text: str) -> list[str]:
     return words
 
 
-def _parallel_command(template: list[str], args: list[str]) -> str:
+# The items of xargs in `_input_named`'s walk: a word no command line holds.
+_ITEM = "__style_xargs_item__"
+_MAX_INPUT_LEVEL = 4
+
+
+def _spaced(word: str) -> bool:
+    return any(c.isspace() for c in word)
+
+
+def _parallel_command(template: list[str], args: list[str], quoted: bool = False) -> str:
     """One job of GNU parallel: the template with `{}`, `{1}`, `{.}`, … replaced, or the
-    arguments appended; with no template the input itself is the command."""
+    arguments appended; with no template the input itself is the command. Parallel quotes
+    what it substitutes (`{}` of `a;b` is one word); `quoted` also keeps each template word
+    one word (`parallel -q`)."""
     if not template:
         return " ".join(args)
     joined = " ".join(args)
-    text = " ".join(template)
     replaced = False
 
-    def sub(m: re.Match[str]) -> str:
+    def value(m: re.Match[str]) -> str:
         nonlocal replaced
         replaced = True
         key = m.group(1)
@@ -1831,8 +1871,14 @@ def _parallel_command(template: list[str], args: list[str]) -> str:
             "%": "1",
         }.get(key, m.group(0))
 
-    text = re.sub(r"\{(\d+|\.|/|//|/\.|#|%|)\}", sub, text)
+    if quoted:  # substituted inside each word, then the word quoted whole
+        text = " ".join(_quote(_PARALLEL_SLOT.sub(value, w)) for w in template)
+    else:
+        text = _PARALLEL_SLOT.sub(lambda m: _quote(value(m)), " ".join(template))
     return text if replaced else text + " " + " ".join(_quote(a) for a in args)
+
+
+_PARALLEL_SLOT = re.compile(r"\{(\d+|\.|/|//|/\.|#|%|)\}")
 
 
 _BUILTINS = {
