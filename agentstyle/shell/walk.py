@@ -204,6 +204,13 @@ _PATTERN_FIRST = frozenset(
         "git-grep",
     }
 )
+# Searches, whose words are text (a pattern, a file name): a word that holds spaces is
+# recorded with SPACE for each white-space character, so that it stays one word to a rule.
+_SEARCHES = frozenset(
+    {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "git-grep"}
+)
+SPACE = "\u2420"  # ␠ (SYMBOL FOR SPACE): white space to no regex engine
+_WHITE = re.compile(r"[ \t\n\r\f\v]")
 # Variables whose value a program runs as a command (`GIT_SSH_COMMAND=… git fetch`).
 _RUNS_ENV = frozenset(
     {
@@ -385,6 +392,20 @@ class Walker(Scope):
             self.issue("element-limit")
             return
         self.commands[element] = None
+
+    def _line(self, argv: Sequence[str]) -> str:
+        """One recorded command: its words joined by spaces. A search's words are text, so
+        each stays one word (docs/design/shell.md#one-word): `grep -rn 'cat .env' docs/` is
+        one pattern and one folder to a rule, never a read of `.env` or a `.*` glob."""
+        if command_name(argv[0]).lower() not in _SEARCHES:
+            return " ".join(argv)
+        words = [argv[0]]
+        for word in argv[1:]:
+            if self.flags.get(word, 0) & (F_VAR | F_SUB) or not _WHITE.search(word):
+                words.append(word)  # a run-time word is kept as written
+            else:
+                words.append(_WHITE.sub(SPACE, word))
+        return " ".join(words)
 
     def add_dynamic(self, kind: str) -> None:
         self.dynamic[kind] = None
@@ -715,11 +736,11 @@ class Walker(Scope):
             if files:
                 # The words stay in their positions above; the files the command reads and
                 # writes are seen here: `< .env cat` is also `cat < .env`.
-                self.emit(" ".join(argv) + " " + files)
+                self.emit(self._line(argv) + " " + files)
                 for d in self.st.dirs:  # after a `cd`, the files where they really are
                     moved = self._file_redirections(node.redirs, d) if d != self.start else files
                     if moved != files:
-                        self.emit(" ".join(argv) + " " + moved)
+                        self.emit(self._line(argv) + " " + moved)
         return out if len(argvs) == 1 else None
 
     def _argvs(self, words: Sequence[Word]) -> list[list[str]]:
@@ -848,18 +869,18 @@ class Walker(Scope):
             # run-time word, `$(…)` or `$x` kept as written, is not a value.)
             self.emit(" ".join([_quote(argv[0]), *argv[1:]]))
             return None
-        self.emit(" ".join(argv))
+        self.emit(self._line(argv))
         head = argv[0]
         head_flags = self.flags.get(head, 0)
         name = command_name(head)
         if name != argv[0] and name:
             # `/bin/rm -rf x`, `git.exe push` are `rm -rf x`, `git push` to a rule.
-            self.emit(" ".join([name, *argv[1:]]))
+            self.emit(self._line([name, *argv[1:]]))
         if name.isascii() and not name.islower() and name.lower() != name and name.isalpha():
             # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`, and what
             # `XARGS`, `SUDO` or `BASH -c` run is walked as their lower-case selves run it
             # (the shell's own functions and aliases keep their case).
-            self.emit(" ".join([name.lower(), *argv[1:]]))
+            self.emit(self._line([name.lower(), *argv[1:]]))
             if name not in self.st.funcs and name not in self.st.aliases:
                 name = name.lower()
                 argv = [name, *argv[1:]]
@@ -1229,13 +1250,13 @@ class Walker(Scope):
                     left.append(len(out))
                 out.append(resolved)
             if changed:
-                self.emit(" ".join(out))
+                self.emit(self._line(out))
             root = self.root
             if changed and left and root and (d in self.reached or _holds(out, left, root)):
                 for i in left:
                     slash = "/" if out[i].endswith("/") else ""
                     out[i] = posixpath.relpath(out[i], root) + slash
-                self.emit(" ".join(out))
+                self.emit(self._line(out))
 
     def _globbed(self, argv: list[str]) -> None:
         """The command again with its globs matched against the project's files, as the shell
@@ -1260,7 +1281,7 @@ class Walker(Scope):
             else:
                 out.append(word)
         if changed:
-            self.emit(" ".join(out))
+            self.emit(self._line(out))
 
     def _render(self, directory: str, word: str) -> str:
         if directory.startswith(("~", "$")):
