@@ -715,6 +715,10 @@ class Walker(Scope):
                 for text in texts:
                     self.emit(text)
                 self._set(assign, texts)
+            if node.redirs:
+                # No command, yet the shell opens the files: `> .env` empties it, `X=1 < f`
+                # reads it. Recorded as a compound command's redirections are.
+                self._bare_redirections(node.redirs)
             return None
         env = [t for texts in assigns for t in texts]
         for text in env:
@@ -793,6 +797,14 @@ class Walker(Scope):
             self.st.vars.setdefault(assign.name, (UNKNOWN,))
             return
         self.st.vars[assign.name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
+
+    def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
+        files = self._file_redirections(redirs)
+        if files:
+            self.emit(files)
+            for d in self.st.dirs:
+                if d != self.start:
+                    self.emit(self._file_redirections(redirs, d))
 
     def _file_redirections(self, redirs: Sequence[Redir], directory: str | None = None) -> str:
         """`< in > out` of the redirections that name files (not `2>&1`, not heredocs);
