@@ -204,6 +204,9 @@ _PATTERN_FIRST = frozenset(
         "git-grep",
     }
 )
+# Commands whose every operand is a path (no subcommand, mode or count among them): after a
+# sure `cd`, their resolved form says all there is.
+_ALL_PATHS = frozenset({"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "cat"})
 # Searches, whose words are text (a pattern, a file name): a word that holds spaces is
 # recorded with SPACE for each white-space character, so that it stays one word to a rule.
 _SEARCHES = frozenset(
@@ -262,7 +265,17 @@ _SHEBANG = re.compile(r"#!\s*(\S+)(?:\s+(?:-\S+\s+)*(\S+))?")
 class State:
     """What bash remembers between commands of one shell."""
 
-    __slots__ = ("aliases", "dirs", "funcs", "positional", "prev_dirs", "stack", "vars")
+    __slots__ = (
+        "aliases",
+        "dirs",
+        "funcs",
+        "just_cd",
+        "positional",
+        "prev_dirs",
+        "stack",
+        "sure",
+        "vars",
+    )
 
     def __init__(self) -> None:
         self.vars: dict[str, tuple[Value, ...]] = {}
@@ -272,6 +285,10 @@ class State:
         self.prev_dirs: tuple[str, ...] = ("$OLDPWD",)
         self.stack: list[tuple[str, ...]] = []
         self.positional: list[str] | None = None  # [$0, $1, …]; None: not known
+        # Whether the shell is surely in one of `dirs`: a `cd` may fail and a command after
+        # `;` still runs where the shell was; after `cd DIR &&` it runs only in DIR.
+        self.sure = True
+        self.just_cd = False  # the last command run was a `cd` that moved
 
     def copy(self) -> State:
         new = State()
@@ -282,6 +299,8 @@ class State:
         new.prev_dirs = self.prev_dirs
         new.stack = list(self.stack)
         new.positional = self.positional
+        new.sure = self.sure
+        new.just_cd = self.just_cd
         return new
 
     def absorb(self, branches: Sequence[State]) -> bool:
@@ -306,6 +325,7 @@ class State:
                     dirs.append(d)
         cut = cut or len(dirs) > MAX_DIRS
         self.dirs = tuple(dirs[:MAX_DIRS])
+        self.sure = all(b.sure for b in branches)
         for b in branches:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
@@ -555,7 +575,14 @@ class Walker(Scope):
                     outs.append(self.walk(item, stdin))
             return _concat(outs)
         if isinstance(node, AndOr):
-            outs = [self.walk(item, stdin) for item in node.items]
+            outs = []
+            made_sure = False
+            for k, item in enumerate(node.items):
+                outs.append(self.walk(item, stdin))
+                if k < len(node.ops) and node.ops[k] == "&&" and self.st.just_cd:
+                    self.st.sure = made_sure = True  # `cd DIR && …` runs the rest in DIR
+            if made_sure:
+                self.st.sure = False  # after the list: the cd may have failed and ended it
             return _concat(outs) if all(op == "&&" for op in node.ops) else None
         if isinstance(node, Pipeline):
             return self._pipeline(node, stdin)
@@ -870,6 +897,7 @@ class Walker(Scope):
         if self.full or not argv:
             return None
         self.runs += 1
+        self.st.just_cd = False
         if self.runs % _CLOCK_EVERY == 0 and time.monotonic() > self.deadline:
             self.full = True
             self.issue("deadline")
@@ -881,13 +909,16 @@ class Walker(Scope):
             # run-time word, `$(…)` or `$x` kept as written, is not a value.)
             self.emit(" ".join([_quote(argv[0]), *argv[1:]]))
             return None
-        self.emit(self._line(argv))
+        raw = [self._line(argv)]
         head = argv[0]
         head_flags = self.flags.get(head, 0)
         name = command_name(head)
         if name != argv[0] and name:
             # `/bin/rm -rf x`, `git.exe push` are `rm -rf x`, `git push` to a rule.
-            self.emit(self._line([name, *argv[1:]]))
+            raw.append(self._line([name, *argv[1:]]))
+        fresh = [line for line in raw if line not in self.commands]
+        for line in raw:
+            self.emit(line)
         if name.isascii() and not name.islower() and name.lower() != name and name.isalpha():
             # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`, and what
             # `XARGS`, `SUDO` or `BASH -c` run is walked as their lower-case selves run it
@@ -944,7 +975,12 @@ class Walker(Scope):
             return out
         if "/" in argv[0] and not self.remote:
             self._script(argv[0], None, argv[1:], stdin)
-        self._resolved(name, argv)
+        if self._resolved(name, argv) and name in _ALL_PATHS and self._surely_moved():
+            # After `cd DIR &&` the operands as written, relative to the project, name
+            # nothing this command touches (`cd src && rm -rf ../dist` deletes dist): only
+            # the resolved form stands. After `cd DIR;` the cd may have failed: both stand.
+            for line in fresh:
+                self.commands.pop(line, None)
         self._globbed(argv)
         return self._stdout(name, argv, stdin)
 
@@ -1191,6 +1227,8 @@ class Walker(Scope):
         if flags & (F_VAR | F_SUB) and not target.startswith("$"):
             target = "$" + target  # an unknown value that does not read as one
         self.st.dirs = tuple(dict.fromkeys(self._moved(d, target) for d in self.st.dirs))
+        self.st.sure = False  # until `&&` says the move succeeded
+        self.st.just_cd = True
         return None
 
     def _moved(self, current: str, target: str) -> str:
@@ -1220,12 +1258,24 @@ class Walker(Scope):
             return "" if joined == "." else joined
         return posixpath.normpath(posixpath.join(current, target))
 
-    def _resolved(self, name: str, argv: list[str]) -> None:
+    def _surely_moved(self) -> bool:
+        """The shell is surely away from where it started, in directories the text names as
+        they are: a symbolic link on the way would make `..` lead elsewhere than the text."""
+        if not self.st.sure or self.start in self.st.dirs:
+            return False
+        try:
+            return all(not d.startswith("/") or os.path.realpath(d) == d for d in self.st.dirs)
+        except (OSError, ValueError):
+            return False
+
+    def _resolved(self, name: str, argv: list[str]) -> bool:
         """The command again with relative path operands resolved against the directory a
-        `cd` moved to: `cd / && rm -rf *` is also `rm -rf /*`."""
+        `cd` moved to: `cd / && rm -rf *` is also `rm -rf /*`. True when some operand
+        resolved differently in every directory the shell may be in."""
         dirs = self.st.dirs
         if dirs == (self.start,) or name in _NOT_PATHS or len(argv) < 2:
-            return
+            return False
+        every = True
         pattern_first = name in _PATTERN_FIRST and not any(
             w in ("-e", "-f", "--regexp", "--file") or w.startswith(("--regexp=", "--file="))
             for w in argv[1:]
@@ -1261,6 +1311,7 @@ class Walker(Scope):
                 if resolved.startswith("/"):
                     left.append(len(out))
                 out.append(resolved)
+            every = every and changed
             if changed:
                 self.emit(self._line(out))
             root = self.root
@@ -1269,6 +1320,7 @@ class Walker(Scope):
                     slash = "/" if out[i].endswith("/") else ""
                     out[i] = posixpath.relpath(out[i], root) + slash
                 self.emit(self._line(out))
+        return every
 
     def _globbed(self, argv: list[str]) -> None:
         """The command again with its globs matched against the project's files, as the shell
