@@ -1037,6 +1037,13 @@ class Walker(Scope):
         if found.chdir is not None:
             self.st.dirs = tuple(self._moved(d, found.chdir) for d in saved_dirs)
         out: Stdin | None = None
+        # The shell's functions are the shell's: `eval f` and the reserved word `time f` call
+        # one; a program (`sudo`, `xargs`, `env`, an external `time` after `X=1`, `find
+        # -exec`), `command` and a new shell (`sh -c f`) look the name up on PATH instead.
+        # (`export -f f` already walked f's body, for a child bash that may call it.)
+        funcs = self.st.funcs
+        if not (name == "eval" or (name == "time" and not self.command_env)):
+            self.st.funcs = {}
         try:
             if name == "eval":
                 self._eval_dynamic(argv[1:])
@@ -1061,6 +1068,7 @@ class Walker(Scope):
             if name == "find":
                 self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
+            self.st.funcs = funcs
             self.remote -= int(found.remote)
             # `builtin cd ..`, `command cd ..`, `time cd ..` run the shell's own cd: the move
             # stays. A program wrapper (`sudo`, `env -C`) runs in a child, which cannot move it.
