@@ -214,6 +214,7 @@ _SEARCHES = frozenset(
 )
 SPACE = "\u2420"  # ␠ (SYMBOL FOR SPACE): white space to no regex engine
 _WHITE = re.compile(r"[ \t\n\r\f\v]")
+_OTHER_WHITE = re.compile(r"[\t\n\r\f\v]")
 # Variables whose value a program runs as a command (`GIT_SSH_COMMAND=… git fetch`).
 _RUNS_ENV = frozenset(
     {
@@ -417,8 +418,11 @@ class Walker(Scope):
         """One recorded command: its words joined by spaces. A search's words are text, so
         each stays one word (docs/design/shell.md#one-word): `grep -rn 'cat .env' docs/` is
         one pattern and one folder to a rule, never a read of `.env` or a `.*` glob."""
-        if command_name(argv[0]).lower() not in _SEARCHES:
-            return " ".join(argv)
+        joined = " ".join(argv)
+        if (joined.count(" ") == len(argv) - 1 and not _OTHER_WHITE.search(joined)) or command_name(
+            argv[0]
+        ).lower() not in _SEARCHES:
+            return joined  # no word holds white space (the common case), or not a search
         words = [argv[0]]
         for word in argv[1:]:
             if self.flags.get(word, 0) & (F_VAR | F_SUB) or not _WHITE.search(word):
@@ -961,6 +965,11 @@ class Walker(Scope):
         if name == "eval" and self._setup_code(argv[1:]):
             self.add_dynamic(SHELL_SETUP)  # the generator itself was recorded when expanded
             return None
+        if name in SHELLS:
+            # Startup files the shell runs before its script or -c string: `--rcfile F`,
+            # `--init-file F`, `BASH_ENV=F bash …`, `ENV=F sh -i`.
+            for path in _startup_files(argv, self.command_env):
+                self._script(path, name, [], _NO_STDIN, source=True)
         unwrapped = unwrap([name, *argv[1:]] if name == "sh" and argv[0] != "sh" else argv)
         if unwrapped is not None:
             if peeled < MAX_UNWRAP:
@@ -1930,6 +1939,18 @@ def _split_words(text: str) -> list[str]:
 # The items of xargs in `_input_named`'s walk: a word no command line holds.
 _ITEM = "__style_xargs_item__"
 _MAX_INPUT_LEVEL = 4
+
+
+def _startup_files(argv: Sequence[str], env: Sequence[str]) -> list[str]:
+    found = [e.split("=", 1)[1] for e in env if e.startswith(("BASH_ENV=", "ENV="))]
+    for k, word in enumerate(argv[1:], 1):
+        if word in ("--rcfile", "--init-file") and k + 1 < len(argv):
+            found.append(argv[k + 1])
+        elif word.startswith(("--rcfile=", "--init-file=")):
+            found.append(word.split("=", 1)[1])
+        elif word == "--" or not word.startswith(("-", "+")):
+            break
+    return [f for f in found if f]
 
 
 def _spaced(word: str) -> bool:
