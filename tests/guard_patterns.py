@@ -178,10 +178,12 @@ pattern("rm-outside-recursive", f"^rm (.* )?{RM_OUTSIDE} (.* )?{RECURSIVE}( |$)"
 pattern("rm-run-time-targets", f"^rm ((-\\S+|{BRACED}) )*{RECURSIVE}( (-\\S+|{BRACED}))*$")
 pattern("xargs-rm", r"^(xargs|parallel) (.* )?(\S*/)?rm( |$)")
 # parallel's inputs after ::: fill the template's {}: `parallel rm -rf {} ::: /`, also when the
-# template is a shell string (`parallel bash -c 'rm -rf {}' ::: /`).
+# template is a shell string (`parallel bash -c 'rm -rf {}' ::: /`). `--dry-run` before the
+# template prints the jobs and runs none.
 pattern(
     "parallel-rm-outside",
-    f"^parallel (.* )?(\\S*/)?rm (.* )?{RECURSIVE} (.* )?::: (.* )?{OUTSIDE}( |$)",
+    f"^parallel( {not_words(['--dry-run'])})* (\\S*/)?rm (.* )?{RECURSIVE} (.* )?::: (.* )?"
+    f"{OUTSIDE}( |$)",
 )
 # xargs or parallel running a shell whose code comes from the input: `xargs bash -c`,
 # `xargs -I{} sh -c {}` (known input is substituted by the analysis; unknown input is code
@@ -200,11 +202,16 @@ FIND_DELETES = (
 )
 pattern("find-outside", f"{FIND_HEAD}{FIND_START} {OUTSIDE}{FIND_START}{FIND_DELETES}")
 # `find . -delete` with no test that narrows it: the whole project, .git included
+# Also from a start only known at run time, when it is a variable's whole folder (`find
+# $TMPDIR -delete`, `"${DIR}/."`): like `/tmp` itself, the root of what it names. And any rm,
+# unlink or shred that -exec runs on each file: find does the recursing (`find . -exec rm -f
+# {} ;` empties the project, .git included).
 pattern(
     "find-everything",
-    f"{FIND_HEAD}( \\./?)?( -(type|mindepth|maxdepth) \\S+| -depth| -xdev| -mount| -print0?)*"
-    f" (-delete|-(exec|execdir) {EXEC_WRAPPERS}(\\S*/)?rm (.* )?{RECURSIVE}"
-    f" (.* )?\\{{\\}}( \\+| ;)?)( |$)",
+    f"{FIND_HEAD}( (\\./?|\\$\\{{?[A-Za-z_][A-Za-z0-9_]*\\}}?(/\\.?)*/?))?"
+    f"( -(type|mindepth|maxdepth) \\S+| -depth| -xdev| -mount| -print0?)*"
+    f" (-delete|-(exec|execdir) {EXEC_WRAPPERS}(\\S*/)?(rm|unlink|shred)( -\\S+)*"
+    f" \\{{\\}}( \\+| ;)?)( |$)",
 )
 
 
@@ -432,7 +439,17 @@ DELETE_API = alt(
     r"os\.RemoveAll",
     r"Deno\.remove(Sync)?",
 )
-pattern("delete-api-outside", rf"{DELETE_API}[ \t]*\([ \t]*{CODE_OUTSIDE}")
+# Perl calls without parentheses too (`rmtree "/srv"`), and Perl's unlink of a glob, which
+# deletes every name it matches (`unlink glob("/etc/*")`, `unlink </etc/*>`).
+OPEN = r"[ \t]*(\([ \t]*)?"
+ANGLE_OUTSIDE = alt(f"~{CODE_C}*", rf"\.\.(/{CODE_C}*)?", absolute_outside(CODE_C, r"\s>"))
+pattern(
+    "delete-api-outside",
+    alt(
+        alt(DELETE_API, f"unlink{OPEN}glob") + OPEN + CODE_OUTSIDE,
+        f"unlink{OPEN}<{ANGLE_OUTSIDE}>",
+    ),
+)
 
 
 def not_prefixed(words: Iterable[str], char: str = r"\S", stop: str = r"\s") -> str:

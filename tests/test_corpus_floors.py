@@ -162,3 +162,23 @@ def test_a_peer_hook_is_read_from_its_answer_and_its_answers_are_cached(tmp_path
     again = run_hook([*cases, more], peer, cache=cache)
     assert again[cases[0].name].verdict == "block"
     assert calls.read_text().splitlines()[4:] == ["pwd"], "only the new case ran"
+
+
+def test_a_peers_cached_answers_hold_in_another_checkout(tmp_path: Path) -> None:
+    """The cache knows the peer by its script's content, not its path: the same script in
+    another folder (another checkout) starts no process; a changed script is asked again."""
+    here, there = tmp_path / "a", tmp_path / "b"
+    here.mkdir()
+    there.mkdir()
+    calls = tmp_path / "calls.txt"
+    cases = [Case("recursive-delete", 1, "block", "plain", "x", cmd="rm -rf /")]
+    cache = tmp_path / "answers.json"
+    first = command(f"{sys.executable} {_write(here, 'hook.py', HOOK)} {calls}")
+    assert run_hook(cases, first, cache=cache)[cases[0].name].verdict == "block"
+    moved = command(f"{sys.executable} {_write(there, 'hook.py', HOOK)} {calls}")
+    assert run_hook(cases, moved, cache=cache)[cases[0].name].verdict == "block"
+    assert len(calls.read_text().splitlines()) == 1, "the moved script's answer was cached"
+    changed_script = _write(there, "hook.py", HOOK + "# v2\n")
+    changed = command(f"{sys.executable} {changed_script} {calls}")
+    run_hook(cases, changed, cache=cache)
+    assert len(calls.read_text().splitlines()) == 2, "a changed script is asked again"

@@ -163,8 +163,7 @@ COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [
         (
             "ssh -i key.pem -p 2222 prod cd /srv && rm -rf old",
             "cd /srv",
-            "rm -rf old",
-            "rm -rf /srv/old",  # where it runs on that host
+            "rm -rf /srv/old",  # where it runs on that host (after `cd /srv &&`, only there)
         ),
     ),
     ("ssh-words", "ssh prod rm -rf /tmp/x", ("ssh prod rm -rf /tmp/x", "rm -rf /tmp/x")),

@@ -93,13 +93,19 @@ class Event:
         return [v for f, _, v in self.fields if f == name]
 
 
+_BACKSLASH_SEPARATES = os.sep == "\\"
+_WINDOWS_PATH = re.compile(r"[A-Za-z]:\\|\\\\")
+
+
 def normalized(path: str) -> str:
     """`/`-separated with `.`, `..` and repeated separators resolved as text, the way the
     kernel reads a path with no symbolic link on it: `.claude/./settings.json`,
     `.claude//settings.json` and `src/../.claude/settings.json` all name `.claude/settings.json`
     (a guard must not be passed by spelling a path differently). A link on the way is
-    `resolved_path`'s job."""
-    p = path.replace("\\", "/")
+    `resolved_path`'s job. A backslash separates only where the file system reads it so (on
+    Windows, or a path that starts like a Windows one, `C:\\…`, `\\\\host\\…`); on POSIX it
+    is part of a name: `fix\\.env` is one file, not `fix/.env`."""
+    p = path.replace("\\", "/") if _BACKSLASH_SEPARATES or _WINDOWS_PATH.match(path) else path
     if not p:
         return p
     # POSIX keeps a leading `//` apart; Linux and macOS read it as `/`.

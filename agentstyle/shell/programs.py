@@ -250,7 +250,10 @@ def _short_hit(word: str, lang: Lang) -> tuple[str, str] | None:
         flag = "-" + word[j]
         groups = (lang.inline, lang.script, lang.stop, lang.with_arg, lang.attached)
         if any(flag in group for group in groups):
-            return flag, word[j + 1 :]
+            rest = word[j + 1 :]
+            if flag in lang.inline and rest and all("-" + c in lang.inline for c in rest):
+                return flag, ""  # `node -pe CODE`: -p and -e both name the next word
+            return flag, rest
         if flag in lang.stdin:
             return flag, ""
     return None

@@ -204,6 +204,17 @@ _PATTERN_FIRST = frozenset(
         "git-grep",
     }
 )
+# Commands whose every operand is a path (no subcommand, mode or count among them): after a
+# sure `cd`, their resolved form says all there is.
+_ALL_PATHS = frozenset({"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "cat"})
+# Searches, whose words are text (a pattern, a file name): a word that holds spaces is
+# recorded with SPACE for each white-space character, so that it stays one word to a rule.
+_SEARCHES = frozenset(
+    {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "git-grep"}
+)
+SPACE = "\u2420"  # ␠ (SYMBOL FOR SPACE): white space to no regex engine
+_WHITE = re.compile(r"[ \t\n\r\f\v]")
+_OTHER_WHITE = re.compile(r"[\t\n\r\f\v]")
 # Variables whose value a program runs as a command (`GIT_SSH_COMMAND=… git fetch`).
 _RUNS_ENV = frozenset(
     {
@@ -255,7 +266,17 @@ _SHEBANG = re.compile(r"#!\s*(\S+)(?:\s+(?:-\S+\s+)*(\S+))?")
 class State:
     """What bash remembers between commands of one shell."""
 
-    __slots__ = ("aliases", "dirs", "funcs", "positional", "prev_dirs", "stack", "vars")
+    __slots__ = (
+        "aliases",
+        "dirs",
+        "funcs",
+        "just_cd",
+        "positional",
+        "prev_dirs",
+        "stack",
+        "sure",
+        "vars",
+    )
 
     def __init__(self) -> None:
         self.vars: dict[str, tuple[Value, ...]] = {}
@@ -265,6 +286,10 @@ class State:
         self.prev_dirs: tuple[str, ...] = ("$OLDPWD",)
         self.stack: list[tuple[str, ...]] = []
         self.positional: list[str] | None = None  # [$0, $1, …]; None: not known
+        # Whether the shell is surely in one of `dirs`: a `cd` may fail and a command after
+        # `;` still runs where the shell was; after `cd DIR &&` it runs only in DIR.
+        self.sure = True
+        self.just_cd = False  # the last command run was a `cd` that moved
 
     def copy(self) -> State:
         new = State()
@@ -275,6 +300,8 @@ class State:
         new.prev_dirs = self.prev_dirs
         new.stack = list(self.stack)
         new.positional = self.positional
+        new.sure = self.sure
+        new.just_cd = self.just_cd
         return new
 
     def absorb(self, branches: Sequence[State]) -> bool:
@@ -299,6 +326,7 @@ class State:
                     dirs.append(d)
         cut = cut or len(dirs) > MAX_DIRS
         self.dirs = tuple(dirs[:MAX_DIRS])
+        self.sure = all(b.sure for b in branches)
         for b in branches:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
@@ -385,6 +413,23 @@ class Walker(Scope):
             self.issue("element-limit")
             return
         self.commands[element] = None
+
+    def _line(self, argv: Sequence[str]) -> str:
+        """One recorded command: its words joined by spaces. A search's words are text, so
+        each stays one word (docs/design/shell.md#one-word): `grep -rn 'cat .env' docs/` is
+        one pattern and one folder to a rule, never a read of `.env` or a `.*` glob."""
+        joined = " ".join(argv)
+        if (joined.count(" ") == len(argv) - 1 and not _OTHER_WHITE.search(joined)) or command_name(
+            argv[0]
+        ).lower() not in _SEARCHES:
+            return joined  # no word holds white space (the common case), or not a search
+        words = [argv[0]]
+        for word in argv[1:]:
+            if self.flags.get(word, 0) & (F_VAR | F_SUB) or not _WHITE.search(word):
+                words.append(word)  # a run-time word is kept as written
+            else:
+                words.append(_WHITE.sub(SPACE, word))
+        return " ".join(words)
 
     def add_dynamic(self, kind: str) -> None:
         self.dynamic[kind] = None
@@ -534,7 +579,14 @@ class Walker(Scope):
                     outs.append(self.walk(item, stdin))
             return _concat(outs)
         if isinstance(node, AndOr):
-            outs = [self.walk(item, stdin) for item in node.items]
+            outs = []
+            made_sure = False
+            for k, item in enumerate(node.items):
+                outs.append(self.walk(item, stdin))
+                if k < len(node.ops) and node.ops[k] == "&&" and self.st.just_cd:
+                    self.st.sure = made_sure = True  # `cd DIR && …` runs the rest in DIR
+            if made_sure:
+                self.st.sure = False  # after the list: the cd may have failed and ended it
             return _concat(outs) if all(op == "&&" for op in node.ops) else None
         if isinstance(node, Pipeline):
             return self._pipeline(node, stdin)
@@ -694,6 +746,10 @@ class Walker(Scope):
                 for text in texts:
                     self.emit(text)
                 self._set(assign, texts)
+            if node.redirs:
+                # No command, yet the shell opens the files: `> .env` empties it, `X=1 < f`
+                # reads it. Recorded as a compound command's redirections are.
+                self._bare_redirections(node.redirs)
             return None
         env = [t for texts in assigns for t in texts]
         for text in env:
@@ -715,11 +771,11 @@ class Walker(Scope):
             if files:
                 # The words stay in their positions above; the files the command reads and
                 # writes are seen here: `< .env cat` is also `cat < .env`.
-                self.emit(" ".join(argv) + " " + files)
+                self.emit(self._line(argv) + " " + files)
                 for d in self.st.dirs:  # after a `cd`, the files where they really are
                     moved = self._file_redirections(node.redirs, d) if d != self.start else files
                     if moved != files:
-                        self.emit(" ".join(argv) + " " + moved)
+                        self.emit(self._line(argv) + " " + moved)
         return out if len(argvs) == 1 else None
 
     def _argvs(self, words: Sequence[Word]) -> list[list[str]]:
@@ -772,6 +828,14 @@ class Walker(Scope):
             self.st.vars.setdefault(assign.name, (UNKNOWN,))
             return
         self.st.vars[assign.name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
+
+    def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
+        files = self._file_redirections(redirs)
+        if files:
+            self.emit(files)
+            for d in self.st.dirs:
+                if d != self.start:
+                    self.emit(self._file_redirections(redirs, d))
 
     def _file_redirections(self, redirs: Sequence[Redir], directory: str | None = None) -> str:
         """`< in > out` of the redirections that name files (not `2>&1`, not heredocs);
@@ -837,6 +901,7 @@ class Walker(Scope):
         if self.full or not argv:
             return None
         self.runs += 1
+        self.st.just_cd = False
         if self.runs % _CLOCK_EVERY == 0 and time.monotonic() > self.deadline:
             self.full = True
             self.issue("deadline")
@@ -848,15 +913,24 @@ class Walker(Scope):
             # run-time word, `$(…)` or `$x` kept as written, is not a value.)
             self.emit(" ".join([_quote(argv[0]), *argv[1:]]))
             return None
-        self.emit(" ".join(argv))
-        name = command_name(argv[0])
+        raw = [self._line(argv)]
+        head = argv[0]
+        head_flags = self.flags.get(head, 0)
+        name = command_name(head)
         if name != argv[0] and name:
             # `/bin/rm -rf x`, `git.exe push` are `rm -rf x`, `git push` to a rule.
-            self.emit(" ".join([name, *argv[1:]]))
+            raw.append(self._line([name, *argv[1:]]))
+        fresh = [line for line in raw if line not in self.commands]
+        for line in raw:
+            self.emit(line)
         if name.isascii() and not name.islower() and name.lower() != name and name.isalpha():
-            # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`.
-            self.emit(" ".join([name.lower(), *argv[1:]]))
-        head_flags = self.flags.get(argv[0], 0)
+            # A case-insensitive file system (macOS, Windows) runs `GIT` as `git`, and what
+            # `XARGS`, `SUDO` or `BASH -c` run is walked as their lower-case selves run it
+            # (the shell's own functions and aliases keep their case).
+            self.emit(self._line([name.lower(), *argv[1:]]))
+            if name not in self.st.funcs and name not in self.st.aliases:
+                name = name.lower()
+                argv = [name, *argv[1:]]
         if head_flags & (F_VAR | F_SUB):
             self.add_dynamic(DYNAMIC_COMMAND)
             self.saw_dynamic_command = True
@@ -864,7 +938,7 @@ class Walker(Scope):
                 name = "sh"  # `$SHELL -c '…'`, `$(which bash) -c '…'`
         elif head_flags & (F_EXPANDED | F_POSITIONAL):
             self.add_dynamic(COMPUTED_COMMAND)
-            self._origins_of(argv[0])
+            self._origins_of(head)
         if (
             name in self.st.aliases
             and name not in self.calling
@@ -891,6 +965,11 @@ class Walker(Scope):
         if name == "eval" and self._setup_code(argv[1:]):
             self.add_dynamic(SHELL_SETUP)  # the generator itself was recorded when expanded
             return None
+        if name in SHELLS:
+            # Startup files the shell runs before its script or -c string: `--rcfile F`,
+            # `--init-file F`, `BASH_ENV=F bash …`, `ENV=F sh -i`.
+            for path in _startup_files(argv, self.command_env):
+                self._script(path, name, [], _NO_STDIN, source=True)
         unwrapped = unwrap([name, *argv[1:]] if name == "sh" and argv[0] != "sh" else argv)
         if unwrapped is not None:
             if peeled < MAX_UNWRAP:
@@ -905,7 +984,12 @@ class Walker(Scope):
             return out
         if "/" in argv[0] and not self.remote:
             self._script(argv[0], None, argv[1:], stdin)
-        self._resolved(name, argv)
+        if self._resolved(name, argv) and name in _ALL_PATHS and self._surely_moved():
+            # After `cd DIR &&` the operands as written, relative to the project, name
+            # nothing this command touches (`cd src && rm -rf ../dist` deletes dist): only
+            # the resolved form stands. After `cd DIR;` the cd may have failed: both stand.
+            for line in fresh:
+                self.commands.pop(line, None)
         self._globbed(argv)
         return self._stdout(name, argv, stdin)
 
@@ -962,6 +1046,13 @@ class Walker(Scope):
         if found.chdir is not None:
             self.st.dirs = tuple(self._moved(d, found.chdir) for d in saved_dirs)
         out: Stdin | None = None
+        # The shell's functions are the shell's: `eval f` and the reserved word `time f` call
+        # one; a program (`sudo`, `xargs`, `env`, an external `time` after `X=1`, `find
+        # -exec`), `command` and a new shell (`sh -c f`) look the name up on PATH instead.
+        # (`export -f f` already walked f's body, for a child bash that may call it.)
+        funcs = self.st.funcs
+        if not (name == "eval" or (name == "time" and not self.command_env)):
+            self.st.funcs = {}
         try:
             if name == "eval":
                 self._eval_dynamic(argv[1:])
@@ -973,6 +1064,8 @@ class Walker(Scope):
                 words = _split_words(text)
                 self.run([*before, *words, *after], stdin, peeled + 1)
             for inner in found.argvs:
+                if name == "time" and inner[0] == "!" and len(inner) > 1:
+                    inner = inner[1:]  # `time -p -- ! cmd`: the shell's `time` of a negation
                 out = self.run(inner, stdin, peeled + 1)
             if found.xargs is not None:
                 self._xargs(found.xargs, stdin, peeled)
@@ -984,6 +1077,7 @@ class Walker(Scope):
             if name == "find":
                 self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
+            self.st.funcs = funcs
             self.remote -= int(found.remote)
             # `builtin cd ..`, `command cd ..`, `time cd ..` run the shell's own cd: the move
             # stays. A program wrapper (`sudo`, `env -C`) runs in a child, which cannot move it.
@@ -1044,6 +1138,8 @@ class Walker(Scope):
         from agentstyle.shell.wrappers import Xargs
 
         assert isinstance(spec, Xargs)
+        if self._input_named(spec.argv, spec.replace):
+            self.add_dynamic(INPUT_PROGRAM)
         if stdin.unknown or not stdin.texts or spec.from_file:
             if input_picks_program(spec.argv, spec.replace):
                 self.add_dynamic(INPUT_PROGRAM)
@@ -1073,6 +1169,20 @@ class Walker(Scope):
         if len(groups) > MAX_ALTERNATIVES:
             self.issue("alternatives-limit")
 
+    def _input_named(self, argv: list[str], replace: str | None) -> bool:
+        """Whether an xargs item becomes the name of a command that code the command line
+        wrote runs (`xargs sh -c 'eval "$1"' _`, `'command "$1"'`, `'cmd=$1; "$cmd"'`): then
+        the input chooses the program, even when it is known, since how xargs splits it into
+        items decides which one lands there. Found by walking the command, apart, with a
+        marker for the items."""
+        if self.level >= _MAX_INPUT_LEVEL:
+            return False
+        words = [w.replace(replace, _ITEM) for w in argv] if replace else [*argv, _ITEM]
+        apart = Walker(None, self.deadline)
+        apart.level = self.level + 1
+        apart.run(words, _NO_STDIN, 0)
+        return any(_ITEM in e.split(" ", 1)[0] for e in apart.commands if e != " ".join(words))
+
     def _parallel(self, spec: object, stdin: Stdin) -> None:
         from agentstyle.shell.wrappers import Parallel
 
@@ -1095,8 +1205,14 @@ class Walker(Scope):
         if len(combos) > MAX_ALTERNATIVES:
             self.issue("alternatives-limit")
             combos = combos[:MAX_ALTERNATIVES]
+        # GNU parallel joins the template's words with spaces for a shell (so `bash -c 'rm -rf
+        # {}'` runs `bash -c rm -rf …`); without -q, and as the writer meant it, each word is
+        # one word: a word that holds spaces gets both readings.
+        spaced = len(spec.template) > 1 and any(map(_spaced, spec.template))
+        readings = [False, True] if spaced else [False]
         for combo in combos:
-            self.run_text(_parallel_command(spec.template, combo))
+            for quoted in readings:
+                self.run_text(_parallel_command(spec.template, combo, quoted))
 
     # -- builtins that change the shell's state -------------------------------------------------
 
@@ -1128,6 +1244,8 @@ class Walker(Scope):
         if flags & (F_VAR | F_SUB) and not target.startswith("$"):
             target = "$" + target  # an unknown value that does not read as one
         self.st.dirs = tuple(dict.fromkeys(self._moved(d, target) for d in self.st.dirs))
+        self.st.sure = False  # until `&&` says the move succeeded
+        self.st.just_cd = True
         return None
 
     def _moved(self, current: str, target: str) -> str:
@@ -1157,12 +1275,24 @@ class Walker(Scope):
             return "" if joined == "." else joined
         return posixpath.normpath(posixpath.join(current, target))
 
-    def _resolved(self, name: str, argv: list[str]) -> None:
+    def _surely_moved(self) -> bool:
+        """The shell is surely away from where it started, in directories the text names as
+        they are: a symbolic link on the way would make `..` lead elsewhere than the text."""
+        if not self.st.sure or self.start in self.st.dirs:
+            return False
+        try:
+            return all(not d.startswith("/") or os.path.realpath(d) == d for d in self.st.dirs)
+        except (OSError, ValueError):
+            return False
+
+    def _resolved(self, name: str, argv: list[str]) -> bool:
         """The command again with relative path operands resolved against the directory a
-        `cd` moved to: `cd / && rm -rf *` is also `rm -rf /*`."""
+        `cd` moved to: `cd / && rm -rf *` is also `rm -rf /*`. True when some operand
+        resolved differently in every directory the shell may be in."""
         dirs = self.st.dirs
         if dirs == (self.start,) or name in _NOT_PATHS or len(argv) < 2:
-            return
+            return False
+        every = True
         pattern_first = name in _PATTERN_FIRST and not any(
             w in ("-e", "-f", "--regexp", "--file") or w.startswith(("--regexp=", "--file="))
             for w in argv[1:]
@@ -1198,14 +1328,16 @@ class Walker(Scope):
                 if resolved.startswith("/"):
                     left.append(len(out))
                 out.append(resolved)
+            every = every and changed
             if changed:
-                self.emit(" ".join(out))
+                self.emit(self._line(out))
             root = self.root
             if changed and left and root and (d in self.reached or _holds(out, left, root)):
                 for i in left:
                     slash = "/" if out[i].endswith("/") else ""
                     out[i] = posixpath.relpath(out[i], root) + slash
-                self.emit(" ".join(out))
+                self.emit(self._line(out))
+        return every
 
     def _globbed(self, argv: list[str]) -> None:
         """The command again with its globs matched against the project's files, as the shell
@@ -1230,7 +1362,7 @@ class Walker(Scope):
             else:
                 out.append(word)
         if changed:
-            self.emit(" ".join(out))
+            self.emit(self._line(out))
 
     def _render(self, directory: str, word: str) -> str:
         if directory.startswith(("~", "$")):
@@ -1804,16 +1936,38 @@ def _split_words(text: str) -> list[str]:
     return words
 
 
-def _parallel_command(template: list[str], args: list[str]) -> str:
+# The items of xargs in `_input_named`'s walk: a word no command line holds.
+_ITEM = "__style_xargs_item__"
+_MAX_INPUT_LEVEL = 4
+
+
+def _startup_files(argv: Sequence[str], env: Sequence[str]) -> list[str]:
+    found = [e.split("=", 1)[1] for e in env if e.startswith(("BASH_ENV=", "ENV="))]
+    for k, word in enumerate(argv[1:], 1):
+        if word in ("--rcfile", "--init-file") and k + 1 < len(argv):
+            found.append(argv[k + 1])
+        elif word.startswith(("--rcfile=", "--init-file=")):
+            found.append(word.split("=", 1)[1])
+        elif word == "--" or not word.startswith(("-", "+")):
+            break
+    return [f for f in found if f]
+
+
+def _spaced(word: str) -> bool:
+    return any(c.isspace() for c in word)
+
+
+def _parallel_command(template: list[str], args: list[str], quoted: bool = False) -> str:
     """One job of GNU parallel: the template with `{}`, `{1}`, `{.}`, … replaced, or the
-    arguments appended; with no template the input itself is the command."""
+    arguments appended; with no template the input itself is the command. Parallel quotes
+    what it substitutes (`{}` of `a;b` is one word); `quoted` also keeps each template word
+    one word (`parallel -q`)."""
     if not template:
         return " ".join(args)
     joined = " ".join(args)
-    text = " ".join(template)
     replaced = False
 
-    def sub(m: re.Match[str]) -> str:
+    def value(m: re.Match[str]) -> str:
         nonlocal replaced
         replaced = True
         key = m.group(1)
@@ -1831,8 +1985,14 @@ def _parallel_command(template: list[str], args: list[str]) -> str:
             "%": "1",
         }.get(key, m.group(0))
 
-    text = re.sub(r"\{(\d+|\.|/|//|/\.|#|%|)\}", sub, text)
+    if quoted:  # substituted inside each word, then the word quoted whole
+        text = " ".join(_quote(_PARALLEL_SLOT.sub(value, w)) for w in template)
+    else:
+        text = _PARALLEL_SLOT.sub(lambda m: _quote(value(m)), " ".join(template))
     return text if replaced else text + " " + " ".join(_quote(a) for a in args)
+
+
+_PARALLEL_SLOT = re.compile(r"\{(\d+|\.|/|//|/\.|#|%|)\}")
 
 
 _BUILTINS = {

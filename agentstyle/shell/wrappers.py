@@ -677,10 +677,19 @@ def _generic(argv: list[str], i: int, spec: Spec, found: Unwrapped) -> Unwrapped
             i += 1
     if i < len(argv):
         if spec.join:
-            found.strings.append((" ".join(argv[i:]), None))
+            _joined(argv[i:], found)
         else:
             found.argvs.append(argv[i:])
     return found
+
+
+def _joined(words: list[str], found: Unwrapped) -> None:
+    """Words a program joins with spaces into one shell string (`watch`, `ssh`): what runs is
+    that string. A word that holds spaces was most likely meant as one word (`watch sh -c 'git
+    reset --hard'`), as `watch -x` or another version would pass it: both readings count."""
+    found.strings.append((" ".join(words), None))
+    if len(words) > 1 and any(c.isspace() for w in words for c in w):
+        found.argvs.append(words)
 
 
 # -- the wrappers ---------------------------------------------------------------------------------
@@ -716,7 +725,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
             if "-x" in opts.seen or "--exec" in opts.seen:
                 found.argvs.append(rest)
             else:
-                found.strings.append((" ".join(rest), None))
+                _joined(rest, found)
         return found
     if name == "script":
         return _unwrap_script(argv, found)
@@ -743,7 +752,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
         opts = _options(argv, 1, _SSH)
         i = opts.end + 1  # the operand after the options is the host
         if i < len(argv):
-            found.strings.append((" ".join(argv[i:]), None))
+            _joined(argv[i:], found)
         found.remote = True
         return found
     if name == "vagrant" and argv[1:2] == ["ssh"]:
@@ -983,6 +992,8 @@ def _unescape_delimiter(text: str) -> str:
 
 def _unwrap_parallel(argv: list[str], found: Unwrapped) -> Unwrapped:
     opts = _options(argv, 1, _PARALLEL)
+    if "--dry-run" in opts.seen:
+        return found  # prints the jobs it would run and runs none
     rest = argv[opts.end :]
     template: list[str] = []
     inputs: list[list[str]] = []
@@ -1028,7 +1039,7 @@ def _unwrap_su(name: str, argv: list[str], found: Unwrapped) -> Unwrapped:
     if name == "sg" and not opts.strings:
         rest = argv[opts.end :]
         if len(rest) > 1:
-            found.strings.append((" ".join(rest[1:]), None))  # `sg GROUP cmd`: run by sh -c
+            _joined(rest[1:], found)  # `sg GROUP cmd`: run by sh -c
         return found
     if not opts.strings:
         # `su - root -c …` puts options after the user: read the words after the operands too.
@@ -1205,9 +1216,13 @@ def _shell_options(argv: Sequence[str]) -> tuple[int, str, bool]:
         if not word.startswith(("-", "+")) or len(word) < 2:
             break
         if not word.startswith("--"):
+            cluster = word[1:]
+            at = min((k for k in (cluster.find("o"), cluster.find("O")) if k >= 0), default=-1)
             if word.startswith("-"):
-                letters.append(word[1:])  # `+n` turns an option off
-            if "o" in word[1:] or "O" in word[1:]:
+                # `+n` turns an option off; what follows the cluster's `o` is its value
+                # (zsh's `-onotify`), not more letters.
+                letters.append(cluster if at < 0 else cluster[:at])
+            if at >= 0 and at == len(cluster) - 1:
                 i += 1  # the cluster's `o` takes the next word
         i += 1
     return i, "".join(letters), False

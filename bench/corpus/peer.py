@@ -6,8 +6,9 @@ one process per case, the same payload STYLE is given on stdin, the case's scrat
 the working directory; its verdict is read from the wire (`permissionDecision` deny or ask, or
 exit code 2). Its own configuration and logs go to `.corpus-cache/home/`, never to the user's
 home. A node process start costs about a tenth of a second, so the answers are cached by the
-peer's version and the case's call (`.corpus-cache/answers-<peer>.json`): a rerun only runs the
-cases that changed.
+peer's version, the content of its script (not its path: the cache holds in another checkout)
+and the case's call (`.corpus-cache/answers-<peer>.json`): a rerun only runs the cases that
+changed.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Peer:
     label: str  # "cc-safety-net 2.4.5", as the tables print it
     argv: tuple[str, ...]
     env: Mapping[str, str]
+    ident: tuple[str, ...] = ()  # what the answers are cached by besides the label (`_ident`)
 
 
 def installed() -> Peer | None:
@@ -50,13 +52,14 @@ def installed() -> Peer | None:
     home.mkdir(parents=True, exist_ok=True)
     # its own home for config, audit logs and compile cache; the default (standard) level
     env = {"CC_SAFETY_NET_HOME": str(home)}
-    return Peer(f"cc-safety-net {version}", ("node", str(script), "hook", "--coding-cli"), env)
+    argv = ("node", str(script), "hook", "--coding-cli")
+    return Peer(f"cc-safety-net {version}", argv, env, _ident(argv))
 
 
 def command(text: str) -> Peer:
     """Any other PreToolUse hook command line (`--peer 'CMD'`)."""
     argv = tuple(shlex.split(text))
-    return Peer(Path(argv[0]).name if argv else "peer", argv, {})
+    return Peer(Path(argv[0]).name if argv else "peer", argv, {}, _ident(argv))
 
 
 def wire_verdict(returncode: int, stdout: str) -> str:
@@ -72,8 +75,22 @@ def wire_verdict(returncode: int, stdout: str) -> str:
 
 
 def key(peer: Peer, case: Case) -> str:
-    call = [peer.label, list(peer.argv), case.tool, case.cmd, case.input, case.files, case.links]
+    call = [peer.label, list(peer.ident), case.tool, case.cmd, case.input, case.files]
+    call.append(case.links)
     return hashlib.sha256(json.dumps(call, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def _ident(argv: Sequence[str]) -> tuple[str, ...]:
+    """The peer's command line as the cache knows it: its script (the first word after the
+    interpreter that names a file, else the program itself) by the file's content, so that
+    the cache holds in any checkout, wherever it sits, and a changed script is asked again."""
+    out = list(argv)
+    for k in [*range(1, len(argv)), 0]:
+        path = Path(argv[k])
+        if path.is_absolute() and path.is_file():
+            out[k] = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+            break
+    return tuple(out)
 
 
 def pending(cases: Sequence[Case], peer: Peer, cache: Path | None) -> int:
