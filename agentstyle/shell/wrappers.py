@@ -525,6 +525,9 @@ _CONTAINER_GLOBAL = Spec(
     "cHl", ("--context", "--host", "--config", "--log-level", "--url", "--connection")
 )
 _SSH = Spec("BbcDEeFIiJLlmOoPpRSWwQ")
+# A command run over ssh starts in the remote user's home folder, never in this project: its
+# relative paths are judged from `~`, outside any project (docs/design/shell.md#remote).
+REMOTE_HOME = "~"
 _GIT_GLOBAL = Spec(
     "Cc",
     (
@@ -754,12 +757,14 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
         if i < len(argv):
             _joined(argv[i:], found)
         found.remote = True
+        found.chdir = REMOTE_HOME
         return found
     if name == "vagrant" and argv[1:2] == ["ssh"]:
         for k, word in enumerate(argv):
             if word in ("-c", "--command") and k + 1 < len(argv):
                 found.strings.append((argv[k + 1], None))
         found.remote = True
+        found.chdir = REMOTE_HOME
         return found
     if name == "tmux":
         return _unwrap_tmux(argv, found)
