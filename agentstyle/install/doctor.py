@@ -30,7 +30,7 @@ from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
-from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_ENV, DEADLINE_SHARE
+from agentstyle.limits import DEADLINE_ENV, DEADLINE_S, DEADLINE_SHARE
 from agentstyle.policy.plan import PlanEntry
 
 if TYPE_CHECKING:
@@ -476,7 +476,7 @@ def fire_harness(
             continue
         ps = spec.spec_of(event)
         timeout = ps.timeout_s if ps is not None else timeout_for(name, event)
-        deadline = min(DEADLINE_SHARE * timeout, DEADLINE_CAP_S)
+        deadline = min(DEADLINE_SHARE * timeout, DEADLINE_S)
         payload = adapter.synthetic_payload(event, root.as_posix(), session)
         env = {k: v for k, v in os.environ.items() if k != DEADLINE_ENV}
         if name in PROJECT_DIR_ENV:  # where each harness names the project to a hook

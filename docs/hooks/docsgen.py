@@ -322,9 +322,9 @@ def _harness(name: str) -> tuple[HarnessSpec, HarnessAdapter]:
 
 
 def _deadline(timeout_s: float) -> str:
-    from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_SHARE
+    from agentstyle.limits import DEADLINE_S, DEADLINE_SHARE
 
-    return f"{min(DEADLINE_SHARE * timeout_s, DEADLINE_CAP_S):g} s"
+    return f"{min(DEADLINE_SHARE * timeout_s, DEADLINE_S):g} s"
 
 
 def _caps(caps: frozenset[str]) -> str:
