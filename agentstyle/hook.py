@@ -21,7 +21,7 @@ import os
 import sys
 import time
 
-from agentstyle.limits import ENGINE_SHARE, MAX_DRAIN, MAX_STDIN, PAYLOAD_HEAD
+from agentstyle.limits import ENGINE_SHARE, MAX_DRAIN, MAX_STDIN, PAYLOAD_HEAD, STDIN_MIN_S
 from agentstyle.runtime import budget
 from agentstyle.runtime.hookcall import HookCall
 
@@ -162,10 +162,14 @@ def _failed(call: HookCall, stdin: bytes, failure: HandlerError) -> Answer:
     return fail(call, stdin, failure)
 
 
-def _out_of_time(call: HookCall, stdin: bytes, stage: str) -> Answer:
-    """The watchdog's answer (runtime/budget.py), built where the adapters are known."""
-    from agentstyle.runtime.hookrun import out_of_time
+def _out_of_time(call: HookCall, stdin: bytes, stage: str, prepare: bool) -> Answer:
+    """The watchdog's answer (runtime/budget.py), built where the adapters are known
+    (`prepare`: only load them)."""
+    from agentstyle.runtime.hookrun import out_of_time, prepare_failure
 
+    if prepare:
+        prepare_failure(call)
+        return "", "", 0
     return out_of_time(call, stdin, stage)
 
 
@@ -242,14 +246,16 @@ def main() -> None:
 
     budget.note("reading stdin")
     try:
-        stdin, timed_out = payloadin.read(0, call.deadline, MAX_STDIN)
+        until = max(call.deadline, call.started + STDIN_MIN_S)
+        stdin, timed_out = payloadin.read(0, until, MAX_STDIN)
     except Exception:  # no or closed stdin: answered as empty input
         stdin, timed_out = b"", False
     if not armed:
         if not timed_out and nothing_to_do(call, stdin):
             raise SystemExit(0)
         budget.arm(call, _out_of_time)
-    budget.note("reading stdin", stdin)
+    # (the stage named as the fail answer names it, whoever gives that answer)
+    budget.note("stdin did not end" if timed_out else "reading stdin", stdin)
     out, err, code = respond(call, stdin, not timed_out)
     if not budget.claim():  # the watchdog is answering: it ends the process
         while True:

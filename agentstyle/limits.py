@@ -32,8 +32,14 @@ FAILURE_GRACE_S = 1.0
 # watchdog thread gives the fail answer itself and ends the process; WATCHDOG_EXIT_S after that,
 # C code with no need of the interpreter (`faulthandler`) ends it with exit 1 and no answer.
 WATCHDOG_MARGIN_S = 0.2
-WATCHDOG_AFTER_S = 2.0
+WATCHDOG_AFTER_S = 10.0
 WATCHDOG_EXIT_S = 0.15
+# Reading stdin may take until the deadline, and at least this long (a deadline of 0 s, which
+# tests use to prove what a hook past its deadline answers, still reads the payload it answers).
+STDIN_MIN_S = 0.5
+# So that its answer takes no imports at the last moment, the watchdog loads what it answers
+# with this long before it fires (only a call that is slow already pays for it).
+WATCHDOG_PREPARE_S = 0.3
 
 # Of the deadline, the engine gets nearly all: while it lives it holds the database, so a
 # direct evaluation could not start before it answers anyway.

@@ -22,7 +22,7 @@ import _thread
 import os
 import time
 
-from agentstyle.limits import WATCHDOG_EXIT_S
+from agentstyle.limits import WATCHDOG_EXIT_S, WATCHDOG_PREPARE_S
 
 TYPE_CHECKING = False  # mypy reads this name as typing's (`typing` costs the fast path)
 if TYPE_CHECKING:
@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
     from agentstyle.runtime.hookcall import HookCall
 
-    # (call, the payload as far as it was read, what the hook was doing) → the fail answer
-    Answerer = Callable[[HookCall, bytes, str], tuple[str, str, int]]
+    # (call, the payload as far as it was read, what the hook was doing) → the fail answer;
+    # called once with `prepare` True ahead of time (load what answering needs, answer nothing)
+    Answerer = Callable[[HookCall, bytes, str, bool], tuple[str, str, int]]
 
 _lock = _thread.allocate_lock()
 _armed = False  # a hook process watched by `arm` (the engine's process never is)
@@ -89,6 +90,13 @@ def disarm() -> None:
 
 
 def _watch(call: HookCall, answer: Answerer) -> None:
+    left = call.watchdog_at - WATCHDOG_PREPARE_S - time.monotonic()
+    if left > 0:
+        time.sleep(left)
+    import contextlib  # late, in this thread: never on the fast path
+
+    with contextlib.suppress(BaseException):
+        answer(call, b"", "", True)
     left = call.watchdog_at - time.monotonic()
     if left > 0:
         time.sleep(left)
@@ -103,7 +111,7 @@ def _watch(call: HookCall, answer: Answerer) -> None:
 def fire(call: HookCall, answer: Answerer, stage: str, stdin: bytes) -> None:
     """Give the fail answer for a call whose budget ran out, and end the process."""
     try:
-        stdout, stderr, code = answer(call, stdin, stage)
+        stdout, stderr, code = answer(call, stdin, stage, False)
     except BaseException:  # the answer must go out even if building the proper one fails
         stdout, stderr, code = _bare(call, stage)
     try:

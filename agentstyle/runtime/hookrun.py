@@ -168,6 +168,16 @@ def out_of_time(call: HookCall, stdin: bytes, stage: str) -> Answer:
     return _failure_answer(call, seen, failure, log_home, None, session_of(seen.payload, stdin))
 
 
+def prepare_failure(call: HookCall) -> None:
+    """Load what a fail answer for the call takes (its adapter, the notice's modules), so the
+    watchdog's answer costs no imports when it is due."""
+    if call.harness in SUPPORTED:
+        from agentstyle.harnesses import adapter_for
+        from agentstyle.runtime import errorlog, notified  # noqa: F401
+
+        adapter_for(call.harness)
+
+
 def _reading(call: HookCall, stdin: bytes) -> Reading:
     """What can be read of a call without its database: its adapter, and its payload when
     that decodes (else empty)."""
