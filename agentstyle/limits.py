@@ -13,7 +13,7 @@ PAYLOAD_HEAD = 64 * 1024
 MAX_DRAIN = 1024 * 1024 * 1024
 
 # The promise: a hook answers within BUDGET_S of its start, whatever fails
-# (docs/design/runtime.md#budget). Its waiting paths (the engine's answer, the lock, DuckDB's
+# (docs/design/runtime.md#hook-budget). Its waiting paths (the engine's answer, the lock, DuckDB's
 # file, a first-use build, stdin) end at the internal deadline: DEADLINE_SHARE of the timeout in
 # force for the native event, at most DEADLINE_S. `STYLE_DEADLINE_S=<seconds>` replaces it (tests
 # use a small value to prove what a hook that cannot finish in time answers, and the suite's

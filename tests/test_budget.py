@@ -1,4 +1,4 @@
-"""Never hold the agent (docs/design/runtime.md#budget): a hook answers within its 2 s budget
+"""Never hold the agent (docs/design/runtime.md#hook-budget): a hook answers within its 2 s budget
 whatever fails, as an attacker or a broken machine would make it fail.
 
 Every hook here runs with the real default budget (no STYLE_DEADLINE_S, which the other hook

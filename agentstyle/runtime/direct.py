@@ -153,7 +153,7 @@ def connect_until(database: Path, deadline: float) -> Connection:
 
 def planted(home: Path) -> None:
     """Refuse, as unreadable, a database, WAL or lock file that is no regular file: opening a
-    FIFO waits for a writer that never comes (docs/design/runtime.md#budget)."""
+    FIFO waits for a writer that never comes (docs/design/runtime.md#hook-budget)."""
     from agentstyle.folders import not_regular
 
     for name in (DATABASE_NAME, DATABASE_NAME + ".wal", LOCK_FILE):
