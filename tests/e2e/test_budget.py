@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import os
 
+from agentstyle.limits import BUDGET_S
 from e2e.clients import Session
 from e2e.mockapi import Script
 from e2e.scenarios import BLOCK_PACKAGE, shell
-
-from agentstyle.limits import BUDGET_S
 
 
 def test_a_fifo_database_is_refused_within_the_budget(session) -> None:
