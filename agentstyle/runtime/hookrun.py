@@ -386,6 +386,8 @@ def _tamper_notice(
     from agentstyle.runtime import tamper
 
     what = {Cause.NO_DATABASE: "deleted", Cause.DATABASE: "damaged"}.get(failure.cause)
+    if failure.cause is Cause.BUILDING and not (log_home / DATABASE_NAME).exists():
+        what = "deleted"  # being built again because it is gone
     return tamper.notice(harness, session, log_home, what) if what else None
 
 
