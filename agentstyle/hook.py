@@ -21,7 +21,14 @@ import os
 import sys
 import time
 
-from agentstyle.limits import ENGINE_SHARE, MAX_DRAIN, MAX_STDIN, PAYLOAD_HEAD, STDIN_MIN_S
+from agentstyle.limits import (
+    BUDGET_S,
+    ENGINE_SHARE,
+    MAX_DRAIN,
+    MAX_STDIN,
+    PAYLOAD_HEAD,
+    STDIN_MIN_S,
+)
 from agentstyle.runtime import budget
 from agentstyle.runtime.hookcall import HookCall
 
@@ -274,17 +281,24 @@ def main() -> None:
         pass
     budget.disarm()
     if len(stdin) > MAX_STDIN:
-        _drain_stdin()
+        # as long as the budget would have allowed, and a little more
+        _drain_stdin(call.started + 2 * BUDGET_S)
     raise SystemExit(code)
 
 
-def _drain_stdin() -> None:
+def _drain_stdin(until: float) -> None:
     """Read the rest of an oversized payload, answered already, to its end (at most
-    MAX_DRAIN): a hook that exits with the harness still writing leaves it a broken pipe,
-    which a harness may report as the hook failing instead of reading its answer."""
+    MAX_DRAIN, until `until`): a hook that exits with the harness still writing leaves it a
+    broken pipe, which a harness may report as the hook failing instead of reading its answer;
+    one that never ends would hold the harness."""
+    import select
+
     left = MAX_DRAIN
     try:
         while left > 0:
+            wait = until - time.monotonic()
+            if wait <= 0 or not select.select([0], [], [], wait)[0]:
+                return
             chunk = os.read(0, min(left, 1 << 20))
             if not chunk:
                 return

@@ -232,7 +232,10 @@ def bad_answers(
         for kind in KINDS
         for name, (data, _) in BAD_INPUTS.items()
     }
-    answers = {key: finish(proc, data) for key, (proc, data) in started.items()}
+    # Every payload goes in now: a hook's deadline runs from its start, reading stdin included.
+    for proc, data in started.values():
+        feed(proc, data)
+    answers = {key: finish(proc, b"") for key, (proc, _) in started.items()}
     for kind, project in projects.items():  # one errors.log line per failed call
         assert len(log_lines(project)) == before[kind] + len(BAD_INPUTS)
     return answers
