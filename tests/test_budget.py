@@ -1,11 +1,13 @@
 """Never hold the agent (docs/design/runtime.md#hook-budget): a hook answers within its 2 s budget
 whatever fails, as an attacker or a broken machine would make it fail.
 
-Every hook here runs with the real default budget (no STYLE_DEADLINE_S, which the other hook
-tests raise for a loaded machine: conftest.py `clean_env`). What is asserted per failure: the
-answer came within BOUND_S measured around the subprocess, it is the fail mode's answer (open:
-allowed with a notice; closed: refused), exactly one line on stderr naming the cause, exactly
-one new line in errors.log.
+Every hook that must give a fail answer here runs with the real default budget (no
+STYLE_DEADLINE_S, which the other hook tests raise for a loaded machine: conftest.py
+`clean_env`); those whose answer is an evaluation keep that room, and what they assert is the
+time (a hook that waited for what never comes would take the 20 s). What is asserted per
+failure: the answer came within BOUND_S measured around the subprocess, it is the fail mode's
+answer (open: allowed with a notice; closed: refused), exactly one line on stderr naming the
+cause, exactly one new line in errors.log.
 
 BOUND_S is the 2 s budget plus 1.5 s for the interpreter's own start on a loaded machine (the
 suite runs on every core beside other work): the budget runs from the hook's first line, the
@@ -219,7 +221,9 @@ def test_a_folder_in_place_of_the_database_is_one_line(guarded: Project) -> None
 def test_open_stdin_with_the_payload_written_is_evaluated(guarded: Project) -> None:
     """The harness wrote the payload and never closed stdin: the hook reads the object as soon
     as it is complete and answers it, evaluated."""
-    run = run_hook(guarded, bash(guarded), keep_stdin_open=True)
+    # The ordinary tests' room: what is asserted is the time (no wait for an end of input that
+    # never comes), not that a cold evaluation on a loaded machine fits the 1.5 s deadline.
+    run = run_hook(guarded, bash(guarded), keep_stdin_open=True, env=clean_env(guarded.home))
     assert run.elapsed < BOUND_S, run
     specific = (run.json or {}).get("hookSpecificOutput") or {}
     assert specific.get("permissionDecisionReason") == "No recursive deletes.", run  # type: ignore[union-attr]
@@ -257,7 +261,8 @@ def test_a_silent_socket_at_the_engines_place(guarded: Project) -> None:
     thread = threading.Thread(target=accept)
     thread.start()
     try:
-        run = run_hook(guarded, bash(guarded), env=budget_env(guarded, ENGINE_ON))
+        # (the ordinary room, as above: the time is what is asserted)
+        run = run_hook(guarded, bash(guarded), env=clean_env(guarded.home, ENGINE_ON))
     finally:
         stop.set()
         thread.join()
@@ -339,7 +344,8 @@ def test_a_hook_started_outside_the_project_reaches_its_engine(
     start_engine(guarded)
     sibling = tmp_path / "sibling"
     sibling.mkdir()
-    run = run_hook(guarded, bash(guarded), env=budget_env(guarded, ENGINE_ON), cwd=sibling)
+    # With the ordinary tests' 20 s deadline, a hook that waited for the lock would be seen.
+    run = run_hook(guarded, bash(guarded), env=clean_env(guarded.home, ENGINE_ON), cwd=sibling)
     assert run.elapsed < BOUND_S, run
     specific = (run.json or {}).get("hookSpecificOutput") or {}
     assert specific.get("permissionDecisionReason") == "No recursive deletes.", run  # type: ignore[union-attr]
