@@ -258,7 +258,7 @@ def main() -> None:
     except Exception:  # no or closed stdin: answered as empty input
         stdin, timed_out = b"", False
     if not armed:
-        if not timed_out and nothing_to_do(call, stdin):
+        if not timed_out and len(stdin) <= MAX_STDIN and nothing_to_do(call, stdin):
             raise SystemExit(0)
         budget.arm(call, _out_of_time)
     # (the stage named as the fail answer names it, whoever gives that answer)
