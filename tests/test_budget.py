@@ -417,3 +417,33 @@ def test_the_watchdog_fires_while_duckdb_blocks_on_a_fifo(
         assert_refused(run, cause)
     else:
         assert_fail_open(run, cause, "it ran out of time")
+
+
+@pytest.mark.parametrize(
+    ("payload", "cwd"),
+    [
+        (b'{"session_id":"s","cwd":"/p/a","tool_input":{"cwd":"/elsewhere"}}', "/p/a"),
+        (b'{"tool_input":{"cwd":"/nested/only"},"session_id":"s"}', None),
+        (b'{"cwd": "/p/with \\"quote\\""}', '/p/with "quote"'),
+        (b'{"c\\u0077d":"/escaped/key"}', "/escaped/key"),
+        (b'{"cwd":"/first","cwd":"/second"}', "/second"),  # as `json` reads it: the last
+        (b'["cwd", "/not/an/object"]', None),
+        (b'{"cwd": 7}', None),
+        (b'{"workspace_roots":["/cursor/root"]}', "/cursor/root"),
+    ],
+)
+def test_the_payloads_cwd_is_read_as_the_evaluation_reads_it(
+    payload: bytes, cwd: str | None
+) -> None:
+    """The hook finds the engine (and decides there is nothing to do) from the payload's cwd
+    before it decodes the payload: the cheap scan must agree with the decoder
+    (runtime/hookrun.py `_cwd`), or the engine of another project could answer."""
+    from agentstyle.runtime import payloadin
+    from agentstyle.runtime.hookrun import _cwd, decode
+
+    assert payloadin.payload_cwd(payload) == cwd
+    try:
+        decoded = decode(payload)
+    except Exception:
+        decoded = {}
+    assert _cwd(decoded) == cwd
