@@ -7,12 +7,14 @@ command starts, and the user's own `~/.style`.
 from __future__ import annotations
 
 import os
+import stat
 
 # `typing` (with `re`, `collections` and more behind it) is no import of the hook's fast path:
 # mypy reads this name as typing's TYPE_CHECKING.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import Any
 
 HOME_NAME = ".style"  # the folder of this machine's database, logs and sockets
 DATABASE_NAME = "style.duckdb"  # in HOME_NAME
@@ -69,7 +71,9 @@ def find_home(
 
     def qualifies(home: str) -> bool:
         if database:
-            return os.path.isfile(os.path.join(home, DATABASE_NAME))
+            # Anything in the database's place counts, so that a FIFO or a folder there is
+            # refused as what it is (`not_regular`), never passed over for another policy.
+            return os.path.lexists(os.path.join(home, DATABASE_NAME))
         return os.path.isdir(home)
 
     found = find_upwards(starts, lambda folder: qualifies(os.path.join(folder, HOME_NAME)))
@@ -83,3 +87,91 @@ def find_home(
 def user_home() -> str:
     """The user's own `.style` folder (personal installs, and where errors go otherwise)."""
     return os.path.join(os.path.expanduser("~"), HOME_NAME)
+
+
+def not_regular(path: str) -> str | None:
+    """What is at `path` when it is there and no regular file ("a FIFO", "a folder"), else
+    None. Checked before STYLE opens its own files: opening a FIFO waits for a writer."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: str, limit: int) -> bytes | None:
+    """At most `limit` bytes of `path` when it is a regular file; None otherwise. Opened
+    without blocking and checked before it is read (a FIFO never holds the reader)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while limit > 0:
+            chunk = os.read(fd, min(limit, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            limit -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def any_project(starts: Iterable[str | None]) -> bool:
+    """Whether a STYLE project is anywhere upwards of `starts` (a `.style` folder or a
+    committed `style.lock.yaml`), or the user has their own policy: `lstat` calls only."""
+
+    def holds(folder: str) -> bool:
+        return os.path.lexists(os.path.join(folder, HOME_NAME)) or os.path.lexists(
+            os.path.join(folder, LOCK_NAME)
+        )
+
+    if find_upwards(starts, holds) is not None:
+        return True
+    return os.path.lexists(os.path.join(user_home(), DATABASE_NAME))
+
+
+def state_folder() -> str:
+    """`$XDG_STATE_HOME/agentstyle/sessions` (default `~/.local/state/…`): what sessions have
+    seen, kept outside every project (runtime/tamper.py)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(base, "agentstyle", "sessions")
+
+
+def session_marker(harness: str, session: str) -> str:
+    """The file that says a session's hooks found a working database (runtime/tamper.py)."""
+    sha256 = _sha256()
+    digest = sha256(f"{harness}\0{session}".encode("utf-8", "replace")).hexdigest()
+    return os.path.join(state_folder(), digest[:32])
+
+
+def _sha256() -> Callable[[bytes], Any]:
+    """sha256 from its C module alone (`_sha256`, `_sha2` from Python 3.12): `hashlib` loads
+    OpenSSL, which costs the fast path milliseconds."""
+    for name in ("_sha256", "_sha2"):
+        try:
+            return __import__(name).sha256  # type: ignore[no-any-return]
+        except ImportError:
+            continue
+    import hashlib
+
+    return hashlib.sha256

@@ -17,28 +17,39 @@ that every step below reads its harness, event and deadline from.
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 
 from agentstyle.limits import (
-    BUILD_MIN_S,
-    BUILD_SHARE,
+    BUDGET_S,
     ENGINE_SHARE,
     MAX_DRAIN,
     MAX_STDIN,
     PAYLOAD_HEAD,
+    STDIN_MIN_S,
 )
+from agentstyle.runtime import budget
 from agentstyle.runtime.hookcall import HookCall
+
+TYPE_CHECKING = False  # mypy reads this name as typing's (`typing` costs the fast path)
+if TYPE_CHECKING:
+    from agentstyle.runtime.causes import HandlerError
 
 Answer = tuple[str, str, int]
 
 
 def via_engine(call: HookCall, stdin: bytes, *, start: bool = True) -> Answer | None:
-    """The engine's answer, or None to evaluate directly (`start`: launch one if none runs)."""
-    from agentstyle.runtime import client
+    """The engine's answer, or None to evaluate directly (`start`: launch one if none runs).
+
+    The engine is looked for where the direct path would find the database, the payload's
+    `cwd` included: a hook started in another folder still reaches the engine that holds the
+    lock, instead of waiting for it."""
+    from agentstyle.runtime import client, payloadin
 
     if not client.available():
         return None
-    home = call.find_home()
+    home = call.find_home(payloadin.payload_cwd(stdin))
     if home is None:
         return None
     budget = call.left()
@@ -68,36 +79,44 @@ def via_engine(call: HookCall, stdin: bytes, *, start: bool = True) -> Answer | 
     return stdout, stderr, code
 
 
-def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str]:
-    """(notices, failure) after building the rules database from `style.lock.yaml` where this
-    machine has none or an older one (a teammate's clone, a pull that changed the lock).
+def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str, bool]:
+    """(notices, failure, ready) after building the rules database from `style.lock.yaml` where
+    this machine has none or an older one (a teammate's clone, a pull that changed the lock).
 
-    Two `stat` calls when the database is current; the build itself imports the compiler.
-    """
-    from agentstyle.runtime import freshness
+    Two `stat` calls when the database is current. The build runs in a process of its own
+    (runtime/firstbuild.py), waited for until the deadline; `ready` is False while it still
+    runs, and the event is then answered per `fail`."""
+    from agentstyle.runtime import freshness, payloadin
 
-    root = freshness.find_locked_root(call.starts(), call.home)
+    root = freshness.find_locked_root(call.starts(payloadin.payload_cwd(stdin)), call.home)
     if root is None:
-        return [], ""
+        return [], "", True
     why = freshness.stale(root)
     if why is None:
-        return [], ""
-    wait = max(BUILD_MIN_S, call.until(BUILD_SHARE))
-    try:
-        from pathlib import Path
+        return [], "", True
+    from agentstyle.runtime import firstbuild
 
-        from agentstyle.install.install import build_from_lock
-
-        notes = build_from_lock(Path(root), wait)
-    except Exception as exc:
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        return [], f"STYLE: could not build the rules database from style.lock.yaml: {text}"
+    budget.note("building the rules database from style.lock.yaml")
+    firstbuild.start(root)
+    if not firstbuild.wait(root, call.deadline):
+        return [], "", False
+    notes, failure = firstbuild.outcome(root)
+    if failure:
+        return (
+            [],
+            (f"STYLE: could not build the rules database from style.lock.yaml: {failure}"),
+            True,
+        )
     built = f"STYLE built this machine's rules database from style.lock.yaml ({why})"
     tampered = _tampered(call.harness, stdin, root) if why == freshness.NO_DATABASE else None
-    return [
-        tampered + " It was built again from style.lock.yaml." if tampered else built,
-        *notes,
-    ], ""
+    return (
+        [
+            tampered + " It was built again from style.lock.yaml." if tampered else built,
+            *notes,
+        ],
+        "",
+        True,
+    )
 
 
 def _tampered(harness: str, stdin: bytes, root: str) -> str | None:
@@ -122,9 +141,18 @@ def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
     return respond(HookCall.from_argv(argv, started), stdin)
 
 
-def respond(call: HookCall, stdin: bytes) -> Answer:
-    """(stdout, stderr, exit code) for one hook call and its input; never raises."""
-    notices, failure = ensure_built(call, stdin)
+def respond(call: HookCall, stdin: bytes, stdin_ended: bool = True) -> Answer:
+    """(stdout, stderr, exit code) for one hook call and its input; never raises.
+
+    `stdin_ended`: False when the deadline passed before the payload was read whole."""
+    from agentstyle.runtime import causes
+
+    if not stdin_ended:
+        return _failed(call, stdin, causes.StdinOpen())
+    notices, failure, ready = ensure_built(call, stdin)
+    if not ready:
+        return _failed(call, stdin, causes.StillBuilding())
+    budget.note("evaluating")
     out, err, code = _answer(call, stdin)
     if failure:
         err = f"{failure}\n{err}" if err else failure
@@ -132,6 +160,24 @@ def respond(call: HookCall, stdin: bytes) -> Answer:
         out = _with_notices(call, out, notices)
         err = "\n".join(notices) + ("\n" + err if err else "")
     return out, err, code
+
+
+def _failed(call: HookCall, stdin: bytes, failure: HandlerError) -> Answer:
+    """The fail answer of a call that cannot be evaluated at all (runtime/hookrun.py `fail`)."""
+    from agentstyle.runtime.hookrun import fail
+
+    return fail(call, stdin, failure)
+
+
+def _out_of_time(call: HookCall, stdin: bytes, stage: str, prepare: bool) -> Answer:
+    """The watchdog's answer (runtime/budget.py), built where the adapters are known
+    (`prepare`: only load them)."""
+    from agentstyle.runtime.hookrun import out_of_time, prepare_failure
+
+    if prepare:
+        prepare_failure(call)
+        return "", "", 0
+    return out_of_time(call, stdin, stage)
 
 
 def _with_notices(call: HookCall, stdout: str, notices: list[str]) -> str:
@@ -175,14 +221,52 @@ def _answer(call: HookCall, stdin: bytes) -> Answer:
     return run_direct(call, stdin, poll)
 
 
+def nothing_to_do(call: HookCall, stdin: bytes) -> bool:
+    """No STYLE project anywhere this call could belong to (upwards of the harness's project
+    folder, the payload's `cwd` and the working folder, nor the user's own policy), and nothing
+    that says there was one: the hook answers nothing, at once. A `--fail-closed` handler, or a
+    session that saw a working database (a deleted `.style/`: tampering), is never nothing."""
+    if call.fail_closed or call.home:
+        return False
+    from agentstyle import folders
+    from agentstyle.runtime import payloadin
+
+    if folders.any_project(call.starts(payloadin.payload_cwd(stdin))):
+        return False
+    session = payloadin.top_string(stdin, "session_id") or payloadin.top_string(
+        stdin, "conversation_id"
+    )
+    return not (session and os.path.lexists(folders.session_marker(call.harness, session)))
+
+
 def main() -> None:
     # The call first: its deadline runs from the start, reading the input included.
     call = HookCall.from_argv(sys.argv[1:])
+    from agentstyle import folders
+
+    # Where a project is in sight before the payload is read, the watchdog watches from the
+    # start (stdin included); otherwise it is armed once the payload names a project.
+    armed = bool(call.home or call.fail_closed or folders.any_project(call.starts()))
+    if armed:
+        budget.arm(call, _out_of_time)
+    from agentstyle.runtime import payloadin
+
+    budget.note("reading stdin")
     try:
-        stdin = sys.stdin.buffer.read(MAX_STDIN + 1)
+        until = max(call.deadline, call.started + STDIN_MIN_S)
+        stdin, timed_out = payloadin.read(0, until, MAX_STDIN)
     except Exception:  # no or closed stdin: answered as empty input
-        stdin = b""
-    out, err, code = respond(call, stdin)
+        stdin, timed_out = b"", False
+    if not armed:
+        if not timed_out and len(stdin) <= MAX_STDIN and nothing_to_do(call, stdin):
+            raise SystemExit(0)
+        budget.arm(call, _out_of_time)
+    # (the stage named as the fail answer names it, whoever gives that answer)
+    budget.note("stdin did not end" if timed_out else "reading stdin", stdin)
+    out, err, code = respond(call, stdin, not timed_out)
+    if not budget.claim():  # the watchdog is answering: it ends the process
+        while True:
+            time.sleep(1)
     try:
         if out:
             sys.stdout.write(out + "\n")
@@ -195,19 +279,27 @@ def main() -> None:
         sys.stderr.flush()
     except OSError:
         pass
+    budget.disarm()
     if len(stdin) > MAX_STDIN:
-        _drain_stdin()
+        # as long as the budget would have allowed, and a little more
+        _drain_stdin(call.started + 2 * BUDGET_S)
     raise SystemExit(code)
 
 
-def _drain_stdin() -> None:
+def _drain_stdin(until: float) -> None:
     """Read the rest of an oversized payload, answered already, to its end (at most
-    MAX_DRAIN): a hook that exits with the harness still writing leaves it a broken pipe,
-    which a harness may report as the hook failing instead of reading its answer."""
+    MAX_DRAIN, until `until`): a hook that exits with the harness still writing leaves it a
+    broken pipe, which a harness may report as the hook failing instead of reading its answer;
+    one that never ends would hold the harness."""
+    import select
+
     left = MAX_DRAIN
     try:
         while left > 0:
-            chunk = sys.stdin.buffer.read(min(left, 1 << 20))
+            wait = until - time.monotonic()
+            if wait <= 0 or not select.select([0], [], [], wait)[0]:
+                return
+            chunk = os.read(0, min(left, 1 << 20))
             if not chunk:
                 return
             left -= len(chunk)

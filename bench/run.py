@@ -18,6 +18,7 @@ from bench import (
     corpus,
     eval_bench,
     hook_bench,
+    noproject_bench,
     stall_bench,
 )
 
@@ -345,6 +346,8 @@ def main() -> int:
     )
     print("start cost of the hook command forms ...", flush=True)
     sections.append(command_bench.section())
+    print("the hook where there is no project ...", flush=True)
+    sections.append(noproject_bench.section())
     print("direct evaluations while an engine runs ...", flush=True)
     sections.append(stall_section())
     print("a broken guard still refuses ...", flush=True)

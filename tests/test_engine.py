@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentstyle.runtime import client
-from tests.conftest import Project, clean_env, finish, new_session
+from tests.conftest import Project, clean_env, feed, finish, new_session
 
 PACKAGE = """
 spec: style/v0.3
@@ -195,7 +195,9 @@ def test_thirty_concurrent_hooks_through_one_engine(engine_project: Project) -> 
         )
         for _ in range(30)
     ]
-    results = [finish(proc, data) for proc, data in calls]
+    for proc, data in calls:  # every payload now: a hook's deadline runs from its start
+        feed(proc, data)
+    results = [finish(proc, b"") for proc, _ in calls]
     outs = [r.stdout for r in results]
     assert sum("Prefer small commands." in o for o in outs) == 1  # one session inject
     assert all(o in ("",) or "Prefer small commands." in o for o in outs)

@@ -54,7 +54,7 @@ WHY = {
     "deadline": "it ran out of time",
     "payload": "the harness sent input STYLE could not read",
     "oversized": "its input is over 16 MiB",
-    "internal": "an internal error: IsADirectoryError: [Errno 21] Is a directory:",
+    "internal": "an internal error: OSError: [Errno 40] Too many levels of symbolic links:",
 }
 
 
@@ -137,15 +137,16 @@ def deadline(p: HarnessProject) -> Iterator[dict[str, str]]:
 
 
 @contextlib.contextmanager
-def lock_is_a_folder(p: HarnessProject) -> Iterator[dict[str, str]]:
-    """Anything that raises inside STYLE: here opening its lock file fails."""
+def lock_is_a_loop(p: HarnessProject) -> Iterator[dict[str, str]]:
+    """Anything that raises inside STYLE: here opening its lock file fails (a link to itself;
+    a folder or a FIFO there is refused as an unreadable database before it is opened)."""
     lock = p.style / "style.lock"
     lock.unlink(missing_ok=True)
-    lock.mkdir()
+    lock.symlink_to(lock)
     try:
         yield {}
     finally:
-        lock.rmdir()
+        lock.unlink()
 
 
 @contextlib.contextmanager
@@ -173,7 +174,7 @@ CAUSES: dict[str, tuple[State, Callable[[dict[str, Any]], bytes]]] = {
     "deadline": (deadline, whole),
     "payload": (nothing, truncated),
     "oversized": (nothing, oversized),
-    "internal": (lock_is_a_folder, whole),
+    "internal": (lock_is_a_loop, whole),
 }
 
 

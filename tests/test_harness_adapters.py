@@ -11,13 +11,14 @@ import pytest
 from test_harness_support import FIXTURES, FOLDER, HARNESSES
 
 from agentstyle.engine.decision import Decision
-from agentstyle.harnesses import adapter_for, codex, cursor, gemini_cli
+from agentstyle.harnesses import adapter_for, claude_code, codex, cursor, gemini_cli
 from agentstyle.harnesses.answer import with_approve_hint
 from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, spec_for
 from agentstyle.harnesses.facts import codex as codex_facts
 from agentstyle.harnesses.payload import CALL_KEY_FIELD, call_key
+from agentstyle.limits import BUDGET_S, DEADLINE_ENV, DEADLINE_S
 from agentstyle.runtime.hookcall import deadline_seconds
-from agentstyle.timeouts import CURSOR_ASSUMED_DEFAULT_S, timeout_for
+from agentstyle.timeouts import HANDLER_TIMEOUT_S, timeout_for, written
 
 ROOT = "/home/dev/acme-api"
 
@@ -286,11 +287,18 @@ def test_unconfirmed_cursor_tool_types() -> None:
     assert cursor.ASK_AGENT_MESSAGE == "Waiting for the user to approve this call."
 
 
-def test_unconfirmed_cursor_default_timeout() -> None:
-    assert timeout_for("cursor", "preToolUse") == CURSOR_ASSUMED_DEFAULT_S
-    assert deadline_seconds(timeout_for("cursor", "stop")) == pytest.approx(
-        0.9 * CURSOR_ASSUMED_DEFAULT_S
-    )
+def test_every_harness_runs_with_the_timeout_install_writes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The timeout in force is the one written (Cursor's own default is undocumented), in
+    seconds, a little above the 2 s budget; the deadline is the budget's."""
+    monkeypatch.delenv(DEADLINE_ENV, raising=False)
+    for harness in ("claude-code", "codex", "cursor", "gemini-cli"):
+        assert timeout_for(harness, "preToolUse") == HANDLER_TIMEOUT_S
+        assert BUDGET_S < timeout_for(harness, "stop") <= 2 * BUDGET_S
+        assert deadline_seconds(timeout_for(harness, "stop")) == DEADLINE_S
+    assert written("gemini-cli", "BeforeTool") == HANDLER_TIMEOUT_S * 1000  # milliseconds
+    assert BUDGET_S < timeout_for("codex", "SessionEnd") <= 3  # Codex's cap
 
 
 def test_unconfirmed_gemini_enable_flag_and_paths() -> None:
@@ -311,15 +319,27 @@ def test_unconfirmed_gemini_enable_flag_and_paths() -> None:
 
 
 def test_timeouts_in_force() -> None:
-    """Written: Codex 10 s (SessionEnd 3 s), Gemini 60 000 ms; defaults: Claude Code."""
-    assert timeout_for("codex", "PreToolUse") == 10.0
+    """Written on every handler, in each harness's unit: 4 s (Codex's SessionEnd 3 s, its
+    cap), Gemini CLI 4 000 ms; in force is what is written."""
+    assert timeout_for("codex", "PreToolUse") == 4.0
     assert timeout_for("codex", "SessionEnd") == 3.0
-    assert timeout_for("gemini-cli", "BeforeTool") == 60.0
-    assert timeout_for("claude-code", "PreToolUse") == 600.0
-    assert codex.ADAPTER.handler("cmd", "PreToolUse", True)["timeout"] == 10
-    assert gemini_cli.ADAPTER.handler("cmd", "BeforeTool", False)["timeout"] == 60000
-    assert "timeout" not in cursor.ADAPTER.handler("cmd", "preToolUse", True)
-    assert cursor.ADAPTER.handler("cmd", "preToolUse", True)["failClosed"] is True
+    assert timeout_for("gemini-cli", "BeforeTool") == 4.0
+    assert timeout_for("claude-code", "PreToolUse") == 4.0
+    assert timeout_for("claude-code", "SessionEnd") == 4.0
+    assert codex.ADAPTER.handler("cmd", "PreToolUse", True)["timeout"] == 4
+    assert codex.ADAPTER.handler("cmd", "SessionEnd", False)["timeout"] == 3
+    assert gemini_cli.ADAPTER.handler("cmd", "BeforeTool", False)["timeout"] == 4000
+    assert claude_code.ADAPTER.handler("cmd", "PreToolUse", True) == {
+        "type": "command",
+        "command": "cmd",
+        "timeout": 4,
+        "onFailure": "block",
+    }
+    assert cursor.ADAPTER.handler("cmd", "preToolUse", True) == {
+        "command": "cmd",
+        "timeout": 4,
+        "failClosed": True,
+    }
 
 
 def test_a_hooks_deadline_reads_the_timeout_its_spec_says() -> None:

@@ -94,7 +94,9 @@ def test_install_twice_then_uninstall_gives_the_users_bytes_back(
         assert config.read_bytes() == original
 
 
-def test_codex_handlers_have_the_fixed_timeout_and_a_trust_note(project: HarnessProject) -> None:
+def test_codex_handlers_have_the_budgets_timeout_and_a_trust_note(
+    project: HarnessProject,
+) -> None:
     proc = project.cli("install", "xh", "--harness", "codex")
     assert "note: Codex runs new or changed hooks only after they are trusted" in proc.stderr
     hooks = json.loads(project.config("codex").read_text("utf-8"))["hooks"]
@@ -109,7 +111,7 @@ def test_codex_handlers_have_the_fixed_timeout_and_a_trust_note(project: Harness
     for event, groups in hooks.items():
         [group] = groups
         assert group["hooks"] == [
-            {"type": "command", "command": command("codex", event), "timeout": 10}
+            {"type": "command", "command": command("codex", event), "timeout": 4}
         ]
     # Codex matchers are unanchored regexes: anchored here.
     assert hooks["PreToolUse"][0]["matcher"] == "^(Bash|apply_patch)$"
@@ -135,7 +137,7 @@ def test_cursor_is_flat_versioned_and_routes_shell_calls(project: HarnessProject
     for event, handlers in hooks.items():
         [handler] = handlers
         assert handler["command"] == command("cursor", event)
-        assert "timeout" not in handler  # Cursor's own default applies
+        assert handler["timeout"] == 4  # seconds: a little above the hook's 2 s budget
     # One gate per tool class: shell calls at beforeShellExecution (no matcher: it would filter
     # the command text), file writes at preToolUse.
     assert "matcher" not in hooks["beforeShellExecution"][0]
@@ -157,7 +159,7 @@ def test_gemini_counts_milliseconds_and_turns_hooks_on(project: HarnessProject) 
                 "type": "command",
                 "command": command("gemini-cli", event),
                 "name": "style",
-                "timeout": 60000,
+                "timeout": 4000,
             }
         ]
     lock = project.root / "style.lock.yaml"
@@ -170,7 +172,11 @@ def test_fail_closed_is_a_cursor_switch_and_only_a_note_elsewhere(project: Harne
     cursor = project.cli("install", "xh", "--harness", "cursor", "--fail-closed")
     hooks = json.loads(project.config("cursor").read_text("utf-8"))["hooks"]
     assert hooks["beforeShellExecution"] == [
-        {"command": command("cursor", "beforeShellExecution", "--fail-closed"), "failClosed": True}
+        {
+            "command": command("cursor", "beforeShellExecution", "--fail-closed"),
+            "timeout": 4,
+            "failClosed": True,
+        }
     ]
     assert "failClosed" not in hooks["stop"][0]  # only the gates
     assert "note:" not in cursor.stderr

@@ -19,6 +19,8 @@ from agentstyle.runtime.causes import (
     HandlerError,
     NoDatabase,
     Oversized,
+    StdinOpen,
+    StillBuilding,
     failure_of,
 )
 from agentstyle.runtime.hookcall import HookCall, deadline_seconds
@@ -40,8 +42,9 @@ def test_a_hook_call_reads_its_command_line_once(monkeypatch: pytest.MonkeyPatch
         True,
     )
     assert call.deadline == 100.0 + deadline_seconds(timeout_for("claude-code", "UserPromptSubmit"))
-    assert call.deadline == pytest.approx(127.0)  # 90% of Claude Code's 30 s prompt timeout
-    assert 0.0 < call.grace <= limits.FAILURE_GRACE_S
+    assert call.deadline == pytest.approx(101.5)  # the budget's deadline: 1.5 s
+    assert 0.0 < call.grace <= limits.BUDGET_GRACE_S
+    assert call.deadline + call.grace < call.watchdog_at < 100.0 + limits.BUDGET_S
     assert call.home is None and call.project_dirs == ("/p/cursor",)
     assert call.starts("/payload/cwd") == ["/p/cursor", "/payload/cwd", call.cwd]
     bare = HookCall.from_argv(["--harness"])  # a missing value: no harness, fail open later
@@ -101,6 +104,7 @@ def failures() -> list[HandlerError]:
     out.append(HandlerError(Cause.UNKNOWN_HARNESS, "unknown harness `nope`"))
     out.append(HandlerError(Cause.DATABASE, "the rules database could not be read (IOException)"))
     out.append(HandlerError(Cause.LOCKED, "the rules database is locked by another program"))
+    out += [StdinOpen(), StillBuilding()]
     return out
 
 

@@ -144,7 +144,7 @@ def test_install_twice_then_uninstall_gives_the_users_bytes_back(scratch: Scratc
     assert ours(now["hooks"]["PreToolUse"]) == [
         {
             "matcher": "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit",
-            "hooks": [{"type": "command", "command": command_for("PreToolUse")}],
+            "hooks": [{"type": "command", "command": command_for("PreToolUse"), "timeout": 4}],
         }
     ]
     assert {"matcher": "Write", "hooks": [{"type": "command", "command": "echo formatted"}]} in (
@@ -208,12 +208,14 @@ def test_handlers_are_narrowed_and_run_the_absolute_interpreter(scratch: Scratch
     assert hooks["PostToolUse"] == [
         {
             "matcher": "^(mcp__github__.*)$",
-            "hooks": [{"type": "command", "command": command_for("PostToolUse")}],
+            "hooks": [{"type": "command", "command": command_for("PostToolUse"), "timeout": 4}],
         }
     ]
     # The session clock runs on every session start and prompt: no matcher there.
     for event in ("SessionStart", "UserPromptSubmit"):
-        assert hooks[event] == [{"hooks": [{"type": "command", "command": command_for(event)}]}]
+        assert hooks[event] == [
+            {"hooks": [{"type": "command", "command": command_for(event), "timeout": 4}]}
+        ]
     # Only self-protection (docs/design/cli.md#self-protection) gates tool calls here: shell and
     # file writes.
     assert [g.get("matcher") for g in hooks["PreToolUse"]] == [
@@ -232,8 +234,8 @@ def test_handlers_are_narrowed_and_run_the_absolute_interpreter(scratch: Scratch
     for event, groups in hooks.items():
         for group in ours(groups):
             [handler] = group["hooks"]
-            assert handler == {"type": "command", "command": command_for(event)}
-            assert "timeout" not in handler  # Claude Code's own default applies
+            assert handler == {"type": "command", "command": command_for(event), "timeout": 4}
+            # (seconds: a little above the hook's 2 s budget, docs/design/harnesses.md#timeouts)
             # a committed file: no path of this machine
             assert PYTHON not in handler["command"] and str(scratch.root) not in handler["command"]
 
@@ -419,13 +421,16 @@ def test_fail_closed_needs_a_new_enough_client(scratch: Scratch) -> None:
         {
             "type": "command",
             "command": command_for("PreToolUse", "--fail-closed"),
+            "timeout": 4,
             "onFailure": "block",
         }
     ]
     # Only gate handlers: a failing SessionStart or PostToolUse handler refuses nothing.
     for event in ("SessionStart", "UserPromptSubmit", "PostToolUse"):
         for group in ours(hooks[event]):
-            assert group["hooks"] == [{"type": "command", "command": command_for(event)}]
+            assert group["hooks"] == [
+                {"type": "command", "command": command_for(event), "timeout": 4}
+            ]
     assert scratch.lock()["harnesses"]["claude-code"]["fail_closed"] is True
 
     (scratch.bin / "claude").unlink()
@@ -435,7 +440,9 @@ def test_fail_closed_needs_a_new_enough_client(scratch: Scratch) -> None:
 
     scratch.style("install", "--no-fail-closed")
     [gate] = ours(hooks_of(scratch.settings)["PreToolUse"])
-    assert gate["hooks"] == [{"type": "command", "command": command_for("PreToolUse")}]
+    assert gate["hooks"] == [
+        {"type": "command", "command": command_for("PreToolUse"), "timeout": 4}
+    ]
     assert scratch.lock()["harnesses"]["claude-code"]["fail_closed"] is False
 
 

@@ -91,6 +91,14 @@ def migrate(conn: Connection) -> None:
 
 
 def connect(path: Path | str, *, read_only: bool = False) -> Connection:
+    """The database at `path`; a FIFO, a folder or a device in its (or its WAL's) place is an
+    IOException before DuckDB opens it, never a wait for a writer."""
+    from agentstyle.folders import not_regular
+
+    for name in (str(path), f"{path}.wal"):
+        what = not_regular(name)
+        if what is not None:
+            raise duckdb.IOException(f"{name} is {what}, not a database file")
     return duckdb.connect(str(path), read_only=read_only)
 
 

@@ -201,9 +201,14 @@ class ClaudeCode(HarnessAdapter):
         return super().config_path(root, scope)
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
-        """One handler; no timeout (the harness default applies:
-        docs/design/harnesses.md#timeouts)."""
-        out: dict[str, Any] = {"type": "command", "command": command}
+        """One handler with STYLE's timeout in seconds (docs/design/harnesses.md#timeouts)."""
+        from agentstyle.timeouts import written
+
+        out: dict[str, Any] = {
+            "type": "command",
+            "command": command,
+            "timeout": written(NAME, native_event),
+        }
         if gate:
             out["onFailure"] = "block"  # v2.1.295+ (install checks `claude --version`)
         return out

@@ -220,12 +220,11 @@ class Codex(HarnessAdapter):
     )
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
-        """One handler with STYLE's fixed timeout (seconds), whatever `gate` says: Codex has no
-        fail-closed switch."""
-        from agentstyle.timeouts import timeout_for
+        """One handler with STYLE's timeout (seconds, docs/design/harnesses.md#timeouts),
+        whatever `gate` says: Codex has no fail-closed switch."""
+        from agentstyle.timeouts import written
 
-        timeout = int(timeout_for(NAME, native_event))
-        return {"type": "command", "command": command, "timeout": timeout}
+        return {"type": "command", "command": command, "timeout": written(NAME, native_event)}
 
     def config_dialect(self) -> Dialect:
         """How Codex reads `hooks.json`: `serde_json::from_str` (codex-rs/hooks discovery),

@@ -363,9 +363,10 @@ class Cursor(HarnessAdapter):
         return Dialect(client="cursor")
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
-        """One handler; no timeout (Cursor's own default applies:
-        docs/design/harnesses.md#timeouts)."""
-        out: dict[str, Any] = {"command": command}
+        """One handler with STYLE's timeout in seconds (docs/design/harnesses.md#timeouts)."""
+        from agentstyle.timeouts import written
+
+        out: dict[str, Any] = {"command": command, "timeout": written(NAME, native_event)}
         if gate:
             out["failClosed"] = True
         return out

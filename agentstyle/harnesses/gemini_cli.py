@@ -201,14 +201,14 @@ class GeminiCli(HarnessAdapter):
         )
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
-        """One handler; `timeout` in milliseconds (the documented default, written out)."""
-        from agentstyle.timeouts import GEMINI_WRITTEN_MS
+        """One handler; `timeout` in milliseconds (docs/design/harnesses.md#timeouts)."""
+        from agentstyle.timeouts import written
 
         return {
             "type": "command",
             "command": command,
             "name": "style",
-            "timeout": GEMINI_WRITTEN_MS,
+            "timeout": written(NAME, native_event),
         }
 
     def config_keys(self, text: str) -> list[Key]:

@@ -30,7 +30,6 @@ from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
-from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_ENV, DEADLINE_SHARE
 from agentstyle.policy.plan import PlanEntry
 
 if TYPE_CHECKING:
@@ -444,6 +443,7 @@ def fire_harness(
     from agentstyle.harnesses import adapter_for
     from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.install import config_file, is_ours
+    from agentstyle.runtime.hookcall import deadline_seconds
     from agentstyle.timeouts import timeout_for
 
     adapter = adapter_for(name)
@@ -464,9 +464,11 @@ def fire_harness(
             continue
         ps = spec.spec_of(event)
         timeout = ps.timeout_s if ps is not None else timeout_for(name, event)
-        deadline = min(DEADLINE_SHARE * timeout, DEADLINE_CAP_S)
+        # The deadline the hook itself works to: `STYLE_DEADLINE_S` where the user set it, as
+        # the harness then passes it to every hook too.
+        deadline = deadline_seconds(timeout)
         payload = adapter.synthetic_payload(event, root.as_posix(), session)
-        env = {k: v for k, v in os.environ.items() if k != DEADLINE_ENV}
+        env = dict(os.environ)
         if name in PROJECT_DIR_ENV:  # where each harness names the project to a hook
             env[PROJECT_DIR_ENV[name]] = str(root)
         started = time.monotonic()

@@ -14,6 +14,7 @@ class Cause(Enum):
     errors.log lines by, and what a session is told once per (`fail-open:<value>`)."""
 
     NO_DATABASE = "no-database"
+    BUILDING = "building"  # the first-use build from style.lock.yaml is still running
     LOCKED = "locked"  # the lock stayed held past the deadline, or DuckDB's own lock
     STRANGER = "stranger"  # the lock is held by a program that will not let go in time
     DATABASE = "database"  # the database could not be read
@@ -57,6 +58,11 @@ TEXTS: dict[Cause, tuple[tuple[str, ...], str, str]] = {
         ("no rules database",),
         "no rules database",
         "no rules database is installed here",
+    ),
+    Cause.BUILDING: (
+        ("the rules database is still being built",),
+        "the rules database was still being built from style.lock.yaml",
+        "its rules database is still being built from style.lock.yaml",
     ),
     Cause.LOCKED: (
         ("the rules database stayed locked", "the rules database is locked"),
@@ -122,6 +128,31 @@ class DeadlineExceeded(HandlerError):
 
     def __init__(self) -> None:
         super().__init__(Cause.DEADLINE, "internal deadline passed")
+
+
+class StdinOpen(HandlerError):
+    """The deadline passed before the payload ended (a harness that never closes stdin)."""
+
+    def __init__(self) -> None:
+        super().__init__(Cause.DEADLINE, "internal deadline passed (stdin did not end)")
+
+
+class StillBuilding(HandlerError):
+    """The first-use build from style.lock.yaml did not end within the hook's deadline."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            Cause.BUILDING,
+            "the rules database is still being built from style.lock.yaml (not ready within "
+            "the hook's time); the next calls will use it",
+        )
+
+
+class Planted(HandlerError):
+    """A file STYLE opens is something else (a FIFO, a folder): never opened, never waited on."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(Cause.DATABASE, f"the rules database could not be read ({what})")
 
 
 class NoDatabase(HandlerError):

@@ -198,11 +198,10 @@ def socket_is_ours(path: str) -> bool:
 
 
 def read_digest(home: str) -> str:
-    try:
-        with open(os.path.join(home, "policy.digest"), encoding="utf-8") as fh:
-            return fh.read().strip()
-    except OSError:
-        return ""
+    from agentstyle.folders import read_regular
+
+    raw = read_regular(os.path.join(home, "policy.digest"), 4096)
+    return raw.decode("utf-8", "replace").strip() if raw is not None else ""
 
 
 def request(

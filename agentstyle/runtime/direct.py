@@ -19,9 +19,11 @@ from agentstyle.engine.fixes import Fixing, apply_fix
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback, sql
-from agentstyle.runtime.causes import DeadlineExceeded, NoDatabase
+from agentstyle.folders import DATABASE_NAME
+from agentstyle.runtime.causes import DeadlineExceeded, NoDatabase, Planted
 from agentstyle.runtime.hookcall import HookCall
 
+LOCK_FILE = "style.lock"  # in `.style/` (engine/paths.py `StylePaths.lock`)
 # While another program holds DuckDB's own file lock, retry opening at this interval.
 DUCKDB_RETRY_S = 0.02
 
@@ -149,6 +151,17 @@ def connect_until(database: Path, deadline: float) -> Connection:
             time.sleep(DUCKDB_RETRY_S)
 
 
+def planted(home: Path) -> None:
+    """Refuse, as unreadable, a database, WAL or lock file that is no regular file: opening a
+    FIFO waits for a writer that never comes (docs/design/runtime.md#hook-budget)."""
+    from agentstyle.folders import not_regular
+
+    for name in (DATABASE_NAME, DATABASE_NAME + ".wal", LOCK_FILE):
+        what = not_regular(str(home / name))
+        if what is not None:
+            raise Planted(f".style/{name} is {what}, not a file")
+
+
 @contextmanager
 def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iterator[Connection]:
     """The installed database under the OS lock; never created here (a hook needs a policy).
@@ -156,6 +169,7 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
     `poll` is tried while waiting: a resident engine that came up meanwhile answers instead.
     """
     paths = _paths(home)
+    planted(home)  # a FIFO in the database's or the lock's place is never opened
     if not paths.database.is_file():
         raise NoDatabase()
     from agentstyle.runtime.peer import StrangerCheck
@@ -180,11 +194,12 @@ def log_mode(home: Path | None) -> str:
     """
     if home is None:
         return "hits"
-    try:
-        with open(home.parent / "style.lock.yaml", encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1 << 20)
-    except OSError:
+    from agentstyle.folders import read_regular
+
+    raw = read_regular(str(home.parent / "style.lock.yaml"), 1 << 20)
+    if raw is None:
         return "hits"
+    text = raw.decode("utf-8", "replace")
     m = _LOG_LINE.search(text)
     return m.group(1) if m else "hits"
 

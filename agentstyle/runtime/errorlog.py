@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import calendar
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,13 +42,20 @@ def fail_open_notice(failure: HandlerError, point: str | None) -> str:
 
 
 def write(home: Path, harness: str, event: str, outcome: str, cause: str) -> None:
-    """Append one line; a log that cannot be written never changes the answer."""
+    """Append one line; a log that cannot be written never changes the answer, and never holds
+    it: the file is opened without blocking and written only when it is a regular file (a
+    FIFO planted as errors.log would otherwise wait for a reader)."""
     try:
         (home / "logs").mkdir(parents=True, exist_ok=True)
         stamp = time.strftime(STAMP, time.gmtime())
         line = f"{stamp} {one_line(harness) or '-'} {one_line(event) or '-'} {outcome} "
-        with open(home / "logs" / "errors.log", "a", encoding="utf-8") as fh:
-            fh.write(line + one_line(cause) + "\n")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+        fd = os.open(home / "logs" / "errors.log", flags, 0o600)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.write(fd, (line + one_line(cause) + "\n").encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
     except OSError:
         pass
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import os
 
-from agentstyle.folders import DATABASE_NAME, HOME_NAME, LOCK_NAME, STYLE_HOME_ENV, find_upwards
+from agentstyle.folders import (
+    DATABASE_NAME,
+    HOME_NAME,
+    LOCK_NAME,
+    STYLE_HOME_ENV,
+    find_upwards,
+    not_regular,
+    read_regular,
+)
 
 BUILT_FROM = "built-from"  # in `.style/`: "sha256 size mtime_ns" of the lock it was built from
 MAX_LOCK = 1 << 20
@@ -36,9 +44,10 @@ def _stamp(root: str) -> tuple[str, int, int] | None:
     path = os.path.join(root, LOCK_NAME)
     try:
         st = os.stat(path)
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_LOCK)
     except OSError:
+        return None
+    data = read_regular(path, MAX_LOCK)
+    if data is None:
         return None
     import hashlib  # only when the lock changed: every hook reads this module
 
@@ -48,11 +57,16 @@ def _stamp(root: str) -> tuple[str, int, int] | None:
 def stale(root: str) -> str | None:
     """Why the database must be (re)built from the lock, or None when it is current."""
     home = _home(root)
-    if not os.path.isfile(os.path.join(home, DATABASE_NAME)):
+    database = os.path.join(home, DATABASE_NAME)
+    if not_regular(database) is not None:
+        return None  # something planted in its place: refused as unreadable, never built over
+    if not os.path.isfile(database):
         return NO_DATABASE
+    raw = read_regular(os.path.join(home, BUILT_FROM), 256)
     try:
-        with open(os.path.join(home, BUILT_FROM), encoding="utf-8") as fh:
-            digest, size, mtime = fh.read(256).split()
+        if raw is None:
+            raise ValueError
+        digest, size, mtime = raw.decode("ascii", "replace").split()
         st = os.stat(os.path.join(root, LOCK_NAME))
     except (OSError, ValueError):
         return None  # built before this record existed, or by hand: not ours to second-guess

@@ -13,7 +13,16 @@ import os
 import time
 
 from agentstyle import folders
-from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_ENV, DEADLINE_SHARE, FAILURE_GRACE_S
+from agentstyle.limits import (
+    BUDGET_GRACE_S,
+    BUDGET_S,
+    DEADLINE_ENV,
+    DEADLINE_S,
+    DEADLINE_SHARE,
+    FAILURE_GRACE_S,
+    WATCHDOG_AFTER_S,
+    WATCHDOG_MARGIN_S,
+)
 
 TYPE_CHECKING = False  # mypy reads this name as typing's (`typing` costs the fast path)
 if TYPE_CHECKING:
@@ -32,17 +41,28 @@ def _override() -> float | None:
 
 
 def deadline_seconds(timeout_s: float) -> float:
-    """Seconds a hook may spend: DEADLINE_SHARE of the harness timeout, capped at
-    DEADLINE_CAP_S; `STYLE_DEADLINE_S` replaces it."""
+    """Seconds a hook may spend waiting: DEADLINE_SHARE of the harness timeout, at most
+    DEADLINE_S (the 2 s budget's share); `STYLE_DEADLINE_S` replaces it."""
     override = _override()
-    return override if override is not None else min(DEADLINE_SHARE * timeout_s, DEADLINE_CAP_S)
+    return override if override is not None else min(DEADLINE_SHARE * timeout_s, DEADLINE_S)
 
 
 def grace_seconds(timeout_s: float) -> float:
     """Extra seconds a failed hook may wait for the lock to record its failure."""
     override = _override()
-    spare = override if override is not None else 0.5 * (timeout_s - deadline_seconds(timeout_s))
-    return max(0.0, min(FAILURE_GRACE_S, spare))
+    if override is None:
+        spare = 0.5 * (timeout_s - deadline_seconds(timeout_s))
+        return max(0.0, min(BUDGET_GRACE_S, spare))
+    return max(0.0, min(FAILURE_GRACE_S, override))
+
+
+def watchdog_seconds(timeout_s: float) -> float:
+    """Seconds after its start when the last resort answers a hook (runtime/budget.py): inside
+    the budget, or, where `STYLE_DEADLINE_S` replaced the deadline, well after it and its grace
+    (a test proving what the hook itself answers late must see that answer)."""
+    if _override() is None:
+        return BUDGET_S - WATCHDOG_MARGIN_S
+    return deadline_seconds(timeout_s) + grace_seconds(timeout_s) + WATCHDOG_AFTER_S
 
 
 class HookCall:
@@ -62,6 +82,7 @@ class HookCall:
     home: Final[str | None]
     project_dirs: Final[tuple[str, ...]]
     cwd: Final[str | None]
+    watchdog_at: Final[float]  # when the last resort answers (runtime/budget.py)
 
     def __init__(
         self,
@@ -74,6 +95,7 @@ class HookCall:
         home: str | None,
         project_dirs: tuple[str, ...] = (),
         cwd: str | None = None,
+        watchdog_at: float | None = None,
     ) -> None:
         self.harness = harness
         self.event = event
@@ -84,6 +106,9 @@ class HookCall:
         self.home = home
         self.project_dirs = project_dirs
         self.cwd = cwd
+        self.watchdog_at = (
+            watchdog_at if watchdog_at is not None else deadline + grace + WATCHDOG_AFTER_S
+        )
 
     @classmethod
     def from_argv(cls, argv: list[str], started: float | None = None) -> HookCall:
@@ -114,6 +139,7 @@ class HookCall:
             os.environ.get(folders.STYLE_HOME_ENV) or None,
             folders.project_dirs(),
             folders.working_folder(),
+            started + watchdog_seconds(timeout),
         )
 
     @classmethod

@@ -13,6 +13,7 @@ failure is a `HandlerError` carrying its `Cause` (runtime/causes.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from agentstyle.runtime.causes import (
     HandlerError,
     NoDatabase,
     Oversized,
+    Planted,
     failure_of,
     one_line,
 )
@@ -51,9 +53,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def log_error(home: Path, call: HookCall, failure: HandlerError, outcome: str) -> None:
     """One line in `.style/logs/errors.log` (format: `agentstyle.runtime.errorlog`)."""
-    from agentstyle.runtime import errorlog
+    from agentstyle.runtime import budget, errorlog
 
-    errorlog.write(home, call.harness, call.event, outcome, failure.text)
+    # The watchdog may be answering this call already (runtime/budget.py): one line per call.
+    if budget.claim():
+        errorlog.write(home, call.harness, call.event, outcome, failure.text)
 
 
 # Where a payload that could not be decoded still names its session (Claude Code, Codex,
@@ -135,6 +139,59 @@ def run(call: HookCall, stdin: bytes, poll: Poll | None = None) -> Answer:
         return "", f"STYLE: {failure.text}; allowed (fail open)\n", 0
 
 
+def fail(call: HookCall, stdin: bytes, failure: HandlerError) -> Answer:
+    """The fail answer for a call that failed before it could be evaluated (its stdin did not
+    end by the deadline, its database is still being built): logged, not recorded in the
+    database (its deadline has passed, or a build holds it)."""
+    try:
+        seen = _reading(call, stdin)
+        return _failure(
+            call, seen, failure, session_of(seen.payload, stdin), None, None, record=False
+        )
+    except Handover as handed:
+        return handed.answer  # type: ignore[return-value]
+    except Exception:
+        return run(call, b"\0")  # the last net's answer (no payload is that)
+
+
+def out_of_time(call: HookCall, stdin: bytes, stage: str) -> Answer:
+    """The watchdog's answer when the budget ran out (runtime/budget.py): per the command's
+    fail mode, logged, with the fail-open notice; the database is not touched (it may be
+    what blocks), so a `fail: closed` rule counts through the `--fail-closed` that install
+    writes on every handler where one runs."""
+    seen = _reading(call, stdin)
+    failure = HandlerError(Cause.DEADLINE, f"internal deadline passed ({stage})")
+    try:
+        log_home = Path(call.find_home(_cwd(seen.payload), database=False) or user_home())
+    except Exception:
+        log_home = Path(user_home())
+    return _failure_answer(call, seen, failure, log_home, None, session_of(seen.payload, stdin))
+
+
+def prepare_failure(call: HookCall) -> None:
+    """Load what a fail answer for the call takes (its adapter, the notice's modules), so the
+    watchdog's answer costs no imports when it is due."""
+    if call.harness in SUPPORTED:
+        from agentstyle.harnesses import adapter_for
+        from agentstyle.runtime import errorlog, notified  # noqa: F401
+
+        adapter_for(call.harness)
+
+
+def _reading(call: HookCall, stdin: bytes) -> Reading:
+    """What can be read of a call without its database: its adapter, and its payload when
+    that decodes (else empty)."""
+    if call.harness not in SUPPORTED:
+        raise HandlerError(Cause.UNKNOWN_HARNESS, f"unknown harness `{call.harness}`")
+    from agentstyle.harnesses import adapter_for
+
+    adapter = adapter_for(call.harness)
+    seen = Reading(adapter, call.event, adapter.spec.point_of(call.event))
+    with contextlib.suppress(HandlerError):
+        seen.payload = decode(stdin)
+    return seen
+
+
 @dataclass(slots=True)
 class Reading:
     """What is known of an event so far: a failure is recorded and answered from it."""
@@ -179,6 +236,10 @@ def handle(
         if seen.point is None:
             raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(call.event))
         home = seen.home
+        if conn is None and home is not None:
+            from agentstyle.runtime.direct import planted
+
+            planted(home)
         if home is None or (conn is None and not (home / DATABASE_NAME).is_file()):
             raise NoDatabase()
         seen.adapter, seen.event = dialect(call.harness, adapter, seen.payload, call.event)
@@ -260,6 +321,8 @@ def _failure(
     session: str | None,
     conn: Connection | None,
     poll: Poll | None,
+    *,
+    record: bool = True,
 ) -> Answer:
     """docs/design/runtime.md#handler-failure: record, then deny or allow per `fail`, then log. A
     call allowed because STYLE could not evaluate is never silent: the person is told, once per
@@ -283,7 +346,13 @@ def _failure(
     # free to record the failure either: no second wait.
     stranger = failure.cause is Cause.STRANGER
     refusable = seen.adapter.can_refuse(seen.event)
-    if home is not None and not stranger and (conn is not None or (home / DATABASE_NAME).is_file()):
+    if (
+        record
+        and home is not None
+        and not stranger
+        and (conn is not None or (home / DATABASE_NAME).is_file())
+        and not isinstance(failure, Planted)
+    ):
         try:
             from agentstyle.runtime import direct as runtime
 
@@ -317,6 +386,8 @@ def _tamper_notice(
     from agentstyle.runtime import tamper
 
     what = {Cause.NO_DATABASE: "deleted", Cause.DATABASE: "damaged"}.get(failure.cause)
+    if failure.cause is Cause.BUILDING and not (log_home / DATABASE_NAME).exists():
+        what = "deleted"  # being built again because it is gone
     return tamper.notice(harness, session, log_home, what) if what else None
 
 

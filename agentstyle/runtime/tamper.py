@@ -9,10 +9,10 @@ with O_EXCL, so the cost on the hook path is one failed `open` per event. Standa
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
+from agentstyle import folders
 from agentstyle.runtime import notified
 
 NOTICE = (
@@ -23,15 +23,11 @@ NOTICE = (
 
 def state_folder() -> Path:
     """`$XDG_STATE_HOME/agentstyle/sessions` (default `~/.local/state/…`), the user's own."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return Path(base) / "agentstyle" / "sessions"
+    return Path(folders.state_folder())
 
 
 def _marker(harness: str, session: str) -> Path:
-    digest = hashlib.sha256(f"{harness}\0{session}".encode("utf-8", "replace")).hexdigest()
-    return state_folder() / digest[:32]
+    return Path(folders.session_marker(harness, session))
 
 
 def mark_seen(harness: str, session: str | None) -> None:

@@ -322,9 +322,9 @@ def _harness(name: str) -> tuple[HarnessSpec, HarnessAdapter]:
 
 
 def _deadline(timeout_s: float) -> str:
-    from agentstyle.limits import DEADLINE_CAP_S, DEADLINE_SHARE
+    from agentstyle.limits import DEADLINE_S, DEADLINE_SHARE
 
-    return f"{min(DEADLINE_SHARE * timeout_s, DEADLINE_CAP_S):g} s"
+    return f"{min(DEADLINE_SHARE * timeout_s, DEADLINE_S):g} s"
 
 
 def _caps(caps: frozenset[str]) -> str:
@@ -377,8 +377,8 @@ def harness(arg: str | None) -> str:
     )
     parts = [
         "**Points and capabilities.** What each STYLE point is called here and what an answer "
-        "can do there. The timeout is the one in force for the handler (the one STYLE writes, "
-        "else the harness default); STYLE's internal deadline is 90% of it, at most 55 s.",
+        "can do there. The timeout is the one STYLE writes on the handler, a little above the "
+        "hook's 2 s budget; STYLE's internal deadline is 90% of it, at most 1.5 s.",
         "",
         table(["point", "native event", "capabilities", "timeout", "deadline"], rows),
     ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agentstyle.timeouts import HANDLER_TIMEOUT_S
+
 # Capabilities a point can offer (docs/design/harnesses.md#capabilities).
 CONTEXT = "context"  # text the model reads
 MESSAGE = "message"  # text the user sees
@@ -19,7 +21,7 @@ class PointSpec:
     native_event: str
     capabilities: frozenset[str]
     matcher: str | None = None  # what the native matcher selects: tool | source | None
-    timeout_s: float = 600.0  # the timeout in force for this event (written, else default)
+    timeout_s: float = float(HANDLER_TIMEOUT_S)  # the timeout in force (the one written)
 
 
 @dataclass(frozen=True, slots=True)
