@@ -108,6 +108,8 @@ class Project:
     def __init__(self, root: Path, home: Path) -> None:
         self.root = root
         self.home = home
+        # added to every hook's environment (`engine()` sets it for its block)
+        self.hook_env: dict[str, str] = {}
         self.root.mkdir(parents=True, exist_ok=True)
         self.home.mkdir(parents=True, exist_ok=True)
 
@@ -189,7 +191,7 @@ class Project:
         proc = subprocess.Popen(
             self.hook_argv(event, *extra),
             cwd=self.root,
-            env=clean_env(self.home, env),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -212,8 +214,9 @@ class Project:
     @contextmanager
     def engine(self) -> Iterator[dict[str, str]]:
         """A resident engine for this project, started by `style engine start` (which waits
-        until it answers); hooks run with the environment yielded hand their events to it. On
-        leaving, the engine is stopped and has let go of the database, so the test may read it.
+        until it answers); the project's hooks hand their events to it inside the block (the
+        environment yielded does the same for other processes). On leaving, the engine is
+        stopped and has let go of the database, so the test may read it.
         """
         env = clean_env(self.home, ENGINE_ON)
         started = subprocess.run(
@@ -225,20 +228,28 @@ class Project:
             timeout=60,
         )
         assert started.returncode == 0, started.stdout + started.stderr
+        self.hook_env = dict(ENGINE_ON)
         try:
             yield ENGINE_ON
         finally:
+            self.hook_env = {}
             from agentstyle.runtime import client
 
             client.stop_engine(str(self.style), wait_s=20)
 
-    def run_installed(self, event: str, payload: dict[str, Any] | bytes | str) -> HookResult:
+    def run_installed(
+        self,
+        event: str,
+        payload: dict[str, Any] | bytes | str,
+        *,
+        env: dict[str, str] | None = None,
+    ) -> HookResult:
         """The handler `style install` wrote for `event`, run as Claude Code runs a command
         without `args`: `sh -c COMMAND`, cwd the project, the payload on stdin."""
         proc = subprocess.Popen(
             ["/bin/sh", "-c", self.installed_command(event)],
             cwd=self.root,
-            env=clean_env(self.home),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

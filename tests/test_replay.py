@@ -184,8 +184,8 @@ def hooked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, list[Reco
     sent = [r for r in sources.events if settings_accepts(project, r)]
     # through the resident engine, as a user's hooks run: the same answers and records as
     # direct hooks (test_engine.py), at a tenth of the CPU of ~100 cold processes
-    with project.engine() as env:
-        answers = [project.hook(r.native_event, r.payload, env=env).stdout for r in sent]
+    with project.engine():
+        answers = [project.hook(r.native_event, r.payload).stdout for r in sent]
     return project, sent, answers
 
 
