@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -326,6 +327,39 @@ class Saved:
         shutil.rmtree(self.folder)
         shutil.copytree(self._copy, self.folder, symlinks=True)
         return self.folder
+
+
+_IN_PROCESS = threading.Lock()
+
+
+def style_in_process(
+    cwd: Path, home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`style ARGS` run by the real command code in this process (typer's CliRunner), with the
+    environment (`clean_env`) and working folder a subprocess would have, its stdout and stderr
+    apart. For tests of what a command says and does, not of its process (exit codes over a
+    pipe, stdio, signals): it saves the interpreter start and imports, most of a report's CPU.
+    An exception the command lets out is raised here, traceback and all.
+    """
+    from typer.testing import CliRunner
+
+    from agentstyle.cli.app import app
+
+    wanted = clean_env(home, env)
+    changes: dict[str, str | None] = {k: None for k in os.environ if k not in wanted}
+    changes.update(wanted)
+    with _IN_PROCESS:  # the working folder and the environment are the process's own
+        before = os.getcwd()
+        os.chdir(cwd)
+        try:
+            result = CliRunner().invoke(app, list(args), env=changes, prog_name="style")
+        finally:
+            os.chdir(before)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(
+        ["style", *args], result.exit_code, result.stdout, result.stderr
+    )
 
 
 def _encode(payload: dict[str, Any] | bytes | str) -> bytes:
