@@ -2,6 +2,11 @@
 
 Everything runs for real: `style install` and every hook are subprocesses started with
 `sys.executable`, against the project's own `.style/style.duckdb`. Nothing is mocked.
+
+Two cheaper real paths, for tests that check answers and records rather than a process:
+`style_in_process` runs a command's own code in the test process (typer's CliRunner, the same
+environment and working folder), and `Project.engine()` has the project's hooks (still
+subprocesses) hand their events to a resident engine, as a user's hooks do.
 """
 
 from __future__ import annotations
