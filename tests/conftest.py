@@ -2,6 +2,11 @@
 
 Everything runs for real: `style install` and every hook are subprocesses started with
 `sys.executable`, against the project's own `.style/style.duckdb`. Nothing is mocked.
+
+Two cheaper real paths, for tests that check answers and records rather than a process:
+`style_in_process` runs a command's own code in the test process (typer's CliRunner, the same
+environment and working folder), and `Project.engine()` has the project's hooks (still
+subprocesses) hand their events to a resident engine, as a user's hooks do.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -38,6 +44,10 @@ CROWD_DEADLINE_S = 240.0
 CROWD_TIMEOUT_S = CROWD_DEADLINE_S + 60.0
 CROWD_ENV = {"STYLE_DEADLINE_S": str(CROWD_DEADLINE_S)}
 ORDINARY_DEADLINE_S = "20"
+# Hooks that hand their events to the project's resident engine, as a user's hooks do: for tests
+# that run many hooks for their answers and records, not for the direct path. A warm hook costs
+# its process a tenth of a direct one's CPU (no duckdb import, no database open).
+ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "300"}
 BIN = str(Path(sys.executable).parent)  # the environment's scripts: style, style-hook
 PYCACHE = Path(tempfile.gettempdir()) / f"agentstyle-test-pycache-{os.getuid()}"
 # The same for the processes that copy this environment instead of building one (the demo in a
@@ -109,6 +119,8 @@ class Project:
     def __init__(self, root: Path, home: Path) -> None:
         self.root = root
         self.home = home
+        # added to every hook's environment (`engine()` sets it for its block)
+        self.hook_env: dict[str, str] = {}
         self.root.mkdir(parents=True, exist_ok=True)
         self.home.mkdir(parents=True, exist_ok=True)
 
@@ -190,7 +202,7 @@ class Project:
         proc = subprocess.Popen(
             self.hook_argv(event, *extra),
             cwd=self.root,
-            env=clean_env(self.home, env),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -210,13 +222,45 @@ class Project:
         proc, data = self.start_hook(event, payload, env=env, extra=extra)
         return finish(proc, data, check=check)
 
-    def run_installed(self, event: str, payload: dict[str, Any] | bytes | str) -> HookResult:
+    @contextmanager
+    def engine(self) -> Iterator[dict[str, str]]:
+        """A resident engine for this project, started by `style engine start` (which waits
+        until it answers); the project's hooks hand their events to it inside the block (the
+        environment yielded does the same for other processes). On leaving, the engine is
+        stopped and has let go of the database, so the test may read it.
+        """
+        env = clean_env(self.home, ENGINE_ON)
+        started = subprocess.run(
+            [sys.executable, "-m", "agentstyle", "engine", "start"],
+            cwd=self.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert started.returncode == 0, started.stdout + started.stderr
+        self.hook_env = dict(ENGINE_ON)
+        try:
+            yield ENGINE_ON
+        finally:
+            self.hook_env = {}
+            from agentstyle.runtime import client
+
+            client.stop_engine(str(self.style), wait_s=20)
+
+    def run_installed(
+        self,
+        event: str,
+        payload: dict[str, Any] | bytes | str,
+        *,
+        env: dict[str, str] | None = None,
+    ) -> HookResult:
         """The handler `style install` wrote for `event`, run as Claude Code runs a command
         without `args`: `sh -c COMMAND`, cwd the project, the payload on stdin."""
         proc = subprocess.Popen(
             ["/bin/sh", "-c", self.installed_command(event)],
             cwd=self.root,
-            env=clean_env(self.home),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -293,6 +337,39 @@ class Saved:
         shutil.rmtree(self.folder)
         shutil.copytree(self._copy, self.folder, symlinks=True)
         return self.folder
+
+
+_IN_PROCESS = threading.Lock()
+
+
+def style_in_process(
+    cwd: Path, home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`style ARGS` run by the real command code in this process (typer's CliRunner), with the
+    environment (`clean_env`) and working folder a subprocess would have, its stdout and stderr
+    apart. For tests of what a command says and does, not of its process (exit codes over a
+    pipe, stdio, signals): it saves the interpreter start and imports, most of a report's CPU.
+    An exception the command lets out is raised here, traceback and all.
+    """
+    from typer.testing import CliRunner
+
+    from agentstyle.cli.app import app
+
+    wanted = clean_env(home, env)
+    changes: dict[str, str | None] = {k: None for k in os.environ if k not in wanted}
+    changes.update(wanted)
+    with _IN_PROCESS:  # the working folder and the environment are the process's own
+        before = os.getcwd()
+        os.chdir(cwd)
+        try:
+            result = CliRunner().invoke(app, list(args), env=changes, prog_name="style")
+        finally:
+            os.chdir(before)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(
+        ["style", *args], result.exit_code, result.stdout, result.stderr
+    )
 
 
 def _encode(payload: dict[str, Any] | bytes | str) -> bytes:

@@ -16,12 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HookResult, Project, clean_env, new_session
+from conftest import HookResult, Project, clean_env, new_session, style_in_process
 
 DATA = Path(__file__).resolve().parent / "data" / "audit"
 
 
 def style(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    """The reports are about what they say: the real commands, run in this process."""
+    return style_in_process(project.root, project.home, *args)
+
+
+def style_process(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "agentstyle", *args],
         cwd=project.root,
@@ -185,7 +190,7 @@ def test_audit_stops_a_running_engine_first(
         while not (project.style / "engine.sock").exists():
             assert engine.poll() is None and time.monotonic() < deadline, "engine did not start"
             time.sleep(0.05)
-        proc = style(project, "audit", "sessions", "--format", "json")
+        proc = style_process(project, "audit", "sessions", "--format", "json")
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["rows"][0]["events"] == 9
         assert engine.wait(timeout=20) == 0

@@ -19,8 +19,15 @@ from conftest import BIN, Saved
 from test_harness_support import DATA, HARNESSES, HarnessProject
 
 
+class DoctorProject(HarnessProject):
+    """`style install` and `style doctor` run in the test process: doctor is about what it
+    finds and says; the installed commands it tries are still run as the harness runs them."""
+
+    in_process = True
+
+
 def _installed(tmp_path: Path) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     for harness in HARNESSES:
         proc = p.cli("install", "xh", "--harness", harness)
@@ -39,7 +46,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
 @pytest.fixture
 def project(installed: Saved) -> HarnessProject:
     base = installed.restore()
-    return HarnessProject(base / "proj", base / "home")
+    return DoctorProject(base / "proj", base / "home")
 
 
 def errors(out: str) -> list[str]:
@@ -85,7 +92,7 @@ def test_style_hook_missing_from_path_is_one_line_per_harness(project: HarnessPr
 
 def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
     """A personal-scope config keeps this machine's interpreter; when it moves, one line."""
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
@@ -101,7 +108,7 @@ def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
 
 def test_the_same_interpreter_spelled_otherwise_is_not_a_change(tmp_path: Path) -> None:
     """`python` and `python3` of one venv (and a symlink to it) are the same interpreter."""
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
@@ -170,7 +177,7 @@ def test_an_unreadable_database_is_one_line(project: HarnessProject) -> None:
 
 
 def test_rules_that_can_never_fire_are_listed(tmp_path: Path) -> None:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.write_package(
         """
         spec: style/v0.3
@@ -197,7 +204,7 @@ def test_rules_that_can_never_fire_are_listed(tmp_path: Path) -> None:
 
 
 def test_nothing_installed(tmp_path: Path) -> None:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     proc = p.cli("doctor")
     assert proc.returncode == 1
     assert proc.stdout == "error: nothing installed here: no harness in style.lock.yaml\n"

@@ -16,6 +16,13 @@ from agentstyle.install.library import bundled
 PACKAGES = [b.name for b in bundled()]
 
 
+class DoctorProject(HarnessProject):
+    """`style install` and `style doctor` run in the test process: doctor is about what it
+    finds and says; the installed commands it tries are still run as the harness runs them."""
+
+    in_process = True
+
+
 def errors(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("error:")]
 
@@ -25,7 +32,7 @@ def errors(out: str) -> list[str]:
 def test_doctor_passes_right_after_installing_a_bundled_package(
     tmp_path: Path, package: str, harness: str
 ) -> None:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     installed = p.cli("install", package, "--harness", harness)
     # every bundled package installs on every harness (what a harness lacks, it degrades)
     assert installed.returncode == 0, installed.stderr
@@ -39,7 +46,7 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """guard-destructive installed for every harness once; each test breaks its own copy."""
     base = tmp_path_factory.mktemp("guarded")
-    p = HarnessProject(base / "proj", base / "home")
+    p = DoctorProject(base / "proj", base / "home")
     for harness in HARNESSES:
         assert p.cli("install", "guard-destructive", "--harness", harness).returncode == 0
     return Saved(base)
@@ -48,7 +55,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
 @pytest.fixture
 def guarded(installed: Saved) -> HarnessProject:
     base = installed.restore()
-    return HarnessProject(base / "proj", base / "home")
+    return DoctorProject(base / "proj", base / "home")
 
 
 def _fixed_by_its_advice(p: HarnessProject) -> None:
@@ -83,7 +90,7 @@ def test_a_deleted_config_is_fixed_by_sync(guarded: HarnessProject) -> None:
 
 
 def test_a_lost_static_block_is_fixed_by_sync(tmp_path: Path) -> None:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.root / "brief"
     pkg.mkdir(parents=True)
     (pkg / "STYLE.yaml").write_text(
@@ -104,7 +111,7 @@ def test_a_moved_style_folder_is_fixed_by_sync(guarded: HarnessProject) -> None:
 
 
 def test_a_history_readable_by_others_is_a_warning_and_sync_tightens_it(tmp_path: Path) -> None:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     assert p.cli("install", "guard-destructive").returncode == 0
     home, db = p.root / ".style", p.root / ".style" / "style.duckdb"
     assert (home.stat().st_mode & 0o777, db.stat().st_mode & 0o777) == (0o700, 0o600)
@@ -122,7 +129,7 @@ def test_a_history_readable_by_others_is_a_warning_and_sync_tightens_it(tmp_path
 def test_audit_warns_on_a_history_readable_by_others(tmp_path: Path) -> None:
     """`style audit` reads the history: it gives doctor's warning (on stderr, the report on
     stdout stays clean), until `style sync` tightens the modes."""
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     assert p.cli("install", "guard-destructive").returncode == 0
     quiet = p.cli("audit", "summary", "--format", "json")
     assert quiet.returncode == 0 and "readable by other users" not in quiet.stderr

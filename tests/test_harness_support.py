@@ -14,7 +14,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import FIXTURE_CWD, HARNESS_FIXTURES, HookResult, Project, _encode, clean_env, finish
+from conftest import (
+    FIXTURE_CWD,
+    HARNESS_FIXTURES,
+    HookResult,
+    Project,
+    _encode,
+    clean_env,
+    finish,
+    style_in_process,
+)
 
 from agentstyle.harnesses.install import is_style_command
 
@@ -48,9 +57,15 @@ def fixture_text(harness: str, name: str) -> str:
 class HarnessProject(Project):
     """A scratch project; every harness can be installed into it."""
 
+    # True: `cli` runs the command's real code in the test process (conftest.style_in_process),
+    # for a module whose tests are about what the commands say and do, not about their process.
+    in_process = False
+
     def cli(
         self, *args: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
+        if self.in_process:
+            return style_in_process(self.root, self.home, *args, env=env)
         proc = subprocess.run(
             [sys.executable, "-m", "agentstyle", *args],
             cwd=self.root,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import style_in_process
 
 from agentstyle.audit.testing import FIRING
 from agentstyle.engine.compiled import memory_policy
@@ -36,16 +37,9 @@ CWD = "/home/dev/acme-api"
 
 
 def style_import(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", "import", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    """`style import` is about the files it writes and what it says: its real code, run in
+    this process (the user's HOME, nothing of STYLE's in the environment)."""
+    return style_in_process(cwd, Path.home(), "import", *args)
 
 
 def imported(fmt: str, source: Path, tmp: Path, *extra: str) -> Path:

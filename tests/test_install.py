@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import style_in_process
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
@@ -69,14 +70,9 @@ class Scratch:
         return env
 
     def style(self, *args: str, code: int | None = 0) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run(
-            [sys.executable, "-m", "agentstyle", *args],
-            cwd=self.root,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        # install is about the files it writes and what it says: its real code runs in this
+        # process, with this environment (the hooks it writes run as subprocesses)
+        proc = style_in_process(self.root, self.home, *args, env=self.env())
         assert "Traceback" not in proc.stderr, proc.stderr
         if code is not None:
             assert proc.returncode == code, f"{args}\n{proc.stdout}\n{proc.stderr}"

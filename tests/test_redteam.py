@@ -66,7 +66,10 @@ def case_id(case: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def target(tmp_path_factory: pytest.TempPathFactory) -> Project:
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    """The red-team project. Its hooks hand their events to one resident engine, as a user's
+    do: each chain is about the answer, not the direct path (the `fail: closed` set below
+    breaks the guard itself, directly and through the engine)."""
     base = tmp_path_factory.mktemp("redteam")
     p = Project(base / "proj", base / "home")
     subprocess.run(["git", "init", "-q", str(p.root)], check=True)
@@ -74,7 +77,8 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Project:
     (p.root / "src").mkdir()
     (p.root / "src" / "main.rs").write_text("fn main() {}\n", "utf-8")
     assert "--fail-closed" in p.installed_command("PreToolUse")
-    return p
+    with p.engine():
+        yield p
 
 
 def payload(p: Project, case: dict[str, Any]) -> dict[str, Any]:

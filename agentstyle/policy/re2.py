@@ -12,6 +12,14 @@ def regex_errors(patterns: list[str]) -> dict[str, str]:
     conn = duckdb.connect(":memory:")
     errors: dict[str, str] = {}
     try:
+        # Nearly always every pattern is valid: one statement compiles them all (an install's
+        # self-protection has ~70, some of 10 kB; one statement each cost 2.5 times as much).
+        # Only when one fails are they compiled one by one, to say which and why.
+        try:
+            conn.execute(statement("policy/check_regexes"), [patterns]).fetchone()
+            return errors
+        except duckdb.Error:
+            pass
         for pattern in patterns:
             try:
                 conn.execute(statement("policy/check_regex"), [pattern]).fetchone()

@@ -196,6 +196,9 @@ def _scalar_offsets(source: str, start: int, stop: int, style: str | None, value
     Non-blank characters are matched exactly against the scalar's source; blanks in the value
     (kept, folded or added by chomping) are matched to the nearest blank run of the source.
     """
+    verbatim = _verbatim(source, start, stop, style, value)
+    if verbatim is not None:
+        return verbatim
     units = _units(source, start, stop, style)
     out: list[int] = []
     u = 0
@@ -235,6 +238,26 @@ def _scalar_offsets(source: str, start: int, stop: int, style: str | None, value
     last = out[-1] + 1 if out else (units[0][0] if units else start)
     out.append(min(last, len(source)))
     return out
+
+
+def _verbatim(
+    source: str, start: int, stop: int, style: str | None, value: str
+) -> list[int] | None:
+    """The offsets of a one-line scalar written exactly as its value (most conditions and
+    patterns: no escape, no folding), without matching it character by character (what the
+    matcher above finds for it, at a fraction of the cost: a long pattern is thousands of
+    characters); None for any other scalar."""
+    if not value or "\n" in value or "\r" in value:
+        return None
+    if style is None:
+        base, end = start, stop
+    elif (style == "'" and "'" not in value) or (style == '"' and "\\" not in value):
+        base, end = start + 1, stop - 1
+    else:
+        return None
+    if end - base != len(value) or not source.startswith(value, base):
+        return None
+    return [*range(base, end), min(end, len(source))]
 
 
 def _fallback(source: str, start: int, stop: int, style: str | None, value: str) -> list[int]:
