@@ -109,6 +109,14 @@ def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str, bool]:
         )
     built = f"STYLE built this machine's rules database from style.lock.yaml ({why})"
     tampered = _tampered(call.harness, stdin, root) if why == freshness.NO_DATABASE else None
+    if tampered:
+        # Evaluated after all, but a deleted database is tampering: `style doctor` shows it.
+        from pathlib import Path
+
+        from agentstyle.runtime import errorlog
+
+        text = "no rules database: deleted while this session used it; built again"
+        errorlog.write(Path(root) / ".style", call.harness, call.event, errorlog.REBUILT, text)
     return (
         [
             tampered + " It was built again from style.lock.yaml." if tampered else built,

@@ -364,9 +364,17 @@ def test_a_deleted_database_is_logged_once(guarded: Project) -> None:
     guarded.database.unlink()
     run = run_hook(guarded, {**bash(guarded), "session_id": session}, fail_closed=True)
     assert run.elapsed < BOUND_S, run
-    assert run.code == 1 and len(run.new_log) == 1, run
-    assert len(run.stderr.splitlines()) == 1, run
-    assert "refused (--fail-closed)" in run.stderr
+    assert len(run.new_log) == 1, run
+    if " rebuilt " in run.new_log[0]:
+        # The rebuild finished within the budget (an idle machine): the call was evaluated by
+        # the rebuilt rules, which refuse it, and the tampering is told and logged.
+        specific = (run.json or {}).get("hookSpecificOutput") or {}
+        assert specific.get("permissionDecision") == "deny", run  # type: ignore[union-attr]
+        assert "deleted" in run.new_log[0] and "deleted" in run.stderr, run
+    else:
+        assert run.code == 1, run
+        assert len(run.stderr.splitlines()) == 1, run
+        assert "refused (--fail-closed)" in run.stderr
 
 
 # The watchdog itself: a blocking call that no step of the hook foresaw, inside DuckDB's C code.

@@ -204,8 +204,13 @@ def test_a_build_slower_than_the_budget_is_answered_per_fail_and_goes_on(
     assert elapsed < 2.0 + 1.5, elapsed  # the budget, and an interpreter start under load
     answer = json.loads(proc.stdout)
     reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
-    if proc.returncode == 1:  # not built in time: refused, the build named
-        assert "the rules database is still being built from style.lock.yaml" in reason
+    if proc.returncode == 1:  # not answered in time: refused, the cause named
+        # The build still running, or (on a loaded machine) built just in time with no time
+        # left to evaluate the event.
+        assert (
+            "the rules database is still being built from style.lock.yaml" in reason
+            or "internal deadline passed" in reason
+        ), reason
         assert len(proc.stderr.splitlines()) == 1 and "refused (--fail-closed)" in proc.stderr
     else:
         assert proc.returncode == 0 and "force" in reason.lower(), proc.stdout

@@ -499,9 +499,9 @@ def export_command(
 ) -> None:
     """Write the history as Parquet files, one folder per machine and day.
 
-    `OUT/machine=NAME/date=YYYY-MM-DD/<table>.parquet`: hive partitions any Parquet engine
+    `OUT/machine=NAME/date=YYYY-MM-DD/TABLE.parquet`: hive partitions any Parquet engine
     reads as columns. Each row also carries the machine, so exports of several machines
-    report together (`style audit --from`), older `date=…/<table>-<machine>.parquet`
+    report together (`style audit --from`), older `date=…/TABLE-MACHINE.parquet`
     exports among them.
 
     With --format json: one object with `out`, `machine`, `days`, `files` (how many) and

@@ -2,10 +2,11 @@
 person is told when a call ran unchecked (the causes themselves: runtime/causes.py).
 
 A line of errors.log is `<UTC time> <harness> <native event> <outcome> <cause>`, the outcome
-`fail-open` (STYLE answered allow because it could not evaluate) or `refused` (`fail: closed`
-or `--fail-closed`). Lines written before the outcome was recorded read
-`<time> <harness> <event> <cause>`; they are read with outcome `unknown`. Standard library only:
-the hook writes this file on paths where nothing else works.
+`fail-open` (STYLE answered allow because it could not evaluate), `refused` (`fail: closed`
+or `--fail-closed`) or `rebuilt` (the rules database this session used was gone, and was built
+again from `style.lock.yaml` in time to evaluate the call). Lines written before the outcome
+was recorded read `<time> <harness> <event> <cause>`; they are read with outcome `unknown`.
+Standard library only: the hook writes this file on paths where nothing else works.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from agentstyle.runtime.causes import Cause, HandlerError, one_line
 
 FAIL_OPEN = "fail-open"
 REFUSED = "refused"
+REBUILT = "rebuilt"
 UNKNOWN = "unknown"
-OUTCOMES = (FAIL_OPEN, REFUSED)
+OUTCOMES = (FAIL_OPEN, REFUSED, REBUILT)
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
 # `style doctor` reads at most this much of the log's end: it is never rotated by STYLE.
 READ_TAIL = 8 << 20
@@ -65,7 +67,7 @@ class Entry:
     when: float  # seconds since the epoch
     harness: str
     event: str
-    outcome: str  # fail-open | refused | unknown (a line from before outcomes were written)
+    outcome: str  # fail-open | refused | rebuilt | unknown (a line older than outcomes)
     cause: str
 
     @property
