@@ -244,7 +244,12 @@ def nothing_to_do(call: HookCall, stdin: bytes) -> bool:
     session = payloadin.top_string(stdin, "session_id") or payloadin.top_string(
         stdin, "conversation_id"
     )
-    return not (session and os.path.lexists(folders.session_marker(call.harness, session)))
+    # (no sessions folder: no marker to hash for, and `hashlib` stays unloaded)
+    return not (
+        session
+        and os.path.isdir(folders.state_folder())
+        and os.path.lexists(folders.session_marker(call.harness, session))
+    )
 
 
 def main() -> None:

@@ -66,7 +66,11 @@ def run(rounds: int = ROUNDS) -> dict[str, float]:
             if not k.startswith(("STYLE_", "CLAUDE_", "CURSOR_", "GEMINI_"))
         }
         env["HOME"] = str(home)
-        env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")  # bytecode as an install has it
+        # Bytecode as an install has it: written by the warm-up round below, then read (with
+        # PYTHONDONTWRITEBYTECODE set, every start would compile the standard library's modules
+        # and STYLE's again).
+        env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         payload = {
             "session_id": "bench-noproject",
             "transcript_path": str(home / "t.jsonl"),
