@@ -29,7 +29,6 @@ from agentstyle.limits import (
     PAYLOAD_HEAD,
     STDIN_MIN_S,
 )
-from agentstyle.runtime import budget
 from agentstyle.runtime.hookcall import HookCall
 
 TYPE_CHECKING = False  # mypy reads this name as typing's (`typing` costs the fast path)
@@ -94,7 +93,7 @@ def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str, bool]:
     why = freshness.stale(root)
     if why is None:
         return [], "", True
-    from agentstyle.runtime import firstbuild
+    from agentstyle.runtime import budget, firstbuild
 
     budget.note("building the rules database from style.lock.yaml")
     firstbuild.start(root)
@@ -153,7 +152,7 @@ def respond(call: HookCall, stdin: bytes, stdin_ended: bool = True) -> Answer:
     """(stdout, stderr, exit code) for one hook call and its input; never raises.
 
     `stdin_ended`: False when the deadline passed before the payload was read whole."""
-    from agentstyle.runtime import causes
+    from agentstyle.runtime import budget, causes
 
     if not stdin_ended:
         return _failed(call, stdin, causes.StdinOpen())
@@ -261,18 +260,23 @@ def main() -> None:
     # start (stdin included); otherwise it is armed once the payload names a project.
     armed = bool(call.home or call.fail_closed or folders.any_project(call.starts()))
     if armed:
+        from agentstyle.runtime import budget
+
         budget.arm(call, _out_of_time)
+        budget.note("reading stdin")
     from agentstyle.runtime import payloadin
 
-    budget.note("reading stdin")
     try:
         until = max(call.deadline, call.started + STDIN_MIN_S)
         stdin, timed_out = payloadin.read(0, until, MAX_STDIN)
     except Exception:  # no or closed stdin: answered as empty input
         stdin, timed_out = b"", False
+    if not armed and not timed_out and len(stdin) <= MAX_STDIN and nothing_to_do(call, stdin):
+        raise SystemExit(0)
+    # (the watchdog's module is loaded only where there is something to watch)
+    from agentstyle.runtime import budget
+
     if not armed:
-        if not timed_out and len(stdin) <= MAX_STDIN and nothing_to_do(call, stdin):
-            raise SystemExit(0)
         budget.arm(call, _out_of_time)
     # (the stage named as the fail answer names it, whoever gives that answer)
     budget.note("stdin did not end" if timed_out else "reading stdin", stdin)
