@@ -275,49 +275,14 @@ def start_engine(home: str, *, force: bool = False) -> bool:
     O_EXCL keeps thirty hooks that all find no engine from starting thirty; an engine that
     could not start leaves it, so hooks retry at most every STARTING_FRESH_S (`force`: the
     person asked, start now)."""
-    marker = os.path.join(home, STARTING_NAME)
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        try:
-            if not force and time.time() - os.stat(marker).st_mtime < STARTING_FRESH_S:
-                return False
-            os.unlink(marker)
-            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        except OSError:
-            return False
-    except OSError:
-        return False
-    os.close(fd)
-    import subprocess
+    from agentstyle.runtime import detached
 
-    # What the engine prints before its own error handling runs (a broken installation) goes
-    # to its log, where `style engine start` finds the reason.
-    try:
-        os.makedirs(os.path.join(home, *ENGINE_LOG[:-1]), exist_ok=True)
-        err = os.open(
-            os.path.join(home, *ENGINE_LOG), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
-        )
-    except OSError:
-        err = subprocess.DEVNULL
-    try:
-        from agentstyle.runtime.peer import engine_argv
-
-        subprocess.Popen(
-            engine_argv(home),  # what a hook checks its peer against (runtime/peer.py)
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError:
+    if not detached.claim(os.path.join(home, STARTING_NAME), STARTING_FRESH_S, force=force):
         return False
-    finally:
-        if err >= 0:
-            os.close(err)
-    return True
+    from agentstyle.runtime.peer import engine_argv
+
+    # (engine_argv: what a hook checks its peer against, runtime/peer.py)
+    return detached.spawn(engine_argv(home), os.path.join(home, *ENGINE_LOG))
 
 
 def ping(home: str, timeout: float = 2.0) -> dict[str, object] | None:

@@ -21,6 +21,7 @@ import time
 
 from agentstyle.folders import HOME_NAME, STYLE_HOME_ENV, read_regular
 from agentstyle.limits import BUILD_FRESH_S
+from agentstyle.runtime import detached
 
 MARKER = "building"  # in `.style/`: a build runs
 OUTCOME = ("logs", "first-build")  # `ok`, then a note per line; or `error <text>`
@@ -36,48 +37,16 @@ def home_of(root: str) -> str:
 def start(root: str) -> None:
     """Start a build of `root` in the background unless one runs."""
     home = home_of(root)
-    marker = os.path.join(home, MARKER)
     try:
         os.makedirs(home, mode=0o700, exist_ok=True)
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        try:
-            if time.time() - os.lstat(marker).st_mtime < BUILD_FRESH_S:
-                return  # one runs
-            os.unlink(marker)
-            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        except OSError:
-            return
     except OSError:
         return
-    os.close(fd)
+    if not detached.claim(os.path.join(home, MARKER), BUILD_FRESH_S):
+        return  # one runs
     _forget_outcome(home)
-    import subprocess
-
-    try:
-        os.makedirs(os.path.join(home, *BUILD_LOG[:-1]), exist_ok=True)
-        err: int = os.open(
-            os.path.join(home, *BUILD_LOG),
-            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK,
-            0o600,
-        )
-    except OSError:
-        err = subprocess.DEVNULL
-    try:
-        subprocess.Popen(
-            [sys.executable, "-I", "-m", BUILDER, os.path.abspath(root)],
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError:
+    argv = [sys.executable, "-I", "-m", BUILDER, os.path.abspath(root)]
+    if not detached.spawn(argv, os.path.join(home, *BUILD_LOG)):
         unmark(home)
-    finally:
-        if err >= 0:
-            os.close(err)
 
 
 def running(root: str) -> bool:
