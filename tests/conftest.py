@@ -222,6 +222,24 @@ class Project:
         proc, data = self.start_hook(event, payload, env=env, extra=extra)
         return finish(proc, data, check=check)
 
+    def start_engine(self) -> dict[str, object]:
+        """`style engine start` (which waits until the engine answers), and the running
+        engine's ping: its pid, what it has served."""
+        from agentstyle.runtime import client
+
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", "engine", "start"],
+            cwd=self.root,
+            env=clean_env(self.home, ENGINE_ON),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.stdout.startswith("engine: running"), proc.stdout + proc.stderr
+        info = client.ping(str(self.style))
+        assert info is not None
+        return info
+
     @contextmanager
     def engine(self) -> Iterator[dict[str, str]]:
         """A resident engine for this project, started by `style engine start` (which waits
@@ -229,16 +247,7 @@ class Project:
         environment yielded does the same for other processes). On leaving, the engine is
         stopped and has let go of the database, so the test may read it.
         """
-        env = clean_env(self.home, ENGINE_ON)
-        started = subprocess.run(
-            [sys.executable, "-m", "agentstyle", "engine", "start"],
-            cwd=self.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert started.returncode == 0, started.stdout + started.stderr
+        self.start_engine()
         self.hook_env = dict(ENGINE_ON)
         try:
             yield ENGINE_ON

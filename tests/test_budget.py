@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import Project, clean_env, lock_held, new_session
+from conftest import ENGINE_ON, Project, clean_env, lock_held, new_session
 
 from agentstyle.limits import BUDGET_S, DEADLINE_ENV
 from agentstyle.runtime import client
@@ -48,7 +48,6 @@ rules:
     when: 'tool.input.command shell_regex "^rm .*-rf"'
     text: No recursive deletes.
 """
-ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "120"}
 NOTICE = "STYLE could not check this call ({why}); it was allowed. Run `style doctor`."
 INSTALL_REASON = (
     "STYLE could not evaluate policy ({cause}); the call is refused because STYLE was "
@@ -301,25 +300,10 @@ def test_a_lock_held_by_a_style_process_past_the_deadline(guarded: Project) -> N
     assert_refused(refused, locked)
 
 
-def start_engine(project: Project) -> int:
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", "engine", "start"],
-        cwd=project.root,
-        env=clean_env(project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.stdout.startswith("engine: running"), proc.stdout + proc.stderr
-    info = client.ping(str(project.style))
-    assert info is not None
-    return int(info["pid"])  # type: ignore[call-overload]
-
-
 def test_a_lock_held_by_a_stopped_engine(guarded: Project) -> None:
     """STYLE's own engine, stopped (SIGSTOP): it holds the lock and its socket still accepts,
     but it answers nothing; the hook does not wait for it."""
-    pid = start_engine(guarded)
+    pid = int(guarded.start_engine()["pid"])  # type: ignore[call-overload]
     os.kill(pid, signal.SIGSTOP)
     try:
         env = budget_env(guarded, ENGINE_ON)
@@ -341,7 +325,7 @@ def test_a_hook_started_outside_the_project_reaches_its_engine(
     """No project variable, the process in a sibling folder, the payload's cwd in the guarded
     project, its engine running and holding the lock: the payload's cwd leads to the engine,
     which answers, instead of a wait for the lock it holds."""
-    start_engine(guarded)
+    guarded.start_engine()
     sibling = tmp_path / "sibling"
     sibling.mkdir()
     # With the ordinary tests' 20 s deadline, a hook that waited for the lock would be seen.

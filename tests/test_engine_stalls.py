@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import HookResult, Project, clean_env, new_session
+from conftest import HookResult, Project, new_session
 
 from agentstyle.runtime import client
 
@@ -48,21 +46,6 @@ CLOSED_REASON = (
     "STYLE could not evaluate policy (payload over 16 MiB); the call is refused because a rule "
     "requires it."
 )
-
-
-def start_engine(project: Project) -> dict[str, object]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", "engine", "start"],
-        cwd=project.root,
-        env=clean_env(project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.stdout.startswith("engine: running"), proc.stdout + proc.stderr
-    info = client.ping(str(project.style))
-    assert info is not None
-    return info
 
 
 @pytest.fixture
@@ -109,7 +92,7 @@ def denied(result: HookResult) -> str:
 def test_engine_off_while_an_engine_runs(closed: Project) -> None:
     """`STYLE_ENGINE=off` means "do not evaluate through it": the engine is asked to step
     aside, and the hook evaluates the rules itself, at once."""
-    start_engine(closed)
+    closed.start_engine()
     result, elapsed = timed(closed, bash(closed, "rm -rf build"), ENGINE_OFF)
     assert denied(result) == "No recursive deletes."
     assert result.stderr == ""  # evaluated, not a failure
@@ -120,7 +103,7 @@ def test_engine_off_while_an_engine_runs(closed: Project) -> None:
 
 
 def test_oversized_payload_is_answered_by_the_engine_per_fail(closed: Project) -> None:
-    served = int(start_engine(closed)["served"])  # type: ignore[call-overload]
+    served = int(closed.start_engine()["served"])  # type: ignore[call-overload]
     result, elapsed = timed(closed, huge(closed), ENGINE_ON)
     assert denied(result) == CLOSED_REASON
     assert result.stderr == "STYLE: payload over 16 MiB; refused (fail: closed)\n"
@@ -130,7 +113,7 @@ def test_oversized_payload_is_answered_by_the_engine_per_fail(closed: Project) -
 
 
 def test_oversized_payload_without_fail_closed_is_allowed_with_a_notice(open_: Project) -> None:
-    start_engine(open_)
+    open_.start_engine()
     result, elapsed = timed(open_, huge(open_), ENGINE_ON)
     assert result.json == {
         "systemMessage": "STYLE could not check this call (its input is over 16 MiB); it was "
@@ -142,17 +125,17 @@ def test_oversized_payload_without_fail_closed_is_allowed_with_a_notice(open_: P
 
 def test_failures_under_engine_off_while_an_engine_runs(closed: Project) -> None:
     """A failure is recorded under the lock too: the engine steps aside for that as well."""
-    start_engine(closed)
+    closed.start_engine()
     result, elapsed = timed(closed, huge(closed), ENGINE_OFF)
     assert denied(result) == CLOSED_REASON and elapsed < PROMPT_S
-    start_engine(closed)
+    closed.start_engine()
     result, elapsed = timed(closed, b"{not json", ENGINE_OFF)
     assert denied(result).startswith("STYLE could not evaluate policy (malformed JSON on stdin")
     assert elapsed < PROMPT_S
 
 
 def test_version_mismatch_is_answered_promptly(closed: Project) -> None:
-    start_engine(closed)
+    closed.start_engine()
     answer, _ = client.request(
         str(closed.style), {"op": "hook", "version": "0.0.1:/elsewhere", "digest": ""}, 5
     )
@@ -165,7 +148,7 @@ def test_version_mismatch_is_answered_promptly(closed: Project) -> None:
 def test_an_engine_that_stopped_answering_costs_the_deadline_not_more(open_: Project) -> None:
     """Engine trouble that ends in a direct evaluation that cannot get the database: the hook
     gives up at its deadline (plus the grace to record the failure) and tells the person."""
-    pid = int(start_engine(open_)["pid"])  # type: ignore[call-overload]
+    pid = int(open_.start_engine()["pid"])  # type: ignore[call-overload]
     os.kill(pid, signal.SIGSTOP)
     try:
         result, elapsed = timed(open_, bash(open_, "ls"), {**ENGINE_ON, "STYLE_DEADLINE_S": "2"})
