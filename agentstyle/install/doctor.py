@@ -30,6 +30,7 @@ from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
+from agentstyle.install.pluginstate import doctor_notes
 from agentstyle.policy.plan import PlanEntry
 
 if TYPE_CHECKING:
@@ -119,6 +120,10 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
             *history,
         ]
     names = sorted(lock.harnesses)
+    # Claude Code may run STYLE as a plugin instead of (or, by mistake, beside) the handlers
+    # in its settings (docs/harnesses/claude-code.md#as-a-plugin).
+    plugin_notes, plugin_serves = doctor_notes(root)
+    findings.extend(Finding(level, "claude-code", text) for level, text in plugin_notes)
     wide = privacy_warning(root, paths)  # looked at before opening the database tightens it
     if wide:
         findings.append(Finding("warning", None, wide))
@@ -150,6 +155,8 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     session = f"{SESSION_PREFIX}{uuid.uuid4()}"
     fired = False
     for name in names:
+        if name == "claude-code" and plugin_serves:
+            continue
         broken = check_harness(root, name, lock.harnesses[name], lock, policy, findings)
         if fire and not broken and policy is not None:
             fired = fire_harness(root, name, lock.harnesses[name], session, findings) or fired

@@ -1,0 +1,133 @@
+"""The repository as the clients' own extension forms: a Claude Code plugin marketplace holding
+the `style` plugin, and a Gemini CLI extension (docs/harnesses/index.md#plugins-and-extensions).
+
+An extension is installed once per person, not per project, so its hooks cannot know a
+project's rules: one handler per native event STYLE handles, every tool matched, each running
+the portable `style-hook` command of a committed config (install/hookcommand.py), whose
+"STYLE is not installed on this machine" answer is the same. The hook finds the project itself
+(a `.style/` folder or a committed `style.lock.yaml`, built on first use) and answers nothing
+at once where there is none. No handler is `--fail-closed`: that would make every folder on
+the machine a STYLE project (hook.py `nothing_to_do`).
+
+The committed files are generated here: `python -m agentstyle.install.plugin` writes them, and
+tests/test_plugin.py fails when a committed one differs from what this module generates.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentstyle import __version__
+from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses.facts import spec_for
+from agentstyle.install.hookcommand import hook_command
+
+PLUGIN_NAME = "style"
+MARKETPLACE_NAME = "agentstyle"
+PLUGIN_ID = f"{PLUGIN_NAME}@{MARKETPLACE_NAME}"
+DESCRIPTION = (
+    "STYLE policy engine: guards every project that carries a style.lock.yaml "
+    "(needs the style-hook command: pipx install agentstyle)"
+)
+# Where each file lives, relative to the repository root.
+CLAUDE_PLUGIN_DIR = "plugins/style"
+CLAUDE_MARKETPLACE = ".claude-plugin/marketplace.json"
+CLAUDE_MANIFEST = f"{CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json"
+CLAUDE_HOOKS = f"{CLAUDE_PLUGIN_DIR}/hooks/hooks.json"
+# Gemini CLI installs an extension from a repository's root (no sub-folder option in 0.61.0)
+# and reads its hooks from `hooks/hooks.json` beside `gemini-extension.json`.
+GEMINI_MANIFEST = "gemini-extension.json"
+GEMINI_HOOKS = "hooks/hooks.json"
+GEMINI_EXTENSION_NAME = "style"
+
+
+def every_tool(harness: str) -> str:
+    """The matcher that covers every tool, in the harness's matcher syntax."""
+    return ".*" if spec_for(harness).matcher_style == "regex" else "*"
+
+
+def extension_hooks(harness: str) -> dict[str, Any]:
+    """The hooks file of an extension for `harness`: one handler per native event STYLE
+    handles, with STYLE's timeout, every tool matched on the tool events."""
+    spec = spec_for(harness)
+    adapter = adapter_for(harness)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for native in spec.native_events():
+        handler = adapter.handler(hook_command(harness, native, False, "project"), native, False)
+        point = spec.spec_of(native)
+        matcher = every_tool(harness) if point is not None and point.matcher == "tool" else None
+        groups[native] = [adapter.group(handler, matcher)]
+    return {"description": DESCRIPTION, "hooks": groups}
+
+
+def claude_manifest() -> dict[str, Any]:
+    return {
+        "name": PLUGIN_NAME,
+        "version": __version__,
+        "description": DESCRIPTION,
+        "author": {"name": "STYLE"},
+        "license": "MIT",
+        "keywords": ["policy", "hooks", "guardrails"],
+    }
+
+
+def claude_marketplace() -> dict[str, Any]:
+    return {
+        "name": MARKETPLACE_NAME,
+        "owner": {"name": "STYLE"},
+        "metadata": {"description": "The STYLE policy engine as a Claude Code plugin"},
+        "plugins": [
+            {
+                "name": PLUGIN_NAME,
+                "source": f"./{CLAUDE_PLUGIN_DIR}",
+                "description": DESCRIPTION,
+                "version": __version__,
+            }
+        ],
+    }
+
+
+def gemini_manifest() -> dict[str, Any]:
+    return {"name": GEMINI_EXTENSION_NAME, "version": __version__, "description": DESCRIPTION}
+
+
+def files() -> dict[str, str]:
+    """Each committed file (path relative to the repository root) and its text."""
+    content: dict[str, dict[str, Any]] = {
+        CLAUDE_MARKETPLACE: claude_marketplace(),
+        CLAUDE_MANIFEST: claude_manifest(),
+        CLAUDE_HOOKS: extension_hooks("claude-code"),
+        GEMINI_MANIFEST: gemini_manifest(),
+        GEMINI_HOOKS: extension_hooks("gemini-cli"),
+    }
+    return {path: json.dumps(value, indent=2) + "\n" for path, value in content.items()}
+
+
+def write(root: Path) -> list[str]:
+    """Write every file under `root`; the paths whose text changed."""
+    changed = []
+    for rel, text in files().items():
+        path = root / rel
+        try:
+            before = path.read_text(encoding="utf-8")
+        except OSError:
+            before = None
+        if before != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            changed.append(rel)
+    return changed
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[0]) if argv else Path(__file__).resolve().parents[2]
+    for rel in write(root):
+        print(f"wrote {rel}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,185 @@
+"""Whether Claude Code runs STYLE as a plugin for a project, read from the files the client
+itself writes (docs/harnesses/claude-code.md#as-a-plugin), for `style doctor`.
+
+Claude Code 2.1.332 keeps a plugin's enabled state in `enabledPlugins` of its settings files
+(`"style@agentstyle": true`; `claude plugin disable` writes `false`), the more specific file
+deciding: managed, then `.claude/settings.local.json`, `.claude/settings.json`, then
+`~/.claude/settings.json`. Where each installed plugin's copy lives is in
+`~/.claude/plugins/installed_plugins.json` (`plugins.<id>[].installPath`). A plugin is STYLE's
+when the hooks of that copy run STYLE's hook command, so a fork under another name is known
+too. A `--plugin-dir` plugin lives for one session and leaves no file: doctor cannot see it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentstyle.harnesses.install import HOOK_SCRIPT, home_path, is_style_command
+from agentstyle.install.plugin import PLUGIN_ID
+
+MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+INSTALLED_PLUGINS = ".claude/plugins/installed_plugins.json"
+USER_SETTINGS = ".claude/settings.json"
+PROJECT_SETTINGS = (".claude/settings.local.json", ".claude/settings.json")
+MAX_SETTINGS = 1 << 22
+
+
+@dataclass(frozen=True, slots=True)
+class PluginInstall:
+    """STYLE's plugin, enabled for a project."""
+
+    plugin_id: str
+    enabled_in: str  # the settings file that enables it, as the person knows it
+    install_path: str | None  # the client's copy of the plugin, when installed from a marketplace
+    runs_style_hook: bool  # its hooks run `style-hook` (found on PATH)
+
+    def describe(self) -> str:
+        where = f"; hooks from {self.install_path}" if self.install_path else ""
+        return f"STYLE plugin enabled ({self.plugin_id}, in {self.enabled_in}{where})"
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON document at `path`, or None where it is missing, too large or not JSON (the
+    client ignores such a file too)."""
+    try:
+        if path.stat().st_size > MAX_SETTINGS:
+            return None
+        return json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _label(path: Path, root: Path) -> str:
+    home = Path(os.path.expanduser("~"))
+    for base, shown in ((root, ""), (home, "~/")):
+        try:
+            return shown + path.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return path.as_posix()
+
+
+def settings_files(root: Path) -> list[Path]:
+    """Claude Code's settings files for `root`, the one that decides first (the home folder's
+    own settings once, where `root` is the home folder)."""
+    out: list[Path] = []
+    seen: set[str] = set()
+    for path in (MANAGED_SETTINGS, *(root / p for p in PROJECT_SETTINGS), home_path(USER_SETTINGS)):
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
+
+
+def enabled_plugins(root: Path) -> dict[str, Path]:
+    """Each plugin id enabled for `root`, with the settings file whose value decides."""
+    decided: dict[str, tuple[bool, Path]] = {}
+    for path in settings_files(root):
+        doc = _read_json(path)
+        plugins = doc.get("enabledPlugins") if isinstance(doc, dict) else None
+        if not isinstance(plugins, dict):
+            continue
+        for plugin_id, value in plugins.items():
+            if isinstance(plugin_id, str) and plugin_id not in decided:
+                # a list of versions enables it too (claude-code-settings: `PluginEnabled`)
+                on = value is True or (isinstance(value, list) and bool(value))
+                decided[plugin_id] = (on, path)
+    return {pid: path for pid, (on, path) in decided.items() if on}
+
+
+def install_paths(plugin_id: str, root: Path) -> list[str]:
+    """The client's copies of an installed plugin that apply to `root` (user-wide ones, and
+    those installed for this project)."""
+    doc = _read_json(home_path(INSTALLED_PLUGINS))
+    plugins = doc.get("plugins") if isinstance(doc, dict) else None
+    entries = plugins.get(plugin_id) if isinstance(plugins, dict) else None
+    out: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("installPath"), str):
+            continue
+        project = entry.get("projectPath")
+        if isinstance(project, str) and Path(project).resolve() != root.resolve():
+            continue
+        if entry["installPath"] not in out:
+            out.append(entry["installPath"])
+    return out
+
+
+def style_commands(hooks: Any) -> list[str]:
+    """STYLE's hook commands in a `hooks` object (settings or a plugin's hooks.json)."""
+    found: list[str] = []
+    if not isinstance(hooks, dict):
+        return found
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else []:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else []:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if isinstance(command, str) and is_style_command(command):
+                    found.append(command)
+    return found
+
+
+def _plugin_commands(install_path: str) -> list[str]:
+    doc = _read_json(Path(install_path) / "hooks" / "hooks.json")
+    return style_commands(doc.get("hooks") if isinstance(doc, dict) else None)
+
+
+def style_plugin(root: Path) -> PluginInstall | None:
+    """STYLE's plugin when one is enabled for `root`, else None."""
+    for plugin_id, decided_by in enabled_plugins(root).items():
+        for install_path in install_paths(plugin_id, root):
+            commands = _plugin_commands(install_path)
+            if commands:
+                runs = any(f"{HOOK_SCRIPT} --harness " in c for c in commands)
+                shown = _label(Path(install_path), root)
+                return PluginInstall(plugin_id, _label(decided_by, root), shown, runs)
+        if plugin_id == PLUGIN_ID:  # enabled, its copy not (yet) fetched by the client
+            return PluginInstall(plugin_id, _label(decided_by, root), None, True)
+    return None
+
+
+def settings_installs(root: Path) -> list[str]:
+    """The Claude Code settings files for `root` that hold STYLE's own handlers."""
+    found = []
+    for path in settings_files(root):
+        doc = _read_json(path)
+        if isinstance(doc, dict) and style_commands(doc.get("hooks")):
+            found.append(_label(path, root))
+    return found
+
+
+def doctor_notes(root: Path) -> tuple[list[tuple[str, str]], bool]:
+    """`style doctor`'s (level, message) lines about STYLE's plugin for `root`, and whether
+    the plugin alone serves Claude Code there (no settings install to check)."""
+    plugin = style_plugin(root)
+    if plugin is None:
+        return [], False
+    notes = [("ok", plugin.describe())]
+    if plugin.runs_style_hook and shutil.which(HOOK_SCRIPT) is None:
+        notes.append(
+            (
+                "error",
+                f"the plugin's hooks run `{HOOK_SCRIPT}`, which is not on PATH here, so they "
+                "answer that STYLE is not installed; install STYLE with `pipx install "
+                "agentstyle` or `uv tool install agentstyle`",
+            )
+        )
+    settings = settings_installs(root)
+    if not settings:
+        return notes, True
+    notes.append(
+        (
+            "warning",
+            f"STYLE is installed twice here: the plugin {plugin.plugin_id} and the handlers in "
+            f"{', '.join(settings)} both run on every event; keep one (`style uninstall "
+            f"--harness claude-code`, or `claude plugin disable {plugin.plugin_id}`)",
+        )
+    )
+    return notes, False
