@@ -60,10 +60,19 @@ def test_the_marketplace_names_the_plugin_folder() -> None:
     assert (source / ".claude-plugin" / "plugin.json").is_file()
     assert (source / "hooks" / "hooks.json").is_file()
     assert f"{plugin.PLUGIN_NAME}@{market['name']}" == plugin.PLUGIN_ID
+    # Codex reads the same plugin folder, through its own manifest and hooks file
+    codex = committed(plugin.CODEX_MANIFEST)
+    assert codex["name"] == plugin.PLUGIN_NAME
+    assert (source / codex["hooks"]).resolve() == (REPO / plugin.CODEX_HOOKS).resolve()
 
 
 @pytest.mark.parametrize(
-    ("harness", "rel"), [("claude-code", plugin.CLAUDE_HOOKS), ("gemini-cli", plugin.GEMINI_HOOKS)]
+    ("harness", "rel"),
+    [
+        ("claude-code", plugin.CLAUDE_HOOKS),
+        ("codex", plugin.CODEX_HOOKS),
+        ("gemini-cli", plugin.GEMINI_HOOKS),
+    ],
 )
 def test_one_handler_per_event_every_tool_never_fail_closed(harness: str, rel: str) -> None:
     spec = spec_for(harness)
@@ -79,7 +88,7 @@ def test_one_handler_per_event_every_tool_never_fail_closed(harness: str, rel: s
         assert "--fail-closed" not in command and "onFailure" not in handler
         point = spec.spec_of(native)
         if point is not None and point.matcher == "tool":
-            assert group["matcher"] == ("*" if harness == "claude-code" else ".*")
+            assert group["matcher"] == ("*" if spec.matcher_style == "list" else ".*")
         else:
             assert "matcher" not in group
 

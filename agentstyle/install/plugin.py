@@ -1,5 +1,6 @@
 """The repository as the clients' own extension forms: a Claude Code plugin marketplace holding
-the `style` plugin, and a Gemini CLI extension (docs/harnesses/index.md#plugins-and-extensions).
+the `style` plugin (which Codex reads too, with a manifest of its own), and a Gemini CLI
+extension (docs/harnesses/index.md#plugins-and-extensions).
 
 An extension is installed once per person, not per project, so its hooks cannot know a
 project's rules: one handler per native event STYLE handles, every tool matched, each running
@@ -37,6 +38,12 @@ CLAUDE_PLUGIN_DIR = "plugins/style"
 CLAUDE_MARKETPLACE = ".claude-plugin/marketplace.json"
 CLAUDE_MANIFEST = f"{CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json"
 CLAUDE_HOOKS = f"{CLAUDE_PLUGIN_DIR}/hooks/hooks.json"
+# Codex 0.171.0 reads the same marketplace and, without a manifest of its own, runs the Claude
+# Code hooks above (`--harness claude-code`); its own manifest names its own hooks file, and
+# then it runs only that one (tests/e2e/test_plugin.py).
+CODEX_MANIFEST = f"{CLAUDE_PLUGIN_DIR}/.codex-plugin/plugin.json"
+CODEX_HOOKS_NAME = "hooks/codex.json"
+CODEX_HOOKS = f"{CLAUDE_PLUGIN_DIR}/{CODEX_HOOKS_NAME}"
 # Gemini CLI installs an extension from a repository's root (no sub-folder option in 0.61.0)
 # and reads its hooks from `hooks/hooks.json` beside `gemini-extension.json`.
 GEMINI_MANIFEST = "gemini-extension.json"
@@ -74,6 +81,10 @@ def claude_manifest() -> dict[str, Any]:
     }
 
 
+def codex_manifest() -> dict[str, Any]:
+    return {**claude_manifest(), "hooks": f"./{CODEX_HOOKS_NAME}"}
+
+
 def claude_marketplace() -> dict[str, Any]:
     return {
         "name": MARKETPLACE_NAME,
@@ -100,6 +111,8 @@ def files() -> dict[str, str]:
         CLAUDE_MARKETPLACE: claude_marketplace(),
         CLAUDE_MANIFEST: claude_manifest(),
         CLAUDE_HOOKS: extension_hooks("claude-code"),
+        CODEX_MANIFEST: codex_manifest(),
+        CODEX_HOOKS: extension_hooks("codex"),
         GEMINI_MANIFEST: gemini_manifest(),
         GEMINI_HOOKS: extension_hooks("gemini-cli"),
     }

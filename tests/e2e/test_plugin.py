@@ -13,7 +13,7 @@ import time
 
 from e2e.clients import REPO, Session, binary
 from e2e.mockapi import Say, Script
-from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, shell
+from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, shell, tool_results
 
 PLUGIN_DIR = REPO / "plugins" / "style"
 PLUGIN_ID = "style@agentstyle"
@@ -31,23 +31,32 @@ def plugin_runs(run_debug: str) -> int:
 
 
 def lock_only(s: Session) -> None:
-    """A teammate's clone: the lock and the package it names committed, nothing else of STYLE."""
+    """A teammate's clone: the lock and the package it names committed, nothing else of STYLE
+    (no hook config, no `.style/`)."""
     policy = s.project / "policy"
     policy.mkdir()
     (policy / "STYLE.yaml").write_text(textwrap.dedent(BLOCK_PACKAGE).lstrip())
-    s.style("install", "policy", "--harness", "claude-code")
+    s.style("install", "policy", "--harness", s.harness)
     s.style("engine", "stop", check=False)
-    shutil.rmtree(s.project / ".claude")
+    shutil.rmtree(s.config.parent)
     shutil.rmtree(s.project / ".style")
     left = sorted(p.name for p in s.project.iterdir() if p.name != ".git")
     assert left == ["README.md", "policy", "style.lock.yaml", "victim.txt"], left
 
 
-def script() -> Script:
+def wait_for_first_build(s: Session) -> None:
+    database = s.project / ".style" / "style.duckdb"
+    deadline = time.monotonic() + BUILD_WAIT_S
+    while not (database.exists() and not (s.project / ".style" / "building").exists()):
+        assert time.monotonic() < deadline, "the first hook did not build the rules database"
+        time.sleep(0.5)
+
+
+def script(harness: str = "claude-code") -> Script:
     def warm_up(req):  # the first session only starts the first-use build
         return [Say("hello")] if WARM_UP in req.text and req.step == 0 else None
 
-    return Script([[Say("Deleting it."), shell("claude-code", "rm victim.txt")]], pick=warm_up)
+    return Script([[Say("Deleting it."), shell(harness, "rm victim.txt")]], pick=warm_up)
 
 
 def test_plugin_guards_a_lock_only_project(session) -> None:
@@ -55,17 +64,14 @@ def test_plugin_guards_a_lock_only_project(session) -> None:
     lock_only(s)
     first = s.run(WARM_UP, extra=plugin_args())
     assert plugin_runs(first.debug) >= 1, "the plugin's hooks never ran"
-    database = s.project / ".style" / "style.duckdb"
-    deadline = time.monotonic() + BUILD_WAIT_S
-    while not (database.exists() and not (s.project / ".style" / "building").exists()):
-        assert time.monotonic() < deadline, "the first hook did not build the rules database"
-        time.sleep(0.5)
+    wait_for_first_build(s)
     assert not (s.project / ".claude").exists(), "the plugin install edited the project"
 
     run = s.run("delete victim.txt", extra=plugin_args())
     assert_blocked(s)
     assert plugin_runs(run.debug) >= 2
     assert not (s.project / ".claude").exists()
+    assert recorded_harnesses(s) == ["claude-code"]
 
 
 def test_plugin_does_nothing_in_a_folder_without_a_lock(session) -> None:
@@ -107,11 +113,7 @@ def test_marketplace_install_guards_and_doctor_sees_it(session) -> None:
     assert "hooks" not in settings and not (s.project / ".claude").exists()
 
     s.run(WARM_UP)
-    database = s.project / ".style" / "style.duckdb"
-    deadline = time.monotonic() + BUILD_WAIT_S
-    while not (database.exists() and not (s.project / ".style" / "building").exists()):
-        assert time.monotonic() < deadline, "the first hook did not build the rules database"
-        time.sleep(0.5)
+    wait_for_first_build(s)
     s.run("delete victim.txt")
     assert_blocked(s)
 
@@ -129,3 +131,112 @@ def test_marketplace_install_guards_and_doctor_sees_it(session) -> None:
     claude_plugin(s, "disable", PLUGIN_ID)
     doctor = s.style("doctor", "--no-fire", check=False)
     assert "STYLE plugin enabled" not in doctor.stdout and "twice" not in doctor.stdout
+
+
+def gemini_extension(s: Session, *args: str) -> str:
+    """`gemini extensions ARGS` of the pinned client, in the session's HOME."""
+    done = subprocess.run(
+        [str(binary("gemini-cli")), "extensions", *args],
+        cwd=s.project,
+        env={**s.env(), "GEMINI_CLI_NO_RELAUNCH": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, f"gemini extensions {' '.join(args)}: {done.stdout}{done.stderr}"
+    return done.stdout + done.stderr  # (the list goes to stderr)
+
+
+def install_gemini_extension(s: Session) -> None:
+    # the client asks before it installs from a folder it does not trust
+    trusted = s.home / ".gemini" / "trustedFolders.json"
+    trust = json.loads(trusted.read_text())
+    trusted.write_text(json.dumps({**trust, str(REPO): "TRUST_FOLDER"}))
+    gemini_extension(s, "install", str(REPO), "--consent")
+    assert "style (" in gemini_extension(s, "list")
+    copy = s.home / ".gemini" / "extensions" / "style"
+    assert (copy / "gemini-extension.json").is_file() and (copy / "hooks" / "hooks.json").is_file()
+
+
+def test_gemini_extension_guards_a_lock_only_project(session) -> None:
+    """`gemini extensions install <repo>`: the extension's hooks, with no hooks in any
+    settings file (nor their enable flag), guard a lock-only project."""
+    s: Session = session("gemini-cli", script("gemini-cli"))
+    lock_only(s)
+    install_gemini_extension(s)
+    user = json.loads((s.home / ".gemini" / "settings.json").read_text())
+    assert "hooks" not in user and "tools" not in user
+    s.run(WARM_UP)
+    wait_for_first_build(s)
+    s.run("delete victim.txt")
+    assert_blocked(s)
+    assert not (s.project / ".gemini").exists(), "the extension edited the project"
+    assert recorded_harnesses(s) == ["gemini-cli"]
+
+
+def test_gemini_extension_does_nothing_in_a_folder_without_a_lock(session) -> None:
+    s: Session = session("gemini-cli", script("gemini-cli"))
+    install_gemini_extension(s)
+    s.run("delete victim.txt")
+    assert not (s.project / "victim.txt").exists(), "the call did not run without a policy"
+    assert not (s.project / ".style").exists(), "the extension's hooks made a .style folder"
+    assert all("STYLE" not in r.text for r in s.requests()), "a STYLE answer reached the model"
+
+
+def codex_plugin(s: Session, *args: str) -> str:
+    """`codex plugin ARGS` of the pinned client, in the session's CODEX_HOME."""
+    done = subprocess.run(
+        [str(binary("codex")), "plugin", *args],
+        cwd=s.project,
+        env={**s.env(), "CODEX_HOME": str(s.home / ".codex")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, f"codex plugin {' '.join(args)}: {done.stdout}{done.stderr}"
+    return done.stdout
+
+
+def recorded_harnesses(s: Session) -> list[str]:
+    """The harnesses the project's recorded events name (the engine stopped first)."""
+    import duckdb
+
+    s.style("engine", "stop", check=False)
+    with duckdb.connect(str(s.project / ".style" / "style.duckdb"), read_only=True) as db:
+        return [row[0] for row in db.execute("SELECT DISTINCT harness FROM events").fetchall()]
+
+
+def install_codex_plugin(s: Session) -> None:
+    """Codex reads the Claude Code marketplace; the plugin's `.codex-plugin/plugin.json` points
+    it at the Codex hooks (`hooks/codex.json`), which alone it runs."""
+    codex_plugin(s, "marketplace", "add", str(REPO))
+    codex_plugin(s, "add", PLUGIN_ID)
+    copy = s.home / ".codex" / "plugins" / "cache" / "agentstyle" / "style"
+    [version] = list(copy.iterdir())
+    assert (version / ".codex-plugin" / "plugin.json").is_file()
+
+
+def test_codex_plugin_guards_a_lock_only_project(session) -> None:
+    s: Session = session("codex", script("codex"))
+    lock_only(s)
+    install_codex_plugin(s)
+    s.run(WARM_UP)
+    wait_for_first_build(s)
+    s.run("delete victim.txt")
+    assert_blocked(s)
+    results = [t for r in s.requests() for t in tool_results(r.body)]
+    assert any("Command blocked by PreToolUse hook" in t for t in results), results
+    # the Codex hooks answered, not the Claude Code ones the same plugin folder carries
+    assert recorded_harnesses(s) == ["codex"]
+    assert not (s.project / ".codex").exists(), "the plugin edited the project"
+
+
+def test_codex_plugin_does_nothing_in_a_folder_without_a_lock(session) -> None:
+    s: Session = session("codex", script("codex"))
+    install_codex_plugin(s)
+    s.run("delete victim.txt")
+    assert not (s.project / "victim.txt").exists(), "the call did not run without a policy"
+    assert not (s.project / ".style").exists(), "the plugin's hooks made a .style folder"
+    assert all("STYLE" not in r.text for r in s.requests()), "a STYLE answer reached the model"
