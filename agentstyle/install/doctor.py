@@ -122,7 +122,7 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     names = sorted(lock.harnesses)
     # Claude Code may run STYLE as a plugin instead of (or, by mistake, beside) the handlers
     # in its settings (docs/harnesses/claude-code.md#as-a-plugin).
-    plugin_notes, plugin_serves = doctor_notes(root)
+    plugin_notes, plugin_serves = doctor_notes(root, names)
     findings.extend(Finding(level, "claude-code", text) for level, text in plugin_notes)
     wide = privacy_warning(root, paths)  # looked at before opening the database tightens it
     if wide:

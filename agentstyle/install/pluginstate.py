@@ -155,13 +155,24 @@ def settings_installs(root: Path) -> list[str]:
     return found
 
 
-def doctor_notes(root: Path) -> tuple[list[tuple[str, str]], bool]:
-    """`style doctor`'s (level, message) lines about STYLE's plugin for `root`, and whether
-    the plugin alone serves Claude Code there (no settings install to check)."""
+def doctor_notes(root: Path, harnesses: list[str]) -> tuple[list[tuple[str, str]], bool]:
+    """`style doctor`'s (level, message) lines about STYLE's plugin for `root` (`harnesses`:
+    those `style.lock.yaml` installs), and whether the plugin alone serves Claude Code there
+    (no settings install to check)."""
     plugin = style_plugin(root)
     if plugin is None:
         return [], False
     notes = [("ok", plugin.describe())]
+    if "claude-code" not in harnesses:
+        # The database is compiled for the lock's harnesses only: the plugin's hooks find
+        # no rule for Claude Code and answer nothing.
+        notes.append(
+            (
+                "warning",
+                "style.lock.yaml installs nothing for claude-code, so the plugin's hooks find "
+                "no rule to apply here; run `style install <package> --harness claude-code`",
+            )
+        )
     if plugin.runs_style_hook and shutil.which(HOOK_SCRIPT) is None:
         notes.append(
             (
