@@ -7,6 +7,7 @@ double install warned about (docs/harnesses/claude-code.md#as-a-plugin)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -61,12 +62,14 @@ def enable(settings: Path, plugin_id: str, on: bool) -> None:
     write_json(settings, doc)
 
 
-def doctor(p: Project, path: str | None = None) -> subprocess.CompletedProcess[str]:
+def doctor(
+    p: Project, path: str | None = None, *, fire: bool = False
+) -> subprocess.CompletedProcess[str]:
     env = clean_env(p.home)
     if path is not None:
         env["PATH"] = path
     return subprocess.run(
-        [sys.executable, "-m", "agentstyle", "doctor", "--no-fire"],
+        [sys.executable, "-m", "agentstyle", "doctor", "--fire" if fire else "--no-fire"],
         cwd=p.root,
         env=env,
         capture_output=True,
@@ -100,6 +103,29 @@ def test_an_enabled_plugin_serves_claude_code(lock_only: Project) -> None:
         "hooks from ~/.claude/plugins/cache/agentstyle/style/0.3.0)"
     ) in proc.stdout
     assert "is missing" not in proc.stdout and "twice" not in proc.stdout
+
+
+def test_doctor_fires_the_plugins_own_commands(lock_only: Project) -> None:
+    install_plugin(lock_only.home)
+    proc = doctor(lock_only, fire=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fired = re.findall(
+        r"^ok: claude-code: (\w+): the installed command answered", proc.stdout, re.M
+    )
+    assert fired == ["SessionStart", "PreToolUse"], proc.stdout
+
+
+def test_a_broken_plugin_copy_fails_its_fire(lock_only: Project) -> None:
+    """The copy's commands are what doctor runs: one that exits 3 is an error."""
+    copy = install_plugin(lock_only.home)
+    hooks = copy / "hooks" / "hooks.json"
+    doc = json.loads(hooks.read_text())
+    [group] = doc["hooks"]["PreToolUse"]
+    group["hooks"][0]["command"] = "exit 3; style-hook --harness claude-code --event PreToolUse"
+    write_json(hooks, doc)
+    proc = doctor(lock_only, fire=True)
+    assert proc.returncode == 1
+    assert "error: claude-code: PreToolUse: the installed command failed (exit 3)" in proc.stdout
 
 
 def test_plugin_and_settings_install_are_a_double_install(project: Project) -> None:

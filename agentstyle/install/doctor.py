@@ -30,7 +30,7 @@ from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
-from agentstyle.install.pluginstate import doctor_notes
+from agentstyle.install.pluginstate import doctor_view
 from agentstyle.policy.plan import PlanEntry
 
 if TYPE_CHECKING:
@@ -122,8 +122,8 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     names = sorted(lock.harnesses)
     # Claude Code may run STYLE as a plugin instead of (or, by mistake, beside) the handlers
     # in its settings (docs/harnesses/claude-code.md#as-a-plugin).
-    plugin_notes, plugin_serves = doctor_notes(root, names)
-    findings.extend(Finding(level, "claude-code", text) for level, text in plugin_notes)
+    plugin = doctor_view(root, names)
+    findings.extend(Finding(level, "claude-code", text) for level, text in plugin.notes)
     wide = privacy_warning(root, paths)  # looked at before opening the database tightens it
     if wide:
         findings.append(Finding("warning", None, wide))
@@ -155,7 +155,11 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     session = f"{SESSION_PREFIX}{uuid.uuid4()}"
     fired = False
     for name in names:
-        if name == "claude-code" and plugin_serves:
+        if name == "claude-code" and plugin.serves_claude_code:
+            if fire and policy is not None and plugin.hooks:
+                hooks = plugin.hooks
+                ran = fire_harness(root, name, lock.harnesses[name], session, findings, hooks)
+                fired = ran or fired
             continue
         broken = check_harness(root, name, lock.harnesses[name], lock, policy, findings)
         if fire and not broken and policy is not None:
@@ -443,9 +447,15 @@ def _fire_events(name: str, found: dict[str, list[dict[str, Any]]]) -> list[str]
 
 
 def fire_harness(
-    root: Path, name: str, h: HarnessInstall, session: str, findings: list[Finding]
+    root: Path,
+    name: str,
+    h: HarnessInstall,
+    session: str,
+    findings: list[Finding],
+    hooks: dict[str, list[dict[str, Any]]] | None = None,
 ) -> bool:
-    """Run the installed commands of a harness with synthetic payloads; True if any ran."""
+    """Run the installed commands of a harness with synthetic payloads (`hooks`: those of a
+    plugin instead of the config's); True if any ran."""
     from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for
     from agentstyle.harnesses.facts import spec_for
@@ -455,13 +465,15 @@ def fire_harness(
 
     adapter = adapter_for(name)
     spec = spec_for(name)
-    path = config_file(root, h.scope, name)
-    found = installed(
-        path.read_text("utf-8"),
-        is_ours=is_ours,
-        flat=adapter.flat,
-        dialect=adapter.config_dialect(),
-    )
+    if hooks is not None:
+        found = hooks
+    else:
+        found = installed(
+            config_file(root, h.scope, name).read_text("utf-8"),
+            is_ours=is_ours,
+            flat=adapter.flat,
+            dialect=adapter.config_dialect(),
+        )
     ran = False
     for event in _fire_events(name, found):
         command = next(

@@ -37,10 +37,20 @@ class PluginInstall:
     enabled_in: str  # the settings file that enables it, as the person knows it
     install_path: str | None  # the client's copy of the plugin, when installed from a marketplace
     runs_style_hook: bool  # its hooks run `style-hook` (found on PATH)
+    hooks: dict[str, list[dict[str, Any]]] | None = None  # the copy's hooks, as the client reads
 
     def describe(self) -> str:
         where = f"; hooks from {self.install_path}" if self.install_path else ""
         return f"STYLE plugin enabled ({self.plugin_id}, in {self.enabled_in}{where})"
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorView:
+    """What `style doctor` says about STYLE's plugin for a project."""
+
+    notes: list[tuple[str, str]]  # (level, message)
+    serves_claude_code: bool  # the plugin alone serves Claude Code: no settings install to check
+    hooks: dict[str, list[dict[str, Any]]] | None  # the plugin's hooks, to fire
 
 
 def _read_json(path: Path) -> Any:
@@ -126,20 +136,24 @@ def style_commands(hooks: Any) -> list[str]:
     return found
 
 
-def _plugin_commands(install_path: str) -> list[str]:
+def _plugin_hooks(install_path: str) -> dict[str, list[dict[str, Any]]] | None:
     doc = _read_json(Path(install_path) / "hooks" / "hooks.json")
-    return style_commands(doc.get("hooks") if isinstance(doc, dict) else None)
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    if not isinstance(hooks, dict):
+        return None
+    return {k: v for k, v in hooks.items() if isinstance(k, str) and isinstance(v, list)}
 
 
 def style_plugin(root: Path) -> PluginInstall | None:
     """STYLE's plugin when one is enabled for `root`, else None."""
     for plugin_id, decided_by in enabled_plugins(root).items():
         for install_path in install_paths(plugin_id, root):
-            commands = _plugin_commands(install_path)
+            hooks = _plugin_hooks(install_path)
+            commands = style_commands(hooks)
             if commands:
                 runs = any(f"{HOOK_SCRIPT} --harness " in c for c in commands)
                 shown = _label(Path(install_path), root)
-                return PluginInstall(plugin_id, _label(decided_by, root), shown, runs)
+                return PluginInstall(plugin_id, _label(decided_by, root), shown, runs, hooks)
         if plugin_id == PLUGIN_ID:  # enabled, its copy not (yet) fetched by the client
             return PluginInstall(plugin_id, _label(decided_by, root), None, True)
     return None
@@ -155,13 +169,19 @@ def settings_installs(root: Path) -> list[str]:
     return found
 
 
-def doctor_notes(root: Path, harnesses: list[str]) -> tuple[list[tuple[str, str]], bool]:
-    """`style doctor`'s (level, message) lines about STYLE's plugin for `root` (`harnesses`:
-    those `style.lock.yaml` installs), and whether the plugin alone serves Claude Code there
-    (no settings install to check)."""
+def doctor_view(root: Path, harnesses: list[str]) -> DoctorView:
+    """What `style doctor` says about STYLE's plugin for `root` (`harnesses`: those
+    `style.lock.yaml` installs)."""
     plugin = style_plugin(root)
     if plugin is None:
-        return [], False
+        return DoctorView([], False, None)
+    notes, serves = _notes(root, harnesses, plugin)
+    return DoctorView(notes, serves, plugin.hooks)
+
+
+def _notes(
+    root: Path, harnesses: list[str], plugin: PluginInstall
+) -> tuple[list[tuple[str, str]], bool]:
     notes = [("ok", plugin.describe())]
     if "claude-code" not in harnesses:
         # The database is compiled for the lock's harnesses only: the plugin's hooks find
