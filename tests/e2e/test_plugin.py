@@ -117,11 +117,13 @@ def test_marketplace_install_guards_and_doctor_sees_it(session) -> None:
     s.run("delete victim.txt")
     assert_blocked(s)
 
-    doctor = s.style("doctor", "--no-fire", check=False)
+    doctor = s.style("doctor", check=False)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert f"ok: claude-code: STYLE plugin enabled ({PLUGIN_ID}, in ~/.claude/settings.json" in (
         doctor.stdout
     )
+    # the synthetic events go through the copy of the plugin the client runs
+    assert "ok: claude-code: PreToolUse: the installed command answered" in doctor.stdout
     assert "twice" not in doctor.stdout and ".claude/settings.json is missing" not in doctor.stdout
 
     s.style("install", "policy", "--harness", "claude-code")
