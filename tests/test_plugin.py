@@ -172,3 +172,25 @@ def test_plugin_hook_without_style_installed_says_what_to_install(tmp_path: Path
     result.check_clean()
     assert result.code == 0
     assert (result.json or {}).get("systemMessage") == MISSING
+
+
+def test_gemini_hooks_refuse_to_run_outside_gemini_cli(tmp_path: Path) -> None:
+    """`claude --plugin-dir <repository root>` reads the root `hooks/hooks.json` (the Gemini CLI
+    extension's) as Claude Code hooks: there they say which folder is the plugin instead."""
+    folder, home = tmp_path / "plain", tmp_path / "home"
+    folder.mkdir()
+    home.mkdir()
+    for env, expected in (
+        ({}, ("", plugin.NOT_GEMINI, 1)),
+        ({"GEMINI_PROJECT_DIR": str(folder)}, ("", "", 0)),  # no project: nothing to say
+    ):
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", plugin_command("SessionStart", "gemini-cli")],
+            cwd=folder,
+            env=clean_env(home, env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        result = finish(proc, _encode(payload("SessionStart.startup.json", folder)))
+        assert (result.stdout, result.stderr.strip(), result.code) == expected

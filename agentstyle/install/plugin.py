@@ -24,7 +24,7 @@ from typing import Any
 from agentstyle import __version__
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import spec_for
-from agentstyle.install.hookcommand import hook_command
+from agentstyle.install.hookcommand import hook_command, sh_literal
 
 PLUGIN_NAME = "style"
 MARKETPLACE_NAME = "agentstyle"
@@ -49,11 +49,30 @@ CODEX_HOOKS = f"{CLAUDE_PLUGIN_DIR}/{CODEX_HOOKS_NAME}"
 GEMINI_MANIFEST = "gemini-extension.json"
 GEMINI_HOOKS = "hooks/hooks.json"
 GEMINI_EXTENSION_NAME = "style"
+# Claude Code takes any folder with a top-level `hooks/` as a plugin (`claude --plugin-dir
+# <repository root>`) and would run the Gemini CLI hooks there as its own. Gemini CLI names the
+# project in every hook's environment (`GEMINI_PROJECT_DIR`; read braced, so Gemini CLI's own
+# `$GEMINI_PROJECT_DIR` substitution in the command leaves it alone): where it is not set, the
+# hook says which folder is the Claude Code plugin, instead of answering in the wrong dialect.
+GEMINI_ONLY_ENV = "GEMINI_PROJECT_DIR"
+NOT_GEMINI = (
+    "STYLE: these are the Gemini CLI extension's hooks (the repository root); Claude Code "
+    f"loads STYLE from {CLAUDE_PLUGIN_DIR} (claude --plugin-dir <checkout>/{CLAUDE_PLUGIN_DIR})"
+)
 
 
 def every_tool(harness: str) -> str:
     """The matcher that covers every tool, in the harness's matcher syntax."""
     return ".*" if spec_for(harness).matcher_style == "regex" else "*"
+
+
+def only_in_gemini(command: str) -> str:
+    """`command`, run only where Gemini CLI started it; elsewhere one line on stderr, exit 1
+    (a non-blocking hook error, shown to the person)."""
+    return (
+        f'[ -n "${{{GEMINI_ONLY_ENV}-}}" ] || {{ cat >/dev/null; echo {sh_literal(NOT_GEMINI)} '
+        f">&2; exit 1; }}; {command}"
+    )
 
 
 def extension_hooks(harness: str) -> dict[str, Any]:
@@ -63,7 +82,10 @@ def extension_hooks(harness: str) -> dict[str, Any]:
     adapter = adapter_for(harness)
     groups: dict[str, list[dict[str, Any]]] = {}
     for native in spec.native_events():
-        handler = adapter.handler(hook_command(harness, native, False, "project"), native, False)
+        command = hook_command(harness, native, False, "project")
+        if harness == "gemini-cli":
+            command = only_in_gemini(command)
+        handler = adapter.handler(command, native, False)
         point = spec.spec_of(native)
         matcher = every_tool(harness) if point is not None and point.matcher == "tool" else None
         groups[native] = [adapter.group(handler, matcher)]

@@ -11,12 +11,14 @@ import subprocess
 import textwrap
 import time
 
+from agentstyle.install import plugin
 from e2e.clients import REPO, Session, binary
 from e2e.mockapi import Say, Script
 from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, shell, tool_results
 
 PLUGIN_DIR = REPO / "plugins" / "style"
 PLUGIN_ID = "style@agentstyle"
+NOT_GEMINI = plugin.NOT_GEMINI
 WARM_UP = "E2E-WARM-UP say hello"
 BUILD_WAIT_S = 90.0
 
@@ -242,3 +244,15 @@ def test_codex_plugin_does_nothing_in_a_folder_without_a_lock(session) -> None:
     assert not (s.project / "victim.txt").exists(), "the call did not run without a policy"
     assert not (s.project / ".style").exists(), "the plugin's hooks made a .style folder"
     assert all("STYLE" not in r.text for r in s.requests()), "a STYLE answer reached the model"
+
+
+def test_the_repository_root_is_no_claude_code_plugin(session) -> None:
+    """`claude --plugin-dir <repository root>` loads the root's `hooks/hooks.json`, the Gemini
+    CLI extension's: its hooks answer in no dialect there and say which folder is the plugin."""
+    s: Session = session("claude-code", script())
+    lock_only(s)
+    run = s.run("delete victim.txt", extra=["--plugin-dir", str(REPO)])
+    assert "exec style-hook --harness gemini-cli" in run.debug, "the root's hooks did not load"
+    assert "finished with status 1" in run.debug
+    assert NOT_GEMINI in run.stdout, "the person was not told which folder is the plugin"
+    assert not (s.project / ".style").exists(), "a Gemini CLI hook ran STYLE under Claude Code"
