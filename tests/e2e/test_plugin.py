@@ -12,7 +12,7 @@ import textwrap
 import time
 
 from agentstyle.install import plugin
-from e2e.clients import REPO, Session, binary
+from e2e.clients import CLIENT, REPO, RUN_TIMEOUT_S, Session, binary, end_group
 from e2e.mockapi import Say, Script
 from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, shell, tool_results
 
@@ -256,3 +256,30 @@ def test_the_repository_root_is_no_claude_code_plugin(session) -> None:
     assert "finished with status 1" in run.debug
     assert NOT_GEMINI in run.stdout, "the person was not told which folder is the plugin"
     assert not (s.project / ".style").exists(), "a Gemini CLI hook ran STYLE under Claude Code"
+
+
+def test_codex_plugin_hooks_run_only_once_trusted(session) -> None:
+    """Without hook trust (`--dangerously-bypass-hook-trust` in these runs, `/hooks` for a
+    person), `codex exec` skips the plugin's hooks silently, as it skips a project's."""
+    s: Session = session("codex", script("codex"))
+    lock_only(s)
+    install_codex_plugin(s)
+    argv, env, _ = CLIENT["codex"].command(s, "delete victim.txt", False, [])
+    untrusted = [a for a in argv if a != "--dangerously-bypass-hook-trust"]
+    assert len(untrusted) == len(argv) - 1
+    proc = subprocess.Popen(
+        untrusted,
+        cwd=s.project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        proc.communicate(timeout=RUN_TIMEOUT_S)
+    finally:
+        end_group(proc)
+    assert not (s.project / "victim.txt").exists(), "an untrusted plugin hook refused the call"
+    assert not (s.project / ".style").exists(), "an untrusted plugin hook ran"
