@@ -153,11 +153,17 @@ def gemini_extension(s: Session, *args: str) -> str:
 
 
 def install_gemini_extension(s: Session) -> None:
+    """The extension installed from a folder holding the repository's two extension files (a
+    local install copies its whole source, and a checkout has virtual environments in it)."""
+    source = s.root / "extension-source"
+    (source / "hooks").mkdir(parents=True)
+    for rel in (plugin.GEMINI_MANIFEST, plugin.GEMINI_HOOKS):
+        shutil.copyfile(REPO / rel, source / rel)
     # the client asks before it installs from a folder it does not trust
     trusted = s.home / ".gemini" / "trustedFolders.json"
     trust = json.loads(trusted.read_text())
-    trusted.write_text(json.dumps({**trust, str(REPO): "TRUST_FOLDER"}))
-    gemini_extension(s, "install", str(REPO), "--consent")
+    trusted.write_text(json.dumps({**trust, str(source): "TRUST_FOLDER"}))
+    gemini_extension(s, "install", str(source), "--consent")
     assert "style (" in gemini_extension(s, "list")
     copy = s.home / ".gemini" / "extensions" / "style"
     assert (copy / "gemini-extension.json").is_file() and (copy / "hooks" / "hooks.json").is_file()
