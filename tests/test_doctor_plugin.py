@@ -7,6 +7,7 @@ double install warned about (docs/harnesses/claude-code.md#as-a-plugin)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -180,3 +181,17 @@ def test_a_plugin_without_style_hook_on_path_is_an_error(lock_only: Project) -> 
     assert "error: claude-code: the plugin's hooks run `style-hook`, which is not on PATH" in (
         proc.stdout
     )
+
+
+def test_a_fifo_or_broken_settings_file_is_passed_over(lock_only: Project) -> None:
+    """The client's files are read as it reads them: one that is no JSON counts for nothing,
+    and a FIFO in a settings file's place never holds doctor."""
+    install_plugin(lock_only.home)
+    (lock_only.root / ".claude").mkdir()
+    os.mkfifo(lock_only.root / ".claude" / "settings.json")
+    (lock_only.root / ".claude" / "settings.local.json").write_text("{not json", encoding="utf-8")
+    proc = doctor(lock_only)
+    assert (
+        "ok: claude-code: STYLE plugin enabled (style@agentstyle, in ~/.claude/settings.json"
+        in (proc.stdout)
+    ), proc.stdout

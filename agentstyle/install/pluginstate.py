@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentstyle.folders import read_regular
 from agentstyle.harnesses.install import HOOK_SCRIPT, home_path, is_style_command
 from agentstyle.install.plugin import PLUGIN_ID
 
@@ -54,13 +55,14 @@ class DoctorView:
 
 
 def _read_json(path: Path) -> Any:
-    """The JSON document at `path`, or None where it is missing, too large or not JSON (the
-    client ignores such a file too)."""
+    """The JSON document at `path`, or None where it is missing, no regular file (a FIFO is
+    never waited on), too large or not JSON (the client ignores such a file too)."""
+    data = read_regular(str(path), MAX_SETTINGS + 1)
+    if data is None or len(data) > MAX_SETTINGS:
+        return None
     try:
-        if path.stat().st_size > MAX_SETTINGS:
-            return None
-        return json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         return None
 
 
