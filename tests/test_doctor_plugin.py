@@ -195,3 +195,78 @@ def test_a_fifo_or_broken_settings_file_is_passed_over(lock_only: Project) -> No
         "ok: claude-code: STYLE plugin enabled (style@agentstyle, in ~/.claude/settings.json"
         in (proc.stdout)
     ), proc.stdout
+
+
+def test_a_codex_plugin_serves_codex(project: Project) -> None:
+    """As `codex plugin add style@agentstyle` leaves it: `[plugins."style@agentstyle"]` in
+    `~/.codex/config.toml`, the plugin folder copied into the cache."""
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "codex")
+    config = project.root / ".codex" / "hooks.json"
+    codex = project.home / ".codex"
+    copy = codex / "plugins" / "cache" / "agentstyle" / "style" / "0.3.0"
+    shutil.copytree(REPO / plugin.CLAUDE_PLUGIN_DIR, copy)
+    (codex / "config.toml").write_text(
+        '[plugins."style@agentstyle"]\nenabled = true\n', encoding="utf-8"
+    )
+    proc = doctor(project)
+    assert (
+        "ok: codex: STYLE plugin enabled (style@agentstyle, in ~/.codex/config.toml; hooks from "
+        "~/.codex/plugins/cache/agentstyle/style/0.3.0)"
+    ) in proc.stdout, proc.stdout
+    assert (
+        "warning: codex: STYLE is installed twice here: the plugin style@agentstyle and the "
+        "handlers in .codex/hooks.json both run on every event"
+    ) in proc.stdout
+    config.unlink()
+    proc = doctor(project, fire=True)
+    assert proc.returncode == 0, proc.stdout
+    assert "twice" not in proc.stdout and "hooks.json is missing" not in proc.stdout
+    assert "ok: codex: PreToolUse: the installed command answered" in proc.stdout
+    (codex / "config.toml").write_text(
+        '[plugins."style@agentstyle"]\nenabled = false\n', encoding="utf-8"
+    )
+    assert "STYLE plugin enabled" not in doctor(project).stdout
+
+
+def test_a_gemini_extension_serves_gemini_cli(project: Project) -> None:
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "gemini-cli")
+    (project.root / ".gemini" / "settings.json").unlink()
+    copy = project.home / ".gemini" / "extensions" / "style"
+    (copy / "hooks").mkdir(parents=True)
+    for rel in (plugin.GEMINI_MANIFEST, plugin.GEMINI_HOOKS):
+        shutil.copyfile(REPO / rel, copy / rel)
+    proc = doctor(project, fire=True)
+    assert proc.returncode == 0, proc.stdout
+    assert (
+        "ok: gemini-cli: STYLE extension enabled (style, in ~/.gemini/extensions; hooks from "
+        "~/.gemini/extensions/style)"
+    ) in proc.stdout
+    assert "ok: gemini-cli: BeforeTool: the installed command answered" in proc.stdout
+    # `gemini extensions disable style --scope workspace`, run in the project
+    write_json(
+        project.home / ".gemini" / "extensions" / "extension-enablement.json",
+        {"style": {"overrides": [f"{project.home}/*", f"!{project.root}/*"]}},
+    )
+    assert "STYLE extension enabled" not in doctor(project).stdout
+
+
+@pytest.mark.parametrize(
+    ("rules", "folder", "enabled"),
+    [
+        (None, "/w/p", True),
+        (["/home/u/*"], "/w/p", True),  # no rule matches: enabled
+        (["!/home/u/*"], "/home/u/src/p", False),
+        (["!/home/u/*"], "/home/u", False),
+        (["!/home/u/*"], "/home/uv/p", True),
+        (["/home/u/*", "!/home/u/src/p/*"], "/home/u/src/p/sub", False),
+        (["!/home/u/*", "/home/u/src/p/*"], "/home/u/src/p", True),  # the last match decides
+        (["!/home/u/src/p"], "/home/u/src/p/sub", True),  # no `*`: that folder only
+        (["!/home/u/src/p"], "/home/u/src/p", False),
+    ],
+)
+def test_gemini_enablement_rules(rules: Any, folder: str, enabled: bool) -> None:
+    from agentstyle.install.pluginstate import gemini_enabled
+
+    assert gemini_enabled(rules, Path(folder)) is enabled

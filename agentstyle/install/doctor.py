@@ -30,7 +30,7 @@ from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
-from agentstyle.install.pluginstate import doctor_view
+from agentstyle.install.pluginstate import doctor_views
 from agentstyle.policy.plan import PlanEntry
 
 if TYPE_CHECKING:
@@ -120,10 +120,11 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
             *history,
         ]
     names = sorted(lock.harnesses)
-    # Claude Code may run STYLE as a plugin instead of (or, by mistake, beside) the handlers
-    # in its settings (docs/harnesses/claude-code.md#as-a-plugin).
-    plugin = doctor_view(root, names)
-    findings.extend(Finding(level, "claude-code", text) for level, text in plugin.notes)
+    # A client may run STYLE as its own extension instead of (or, by mistake, beside) the
+    # handlers in its config (docs/harnesses/index.md#plugins-and-extensions).
+    plugins = doctor_views(root, names)
+    for harness, view in plugins.items():
+        findings.extend(Finding(level, harness, text) for level, text in view.notes)
     wide = privacy_warning(root, paths)  # looked at before opening the database tightens it
     if wide:
         findings.append(Finding("warning", None, wide))
@@ -155,7 +156,8 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     session = f"{SESSION_PREFIX}{uuid.uuid4()}"
     fired = False
     for name in names:
-        if name == "claude-code" and plugin.serves_claude_code:
+        plugin = plugins.get(name)
+        if plugin is not None and plugin.serves:
             if fire and policy is not None and plugin.hooks:
                 hooks = plugin.hooks
                 ran = fire_harness(root, name, lock.harnesses[name], session, findings, hooks)

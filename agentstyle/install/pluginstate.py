@@ -1,5 +1,6 @@
-"""Whether Claude Code runs STYLE as a plugin for a project, read from the files the client
-itself writes (docs/harnesses/claude-code.md#as-a-plugin), for `style doctor`.
+"""Whether a client runs STYLE as its own extension for a project (a Claude Code or Codex
+plugin, a Gemini CLI extension), read from the files the client itself writes
+(docs/harnesses/claude-code.md#as-a-plugin), for `style doctor`.
 
 Claude Code 2.1.332 keeps a plugin's enabled state in `enabledPlugins` of its settings files
 (`"style@agentstyle": true`; `claude plugin disable` writes `false`), the more specific file
@@ -39,18 +40,20 @@ class PluginInstall:
     install_path: str | None  # the client's copy of the plugin, when installed from a marketplace
     runs_style_hook: bool  # its hooks run `style-hook` (found on PATH)
     hooks: dict[str, list[dict[str, Any]]] | None = None  # the copy's hooks, as the client reads
+    kind: str = "plugin"  # what the client calls it: plugin, extension
+    disable: str = ""  # the client's command that turns it off
 
     def describe(self) -> str:
         where = f"; hooks from {self.install_path}" if self.install_path else ""
-        return f"STYLE plugin enabled ({self.plugin_id}, in {self.enabled_in}{where})"
+        return f"STYLE {self.kind} enabled ({self.plugin_id}, in {self.enabled_in}{where})"
 
 
 @dataclass(frozen=True, slots=True)
 class DoctorView:
-    """What `style doctor` says about STYLE's plugin for a project."""
+    """What `style doctor` says about STYLE's extension of one harness for a project."""
 
     notes: list[tuple[str, str]]  # (level, message)
-    serves_claude_code: bool  # the plugin alone serves Claude Code: no settings install to check
+    serves: bool  # the extension alone serves the harness: no hook config to check
     hooks: dict[str, list[dict[str, Any]]] | None  # the plugin's hooks, to fire
 
 
@@ -147,72 +150,184 @@ def _plugin_hooks(install_path: str) -> dict[str, list[dict[str, Any]]] | None:
 
 
 def style_plugin(root: Path) -> PluginInstall | None:
-    """STYLE's plugin when one is enabled for `root`, else None."""
+    """STYLE's Claude Code plugin when one is enabled for `root`, else None."""
     for plugin_id, decided_by in enabled_plugins(root).items():
+        disable = f"claude plugin disable {plugin_id}"
         for install_path in install_paths(plugin_id, root):
             hooks = _plugin_hooks(install_path)
             commands = style_commands(hooks)
             if commands:
                 runs = any(f"{HOOK_SCRIPT} --harness " in c for c in commands)
                 shown = _label(Path(install_path), root)
-                return PluginInstall(plugin_id, _label(decided_by, root), shown, runs, hooks)
+                enabled_in = _label(decided_by, root)
+                return PluginInstall(plugin_id, enabled_in, shown, runs, hooks, disable=disable)
         if plugin_id == PLUGIN_ID:  # enabled, its copy not (yet) fetched by the client
-            return PluginInstall(plugin_id, _label(decided_by, root), None, True)
+            return PluginInstall(plugin_id, _label(decided_by, root), None, True, disable=disable)
+    return None
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or home_path(".codex"))
+
+
+def codex_plugin(root: Path) -> PluginInstall | None:
+    """STYLE's Codex plugin when one is enabled: `[plugins."<id>"] enabled = true` in
+    `$CODEX_HOME/config.toml`, its copy in `plugins/cache/<marketplace>/<name>/<version>/`
+    running the hooks its `.codex-plugin/plugin.json` names (as `codex plugin add` left them
+    in tests/e2e/test_plugin.py)."""
+    import tomllib
+
+    config = codex_home() / "config.toml"
+    raw = read_regular(str(config), MAX_SETTINGS)
+    try:
+        doc = tomllib.loads(raw.decode("utf-8")) if raw else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    plugins = doc.get("plugins")
+    for plugin_id, entry in plugins.items() if isinstance(plugins, dict) else []:
+        if not (isinstance(entry, dict) and entry.get("enabled") is True and "@" in plugin_id):
+            continue
+        name, market = plugin_id.split("@", 1)
+        cache = codex_home() / "plugins" / "cache" / market / name
+        versions = sorted(cache.iterdir()) if cache.is_dir() else []
+        for copy in reversed(versions):
+            manifest = _read_json(copy / ".codex-plugin" / "plugin.json")
+            named = manifest.get("hooks") if isinstance(manifest, dict) else None
+            hooks_file = copy / (named if isinstance(named, str) else "hooks/hooks.json")
+            hooks_doc = _read_json(hooks_file)
+            hooks = hooks_doc.get("hooks") if isinstance(hooks_doc, dict) else None
+            if style_commands(hooks) and isinstance(hooks, dict):
+                runs = any(f"{HOOK_SCRIPT} --harness " in c for c in style_commands(hooks))
+                return PluginInstall(
+                    plugin_id,
+                    _label(config, root),
+                    _label(copy, root),
+                    runs,
+                    hooks,
+                    disable=f"codex plugin remove {plugin_id}",
+                )
+    return None
+
+
+def gemini_enabled(rules: Any, folder: Path) -> bool:
+    """Gemini CLI's `extension-enablement.json` rules for one extension, applied to a folder
+    as 0.61.0 applies them: each matching rule decides in turn (`!` disables), a trailing `*`
+    takes the sub-folders too; enabled where none matches."""
+    path = "/" + folder.resolve().as_posix().strip("/") + "/"
+    enabled = True
+    for rule in rules if isinstance(rules, list) else []:
+        if not isinstance(rule, str):
+            continue
+        off = rule.startswith("!")
+        base = rule[1:] if off else rule
+        subdirs = base.endswith("*")
+        base = "/" + (base[:-1] if subdirs else base).strip("/") + "/"
+        if path == base or (subdirs and path.startswith(base)):
+            enabled = not off
+    return enabled
+
+
+def gemini_extension(root: Path) -> PluginInstall | None:
+    """STYLE's Gemini CLI extension when one is installed in `~/.gemini/extensions/<name>/`
+    (its `hooks/hooks.json` running STYLE's hook) and enabled for `root`."""
+    folder = home_path(".gemini/extensions")
+    enablement = _read_json(folder / "extension-enablement.json")
+    for copy in sorted(folder.iterdir()) if folder.is_dir() else []:
+        manifest = _read_json(copy / "gemini-extension.json")
+        hooks_doc = _read_json(copy / "hooks" / "hooks.json")
+        hooks = hooks_doc.get("hooks") if isinstance(hooks_doc, dict) else None
+        if not isinstance(manifest, dict) or not isinstance(hooks, dict):
+            continue
+        name = manifest.get("name") if isinstance(manifest.get("name"), str) else copy.name
+        entry = enablement.get(name) if isinstance(enablement, dict) else None
+        rules = entry.get("overrides") if isinstance(entry, dict) else None
+        if style_commands(hooks) and gemini_enabled(rules, root):
+            runs = any(f"{HOOK_SCRIPT} --harness " in c for c in style_commands(hooks))
+            return PluginInstall(
+                str(name),
+                _label(folder, root),
+                _label(copy, root),
+                runs,
+                hooks,
+                kind="extension",
+                disable=f"gemini extensions disable {name}",
+            )
     return None
 
 
 def settings_installs(root: Path) -> list[str]:
     """The Claude Code settings files for `root` that hold STYLE's own handlers."""
+    return _holding_style(root, settings_files(root))
+
+
+def _holding_style(root: Path, paths: list[Path]) -> list[str]:
     found = []
-    for path in settings_files(root):
+    for path in paths:
         doc = _read_json(path)
         if isinstance(doc, dict) and style_commands(doc.get("hooks")):
             found.append(_label(path, root))
     return found
 
 
-def doctor_view(root: Path, harnesses: list[str]) -> DoctorView:
-    """What `style doctor` says about STYLE's plugin for `root` (`harnesses`: those
-    `style.lock.yaml` installs)."""
-    plugin = style_plugin(root)
-    if plugin is None:
-        return DoctorView([], False, None)
-    notes, serves = _notes(root, harnesses, plugin)
-    return DoctorView(notes, serves, plugin.hooks)
+# Per harness: how its STYLE extension is found, and the hook configs a settings install of
+# STYLE writes (project, then user).
+FINDERS = {"claude-code": style_plugin, "codex": codex_plugin, "gemini-cli": gemini_extension}
+
+
+def _config_installs(root: Path, harness: str) -> list[str]:
+    if harness == "claude-code":
+        return settings_installs(root)
+    rel = {"codex": ".codex/hooks.json", "gemini-cli": ".gemini/settings.json"}[harness]
+    user = codex_home() / "hooks.json" if harness == "codex" else home_path(rel)
+    paths = [root / rel] if (root / rel).resolve() == user.resolve() else [root / rel, user]
+    return _holding_style(root, paths)
+
+
+def doctor_views(root: Path, harnesses: list[str]) -> dict[str, DoctorView]:
+    """What `style doctor` says about STYLE's extension of each harness for `root`
+    (`harnesses`: those `style.lock.yaml` installs), for the harnesses that have one."""
+    views = {}
+    for harness, find in FINDERS.items():
+        found = find(root)
+        if found is not None:
+            notes, serves = _notes(root, harness, harnesses, found)
+            views[harness] = DoctorView(notes, serves, found.hooks)
+    return views
 
 
 def _notes(
-    root: Path, harnesses: list[str], plugin: PluginInstall
+    root: Path, harness: str, harnesses: list[str], found: PluginInstall
 ) -> tuple[list[tuple[str, str]], bool]:
-    notes = [("ok", plugin.describe())]
-    if "claude-code" not in harnesses:
-        # The database is compiled for the lock's harnesses only: the plugin's hooks find
-        # no rule for Claude Code and answer nothing.
+    notes = [("ok", found.describe())]
+    its = f"the {found.kind}'s hooks"
+    if harness not in harnesses:
+        # The database is compiled for the lock's harnesses only: the extension's hooks find
+        # no rule for this harness and answer nothing.
         notes.append(
             (
                 "warning",
-                "style.lock.yaml installs nothing for claude-code, so the plugin's hooks find "
-                "no rule to apply here; run `style install <package> --harness claude-code`",
+                f"style.lock.yaml installs nothing for {harness}, so {its} find no rule to "
+                f"apply here; run `style install <package> --harness {harness}`",
             )
         )
-    if plugin.runs_style_hook and shutil.which(HOOK_SCRIPT) is None:
+    if found.runs_style_hook and shutil.which(HOOK_SCRIPT) is None:
         notes.append(
             (
                 "error",
-                f"the plugin's hooks run `{HOOK_SCRIPT}`, which is not on PATH here, so they "
-                "answer that STYLE is not installed; install STYLE with `pipx install "
-                "agentstyle` or `uv tool install agentstyle`",
+                f"{its} run `{HOOK_SCRIPT}`, which is not on PATH here, so they answer that "
+                "STYLE is not installed; install STYLE with `pipx install agentstyle` or "
+                "`uv tool install agentstyle`",
             )
         )
-    settings = settings_installs(root)
-    if not settings:
+    configs = _config_installs(root, harness)
+    if not configs:
         return notes, True
     notes.append(
         (
             "warning",
-            f"STYLE is installed twice here: the plugin {plugin.plugin_id} and the handlers in "
-            f"{', '.join(settings)} both run on every event; keep one (`style uninstall "
-            f"--harness claude-code`, or `claude plugin disable {plugin.plugin_id}`)",
+            f"STYLE is installed twice here: the {found.kind} {found.plugin_id} and the "
+            f"handlers in {', '.join(configs)} both run on every event; keep one (`style "
+            f"uninstall --harness {harness}`, or `{found.disable}`)",
         )
     )
     return notes, False

@@ -183,6 +183,17 @@ def test_gemini_extension_guards_a_lock_only_project(session) -> None:
     assert_blocked(s)
     assert not (s.project / ".gemini").exists(), "the extension edited the project"
     assert recorded_harnesses(s) == ["gemini-cli"]
+    doctor = s.style("doctor", check=False)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert (
+        "ok: gemini-cli: STYLE extension enabled (style, in ~/.gemini/extensions; "
+        "hooks from ~/.gemini/extensions/style)"
+    ) in doctor.stdout
+    assert "ok: gemini-cli: BeforeTool: the installed command answered" in doctor.stdout
+    # (a user-scope disable writes `!<home>/*`, and a folder outside the home folder that no
+    # rule matches stays enabled, by Gemini CLI's rules as doctor reads them)
+    gemini_extension(s, "disable", "style", "--scope", "workspace")
+    assert "STYLE extension enabled" not in s.style("doctor", "--no-fire", check=False).stdout
 
 
 def test_gemini_extension_does_nothing_in_a_folder_without_a_lock(session) -> None:
@@ -240,6 +251,10 @@ def test_codex_plugin_guards_a_lock_only_project(session) -> None:
     assert any("Command blocked by PreToolUse hook" in t for t in results), results
     # the Codex hooks answered, not the Claude Code ones the same plugin folder carries
     assert recorded_harnesses(s) == ["codex"]
+    doctor = s.style("doctor", check=False)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert f"ok: codex: STYLE plugin enabled ({PLUGIN_ID}, in ~/.codex/config.toml" in doctor.stdout
+    assert "ok: codex: PreToolUse: the installed command answered" in doctor.stdout
     assert not (s.project / ".codex").exists(), "the plugin edited the project"
 
 
