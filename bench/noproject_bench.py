@@ -4,9 +4,10 @@ interpreter (`python -c pass`).
 A user-scope install runs the hook for every call in every folder; where no project is in
 sight (no `.style/` or `style.lock.yaml` upwards of the working folder, the payload's `cwd` and
 the harness's project folder, no `~/.style` policy) it must exit at once (hook.py
-`nothing_to_do`). Both installed forms are measured: the `style-hook` console script (a
-project install) and `python -m agentstyle.hook` (a personal install). Rounds interleave the
-three commands, so drift on a shared machine hits each alike; medians of ROUNDS, their
+`nothing_to_do`). What every install runs is measured: the `style-hook` console script (found
+on PATH by a project install, by its absolute path in a personal one); beside it the form that
+personal installs wrote before, `python -m agentstyle.hook`. Rounds interleave the three
+commands, so drift on a shared machine hits each alike; medians of ROUNDS, their
 difference and ratio to the bare interpreter.
 
 `python -m bench.noproject_bench` prints the figures.
