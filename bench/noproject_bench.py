@@ -130,7 +130,9 @@ def section() -> str:
         "Method (`bench/noproject_bench.py`): a folder with no `.style/`, no `style.lock.yaml` "
         "and no `~/.style`; a Claude Code `PreToolUse` payload on stdin; the three commands "
         f"interleaved for {ROUNDS} rounds, wall time from `Popen` to exit and the child's CPU "
-        "time, medians. The target: at most 2 ms over the bare interpreter.\n\n"
+        "time, medians. The target: at most 2 ms over the bare interpreter. `style-hook` is what "
+        "every install runs (a personal scope by its absolute path); `python -m agentstyle.hook` "
+        "is the form personal scopes wrote before.\n\n"
         "| command | median | over `python -c pass` | CPU (user + system) |\n|---|---|---|---|\n"
         + rows
     )
