@@ -298,7 +298,8 @@ def check_harness(
                 "error",
                 name,
                 f"{len(handlers)} handler(s) in {label} run {', '.join(missing)}, which is "
-                "missing (interpreter moved?); run `style sync` with the `style` you use now",
+                "missing (STYLE's environment moved?); run `style sync` with the `style` you "
+                "use now",
             )
         )
         return True
