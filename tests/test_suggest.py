@@ -238,7 +238,7 @@ def test_commands_of_one_program_and_subcommand_generalize_to_plain_words(
     project: Project,
 ) -> None:
     deploy = _by_rule(_suggest(project))["team/ask-deploy"]
-    assert deploy["condition"].startswith('tool.input.command regex "^make deploy( ')
+    assert deploy["condition"].startswith('tool.input.command regex r"^make deploy( ')
     assert deploy["evidence"]["calls"] == ["make deploy qa", "make deploy staging"]
     assert deploy["backtest"]["changes"] == {"ask->allow": 2}
     # the rule lives in its own file: the exception goes there, the allow rule to STYLE.yaml
@@ -378,3 +378,34 @@ def test_bad_input_gets_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("style: no rules database at "), line
+
+
+ASK_ONLY = """
+spec: style/v0.3
+name: solo
+version: 1.0.0
+description: an ask and nothing after a call
+rules:
+  - id: ask-push
+    target: tool
+    tool: shell
+    action: ask
+    when: 'tool.input.command shell_regex "^git push( |$)"'
+    text: Pushing to the remote; confirm.
+"""
+
+
+def test_asks_without_a_post_handler_are_said_to_be_unseen(tmp_path: Path) -> None:
+    p = Project(tmp_path / "proj", tmp_path / "home")
+    p.install(str(p.write_package(ASK_ONLY, "solo")), "--harness", "claude-code")
+    hooks = json.loads((p.root / ".claude" / "settings.json").read_text("utf-8"))["hooks"]
+    assert "PostToolUse" not in hooks  # so Claude Code would never tell STYLE the call ran
+    assert _decision(_pre(p, "s1", "git push origin feature", "t1")) == "ask"
+    doc = _suggest(p)
+    assert doc["proposals"] == []
+    assert any("no installed rule runs after a tool call" in n for n in doc["notes"]), doc
+    done = _style(p, "suggest", "--format", "csv")
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "style: invalid value for `--format`: `csv` is not one of text, json"
+    )

@@ -51,7 +51,7 @@ SESSIONS = 20  # recent sessions per harness a rule must have stayed silent in t
 MIN_CALLS = 2  # approvals (or allowances) of one kind of call before it is proposed
 # What a generalized command's varying tail may not hold: a shell operator, redirection,
 # quote, substitution, escape or line break (so it stays one simple command with plain words).
-TAIL_WORD = r"""[^-+;&|<>()$`\\'"\s][^;&|<>()$`\\'"\s]*"""
+TAIL_WORD = r"[^-+;&|<>()$\x60\x5c\x22\x27\s][^;&|<>()$\x60\x5c\x22\x27\s]*"
 SHELL_META = frozenset(";&|<>()$`\\'\"\n\r")
 GLOB_META = frozenset("*?[]{}")
 RE2_META = frozenset("\\.^$|?*+()[]{}")
@@ -100,6 +100,8 @@ class History:
     first: dt.datetime | None
     last: dt.datetime | None
     bare: int  # events stored without their fields (`log: hits`)
+    asks: int  # tool calls a rule asked about
+    post_entries: int  # installed entries after a tool call (what sees an approval)
     consents: list[Consent]
     rules: dict[str, RuleFacts]
     dead: list[dict[str, Any]]
@@ -143,6 +145,8 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
         window["first_ts"],
         window["last_ts"],
         int(window["bare"]),
+        int(window["asks"]),
+        int(window["post_entries"]),
         consents,
         rules,
         _rows(conn, "suggest/dead", {"sessions": sessions}),
@@ -205,7 +209,8 @@ def condition_for(group: tuple[str, ...], consents: list[Consent]) -> tuple[str,
             common.append(words[0])
         prefix = " ".join(common)
         regex = f"^{_re2_escape(prefix)}( {TAIL_WORD})*$"
-        return f"tool.input.command regex {_string(regex)}", f"{prefix} …"
+        # a raw string: the regex has no quote (they are written \x22, \x27), and reads as is
+        return f'tool.input.command regex r"{regex}"', f"{prefix} …"
     if kind == "folder":
         paths = sorted({str(c.path) for c in consents})
         folder = group[1]
@@ -330,9 +335,9 @@ def consent_proposals(history: History, min_calls: int, notes: list[str]) -> lis
                 Op(
                     "append",
                     fields=(
-                        ("id", patch.scalar(_free_id(taken, base))),
+                        ("id", patch.scalar(_free_id(taken, base), quoted=False)),
                         ("target", "tool"),
-                        ("tool", patch.scalar(tool)),
+                        ("tool", patch.scalar(tool, quoted=False)),
                         ("action", "allow"),
                         ("when", patch.scalar(condition)),
                         (
@@ -636,6 +641,12 @@ def suggest(
             f"{history.bare:,} of {history.events:,} events were stored without their fields "
             "(`log: hits` keeps them only where a rule matched): the backtest replays them "
             "without their content"
+        )
+    if history.asks and not history.post_entries:
+        notes.append(
+            f"{history.asks:,} call(s) were asked about, but no installed rule runs after a "
+            "tool call (`at: after`), so the installed hooks never receive the post event "
+            "that shows an approval: only `style allow` shows consent in this history"
         )
     found = (
         consent_proposals(history, min_calls, notes)

@@ -20,6 +20,7 @@ import yaml
 
 FRONT = re.compile(r"\A---[ \t]*\r?\n")
 FRONT_END = re.compile(r"^---[ \t]*$", re.MULTILINE)
+PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +33,12 @@ class Located:
     offset: int
 
 
-def scalar(value: str) -> str:
-    """`value` as one YAML flow scalar, quoted the way PyYAML would write it."""
-    style = '"' if "\n" in value or "\r" in value else "'"
+def scalar(value: str, *, quoted: bool = True) -> str:
+    """`value` as one YAML flow scalar as PyYAML writes it: single-quoted (double-quoted when
+    it holds a line break), or plain where YAML allows it and `quoted` is false."""
+    style: str | None = '"' if "\n" in value or "\r" in value else "'"
+    if not quoted and PLAIN.fullmatch(value):
+        style = None
     dumped = yaml.safe_dump(
         {"k": value}, default_style=style, width=1_000_000, allow_unicode=True
     ).rstrip("\n")

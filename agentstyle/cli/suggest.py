@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentstyle.cli.common import Format, FormatOpt, emit_json
+from agentstyle.cli.common import Format, FormatOpt, emit_json, usage_error
 from agentstyle.cli.install import project_root
-from agentstyle.diagnostics import StyleError
 
 if TYPE_CHECKING:  # the audit modules (polars, duckdb) load only when the command runs
     from agentstyle.audit.suggest import Suggestions
@@ -69,7 +68,7 @@ def command(
     from agentstyle.audit import suggest as sg
 
     if fmt not in (Format.text, Format.json):
-        raise StyleError("style suggest writes --format text or json")
+        raise usage_error(f"--format {fmt.value}: style suggest writes text or json")
     root = project_root()
     result = sg.suggest(
         root, sessions=sessions, min_calls=min_calls, min_events=min_events, package=package
