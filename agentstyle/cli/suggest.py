@@ -68,7 +68,7 @@ def command(
     from agentstyle.audit import suggest as sg
 
     if fmt not in (Format.text, Format.json):
-        raise usage_error(f"--format {fmt.value}: style suggest writes text or json")
+        raise usage_error(f"--format {fmt}: style suggest writes text or json")
     root = project_root()
     result = sg.suggest(
         root, sessions=sessions, min_calls=min_calls, min_events=min_events, package=package
