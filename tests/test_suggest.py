@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from conftest import Project, Saved, clean_env, style_in_process
 
+from agentstyle.audit.suggest import Consent, call_group, condition_for
+
 PACKAGE = """
 spec: style/v0.3
 name: team
@@ -132,6 +134,13 @@ def _make_history(p: Project) -> None:
                 done = _style(p, "allow", "--last")
                 assert done.returncode == 0, done.stderr
                 assert _decision(_pre(p, sid, command, call())) != "deny"
+            # a self-protection refusal, let through by its event id (`--last` passes over it)
+            assert (
+                _decision(_pre(p, sid, "style uninstall --harness claude-code", call())) == "deny"
+            )
+            [[refused]] = p.query("SELECT max(event_id) FROM events WHERE verdict = 'block'")
+            done = _style(p, "allow", str(refused))
+            assert done.returncode == 0, done.stderr
         for _ in range(3):
             c = call()
             assert _decision(_pre(p, sid, "ls", c)) is None
@@ -206,6 +215,9 @@ def test_proposals_learned_from_the_history(project: Project) -> None:
         "team/shell-note": "quiet",
         "team/rust-note": "disable",
     }
+    # self-protection is never relaxed: its refusals were let through twice all the same
+    allowed = p.query("SELECT rule_ids FROM allowances")
+    assert sum(any(r.startswith("style/self-protect") for r in ids) for (ids,) in allowed) == 2
     # a `fail: closed` rule is never relaxed, however often it was let through
     assert any("team/no-destroy" in n and "fail: closed" in n for n in doc["notes"]), doc["notes"]
     # nothing was applied
@@ -408,4 +420,34 @@ def test_asks_without_a_post_handler_are_said_to_be_unseen(tmp_path: Path) -> No
     assert done.returncode == 2
     assert done.stderr.startswith(
         "style: invalid value for `--format`: `csv` is not one of text, json"
+    )
+
+
+def _consent(command: str) -> Consent:
+    import datetime as dt
+
+    when = dt.datetime(2026, 5, 1)
+    return Consent(
+        "approved", 1, when, "claude-code", "s", "p/r", "shell", "Bash", command, None, None
+    )
+
+
+def test_a_generalization_always_covers_the_calls_seen() -> None:
+    plain = [_consent("make deploy staging"), _consent("make deploy qa")]
+    condition, _ = condition_for(("words", "make", "deploy"), plain)
+    assert condition.startswith('tool.input.command regex r"^make deploy( ')
+    # an option among what varies: a pattern of plain words would not hold for it, so the
+    # calls are named one by one
+    optioned = [_consent("git push -u origin feature"), _consent("git push origin main")]
+    key = call_group(optioned[0])
+    assert key == ("words", "git", "push") == call_group(optioned[1])
+    condition, _ = condition_for(key, optioned)
+    assert condition == (
+        'tool.input.command in ["git push -u origin feature", "git push origin main"]'
+    )
+    # a command with shell syntax is its own group, named exactly
+    piped = _consent("make deploy qa | tee log")
+    assert call_group(piped) == ("command", "make deploy qa | tee log")
+    assert condition_for(call_group(piped) or (), [piped, piped])[0] == (
+        'tool.input.command == "make deploy qa | tee log"'
     )

@@ -29,6 +29,7 @@ import datetime as dt
 import difflib
 import json
 import posixpath
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -55,6 +56,7 @@ TAIL_WORD = r"[^-+;&|<>()$\x60\x5c\x22\x27\s][^;&|<>()$\x60\x5c\x22\x27\s]*"
 SHELL_META = frozenset(";&|<>()$`\\'\"\n\r")
 GLOB_META = frozenset("*?[]{}")
 RE2_META = frozenset("\\.^$|?*+()[]{}")
+KINDS = ("allow", "narrow", "quiet", "disable")  # the order proposals are listed in
 SELF_PROTECT = "style"  # the built-in package (docs/design/cli.md#self-protection)
 
 
@@ -209,6 +211,10 @@ def condition_for(group: tuple[str, ...], consents: list[Consent]) -> tuple[str,
             common.append(words[0])
         prefix = " ".join(common)
         regex = f"^{_re2_escape(prefix)}( {TAIL_WORD})*$"
+        # An option or an odd word in what varies: the generalization would not even cover
+        # the calls seen, so name them one by one (Python's `re` reads this RE2 subset alike).
+        if not all(re.fullmatch(regex, c) for c in commands):
+            return _one_of("tool.input.command", commands), " | ".join(commands)
         # a raw string: the regex has no quote (they are written \x22, \x27), and reads as is
         return f'tool.input.command regex r"{regex}"', f"{prefix} …"
     if kind == "folder":
@@ -655,6 +661,14 @@ def suggest(
     )
     if package is not None:
         found = [p for p in found if p.package == package]
+    order = {rule: i for i, rule in enumerate(history.rules)}
+    found.sort(
+        key=lambda p: (
+            KINDS.index(p.kind),
+            order.get(p.rule, len(order)),
+            p.evidence["first"] or "",
+        )
+    )
     harnesses = [h for h in history.harnesses if h in lock.harnesses]
     tester = Backtester(root, packages, settings, merge(history.streams), harnesses)
     kept = []
