@@ -675,6 +675,11 @@ def suggest(
     with _scratch() as scratch:
         for n, proposal in enumerate(found, 1):
             source = Path(sources[proposal.package])
+            if not source.exists():
+                notes.append(
+                    f"{proposal.rule}: its package is no longer at {source}; nothing proposed"
+                )
+                continue
             files = apply_ops(source, proposal.ops, {})
             if files is None:
                 notes.append(
@@ -718,13 +723,21 @@ def write_proposals(result: Suggestions, dest: Path) -> list[tuple[Path, list[in
         if files is None:
             raise StyleError(f"the proposals for `{name}` cannot be applied together")
         planned.append((name, source, target, files, numbers))
+    # Every copy is made and validated in a scratch folder first, so a failure leaves
+    # nothing half-written under `dest`.
     written = []
-    for name, source, target, files, numbers in planned:
+    with _scratch() as scratch:
+        staged = []
+        for name, source, target, files, numbers in planned:
+            path = write_copy(source, files, scratch / target.name)
+            errors = problems(path)
+            if errors:
+                raise StyleError(
+                    f"the proposals for `{name}` together do not validate: {errors[0]}"
+                )
+            staged.append((scratch / target.name, target, path, numbers))
         dest.mkdir(parents=True, exist_ok=True)
-        path = write_copy(source, files, target)
-        errors = problems(path)
-        if errors:
-            shutil.rmtree(target, ignore_errors=True)
-            raise StyleError(f"the proposals for `{name}` together do not validate: {errors[0]}")
-        written.append((path, numbers))
+        for folder, target, path, numbers in staged:
+            shutil.copytree(folder, target)
+            written.append((target / path.relative_to(folder), numbers))
     return written
