@@ -451,3 +451,142 @@ def test_a_generalization_always_covers_the_calls_seen() -> None:
     assert condition_for(call_group(piped) or (), [piped, piped])[0] == (
         'tool.input.command == "make deploy qa | tee log"'
     )
+
+
+HEAD = "spec: style/v0.3\nname: forms\nversion: 1.0.0\ndescription: when forms\nrules:\n"
+EXCEPTION = 'tool.input.command == "git push origin feature"'
+FORMS = {
+    "expression": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when: 'tool.input.command shell_regex "^git push"'
+    text: x
+""",
+    "block scalar with a comment": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when: |
+      tool.input.command shell_regex "^git push"   # the push itself
+      and not tool.input.command contains "--dry-run"
+    text: x
+""",
+    "mapping": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when:
+      conditions:
+        - {field: tool.input.command, op: regex, pattern: '^git push'}
+    text: x
+""",
+    "mapping with expr": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when:
+      harness: claude-code
+      expr: 'tool.input.command shell_regex "^git push"'
+    text: x
+""",
+    "no condition": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    text: x
+  - id: other
+    text: y
+""",
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_an_exception_in_every_form_of_when_validates(form: str, tmp_path: Path) -> None:
+    import yaml
+
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.policy.compile import load_and_validate
+
+    text = HEAD + FORMS[form]
+    loc = patch.locate_inline(text, "r")
+    assert loc is not None
+    edited = patch.add_exception(loc, EXCEPTION)
+    assert edited is not None
+    (tmp_path / "STYLE.yaml").write_text(edited, encoding="utf-8")
+    compiled = load_and_validate([str(tmp_path)])
+    assert [d.message for d in compiled.diagnostics if d.level == "error"] == []
+    before, after = yaml.safe_load(text)["rules"], yaml.safe_load(edited)["rules"]
+    # only the rule's condition changed, and the old one is kept inside the new one
+    assert [r for r in after if r["id"] != "r"] == [r for r in before if r["id"] != "r"]
+    old, new = before[0].get("when"), after[0]["when"]
+    if isinstance(new, dict):
+        assert {k: v for k, v in new.items() if k != "expr"} == {
+            k: v for k, v in old.items() if k != "expr"
+        }
+        new = new["expr"]
+        old = old.get("expr")
+    want = f"not ({EXCEPTION})" if old is None else f"({old}) and not ({EXCEPTION})"
+    assert new == want
+
+
+def test_a_flow_style_rule_is_not_edited() -> None:
+    from agentstyle.audit import suggest_patch as patch
+
+    text = HEAD + "  - {id: r, target: tool, tool: shell, action: ask, text: x}\n"
+    assert patch.locate_inline(text, "r") is None
+
+
+def test_a_single_file_package_gets_its_exception_in_the_front_matter(tmp_path: Path) -> None:
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.policy.compile import load_and_validate
+
+    text = (
+        "---\nspec: style/v0.3\nname: solo\nversion: 1.0.0\ndescription: one rule\n"
+        "target: tool\ntool: shell\naction: ask\n"
+        "when: 'tool.input.command shell_regex \"^git push\"'\n---\nConfirm the push.\n"
+    )
+    loc = patch.locate_front_matter(text)
+    assert loc is not None
+    edited = patch.add_exception(loc, EXCEPTION)
+    assert edited is not None and edited.endswith("---\nConfirm the push.\n")
+    (tmp_path / "solo.md").write_text(edited, encoding="utf-8")
+    compiled = load_and_validate([str(tmp_path / "solo.md")])
+    assert [d.message for d in compiled.diagnostics if d.level == "error"] == []
+    import yaml
+
+    front = yaml.safe_load(edited.split("---\n")[1])
+    assert front["when"] == f'(tool.input.command shell_regex "^git push") and not ({EXCEPTION})'
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_rule_appended_after_every_form_validates(form: str, tmp_path: Path) -> None:
+    import yaml
+
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.policy.compile import load_and_validate
+
+    text = HEAD + FORMS[form]
+    fields = [
+        ("id", "allow-r"),
+        ("target", "tool"),
+        ("tool", "shell"),
+        ("action", "allow"),
+        ("when", patch.scalar(EXCEPTION)),
+        ("text", patch.scalar("Approved: twice.")),
+    ]
+    edited = patch.append_rule(text, fields)
+    assert edited is not None and edited.startswith(text)
+    (tmp_path / "STYLE.yaml").write_text(edited, encoding="utf-8")
+    compiled = load_and_validate([str(tmp_path)])
+    assert [d.message for d in compiled.diagnostics if d.level == "error"] == []
+    rules = yaml.safe_load(edited)["rules"]
+    assert rules[:-1] == yaml.safe_load(text)["rules"]
+    assert rules[-1] == {
+        "id": "allow-r",
+        "target": "tool",
+        "tool": "shell",
+        "action": "allow",
+        "when": EXCEPTION,
+        "text": "Approved: twice.",
+    }

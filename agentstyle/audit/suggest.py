@@ -269,7 +269,7 @@ class Proposal:
         }
 
 
-def _iso(value: Any) -> str | None:
+def iso(value: Any) -> str | None:
     return value.isoformat(sep=" ", timespec="seconds") if value is not None else None
 
 
@@ -278,8 +278,8 @@ def _evidence(consents: list[Consent]) -> dict[str, Any]:
         "events": [c.event_id for c in consents],
         "count": len(consents),
         "sessions": len({(c.harness, c.session_id) for c in consents}),
-        "first": _iso(min(c.ts for c in consents)),
-        "last": _iso(max(c.ts for c in consents)),
+        "first": iso(min(c.ts for c in consents)),
+        "last": iso(max(c.ts for c in consents)),
         "approved": sum(c.how == "approved" for c in consents),
         "allowed": sum(c.how == "allowed" for c in consents),
         "calls": sorted({c.command or c.path or c.input or "" for c in consents}),
@@ -399,8 +399,8 @@ def noise_proposals(history: History) -> list[Proposal]:
                     "count": int(row["fired"]),
                     "candidates": int(row["candidates"]),
                     "sessions": int(fired.get("sessions") or 0),
-                    "first": _iso(fired.get("first_ts")),
-                    "last": _iso(fired.get("last_ts")),
+                    "first": iso(fired.get("first_ts")),
+                    "last": iso(fired.get("last_ts")),
                 },
             )
         )
@@ -426,8 +426,8 @@ def dead_proposals(history: History, sessions: int) -> list[Proposal]:
                     "count": 0,
                     "sessions": int(row["sessions"]),
                     "session_events": int(row["events"]),
-                    "first": _iso(row["first_ts"]),
-                    "last": _iso(row["last_ts"]),
+                    "first": iso(row["first_ts"]),
+                    "last": iso(row["last_ts"]),
                 },
             )
         )

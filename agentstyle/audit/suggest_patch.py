@@ -96,6 +96,17 @@ def locate_front_matter(text: str) -> Located | None:
     return Located(text, node, offset)
 
 
+def _end_of(node: yaml.Node) -> int:
+    """Where a node's text ends. A block collection's end mark is where the next token starts
+    (possibly on a later line), so it is read from its last scalar or flow node instead."""
+    while isinstance(node, yaml.MappingNode | yaml.SequenceNode) and not node.flow_style:
+        if not node.value:
+            break
+        last = node.value[-1]
+        node = last[1] if isinstance(last, tuple) else last
+    return int(node.end_mark.index)
+
+
 def _line_end(text: str, index: int) -> int:
     """Where a new line goes after the node ending at `index`: the start of the next line."""
     if index > 0 and text[index - 1] == "\n":
@@ -110,8 +121,7 @@ def _insert_key(loc: Located, key: str, value: str, mapping: yaml.MappingNode) -
         return None
     first_key = mapping.value[0][0]
     indent = " " * first_key.start_mark.column
-    last_value = mapping.value[-1][1]
-    at = _line_end(loc.text, loc.offset + last_value.end_mark.index)
+    at = _line_end(loc.text, loc.offset + _end_of(mapping.value[-1][1]))
     prefix = "" if at == 0 or loc.text[at - 1] == "\n" else "\n"
     return loc.text[:at] + f"{prefix}{indent}{key}: {value}\n" + loc.text[at:]
 
@@ -171,7 +181,7 @@ def append_rule(manifest: str, fields: list[tuple[str, str]]) -> str | None:
     dash = " " * max(0, column - 2)
     lines = [f"{dash}- {fields[0][0]}: {fields[0][1]}"]
     lines += [f"{' ' * column}{k}: {v}" for k, v in fields[1:]]
-    at = _line_end(manifest, items[-1].end_mark.index)
+    at = _line_end(manifest, _end_of(items[-1]))
     prefix = "" if at == 0 or manifest[at - 1] == "\n" else "\n"
     return manifest[:at] + prefix + "\n".join(lines) + "\n" + manifest[at:]
 

@@ -81,7 +81,7 @@ def command(
 
 
 def _document(result: Suggestions, written: list[tuple[Path, list[int]]]) -> dict[str, Any]:
-    from agentstyle.audit.suggest import _iso
+    from agentstyle.audit.suggest import iso
 
     h = result.history
     return {
@@ -89,8 +89,8 @@ def _document(result: Suggestions, written: list[tuple[Path, list[int]]]) -> dic
         "history": {
             "events": h.events,
             "sessions": h.sessions,
-            "first": _iso(h.first),
-            "last": _iso(h.last),
+            "first": iso(h.first),
+            "last": iso(h.last),
         },
         "settings": {"sessions": result.sessions, "min_calls": result.min_calls},
         "proposals": [p.document(n) for n, p in enumerate(result.proposals, 1)],
@@ -100,13 +100,13 @@ def _document(result: Suggestions, written: list[tuple[Path, list[int]]]) -> dic
 
 
 def _render(result: Suggestions, written: list[tuple[Path, list[int]]], write: Path | None) -> None:
-    from agentstyle.audit.suggest import _iso, summary_line
+    from agentstyle.audit.suggest import iso, summary_line
 
     out = sys.stdout
     h = result.history
     out.write(
         f"suggest: {len(result.proposals)} proposal(s) from {h.events:,} events in "
-        f"{h.sessions:,} session(s) ({_iso(h.first)} to {_iso(h.last)}); nothing was changed\n"
+        f"{h.sessions:,} session(s) ({iso(h.first)} to {iso(h.last)}); nothing was changed\n"
     )
     if result.proposals:
         rows = [("#", "KIND", "RULE", "EVIDENCE", "BACKTEST")]
