@@ -373,11 +373,10 @@ def test_write_refuses_a_folder_that_holds_the_package_already(
 
 def test_bad_input_gets_one_line(tmp_path: Path) -> None:
     p = Project(tmp_path / "proj", tmp_path / "home")
-    (p.root / "style.lock.yaml").write_text("version: 2\npackages: []\n", encoding="utf-8")
     done = _style(p, "suggest")
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
-    assert line.startswith("style: no installed packages"), line
+    assert line.startswith("style: no rules database at "), line
     # installed, but no hook has run yet
     folder = p.write_package(textwrap.dedent(PACKAGE).replace("  - from: rules/*.md\n", ""), "team")
     p.install(str(folder), "--harness", "claude-code")
@@ -385,6 +384,16 @@ def test_bad_input_gets_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
     assert "no recorded events" in line, line
+    # a history, but the lock file names no package any more
+    assert _decision(_pre(p, "s1", "ls", "t1")) is None
+    lock = p.root / "style.lock.yaml"
+    kept = lock.read_text("utf-8")
+    lock.write_text("version: 2\npackages: []\n", encoding="utf-8")
+    done = _style(p, "suggest")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line == f"style: no installed packages in {lock}: nothing to propose changes to", line
+    lock.write_text(kept, encoding="utf-8")
     p.database.unlink()
     done = _style(p, "suggest")
     assert done.returncode == 1

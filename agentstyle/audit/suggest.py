@@ -43,6 +43,7 @@ from agentstyle.audit.replay import Policy, Replayed, installed_packages, load_p
 from agentstyle.audit.report import Filters, project_history, records, run_report
 from agentstyle.audit.transcripts import Recorded, merge, stored_events
 from agentstyle.diagnostics import StyleError
+from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, query_rows, sql
 from agentstyle.install.lockfile import read_lock
 from agentstyle.install.selfprotect import plan_packages
@@ -634,9 +635,12 @@ def suggest(
     min_events: int = 20,
     package: str | None = None,
 ) -> Suggestions:
-    packages, settings = installed_packages(root)
-    lock = read_lock(root / "style.lock.yaml")
     history = read_history(root, sessions=sessions, min_events=min_events)
+    lockfile = StylePaths(root).lockfile
+    lock = read_lock(lockfile)
+    if not lock.packages:
+        raise StyleError(f"no installed packages in {lockfile}: nothing to propose changes to")
+    packages, settings = installed_packages(root)
     sources = {f.package: f.source for f in history.rules.values() if f.package != SELF_PROTECT}
     if package is not None and package not in sources:
         known = ", ".join(sorted(sources)) or "none"
