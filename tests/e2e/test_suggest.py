@@ -5,11 +5,15 @@ Headless Claude Code has no person to answer its permission prompt; `--permissio
 names an MCP tool that answers it instead (tests/e2e/approver.py, which says yes and logs the
 question). The call runs, its PostToolUse reaches STYLE (the package has a rule after shell
 calls, so the handler is installed), and that post event is the approval `suggest` reads.
+The proposal's diff is then applied to the package with `patch` and installed again: in a
+third session the call runs on STYLE's `allow` and the prompt tool is not asked for it, while
+a control call STYLE has no opinion on is put to the prompt tool in every session.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,7 +67,9 @@ def _approving(s: Session) -> list[str]:
 
 
 def test_an_approved_ask_becomes_an_allow_proposal(session) -> None:
-    s: Session = session("claude-code", Script([[shell("claude-code", "touch marked.txt")]]))
+    # each session: the call STYLE asks about, and one it has no opinion on (the control)
+    calls = [shell("claude-code", "touch marked.txt"), shell("claude-code", "touch other.txt")]
+    s: Session = session("claude-code", Script([calls]))
     s.install(PACKAGE)
     extra = _approving(s)
     for n in (1, 2):  # two sessions, the same call approved in each
@@ -71,13 +77,15 @@ def test_an_approved_ask_becomes_an_allow_proposal(session) -> None:
         assert (s.project / "marked.txt").exists(), f"run {n}: the approved call did not run"
         (s.project / "marked.txt").unlink()
     asked = [json.loads(line) for line in (s.root / "approver.jsonl").read_text().splitlines()]
-    assert [a["input"]["command"] for a in asked] == ["touch marked.txt"] * 2, asked
+    assert sorted(a["input"]["command"] for a in asked) == sorted(
+        ["touch marked.txt", "touch other.txt"] * 2
+    ), asked
     # STYLE asked both times, and both calls ran: their PostToolUse came with the same call id
     verdicts = s.style(
         "audit",
         "sql",
-        "SELECT native_event, call_id, verdict FROM events "
-        "WHERE native_tool = 'Bash' ORDER BY event_id",
+        "SELECT native_event, call_id, verdict FROM events WHERE call_id IN "
+        "(SELECT call_id FROM events WHERE verdict = 'ask') ORDER BY event_id",
         "--format",
         "json",
     )
@@ -94,3 +102,19 @@ def test_an_approved_ask_becomes_an_allow_proposal(session) -> None:
     assert proposal["evidence"]["approved"] == 2 and proposal["evidence"]["sessions"] == 2
     assert proposal["backtest"]["changes"] == {"ask->allow": 2}
     assert "+    action: allow" in proposal["diff"]
+    # the person applies the diff to the package and installs it again: the same call now
+    # runs without a question (STYLE answers allow, so the prompt tool is not asked)
+    subprocess.run(
+        ["patch", "-p1", "--batch"],
+        cwd=s.root / "pkg",
+        input=proposal["diff"],
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    s.style("install", str(s.root / "pkg"), "--harness", "claude-code")
+    s.run("mark it (3)", extra=extra)
+    assert (s.project / "marked.txt").exists(), "the allowed call did not run"
+    again = [json.loads(line) for line in (s.root / "approver.jsonl").read_text().splitlines()]
+    # the control call was put to the prompt tool again; the allowed one was not
+    assert [a["input"]["command"] for a in again[4:]] == ["touch other.txt"], again
