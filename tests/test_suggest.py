@@ -599,3 +599,29 @@ def test_a_rule_appended_after_every_form_validates(form: str, tmp_path: Path) -
         "when": EXCEPTION,
         "text": "Approved: twice.",
     }
+
+
+def test_two_proposals_on_one_rule_apply_together(tmp_path: Path) -> None:
+    import yaml
+
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.audit.suggest import Op, apply_ops, problems, write_copy
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "STYLE.yaml").write_text(HEAD + FORMS["expression"], encoding="utf-8")
+    first, second = 'tool.input.command == "git push a"', 'tool.input.command == "git push b"'
+    ops = []
+    for n, condition in enumerate((first, second), 1):
+        ops.append(Op("exception", "r", value=condition))
+        fields = [("id", f"allow-r-{n}"), ("target", "tool"), ("tool", "shell")]
+        fields += [("action", "allow"), ("when", patch.scalar(condition)), ("text", "ok")]
+        ops.append(Op("append", fields=tuple(fields)))
+    files = apply_ops(tmp_path / "pkg", ops, {})
+    assert files is not None
+    copy = write_copy(tmp_path / "pkg", files, tmp_path / "out" / "pkg")
+    assert problems(copy) == []
+    rules = yaml.safe_load((copy / "STYLE.yaml").read_text("utf-8"))["rules"]
+    assert [r["id"] for r in rules] == ["r", "allow-r-1", "allow-r-2"]
+    assert rules[0]["when"] == (
+        f'((tool.input.command shell_regex "^git push") and not ({first})) and not ({second})'
+    )

@@ -22,7 +22,7 @@ def command(
             "--sessions",
             metavar="N",
             min=1,
-            help="a rule silent in the last N sessions of its harness is proposed for removal",
+            help="a rule silent in the last N sessions of its harness is proposed to be disabled",
         ),
     ] = 20,
     min_calls: Annotated[
