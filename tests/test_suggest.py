@@ -369,6 +369,13 @@ def test_write_refuses_a_folder_that_holds_the_package_already(
     [line] = done.stderr.strip().splitlines()
     assert "already exists" in line and "Traceback" not in done.stderr
     assert not any((tmp_path / "review" / "team").iterdir())
+    # nor a folder inside the live package
+    live = _digest(project.root / "team")
+    done = _style(project, "suggest", "--sessions", "3", "--write", "team/review")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("style: --write team/review is inside the installed package `team`")
+    assert _digest(project.root / "team") == live
 
 
 def test_bad_input_gets_one_line(tmp_path: Path) -> None:

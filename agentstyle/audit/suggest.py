@@ -713,6 +713,15 @@ def suggest(
 def write_proposals(result: Suggestions, dest: Path) -> list[tuple[Path, list[int]]]:
     """Each package with proposals copied under `dest/<name>/` with all of them applied; the
     live packages are never written. Returns what was written and which proposals it holds."""
+    where = dest.resolve()
+    for name, installed in sorted(result.packages.items()):
+        folder = Path(installed).resolve()
+        folder = folder if folder.is_dir() else folder.parent
+        if where == folder or folder in where.parents:
+            raise StyleError(
+                f"--write {dest} is inside the installed package `{name}` ({folder}); "
+                "give a folder outside it"
+            )
     by_package: dict[str, list[int]] = {}
     for n, p in enumerate(result.proposals, 1):
         by_package.setdefault(p.package, []).append(n)
