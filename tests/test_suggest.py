@@ -632,3 +632,45 @@ def test_two_proposals_on_one_rule_apply_together(tmp_path: Path) -> None:
     assert rules[0]["when"] == (
         f'((tool.input.command shell_regex "^git push") and not ({first})) and not ({second})'
     )
+
+
+CODEX_PACKAGE = """
+spec: style/v0.3
+name: cx
+version: 1.0.0
+description: an ask Codex has no prompt for
+rules:
+  - id: ask-push
+    target: tool
+    tool: shell
+    action: ask
+    fallback: degrade
+    when: 'tool.input.command shell_regex "^git push( |$)"'
+    text: Pushing; confirm.
+"""
+
+
+def test_codex_refusals_let_through_narrow_the_asking_rule(tmp_path: Path) -> None:
+    from test_harness_support import HarnessProject
+
+    class InProcess(HarnessProject):
+        in_process = True
+
+    p = InProcess(tmp_path / "proj", tmp_path / "home")
+    p.write_package(CODEX_PACKAGE, "cx")
+    done = p.cli("install", "cx", "--harness", "codex")
+    assert done.returncode == 0, done.stderr
+    for sid in ("c-one", "c-two"):
+        push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=sid)
+        answer = p.hook_as("codex", "PreToolUse", push).json or {}
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # a degraded ask
+        allowed = p.cli("allow", "--last")
+        assert allowed.returncode == 0, allowed.stderr
+    doc = json.loads(p.cli("suggest", "--format", "json").stdout)
+    [proposal] = doc["proposals"]
+    assert (proposal["kind"], proposal["rule"]) == ("narrow", "cx/ask-push")
+    command = push["tool_input"]["command"]
+    assert proposal["condition"] == f"tool.input.command == {json.dumps(command)}"
+    assert (proposal["evidence"]["allowed"], proposal["evidence"]["sessions"]) == (2, 2)
+    assert proposal["backtest"]["changes"] == {"ask->none": 2}
+    assert "id: allow-" not in proposal["diff"]
