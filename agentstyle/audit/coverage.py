@@ -1,0 +1,558 @@
+"""`style audit coverage` (docs/audit.md#coverage): the tool calls STYLE never saw.
+
+A hook that never fires looks exactly like one that fired and allowed. The harness keeps its own
+record of every tool call (its transcript), and STYLE keeps one of every hook event it answered
+(the `events` table): this module joins the two. For each session a transcript shows (found
+where each client keeps them for this project, or named with `--transcripts`) and each session
+STYLE recorded (its transcript looked up where its client writes it), every tool call is matched
+to the recorded events: by the call id where the harness gives hooks one (Claude Code's and
+Codex's `tool_use_id`), else by session, tool and order. A call with no matching event is
+unseen; its likely cause is told from the installed hook config (no STYLE handler for that event
+whose matcher takes the tool), the session (no STYLE event at all: the client ran no hook), the
+transcript (the notice a handler gives where `style-hook` is not on PATH) and
+`.style/logs/errors.log` (a handler failure at that moment).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentstyle.audit.report import Filters
+from agentstyle.audit.transcripts import ToolCall, tool_calls, transcript_harness
+from agentstyle.engine.store import Connection, query_rows, sql
+from agentstyle.harnesses.facts import spec_for
+
+# Causes, most certain first (docs/audit.md#coverage).
+NO_HOOK = "no-hook"
+HOOKS_SKIPPED = "hooks-skipped"
+NOT_ON_PATH = "style-not-on-path"
+HANDLER_FAILED = "handler-failed"
+NOT_RECORDED = "not-recorded"
+CAUSE_TEXT = {
+    NO_HOOK: "no STYLE handler in the installed config takes this tool at this event",
+    HOOKS_SKIPPED: (
+        "the client ran no STYLE hook in this session (hooks off or not trusted: "
+        "`claude --bare`, `codex exec` without hook trust, another config)"
+    ),
+    NOT_ON_PATH: "the handler found no `style-hook` on PATH (STYLE not installed there)",
+    HANDLER_FAILED: "the handler failed at that moment (see .style/logs/errors.log)",
+    NOT_RECORDED: "the hook ran or not, STYLE has no record of it",
+}
+ERROR_SLACK_S = 10.0  # how far an errors.log line may be from the call it explains
+COLUMNS = ("session", "harness", "transcript", "tool_calls", "seen", "unseen", "causes")
+
+
+@dataclass(frozen=True, slots=True)
+class Unseen:
+    tool: str
+    event: str
+    time: str
+    cause: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "event": self.event, "time": self.time, "cause": self.cause}
+
+
+@dataclass(slots=True)
+class SessionCoverage:
+    session: str
+    harness: str
+    transcript: str | None
+    tool_calls: int | None  # None: no transcript found for a recorded session
+    seen: int | None
+    recorded_events: int
+    unseen: list[Unseen] = field(default_factory=list)
+
+    @property
+    def wholly_unseen(self) -> bool:
+        return bool(self.tool_calls) and self.recorded_events == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "harness": self.harness,
+            "transcript": self.transcript,
+            "tool_calls": self.tool_calls,
+            "seen": self.seen,
+            "unseen": [u.to_json() for u in self.unseen],
+            "wholly_unseen": self.wholly_unseen,
+        }
+
+    def row(self) -> dict[str, Any]:
+        counts: dict[str, int] = {}
+        for u in self.unseen:
+            counts[u.cause] = counts.get(u.cause, 0) + 1
+        return {
+            "session": self.session,
+            "harness": self.harness,
+            "transcript": self.transcript,
+            "tool_calls": self.tool_calls,
+            "seen": self.seen,
+            "unseen": len(self.unseen),
+            "causes": ", ".join(f"{c} ×{n}" for c, n in counts.items()),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """STYLE's tool-event handlers as one harness's installed config has them: native event →
+    the matchers of STYLE's groups for it (None: every tool)."""
+
+    harness: str
+    config: str
+    handlers: dict[str, list[str | None]]
+    readable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    native_event: str
+    point: str | None
+    tool: str | None
+    call_id: str | None
+    ts: float
+    verdict: str | None
+
+
+# -- where each client keeps its transcripts -------------------------------------------------------
+
+
+def claude_folder(home: Path, cwd: str) -> Path:
+    """Claude Code's transcripts of sessions run in `cwd` (its path, every other character `-`)."""
+    return home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def gemini_folders(home: Path, root: Path) -> list[Path]:
+    """Gemini CLI's chat folders of a project: `~/.gemini/tmp/<name>/` whose `.project_root`
+    names it, or (older versions) `~/.gemini/tmp/<sha256 of the path>/`."""
+    base = home / ".gemini" / "tmp"
+    found = [base / hashlib.sha256(str(root).encode()).hexdigest() / "chats"]
+    for marker in base.glob("*/.project_root"):
+        try:
+            if Path(marker.read_text("utf-8").strip()).resolve() == root.resolve():
+                found.append(marker.parent / "chats")
+        except OSError:
+            continue
+    return [f for f in found if f.is_dir()]
+
+
+def discover(home: Path, root: Path, harnesses: Iterable[str]) -> list[Path]:
+    """The transcripts each installed client keeps of sessions run in this project."""
+    out: list[Path] = []
+    names = set(harnesses)
+    if "claude-code" in names:
+        for folder in {claude_folder(home, str(root)), claude_folder(home, str(root.resolve()))}:
+            out.extend(sorted(folder.glob("*.jsonl")))
+    if "codex" in names:
+        codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
+        for path in sorted((codex_home / "sessions").glob("*/*/*/rollout-*.jsonl")):
+            if _codex_cwd_in(path, root):
+                out.append(path)
+    if "gemini-cli" in names:
+        for folder in gemini_folders(home, root):
+            out.extend(sorted([*folder.glob("*.jsonl"), *folder.glob("*.json")]))
+    return out
+
+
+def _codex_cwd_in(path: Path, root: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            first = json.loads(fh.readline() or "{}")
+    except (OSError, ValueError):
+        return False
+    meta = first.get("payload") if isinstance(first, dict) else None
+    cwd = meta.get("cwd") if isinstance(meta, dict) else None
+    return isinstance(cwd, str) and _inside(cwd, root)
+
+
+def _inside(cwd: str, root: Path) -> bool:
+    try:
+        Path(cwd).resolve().relative_to(root.resolve())
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def transcript_of(home: Path, harness: str, session: str, cwd: str | None) -> Path | None:
+    """Where a recorded session's transcript is, by its client's conventions."""
+    if harness == "claude-code" and cwd:
+        path = claude_folder(home, cwd) / f"{session}.jsonl"
+        return path if path.exists() else None
+    if harness == "codex" and re.fullmatch(r"[A-Za-z0-9-]+", session):
+        codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
+        found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*{session}.jsonl"))
+        return found[-1] if found else None
+    return None
+
+
+def expand(patterns: Iterable[str]) -> list[Path]:
+    """The files `--transcripts` globs name (`~` expanded; a folder stands for its files)."""
+    out: list[Path] = []
+    for pattern in patterns:
+        for name in sorted(glob.glob(os.path.expanduser(pattern), recursive=True)):
+            path = Path(name)
+            if path.is_dir():
+                out.extend(sorted(p for p in path.rglob("*") if p.suffix in (".jsonl", ".json")))
+            else:
+                out.append(path)
+    return out
+
+
+# -- the installed hook configs --------------------------------------------------------------------
+
+
+def installed_handlers(root: Path) -> dict[str, Installed]:
+    """Per harness of `style.lock.yaml`: STYLE's handlers for its tool events as installed."""
+    from agentstyle.configfiles.hookconfig import installed
+    from agentstyle.engine.paths import StylePaths
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.install.install import config_file, is_ours, relative
+    from agentstyle.install.lockfile import read_lock
+
+    try:
+        lock = read_lock(StylePaths(root).lockfile)
+    except Exception:  # no lock: nothing installed here that a call could have missed
+        return {}
+    out: dict[str, Installed] = {}
+    for name, h in lock.harnesses.items():
+        adapter = adapter_for(name)
+        spec = spec_for(name)
+        tool_events = {
+            e for e in (spec.points.get(p) for p in ("tool.pre", "tool.post")) if e is not None
+        }
+        try:
+            path = config_file(root, h.scope, name)
+            found = installed(
+                path.read_text("utf-8"),
+                is_ours=is_ours,
+                flat=adapter.flat,
+                dialect=adapter.config_dialect(),
+            )
+        except Exception:
+            out[name] = Installed(name, "", {}, readable=False)
+            continue
+        handlers: dict[str, list[str | None]] = {}
+        for ps in tool_events:
+            groups = found.get(ps.native_event, [])
+            matchers = [g.get("matcher") for g in groups]
+            handlers[ps.native_event] = [m if isinstance(m, str) else None for m in matchers]
+        out[name] = Installed(name, relative(root, path), handlers)
+    return out
+
+
+def takes(matchers: list[str | None], tool: str) -> bool:
+    from agentstyle.audit.replay import matcher_accepts
+
+    return any(matcher_accepts(m, tool) for m in matchers)
+
+
+# -- the join --------------------------------------------------------------------------------------
+
+
+def _stamp(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if ts else ""
+
+
+def _naive(ts: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(ts, dt.UTC).replace(tzinfo=None)
+
+
+def _in_window(ts: float, filters: Filters) -> bool:
+    if not ts:
+        return filters.since is None and filters.until is None
+    moment = _naive(ts)
+    if filters.since is not None and moment < filters.since:
+        return False
+    return filters.until is None or moment < filters.until
+
+
+def _recorded(conn: Connection, sessions: list[str]) -> dict[tuple[str, str], list[Recorded]]:
+    out: dict[tuple[str, str], list[Recorded]] = {}
+    if not sessions:
+        return out
+    _names, _types, rows = query_rows(conn, sql("audit/coverage_events"), {"sessions": sessions})
+    for harness, session, native, point, tool, call_id, ts, verdict, _error in rows:
+        stamp = ts.replace(tzinfo=dt.UTC).timestamp() if ts is not None else 0.0
+        out.setdefault((str(harness), str(session)), []).append(
+            Recorded(str(native), point, tool, call_id, stamp, verdict)
+        )
+    return out
+
+
+def _events_to_check(
+    harness: str, installed: Installed | None, recorded: list[Recorded]
+) -> tuple[str | None, str | None]:
+    """The native (pre, post) tool events a call of this harness should have reached STYLE at:
+    the pre-tool gate always; the post-tool event where STYLE has a handler for it (installed,
+    or seen in this session's record)."""
+    spec = spec_for(harness)
+    pre = spec.points.get("tool.pre")
+    post = spec.points.get("tool.post")
+    post_event = None
+    if post is not None:
+        has = installed is not None and bool(installed.handlers.get(post.native_event))
+        if has or any(r.native_event == post.native_event for r in recorded):
+            post_event = post.native_event
+    return (pre.native_event if pre is not None else None, post_event)
+
+
+def _match(
+    calls: list[ToolCall], recorded: list[Recorded], native_event: str, points: tuple[str, ...]
+) -> list[Recorded | None]:
+    """Each call's recorded event at `native_event`: by call id, else the n-th event of that
+    tool for the n-th call of it."""
+    events = [r for r in recorded if r.native_event == native_event or r.point in points]
+    by_id = {r.call_id: r for r in events if r.call_id}
+    queues: dict[str, list[Recorded]] = {}
+    for r in events:
+        if not r.call_id:
+            queues.setdefault(str(r.tool), []).append(r)
+    out: list[Recorded | None] = []
+    for call in calls:
+        hit = by_id.get(call.call_id) if call.call_id else None
+        if hit is None:
+            queue = queues.get(call.tool, [])
+            hit = queue.pop(0) if queue else None
+        out.append(hit)
+    return out
+
+
+def _cause(
+    call: ToolCall,
+    event: str,
+    installed: Installed | None,
+    session_events: int,
+    missing_notice: bool,
+    errors: list[tuple[float, str]],
+) -> str:
+    if (
+        installed is not None
+        and installed.readable
+        and not takes(installed.handlers.get(event, []), call.tool)
+    ):
+        return NO_HOOK
+    if missing_notice:
+        return NOT_ON_PATH
+    if any(abs(when - call.ts) <= ERROR_SLACK_S for when, _e in errors):
+        return HANDLER_FAILED
+    if session_events == 0:
+        return HOOKS_SKIPPED
+    return NOT_RECORDED
+
+
+def _mentions_missing(path: str) -> bool:
+    """Whether the transcript holds the notice a portable handler gives where `style-hook` is
+    not on PATH (agentstyle/install/hookcommand.py MISSING)."""
+    from agentstyle.install.hookcommand import MISSING
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return any(MISSING in line for line in fh)
+    except OSError:
+        return False
+
+
+def coverage(
+    conn: Connection,
+    root: Path,
+    filters: Filters,
+    *,
+    home: Path | None = None,
+    extra: Iterable[str] = (),
+) -> list[SessionCoverage]:
+    """Every session of the window, transcripts joined with STYLE's record, unseen first."""
+    from agentstyle.engine.paths import StylePaths
+    from agentstyle.runtime import errorlog
+
+    home = home or Path.home()
+    configs = installed_handlers(root)
+    harnesses = set(configs) or {"claude-code", "codex", "gemini-cli"}
+    params = {
+        "since": filters.since,
+        "until": filters.until,
+        "session": filters.session,
+        "harness": filters.harness,
+    }
+    _n, _t, rows = query_rows(conn, sql("audit/coverage_sessions"), params)
+    known = {(str(h), str(s)): (cwd, int(n)) for h, s, cwd, n, _first, _last in rows}
+
+    files: dict[str, Path] = {}
+    for path in [*discover(home, root, harnesses), *expand(extra)]:
+        files.setdefault(str(path), path)
+    for (harness, session), (cwd, _n_events) in known.items():
+        found = transcript_of(home, harness, session, cwd)
+        if found is not None:
+            files.setdefault(str(found), found)
+
+    calls_by: dict[tuple[str, str], list[ToolCall]] = {}
+    transcript_by: dict[tuple[str, str], str] = {}
+    for path in files.values():
+        if transcript_harness(path) is None:
+            continue
+        for call in tool_calls(path):
+            key = (call.harness, call.session_id)
+            if filters.harness is not None and call.harness != filters.harness:
+                continue
+            if filters.session is not None and call.session_id != filters.session:
+                continue
+            transcript_by.setdefault(key, call.transcript)
+            if _in_window(call.ts, filters):
+                calls_by.setdefault(key, []).append(call)
+    keys = set(calls_by) | set(known)
+    recorded = _recorded(conn, sorted({s for _h, s in keys}))
+    error_entries = errorlog.read(StylePaths(root).error_log, 0.0)
+
+    out: list[SessionCoverage] = []
+    for key in sorted(keys):
+        harness, session = key
+        calls = sorted(calls_by.get(key, []), key=lambda c: c.ts)
+        events = recorded.get(key, [])
+        transcript = transcript_by.get(key)
+        if transcript is None:
+            out.append(SessionCoverage(session, harness, None, None, None, len(events)))
+            continue
+        if not calls and key not in known:
+            continue  # a transcript whose calls all fall outside the window
+        installed = configs.get(harness)
+        pre, post = _events_to_check(harness, installed, events)
+        missing = _mentions_missing(transcript)
+        errors = [(e.when, e.event) for e in error_entries if e.harness == harness]
+        unseen: list[Unseen] = []
+        seen = 0
+        pre_hits = _match(calls, events, pre, ("tool.pre",)) if pre else [None] * len(calls)
+        post_calls = [
+            (c, hit)
+            for c, hit in zip(calls, pre_hits, strict=True)
+            if c.finished and (hit is None or hit.verdict not in ("block", "ask"))
+        ]
+        post_hits = (
+            _match([c for c, _h in post_calls], events, post, ("tool.post", "tool.failed"))
+            if post
+            else []
+        )
+        post_missing = {
+            id(c) for (c, _h), hit in zip(post_calls, post_hits, strict=False) if hit is None
+        }
+        for call, hit in zip(calls, pre_hits, strict=True):
+            ok = True
+            for event, missed in ((pre, hit is None), (post, id(call) in post_missing)):
+                if event and missed:
+                    ok = False
+                    cause = _cause(
+                        call,
+                        event,
+                        installed,
+                        len(events),
+                        missing,
+                        errors,
+                    )
+                    unseen.append(Unseen(call.tool, event, _stamp(call.ts), cause))
+            seen += ok
+        out.append(
+            SessionCoverage(session, harness, transcript, len(calls), seen, len(events), unseen)
+        )
+    out.sort(key=lambda s: (-len(s.unseen), s.harness, s.session))
+    return out
+
+
+# -- output ----------------------------------------------------------------------------------------
+
+
+def document(found: list[SessionCoverage], filters: Filters) -> dict[str, Any]:
+    """The one JSON document of the report (the shape every report has; a row per session)."""
+    totals = totals_of(found)
+    return {
+        "report": "coverage",
+        "source": "database",
+        "filters": filters.describe(),
+        "columns": ["session", "harness", "transcript", "tool_calls", "seen", "unseen"],
+        "rows": [s.to_json() for s in found],
+        "totals": totals,
+    }
+
+
+def totals_of(found: list[SessionCoverage]) -> dict[str, int]:
+    return {
+        "sessions": len(found),
+        "tool_calls": sum(s.tool_calls or 0 for s in found),
+        "unseen_calls": sum(1 for s in found for _u in _calls_with_unseen(s)),
+        "sessions_with_unseen": sum(1 for s in found if s.unseen),
+        "wholly_unseen_sessions": sum(1 for s in found if s.wholly_unseen),
+        "sessions_without_transcript": sum(1 for s in found if s.transcript is None),
+    }
+
+
+def _calls_with_unseen(s: SessionCoverage) -> set[tuple[str, str]]:
+    return {(u.tool, u.time) for u in s.unseen}
+
+
+def summary_line(found: list[SessionCoverage], days: int | None = None) -> str | None:
+    """`last 7 days: 2 sessions with 14 tool calls STYLE never saw` (None: every call seen)."""
+    t = totals_of(found)
+    if not t["sessions_with_unseen"]:
+        return None
+    when = f"last {days} days: " if days else ""
+    return (
+        f"{when}{t['sessions_with_unseen']} session(s) with {t['unseen_calls']} tool call(s) "
+        "STYLE never saw"
+        + (f" ({t['wholly_unseen_sessions']} wholly unseen)" if t["wholly_unseen_sessions"] else "")
+    )
+
+
+def render_text(found: list[SessionCoverage], filters: Filters) -> str:
+    """The sessions table, then each unseen (session, tool, event, cause) with its count."""
+    from agentstyle.audit import report
+
+    rows = [s.row() for s in found]
+    import polars as pl
+
+    frame = pl.DataFrame(
+        rows,
+        schema={
+            "session": pl.String,
+            "harness": pl.String,
+            "transcript": pl.String,
+            "tool_calls": pl.Int64,
+            "seen": pl.Int64,
+            "unseen": pl.Int64,
+            "causes": pl.String,
+        },
+    )
+    title = report.title_of("coverage", filters, "database")
+    text = report.render_text(frame, title=title, color=False)
+    lines = [text.rstrip("\n")]
+    line = summary_line(found)
+    if line is None:
+        lines.append(
+            "every tool call the transcripts show reached STYLE"
+            if any(s.tool_calls for s in found)
+            else "no transcript with a tool call found for this project"
+        )
+    else:
+        lines.append(line + ":")
+        for s in found:
+            groups: dict[tuple[str, str, str], int] = {}
+            for u in s.unseen:
+                k = (u.tool, u.event, u.cause)
+                groups[k] = groups.get(k, 0) + 1
+            for (tool, event, cause), n in groups.items():
+                lines.append(
+                    f"  {s.harness} {s.session}: {n} × {tool} at {event}: {cause} "
+                    f"({CAUSE_TEXT[cause]})"
+                )
+    missing = [s for s in found if s.transcript is None]
+    if missing:
+        lines.append(
+            f"{len(missing)} recorded session(s) whose transcript was not found: name them "
+            "with --transcripts GLOB"
+        )
+    return "\n".join(lines) + "\n"

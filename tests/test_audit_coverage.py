@@ -1,0 +1,236 @@
+"""`style audit coverage`: Claude Code transcripts joined with what the real hooks recorded.
+
+The project is installed by the real `style install`; the hook events STYLE recorded come from
+the installed handler run as Claude Code runs it (`sh -c COMMAND`, the payload on stdin). The
+transcripts are Claude Code JSONL files in the throwaway HOME, where Claude Code keeps them
+(`~/.claude/projects/<project path, dashed>/<session>.jsonl`), written with the records the real
+client writes (tests/e2e/test_coverage.py runs the real client).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Project, new_session, style_in_process
+
+from agentstyle.install.hookcommand import MISSING
+
+PACKAGE = """
+spec: style/v0.3
+name: cov
+version: 1.0.0
+description: coverage scenario
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm "'
+    text: "no rm here"
+"""
+
+
+def stamp(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class Transcript:
+    """A Claude Code transcript file being written: prompts, tool calls and their results."""
+
+    def __init__(self, project: Project, session: str, start: float) -> None:
+        folder = (
+            project.home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project.root))
+        )
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{session}.jsonl"
+        self.session = session
+        self.cwd = str(project.root)
+        self.ts = start
+        self.records: list[dict[str, Any]] = []
+
+    def _add(self, kind: str, content: Any, **extra: Any) -> None:
+        self.ts += 1.0
+        self.records.append(
+            {
+                "type": kind,
+                "message": {"role": kind, "content": content, "model": "claude-test"},
+                "uuid": str(uuid.uuid4()),
+                "timestamp": stamp(self.ts),
+                "sessionId": self.session,
+                "cwd": self.cwd,
+                **extra,
+            }
+        )
+        self.path.write_text("".join(json.dumps(r) + "\n" for r in self.records))
+
+    def prompt(self, text: str) -> None:
+        self._add("user", text)
+
+    def call(self, tool: str, tool_input: dict[str, Any], result: str = "ok") -> str:
+        call_id = f"toolu_{uuid.uuid4().hex[:12]}"
+        self._add(
+            "assistant", [{"type": "tool_use", "id": call_id, "name": tool, "input": tool_input}]
+        )
+        self._add("user", [{"type": "tool_result", "tool_use_id": call_id, "content": result}])
+        return call_id
+
+    def say(self, text: str) -> None:
+        self._add("assistant", [{"type": "text", "text": text}])
+
+
+@pytest.fixture
+def installed(project: Project) -> Project:
+    project.write_package(PACKAGE)
+    project.install("pkg", "--harness", "claude-code")
+    return project
+
+
+def fire(project: Project, session: str, call_id: str, command: str) -> None:
+    """The installed PreToolUse handler, as Claude Code runs it, for one Bash call."""
+    payload = project.payload(
+        "PreToolUse.bash-rm-rf.json",
+        session_id=session,
+        tool_use_id=call_id,
+        tool_input={"command": command},
+    )
+    project.run_installed("PreToolUse", payload)
+
+
+def coverage(project: Project, *args: str) -> dict[str, Any]:
+    proc = style_in_process(
+        project.root, project.home, "audit", "coverage", *args, "--format", "json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc: dict[str, Any] = json.loads(proc.stdout)
+    return doc
+
+
+def by_session(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["session"]: row for row in doc["rows"]}
+
+
+def test_calls_the_hooks_saw_and_the_ones_they_did_not(installed: Project) -> None:
+    project = installed
+    now = time.time() - 120
+    sid = new_session()
+    t = Transcript(project, sid, now)
+    t.prompt("tidy up")
+    seen_call = t.call("Bash", {"command": "ls"})
+    fire(project, sid, seen_call, "ls")
+    t.call("Bash", {"command": "git status"})  # its hook never ran: no event recorded
+    t.call("Read", {"file_path": "README.md"})  # the installed matcher leaves Read out
+    t.say("done")
+
+    row = by_session(coverage(project))[sid]
+    assert row["harness"] == "claude-code"
+    assert row["transcript"] == str(t.path)
+    assert row["tool_calls"] == 3
+    assert row["seen"] == 1
+    assert row["wholly_unseen"] is False
+    unseen = sorted((u["tool"], u["event"], u["cause"]) for u in row["unseen"])
+    assert unseen == [
+        ("Bash", "PreToolUse", "not-recorded"),
+        ("Read", "PreToolUse", "no-hook"),
+    ]
+    times = {u["tool"]: u["time"] for u in row["unseen"]}
+    assert times["Read"] == stamp(now + 6)[:19] + "Z"
+
+
+def test_a_session_without_any_style_event_is_wholly_unseen(installed: Project) -> None:
+    project = installed
+    covered, skipped = new_session(), new_session()
+    a = Transcript(project, covered, time.time() - 300)
+    a.prompt("list")
+    fire(project, covered, a.call("Bash", {"command": "ls"}), "ls")
+    b = Transcript(project, skipped, time.time() - 200)  # a `claude --bare` session: no hook
+    b.prompt("delete it")
+    b.call("Bash", {"command": "rm victim.txt"})
+    b.call("Bash", {"command": "ls"})
+
+    doc = coverage(project)
+    rows = by_session(doc)
+    assert rows[covered]["unseen"] == [] and rows[covered]["seen"] == 1
+    assert rows[skipped]["wholly_unseen"] is True
+    assert rows[skipped]["seen"] == 0
+    assert [u["cause"] for u in rows[skipped]["unseen"]] == ["hooks-skipped", "hooks-skipped"]
+    # the session with unseen calls comes first, and the totals count it
+    assert doc["rows"][0]["session"] == skipped
+    assert doc["totals"]["sessions_with_unseen"] == 1
+    assert doc["totals"]["unseen_calls"] == 2
+    assert doc["totals"]["wholly_unseen_sessions"] == 1
+
+    text = style_in_process(project.root, project.home, "audit", "coverage").stdout
+    assert "1 session(s) with 2 tool call(s) STYLE never saw (1 wholly unseen)" in text
+    assert f"claude-code {skipped}: 2 × Bash at PreToolUse: hooks-skipped" in text
+
+
+def test_style_not_on_path_and_handler_failures_are_told(installed: Project) -> None:
+    project = installed
+    missing, failed = new_session(), new_session()
+    m = Transcript(project, missing, time.time() - 400)
+    m.prompt("go")
+    m.call("Bash", {"command": "ls"})
+    # Claude Code shows the handler's notice where `style-hook` is not on PATH
+    m._add("user", f"SessionStart says: {MISSING}", isMeta=True)
+
+    f = Transcript(project, failed, time.time() - 300)
+    f.prompt("go")
+    fire(project, failed, f.call("Bash", {"command": "ls"}), "ls")
+    f.call("Bash", {"command": "pwd"})
+    when = dt.datetime.fromtimestamp(f.ts, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    project.error_log.parent.mkdir(parents=True, exist_ok=True)
+    with project.error_log.open("a") as log:
+        log.write(
+            f"{when} claude-code PreToolUse fail-open database-locked: the database was busy\n"
+        )
+
+    rows = by_session(coverage(project))
+    assert [u["cause"] for u in rows[missing]["unseen"]] == ["style-not-on-path"]
+    assert [u["cause"] for u in rows[failed]["unseen"]] == ["handler-failed"]
+
+
+def test_since_window_and_more_transcripts(installed: Project, tmp_path: Path) -> None:
+    project = installed
+    old, new = new_session(), new_session()
+    o = Transcript(project, old, time.time() - 10 * 86400)
+    o.prompt("old")
+    o.call("Bash", {"command": "ls"})
+    elsewhere = tmp_path / "saved"
+    elsewhere.mkdir()
+    n = Transcript(project, new, time.time() - 60)
+    n.prompt("new")
+    n.call("Bash", {"command": "ls"})
+    moved = elsewhere / n.path.name
+    n.path.rename(moved)  # not where Claude Code keeps it: found only through --transcripts
+
+    rows = by_session(coverage(project, "--since", "7d"))
+    assert old not in rows and new not in rows
+    rows = by_session(coverage(project, "--since", "7d", "--transcripts", f"{elsewhere}/*.jsonl"))
+    assert set(rows) == {new}
+    assert rows[new]["transcript"] == str(moved)
+    assert old in by_session(coverage(project))
+
+
+def test_a_recorded_session_without_its_transcript(installed: Project) -> None:
+    project = installed
+    sid = new_session()
+    fire(project, sid, "toolu_lost", "ls")
+    row = by_session(coverage(project))[sid]
+    assert row["transcript"] is None and row["tool_calls"] is None
+    assert row["wholly_unseen"] is False
+    text = style_in_process(project.root, project.home, "audit", "coverage").stdout
+    assert "1 recorded session(s) whose transcript was not found" in text
+
+
+def test_a_bad_window_is_one_line(installed: Project) -> None:
+    proc = style_in_process(installed.root, installed.home, "audit", "coverage", "--since", "soon")
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "soon" in proc.stderr
