@@ -234,3 +234,37 @@ def test_a_bad_window_is_one_line(installed: Project) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "soon" in proc.stderr
+
+
+def test_doctor_and_the_html_report_tell_of_unseen_calls(installed: Project) -> None:
+    project = installed
+    sid = new_session()
+    t = Transcript(project, sid, time.time() - 100)
+    t.prompt("go")
+    t.call("Bash", {"command": "ls"})
+    t.call("Bash", {"command": "pwd"})
+    doctor = style_in_process(project.root, project.home, "doctor", "--no-fire")
+    assert (
+        "warning: last 7 days: 1 session(s) with 2 tool call(s) STYLE never saw (1 wholly "
+        "unseen); see `style audit coverage --since 7d`" in doctor.stdout
+    ), doctor.stdout
+    page = project.root / "report.html"
+    proc = style_in_process(
+        project.root, project.home, "audit", "--format", "html", "--out", str(page)
+    )
+    assert proc.returncode == 0, proc.stderr
+    html = page.read_text()
+    section = html[html.index('<section id="coverage">') :]
+    section = section[: section.index("</section>")]
+    assert "1 session(s) with 2 tool call(s) STYLE never saw" in section
+    assert sid in section and "hooks-skipped ×2" in section
+
+
+def test_doctor_is_quiet_when_every_call_was_seen(installed: Project) -> None:
+    project = installed
+    sid = new_session()
+    t = Transcript(project, sid, time.time() - 100)
+    t.prompt("go")
+    fire(project, sid, t.call("Bash", {"command": "ls"}), "ls")
+    doctor = style_in_process(project.root, project.home, "doctor", "--no-fire")
+    assert "never saw" not in doctor.stdout, doctor.stdout

@@ -512,21 +512,9 @@ def render_text(found: list[SessionCoverage], filters: Filters) -> str:
     """The sessions table, then each unseen (session, tool, event, cause) with its count."""
     from agentstyle.audit import report
 
-    rows = [s.row() for s in found]
-    import polars as pl
-
-    frame = pl.DataFrame(
-        rows,
-        schema={
-            "session": pl.String,
-            "harness": pl.String,
-            "transcript": pl.String,
-            "tool_calls": pl.Int64,
-            "seen": pl.Int64,
-            "unseen": pl.Int64,
-            "causes": pl.String,
-        },
-    )
+    types = ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "BIGINT", "VARCHAR")
+    rows = [tuple(s.row()[c] for c in COLUMNS) for s in found]
+    frame = report.frame_of(COLUMNS, types, rows)
     title = report.title_of("coverage", filters, "database")
     text = report.render_text(frame, title=title, color=False)
     lines = [text.rstrip("\n")]

@@ -273,6 +273,10 @@ def run_report(name: str, options: Options) -> None:
     ) as conn:
         if fmt == "html":
             doc = report.dashboard(conn, filters, first=name, source=source, where=where)
+            if not options.from_glob:  # the transcripts are this machine's: not with exports
+                from agentstyle.audit import coverage
+
+                doc["coverage"] = coverage.document(coverage.coverage(conn, root, filters), filters)
             assert options.out is not None
             with writing(options.out):
                 options.out.write_text(html_report.render(doc), encoding="utf-8")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentstyle.cli.common import Format, FormatOpt, emit_json
 from agentstyle.cli.install import project_root
+
+if TYPE_CHECKING:
+    from agentstyle.install.doctor import Finding
 
 
 def command(
@@ -30,7 +34,9 @@ def command(
     """
     from agentstyle.install.doctor import run_doctor
 
-    findings = run_doctor(project_root(), fire=fire)
+    root = project_root()
+    findings = run_doctor(root, fire=fire)
+    findings += coverage_findings(root)
     if fmt == Format.json:
         emit_json([f.to_json() for f in findings])
     else:
@@ -38,3 +44,32 @@ def command(
             typer.echo(finding.line)
     if any(f.level == "error" for f in findings):
         raise typer.Exit(1)
+
+
+COVERAGE_DAYS = 7
+
+
+def coverage_findings(root: Path) -> list[Finding]:
+    """The tool calls of the last week the harnesses' transcripts show and STYLE never saw
+    (docs/audit.md#coverage): one warning with the command that lists them."""
+    import datetime as dt
+
+    from agentstyle.audit import coverage, report
+    from agentstyle.engine.paths import StylePaths
+    from agentstyle.install.doctor import Finding
+
+    if not StylePaths(root).database.exists():
+        return []  # run_doctor said so already
+    filters = report.Filters(since=report.utc_now() - dt.timedelta(days=COVERAGE_DAYS))
+    try:
+        with report.project_history(root) as conn:
+            found = coverage.coverage(conn, root, filters)
+    except Exception as exc:  # a report that cannot run is a warning, never a traceback
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return [Finding("warning", None, f"could not compare the transcripts: {first}")]
+    line = coverage.summary_line(found, COVERAGE_DAYS)
+    if line is None:
+        return []
+    return [
+        Finding("warning", None, f"{line}; see `style audit coverage --since {COVERAGE_DAYS}d`")
+    ]
