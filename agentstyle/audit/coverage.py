@@ -250,7 +250,7 @@ def installed_handlers(root: Path) -> dict[str, Installed]:
 
 
 def takes(matchers: list[str | None], tool: str) -> bool:
-    from agentstyle.audit.replay import matcher_accepts
+    from agentstyle.policy.plan import matcher_accepts
 
     return any(matcher_accepts(m, tool) for m in matchers)
 

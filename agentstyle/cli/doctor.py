@@ -22,12 +22,21 @@ def command(
             "--fire/--no-fire", help="run each harness's installed hook command with an event"
         ),
     ] = True,
+    live: Annotated[
+        bool,
+        typer.Option(
+            "--live",
+            help="also fire a canary each installed tool gate must refuse (exit 1 if one does not)",
+        ),
+    ] = False,
 ) -> None:
     """Check the installation end to end; exit 1 on any error.
 
     For every installed harness: the config and its handlers, the interpreter, a synthetic
-    event through the installed command (answer and time), the database, and rules that can
-    never fire.
+    event through the installed command (answer and time), the database, rules that can
+    never fire, and the tool calls of the last 7 days STYLE never saw (`style audit
+    coverage`). With --live, each tool gate is also fired, as installed, with a harmless call
+    self-protection refuses (a write into .style/, never run): the gate must refuse it.
 
     With --format json: a list of findings, each with `level` (ok, warning or error), `harness`
     (null for the project's own checks) and `message`.
@@ -37,6 +46,10 @@ def command(
     root = project_root()
     findings = run_doctor(root, fire=fire)
     findings += coverage_findings(root)
+    if live:
+        from agentstyle.install.canary import run_live
+
+        findings += run_live(root)
     if fmt == Format.json:
         emit_json([f.to_json() for f in findings])
     else:
