@@ -126,6 +126,9 @@ class Session:
     server: MockServer = field(init=False)
     runs: list[Run] = field(default_factory=list)
     wrapped: bool = False
+    # Codex: run with `--dangerously-bypass-hook-trust` (without it `codex exec` skips the
+    # project's hooks without a word)
+    hook_trust: bool = True
 
     def __post_init__(self) -> None:
         self.project = self.root / "project"
@@ -380,7 +383,7 @@ class Codex:
             "--json",
             "--skip-git-repo-check",
             "--dangerously-bypass-approvals-and-sandbox",
-            "--dangerously-bypass-hook-trust",
+            *(["--dangerously-bypass-hook-trust"] if s.hook_trust else []),
             "-m",
             mockapi.OPENAI_MODEL,
             *provider,

@@ -1,0 +1,63 @@
+"""`style audit coverage` against the real clients: sessions whose hooks never ran are found
+from the clients' own transcripts.
+
+Each scenario runs the client twice in one project: once as installed (the `rm` is refused:
+the hooks ran), once with its hooks skipped (the `rm` runs). The report must tell the second
+session apart as wholly unseen, and count the first one's call as seen.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from e2e.clients import Session
+from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, block_script
+
+
+def coverage(s: Session) -> dict[str, dict[str, Any]]:
+    done = s.style("audit", "coverage", "--format", "json")
+    doc = json.loads(done.stdout)
+    return {row["session"]: row for row in doc["rows"]}
+
+
+def check(s: Session, harness: str, tool: str, transcripts: str) -> None:
+    rows = coverage(s)
+    mine = [r for r in rows.values() if r["harness"] == harness]
+    assert len(mine) == 2, rows
+    covered = [r for r in mine if not r["wholly_unseen"]]
+    skipped = [r for r in mine if r["wholly_unseen"]]
+    assert len(covered) == 1 and len(skipped) == 1, mine
+    [c], [u] = covered, skipped
+    assert c["tool_calls"] == c["seen"] and c["tool_calls"] >= 1 and c["unseen"] == [], c
+    assert u["seen"] == 0 and u["tool_calls"] >= 1, u
+    assert {x["tool"] for x in u["unseen"]} == {tool}, u
+    assert {x["cause"] for x in u["unseen"]} == {"hooks-skipped"}, u
+    assert u["transcript"].startswith(str(s.home / transcripts)), u
+    text = s.style("audit", "coverage").stdout
+    assert "STYLE never saw (1 wholly unseen)" in text, text
+    doctor = s.style("doctor", "--no-fire", check=False).stdout
+    assert "1 session(s) with" in doctor and "style audit coverage --since 7d" in doctor, doctor
+
+
+def test_claude_bare_session_is_wholly_unseen(session) -> None:
+    s: Session = session("claude-code", block_script("claude-code"))
+    s.install(BLOCK_PACKAGE)
+    s.run("delete victim.txt")
+    assert_blocked(s)
+    # `--bare` runs no hook at all: the same call now runs
+    s.run("delete victim.txt", extra=["--bare"])
+    assert not (s.project / "victim.txt").exists(), "the hooks ran under --bare"
+    check(s, "claude-code", "Bash", ".claude/projects/")
+
+
+def test_codex_exec_without_hook_trust_is_wholly_unseen(session) -> None:
+    s: Session = session("codex", block_script("codex"))
+    s.install(BLOCK_PACKAGE)
+    s.run("delete victim.txt")
+    assert_blocked(s)
+    # without hook trust `codex exec` skips the project's hooks without a word
+    s.hook_trust = False
+    s.run("delete victim.txt")
+    assert not (s.project / "victim.txt").exists(), "the hooks ran without hook trust"
+    check(s, "codex", "Bash", ".codex/sessions/")
