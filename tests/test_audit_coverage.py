@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import time
 import uuid
@@ -70,6 +71,32 @@ class Transcript:
         )
         self.path.write_text("".join(json.dumps(r) + "\n" for r in self.records))
 
+    def hook_ran(self, project: Project, event: str, call_id: str, stdout: str) -> None:
+        """The record Claude Code keeps of a hook's run: its command (as installed, which
+        spells out the not-installed notice) and what it printed."""
+        self.ts += 0.1
+        self.records.append(
+            {
+                "type": "attachment",
+                "attachment": {
+                    "type": "hook_success",
+                    "hookName": f"{event}:Bash",
+                    "toolUseID": call_id,
+                    "hookEvent": event,
+                    "content": "",
+                    "stdout": stdout,
+                    "stderr": "",
+                    "exitCode": 0,
+                    "command": project.installed_command(event),
+                },
+                "uuid": str(uuid.uuid4()),
+                "timestamp": stamp(self.ts),
+                "sessionId": self.session,
+                "cwd": self.cwd,
+            }
+        )
+        self.path.write_text("".join(json.dumps(r) + "\n" for r in self.records))
+
     def prompt(self, text: str) -> None:
         self._add("user", text)
 
@@ -85,10 +112,20 @@ class Transcript:
         self._add("assistant", [{"type": "text", "text": text}])
 
 
-@pytest.fixture
-def installed(project: Project) -> Project:
+def install(project: Project) -> Project:
     project.write_package(PACKAGE)
     project.install("pkg", "--harness", "claude-code")
+    return project
+
+
+@pytest.fixture
+def installed(project: Project) -> Project:
+    """Installed 30 days ago, as far as the report can tell (its hook config's time): the
+    sessions below are all after it."""
+    install(project)
+    config = project.root / ".claude" / "settings.json"
+    then = time.time() - 30 * 86400
+    os.utime(config, (then, then))
     return project
 
 
@@ -176,13 +213,16 @@ def test_style_not_on_path_and_handler_failures_are_told(installed: Project) -> 
     missing, failed = new_session(), new_session()
     m = Transcript(project, missing, time.time() - 400)
     m.prompt("go")
-    m.call("Bash", {"command": "ls"})
-    # Claude Code shows the handler's notice where `style-hook` is not on PATH
-    m._add("user", f"SessionStart says: {MISSING}", isMeta=True)
+    gone = m.call("Bash", {"command": "ls"})
+    # where `style-hook` is not on PATH the handler answers its notice, which Claude Code keeps
+    m.hook_ran(project, "PreToolUse", gone, json.dumps({"systemMessage": MISSING}) + "\n")
 
     f = Transcript(project, failed, time.time() - 300)
     f.prompt("go")
-    fire(project, failed, f.call("Bash", {"command": "ls"}), "ls")
+    ran = f.call("Bash", {"command": "ls"})
+    fire(project, failed, ran, "ls")
+    # the command Claude Code keeps spells the notice out: that is no sign of a missing STYLE
+    f.hook_ran(project, "PreToolUse", ran, "{}\n")
     f.call("Bash", {"command": "pwd"})
     when = dt.datetime.fromtimestamp(f.ts, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     project.error_log.parent.mkdir(parents=True, exist_ok=True)
@@ -268,3 +308,43 @@ def test_doctor_is_quiet_when_every_call_was_seen(installed: Project) -> None:
     fire(project, sid, t.call("Bash", {"command": "ls"}), "ls")
     doctor = style_in_process(project.root, project.home, "doctor", "--no-fire")
     assert "never saw" not in doctor.stdout, doctor.stdout
+
+
+def test_sessions_from_before_the_install_are_not_counted(project: Project) -> None:
+    before = new_session()
+    t = Transcript(project, before, time.time() - 3600)  # an hour before `style install`
+    t.prompt("old work")
+    t.call("Bash", {"command": "ls"})
+    install(project)
+    os.utime(t.path)  # written again since (a file last written before is not even read)
+    after = new_session()
+    a = Transcript(project, after, time.time())
+    a.prompt("new work")
+    a.call("Bash", {"command": "ls"})
+    doc = coverage(project)
+    assert set(by_session(doc)) == {after}
+    assert doc["totals"]["sessions_before_install"] == 1
+    assert doc["covered_since"] is not None
+    text = style_in_process(project.root, project.home, "audit", "coverage").stdout
+    assert "1 session(s) from before STYLE was installed here" in text
+
+
+def test_transcripts_that_are_not_there_or_not_transcripts(
+    installed: Project, tmp_path: Path
+) -> None:
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"hello": "world"}\nnot json\n')
+    proc = style_in_process(
+        installed.root,
+        installed.home,
+        "audit",
+        "coverage",
+        "--transcripts",
+        str(tmp_path / "nothing-*.jsonl"),
+        "--transcripts",
+        str(other),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"--transcripts {tmp_path / 'nothing-*.jsonl'}: no file matches" in proc.stderr
+    assert f"{other}: not a Claude Code, Codex or Gemini CLI transcript; skipped" in proc.stderr

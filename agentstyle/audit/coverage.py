@@ -111,6 +111,7 @@ class Installed:
     config: str
     handlers: dict[str, list[str | None]]
     readable: bool = True
+    written: float = 0.0  # when the config was last written (seconds since the epoch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,22 +146,24 @@ def gemini_folders(home: Path, root: Path) -> list[Path]:
     return [f for f in found if f.is_dir()]
 
 
-def discover(home: Path, root: Path, harnesses: Iterable[str]) -> list[Path]:
-    """The transcripts each installed client keeps of sessions run in this project."""
+def discover(home: Path, root: Path, harnesses: Iterable[str], since: float = 0.0) -> list[Path]:
+    """The transcripts each installed client keeps of sessions run in this project, written
+    at or after `since` (a file last written before holds no call after)."""
     out: list[Path] = []
     names = set(harnesses)
     if "claude-code" in names:
         for folder in {claude_folder(home, str(root)), claude_folder(home, str(root.resolve()))}:
-            out.extend(sorted(folder.glob("*.jsonl")))
+            # a subagent's calls: `<session>/subagents/agent-*.jsonl` in newer versions
+            out.extend(sorted([*folder.glob("*.jsonl"), *folder.glob("*/subagents/*.jsonl")]))
     if "codex" in names:
         codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
         for path in sorted((codex_home / "sessions").glob("*/*/*/rollout-*.jsonl")):
-            if _codex_cwd_in(path, root):
+            if _mtime(path) >= since and _codex_cwd_in(path, root):
                 out.append(path)
     if "gemini-cli" in names:
         for folder in gemini_folders(home, root):
             out.extend(sorted([*folder.glob("*.jsonl"), *folder.glob("*.json")]))
-    return out
+    return [p for p in out if _mtime(p) >= since]
 
 
 def _codex_cwd_in(path: Path, root: Path) -> bool:
@@ -245,8 +248,15 @@ def installed_handlers(root: Path) -> dict[str, Installed]:
             groups = found.get(ps.native_event, [])
             matchers = [g.get("matcher") for g in groups]
             handlers[ps.native_event] = [m if isinstance(m, str) else None for m in matchers]
-        out[name] = Installed(name, relative(root, path), handlers)
+        out[name] = Installed(name, relative(root, path), handlers, written=_mtime(path))
     return out
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def takes(matchers: list[str | None], tool: str) -> bool:
@@ -350,15 +360,57 @@ def _cause(
 
 
 def _mentions_missing(path: str) -> bool:
-    """Whether the transcript holds the notice a portable handler gives where `style-hook` is
-    not on PATH (agentstyle/install/hookcommand.py MISSING)."""
+    """Whether the transcript holds the notice a portable handler answers where `style-hook` is
+    not on PATH (agentstyle/install/hookcommand.py MISSING): Claude Code keeps a hook's output
+    in `attachment` records (`hook_success`, with `stdout`). The handler's `command`, which
+    Claude Code keeps beside it, spells the notice out too: it is not read."""
     from agentstyle.install.hookcommand import MISSING
 
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return any(MISSING in line for line in fh)
+            for line in fh:
+                if MISSING not in line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if _holds(record, MISSING):
+                    return True
     except OSError:
         return False
+    return False
+
+
+def _holds(value: Any, text: str) -> bool:
+    if isinstance(value, str):
+        return text in value
+    if isinstance(value, dict):
+        return any(_holds(v, text) for k, v in value.items() if k != "command")
+    if isinstance(value, list):
+        return any(_holds(v, text) for v in value)
+    return False
+
+
+@dataclass(slots=True)
+class Coverage:
+    """The report: its sessions (unseen first), and what it left out and why."""
+
+    sessions: list[SessionCoverage]
+    covered_since: float | None  # STYLE's first sign of life here: calls before it not counted
+    before_install: int = 0  # sessions whose calls were all before `covered_since`
+    notes: list[str] = field(default_factory=list)
+
+
+def covered_since(conn: Connection, configs: dict[str, Installed]) -> float | None:
+    """When STYLE was first here: its first recorded event or the earliest installed config
+    write, whichever came first (None: neither is known)."""
+    _n, _t, rows = query_rows(conn, sql("audit/coverage_since"))
+    first = rows[0][0] if rows else None
+    moments = [c.written for c in configs.values() if c.written]
+    if first is not None:
+        moments.append(first.replace(tzinfo=dt.UTC).timestamp())
+    return min(moments) if moments else None
 
 
 def coverage(
@@ -368,7 +420,7 @@ def coverage(
     *,
     home: Path | None = None,
     extra: Iterable[str] = (),
-) -> list[SessionCoverage]:
+) -> Coverage:
     """Every session of the window, transcripts joined with STYLE's record, unseen first."""
     from agentstyle.engine.paths import StylePaths
     from agentstyle.runtime import errorlog
@@ -376,6 +428,7 @@ def coverage(
     home = home or Path.home()
     configs = installed_handlers(root)
     harnesses = set(configs) or {"claude-code", "codex", "gemini-cli"}
+    since = covered_since(conn, configs)
     params = {
         "since": filters.since,
         "until": filters.until,
@@ -384,10 +437,20 @@ def coverage(
     }
     _n, _t, rows = query_rows(conn, sql("audit/coverage_sessions"), params)
     known = {(str(h), str(s)): (cwd, int(n)) for h, s, cwd, n, _first, _last in rows}
+    notes: list[str] = []
 
+    window_start = filters.since.replace(tzinfo=dt.UTC).timestamp() if filters.since else 0.0
     files: dict[str, Path] = {}
-    for path in [*discover(home, root, harnesses), *expand(extra)]:
+    for path in discover(home, root, harnesses, max(window_start, since or 0.0)):
         files.setdefault(str(path), path)
+    asked: set[str] = set()
+    for pattern in extra:
+        named = expand([pattern])
+        if not named:
+            notes.append(f"--transcripts {pattern}: no file matches")
+        for path in named:
+            files.setdefault(str(path), path)
+            asked.add(str(path))
     for (harness, session), (cwd, _n_events) in known.items():
         found = transcript_of(home, harness, session, cwd)
         if found is not None:
@@ -395,8 +458,11 @@ def coverage(
 
     calls_by: dict[tuple[str, str], list[ToolCall]] = {}
     transcript_by: dict[tuple[str, str], str] = {}
+    early: set[tuple[str, str]] = set()
     for path in files.values():
         if transcript_harness(path) is None:
+            if str(path) in asked:
+                notes.append(f"{path}: not a Claude Code, Codex or Gemini CLI transcript; skipped")
             continue
         for call in tool_calls(path):
             key = (call.harness, call.session_id)
@@ -405,8 +471,12 @@ def coverage(
             if filters.session is not None and call.session_id != filters.session:
                 continue
             transcript_by.setdefault(key, call.transcript)
-            if _in_window(call.ts, filters):
-                calls_by.setdefault(key, []).append(call)
+            if not _in_window(call.ts, filters):
+                continue
+            if since is not None and call.ts and call.ts < since:
+                early.add(key)  # before STYLE was here: not a call it missed
+                continue
+            calls_by.setdefault(key, []).append(call)
     keys = set(calls_by) | set(known)
     recorded = _recorded(conn, sorted({s for _h, s in keys}))
     error_entries = errorlog.read(StylePaths(root).error_log, 0.0)
@@ -420,8 +490,6 @@ def coverage(
         if transcript is None:
             out.append(SessionCoverage(session, harness, None, None, None, len(events)))
             continue
-        if not calls and key not in known:
-            continue  # a transcript whose calls all fall outside the window
         installed = configs.get(harness)
         pre, post = _events_to_check(harness, installed, events)
         missing = _mentions_missing(transcript)
@@ -447,87 +515,79 @@ def coverage(
             for event, missed in ((pre, hit is None), (post, id(call) in post_missing)):
                 if event and missed:
                     ok = False
-                    cause = _cause(
-                        call,
-                        event,
-                        installed,
-                        len(events),
-                        missing,
-                        errors,
-                    )
+                    cause = _cause(call, event, installed, len(events), missing, errors)
                     unseen.append(Unseen(call.tool, event, _stamp(call.ts), cause))
             seen += ok
         out.append(
             SessionCoverage(session, harness, transcript, len(calls), seen, len(events), unseen)
         )
     out.sort(key=lambda s: (-len(s.unseen), s.harness, s.session))
-    return out
+    before = len(early - set(calls_by) - set(known))
+    return Coverage(out, since, before, notes)
 
 
 # -- output ----------------------------------------------------------------------------------------
 
 
-def document(found: list[SessionCoverage], filters: Filters) -> dict[str, Any]:
+def document(found: Coverage, filters: Filters) -> dict[str, Any]:
     """The one JSON document of the report (the shape every report has; a row per session)."""
-    totals = totals_of(found)
     return {
         "report": "coverage",
         "source": "database",
         "filters": filters.describe(),
         "columns": ["session", "harness", "transcript", "tool_calls", "seen", "unseen"],
-        "rows": [s.to_json() for s in found],
-        "totals": totals,
+        "rows": [s.to_json() for s in found.sessions],
+        "totals": totals_of(found),
+        "covered_since": _stamp(found.covered_since) if found.covered_since else None,
+        "notes": found.notes,
     }
 
 
-def totals_of(found: list[SessionCoverage]) -> dict[str, int]:
+def totals_of(found: Coverage) -> dict[str, int]:
+    sessions = found.sessions
     return {
-        "sessions": len(found),
-        "tool_calls": sum(s.tool_calls or 0 for s in found),
-        "unseen_calls": sum(1 for s in found for _u in _calls_with_unseen(s)),
-        "sessions_with_unseen": sum(1 for s in found if s.unseen),
-        "wholly_unseen_sessions": sum(1 for s in found if s.wholly_unseen),
-        "sessions_without_transcript": sum(1 for s in found if s.transcript is None),
+        "sessions": len(sessions),
+        "tool_calls": sum(s.tool_calls or 0 for s in sessions),
+        "unseen_calls": sum(len({(u.tool, u.time) for u in s.unseen}) for s in sessions),
+        "sessions_with_unseen": sum(1 for s in sessions if s.unseen),
+        "wholly_unseen_sessions": sum(1 for s in sessions if s.wholly_unseen),
+        "sessions_without_transcript": sum(1 for s in sessions if s.transcript is None),
+        "sessions_before_install": found.before_install,
     }
 
 
-def _calls_with_unseen(s: SessionCoverage) -> set[tuple[str, str]]:
-    return {(u.tool, u.time) for u in s.unseen}
-
-
-def summary_line(found: list[SessionCoverage], days: int | None = None) -> str | None:
+def summary_line(found: Coverage, days: int | None = None) -> str | None:
     """`last 7 days: 2 sessions with 14 tool calls STYLE never saw` (None: every call seen)."""
     t = totals_of(found)
     if not t["sessions_with_unseen"]:
         return None
     when = f"last {days} days: " if days else ""
+    wholly = t["wholly_unseen_sessions"]
     return (
         f"{when}{t['sessions_with_unseen']} session(s) with {t['unseen_calls']} tool call(s) "
-        "STYLE never saw"
-        + (f" ({t['wholly_unseen_sessions']} wholly unseen)" if t["wholly_unseen_sessions"] else "")
+        "STYLE never saw" + (f" ({wholly} wholly unseen)" if wholly else "")
     )
 
 
-def render_text(found: list[SessionCoverage], filters: Filters) -> str:
+def render_text(found: Coverage, filters: Filters) -> str:
     """The sessions table, then each unseen (session, tool, event, cause) with its count."""
     from agentstyle.audit import report
 
     types = ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "BIGINT", "VARCHAR")
-    rows = [tuple(s.row()[c] for c in COLUMNS) for s in found]
+    rows = [tuple(s.row()[c] for c in COLUMNS) for s in found.sessions]
     frame = report.frame_of(COLUMNS, types, rows)
     title = report.title_of("coverage", filters, "database")
-    text = report.render_text(frame, title=title, color=False)
-    lines = [text.rstrip("\n")]
+    lines = [report.render_text(frame, title=title, color=False).rstrip("\n")]
     line = summary_line(found)
     if line is None:
         lines.append(
             "every tool call the transcripts show reached STYLE"
-            if any(s.tool_calls for s in found)
+            if any(s.tool_calls for s in found.sessions)
             else "no transcript with a tool call found for this project"
         )
     else:
         lines.append(line + ":")
-        for s in found:
+        for s in found.sessions:
             groups: dict[tuple[str, str, str], int] = {}
             for u in s.unseen:
                 k = (u.tool, u.event, u.cause)
@@ -537,10 +597,15 @@ def render_text(found: list[SessionCoverage], filters: Filters) -> str:
                     f"  {s.harness} {s.session}: {n} × {tool} at {event}: {cause} "
                     f"({CAUSE_TEXT[cause]})"
                 )
-    missing = [s for s in found if s.transcript is None]
+    missing = [s for s in found.sessions if s.transcript is None]
     if missing:
         lines.append(
             f"{len(missing)} recorded session(s) whose transcript was not found: name them "
             "with --transcripts GLOB"
+        )
+    if found.before_install:
+        lines.append(
+            f"{found.before_install} session(s) from before STYLE was installed here "
+            f"({_stamp(found.covered_since or 0.0)}) not counted"
         )
     return "\n".join(lines) + "\n"

@@ -421,6 +421,8 @@ def coverage_command(
             report.write_json(coverage.document(found, filters), stream)
         else:
             stream.write(coverage.render_text(found, filters))
+    for note in found.notes:
+        typer.echo(f"style: note: {note}", err=True)
 
 
 # -- sql -------------------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ def command(
 
 
 COVERAGE_DAYS = 7
+COVERAGE_WAIT_S = 5.0  # a database held longer: the line is left out, doctor goes on
 
 
 def coverage_findings(root: Path) -> list[Finding]:
@@ -75,7 +76,7 @@ def coverage_findings(root: Path) -> list[Finding]:
         return []  # run_doctor said so already
     filters = report.Filters(since=report.utc_now() - dt.timedelta(days=COVERAGE_DAYS))
     try:
-        with report.project_history(root) as conn:
+        with report.project_history(root, wait_s=COVERAGE_WAIT_S) as conn:
             found = coverage.coverage(conn, root, filters)
     except Exception as exc:  # a report that cannot run is a warning, never a traceback
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -61,3 +61,29 @@ def test_codex_exec_without_hook_trust_is_wholly_unseen(session) -> None:
     s.run("delete victim.txt")
     assert not (s.project / "victim.txt").exists(), "the hooks ran without hook trust"
     check(s, "codex", "Bash", ".codex/sessions/")
+
+
+def test_claude_session_without_style_on_path(session) -> None:
+    """A teammate's machine without STYLE: the handler answers its not-installed notice, the
+    call runs, and the report names the cause from what Claude Code kept of the hook's run."""
+    s: Session = session("claude-code", block_script("claude-code"))
+    s.install(BLOCK_PACKAGE)
+    s.style_on_path = False
+    s.run("delete victim.txt")
+    s.style_on_path = True
+    assert not (s.project / "victim.txt").exists(), "the call was refused without STYLE"
+    [row] = [r for r in coverage(s).values() if r["harness"] == "claude-code"]
+    assert row["wholly_unseen"] is True and row["tool_calls"] >= 1, row
+    assert {x["cause"] for x in row["unseen"]} == {"style-not-on-path"}, row
+
+
+def test_gemini_session_with_its_hooks_is_covered(session) -> None:
+    """Gemini CLI gives hooks no call id: its chat file's calls are matched by tool and order."""
+    s: Session = session("gemini-cli", block_script("gemini-cli"))
+    s.install(BLOCK_PACKAGE)
+    s.run("delete victim.txt")
+    assert_blocked(s)
+    [row] = [r for r in coverage(s).values() if r["harness"] == "gemini-cli"]
+    assert row["tool_calls"] >= 1 and row["seen"] == row["tool_calls"], row
+    assert row["unseen"] == [] and row["wholly_unseen"] is False, row
+    assert row["transcript"].startswith(str(s.home / ".gemini" / "tmp")), row
