@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import os
 import re
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -140,9 +141,9 @@ def fire(project: Project, session: str, call_id: str, command: str) -> None:
     project.run_installed("PreToolUse", payload)
 
 
-def coverage(project: Project, *args: str) -> dict[str, Any]:
+def coverage(project: Project, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     proc = style_in_process(
-        project.root, project.home, "audit", "coverage", *args, "--format", "json"
+        project.root, project.home, "audit", "coverage", *args, "--format", "json", env=env
     )
     assert proc.returncode == 0, proc.stderr
     doc: dict[str, Any] = json.loads(proc.stdout)
@@ -348,3 +349,174 @@ def test_transcripts_that_are_not_there_or_not_transcripts(
     assert "Traceback" not in proc.stderr
     assert f"--transcripts {tmp_path / 'nothing-*.jsonl'}: no file matches" in proc.stderr
     assert f"{other}: not a Claude Code, Codex or Gemini CLI transcript; skipped" in proc.stderr
+
+
+# -- Codex and Gemini CLI --------------------------------------------------------------------------
+
+HARNESS_FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PROJECT_VAR = {"gemini-cli": "GEMINI_PROJECT_DIR"}
+
+
+def run_gate(
+    project: Project, harness: str, config: str, event: str, payload: dict[str, Any]
+) -> None:
+    """STYLE's installed handler for `event`, run as the harness runs it."""
+    from conftest import _encode, clean_env, finish
+
+    hooks = json.loads((project.root / config).read_text())["hooks"][event]
+    [command] = [h["command"] for g in hooks for h in g["hooks"] if "style-hook" in h["command"]]
+    extra = {PROJECT_VAR[harness]: str(project.root)} if harness in PROJECT_VAR else {}
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", command],
+        cwd=project.root,
+        env=clean_env(project.home, extra),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    finish(proc, _encode(payload))
+
+
+def fixture(project: Project, folder: str, name: str, **overrides: Any) -> dict[str, Any]:
+    text = (
+        (HARNESS_FIXTURES / folder / name)
+        .read_text()
+        .replace("/home/dev/acme-api", str(project.root))
+    )
+    data: dict[str, Any] = json.loads(text)
+    data.update(overrides)
+    return data
+
+
+def jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_codex_rollouts_matched_by_call_id(project: Project) -> None:
+    project.write_package(PACKAGE)
+    project.install("pkg", "--harness", "codex")
+    sid = str(uuid.uuid4())
+    start = time.time()
+
+    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": stamp(start + n), "type": "response_item", "payload": payload}
+
+    records = [
+        {
+            "timestamp": stamp(start),
+            "type": "session_meta",
+            "payload": {"id": sid, "session_id": sid, "cwd": str(project.root)},
+        },
+        item(
+            1,
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+        ),
+        item(
+            2,
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": '{"cmd": "ls"}',
+                "call_id": "call_seen",
+            },
+        ),
+        item(3, {"type": "function_call_output", "call_id": "call_seen", "output": "ok"}),
+        item(
+            4,
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": '{"cmd": "pwd"}',
+                "call_id": "call_missed",
+            },
+        ),
+        item(5, {"type": "function_call_output", "call_id": "call_missed", "output": "ok"}),
+        item(
+            6,
+            {
+                "type": "function_call",
+                "name": "view_image",
+                "arguments": "{}",
+                "call_id": "call_img",
+            },
+        ),
+    ]
+    day = time.strftime("%Y/%m/%d", time.gmtime(start))
+    rollout = (
+        project.home / ".codex" / "sessions" / day / f"rollout-2026-12-03T10-00-00-{sid}.jsonl"
+    )
+    jsonl(rollout, records)
+    # a rollout of another project is not this project's
+    jsonl(
+        rollout.with_name("rollout-2026-12-03T10-00-01-other.jsonl"),
+        [{**records[0], "payload": {"id": "other", "cwd": "/elsewhere"}}, records[2]],
+    )
+    payload = fixture(
+        project,
+        "codex",
+        "PreToolUse.bash-rm-rf.json",
+        session_id=sid,
+        tool_use_id="call_seen",
+        tool_input={"command": "ls"},
+    )
+    run_gate(project, "codex", ".codex/hooks.json", "PreToolUse", payload)
+
+    doc = coverage(project, env={"CODEX_HOME": str(project.home / ".codex")})
+    rows = by_session(doc)
+    assert set(rows) == {sid}
+    row = rows[sid]
+    assert row["harness"] == "codex" and row["transcript"] == str(rollout)
+    assert row["tool_calls"] == 3 and row["seen"] == 1
+    assert sorted((u["tool"], u["cause"]) for u in row["unseen"]) == [
+        ("Bash", "not-recorded"),
+        ("view_image", "no-hook"),
+    ]
+
+
+def test_gemini_chats_matched_by_order(project: Project) -> None:
+    project.write_package(PACKAGE)
+    project.install("pkg", "--harness", "gemini-cli")
+    sid = str(uuid.uuid4())
+    start = time.time()
+    folder = project.home / ".gemini" / "tmp" / "proj"
+    folder.mkdir(parents=True)
+    (folder / ".project_root").write_text(str(project.root))
+
+    def call(n: int, command: str) -> dict[str, Any]:
+        return {
+            "id": f"run_shell_command_{n}",
+            "name": "run_shell_command",
+            "args": {"command": command},
+            "status": "success",
+            "timestamp": stamp(start + n),
+        }
+
+    message = {"id": "m1", "timestamp": stamp(start + 1), "type": "gemini", "content": "on it"}
+    jsonl(
+        folder / "chats" / f"session-2026-12-03T10-00-{sid[:8]}.jsonl",
+        [
+            {"sessionId": sid, "projectHash": "x", "startTime": stamp(start), "kind": "main"},
+            {"id": "u1", "timestamp": stamp(start), "type": "user", "content": [{"text": "go"}]},
+            # the message is written again as it grows: its calls count once
+            {**message, "toolCalls": [call(2, "ls")]},
+            {"$set": {"lastUpdated": stamp(start + 2)}},
+            {**message, "toolCalls": [call(2, "ls"), call(3, "pwd"), call(4, "id")]},
+        ],
+    )
+    for command in ("ls", "pwd"):  # the hooks saw the first two calls, not the third
+        payload = fixture(
+            project,
+            "gemini",
+            "BeforeTool.run_shell_command-rm-rf.json",
+            session_id=sid,
+            tool_input={"command": command},
+        )
+        run_gate(project, "gemini-cli", ".gemini/settings.json", "BeforeTool", payload)
+
+    row = by_session(coverage(project))[sid]
+    assert row["harness"] == "gemini-cli"
+    assert row["tool_calls"] == 3 and row["seen"] == 2
+    assert [(u["tool"], u["event"], u["cause"]) for u in row["unseen"]] == [
+        ("run_shell_command", "BeforeTool", "not-recorded")
+    ]
