@@ -163,7 +163,7 @@ def test_calls_the_hooks_saw_and_the_ones_they_did_not(installed: Project) -> No
     seen_call = t.call("Bash", {"command": "ls"})
     fire(project, sid, seen_call, "ls")
     t.call("Bash", {"command": "git status"})  # its hook never ran: no event recorded
-    t.call("Read", {"file_path": "README.md"})  # the installed matcher leaves Read out
+    t.call("Read", {"file_path": "README.md"})  # no rule needs Read: no handler takes it
     t.say("done")
 
     row = by_session(coverage(project))[sid]
@@ -171,14 +171,34 @@ def test_calls_the_hooks_saw_and_the_ones_they_did_not(installed: Project) -> No
     assert row["transcript"] == str(t.path)
     assert row["tool_calls"] == 3
     assert row["seen"] == 1
+    assert row["unguarded"] == 1
     assert row["wholly_unseen"] is False
-    unseen = sorted((u["tool"], u["event"], u["cause"]) for u in row["unseen"])
-    assert unseen == [
-        ("Bash", "PreToolUse", "not-recorded"),
-        ("Read", "PreToolUse", "no-hook"),
-    ]
-    times = {u["tool"]: u["time"] for u in row["unseen"]}
-    assert times["Read"] == stamp(now + 6)[:19] + "Z"
+    [missed] = row["unseen"]
+    assert (missed["tool"], missed["event"], missed["cause"]) == (
+        "Bash",
+        "PreToolUse",
+        "not-recorded",
+    )
+    assert missed["time"] == stamp(now + 4)[:19] + "Z"
+
+
+def test_a_matcher_edited_to_leave_a_guarded_tool_out(installed: Project) -> None:
+    """The policy needs Bash at PreToolUse; the config as it is now leaves it out."""
+    project = installed
+    settings = project.root / ".claude" / "settings.json"
+    config = json.loads(settings.read_text())
+    for group in config["hooks"]["PreToolUse"]:
+        group["matcher"] = "Edit|Write"
+    settings.write_text(json.dumps(config))
+    os.utime(settings, (time.time() - 30 * 86400,) * 2)
+    sid = new_session()
+    t = Transcript(project, sid, time.time() - 60)
+    t.prompt("go")
+    fire(project, sid, t.call("Edit", {"file_path": "a", "old_string": "", "new_string": ""}), "x")
+    t.call("Bash", {"command": "rm victim.txt"})
+    row = by_session(coverage(project))[sid]
+    assert [(u["tool"], u["cause"]) for u in row["unseen"]] == [("Bash", "no-hook")]
+    assert row["seen"] == 1 and row["unguarded"] == 0
 
 
 def test_a_session_without_any_style_event_is_wholly_unseen(installed: Project) -> None:
@@ -467,11 +487,8 @@ def test_codex_rollouts_matched_by_call_id(project: Project) -> None:
     assert set(rows) == {sid}
     row = rows[sid]
     assert row["harness"] == "codex" and row["transcript"] == str(rollout)
-    assert row["tool_calls"] == 3 and row["seen"] == 1
-    assert sorted((u["tool"], u["cause"]) for u in row["unseen"]) == [
-        ("Bash", "not-recorded"),
-        ("view_image", "no-hook"),
-    ]
+    assert row["tool_calls"] == 3 and row["seen"] == 1 and row["unguarded"] == 1
+    assert [(u["tool"], u["cause"]) for u in row["unseen"]] == [("Bash", "not-recorded")]
 
 
 def test_gemini_chats_matched_by_order(project: Project) -> None:
@@ -520,3 +537,17 @@ def test_gemini_chats_matched_by_order(project: Project) -> None:
     assert [(u["tool"], u["event"], u["cause"]) for u in row["unseen"]] == [
         ("run_shell_command", "BeforeTool", "not-recorded")
     ]
+
+
+def test_a_wholly_unseen_session_counts_whatever_its_tools(installed: Project) -> None:
+    project = installed
+    sid = new_session()
+    t = Transcript(project, sid, time.time() - 60)  # `claude --bare`, reading only
+    t.prompt("read it")
+    t.call("Read", {"file_path": "README.md"})
+    doc = coverage(project)
+    row = by_session(doc)[sid]
+    assert row["wholly_unseen"] is True and row["unseen"] == [] and row["unguarded"] == 1
+    assert doc["totals"]["sessions_with_unseen"] == 1
+    doctor = style_in_process(project.root, project.home, "doctor", "--no-fire").stdout
+    assert "last 7 days: 1 session(s) STYLE never saw at all (not one of their hooks ran)" in doctor

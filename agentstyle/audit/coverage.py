@@ -48,7 +48,16 @@ CAUSE_TEXT = {
     NOT_RECORDED: "the hook ran or not, STYLE has no record of it",
 }
 ERROR_SLACK_S = 10.0  # how far an errors.log line may be from the call it explains
-COLUMNS = ("session", "harness", "transcript", "tool_calls", "seen", "unseen", "causes")
+COLUMNS = (
+    "session",
+    "harness",
+    "transcript",
+    "tool_calls",
+    "seen",
+    "unguarded",
+    "unseen",
+    "causes",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +80,7 @@ class SessionCoverage:
     seen: int | None
     recorded_events: int
     unseen: list[Unseen] = field(default_factory=list)
+    unguarded: int | None = None  # calls no STYLE handler was due for (no rule needs them)
 
     @property
     def wholly_unseen(self) -> bool:
@@ -83,6 +93,7 @@ class SessionCoverage:
             "transcript": self.transcript,
             "tool_calls": self.tool_calls,
             "seen": self.seen,
+            "unguarded": self.unguarded,
             "unseen": [u.to_json() for u in self.unseen],
             "wholly_unseen": self.wholly_unseen,
         }
@@ -97,6 +108,7 @@ class SessionCoverage:
             "transcript": self.transcript,
             "tool_calls": self.tool_calls,
             "seen": self.seen,
+            "unguarded": self.unguarded,
             "unseen": len(self.unseen),
             "causes": ", ".join(f"{c} ×{n}" for c, n in counts.items()),
         }
@@ -112,6 +124,8 @@ class Installed:
     handlers: dict[str, list[str | None]]
     readable: bool = True
     written: float = 0.0  # when the config was last written (seconds since the epoch)
+    # the same for the handlers the installed policy needs (what `style sync` would write)
+    expected: dict[str, list[str | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,25 +227,35 @@ def expand(patterns: Iterable[str]) -> list[Path]:
 # -- the installed hook configs --------------------------------------------------------------------
 
 
-def installed_handlers(root: Path) -> dict[str, Installed]:
-    """Per harness of `style.lock.yaml`: STYLE's handlers for its tool events as installed."""
+def installed_handlers(root: Path, conn: Connection) -> dict[str, Installed]:
+    """Per harness of `style.lock.yaml`: STYLE's handlers for its tool events as installed, and
+    as the installed policy needs them."""
     from agentstyle.configfiles.hookconfig import installed
     from agentstyle.engine.paths import StylePaths
     from agentstyle.harnesses import adapter_for
-    from agentstyle.install.install import config_file, is_ours, relative
+    from agentstyle.install.doctor import read_policy
+    from agentstyle.install.install import config_file, handler_groups, is_ours, relative
     from agentstyle.install.lockfile import read_lock
 
     try:
         lock = read_lock(StylePaths(root).lockfile)
     except Exception:  # no lock: nothing installed here that a call could have missed
         return {}
+    try:
+        entries = read_policy(conn, sorted(lock.harnesses)).entries
+    except Exception:  # a policy that cannot be read: the installed config alone decides
+        entries = []
     out: dict[str, Installed] = {}
     for name, h in lock.harnesses.items():
         adapter = adapter_for(name)
         spec = spec_for(name)
-        tool_events = {
-            e for e in (spec.points.get(p) for p in ("tool.pre", "tool.post")) if e is not None
-        }
+        tool_events = [
+            e.native_event
+            for e in (spec.points.get(p) for p in ("tool.pre", "tool.post"))
+            if e is not None
+        ]
+        planned = handler_groups(entries, name, h.fail_closed, h.scope) if entries else {}
+        expected = {e: _matchers(planned.get(e, [])) for e in tool_events}
         try:
             path = config_file(root, h.scope, name)
             found = installed(
@@ -241,15 +265,17 @@ def installed_handlers(root: Path) -> dict[str, Installed]:
                 dialect=adapter.config_dialect(),
             )
         except Exception:
-            out[name] = Installed(name, "", {}, readable=False)
+            out[name] = Installed(name, "", {}, readable=False, expected=expected)
             continue
-        handlers: dict[str, list[str | None]] = {}
-        for ps in tool_events:
-            groups = found.get(ps.native_event, [])
-            matchers = [g.get("matcher") for g in groups]
-            handlers[ps.native_event] = [m if isinstance(m, str) else None for m in matchers]
-        out[name] = Installed(name, relative(root, path), handlers, written=_mtime(path))
+        handlers = {e: _matchers(found.get(e, [])) for e in tool_events}
+        out[name] = Installed(
+            name, relative(root, path), handlers, written=_mtime(path), expected=expected
+        )
     return out
+
+
+def _matchers(groups: list[dict[str, Any]]) -> list[str | None]:
+    return [m if isinstance(m := g.get("matcher"), str) else None for g in groups]
 
 
 def _mtime(path: Path) -> float:
@@ -298,21 +324,24 @@ def _recorded(conn: Connection, sessions: list[str]) -> dict[tuple[str, str], li
     return out
 
 
-def _events_to_check(
-    harness: str, installed: Installed | None, recorded: list[Recorded]
-) -> tuple[str | None, str | None]:
-    """The native (pre, post) tool events a call of this harness should have reached STYLE at:
-    the pre-tool gate always; the post-tool event where STYLE has a handler for it (installed,
-    or seen in this session's record)."""
-    spec = spec_for(harness)
-    pre = spec.points.get("tool.pre")
-    post = spec.points.get("tool.post")
-    post_event = None
-    if post is not None:
-        has = installed is not None and bool(installed.handlers.get(post.native_event))
-        if has or any(r.native_event == post.native_event for r in recorded):
-            post_event = post.native_event
-    return (pre.native_event if pre is not None else None, post_event)
+def _due(
+    event: str | None, tool: str, installed: Installed | None, recorded: list[Recorded]
+) -> bool:
+    """Whether a call of `tool` should have reached STYLE at `event`: a STYLE handler takes it
+    there, as installed or as the installed policy needs. A call no rule needs to see is not
+    missed (a policy without a rule on `Read` installs no handler for it)."""
+    if event is None:
+        return False
+    if installed is None:  # a harness not installed here: only what its record shows
+        return any(r.native_event == event for r in recorded)
+    return takes(installed.handlers.get(event, []), tool) or takes(
+        installed.expected.get(event, []), tool
+    )
+
+
+def _refused(hit: Recorded | None) -> bool:
+    """STYLE refused (or asked about) the call at its gate: it never ran, no post hook is due."""
+    return hit is not None and hit.verdict in ("block", "ask")
 
 
 def _match(
@@ -426,7 +455,7 @@ def coverage(
     from agentstyle.runtime import errorlog
 
     home = home or Path.home()
-    configs = installed_handlers(root)
+    configs = installed_handlers(root, conn)
     harnesses = set(configs) or {"claude-code", "codex", "gemini-cli"}
     since = covered_since(conn, configs)
     params = {
@@ -491,37 +520,56 @@ def coverage(
             out.append(SessionCoverage(session, harness, None, None, None, len(events)))
             continue
         installed = configs.get(harness)
-        pre, post = _events_to_check(harness, installed, events)
+        spec = spec_for(harness)
+        pre_spec, post_spec = spec.points.get("tool.pre"), spec.points.get("tool.post")
+        pre = pre_spec.native_event if pre_spec is not None else None
+        post = post_spec.native_event if post_spec is not None else None
         missing = _mentions_missing(transcript)
         errors = [(e.when, e.event) for e in error_entries if e.harness == harness]
-        unseen: list[Unseen] = []
-        seen = 0
-        pre_hits = _match(calls, events, pre, ("tool.pre",)) if pre else [None] * len(calls)
-        post_calls = [
-            (c, hit)
-            for c, hit in zip(calls, pre_hits, strict=True)
-            if c.finished and (hit is None or hit.verdict not in ("block", "ask"))
+        if installed is None and not events:
+            pre_due = list(calls)  # STYLE is not installed for this harness: nothing was seen
+        else:
+            pre_due = [c for c in calls if _due(pre, c.tool, installed, events)]
+        pre_hits: dict[int, Recorded | None] = {}
+        if pre is not None:
+            pre_hits = dict(
+                zip(map(id, pre_due), _match(pre_due, events, pre, ("tool.pre",)), strict=True)
+            )
+        post_due = [
+            c
+            for c in calls
+            if c.finished
+            and _due(post, c.tool, installed, events)
+            and not _refused(pre_hits.get(id(c)))
         ]
-        post_hits = (
-            _match([c for c, _h in post_calls], events, post, ("tool.post", "tool.failed"))
-            if post
-            else []
-        )
-        post_missing = {
-            id(c) for (c, _h), hit in zip(post_calls, post_hits, strict=False) if hit is None
-        }
-        for call, hit in zip(calls, pre_hits, strict=True):
-            ok = True
-            for event, missed in ((pre, hit is None), (post, id(call) in post_missing)):
-                if event and missed:
-                    ok = False
-                    cause = _cause(call, event, installed, len(events), missing, errors)
-                    unseen.append(Unseen(call.tool, event, _stamp(call.ts), cause))
-            seen += ok
+        post_hits: dict[int, Recorded | None] = {}
+        if post is not None:
+            matched = _match(post_due, events, post, ("tool.post", "tool.failed"))
+            post_hits = dict(zip(map(id, post_due), matched, strict=True))
+        unseen: list[Unseen] = []
+        seen = unguarded = 0
+        for call in calls:
+            misses = [
+                event
+                for event, hits in ((pre, pre_hits), (post, post_hits))
+                if event is not None and id(call) in hits and hits[id(call)] is None
+            ]
+            if id(call) not in pre_hits and id(call) not in post_hits:
+                unguarded += 1
+                continue
+            for event in misses:
+                assert event is not None
+                cause = _cause(call, event, installed, len(events), missing, errors)
+                unseen.append(Unseen(call.tool, event, _stamp(call.ts), cause))
+            seen += not misses
         out.append(
-            SessionCoverage(session, harness, transcript, len(calls), seen, len(events), unseen)
+            SessionCoverage(
+                session, harness, transcript, len(calls), seen, len(events), unseen, unguarded
+            )
         )
-    out.sort(key=lambda s: (-len(s.unseen), s.harness, s.session))
+    out.sort(
+        key=lambda s: (not (s.unseen or s.wholly_unseen), -len(s.unseen), s.harness, s.session)
+    )
     before = len(early - set(calls_by) - set(known))
     return Coverage(out, since, before, notes)
 
@@ -535,7 +583,15 @@ def document(found: Coverage, filters: Filters) -> dict[str, Any]:
         "report": "coverage",
         "source": "database",
         "filters": filters.describe(),
-        "columns": ["session", "harness", "transcript", "tool_calls", "seen", "unseen"],
+        "columns": [
+            "session",
+            "harness",
+            "transcript",
+            "tool_calls",
+            "seen",
+            "unguarded",
+            "unseen",
+        ],
         "rows": [s.to_json() for s in found.sessions],
         "totals": totals_of(found),
         "covered_since": _stamp(found.covered_since) if found.covered_since else None,
@@ -549,7 +605,9 @@ def totals_of(found: Coverage) -> dict[str, int]:
         "sessions": len(sessions),
         "tool_calls": sum(s.tool_calls or 0 for s in sessions),
         "unseen_calls": sum(len({(u.tool, u.time) for u in s.unseen}) for s in sessions),
-        "sessions_with_unseen": sum(1 for s in sessions if s.unseen),
+        # a wholly unseen session counts whatever its tools: its session and prompt hooks
+        # did not run either
+        "sessions_with_unseen": sum(1 for s in sessions if s.unseen or s.wholly_unseen),
         "wholly_unseen_sessions": sum(1 for s in sessions if s.wholly_unseen),
         "sessions_without_transcript": sum(1 for s in sessions if s.transcript is None),
         "sessions_before_install": found.before_install,
@@ -563,6 +621,8 @@ def summary_line(found: Coverage, days: int | None = None) -> str | None:
         return None
     when = f"last {days} days: " if days else ""
     wholly = t["wholly_unseen_sessions"]
+    if not t["unseen_calls"]:
+        return f"{when}{wholly} session(s) STYLE never saw at all (not one of their hooks ran)"
     return (
         f"{when}{t['sessions_with_unseen']} session(s) with {t['unseen_calls']} tool call(s) "
         "STYLE never saw" + (f" ({wholly} wholly unseen)" if wholly else "")
@@ -573,7 +633,7 @@ def render_text(found: Coverage, filters: Filters) -> str:
     """The sessions table, then each unseen (session, tool, event, cause) with its count."""
     from agentstyle.audit import report
 
-    types = ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "BIGINT", "VARCHAR")
+    types = ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "VARCHAR")
     rows = [tuple(s.row()[c] for c in COLUMNS) for s in found.sessions]
     frame = report.frame_of(COLUMNS, types, rows)
     title = report.title_of("coverage", filters, "database")

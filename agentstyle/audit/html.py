@@ -506,7 +506,7 @@ def attention_html(section: dict[str, Any]) -> str:
 def coverage_html(section: dict[str, Any]) -> str:
     """The sessions whose tool calls STYLE never saw (`style audit coverage`), worst first."""
     totals = section["totals"]
-    rows = [r for r in section["rows"] if r["unseen"]]
+    rows = [r for r in section["rows"] if r["unseen"] or r["wholly_unseen"]]
     if not rows:
         said = (
             "Every tool call the transcripts show reached STYLE."
@@ -525,6 +525,7 @@ def coverage_html(section: dict[str, Any]) -> str:
                 "harness": r["harness"],
                 "tool_calls": r["tool_calls"],
                 "seen": r["seen"],
+                "unguarded": r["unguarded"],
                 "unseen": len(r["unseen"]),
                 "wholly_unseen": "yes" if r["wholly_unseen"] else "",
                 "causes": ", ".join(f"{c} ×{n}" for c, n in causes.items()),
