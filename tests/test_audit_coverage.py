@@ -551,3 +551,27 @@ def test_a_wholly_unseen_session_counts_whatever_its_tools(installed: Project) -
     assert doc["totals"]["sessions_with_unseen"] == 1
     doctor = style_in_process(project.root, project.home, "doctor", "--no-fire").stdout
     assert "last 7 days: 1 session(s) STYLE never saw at all (not one of their hooks ran)" in doctor
+
+
+def test_transcripts_of_a_harness_not_installed_here(installed: Project, tmp_path: Path) -> None:
+    """Codex rollouts named by hand in a project where only Claude Code is installed."""
+    sid = str(uuid.uuid4())
+    rollout = tmp_path / f"rollout-2026-12-03T10-00-00-{sid}.jsonl"
+    jsonl(
+        rollout,
+        [
+            {
+                "timestamp": stamp(time.time() - 30),
+                "type": "session_meta",
+                "payload": {"id": sid, "cwd": str(installed.root)},
+            },
+            {
+                "timestamp": stamp(time.time() - 29),
+                "type": "response_item",
+                "payload": {"type": "function_call", "name": "exec_command", "call_id": "c1"},
+            },
+        ],
+    )
+    row = by_session(coverage(installed, "--transcripts", str(rollout)))[sid]
+    assert row["harness"] == "codex"
+    assert [(u["tool"], u["cause"]) for u in row["unseen"]] == [("Bash", "no-hook")]

@@ -6,11 +6,13 @@ record of every tool call (its transcript), and STYLE keeps one of every hook ev
 where each client keeps them for this project, or named with `--transcripts`) and each session
 STYLE recorded (its transcript looked up where its client writes it), every tool call is matched
 to the recorded events: by the call id where the harness gives hooks one (Claude Code's and
-Codex's `tool_use_id`), else by session, tool and order. A call with no matching event is
-unseen; its likely cause is told from the installed hook config (no STYLE handler for that event
-whose matcher takes the tool), the session (no STYLE event at all: the client ran no hook), the
-transcript (the notice a handler gives where `style-hook` is not on PATH) and
-`.style/logs/errors.log` (a handler failure at that moment).
+Codex's `tool_use_id`), else by session, tool and order. A call is due at a tool event where a
+STYLE handler takes its tool, as installed or as the installed policy needs (a call no handler
+is due for is unguarded: no rule needs to see it). A due call with no matching event is unseen;
+its likely cause is told from the installed hook config (no handler there takes the tool, though
+the policy needs one), the transcript (the notice a handler gives where `style-hook` is not on
+PATH), `.style/logs/errors.log` (a handler failure at that moment) and the session (no STYLE
+event at all: the client ran no hook).
 """
 
 from __future__ import annotations
@@ -373,11 +375,9 @@ def _cause(
     missing_notice: bool,
     errors: list[tuple[float, str]],
 ) -> str:
-    if (
-        installed is not None
-        and installed.readable
-        and not takes(installed.handlers.get(event, []), call.tool)
-    ):
+    if installed is None:
+        return NO_HOOK  # STYLE is not installed for this harness here
+    if installed.readable and not takes(installed.handlers.get(event, []), call.tool):
         return NO_HOOK
     if missing_notice:
         return NOT_ON_PATH
