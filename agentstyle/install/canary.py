@@ -7,7 +7,9 @@ harness it takes STYLE's handler from the installed config (the group whose matc
 harness's shell tool), runs its command as the harness does (`sh -c COMMAND`, the payload on
 stdin, the project as working folder, the harness's project variable set), with a shell call
 that self-protection refuses (a write into `.style/`, docs/design/cli.md#self-protection), and
-reads the answer as the harness would: a refusal in its wire format, in time. The call itself is
+reads the answer as the harness would: a refusal in its wire format, in time. Each harness's
+session start handler runs first with the canary's session, as the harness always sends it
+before a tool call (so the gate is judged as a session's calls meet it). The call itself is
 never run; only the hook is. Its events are recorded under a `style-canary-` session and dropped
 again after the run, as doctor's synthetic ones are, so audits never count them.
 
@@ -17,6 +19,7 @@ call (Cursor's `beforeReadFile`, `beforeMCPExecution`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -38,6 +41,15 @@ SESSION_PREFIX = "style-canary-"
 # about here), and a write into `.style/` is what self-protection refuses on every harness.
 CANARY_COMMAND = "echo style-canary > .style/style-canary"
 SELF_PROTECT_RULE = "style/self-protect/state"
+
+
+@dataclass(frozen=True, slots=True)
+class Gates:
+    """What the canary fires for one harness: its session start handler first (a session's
+    first event, which the harness always sends before a tool call), then each probe."""
+
+    start: tuple[str, str] | None  # (native event, STYLE's command for it)
+    probes: list[Probe]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +119,7 @@ def refusal_of(stdout: str, code: int, stderr: str) -> str | None:
     return None
 
 
-def probes(root: Path, name: str, scope: str) -> list[Probe] | str:
+def probes(root: Path, name: str, scope: str) -> Gates | str:
     """Each tool gate of a harness to fire the canary at, with the handler command the installed
     config runs for the shell tool; or why the config cannot be read."""
     from agentstyle.configfiles.hookconfig import installed
@@ -159,7 +171,42 @@ def probes(root: Path, name: str, scope: str) -> list[Probe] | str:
         )
         why = "" if command else f"no STYLE handler in {label} has `{tool}` in its matcher"
         out.append(Probe(name, event, tool, command, why))
-    return out
+    start = next((e for e in spec.bookkeeping if spec.point_of(e) == "session.start"), None)
+    start_command = next(
+        (str(h["command"]) for g in found.get(start or "", []) for h in _handlers(g) if is_ours(h)),
+        None,
+    )
+    return Gates((start, start_command) if start and start_command else None, out)
+
+
+def _run(
+    root: Path, harness: str, event: str, command: str, payload: dict[str, Any], timeout: float
+) -> subprocess.CompletedProcess[bytes]:
+    """`command` as the harness runs a hook: `sh -c`, the payload on stdin, the project as
+    working folder and in the harness's project variable."""
+    env = dict(os.environ)
+    if harness in PROJECT_DIR_ENV:
+        env[PROJECT_DIR_ENV[harness]] = str(root)
+    return subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(payload).encode("utf-8"),
+        cwd=root,
+        env=env,
+        capture_output=True,
+        timeout=timeout,
+    )
+
+
+def start_session(root: Path, harness: str, start: tuple[str, str], session: str) -> None:
+    """The canary session's start, as the harness sends it first: the session's bookkeeping,
+    and the engine started as a session start starts it. Its answer is doctor's to judge."""
+    from agentstyle.harnesses import adapter_for
+    from agentstyle.timeouts import timeout_for
+
+    event, command = start
+    payload = adapter_for(harness).synthetic_payload(event, root.as_posix(), session)
+    with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+        _run(root, harness, event, command, payload, timeout_for(harness, event))
 
 
 def fire(root: Path, probe: Probe, session: str) -> Finding:
@@ -175,19 +222,9 @@ def fire(root: Path, probe: Probe, session: str) -> Finding:
     ps = spec_for(probe.harness).spec_of(probe.event)
     timeout = ps.timeout_s if ps is not None else timeout_for(probe.harness, probe.event)
     payload, _ = _with_canary(adapter.synthetic_payload(probe.event, root.as_posix(), session))
-    env = dict(os.environ)
-    if probe.harness in PROJECT_DIR_ENV:
-        env[PROJECT_DIR_ENV[probe.harness]] = str(root)
     started = time.monotonic()
     try:
-        proc = subprocess.run(
-            ["/bin/sh", "-c", probe.command],
-            input=json.dumps(payload).encode("utf-8"),
-            cwd=root,
-            env=env,
-            capture_output=True,
-            timeout=timeout,
-        )
+        proc = _run(root, probe.harness, probe.event, probe.command, payload, timeout)
     except subprocess.TimeoutExpired:
         return Finding(
             "error",
@@ -267,9 +304,12 @@ def run_live(root: Path) -> list[Finding]:
         if isinstance(found, str):
             findings.append(Finding("error", name, f"live: {found}"))
             continue
-        if not found:
+        if not found.probes:
             findings.append(Finding("warning", name, "live: no tool gate to probe"))
-        for probe in found:
+        elif found.start is not None:
+            start_session(root, name, found.start, session)
+            fired = True
+        for probe in found.probes:
             fired = fired or probe.command is not None
             f = fire(root, probe, session)
             findings.append(Finding(f.level, f.harness, f"live: {f.message}"))

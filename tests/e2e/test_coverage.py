@@ -1,5 +1,6 @@
-"""`style audit coverage` against the real clients: sessions whose hooks never ran are found
-from the clients' own transcripts.
+"""`style audit coverage` and `style doctor --live` against the real clients: sessions whose
+hooks never ran are found from the clients' own transcripts, and the canary's verdict is the
+client's.
 
 Each scenario runs the client twice in one project: once as installed (the `rm` is refused:
 the hooks ran), once with its hooks skipped (the `rm` runs). The report must tell the second
@@ -11,8 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from e2e.clients import Session
-from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, block_script
+from e2e.conftest import HARNESSES
+from e2e.mockapi import Say, Script
+from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, block_script, shell
 
 
 def coverage(s: Session) -> dict[str, dict[str, Any]]:
@@ -87,3 +92,35 @@ def test_gemini_session_with_its_hooks_is_covered(session) -> None:
     assert row["tool_calls"] >= 1 and row["seen"] == row["tool_calls"], row
     assert row["unseen"] == [] and row["wholly_unseen"] is False, row
     assert row["transcript"].startswith(str(s.home / ".gemini" / "tmp")), row
+
+
+# -- style doctor --live against what the client does --------------------------------------------
+
+CANARY = "echo style-canary > .style/style-canary"
+GATE = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini-cli": "BeforeTool"}
+NO_SHELL = {"claude-code": "Edit|Write", "codex": "^(apply_patch)$", "gemini-cli": "^(write_file)$"}
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_doctor_live_agrees_with_the_client(session, harness: str) -> None:
+    """The canary `style doctor --live` fires is refused by the client too, through the same
+    config; with the shell left out of the gate's matcher, doctor fails and the client runs it."""
+    s: Session = session(
+        harness, Script([[Say("Checking."), shell(harness, CANARY)]], last=[Say("Done.")])
+    )
+    s.install(BLOCK_PACKAGE)
+    live = s.style("doctor", "--live", "--no-fire", check=False)
+    assert live.returncode == 0, live.stdout + live.stderr
+    assert f"live: {GATE[harness]} " in live.stdout and "refused the canary" in live.stdout
+    s.run("check the canary")
+    assert not (s.project / ".style" / "style-canary").exists(), "the client ran the canary"
+
+    config = json.loads(s.config.read_text())
+    for group in config["hooks"][GATE[harness]]:
+        group["matcher"] = NO_SHELL[harness]
+    s.config.write_text(json.dumps(config, indent=2))
+    live = s.style("doctor", "--live", "--no-fire", check=False)
+    assert live.returncode == 1, live.stdout
+    assert "in its matcher" in live.stdout, live.stdout
+    s.run("check the canary")
+    assert (s.project / ".style" / "style-canary").exists(), "the client did not run the canary"
