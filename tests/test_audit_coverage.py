@@ -575,3 +575,25 @@ def test_transcripts_of_a_harness_not_installed_here(installed: Project, tmp_pat
     row = by_session(coverage(installed, "--transcripts", str(rollout)))[sid]
     assert row["harness"] == "codex"
     assert [(u["tool"], u["cause"]) for u in row["unseen"]] == [("Bash", "no-hook")]
+
+
+def test_sessions_started_in_a_subfolder_and_not_a_sibling(installed: Project) -> None:
+    project = installed
+    inner, sibling = new_session(), new_session()
+    sub = project.root / "src"
+    sub.mkdir()
+    a = Transcript(project, inner, time.time() - 60)
+    a.cwd = str(sub)
+    a.path = a.path.parent.with_name(a.path.parent.name + "-src") / a.path.name
+    a.path.parent.mkdir(parents=True)
+    a.prompt("go")
+    a.call("Bash", {"command": "ls"})
+    b = Transcript(project, sibling, time.time() - 60)
+    b.cwd = str(project.root) + "-api"  # another project whose name starts the same
+    b.path = b.path.parent.with_name(b.path.parent.name + "-api") / b.path.name
+    b.path.parent.mkdir(parents=True)
+    b.prompt("go")
+    b.call("Bash", {"command": "ls"})
+    rows = by_session(coverage(project))
+    assert inner in rows and sibling not in rows
+    assert rows[inner]["wholly_unseen"] is True

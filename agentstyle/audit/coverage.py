@@ -171,6 +171,12 @@ def discover(home: Path, root: Path, harnesses: Iterable[str], since: float = 0.
         for folder in {claude_folder(home, str(root)), claude_folder(home, str(root.resolve()))}:
             # a subagent's calls: `<session>/subagents/agent-*.jsonl` in newer versions
             out.extend(sorted([*folder.glob("*.jsonl"), *folder.glob("*/subagents/*.jsonl")]))
+            # sessions started in a subfolder have a folder of their own, named with the same
+            # prefix (as has a sibling `acme-api` of `acme`: the session's `cwd` tells them apart)
+            for other in sorted(folder.parent.glob(glob.escape(folder.name) + "-*")):
+                out.extend(
+                    p for p in sorted(other.glob("*.jsonl")) if _claude_cwd_in(p, root, since)
+                )
     if "codex" in names:
         codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
         for path in sorted((codex_home / "sessions").glob("*/*/*/rollout-*.jsonl")):
@@ -180,6 +186,25 @@ def discover(home: Path, root: Path, harnesses: Iterable[str], since: float = 0.
         for folder in gemini_folders(home, root):
             out.extend(sorted([*folder.glob("*.jsonl"), *folder.glob("*.json")]))
     return [p for p in out if _mtime(p) >= since]
+
+
+def _claude_cwd_in(path: Path, root: Path, since: float) -> bool:
+    """A Claude Code transcript whose session ran inside `root` (its first record's `cwd`)."""
+    if _mtime(path) < since:
+        return False
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                cwd = rec.get("cwd") if isinstance(rec, dict) else None
+                if isinstance(cwd, str) and cwd:
+                    return _inside(cwd, root)
+    except OSError:
+        return False
+    return False
 
 
 def _codex_cwd_in(path: Path, root: Path) -> bool:
