@@ -597,3 +597,30 @@ def test_sessions_started_in_a_subfolder_and_not_a_sibling(installed: Project) -
     rows = by_session(coverage(project))
     assert inner in rows and sibling not in rows
     assert rows[inner]["wholly_unseen"] is True
+
+
+def test_no_database_is_one_line(project: Project) -> None:
+    proc = style_in_process(project.root, project.home, "audit", "coverage")
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "no rules database" in proc.stderr
+
+
+def test_the_report_into_a_file(installed: Project) -> None:
+    sid = new_session()
+    t = Transcript(installed, sid, time.time() - 60)
+    t.prompt("go")
+    t.call("Bash", {"command": "ls"})
+    out = installed.root / "coverage.json"
+    proc = style_in_process(
+        installed.root,
+        installed.home,
+        "audit",
+        "coverage",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    )
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert json.loads(out.read_text())["rows"][0]["session"] == sid
