@@ -131,7 +131,9 @@ class Installed:
 
 
 @dataclass(frozen=True, slots=True)
-class Recorded:
+class StyleEvent:
+    """One hook event STYLE recorded for a session's tool call (sql/audit/coverage_events)."""
+
     native_event: str
     point: str | None
     tool: str | None
@@ -338,21 +340,21 @@ def _in_window(ts: float, filters: Filters) -> bool:
     return filters.until is None or moment < filters.until
 
 
-def _recorded(conn: Connection, sessions: list[str]) -> dict[tuple[str, str], list[Recorded]]:
-    out: dict[tuple[str, str], list[Recorded]] = {}
+def _recorded(conn: Connection, sessions: list[str]) -> dict[tuple[str, str], list[StyleEvent]]:
+    out: dict[tuple[str, str], list[StyleEvent]] = {}
     if not sessions:
         return out
     _names, _types, rows = query_rows(conn, sql("audit/coverage_events"), {"sessions": sessions})
     for harness, session, native, point, tool, call_id, ts, verdict, _error in rows:
         stamp = ts.replace(tzinfo=dt.UTC).timestamp() if ts is not None else 0.0
         out.setdefault((str(harness), str(session)), []).append(
-            Recorded(str(native), point, tool, call_id, stamp, verdict)
+            StyleEvent(str(native), point, tool, call_id, stamp, verdict)
         )
     return out
 
 
 def _due(
-    event: str | None, tool: str, installed: Installed | None, recorded: list[Recorded]
+    event: str | None, tool: str, installed: Installed | None, recorded: list[StyleEvent]
 ) -> bool:
     """Whether a call of `tool` should have reached STYLE at `event`: a STYLE handler takes it
     there, as installed or as the installed policy needs. A call no rule needs to see is not
@@ -366,23 +368,23 @@ def _due(
     )
 
 
-def _refused(hit: Recorded | None) -> bool:
+def _refused(hit: StyleEvent | None) -> bool:
     """STYLE refused (or asked about) the call at its gate: it never ran, no post hook is due."""
     return hit is not None and hit.verdict in ("block", "ask")
 
 
 def _match(
-    calls: list[ToolCall], recorded: list[Recorded], native_event: str, points: tuple[str, ...]
-) -> list[Recorded | None]:
+    calls: list[ToolCall], recorded: list[StyleEvent], native_event: str, points: tuple[str, ...]
+) -> list[StyleEvent | None]:
     """Each call's recorded event at `native_event`: by call id, else the n-th event of that
     tool for the n-th call of it."""
     events = [r for r in recorded if r.native_event == native_event or r.point in points]
     by_id = {r.call_id: r for r in events if r.call_id}
-    queues: dict[str, list[Recorded]] = {}
+    queues: dict[str, list[StyleEvent]] = {}
     for r in events:
         if not r.call_id:
             queues.setdefault(str(r.tool), []).append(r)
-    out: list[Recorded | None] = []
+    out: list[StyleEvent | None] = []
     for call in calls:
         hit = by_id.get(call.call_id) if call.call_id else None
         if hit is None:
@@ -555,7 +557,7 @@ def coverage(
             pre_due = list(calls)  # STYLE is not installed for this harness: nothing was seen
         else:
             pre_due = [c for c in calls if _due(pre, c.tool, installed, events)]
-        pre_hits: dict[int, Recorded | None] = {}
+        pre_hits: dict[int, StyleEvent | None] = {}
         if pre is not None:
             pre_hits = dict(
                 zip(map(id, pre_due), _match(pre_due, events, pre, ("tool.pre",)), strict=True)
@@ -567,7 +569,7 @@ def coverage(
             and _due(post, c.tool, installed, events)
             and not _refused(pre_hits.get(id(c)))
         ]
-        post_hits: dict[int, Recorded | None] = {}
+        post_hits: dict[int, StyleEvent | None] = {}
         if post is not None:
             matched = _match(post_due, events, post, ("tool.post", "tool.failed"))
             post_hits = dict(zip(map(id, post_due), matched, strict=True))
