@@ -14,7 +14,7 @@ import stat
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
+    from typing import Any, TextIO
 
 HOME_NAME = ".style"  # the folder of this machine's database, logs and sockets
 DATABASE_NAME = "style.duckdb"  # in HOME_NAME
@@ -132,6 +132,38 @@ def read_regular(path: str, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def open_regular(path: str | os.PathLike[str]) -> TextIO | None:
+    """`path` opened as UTF-8 text (undecodable bytes replaced) when it is a regular file; None
+    otherwise (missing, unreadable, a folder, a FIFO, a device). Opened without blocking and
+    checked before it is read, like `read_regular`: a FIFO planted where a transcript or a
+    config is expected never holds `doctor` or `audit`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, encoding="utf-8", errors="replace")
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def read_regular_text(path: str | os.PathLike[str]) -> str | None:
+    """The text of `path` when it is a regular file (see `open_regular`); None otherwise."""
+    fh = open_regular(path)
+    if fh is None:
+        return None
+    try:
+        with fh:
+            return fh.read()
+    except OSError:
+        return None
 
 
 def any_project(starts: Iterable[str | None]) -> bool:

@@ -14,13 +14,14 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, new_session, style_in_process
+from conftest import Project, clean_env, new_session, style_in_process
 
 from agentstyle.install.hookcommand import MISSING
 
@@ -624,3 +625,30 @@ def test_the_report_into_a_file(installed: Project) -> None:
     )
     assert proc.returncode == 0 and proc.stdout == ""
     assert json.loads(out.read_text())["rows"][0]["session"] == sid
+
+
+def test_a_fifo_in_place_of_a_transcript_or_the_config_never_holds_the_report(
+    installed: Project, tmp_path: Path
+) -> None:
+    """Opening a FIFO waits for a writer: one planted among the client's transcripts, named by
+    `--transcripts`, or in the hook config's place is passed over, and the report ends."""
+    slug = re.sub(r"[^A-Za-z0-9]", "-", str(installed.root))
+    folder = installed.home / ".claude" / "projects" / slug
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "planted.jsonl")
+    os.mkfifo(tmp_path / "named.jsonl")
+    config = installed.root / ".claude" / "settings.json"
+    config.unlink()
+    os.mkfifo(config)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentstyle", "audit", "coverage", "--format", "json"]
+        + ["--transcripts", str(tmp_path / "named.jsonl")],
+        cwd=installed.root,
+        env=clean_env(installed.home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert json.loads(proc.stdout)["totals"]["tool_calls"] == 0

@@ -31,6 +31,7 @@ from typing import Any
 from agentstyle.audit.report import Filters
 from agentstyle.audit.transcripts import ToolCall, tool_calls, transcript_harness
 from agentstyle.engine.store import Connection, query_rows, sql
+from agentstyle.folders import open_regular, read_regular_text
 from agentstyle.harnesses.facts import spec_for
 
 # Causes, most certain first (docs/audit.md#coverage).
@@ -156,8 +157,9 @@ def gemini_folders(home: Path, root: Path) -> list[Path]:
     base = home / ".gemini" / "tmp"
     found = [base / hashlib.sha256(str(root).encode()).hexdigest() / "chats"]
     for marker in base.glob("*/.project_root"):
+        text = read_regular_text(marker)
         try:
-            if Path(marker.read_text("utf-8").strip()).resolve() == root.resolve():
+            if text is not None and Path(text.strip()).resolve() == root.resolve():
                 found.append(marker.parent / "chats")
         except OSError:
             continue
@@ -194,8 +196,11 @@ def _claude_cwd_in(path: Path, root: Path, since: float) -> bool:
     """A Claude Code transcript whose session ran inside `root` (its first record's `cwd`)."""
     if _mtime(path) < since:
         return False
+    fh = open_regular(path)
+    if fh is None:
+        return False
     try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
+        with fh:
             for line in fh:
                 try:
                     rec = json.loads(line)
@@ -210,8 +215,11 @@ def _claude_cwd_in(path: Path, root: Path, since: float) -> bool:
 
 
 def _codex_cwd_in(path: Path, root: Path) -> bool:
+    fh = open_regular(path)
+    if fh is None:
+        return False
     try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
+        with fh:
             first = json.loads(fh.readline() or "{}")
     except (OSError, ValueError):
         return False
@@ -287,8 +295,11 @@ def installed_handlers(root: Path, conn: Connection) -> dict[str, Installed]:
         expected = {e: _matchers(planned.get(e, [])) for e in tool_events}
         try:
             path = config_file(root, h.scope, name)
+            text = read_regular_text(path)
+            if text is None:  # missing, or no regular file (a FIFO never holds the reader)
+                raise OSError
             found = installed(
-                path.read_text("utf-8"),
+                text,
                 is_ours=is_ours,
                 flat=adapter.flat,
                 dialect=adapter.config_dialect(),
@@ -422,8 +433,11 @@ def _mentions_missing(path: str) -> bool:
     Claude Code keeps beside it, spells the notice out too: it is not read."""
     from agentstyle.install.hookcommand import MISSING
 
+    fh = open_regular(path)
+    if fh is None:
+        return False
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with fh:
             for line in fh:
                 if MISSING not in line:
                     continue

@@ -70,6 +70,7 @@ from typing import Any
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.event import Event
+from agentstyle.folders import not_regular, open_regular, read_regular_text
 
 # Texts Claude Code writes as user content that are not prompts.
 NOT_PROMPTS = ("<command-name>", "<command-message>", "<local-command-", "<bash-")
@@ -206,6 +207,9 @@ def _read_file(path: Path, out: Sources, transcripts: Transcripts) -> list[list[
 
 
 def _json_lines(path: Path, out: Sources) -> Iterator[tuple[int, dict[str, Any]]]:
+    kind = not_regular(str(path))
+    if kind is not None:  # opening a FIFO would wait for a writer
+        raise StyleError(f"{path}: cannot read: {kind}, not a file")
     try:
         fh = path.open(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -237,8 +241,8 @@ def _read_payload_files(paths: list[Path], out: Sources) -> list[list[Recorded]]
     for path in paths:
         out.files += 1
         try:
-            data = json.loads(path.read_text("utf-8", errors="replace"))
-        except (OSError, ValueError):
+            data = json.loads(read_regular_text(path) or "")
+        except ValueError:
             out.notes.append(f"{path}: not a JSON payload; skipped")
             continue
         if not isinstance(data, dict) or "hook_event_name" not in data:
@@ -693,8 +697,11 @@ class ToolCall:
 
 def transcript_harness(path: Path) -> str | None:
     """Which client wrote a transcript file, from its first records (None: not one of them)."""
+    fh = open_regular(path)
+    if fh is None:
+        return None
     try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
+        with fh:
             head = fh.read(1 << 16)
     except OSError:
         return None
@@ -786,8 +793,8 @@ def _codex_calls(path: Path) -> list[ToolCall]:
 def _gemini_records(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".json":
         try:
-            data = json.loads(path.read_text("utf-8", errors="replace"))
-        except (OSError, ValueError):
+            data = json.loads(read_regular_text(path) or "")
+        except ValueError:
             return []
         if not isinstance(data, dict):
             return []

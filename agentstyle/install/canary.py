@@ -123,6 +123,7 @@ def probes(root: Path, name: str, scope: str) -> Gates | str:
     """Each tool gate of a harness to fire the canary at, with the handler command the installed
     config runs for the shell tool; or why the config cannot be read."""
     from agentstyle.configfiles.hookconfig import installed
+    from agentstyle.folders import not_regular
     from agentstyle.harnesses import adapter_for
     from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.install import config_file, is_ours, relative
@@ -132,6 +133,9 @@ def probes(root: Path, name: str, scope: str) -> Gates | str:
     spec = spec_for(name)
     try:
         path = config_file(root, scope, name)
+        kind = not_regular(str(path))
+        if kind is not None:  # opening a FIFO would wait for a writer
+            return f"its hook config is {kind}, not a file; remove it, then run `style sync`"
         text = path.read_text("utf-8")
         found = installed(
             text,
