@@ -640,9 +640,9 @@ def test_a_fifo_in_place_of_a_transcript_or_the_config_never_holds_the_report(
     config = installed.root / ".claude" / "settings.json"
     config.unlink()
     os.mkfifo(config)
+    argv = [sys.executable, "-m", "agentstyle", "audit", "coverage", "--format", "json"]
     proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", "audit", "coverage", "--format", "json"]
-        + ["--transcripts", str(tmp_path / "named.jsonl")],
+        [*argv, "--transcripts", str(tmp_path / "named.jsonl")],
         cwd=installed.root,
         env=clean_env(installed.home),
         capture_output=True,
