@@ -114,7 +114,7 @@ class HarnessProject(Project):
                 *extra,
             ],
             cwd=self.root,
-            env=clean_env(self.home, env),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -141,7 +141,7 @@ class HarnessProject(Project):
         proc = subprocess.Popen(
             ["/bin/sh", "-c", command],
             cwd=self.root,
-            env=clean_env(self.home, env),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
