@@ -302,6 +302,14 @@ class Project:
         return [finish(proc, b"", timeout=CROWD_TIMEOUT_S) for proc, _ in started]
 
     # -- the database --------------------------------------------------------------------------
+    def _engine_let_go(self) -> None:
+        """Inside `engine()` the engine holds the database: ask it to stop first, as STYLE's
+        own commands do (a later hook starts it again)."""
+        if self.hook_env:
+            from agentstyle.runtime import client
+
+            client.stop_engine(str(self.style), wait_s=20)
+
     @contextmanager
     def db(self) -> Iterator[Any]:
         """The project's database, opened read-only under STYLE's own OS lock."""
@@ -309,6 +317,7 @@ class Project:
 
         from agentstyle.engine.locking import FileLock
 
+        self._engine_let_go()
         with FileLock(self.style / "style.lock", time.monotonic() + 30):
             conn = duckdb.connect(str(self.database), read_only=True)
             try:
@@ -322,6 +331,7 @@ class Project:
 
         from agentstyle.engine.locking import FileLock
 
+        self._engine_let_go()
         with FileLock(self.style / "style.lock", time.monotonic() + 30):
             conn = duckdb.connect(str(self.database))
             try:
