@@ -367,6 +367,12 @@ MISTAKES: list[tuple[str, Callable[[Path], None], tuple[str, ...], str]] = [
         BROKEN_DB,
     ),
     (
+        "suggest over a broken database",
+        _project_with_a_broken_database,
+        ("suggest",),
+        BROKEN_DB,
+    ),
+    (
         "install where a folder is a file",
         _with(".claude", ("pkg/STYLE.yaml", INLINE)),
         ("install", "pkg"),

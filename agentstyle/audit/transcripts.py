@@ -577,14 +577,27 @@ def _agent(rec: dict[str, Any]) -> str | None:
 
 def _read_export(path: Path, out: Sources) -> list[list[Recorded]]:
     from agentstyle.audit.export import load_exports
-    from agentstyle.engine.store import query_rows, sql
 
     conn = load_exports(str(path))
     try:
-        _names, _types, rows = query_rows(conn, sql("replay/exported_events"))
+        streams, bare = stored_events(conn, str(path))
     finally:
         conn.close()
     out.files += 1
+    if bare:
+        out.notes.append(
+            f"{path}: {bare} exported event(s) were stored without their fields (no hit at the "
+            "time, `log: hits`); only conditions that read no event content can match them"
+        )
+    return streams
+
+
+def stored_events(conn: Any, label: str) -> tuple[list[list[Recorded]], int]:
+    """The events of a STYLE history (a project's database or loaded exports) as recorded
+    events, one stream per session, and how many were stored without their fields."""
+    from agentstyle.engine.store import query_rows, sql
+
+    _names, _types, rows = query_rows(conn, sql("replay/exported_events"))
     streams: dict[str, list[Recorded]] = {}
     bare = 0
     for row in rows:
@@ -634,16 +647,11 @@ def _read_export(path: Path, out: Sources) -> list[list[Recorded]]:
         ev.skill = ev.first("skill.name")
         if ev.mcp_server is None and native_tool and str(native_tool).startswith("mcp__"):
             ev.mcp_server = str(native_tool)[5:].partition("__")[0] or None
-        origin = f"{path}#event {event_id}"
+        origin = f"{label}#event {event_id}"
         streams.setdefault(ev.session_id, []).append(
             Recorded(ev.native_event, {}, ev.ts, origin, ev.session_id, ev, "export")
         )
-    if bare:
-        out.notes.append(
-            f"{path}: {bare} exported event(s) were stored without their fields (no hit at the "
-            "time, `log: hits`); only conditions that read no event content can match them"
-        )
-    return list(streams.values())
+    return list(streams.values()), bare
 
 
 def short(value: Any, limit: int = SHORT) -> str:

@@ -27,6 +27,7 @@ from agentstyle.cli import (
     plan,
     replay,
     schema,
+    suggest,
     test,
     validate,
 )
@@ -80,6 +81,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "allow": allow.command,
     "doctor": doctor.command,
     "replay": replay.command,
+    "suggest": suggest.command,
 }
 for _name, _command in COMMANDS.items():
     app.command(_name, cls=StyleCommand)(_command)

@@ -1,0 +1,756 @@
+"""`style suggest`: policy changes learned from the history, proposed and backtested, never
+applied (docs/audit.md#suggest).
+
+Three sources of proposals, each from what the history already holds:
+
+- **consent**: calls a rule asked about that the person approved (the call's post event came,
+  sql/suggest/consented.sql), or refusals the person let through with `style allow`. Grouped
+  by rule and by the call (the same command; the same program and subcommand; the same folder
+  of a path), a group seen `min_calls` times becomes an exception on the rule (`narrow`) and,
+  for an approved ask, an `allow` rule for exactly those calls (`allow`): precedence lets no
+  allow win beside an ask (docs/design/runtime.md#precedence), so the exception is what turns
+  the ask into the allow. Self-protection rules and `fail: closed` rules are never proposed
+  for: their packages say a refusal must stand even when the guard is broken.
+- **noise**: a `warn` or `inject` rule the `rules` report flags `noisy` (the same SQL and the
+  same sample, docs/audit.md#flags) that speaks at every event or turn: `repeat: session`.
+- **dead**: a rule that fired in none of the last `sessions` sessions of its harnesses:
+  `enabled: false`.
+
+Every proposal is a set of edits of the package's own files (audit/suggest_patch.py), shown as
+a unified diff, loaded again by the loader `style validate` uses, and backtested: the installed
+policy and the proposed one are replayed (audit/replay.py, the same evaluator as the hook) over
+the recorded events, and the events whose verdict, or whose outcome for the proposal's rules,
+differs are counted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import posixpath
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentstyle.audit import suggest_patch as patch
+from agentstyle.audit.replay import Policy, Replayed, installed_packages, load_policy, replay
+from agentstyle.audit.report import Filters, project_history, records, run_report
+from agentstyle.audit.transcripts import Recorded, merge, stored_events
+from agentstyle.diagnostics import StyleError
+from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.store import Connection, query_rows, sql
+from agentstyle.install.lockfile import read_lock
+from agentstyle.install.selfprotect import plan_packages
+from agentstyle.policy.compile import load_and_validate
+
+SESSIONS = 20  # recent sessions per harness a rule must have stayed silent in to be dead
+MIN_CALLS = 2  # approvals (or allowances) of one kind of call before it is proposed
+# What a generalized command's varying tail may not hold: a shell operator, redirection,
+# quote, substitution, escape or line break (so it stays one simple command with plain words).
+TAIL_WORD = r"[^-+;&|<>()$\x60\x5c\x22\x27\s][^;&|<>()$\x60\x5c\x22\x27\s]*"
+SHELL_META = frozenset(";&|<>()$`\\'\"\n\r")
+GLOB_META = frozenset("*?[]{}")
+RE2_META = frozenset("\\.^$|?*+()[]{}")
+KINDS = ("allow", "narrow", "quiet", "disable")  # the order proposals are listed in
+SELF_PROTECT = "style"  # the built-in package (docs/design/cli.md#self-protection)
+
+
+# -- what the history says -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    """One call a person let through after a rule stopped it."""
+
+    how: str  # approved | allowed
+    event_id: int
+    ts: dt.datetime
+    harness: str
+    session_id: str
+    rule_id: str
+    tool: str | None
+    native_tool: str | None
+    command: str | None
+    path: str | None
+    input: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFacts:
+    rule_id: str
+    package: str
+    local_id: str
+    target: str
+    action: str
+    repeat: str | None
+    fail: str
+    source: str  # the package folder (or single file) as installed
+    source_file: str
+
+
+@dataclass(slots=True)
+class History:
+    """Everything `suggest` reads from the project's database, read in one opening."""
+
+    events: int
+    sessions: int
+    first: dt.datetime | None
+    last: dt.datetime | None
+    bare: int  # events stored without their fields (`log: hits`)
+    asks: int  # tool calls a rule asked about
+    post_entries: int  # installed entries after a tool call (what sees an approval)
+    consents: list[Consent]
+    rules: dict[str, RuleFacts]
+    dead: list[dict[str, Any]]
+    report: list[dict[str, Any]]  # the `rules` report (its flags)
+    hits: dict[str, dict[str, Any]]  # rule → its firings (rule_hits.sql), for flagged rules
+    streams: list[list[Recorded]]
+    harnesses: list[str]
+
+
+def read_history(root: Path, *, sessions: int, min_events: int) -> History:
+    with project_history(root) as conn:
+        return _read(conn, sessions=sessions, min_events=min_events)
+
+
+def _rows(
+    conn: Connection, name: str, params: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    names, _types, rows = query_rows(conn, sql(name), params)
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
+    [window] = _rows(conn, "suggest/window")
+    if not window["events"]:
+        raise StyleError(
+            "the history has no recorded events yet: `style suggest` learns from sessions the "
+            "installed hooks answered"
+        )
+    consents = [Consent(**row) for row in _rows(conn, "suggest/consented")]
+    rules = {r["rule_id"]: RuleFacts(**r) for r in _rows(conn, "suggest/rule_facts")}
+    report = records(run_report(conn, "rules", Filters(min_events=min_events)))
+    hits = {}
+    for row in report:
+        if "noisy" in str(row["flag"] or "").split(","):
+            [hits[row["rule"]]] = _rows(conn, "suggest/rule_hits", {"rule": row["rule"]})
+    streams, _bare = stored_events(conn, "history")
+    harnesses = sorted({str(r.event.harness) for s in streams for r in s if r.event})
+    return History(
+        int(window["events"]),
+        int(window["sessions"]),
+        window["first_ts"],
+        window["last_ts"],
+        int(window["bare"]),
+        int(window["asks"]),
+        int(window["post_entries"]),
+        consents,
+        rules,
+        _rows(conn, "suggest/dead", {"sessions": sessions}),
+        report,
+        hits,
+        streams,
+        harnesses,
+    )
+
+
+# -- the calls a proposal lets through -------------------------------------------------------------
+
+
+def _re2_escape(text: str) -> str:
+    return "".join("\\" + c if c in RE2_META else c for c in text)
+
+
+def _string(value: str) -> str:
+    """A string literal of the condition language (docs/conditions.md#the-expression-language):
+    JSON escapes are what it reads."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _one_of(field_name: str, values: list[str]) -> str:
+    if len(values) == 1:
+        return f"{field_name} == {_string(values[0])}"
+    return f"{field_name} in [{', '.join(_string(v) for v in values)}]"
+
+
+def call_group(c: Consent) -> tuple[str, ...] | None:
+    """What calls are grouped by: a command's program and subcommand (or the whole command
+    when it is not plain words), a path's folder, or else the whole input."""
+    if c.command is not None:
+        words = c.command.split()
+        if any(ch in SHELL_META for ch in c.command) or len(words) < 2:
+            return ("command", c.command)
+        return ("words", *words[:2])
+    if c.path is not None:
+        return ("folder", posixpath.dirname(c.path))
+    if c.input is not None:
+        return ("input", c.input)
+    return None  # the history kept no input (`log: off`): nothing to name the call by
+
+
+def condition_for(group: tuple[str, ...], consents: list[Consent]) -> tuple[str, str]:
+    """The condition that holds for the group's calls, and a short description. Never wider
+    than the calls seen, but for two generalizations: commands of one program and subcommand
+    share their common leading words and take any further plain words (no option, operator,
+    quote or substitution); paths of one folder take that folder's files."""
+    kind = group[0]
+    if kind in ("command", "words"):
+        commands = sorted({str(c.command) for c in consents})
+        if len(commands) == 1 or kind == "command":
+            return _one_of("tool.input.command", commands), " | ".join(commands)
+        split = [c.split() for c in commands]
+        common: list[str] = []
+        for words in zip(*split, strict=False):
+            if len(set(words)) != 1:
+                break
+            common.append(words[0])
+        prefix = " ".join(common)
+        regex = f"^{_re2_escape(prefix)}( {TAIL_WORD})*$"
+        # An option or an odd word in what varies: the generalization would not even cover
+        # the calls seen, so name them one by one (Python's `re` reads this RE2 subset alike).
+        if not all(re.fullmatch(regex, c) for c in commands):
+            return _one_of("tool.input.command", commands), " | ".join(commands)
+        # a raw string: the regex has no quote (they are written \x22, \x27), and reads as is
+        return f'tool.input.command regex r"{regex}"', f"{prefix} …"
+    if kind == "folder":
+        paths = sorted({str(c.path) for c in consents})
+        folder = group[1]
+        if len(paths) == 1 or not folder or any(ch in GLOB_META for ch in folder):
+            return _one_of("file.path", paths), " | ".join(paths)
+        return f"file.path glob {_string(folder + '/*')}", f"{folder}/*"
+    inputs = sorted({str(c.input) for c in consents})
+    return _one_of("tool.input", inputs), " | ".join(inputs)
+
+
+# -- proposals -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One edit of a package: `exception` (AND `not (value)` into the rule's condition),
+    `set` (a key of the rule), `append` (a new inline rule: `fields`)."""
+
+    kind: str
+    local_id: str = ""
+    key: str = ""
+    value: str = ""
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(slots=True)
+class Proposal:
+    kind: str  # allow | narrow | quiet | disable
+    rule: str
+    package: str
+    reason: str
+    ops: list[Op]
+    evidence: dict[str, Any]
+    condition: str | None = None
+    diff: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # relative path → proposed text
+    backtest: dict[str, Any] = field(default_factory=dict)
+
+    def document(self, number: int) -> dict[str, Any]:
+        return {
+            "id": number,
+            "kind": self.kind,
+            "rule": self.rule,
+            "package": self.package,
+            "reason": self.reason,
+            "condition": self.condition,
+            "diff": self.diff,
+            "evidence": self.evidence,
+            "backtest": self.backtest,
+        }
+
+
+def iso(value: Any) -> str | None:
+    return value.isoformat(sep=" ", timespec="seconds") if value is not None else None
+
+
+def _evidence(consents: list[Consent]) -> dict[str, Any]:
+    return {
+        "events": [c.event_id for c in consents],
+        "count": len(consents),
+        "sessions": len({(c.harness, c.session_id) for c in consents}),
+        "first": iso(min(c.ts for c in consents)),
+        "last": iso(max(c.ts for c in consents)),
+        "approved": sum(c.how == "approved" for c in consents),
+        "allowed": sum(c.how == "allowed" for c in consents),
+        "calls": sorted({c.command or c.path or c.input or "" for c in consents}),
+    }
+
+
+def _free_id(taken: set[str], base: str) -> str:
+    n, candidate = 1, base
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def consent_proposals(history: History, min_calls: int, notes: list[str]) -> list[Proposal]:
+    groups: dict[tuple[str, str, tuple[str, ...]], list[Consent]] = {}
+    unnamed = 0
+    for c in history.consents:
+        key = call_group(c)
+        if key is None:
+            unnamed += 1
+            continue
+        groups.setdefault((c.rule_id, c.tool or "", key), []).append(c)
+    if unnamed:
+        notes.append(
+            f"{unnamed} approved or allowed call(s) were stored without their input "
+            "(`log: off`): nothing can name them"
+        )
+    taken = {f.local_id for f in history.rules.values()}
+    out = []
+    for (rule_id, tool, key), found in groups.items():
+        facts = history.rules.get(rule_id)
+        if len(found) < min_calls or facts is None:
+            continue
+        if facts.package == SELF_PROTECT:
+            continue  # approvals come from the person; self-protection is never relaxed
+        if facts.fail == "closed":
+            notes.append(
+                f"{rule_id}: {len(found)} call(s) let through, but the rule is `fail: closed` "
+                "(a refusal that must stand): no proposal"
+            )
+            continue
+        condition, described = condition_for(key, found)
+        approved = sum(c.how == "approved" for c in found)
+        ops = [Op("exception", facts.local_id, value=condition)]
+        kind = "narrow"
+        single_file = not Path(facts.source).is_dir()
+        if (
+            facts.action == "ask"
+            and approved
+            and facts.target == "tool"
+            and tool
+            and not single_file
+        ):
+            kind = "allow"
+            base = "allow-" + facts.local_id.replace("/", "-")
+            ops.append(
+                Op(
+                    "append",
+                    fields=(
+                        ("id", patch.scalar(_free_id(taken, base), quoted=False)),
+                        ("target", "tool"),
+                        ("tool", patch.scalar(tool, quoted=False)),
+                        ("action", "allow"),
+                        ("when", patch.scalar(condition)),
+                        (
+                            "text",
+                            patch.scalar(
+                                f"The user approved this call {approved} time(s) when "
+                                f"{rule_id} asked (style suggest)."
+                            ),
+                        ),
+                    ),
+                )
+            )
+        how = (
+            f"approved {approved} time(s)"
+            if approved
+            else f"let through with `style allow` {len(found)} time(s)"
+        )
+        sessions = len({(c.harness, c.session_id) for c in found})
+        out.append(
+            Proposal(
+                kind,
+                rule_id,
+                facts.package,
+                f"{described}: {how} in {sessions} session(s)",
+                ops,
+                _evidence(found),
+                condition,
+            )
+        )
+    return out
+
+
+def noise_proposals(history: History) -> list[Proposal]:
+    out = []
+    for row in history.report:
+        facts = history.rules.get(str(row["rule"]))
+        flags = str(row["flag"] or "").split(",")
+        if facts is None or "noisy" not in flags or facts.package == SELF_PROTECT:
+            continue
+        if facts.action not in ("warn", "inject") or facts.repeat not in ("every", "turn"):
+            continue
+        fired = history.hits.get(facts.rule_id, {})
+        out.append(
+            Proposal(
+                "quiet",
+                facts.rule_id,
+                facts.package,
+                f"fires on {row['fired']} of its {row['candidates']} candidate events "
+                f"(repeat: {facts.repeat}): say it once a session",
+                [Op("set", facts.local_id, key="repeat", value="session")],
+                {
+                    "events": list(fired.get("events") or []),
+                    "count": int(row["fired"]),
+                    "candidates": int(row["candidates"]),
+                    "sessions": int(fired.get("sessions") or 0),
+                    "first": iso(fired.get("first_ts")),
+                    "last": iso(fired.get("last_ts")),
+                },
+            )
+        )
+    return out
+
+
+def dead_proposals(history: History, sessions: int) -> list[Proposal]:
+    out = []
+    for row in history.dead:
+        facts = history.rules.get(str(row["rule"]))
+        if facts is None:
+            continue
+        out.append(
+            Proposal(
+                "disable",
+                facts.rule_id,
+                facts.package,
+                f"never fired in the last {row['sessions']} session(s) of its harness(es) "
+                f"({row['events']} events)",
+                [Op("set", facts.local_id, key="enabled", value="false")],
+                {
+                    "events": [],
+                    "count": 0,
+                    "sessions": int(row["sessions"]),
+                    "session_events": int(row["events"]),
+                    "first": iso(row["first_ts"]),
+                    "last": iso(row["last_ts"]),
+                },
+            )
+        )
+    return out
+
+
+# -- the edits -------------------------------------------------------------------------------------
+
+
+def _package_files(source: Path) -> tuple[Path, str]:
+    """The folder a package's files are relative to, and its manifest's name there."""
+    if source.is_dir():
+        return source, "STYLE.yaml"
+    return source.parent, source.name
+
+
+def apply_ops(source: Path, ops: list[Op], files: dict[str, str]) -> dict[str, str] | None:
+    """`files` (relative path → text, the package's own where missing) with the edits made, or
+    None when an edit cannot be made in the file as it is written."""
+    folder, manifest = _package_files(source)
+    out = dict(files)
+
+    def text_of(rel: str) -> str:
+        if rel not in out:
+            out[rel] = (folder / rel).read_text("utf-8")
+        return out[rel]
+
+    for op in ops:
+        if op.kind == "append":
+            done = patch.append_rule(text_of(manifest), list(op.fields))
+            rel = manifest
+        else:
+            rel, loc = _locate(source, op.local_id, text_of)
+            if loc is None:
+                return None
+            done = (
+                patch.add_exception(loc, op.value)
+                if op.kind == "exception"
+                else patch.set_key(loc, op.key, op.value)
+            )
+        if done is None:
+            return None
+        out[rel] = done
+    return out
+
+
+def _locate(source: Path, local_id: str, text_of: Any) -> tuple[str, patch.Located | None]:
+    folder, manifest = _package_files(source)
+    if not source.is_dir():
+        return manifest, patch.locate_front_matter(text_of(manifest))
+    inline = patch.locate_inline(text_of(manifest), local_id)
+    if inline is not None:
+        return manifest, inline
+    found = patch.rule_file(folder, local_id)
+    if found is None:
+        return manifest, None
+    rel = found.relative_to(folder).as_posix()
+    return rel, patch.locate_front_matter(text_of(rel))
+
+
+def unified_diff(source: Path, files: dict[str, str]) -> str:
+    folder, _manifest = _package_files(source)
+    parts: list[str] = []
+    for rel in sorted(files):
+        before = (folder / rel).read_text("utf-8")
+        parts.extend(
+            difflib.unified_diff(
+                before.splitlines(keepends=True),
+                files[rel].splitlines(keepends=True),
+                f"a/{rel}",
+                f"b/{rel}",
+            )
+        )
+    return "".join(parts)
+
+
+def write_copy(source: Path, files: dict[str, str], dest: Path) -> Path:
+    """A copy of the package at `dest` with `files` written over it; the path to load."""
+    folder, manifest = _package_files(source)
+    if source.is_dir():
+        shutil.copytree(folder, dest, ignore=shutil.ignore_patterns(".git"))
+    else:
+        dest.mkdir(parents=True)
+        shutil.copy2(source, dest / manifest)
+        if (folder / "tests" / f"{source.stem}.yaml").is_file():
+            (dest / "tests").mkdir()
+            shutil.copy2(folder / "tests" / f"{source.stem}.yaml", dest / "tests")
+    for rel, text in files.items():
+        (dest / rel).write_text(text, encoding="utf-8")
+    return dest if source.is_dir() else dest / manifest
+
+
+def problems(path: Path) -> list[str]:
+    """The errors the loader `style validate` uses finds in a package."""
+    compiled = load_and_validate([str(path)])
+    return [d.message for d in compiled.diagnostics if d.level == "error"]
+
+
+# -- the backtest ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Backtester:
+    """Replays of the installed policy (once per harness) and of proposed ones."""
+
+    root: Path
+    packages: list[str]
+    settings: dict[str, dict[str, Any]]
+    recorded: list[Recorded]
+    harnesses: list[str]
+    baselines: dict[str, Replayed] = field(default_factory=dict)
+
+    def _replayed(self, packages: list[str], harness: str) -> Replayed:
+        with plan_packages(harness, self.root) as builtin:
+            policy: Policy = load_policy(packages + builtin, harness, self.settings)
+        try:
+            return replay(policy, self.recorded, examples=0)
+        finally:
+            policy.close()
+
+    def baseline(self, harness: str) -> Replayed:
+        if harness not in self.baselines:
+            self.baselines[harness] = self._replayed(self.packages, harness)
+        return self.baselines[harness]
+
+    def run(self, swap: dict[str, str], rules: set[str]) -> dict[str, Any]:
+        """What changes when the packages in `swap` (installed path → proposed copy) replace
+        the installed ones: per event the verdict, and the outcomes of `rules`."""
+        proposed = [swap.get(str(Path(p).resolve()), p) for p in self.packages]
+        evaluated = changed = 0
+        changes: dict[str, int] = {}
+        outcomes: dict[str, int] = {}
+        for harness in self.harnesses:
+            before = self.baseline(harness)
+            after = self._replayed(proposed, harness)
+            for i, verdict in enumerate(before.verdicts):
+                if verdict is None:
+                    continue
+                evaluated += 1
+                moved = False
+                new = after.verdicts[i] or "none"
+                if new != verdict:
+                    key = f"{verdict}->{new}"
+                    changes[key] = changes.get(key, 0) + 1
+                    moved = True
+                for rule in sorted(rules):
+                    b = before.outcomes[i].get(rule, "none")
+                    a = after.outcomes[i].get(rule, "none")
+                    if a != b:
+                        key = f"{b}->{a}"
+                        outcomes[key] = outcomes.get(key, 0) + 1
+                        moved = True
+                changed += moved
+        return {
+            "evaluated": evaluated,
+            "changed": changed,
+            "changes": changes,
+            "outcomes": outcomes,
+        }
+
+
+def summary_line(backtest: dict[str, Any]) -> str:
+    """`would have changed 37 of 1,204 events: 37 asks become allows`"""
+    ev, ch = backtest["evaluated"], backtest["changed"]
+    parts = [
+        f"{n} {a} → {b}" for key, n in backtest["changes"].items() for a, b in [key.split("->")]
+    ]
+    parts += [
+        f"{n} outcome(s) {a} → {b}"
+        for key, n in backtest["outcomes"].items()
+        for a, b in [key.split("->")]
+    ]
+    tail = f": {', '.join(parts)}" if parts else ""
+    return f"would have changed {ch:,} of {ev:,} events{tail}"
+
+
+# -- the whole -------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Suggestions:
+    history: History
+    proposals: list[Proposal]
+    notes: list[str]
+    sessions: int
+    min_calls: int
+    packages: dict[str, str]  # package name → installed source
+
+
+@contextmanager
+def _scratch() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="style-suggest-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def suggest(
+    root: Path,
+    *,
+    sessions: int = SESSIONS,
+    min_calls: int = MIN_CALLS,
+    min_events: int = 20,
+    package: str | None = None,
+) -> Suggestions:
+    history = read_history(root, sessions=sessions, min_events=min_events)
+    lockfile = StylePaths(root).lockfile
+    lock = read_lock(lockfile)
+    if not lock.packages:
+        raise StyleError(f"no installed packages in {lockfile}: nothing to propose changes to")
+    packages, settings = installed_packages(root)
+    sources = {f.package: f.source for f in history.rules.values() if f.package != SELF_PROTECT}
+    if package is not None and package not in sources:
+        known = ", ".join(sorted(sources)) or "none"
+        raise StyleError(f"no installed package `{package}` (installed: {known})")
+    notes: list[str] = []
+    if history.bare:
+        notes.append(
+            f"{history.bare:,} of {history.events:,} events were stored without their fields "
+            "(`log: hits` keeps them only where a rule matched): the backtest replays them "
+            "without their content"
+        )
+    if history.asks and not history.post_entries:
+        notes.append(
+            f"{history.asks:,} call(s) were asked about, but no installed rule runs after a "
+            "tool call (`at: after`), so the installed hooks never receive the post event "
+            "that shows an approval: only `style allow` shows consent in this history"
+        )
+    found = (
+        consent_proposals(history, min_calls, notes)
+        + noise_proposals(history)
+        + dead_proposals(history, sessions)
+    )
+    if package is not None:
+        found = [p for p in found if p.package == package]
+    order = {rule: i for i, rule in enumerate(history.rules)}
+    found.sort(
+        key=lambda p: (
+            KINDS.index(p.kind),
+            order.get(p.rule, len(order)),
+            p.evidence["first"] or "",
+        )
+    )
+    harnesses = [h for h in history.harnesses if h in lock.harnesses]
+    tester = Backtester(root, packages, settings, merge(history.streams), harnesses)
+    kept = []
+    with _scratch() as scratch:
+        for n, proposal in enumerate(found, 1):
+            source = Path(sources[proposal.package])
+            if not source.exists():
+                notes.append(
+                    f"{proposal.rule}: its package is no longer at {source}; nothing proposed"
+                )
+                continue
+            files = apply_ops(source, proposal.ops, {})
+            if files is None:
+                notes.append(
+                    f"{proposal.rule}: a {proposal.kind} proposal, but its file is written in "
+                    "a form suggest does not edit (a flow mapping, or a condition set by a "
+                    "`from` entry)"
+                )
+                continue
+            copy = write_copy(source, files, scratch / str(n) / source.name)
+            errors = problems(copy)
+            if errors:
+                notes.append(f"{proposal.rule}: the proposed edit does not validate: {errors[0]}")
+                continue
+            proposal.files = files
+            proposal.diff = unified_diff(source, files)
+            proposal.backtest = tester.run({str(source.resolve()): str(copy)}, {proposal.rule})
+            if proposal.kind in ("allow", "narrow") and not proposal.backtest["changes"]:
+                notes.append(
+                    f"{proposal.rule}: the {proposal.kind} proposal would change no recorded "
+                    "verdict (the rule's condition may come from elsewhere); left out"
+                )
+                continue
+            kept.append(proposal)
+    return Suggestions(history, kept, notes, sessions, min_calls, sources)
+
+
+def write_proposals(result: Suggestions, dest: Path) -> list[tuple[Path, list[int]]]:
+    """Each package with proposals copied under `dest/<name>/` with all of them applied; the
+    live packages are never written. Returns what was written and which proposals it holds."""
+    where = dest.resolve()
+    for name, installed in sorted(result.packages.items()):
+        folder = Path(installed).resolve()
+        folder = folder if folder.is_dir() else folder.parent
+        if where == folder or folder in where.parents:
+            raise StyleError(
+                f"--write {dest} is inside the installed package `{name}` ({folder}); "
+                "give a folder outside it"
+            )
+    by_package: dict[str, list[int]] = {}
+    for n, p in enumerate(result.proposals, 1):
+        by_package.setdefault(p.package, []).append(n)
+    planned = []
+    for name, numbers in by_package.items():
+        source = Path(result.packages[name])
+        target = dest / (source.name if source.is_dir() else source.stem)
+        if target.exists():
+            raise StyleError(f"{target} already exists; give --write a new or empty folder")
+        ops = [op for n in numbers for op in result.proposals[n - 1].ops]
+        files = apply_ops(source, ops, {})
+        if files is None:
+            raise StyleError(f"the proposals for `{name}` cannot be applied together")
+        planned.append((name, source, target, files, numbers))
+    # Every copy is made and validated in a scratch folder first, so a failure leaves
+    # nothing half-written under `dest`.
+    written = []
+    with _scratch() as scratch:
+        staged = []
+        for name, source, target, files, numbers in planned:
+            path = write_copy(source, files, scratch / target.name)
+            errors = problems(path)
+            if errors:
+                raise StyleError(
+                    f"the proposals for `{name}` together do not validate: {errors[0]}"
+                )
+            staged.append((scratch / target.name, target, path, numbers))
+        dest.mkdir(parents=True, exist_ok=True)
+        for folder, target, path, numbers in staged:
+            shutil.copytree(folder, target)
+            written.append((target / path.relative_to(folder), numbers))
+    return written

@@ -1,0 +1,676 @@
+"""`style suggest`: proposals learned from a real history, never applied.
+
+The history is made by real hook subprocesses in a project installed by the real `style
+install`: Claude Code asks answered by the call's PostToolUse (approved) or by nothing
+(declined), refusals let through with `style allow`, a warn rule speaking at every call, a
+rule that never fires. Each proposal's diff is applied with `patch` to a copy of the package
+and validated by `style validate`; its backtest is checked against what the events were; the
+package `--write` leaves is installed into a second project whose hooks are run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Project, Saved, clean_env, style_in_process
+
+from agentstyle.audit.suggest import Consent, call_group, condition_for
+
+PACKAGE = """
+spec: style/v0.3
+name: team
+version: 1.0.0
+description: guards a team learns from
+rules:
+  - id: ask-push
+    target: tool
+    tool: shell
+    action: ask
+    when: 'tool.input.command shell_regex "^git push( |$)"'
+    text: Pushing to the remote; confirm.
+  - id: no-rm-build
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm -rf build( |$)"'
+    text: Do not delete the build folder.
+  - id: no-destroy
+    target: tool
+    tool: shell
+    action: block
+    fail: closed
+    when: 'tool.input.command shell_regex "^terraform destroy( |$)"'
+    text: Never destroy the infrastructure.
+  - id: shell-note
+    target: tool
+    tool: shell
+    action: warn
+    at: after
+    repeat: every
+    when: 'tool.input.command regex "."'
+    text: A shell command ran.
+  - id: rust-note
+    target: tool
+    tool: file.edit
+    action: inject
+    when: 'file.path glob "**/*.rs"'
+    text: Prefer ? over unwrap.
+  - from: rules/*.md
+"""
+DEPLOY_RULE = """---
+target: tool
+tool: shell
+action: ask
+when: 'tool.input.command shell_regex "^make deploy( |$)"'
+---
+Deploying; confirm.
+"""
+SESSIONS = ["s-one", "s-two", "s-three"]
+
+
+def _pre(p: Project, sid: str, command: str, call: str) -> dict[str, Any] | None:
+    payload = {
+        "session_id": sid,
+        "cwd": p.root.as_posix(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+    }
+    return p.hook("PreToolUse", payload).json
+
+
+def _post(p: Project, sid: str, command: str, call: str) -> None:
+    payload = {
+        "session_id": sid,
+        "cwd": p.root.as_posix(),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False},
+        "tool_use_id": call,
+    }
+    p.hook("PostToolUse", payload)
+
+
+def _decision(answer: dict[str, Any] | None) -> str | None:
+    return ((answer or {}).get("hookSpecificOutput") or {}).get("permissionDecision")
+
+
+def _style(p: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return style_in_process(p.root, p.home, *args)
+
+
+def _make_history(p: Project) -> None:
+    n = 0
+
+    def call() -> str:
+        nonlocal n
+        n += 1
+        return f"toolu_{n:04d}"
+
+    for i, sid in enumerate(SESSIONS):
+        c = call()  # asked, then approved: the call ran
+        assert _decision(_pre(p, sid, "git push origin feature", c)) == "ask"
+        _post(p, sid, "git push origin feature", c)
+        if i == 0:  # asked and declined: no post event
+            assert _decision(_pre(p, sid, "git push --force origin main", call())) == "ask"
+        if i < 2:  # one program and subcommand, two targets: generalized
+            c = call()
+            target = ["staging", "qa"][i]
+            assert _decision(_pre(p, sid, f"make deploy {target}", c)) == "ask"
+            _post(p, sid, f"make deploy {target}", c)
+            # refused, let through by the person, and the same call again
+            for command in ("rm -rf build", "terraform destroy"):
+                assert _decision(_pre(p, sid, command, call())) == "deny"
+                done = _style(p, "allow", "--last")
+                assert done.returncode == 0, done.stderr
+                assert _decision(_pre(p, sid, command, call())) != "deny"
+            # a self-protection refusal, let through by its event id (`--last` passes over it)
+            assert (
+                _decision(_pre(p, sid, "style uninstall --harness claude-code", call())) == "deny"
+            )
+            [[refused]] = p.query("SELECT max(event_id) FROM events WHERE verdict = 'block'")
+            done = _style(p, "allow", str(refused))
+            assert done.returncode == 0, done.stderr
+        for _ in range(3):
+            c = call()
+            assert _decision(_pre(p, sid, "ls", c)) is None
+            _post(p, sid, "ls", c)
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    base = tmp_path_factory.mktemp("suggest")
+    p = Project(base / "proj", base / "home")
+    folder = p.write_package(PACKAGE, "team")
+    (folder / "rules").mkdir()
+    (folder / "rules" / "ask-deploy.md").write_text(DEPLOY_RULE, encoding="utf-8")
+    p.install(str(folder), "--harness", "claude-code")
+    _make_history(p)
+    return Saved(base)
+
+
+@pytest.fixture
+def project(history: Saved) -> Project:
+    base = history.restore()
+    return Project(base / "proj", base / "home")
+
+
+def _suggest(p: Project, *args: str) -> dict[str, Any]:
+    done = _style(p, "suggest", "--sessions", "3", "--min-events", "3", "--format", "json", *args)
+    assert done.returncode == 0, done.stderr
+    doc: dict[str, Any] = json.loads(done.stdout)
+    return doc
+
+
+def _by_rule(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    found = {p["rule"]: p for p in doc["proposals"]}
+    assert len(found) == len(doc["proposals"]), doc["proposals"]
+    return found
+
+
+def _event_ids(p: Project, command: str, verdict: str) -> list[int]:
+    rows = p.query(
+        "SELECT e.event_id FROM events e JOIN event_fields f ON f.event_id = e.event_id "
+        "AND f.field = 'tool.input.command' WHERE f.value = ? AND e.verdict = ? "
+        "ORDER BY e.event_id",
+        [command, verdict],
+    )
+    return [int(r[0]) for r in rows]
+
+
+def _digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for f in sorted(folder.rglob("*")):
+        if f.is_file():
+            h.update(f.relative_to(folder).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def test_proposals_learned_from_the_history(project: Project) -> None:
+    p = project
+    live = _digest(p.root / "team")
+    doc = _suggest(p)
+    found = _by_rule(doc)
+    assert set(found) == {
+        "team/ask-push",
+        "team/ask-deploy",
+        "team/no-rm-build",
+        "team/shell-note",
+        "team/rust-note",
+    }
+    assert {r: x["kind"] for r, x in found.items()} == {
+        "team/ask-push": "allow",
+        "team/ask-deploy": "allow",
+        "team/no-rm-build": "narrow",
+        "team/shell-note": "quiet",
+        "team/rust-note": "disable",
+    }
+    # self-protection is never relaxed: its refusals were let through twice all the same
+    allowed = p.query("SELECT rule_ids FROM allowances")
+    assert sum(any(r.startswith("style/self-protect") for r in ids) for (ids,) in allowed) == 2
+    # a `fail: closed` rule is never relaxed, however often it was let through
+    assert any("team/no-destroy" in n and "fail: closed" in n for n in doc["notes"]), doc["notes"]
+    # nothing was applied
+    assert _digest(p.root / "team") == live
+    assert doc["history"]["sessions"] == 3
+
+
+def test_an_approved_ask_becomes_an_allow_for_exactly_that_call(project: Project) -> None:
+    p = project
+    push = _by_rule(_suggest(p))["team/ask-push"]
+    assert push["condition"] == 'tool.input.command == "git push origin feature"'
+    approved = _event_ids(p, "git push origin feature", "ask")
+    assert len(approved) == 3
+    assert push["evidence"]["events"] == approved
+    assert (push["evidence"]["sessions"], push["evidence"]["approved"]) == (3, 3)
+    assert push["evidence"]["calls"] == ["git push origin feature"]
+    # the declined force push stays an ask: 3 events change, not 4
+    assert push["backtest"]["changes"] == {"ask->allow": 3}
+    assert push["backtest"]["changed"] == 3
+    assert push["backtest"]["outcomes"] == {"asked->none": 3}
+    events = p.scalar("SELECT count(*) FROM events WHERE point IS NOT NULL")
+    delivered = p.scalar(
+        "SELECT count(*) FROM events WHERE native_event IN "
+        "('PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit')"
+    )
+    assert push["backtest"]["evaluated"] == delivered <= events
+
+
+def test_commands_of_one_program_and_subcommand_generalize_to_plain_words(
+    project: Project,
+) -> None:
+    deploy = _by_rule(_suggest(project))["team/ask-deploy"]
+    assert deploy["condition"].startswith('tool.input.command regex r"^make deploy( ')
+    assert deploy["evidence"]["calls"] == ["make deploy qa", "make deploy staging"]
+    assert deploy["backtest"]["changes"] == {"ask->allow": 2}
+    # the rule lives in its own file: the exception goes there, the allow rule to STYLE.yaml
+    assert "--- a/rules/ask-deploy.md" in deploy["diff"]
+    assert "--- a/STYLE.yaml" in deploy["diff"]
+
+
+def test_refusals_let_through_again_and_again_narrow_the_rule(project: Project) -> None:
+    p = project
+    rm = _by_rule(_suggest(p))["team/no-rm-build"]
+    refused = _event_ids(p, "rm -rf build", "block")
+    assert rm["evidence"]["events"] == refused and len(refused) == 2
+    assert rm["evidence"]["allowed"] == 2
+    assert rm["condition"] == 'tool.input.command == "rm -rf build"'
+    # the refusals and their retries (user-allowed live; blocked by the policy as it is)
+    assert rm["backtest"]["changes"] == {"block->none": 4}
+    assert "id: allow-" not in rm["diff"]
+
+
+def test_noise_and_dead_rules(project: Project) -> None:
+    p = project
+    found = _by_rule(_suggest(p))
+    note = found["team/shell-note"]
+    assert "+    repeat: session" in note["diff"] and "-    repeat: every" in note["diff"]
+    # 14 post events in 3 sessions (5, 5, 4): after the first of each session it is deduplicated
+    posts = p.scalar("SELECT count(*) FROM events WHERE native_event = 'PostToolUse'")
+    assert posts == 14
+    assert note["backtest"]["outcomes"] == {"emitted->dedup-suppressed": 14 - 3}
+    assert note["backtest"]["changes"] == {}
+    dead = found["team/rust-note"]
+    assert "+    enabled: false" in dead["diff"]
+    assert dead["evidence"]["sessions"] == 3
+    assert dead["backtest"]["changed"] == 0
+
+
+def test_every_diff_applies_and_validates(project: Project, tmp_path: Path) -> None:
+    p = project
+    for n, proposal in enumerate(_suggest(p)["proposals"]):
+        copy = tmp_path / f"copy-{n}"
+        shutil.copytree(p.root / "team", copy)
+        applied = subprocess.run(
+            ["patch", "-p1", "--forward", "--batch"],
+            cwd=copy,
+            input=proposal["diff"],
+            text=True,
+            capture_output=True,
+            check=False,
+        )
+        assert applied.returncode == 0, (proposal["rule"], applied.stdout, applied.stderr)
+        valid = subprocess.run(
+            [sys.executable, "-m", "agentstyle", "validate", str(copy)],
+            env=clean_env(p.home),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert valid.returncode == 0, (proposal["rule"], valid.stdout, valid.stderr)
+        assert "0 error(s)" in valid.stderr
+
+
+def test_write_puts_the_proposals_in_a_copy_that_installs_and_answers(
+    project: Project, tmp_path: Path
+) -> None:
+    p = project
+    live = _digest(p.root / "team")
+    out = tmp_path / "review"
+    done = _style(p, "suggest", "--sessions", "3", "--min-events", "3", "--write", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {out / 'team'} (proposal(s) 1, 2, 3, 4, 5)" in done.stdout
+    assert _digest(p.root / "team") == live
+    written = (out / "team" / "STYLE.yaml").read_text("utf-8")
+    assert "action: allow" in written and "enabled: false" in written
+    # a second project with the written package: the approved calls pass, others still ask
+    other = Project(tmp_path / "other", tmp_path / "other-home")
+    other.install(str(out / "team"), "--harness", "claude-code")
+    want = {
+        "git push origin feature": "allow",
+        "git push --force origin main": "ask",
+        "make deploy prod": "allow",
+        "make deploy --force prod": "ask",
+        "make deploy qa && curl -s x | sh": "ask",
+        "make deploy qa; git push": "ask",
+        "rm -rf build": None,
+        "rm -rf build dist": "deny",
+        "terraform destroy": "deny",
+    }
+    got = {c: _decision(_pre(other, "s-new", c, f"t{i}")) for i, c in enumerate(want)}
+    assert got == want
+
+
+def test_text_report(project: Project) -> None:
+    done = _style(project, "suggest", "--sessions", "3", "--min-events", "3")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("suggest: 5 proposal(s) from ")
+    assert "nothing was changed" in out.splitlines()[0]
+    assert "KIND" in out and "BACKTEST" in out
+    assert "backtest: would have changed 3 of " in out and "3 ask → allow" in out
+    assert "+++ b/STYLE.yaml" in out
+
+
+def test_package_filter(project: Project) -> None:
+    doc = _suggest(project, "--package", "team")
+    assert len(doc["proposals"]) == 5
+    done = _style(project, "suggest", "--package", "nope")
+    assert done.returncode == 1
+    assert done.stderr.strip() == "style: no installed package `nope` (installed: team)"
+
+
+def test_write_refuses_a_folder_that_holds_the_package_already(
+    project: Project, tmp_path: Path
+) -> None:
+    (tmp_path / "review" / "team").mkdir(parents=True)
+    done = _style(project, "suggest", "--sessions", "3", "--write", str(tmp_path / "review"))
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert "already exists" in line and "Traceback" not in done.stderr
+    assert not any((tmp_path / "review" / "team").iterdir())
+    # nor a folder inside the live package
+    live = _digest(project.root / "team")
+    done = _style(project, "suggest", "--sessions", "3", "--write", "team/review")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("style: --write team/review is inside the installed package `team`")
+    assert _digest(project.root / "team") == live
+
+
+def test_bad_input_gets_one_line(tmp_path: Path) -> None:
+    p = Project(tmp_path / "proj", tmp_path / "home")
+    done = _style(p, "suggest")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("style: no rules database at "), line
+    # installed, but no hook has run yet
+    folder = p.write_package(textwrap.dedent(PACKAGE).replace("  - from: rules/*.md\n", ""), "team")
+    p.install(str(folder), "--harness", "claude-code")
+    done = _style(p, "suggest")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert "no recorded events" in line, line
+    # a history, but the lock file names no package any more
+    assert _decision(_pre(p, "s1", "ls", "t1")) is None
+    lock = p.root / "style.lock.yaml"
+    kept = lock.read_text("utf-8")
+    lock.write_text("version: 2\npackages: []\n", encoding="utf-8")
+    done = _style(p, "suggest")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line == f"style: no installed packages in {lock}: nothing to propose changes to", line
+    lock.write_text(kept, encoding="utf-8")
+    p.database.unlink()
+    done = _style(p, "suggest")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("style: no rules database at "), line
+
+
+ASK_ONLY = """
+spec: style/v0.3
+name: solo
+version: 1.0.0
+description: an ask and nothing after a call
+rules:
+  - id: ask-push
+    target: tool
+    tool: shell
+    action: ask
+    when: 'tool.input.command shell_regex "^git push( |$)"'
+    text: Pushing to the remote; confirm.
+"""
+
+
+def test_asks_without_a_post_handler_are_said_to_be_unseen(tmp_path: Path) -> None:
+    p = Project(tmp_path / "proj", tmp_path / "home")
+    p.install(str(p.write_package(ASK_ONLY, "solo")), "--harness", "claude-code")
+    hooks = json.loads((p.root / ".claude" / "settings.json").read_text("utf-8"))["hooks"]
+    assert "PostToolUse" not in hooks  # so Claude Code would never tell STYLE the call ran
+    assert _decision(_pre(p, "s1", "git push origin feature", "t1")) == "ask"
+    doc = _suggest(p)
+    assert doc["proposals"] == []
+    assert any("no installed rule runs after a tool call" in n for n in doc["notes"]), doc
+    done = _style(p, "suggest", "--format", "csv")
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "style: invalid value for `--format`: `csv` is not one of text, json"
+    )
+
+
+def _consent(command: str) -> Consent:
+    import datetime as dt
+
+    when = dt.datetime(2026, 5, 1)
+    return Consent(
+        "approved", 1, when, "claude-code", "s", "p/r", "shell", "Bash", command, None, None
+    )
+
+
+def test_a_generalization_always_covers_the_calls_seen() -> None:
+    plain = [_consent("make deploy staging"), _consent("make deploy qa")]
+    condition, _ = condition_for(("words", "make", "deploy"), plain)
+    assert condition.startswith('tool.input.command regex r"^make deploy( ')
+    # an option among what varies: a pattern of plain words would not hold for it, so the
+    # calls are named one by one
+    optioned = [_consent("git push -u origin feature"), _consent("git push origin main")]
+    key = call_group(optioned[0])
+    assert key == ("words", "git", "push") == call_group(optioned[1])
+    condition, _ = condition_for(key, optioned)
+    assert condition == (
+        'tool.input.command in ["git push -u origin feature", "git push origin main"]'
+    )
+    # a command with shell syntax is its own group, named exactly
+    piped = _consent("make deploy qa | tee log")
+    assert call_group(piped) == ("command", "make deploy qa | tee log")
+    assert condition_for(call_group(piped) or (), [piped, piped])[0] == (
+        'tool.input.command == "make deploy qa | tee log"'
+    )
+
+
+HEAD = "spec: style/v0.3\nname: forms\nversion: 1.0.0\ndescription: when forms\nrules:\n"
+EXCEPTION = 'tool.input.command == "git push origin feature"'
+FORMS = {
+    "expression": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when: 'tool.input.command shell_regex "^git push"'
+    text: x
+""",
+    "block scalar with a comment": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when: |
+      tool.input.command shell_regex "^git push"   # the push itself
+      and not tool.input.command contains "--dry-run"
+    text: x
+""",
+    "mapping": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when:
+      conditions:
+        - {field: tool.input.command, op: regex, pattern: '^git push'}
+    text: x
+""",
+    "mapping with expr": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    when:
+      harness: claude-code
+      expr: 'tool.input.command shell_regex "^git push"'
+    text: x
+""",
+    "no condition": """  - id: r
+    target: tool
+    tool: shell
+    action: ask
+    text: x
+  - id: other
+    text: y
+""",
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_an_exception_in_every_form_of_when_validates(form: str, tmp_path: Path) -> None:
+    import yaml
+
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.policy.compile import load_and_validate
+
+    text = HEAD + FORMS[form]
+    loc = patch.locate_inline(text, "r")
+    assert loc is not None
+    edited = patch.add_exception(loc, EXCEPTION)
+    assert edited is not None
+    (tmp_path / "STYLE.yaml").write_text(edited, encoding="utf-8")
+    compiled = load_and_validate([str(tmp_path)])
+    assert [d.message for d in compiled.diagnostics if d.level == "error"] == []
+    before, after = yaml.safe_load(text)["rules"], yaml.safe_load(edited)["rules"]
+    # only the rule's condition changed, and the old one is kept inside the new one
+    assert [r for r in after if r["id"] != "r"] == [r for r in before if r["id"] != "r"]
+    old, new = before[0].get("when"), after[0]["when"]
+    if isinstance(new, dict):
+        assert {k: v for k, v in new.items() if k != "expr"} == {
+            k: v for k, v in old.items() if k != "expr"
+        }
+        new = new["expr"]
+        old = old.get("expr")
+    want = f"not ({EXCEPTION})" if old is None else f"({old}) and not ({EXCEPTION})"
+    assert new == want
+
+
+def test_a_flow_style_rule_is_not_edited() -> None:
+    from agentstyle.audit import suggest_patch as patch
+
+    text = HEAD + "  - {id: r, target: tool, tool: shell, action: ask, text: x}\n"
+    assert patch.locate_inline(text, "r") is None
+
+
+def test_a_single_file_package_gets_its_exception_in_the_front_matter(tmp_path: Path) -> None:
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.policy.compile import load_and_validate
+
+    text = (
+        "---\nspec: style/v0.3\nname: solo\nversion: 1.0.0\ndescription: one rule\n"
+        "target: tool\ntool: shell\naction: ask\n"
+        "when: 'tool.input.command shell_regex \"^git push\"'\n---\nConfirm the push.\n"
+    )
+    loc = patch.locate_front_matter(text)
+    assert loc is not None
+    edited = patch.add_exception(loc, EXCEPTION)
+    assert edited is not None and edited.endswith("---\nConfirm the push.\n")
+    (tmp_path / "solo.md").write_text(edited, encoding="utf-8")
+    compiled = load_and_validate([str(tmp_path / "solo.md")])
+    assert [d.message for d in compiled.diagnostics if d.level == "error"] == []
+    import yaml
+
+    front = yaml.safe_load(edited.split("---\n")[1])
+    assert front["when"] == f'(tool.input.command shell_regex "^git push") and not ({EXCEPTION})'
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_rule_appended_after_every_form_validates(form: str, tmp_path: Path) -> None:
+    import yaml
+
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.policy.compile import load_and_validate
+
+    text = HEAD + FORMS[form]
+    fields = [
+        ("id", "allow-r"),
+        ("target", "tool"),
+        ("tool", "shell"),
+        ("action", "allow"),
+        ("when", patch.scalar(EXCEPTION)),
+        ("text", patch.scalar("Approved: twice.")),
+    ]
+    edited = patch.append_rule(text, fields)
+    assert edited is not None and edited.startswith(text)
+    (tmp_path / "STYLE.yaml").write_text(edited, encoding="utf-8")
+    compiled = load_and_validate([str(tmp_path)])
+    assert [d.message for d in compiled.diagnostics if d.level == "error"] == []
+    rules = yaml.safe_load(edited)["rules"]
+    assert rules[:-1] == yaml.safe_load(text)["rules"]
+    assert rules[-1] == {
+        "id": "allow-r",
+        "target": "tool",
+        "tool": "shell",
+        "action": "allow",
+        "when": EXCEPTION,
+        "text": "Approved: twice.",
+    }
+
+
+def test_two_proposals_on_one_rule_apply_together(tmp_path: Path) -> None:
+    import yaml
+
+    from agentstyle.audit import suggest_patch as patch
+    from agentstyle.audit.suggest import Op, apply_ops, problems, write_copy
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "STYLE.yaml").write_text(HEAD + FORMS["expression"], encoding="utf-8")
+    first, second = 'tool.input.command == "git push a"', 'tool.input.command == "git push b"'
+    ops = []
+    for n, condition in enumerate((first, second), 1):
+        ops.append(Op("exception", "r", value=condition))
+        fields = [("id", f"allow-r-{n}"), ("target", "tool"), ("tool", "shell")]
+        fields += [("action", "allow"), ("when", patch.scalar(condition)), ("text", "ok")]
+        ops.append(Op("append", fields=tuple(fields)))
+    files = apply_ops(tmp_path / "pkg", ops, {})
+    assert files is not None
+    copy = write_copy(tmp_path / "pkg", files, tmp_path / "out" / "pkg")
+    assert problems(copy) == []
+    rules = yaml.safe_load((copy / "STYLE.yaml").read_text("utf-8"))["rules"]
+    assert [r["id"] for r in rules] == ["r", "allow-r-1", "allow-r-2"]
+    assert rules[0]["when"] == (
+        f'((tool.input.command shell_regex "^git push") and not ({first})) and not ({second})'
+    )
+
+
+CODEX_PACKAGE = """
+spec: style/v0.3
+name: cx
+version: 1.0.0
+description: an ask Codex has no prompt for
+rules:
+  - id: ask-push
+    target: tool
+    tool: shell
+    action: ask
+    fallback: degrade
+    when: 'tool.input.command shell_regex "^git push( |$)"'
+    text: Pushing; confirm.
+"""
+
+
+def test_codex_refusals_let_through_narrow_the_asking_rule(tmp_path: Path) -> None:
+    from test_harness_support import HarnessProject
+
+    class InProcess(HarnessProject):
+        in_process = True
+
+    p = InProcess(tmp_path / "proj", tmp_path / "home")
+    p.write_package(CODEX_PACKAGE, "cx")
+    done = p.cli("install", "cx", "--harness", "codex")
+    assert done.returncode == 0, done.stderr
+    for sid in ("c-one", "c-two"):
+        push = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=sid)
+        answer = p.hook_as("codex", "PreToolUse", push).json or {}
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # a degraded ask
+        allowed = p.cli("allow", "--last")
+        assert allowed.returncode == 0, allowed.stderr
+    doc = json.loads(p.cli("suggest", "--format", "json").stdout)
+    [proposal] = doc["proposals"]
+    assert (proposal["kind"], proposal["rule"]) == ("narrow", "cx/ask-push")
+    command = push["tool_input"]["command"]
+    assert proposal["condition"] == f"tool.input.command == {json.dumps(command)}"
+    assert (proposal["evidence"]["allowed"], proposal["evidence"]["sessions"]) == (2, 2)
+    assert proposal["backtest"]["changes"] == {"ask->none": 2}
+    assert "id: allow-" not in proposal["diff"]
