@@ -1,12 +1,13 @@
 """Shared helpers for the hook tests: scratch projects, `style install`, the real hook command.
 
-Everything runs for real: `style install` and every hook are subprocesses started with
-`sys.executable`, against the project's own `.style/style.duckdb`. Nothing is mocked.
+Everything runs for real: every hook is a subprocess started with `sys.executable`, against the
+project's own `.style/style.duckdb`. Nothing is mocked.
 
 Two cheaper real paths, for tests that check answers and records rather than a process:
 `style_in_process` runs a command's own code in the test process (typer's CliRunner, the same
-environment and working folder), and `Project.engine()` has the project's hooks (still
-subprocesses) hand their events to a resident engine, as a user's hooks do.
+environment and working folder; `Project.install` does so unless asked for the process), and
+`Project.engine()` has the project's hooks (still subprocesses) hand their events to a resident
+engine, as a user's hooks do.
 """
 
 from __future__ import annotations
@@ -131,7 +132,19 @@ class Project:
         (folder / "STYLE.yaml").write_text(textwrap.dedent(yaml_text).lstrip(), encoding="utf-8")
         return folder
 
-    def install(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def install(
+        self, *args: str, check: bool = True, process: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """`style install ARGS` in this project. Most tests need what it installs, not its
+        process: by default the command's real code runs in the test process
+        (`style_in_process`, the same environment and folder), which saves an interpreter
+        start and the imports, most of an install's CPU. `process=True` runs
+        `python -m agentstyle install` as a subprocess, for a test about that process."""
+        if not process:
+            proc = style_in_process(self.root, self.home, "install", *args)
+            if check and proc.returncode != 0:
+                raise AssertionError(f"style install failed:\n{proc.stdout}\n{proc.stderr}")
+            return proc
         proc = subprocess.run(
             [sys.executable, "-m", "agentstyle", "install", *args],
             cwd=self.root,
@@ -289,6 +302,14 @@ class Project:
         return [finish(proc, b"", timeout=CROWD_TIMEOUT_S) for proc, _ in started]
 
     # -- the database --------------------------------------------------------------------------
+    def _engine_let_go(self) -> None:
+        """Inside `engine()` the engine holds the database: ask it to stop first, as STYLE's
+        own commands do (a later hook starts it again)."""
+        if self.hook_env:
+            from agentstyle.runtime import client
+
+            client.stop_engine(str(self.style), wait_s=20)
+
     @contextmanager
     def db(self) -> Iterator[Any]:
         """The project's database, opened read-only under STYLE's own OS lock."""
@@ -296,6 +317,7 @@ class Project:
 
         from agentstyle.engine.locking import FileLock
 
+        self._engine_let_go()
         with FileLock(self.style / "style.lock", time.monotonic() + 30):
             conn = duckdb.connect(str(self.database), read_only=True)
             try:
@@ -309,6 +331,7 @@ class Project:
 
         from agentstyle.engine.locking import FileLock
 
+        self._engine_let_go()
         with FileLock(self.style / "style.lock", time.monotonic() + 30):
             conn = duckdb.connect(str(self.database))
             try:

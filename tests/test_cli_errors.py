@@ -1,8 +1,9 @@
 """The command line on broken input: one clear line or diagnostic, exit 1, never a traceback.
 
-Every case runs the real `python -m agentstyle` in a scratch folder, for `validate` and for
-`plan`. Problems inside a package are diagnostics (`path:line:col: error code: message`);
-a path that is not a package at all is one `style: …` line on stderr.
+Every case runs in a scratch folder, for `validate` (the command line's own code in the test
+process) and for a few, `plan` (the real `python -m agentstyle`). Problems inside a package are
+diagnostics (`path:line:col: error code: message`); a path that is not a package at all is one
+`style: …` line on stderr.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_support import WIDTH
+from cli_support import Run as CliRun
+from conftest import style_in_process
 from typer.testing import CliRunner
 
 from agentstyle.cli.app import app
@@ -35,6 +39,12 @@ class Run:
     @property
     def lines(self) -> list[str]:
         return self.stdout.splitlines() + self.stderr.splitlines()
+
+
+def style_here(cwd: Path, *args: str) -> Run:
+    """The same run by the command line's own code in this process (`style_in_process`)."""
+    done = style_in_process(cwd, cwd, *args, env={"NO_COLOR": "1"})
+    return Run(done.returncode, done.stdout, done.stderr)
 
 
 def style(cwd: Path, *args: str) -> Run:
@@ -171,7 +181,9 @@ RUNS = [(n, c) for n, c in RUNS if c == "validate" or n in PLAN_CASES]
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Run]:
-    """Every run of RUNS, side by side (each is its own interpreter)."""
+    """Every run of RUNS: `validate` by the command line's code in this process, `plan` as the
+    real `python -m agentstyle` (side by side, each its own interpreter), so the same loader's
+    errors are checked both ways."""
     jobs = []
     for name, (setup, _) in CASES.items():
         root = tmp_path_factory.mktemp(name)
@@ -179,9 +191,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Run]
         for command, argv in COMMANDS.items():
             if (name, command) in RUNS:
                 jobs.append(((name, command), root, [argv[0], arg, *argv[1:]]))
+    found = {job[0]: style_here(job[1], *job[2]) for job in jobs if job[0][1] == "validate"}
+    processes = [job for job in jobs if job[0][1] != "validate"]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        done = pool.map(lambda job: style(job[1], *job[2]), jobs)
-        return {job[0]: run for job, run in zip(jobs, done, strict=True)}
+        done = pool.map(lambda job: style(job[1], *job[2]), processes)
+        found.update({job[0]: run for job, run in zip(processes, done, strict=True)})
+    return found
 
 
 @pytest.mark.parametrize(("name", "command"), RUNS, ids=[f"{n}-{c}" for n, c in RUNS])
@@ -392,13 +407,14 @@ def test_a_mistake_is_one_clear_line(
     args: tuple[str, ...],
     line: str,
 ) -> None:
-    from cli_support import style as run_style
-
     root = tmp_path / "proj"
     root.mkdir()
     setup(root)
     before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
-    run = run_style(*args, cwd=root, home=tmp_path)
+    # the command's own code in this process: its error handling is under test (the real
+    # process's, on the same kind of mistakes: `runs` above, and the tests below)
+    done = style_in_process(root, tmp_path, *args, env={"COLUMNS": WIDTH, "NO_COLOR": ""})
+    run = CliRun(args, done.returncode, done.stdout, done.stderr)
     assert run.code == 1, run
     assert run.stdout == ""
     assert run.stderr == line.format(root=root.resolve()) + "\n"

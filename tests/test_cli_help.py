@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 import typer.main
-from cli_support import Run, style, style_many, style_on_a_terminal
+from cli_support import WIDTH, Run, style, style_many, style_on_a_terminal
+from conftest import style_in_process
 
 from agentstyle.cli.app import app
 
@@ -47,9 +48,16 @@ LONG = [(), ("install",), ("audit",), ("audit", "sql")]
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Run]:
-    """`style PATH -h` of every command, run side by side."""
+    """`style PATH -h` of every command, by the command line's own code in this process (the
+    terminal width and colour settings of `cli_support.style`; NO_COLOR empty is unset). The
+    `--help` pages below are real processes, and `test_help_is_h` finds them the same."""
     cwd = tmp_path_factory.mktemp("help")
-    return dict(zip(PATHS, style_many([(*p, "-h") for p in PATHS], cwd=cwd), strict=True))
+    env = {"COLUMNS": WIDTH, "NO_COLOR": ""}
+    found = {}
+    for path in PATHS:
+        done = style_in_process(cwd, cwd, *path, "-h", env=env)
+        found[path] = Run((*path, "-h"), done.returncode, done.stdout, done.stderr)
+    return found
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import Run, style
+from conftest import style_in_process
 
 Style = Callable[..., Run]
 INSTALL_KEYS = {
@@ -45,10 +46,12 @@ def run(root: Path) -> Style:
 
 
 @pytest.fixture
-def installed(root: Path, run: Style) -> Path:
-    """A project with `style init pkg` installed into Claude Code."""
-    assert run("init", "pkg").code == 0
-    assert run("install", "pkg").code == 0
+def installed(root: Path) -> Path:
+    """A project with `style init pkg` installed into Claude Code (set up by the commands' code
+    in the test process: the tests run the real command on it)."""
+    home = root.parent / "home"
+    assert style_in_process(root, home, "init", "pkg").returncode == 0
+    assert style_in_process(root, home, "install", "pkg").returncode == 0
     return root
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import Run, style_many
+from cli_support import WIDTH, Run, style_many
+from conftest import style_in_process
 
 HARNESSES = "claude-code, codex, cursor, gemini-cli"
 # (what is wrong, the arguments, the one line on stderr)
@@ -133,9 +134,16 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """Every case by the command line's own code in this process (`style_in_process`: the
+    usage errors are StyleGroup.main's, the same in a process); the tests below run the real
+    `python -m agentstyle`, a usage error among them."""
     cwd = tmp_path_factory.mktemp("usage")
-    done = style_many([args for _, args, _ in CASES], cwd=cwd)
-    return {name: run for (name, _, _), run in zip(CASES, done, strict=True)}
+    env = {"COLUMNS": WIDTH, "NO_COLOR": ""}  # cli_support.style's terminal
+    found = {}
+    for name, args, _ in CASES:
+        done = style_in_process(cwd, cwd, *args, env=env)
+        found[name] = Run(args, done.returncode, done.stdout, done.stderr)
+    return found
 
 
 @pytest.mark.parametrize(("name", "args", "line"), CASES, ids=[c[0] for c in CASES])
@@ -163,6 +171,7 @@ def test_a_usage_error_does_nothing(tmp_path: Path) -> None:
     )
     [run] = style_many([("install", "pkg", "--scope", "everywhere")], cwd=tmp_path)
     assert run.code == 2
+    assert run.stdout == "" and len(run.stderr.splitlines()) == 1, run
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]
 
 

@@ -4,14 +4,16 @@ answers Claude Code gets.
 Every bundled guard package (`guard-*`) is installed into a scratch project with `style install
 --harness claude-code`; each sampled case's PreToolUse payload then goes to the handler
 command `style install` wrote into .claude/settings.json, run as Claude Code runs it (`sh -c
-COMMAND`, the payload on stdin). The verdict read from the hook's JSON must equal the verdict
-bench/corpus.py computes in-process for the same case, which is what the corpus report counts.
+COMMAND`, the payload on stdin; the hook hands it to the project's resident engine). The
+verdict read from the hook's JSON must equal the verdict bench/corpus.py computes in-process
+for the same case, which is what the corpus report counts.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,11 +47,15 @@ def wire_verdict(stdout: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    """The guards installed; the hooks hand their events to the project's resident engine, as
+    a user's hooks do (the verdicts are under test; the direct path's answers are the golden
+    suites', tests/test_hook_fixtures.py and tests/test_cross_harness.py)."""
     base = tmp_path_factory.mktemp("corpus-hook")
     project = Project(base / "project", base / "home")
     project.install(*guard_paths(), "--harness", "claude-code")
-    return project
+    with project.engine():
+        yield project
 
 
 def test_the_sample_covers_every_form_and_verdict() -> None:

@@ -11,9 +11,10 @@ import pytest
 from conftest import Saved
 from test_harness_support import HARNESSES, HarnessProject
 
-from agentstyle.install.library import bundled
+from agentstyle.install.library import LIBRARY, bundled_path
 
-PACKAGES = [b.name for b in bundled()]
+# `bundled()`'s names, without parsing every package at collection (in every test process)
+PACKAGES = sorted(p.name for p in LIBRARY.iterdir() if bundled_path(p.name))
 
 
 class DoctorProject(HarnessProject):

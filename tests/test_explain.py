@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from conftest import style_in_process
 
 from agentstyle.install.selfprotect import FOLDERS, TEXTS
 
@@ -35,8 +36,14 @@ def env(home: Path) -> dict[str, str]:
 
 
 def style(
-    cwd: Path, *args: str, code: int = 0, stdin: str | None = None
+    cwd: Path, *args: str, code: int = 0, stdin: str | None = None, process: bool = False
 ) -> subprocess.CompletedProcess[str]:
+    """`style ARGS` by the command line's own code in this process (what explain says is under
+    test); the real `python -m agentstyle` with `process`, or a payload on its stdin."""
+    if stdin is None and not process:
+        proc = style_in_process(cwd, cwd.parent / "home", *args)
+        assert proc.returncode == code, f"{args}\n{proc.stdout}\n{proc.stderr}"
+        return proc
     proc = subprocess.run(
         [sys.executable, "-m", "agentstyle", *args],
         cwd=cwd,
@@ -166,7 +173,7 @@ def test_bad_payload_is_one_error_line(root: Path, content: str | None, message:
     name = "rm-missing.json" if content is None else "bad.json"
     if content is not None:
         (root / name).write_text(content, "utf-8")
-    proc = style(root, "explain", "--payload", name, "ac-block", code=1)
+    proc = style(root, "explain", "--payload", name, "ac-block", code=1, process=True)
     [line] = proc.stderr.strip().splitlines()
     assert line.startswith(f"style: {message}")
     assert proc.stdout == ""

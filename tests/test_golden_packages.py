@@ -1,11 +1,12 @@
 """Golden output of `style validate` and `style plan` for every example package.
 
 Each package of `datasets/packages/` (a folder with STYLE.yaml, or a NAME.md single-file
-package) is run through the real command line, `python -m agentstyle`, from the repository
-root so that paths are stable; stdout, stderr and the exit code are compared with
-`tests/golden/<package>.<command>.txt`. New packages are picked up on their own and need a
-golden file: write it with `UPDATE_GOLDEN=1 pytest tests/test_golden_packages.py`, then read
-it line by line before committing it.
+package) is run through the command line's own code (in the test process; a few through
+`python -m agentstyle` as well), from the repository root so that paths are stable; stdout,
+stderr and the exit code are compared with `tests/golden/<package>.<command>.txt`. New
+packages are picked up on their own and need a golden file: write it with
+`UPDATE_GOLDEN=1 pytest tests/test_golden_packages.py`, then read it line by line before
+committing it.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import style_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 # the seeds' examples and the bundled library
@@ -49,19 +50,25 @@ def argv(command: str, package: str) -> list[str]:
     return [command, package]
 
 
-def run(args: list[str]) -> str:
-    """One CLI run rendered as a golden file: the command, exit code, stdout and stderr."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")}
-    env["NO_COLOR"] = "1"
-    env["COLUMNS"] = "200"
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def run(args: list[str], *, process: bool = False) -> str:
+    """One CLI run rendered as a golden file: the command, exit code, stdout and stderr.
+
+    The command's own code in the test process (`style_in_process`) unless `process`: what it
+    prints is under test here; `test_the_real_command_line_prints_the_golden_output` runs a few
+    as `python -m agentstyle` against the same files."""
+    env = {"NO_COLOR": "1", "COLUMNS": "200"}
+    if process:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")} | env
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    else:
+        proc = style_in_process(REPO, Path.home(), *args, env=env)
     return (
         f"$ style {' '.join(args)}\n"
         f"exit {proc.returncode}\n"
@@ -75,10 +82,8 @@ CASES = [(command, package) for package in discover() for command in ("validate"
 
 @pytest.fixture(scope="module")
 def outputs() -> dict[tuple[str, str], str]:
-    """Every run at once: each is a separate interpreter, so they run side by side."""
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        results = pool.map(lambda case: run(argv(*case)), CASES)
-        return dict(zip(CASES, results, strict=True))
+    """Every run, one after another in this process."""
+    return {case: run(argv(*case)) for case in CASES}
 
 
 def golden_path(command: str, package: str) -> Path:
@@ -103,6 +108,19 @@ def test_output_matches_golden(
     assert path.is_file(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1 and review it"
     assert got == path.read_text(encoding="utf-8")
     assert "Traceback" not in got
+
+
+# validate with a warning, and plan (two of the golden runs) as a user runs them
+PROCESS_CASES = [("validate", "datasets/packages/ac-all"), ("plan", "datasets/packages/ac-all")]
+
+
+@pytest.mark.parametrize(("command", "package"), PROCESS_CASES)
+def test_the_real_command_line_prints_the_golden_output(
+    command: str, package: str, outputs: dict[tuple[str, str], str]
+) -> None:
+    got = run(argv(command, package), process=True)
+    assert got == outputs[(command, package)]
+    assert got == golden_path(command, package).read_text(encoding="utf-8")
 
 
 def test_no_golden_file_without_its_package() -> None:

@@ -1,9 +1,10 @@
 """Helpers for the harness tests: a scratch project any harness can be installed into, payloads
 from the shared fixtures of each harness, and the hook run as each harness runs it.
 
-Everything is a real subprocess: `python -m agentstyle install …` and `python -m agentstyle.hook
---harness H --event E` (or the exact command written into the harness's config, run with
-`sh -c`), against the project's own `.style/style.duckdb`.
+Every hook is a real subprocess: `python -m agentstyle.hook --harness H --event E` (or the
+exact command written into the harness's config, run with `sh -c`), against the project's own
+`.style/style.duckdb`. `style install` runs its own code in the test process, other commands
+`python -m agentstyle …` unless a module sets `in_process`.
 """
 
 from __future__ import annotations
@@ -59,12 +60,14 @@ class HarnessProject(Project):
 
     # True: `cli` runs the command's real code in the test process (conftest.style_in_process),
     # for a module whose tests are about what the commands say and do, not about their process.
+    # `install` always does, as `Project.install` (the set-up of nearly every test; a test
+    # about its process passes `process=True` to `Project.install`).
     in_process = False
 
     def cli(
         self, *args: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        if self.in_process:
+        if self.in_process or args[:1] == ("install",):
             return style_in_process(self.root, self.home, *args, env=env)
         proc = subprocess.run(
             [sys.executable, "-m", "agentstyle", *args],
@@ -114,7 +117,7 @@ class HarnessProject(Project):
                 *extra,
             ],
             cwd=self.root,
-            env=clean_env(self.home, env),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -141,7 +144,7 @@ class HarnessProject(Project):
         proc = subprocess.Popen(
             ["/bin/sh", "-c", command],
             cwd=self.root,
-            env=clean_env(self.home, env),
+            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

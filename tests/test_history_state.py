@@ -4,21 +4,23 @@ adds for them and for `state.failures`.
 
 Each scenario is real hook subprocesses with Claude Code's JSON on stdin against a project
 that `style install` set up (the bundled `tests-before-stop`, or a package written here), and
-the project's own DuckDB file read afterwards. The replay test drives the same events through
-`style replay`'s evaluator in batches and one at a time and gets the hook's verdicts.
+the project's own DuckDB file read afterwards (`style plan`, `validate`, `audit` and `replay`
+run in the test process: what they say is under test, not their process). The replay test
+drives the same events through `style replay`'s evaluator in batches and one at a time and gets
+the hook's verdicts.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, clean_env, new_session
+from conftest import Project, new_session, style_in_process
 from test_harness_support import HarnessProject
 
 from agentstyle.audit import replay as rp
@@ -104,11 +106,14 @@ class Session:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Project:
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    """tests-before-stop installed; its hooks hand their events to a resident engine, as a
+    user's do (the tests on `project` below keep the direct path)."""
     base = tmp_path_factory.mktemp("history")
     project = Project(base / "acme", base / "home")
     project.install(PACKAGE, "--harness", "claude-code", "--set", "test_command=cargo test")
-    return project
+    with project.engine():
+        yield project
 
 
 def test_install_adds_the_handlers_the_history_needs(installed: Project) -> None:
@@ -118,15 +123,11 @@ def test_install_adds_the_handlers_the_history_needs(installed: Project) -> None
         [group] = hooks[native]
         assert set(group["matcher"].split("|")) >= {"Bash", "Edit", "Write", "MultiEdit"}
     assert "Stop" in hooks
-    plan = subprocess.run(
-        [sys.executable, "-m", "agentstyle", "plan", PACKAGE, "--harness", "claude-code"],
-        cwd=installed.root,
-        env=clean_env(installed.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    done = style_in_process(
+        installed.root, installed.home, "plan", PACKAGE, "--harness", "claude-code"
+    )
+    assert done.returncode == 0, done.stderr
+    plan = done.stdout
     rows = [line for line in plan.splitlines() if " history " in line]
     assert len(rows) == 4  # two rules, PostToolUse and PostToolUseFailure each
     assert all("records the calls that `state.commands_failed`" in r for r in rows)
@@ -320,13 +321,7 @@ def _validate(tmp_path: Path, rule: str) -> list[dict[str, Any]]:
     folder.mkdir(exist_ok=True)
     head = "spec: style/v0.3\nname: pkg\nversion: 0.1.0\ndescription: case\nrules:\n"
     (folder / "STYLE.yaml").write_text(head + textwrap.indent(textwrap.dedent(rule), "  "))
-    done = subprocess.run(
-        [sys.executable, "-m", "agentstyle", "validate", str(folder), "--format", "json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = style_in_process(tmp_path, tmp_path, "validate", str(folder), "--format", "json")
     found: list[dict[str, Any]] = json.loads(done.stdout)
     return found
 
@@ -399,15 +394,7 @@ def test_a_replay_of_the_sessions_export_gives_the_hooks_verdicts(
     out = tmp_path / "export"
 
     def style(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agentstyle", *args],
-            cwd=installed.root,
-            env=clean_env(installed.home),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        return style_in_process(installed.root, installed.home, *args)
 
     done = style("audit", "export", "--out", str(out))
     assert done.returncode == 0, done.stderr

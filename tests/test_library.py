@@ -1,6 +1,7 @@
 """The rule library (agentstyle/library/, see its README.md) validates clean and passes its
-own fixtures, checked the way a user checks a package: `style validate` and `style test` run as
-subprocesses (`python -m agentstyle`)."""
+own fixtures, checked the way a user checks a package: `style validate` and `style test`, run
+by the command's own code in the test process (`style_in_process`: these tests are about what
+the commands find, not their process; the last tests here run `python -m agentstyle`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import style_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = REPO / "agentstyle" / "library"
@@ -46,7 +48,7 @@ def style(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def style_json(*args: str) -> tuple[int, Any]:
-    done = style(*args, "--format", "json")
+    done = style_in_process(REPO, Path.home(), *args, "--format", "json")
     try:
         return done.returncode, json.loads(done.stdout)
     except json.JSONDecodeError:

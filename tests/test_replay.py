@@ -3,7 +3,8 @@
 The reference for every outcome is the real hook: `style install` in a scratch project, then
 `python -m agentstyle.hook` per event, in order, for the events the installed
 `.claude/settings.json` hands to STYLE. Replay must record the same events, hits and claims,
-and print the same `rules` report, without writing to the project's history.
+and print the same `rules` report, without writing to the project's history. (`style replay`
+and `style audit` run their own code in the test process, but for the one-line errors.)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_CWD, FIXTURES, REPO, Project, clean_env
+from conftest import FIXTURE_CWD, FIXTURES, REPO, Project, clean_env, style_in_process
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded, read_sources
@@ -39,7 +40,13 @@ LIBRARY = [
 ]
 
 
-def style(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def style(
+    cwd: Path, home: Path, *args: str, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """`style ARGS` by the command line's own code in this process (what replay and the audit
+    say is under test); `process`: the real `python -m agentstyle`."""
+    if not process:
+        return style_in_process(cwd, home, *args)
     return subprocess.run(
         [sys.executable, "-m", "agentstyle", *args],
         cwd=cwd,
@@ -524,10 +531,10 @@ def test_a_payload_folder_replays(tmp_path: Path) -> None:
 
 def test_errors_are_one_line(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    proc = style(tmp_path, home, "replay", str(tmp_path / "missing.jsonl"), "-p", "x")
+    proc = style(tmp_path, home, "replay", str(tmp_path / "missing.jsonl"), "-p", "x", process=True)
     assert proc.returncode == 1 and "no such file" in proc.stderr
     assert "Traceback" not in proc.stderr
-    proc = style(tmp_path, home, "replay", str(TRANSCRIPTS / "03-release.jsonl"))
+    proc = style(tmp_path, home, "replay", str(TRANSCRIPTS / "03-release.jsonl"), process=True)
     assert proc.returncode == 1 and "--package" in proc.stderr  # nothing installed here
 
 

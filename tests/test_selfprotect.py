@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import new_session
 from test_harness_support import DATA, HARNESSES, HarnessProject
+
+from agentstyle.runtime import client
 
 REFUSE_COMMANDS = "STYLE self-protect: `style allow`, install, sync, uninstall"
 YOURS = "The user can do it from their own terminal."
@@ -115,13 +118,23 @@ def refusal_text(harness: str, stdout: str) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> HarnessProject:
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HarnessProject]:
+    """xh installed for every harness, its hooks handing their events to a resident engine
+    (these tests are about the answers and the records; the direct path runs in the tests
+    below that build their own project, and in tests/test_redteam.py)."""
     base = tmp_path_factory.mktemp("guarded")
     p = HarnessProject(base / "proj", base / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     for harness in HARNESSES:
         assert p.cli("install", "xh", "--harness", harness).returncode == 0
-    return p
+    with p.engine():
+        yield p
+
+
+def engine_stopped(p: HarnessProject) -> None:
+    """The engine holds the database while it runs: stop it before reading the history (a later
+    hook of this module starts it again)."""
+    client.stop_engine(str(p.style), wait_s=20)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -167,6 +180,7 @@ def test_agent_edits_of_styles_own_files_are_refused(guarded: HarnessProject, ha
 
 
 def test_refusals_are_audited_like_any_rule(guarded: HarnessProject) -> None:
+    engine_stopped(guarded)
     rows = guarded.query(
         "SELECT DISTINCT rule_id FROM hits WHERE outcome = 'blocked' AND rule_id LIKE 'style/%'"
     )

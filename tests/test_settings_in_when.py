@@ -1,15 +1,15 @@
 """Settings in conditions: `--set` changes what a rule blocks, checked through real hooks.
 
 The package (tests/data/settings-when/branch-guard) blocks force pushes to the branches of a
-`list` setting, filled into a `shell_regex` at install. Each install and each hook call is a
-subprocess against the project's own database, as Claude Code would run it.
+`list` setting, filled into a `shell_regex` at install. Each hook call is a subprocess against
+the project's own database, as Claude Code would run it; `style install` and `sync` run their
+own code in the test process (what they build is under test, not their process).
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import yaml
 from agentstyle.diagnostics import render_text
 from agentstyle.policy.compile import compile_policy, load_and_validate
 from agentstyle.policy.rows import ConditionRow
-from tests.conftest import Project, clean_env
+from tests.conftest import Project, style_in_process
 
 DATA = Path(__file__).resolve().parent / "data" / "settings-when"
 PUSH = "PreToolUse.bash-git-push-force.json"
@@ -30,14 +30,7 @@ def setup(project: Project) -> None:
 
 
 def style(project: Project, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=project.root,
-        env=clean_env(project.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = style_in_process(project.root, project.home, *args)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == code, f"{args}\n{proc.stdout}\n{proc.stderr}"
     return proc

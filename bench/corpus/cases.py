@@ -17,6 +17,9 @@ FLOORS = CORPUS / "floors.yaml"
 VERDICTS = ("block", "ask", "allow")
 THRESHOLD = 0.97  # precision and recall, per category and per form, once a category is held
 SETS = ("ours", "peers")
+# libyaml's parser where PyYAML has it: the same safe constructor, and the corpus (thousands of
+# cases, read by every test process that collects the corpus tests) parses several times faster.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # The six categories the bundled guards claim come first; then the families issue 22 asks the
 # guards to learn (each a pack to come); then the ordinary commands every guard must let pass.
@@ -148,12 +151,26 @@ class CorpusError(ValueError):
 
 def load(folder: Path = CORPUS) -> list[Case]:
     """Our cases: every `<category>.yaml` of the folder, checked for shape."""
-    return _load(folder, "ours")
+    return _load_once(folder, "ours")
 
 
 def load_peers(folder: Path = PEERS) -> list[Case]:
     """The peer-derived cases: every `<category>.yaml` of the folder, each naming its `src`."""
-    return _load(folder, "peers")
+    return _load_once(folder, "peers")
+
+
+_LOADED: dict[tuple[Path, str, tuple[tuple[str, int, int], ...]], list[Case]] = {}
+
+
+def _load_once(folder: Path, corpus: str) -> list[Case]:
+    """`_load`, read again only when a file of the folder changed (by name, size and mtime):
+    the test modules of one process each load the same corpus."""
+    files = sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    stamp = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    key = (folder.resolve(), corpus, stamp)
+    if key not in _LOADED:
+        _LOADED[key] = _load(folder, corpus)
+    return list(_LOADED[key])
 
 
 def _load(folder: Path, corpus: str) -> list[Case]:
@@ -169,7 +186,7 @@ def _load(folder: Path, corpus: str) -> list[Case]:
             continue
         where = f"{folder.name}/{path.name}"
         try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+            doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = f" line {mark.line + 1}" if mark is not None else ""
@@ -237,7 +254,7 @@ class Floor:
 def load_floors(path: Path = FLOORS) -> dict[str, dict[str, Floor]]:
     """set (ours | peers) -> category -> floor, every category named once with both sets."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
     except yaml.YAMLError:
         raise CorpusError(f"{path.name}: not valid YAML") from None
     if not isinstance(doc, dict):
