@@ -433,10 +433,11 @@ REFUSAL = (
 )
 
 
-def _transcript(path: Path, sid: str, cwd: str, calls: list[tuple[str, str, bool]]) -> None:
+def _transcript(path: Path, sid: str, cwd: str, calls: list[tuple[str, str, str]]) -> None:
     """A Claude Code transcript (the shape of its `~/.claude/projects/<slug>/<session>.jsonl`):
-    a prompt, then per call (id, command, approved) the assistant's tool_use and the tool_result
-    the client wrote: the command's output, or its refusal at the permission prompt."""
+    a prompt, then per call (id, command, answer) the assistant's tool_use and the tool_result
+    the client wrote: the command's output (`ran`), its refusal at the permission prompt
+    (`refused`), or the ask's text as an error (`denied`: `claude -p` refuses an ask so)."""
     base = {"sessionId": sid, "cwd": cwd, "isSidechain": False, "version": "2.1.240"}
     lines: list[dict[str, Any]] = [
         {
@@ -447,7 +448,7 @@ def _transcript(path: Path, sid: str, cwd: str, calls: list[tuple[str, str, bool
             "message": {"role": "user", "content": "push the branch"},
         }
     ]
-    for n, (call, command, approved) in enumerate(calls, 1):
+    for n, (call, command, answer) in enumerate(calls, 1):
         lines.append(
             {
                 **base,
@@ -470,12 +471,15 @@ def _transcript(path: Path, sid: str, cwd: str, calls: list[tuple[str, str, bool
             }
         )
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call}
-        if approved:
+        if answer == "ran":
             result["content"] = "pushed\n"
             structured: Any = {"stdout": "pushed\n", "stderr": "", "interrupted": False}
-        else:
+        elif answer == "refused":
             result.update(is_error=True, content=REFUSAL)
             structured = "Error: The user doesn't want to proceed with this tool use."
+        else:
+            result.update(is_error=True, content="Pushing to the remote; confirm.")
+            structured = "Error: Pushing to the remote; confirm."
         lines.append(
             {
                 **base,
@@ -499,13 +503,17 @@ def test_asks_approved_in_the_transcript_without_a_post_handler(tmp_path: Path) 
     cwd = p.root.as_posix()
     sessions = {
         # approved, then a push to main refused at the prompt
-        "s1": [("t1", "git push origin feature", True), ("t2", "git push origin main", False)],
-        "s2": [("t3", "git push origin feature", True)],  # approved
+        "s1": [("t1", "git push origin feature", "ran"), ("t2", "git push origin main", "refused")],
+        # approved; then the same push answered by an error result: no evidence either way
+        "s2": [
+            ("t3", "git push origin feature", "ran"),
+            ("t5", "git push origin feature", "denied"),
+        ],
     }
     for sid, calls in sessions.items():
         transcript = slug / f"{sid}.jsonl"
         _transcript(transcript, sid, cwd, calls)
-        for call, command, _approved in calls:
+        for call, command, _answer in calls:
             answer = _pre(p, sid, command, call, transcript=transcript.as_posix())
             assert _decision(answer) == "ask"
     # a third session whose transcript is gone: its approval cannot be seen
@@ -522,19 +530,21 @@ def test_asks_approved_in_the_transcript_without_a_post_handler(tmp_path: Path) 
     assert (push["evidence"]["approved"], push["evidence"]["sessions"]) == (2, 2)
     assert push["evidence"]["seen"] == {"transcript": 2}
     assert push["evidence"]["declined"] == 1  # the refused push to main, of the same kind
-    # the backtest replays every recorded call: the third push (the same command, unseen)
-    # becomes an allow too, the refused push to main stays an ask: 3 of the 4 asks change
-    assert push["backtest"]["changes"] == {"ask->allow": 3}
-    assert push["backtest"]["outcomes"] == {"asked->none": 3}
-    assert push["backtest"]["changed"] == 3
+    # the backtest replays every recorded call: the pushes of the same command not seen
+    # approved (t4, t5) become allows too, the refused push to main stays an ask: 4 of 5 change
+    assert push["backtest"]["changes"] == {"ask->allow": 4}
+    assert push["backtest"]["outcomes"] == {"asked->none": 4}
+    assert push["backtest"]["changed"] == 4
     assert push["backtest"]["evaluated"] == p.scalar(
         "SELECT count(*) FROM events WHERE point IS NOT NULL"
     )
     assert "+    when: 'tool.input.command == \"git push origin feature\"'" in push["diff"]
     [missing] = [n for n in doc["notes"] if "cannot be read" in n]
     assert missing.startswith(f"1 transcript(s) named by asked calls cannot be read ({gone}: ")
-    # the only call without evidence is the third push: its transcript is gone
-    assert [n for n in doc["notes"] if "evidence of approval" in n] == [missing]
+    [failed] = [n for n in doc["notes"] if "error result" in n]
+    assert failed.startswith("1 asked call(s) have an error result in their transcript")
+    # t4 (its transcript gone) and t5 (an error result) are the calls without evidence
+    assert [n for n in doc["notes"] if "evidence of approval" in n] == [missing, failed]
     text = _style(p, "suggest", "--sessions", "3", "--min-events", "3")
     assert text.returncode == 0, text.stderr
     assert "seen in transcript 2; 1 of the same kind declined at the prompt" in text.stdout

@@ -185,7 +185,7 @@ def from_transcripts(
     approved: list[Consent] = []
     declined: list[Consent] = []
     unreadable: list[str] = []
-    no_transcript = unread = unanswered = 0
+    no_transcript = unread = unanswered = failed = 0
     for row in rows:
         path, call_id = row.pop("transcript"), row.pop("call_id")
         if not path or not call_id:
@@ -206,6 +206,8 @@ def from_transcripts(
             approved.append(Consent("approved", "transcript", **row))
         elif answer == "refused":
             declined.append(Consent("declined", "transcript", **row))
+        elif answer == "failed":
+            failed += 1
         elif found is not None:
             unanswered += 1
     notes = []
@@ -219,6 +221,12 @@ def from_transcripts(
         notes.append(
             f"{unanswered} asked call(s) have no result in their transcript (interrupted, or "
             "still running): no evidence of approval"
+        )
+    if failed:
+        notes.append(
+            f"{failed} asked call(s) have an error result in their transcript (the call failed, "
+            "or the client refused it without a prompt, as `claude -p` does with an ask): no "
+            "evidence of approval"
         )
     if unread:
         notes.append(

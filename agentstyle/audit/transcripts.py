@@ -571,9 +571,11 @@ class _Transcript:
 
 def call_answers(path: Path) -> dict[str, str]:
     """How each tool call of one Claude Code transcript ended, by its `tool_use_id`: `ran` (its
-    result came: the person approved it where it was asked), `refused` (at the permission
-    prompt) or `interrupted`; a call with no result yet is absent. The same reading as
-    `style replay`'s. Raises StyleError when the file cannot be read."""
+    result came: the person approved it where it was asked), `failed` (an error result: the
+    call failed, or the client refused it without a prompt, as `claude -p` does with an ask,
+    which the text does not tell apart), `refused` (at the permission prompt) or
+    `interrupted`; a call with no result yet is absent. The same reading as `style replay`'s.
+    Raises StyleError when the file cannot be read."""
     if not path.is_file():
         raise StyleError(f"{path}: no such file")
     records = list(_json_lines(path, Sources()))
@@ -582,8 +584,10 @@ def call_answers(path: Path) -> dict[str, str]:
     for stream in reader.read(records):
         for r in stream:
             tid = r.payload.get("tool_use_id")
-            if r.native_event in ("PostToolUse", "PostToolUseFailure") and isinstance(tid, str):
+            if r.native_event == "PostToolUse" and isinstance(tid, str):
                 answers[tid] = "ran"
+            elif r.native_event == "PostToolUseFailure" and isinstance(tid, str):
+                answers[tid] = "failed"
     answers.update(reader.unanswered)
     return answers
 
