@@ -106,8 +106,6 @@ class History:
     first: dt.datetime | None
     last: dt.datetime | None
     bare: int  # events stored without their fields (`log: hits`)
-    asks: int  # tool calls a rule asked about
-    post_entries: int  # installed entries after a tool call (what sees an approval)
     consents: list[Consent]
     declined: list[Consent]  # asked calls the transcript shows refused at the prompt
     unseen: list[str]  # notes: asked calls neither a post event nor a transcript answers
@@ -155,8 +153,6 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
         window["first_ts"],
         window["last_ts"],
         int(window["bare"]),
-        int(window["asks"]),
-        int(window["post_entries"]),
         consents,
         declined,
         unseen,
