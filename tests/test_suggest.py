@@ -813,3 +813,39 @@ def test_codex_refusals_let_through_narrow_the_asking_rule(tmp_path: Path) -> No
     assert (proposal["evidence"]["allowed"], proposal["evidence"]["sessions"]) == (2, 2)
     assert proposal["backtest"]["changes"] == {"ask->none": 2}
     assert "id: allow-" not in proposal["diff"]
+
+
+def test_call_answers_read_a_transcript_as_replay_does(tmp_path: Path) -> None:
+    from agentstyle.audit.transcripts import call_answers
+    from agentstyle.diagnostics import StyleError
+
+    source = Path(__file__).parent / "data" / "replay" / "mini.jsonl"
+    expected: dict[str, str] = {}
+    for line in source.read_text("utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # the file holds a broken line on purpose: replay skips it too
+        content = (record.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") != "tool_result":
+                continue
+            text = block["content"] if isinstance(block["content"], str) else ""
+            if not block.get("is_error"):
+                expected[block["tool_use_id"]] = "ran"
+            elif text.startswith("The user doesn't want to proceed"):
+                expected[block["tool_use_id"]] = "refused"
+            else:
+                expected[block["tool_use_id"]] = "failed"
+    assert sorted(expected.values()) == ["failed", "ran", "ran", "ran", "ran", "ran", "refused"]
+    assert call_answers(source) == expected
+    # a call whose result never came (the file ends first) is absent, not approved
+    cut = tmp_path / "cut.jsonl"
+    lines = source.read_text("utf-8").splitlines()
+    last_result = max(i for i, line in enumerate(lines) if '"tool_result"' in line)
+    cut.write_text("\n".join(lines[:last_result]) + "\n", encoding="utf-8")
+    assert len(call_answers(cut)) == len(expected) - 1
+    with pytest.raises(StyleError, match=r"gone\.jsonl: no such file$"):
+        call_answers(tmp_path / "gone.jsonl")
+    with pytest.raises(StyleError, match="no such file"):
+        call_answers(tmp_path)  # a folder is no transcript
