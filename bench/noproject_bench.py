@@ -4,9 +4,10 @@ interpreter (`python -c pass`).
 A user-scope install runs the hook for every call in every folder; where no project is in
 sight (no `.style/` or `style.lock.yaml` upwards of the working folder, the payload's `cwd` and
 the harness's project folder, no `~/.style` policy) it must exit at once (hook.py
-`nothing_to_do`). Both installed forms are measured: the `style-hook` console script (a
-project install) and `python -m agentstyle.hook` (a personal install). Rounds interleave the
-three commands, so drift on a shared machine hits each alike; medians of ROUNDS, their
+`nothing_to_do`). What every install runs is measured: the `style-hook` console script (found
+on PATH by a project install, by its absolute path in a personal one); beside it the form that
+personal installs wrote before, `python -m agentstyle.hook`. Rounds interleave the three
+commands, so drift on a shared machine hits each alike; medians of ROUNDS, their
 difference and ratio to the bare interpreter.
 
 `python -m bench.noproject_bench` prints the figures.
@@ -129,7 +130,9 @@ def section() -> str:
         "Method (`bench/noproject_bench.py`): a folder with no `.style/`, no `style.lock.yaml` "
         "and no `~/.style`; a Claude Code `PreToolUse` payload on stdin; the three commands "
         f"interleaved for {ROUNDS} rounds, wall time from `Popen` to exit and the child's CPU "
-        "time, medians. The target: at most 2 ms over the bare interpreter.\n\n"
+        "time, medians. The target: at most 2 ms over the bare interpreter. `style-hook` is what "
+        "every install runs (a personal scope by its absolute path); `python -m agentstyle.hook` "
+        "is the form personal scopes wrote before.\n\n"
         "| command | median | over `python -c pass` | CPU (user + system) |\n|---|---|---|---|\n"
         + rows
     )

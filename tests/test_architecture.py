@@ -4,6 +4,8 @@ their one place, and no module imports itself back through another."""
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
 import subprocess
 import sys
@@ -265,6 +267,58 @@ def test_hook_entry_imports_nothing_heavy_before_it_has_work() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# What the hook may load beyond the bare interpreter in a folder with no STYLE project
+# (docs/performance.md#never-holding-the-agent-and-nothing-to-do-costing-nothing).
+NO_PROJECT_IMPORTS = {
+    "__future__",
+    "agentstyle",
+    "agentstyle.folders",
+    "agentstyle.hook",
+    "agentstyle.limits",
+    "agentstyle.runtime",
+    "agentstyle.runtime.hookcall",
+    "agentstyle.runtime.payloadin",
+    "agentstyle.timeouts",
+}
+
+
+def test_a_hook_with_nothing_to_do_loads_only_its_own_few_modules(tmp_path: Path) -> None:
+    """The installed `style-hook` in a folder with no project, its payload already written and
+    stdin closed (as harnesses do): the few small modules that find there is nothing to do, and
+    nothing else, not even `select`, which only input still to come needs."""
+    folder, home = tmp_path / "work", tmp_path / "home"
+    folder.mkdir()
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
+    env["HOME"] = str(home)
+    script = Path(sys.executable).parent / "style-hook"
+    argv = [sys.executable, "-X", "importtime", str(script), "--harness", "claude-code"]
+    payload = json.dumps({"session_id": "s", "cwd": str(folder), "tool_name": "Bash"})
+    bare = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, env=env
+    )
+    proc = subprocess.run(
+        [*argv, "--event", "PreToolUse"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env=env,
+        timeout=60,
+    )
+    assert (proc.stdout, proc.returncode) == ("", 0)
+
+    def loaded(stderr: str) -> set[str]:
+        return {
+            line.rsplit("|", 1)[1].strip()
+            for line in stderr.splitlines()
+            if line.startswith("import time:") and not line.rstrip().endswith("package")
+        }
+
+    assert loaded(proc.stderr) - loaded(bare.stderr) <= NO_PROJECT_IMPORTS
+    assert not (home / ".style").exists()
 
 
 ADAPTER_MODULES = ("claude_code", "codex", "cursor", "gemini_cli")

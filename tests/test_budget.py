@@ -439,3 +439,37 @@ def test_the_payloads_cwd_is_read_as_the_evaluation_reads_it(
     except Exception:
         decoded = {}
     assert _cwd(decoded) == cwd
+
+
+def test_stdin_read_what_is_there_then_what_comes() -> None:
+    """`payloadin.read` on a real pipe: a payload written and closed is read at once; one that
+    comes in two parts is read to its end; the descriptor is left blocking as it was."""
+    from agentstyle.runtime import payloadin
+
+    payload = json.dumps({"session_id": "s", "cwd": "/p", "tool_input": {"x": "y" * 5000}})
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, payload.encode())
+        os.close(write_end)
+        assert payloadin.read(read_end, time.monotonic() + 5, 1 << 20) == (payload.encode(), False)
+        assert os.get_blocking(read_end)
+    finally:
+        os.close(read_end)
+
+    read_end, write_end = os.pipe()
+    head, tail = payload.encode()[:100], payload.encode()[100:]
+    os.write(write_end, head)
+
+    def rest() -> None:
+        time.sleep(0.3)
+        os.write(write_end, tail)
+        os.close(write_end)
+
+    writer = threading.Thread(target=rest)
+    writer.start()
+    try:
+        assert payloadin.read(read_end, time.monotonic() + 10, 1 << 20) == (head + tail, False)
+        assert os.get_blocking(read_end)
+    finally:
+        writer.join()
+        os.close(read_end)

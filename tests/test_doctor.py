@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,34 +92,36 @@ def test_style_hook_missing_from_path_is_one_line_per_harness(project: HarnessPr
 
 
 def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
-    """A personal-scope config keeps this machine's interpreter; when it moves, one line."""
+    """A personal-scope config keeps the absolute path of this environment's `style-hook`; when
+    the environment moves, one line."""
     p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
     text = config.read_text("utf-8")
-    python = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
-    config.write_text(text.replace(python, "/gone/venv/bin/python3"), encoding="utf-8")
+    program = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
+    assert program == str(Path(sys.executable).parent / "style-hook")
+    config.write_text(text.replace(program, "/gone/venv/bin/style-hook"), encoding="utf-8")
     proc = p.cli("doctor")
     assert proc.returncode == 1
     [line] = errors(proc.stdout)
     assert line.startswith("error: claude-code: ")
-    assert "/gone/venv/bin/python3, which is missing (interpreter moved?)" in line
+    assert "/gone/venv/bin/style-hook, which is missing (STYLE's environment moved?)" in line
 
 
-def test_the_same_interpreter_spelled_otherwise_is_not_a_change(tmp_path: Path) -> None:
-    """`python` and `python3` of one venv (and a symlink to it) are the same interpreter."""
+def test_the_same_program_spelled_otherwise_is_not_a_change(tmp_path: Path) -> None:
+    """A personal scope's `style-hook` written by another path to the same environment's folder
+    is the same program."""
     p = DoctorProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
     text = config.read_text("utf-8")
-    python = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
-    other = (Path(python).parent / "python").as_posix()  # the venv's other name for it
-    if other == python:
-        other = (Path(python).parent / "python3").as_posix()
-    assert Path(other).resolve() == Path(python).resolve()
-    config.write_text(text.replace(python, other), encoding="utf-8")
+    program = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
+    bin_folder = Path(program).parent
+    other = f"{bin_folder}/../{bin_folder.name}/style-hook"
+    assert Path(other).resolve() == Path(program).resolve()
+    config.write_text(text.replace(program, other), encoding="utf-8")
     proc = p.cli("doctor")
     assert proc.returncode == 0, proc.stdout
 

@@ -334,6 +334,31 @@ def test_scopes_local_and_user(scratch: Scratch) -> None:
     assert lock["harnesses"]["claude-code"]["created"] == [".claude/", ".claude/settings.json"]
     # outside the home root: an absolute path (a user-scope lock is never committed)
     assert [p["path"] for p in lock["packages"]] == [(scratch.root / "mcp").as_posix()]
+    # A personal scope runs this environment's `style-hook` by its absolute path (no PATH, and
+    # no `runpy` start-up in every folder's every call), and the command as written answers.
+    [group] = ours(hooks_of(user_settings)["PreToolUse"])
+    command = group["hooks"][0]["command"]
+    assert command.startswith(quoted(str(Path(PYTHON).parent / "style-hook")) + " --harness ")
+    assert is_style_command(command)
+    payload = {
+        "session_id": "s-user",
+        "cwd": str(scratch.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(scratch.home / ".style" / "style.duckdb"), "content": ""},
+    }
+    env = {**scratch.env(), "PATH": "/usr/bin:/bin"}  # not found through PATH
+    proc = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=scratch.root,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     scratch.style("uninstall", "--scope", "user")
     assert not (scratch.home / ".claude").exists()
     assert not (scratch.home / "style.lock.yaml").exists()
@@ -498,6 +523,30 @@ def test_install_waits_for_a_held_database_lock(tmp_path: Path) -> None:
         engine_free_store(paths, wait_s=0.2),
     ):
         pass
+
+
+def test_a_personal_scope_without_the_script_beside_its_interpreter_runs_the_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An environment whose scripts are elsewhere (a `pip install --user` beside the system
+    interpreter), or whose `style-hook` belongs to another interpreter: `python -m`."""
+    bin_folder = tmp_path / "my env" / "bin"
+    bin_folder.mkdir(parents=True)
+    python = bin_folder / "python3"
+    python.symlink_to(sys.executable)
+    monkeypatch.setattr(sys, "executable", str(python))
+    module_form = f"{quoted(str(python))} -m agentstyle.hook --harness claude-code --event Stop"
+    assert hook_command("claude-code", "Stop", False, "user") == module_form
+    script = bin_folder / "style-hook"
+    script.write_text("#!/usr/bin/other-python\nimport sys\n", encoding="utf-8")
+    script.chmod(0o755)
+    assert hook_command("claude-code", "Stop", False, "user") == module_form
+    script.write_text(f"#!{python}\nimport sys\n", encoding="utf-8")
+    assert hook_command("claude-code", "Stop", True, "local") == (
+        f"{quoted(str(script))} --harness claude-code --event Stop --fail-closed"
+    )
+    script.chmod(0o644)  # not runnable: the module again
+    assert hook_command("claude-code", "Stop", False, "user") == module_form
 
 
 @pytest.mark.parametrize("path", ["/opt/my env/bin/python", '/x/$HOME/`id`/"q"/back\\slash'])

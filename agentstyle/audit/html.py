@@ -503,6 +503,46 @@ def attention_html(section: dict[str, Any]) -> str:
     return f'<ol class="attention">{"".join(items)}</ol>{more}<p class="note">{note}</p>'
 
 
+def coverage_html(section: dict[str, Any]) -> str:
+    """The sessions whose tool calls STYLE never saw (`style audit coverage`), worst first."""
+    totals = section["totals"]
+    rows = [r for r in section["rows"] if r["unseen"] or r["wholly_unseen"]]
+    if not rows:
+        said = (
+            "Every tool call the transcripts show reached STYLE."
+            if totals["tool_calls"]
+            else "No transcript with a tool call found for this project."
+        )
+        return f'<section id="coverage"><h2>Coverage</h2><p>{esc(said)}</p></section>'
+    lines = []
+    for r in rows:
+        causes: dict[str, int] = {}
+        for u in r["unseen"]:
+            causes[u["cause"]] = causes.get(u["cause"], 0) + 1
+        lines.append(
+            {
+                "session": r["session"],
+                "harness": r["harness"],
+                "tool_calls": r["tool_calls"],
+                "seen": r["seen"],
+                "unguarded": r["unguarded"],
+                "unseen": len(r["unseen"]),
+                "wholly_unseen": "yes" if r["wholly_unseen"] else "",
+                "causes": ", ".join(f"{c} ×{n}" for c, n in causes.items()),
+            }
+        )
+    head = (
+        f"{totals['sessions_with_unseen']} session(s) with {totals['unseen_calls']} tool call(s) "
+        "STYLE never saw"
+    )
+    return (
+        f'<section id="coverage"><h2>Coverage</h2><p class="bad">{esc(head)}</p>'
+        f"{table_html('coverage', list(lines[0]), lines)}"
+        '<p class="note"><code>style audit coverage</code> lists each call and its cause</p>'
+        "</section>"
+    )
+
+
 def _range(window: dict[str, Any]) -> str:
     events = int(window.get("events") or 0)
     if not events:
@@ -524,6 +564,7 @@ def render(doc: dict[str, Any]) -> str:
     nav = "".join(
         f'<a href="#{esc(target)}">{esc(label)}</a>'
         for target, label in [("attention", "needs attention"), ("charts", "charts")]
+        + ([("coverage", "coverage")] if "coverage" in doc else [])
         + [(f"report-{n}", n) for n in names]
     )
     bucket = esc(charts["bucket"])
@@ -544,6 +585,8 @@ def render(doc: dict[str, Any]) -> str:
         ),
         "</figure></div></section>",
     ]
+    if "coverage" in doc:
+        sections.append(coverage_html(doc["coverage"]))
     for table in doc["tables"]:
         name = table["name"]
         sections.append(

@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -93,6 +92,7 @@ from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.install import handler_groups
 from agentstyle.install.lockfile import read_lock
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
+from agentstyle.policy.plan import matcher_accepts
 
 DEFAULT_BATCH = 2000
 MIN_BATCH = 16
@@ -178,22 +178,6 @@ def load_policy(
         {str(rule): int(refresh) for rule, refresh, _state in facts},
         frozenset(str(rule) for rule, _refresh, state in facts if state),
     )
-
-
-_NAME_LIST = re.compile(r"[A-Za-z0-9_\- ,|]+")
-
-
-def matcher_accepts(matcher: str | None, tool_name: str) -> bool:
-    """Whether a Claude-style matcher selects a tool name
-    (docs/design/harnesses.md#claude-code-matchers)."""
-    if matcher is None or matcher in ("", "*"):
-        return True
-    if _NAME_LIST.fullmatch(matcher):
-        return tool_name in {n.strip() for n in re.split(r"[|,]", matcher)}
-    try:
-        return re.search(matcher, tool_name) is not None
-    except re.error:
-        return True  # a matcher Python cannot read: assume the harness delivers the call
 
 
 def delivered(policy: Policy, rec: Recorded) -> bool:

@@ -64,7 +64,7 @@ import heapq
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -686,3 +686,178 @@ def short(value: Any, limit: int = SHORT) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- Codex rollouts and Gemini CLI chats: the tool calls only --------------------------------------
+#
+# `style audit coverage` (docs/audit.md#coverage) needs from these files only which tool calls the
+# client ran, under the names its hooks would have been given. Read as seen in the pinned clients
+# (tests/e2e/test_coverage.py): a Codex rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)
+# starts with a `session_meta` record (`payload.id`, `payload.cwd`); its `response_item` records
+# of payload type `function_call` / `custom_tool_call` / `local_shell_call` are the calls (`name`,
+# `call_id`, the hook's `tool_use_id`), and `*_output` items with the same `call_id` their
+# results. A Gemini CLI chat (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, older versions one
+# `.json` object with `messages`) names `sessionId` first; its `gemini` messages carry
+# `toolCalls` (`id`, `name`, `args`, `status`, `timestamp`), a message rewritten as it grows.
+
+# Codex runs its shell tools under these names and gives hooks `Bash` for all of them.
+CODEX_SHELL_TOOLS = ("exec_command", "shell", "shell_command", "local_shell_call", "container.exec")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call a client's own transcript shows."""
+
+    harness: str
+    session_id: str
+    transcript: str
+    tool: str  # the native name the client's hooks are given
+    call_id: str | None  # the id hooks carry (`tool_use_id`), where the client has one
+    ts: float
+    cwd: str
+    finished: bool  # the call ran to a result (a post-tool hook was due)
+
+
+def transcript_harness(path: Path) -> str | None:
+    """Which client wrote a transcript file, from its first records (None: not one of them)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return None
+    if path.suffix == ".json":
+        return "gemini-cli" if '"messages"' in head and '"sessionId"' in head else None
+    for line in head.splitlines()[:20]:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("type") == "session_meta":
+            return "codex"
+        if "projectHash" in rec and "sessionId" in rec:
+            return "gemini-cli"
+        if "sessionId" in rec and rec.get("type") in ("user", "assistant", "system"):
+            return "claude-code"
+        if "hook_event_name" in rec:
+            return None
+    return None
+
+
+def tool_calls(path: Path) -> list[ToolCall]:
+    """The tool calls of one transcript file of any of the three clients, in order."""
+    harness = transcript_harness(path)
+    if harness == "claude-code":
+        return _claude_calls(path)
+    if harness == "codex":
+        return _codex_calls(path)
+    if harness == "gemini-cli":
+        return _gemini_calls(path)
+    return []
+
+
+def _claude_calls(path: Path) -> list[ToolCall]:
+    # The replay reader rebuilds the hook events; its PreToolUse events are the calls.
+    events = read_sources([path]).events
+    finished = {
+        str(r.payload.get("tool_use_id"))
+        for r in events
+        if r.native_event in ("PostToolUse", "PostToolUseFailure")
+    }
+    return [
+        ToolCall(
+            "claude-code",
+            r.session_id,
+            str(path),
+            str(r.payload.get("tool_name") or ""),
+            str(r.payload.get("tool_use_id") or "") or None,
+            r.ts,
+            str(r.payload.get("cwd") or ""),
+            str(r.payload.get("tool_use_id")) in finished,
+        )
+        for r in events
+        if r.native_event == "PreToolUse"
+    ]
+
+
+def _codex_calls(path: Path) -> list[ToolCall]:
+    sid, cwd = "", ""
+    calls: list[ToolCall] = []
+    done: set[str] = set()
+    for _n, rec in _json_lines(path, Sources()):
+        item = rec.get("payload")
+        if not isinstance(item, dict):
+            continue
+        if rec.get("type") == "session_meta":
+            sid = str(item.get("id") or item.get("session_id") or sid)
+            cwd = str(item.get("cwd") or cwd)
+            continue
+        if rec.get("type") != "response_item":
+            continue
+        kind = str(item.get("type") or "")
+        call_id = str(item.get("call_id") or "") or None
+        if kind.endswith("_output"):
+            if call_id:
+                done.add(call_id)
+            continue
+        if kind not in ("function_call", "custom_tool_call", "local_shell_call"):
+            continue
+        name = "local_shell_call" if kind == "local_shell_call" else str(item.get("name") or "")
+        tool = "Bash" if name in CODEX_SHELL_TOOLS else name
+        ts = parse_time(rec.get("timestamp")) or 0.0
+        calls.append(ToolCall("codex", sid, str(path), tool, call_id, ts, cwd, False))
+    return [replace(c, finished=c.call_id in done) for c in calls]
+
+
+def _gemini_records(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".json":
+        try:
+            data = json.loads(path.read_text("utf-8", errors="replace"))
+        except (OSError, ValueError):
+            return []
+        if not isinstance(data, dict):
+            return []
+        messages = data.get("messages")
+        head = {k: v for k, v in data.items() if k != "messages"}
+        return (
+            [head, *(m for m in messages if isinstance(m, dict))]
+            if isinstance(messages, list)
+            else [head]
+        )
+    out: list[dict[str, Any]] = []
+    for _n, rec in _json_lines(path, Sources()):
+        update = rec.get("$set")
+        if isinstance(update, dict) and isinstance(update.get("messages"), list):
+            out.extend(m for m in update["messages"] if isinstance(m, dict))
+        else:
+            out.append(rec)
+    return out
+
+
+def _gemini_calls(path: Path) -> list[ToolCall]:
+    sid = ""
+    by_id: dict[str, ToolCall] = {}
+    for rec in _gemini_records(path):
+        if not sid and isinstance(rec.get("sessionId"), str):
+            sid = rec["sessionId"]
+        if rec.get("type") != "gemini" or not isinstance(rec.get("toolCalls"), list):
+            continue
+        for n, call in enumerate(rec["toolCalls"]):
+            if not isinstance(call, dict):
+                continue
+            # a message is written again as it grows: the last copy of a call is the whole one
+            key = str(call.get("id") or f"{rec.get('id')}:{n}")
+            ts = parse_time(call.get("timestamp")) or parse_time(rec.get("timestamp")) or 0.0
+            first = by_id.get(key)
+            by_id[key] = ToolCall(
+                "gemini-cli",
+                sid,
+                str(path),
+                str(call.get("name") or ""),
+                None,  # Gemini CLI's hooks carry no call id: matched by order
+                first.ts if first is not None else ts,
+                "",
+                call.get("status") == "success",
+            )
+    return sorted(by_id.values(), key=lambda c: c.ts)

@@ -273,6 +273,10 @@ def run_report(name: str, options: Options) -> None:
     ) as conn:
         if fmt == "html":
             doc = report.dashboard(conn, filters, first=name, source=source, where=where)
+            if not options.from_glob:  # the transcripts are this machine's: not with exports
+                from agentstyle.audit import coverage
+
+                doc["coverage"] = coverage.document(coverage.coverage(conn, root, filters), filters)
             assert options.out is not None
             with writing(options.out):
                 options.out.write_text(html_report.render(doc), encoding="utf-8")
@@ -366,6 +370,59 @@ class _Bar:
 
 def _progress(label: str) -> Progress | None:
     return _Bar(label) if sys.stderr.isatty() else None
+
+
+# -- coverage --------------------------------------------------------------------------------------
+
+COVERAGE_FORMATS = ("text", "json")
+
+
+@app.command("coverage", cls=StyleCommand)
+def coverage_command(
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    session: SessionOpt = None,
+    harness: HarnessOpt = None,
+    transcripts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--transcripts",
+            metavar="GLOB",
+            help="more transcript files to read (repeatable; `~` and `**` work)",
+        ),
+    ] = None,
+    fmt: Annotated[
+        str,
+        choice("--format", values=COVERAGE_FORMATS, metavar="FORMAT", help="text or json"),
+    ] = "text",
+    out: OutOpt = None,
+) -> None:
+    """The tool calls the harnesses' own transcripts show that STYLE never saw.
+
+    Per session (found in the transcripts each installed client keeps for this project, or
+    recorded by STYLE): the tool calls, how many reached STYLE, and each one that did not,
+    with its likely cause (no-hook, hooks-skipped, style-not-on-path, handler-failed,
+    not-recorded). Exit 0 whatever it finds: it reports.
+
+    With --format json: one object with `report` (coverage), `source`, `filters`, `columns`,
+    `rows` (one per session: `session`, `harness`, `transcript`, `tool_calls`, `seen`,
+    `unseen` (each `tool`, `event`, `time`, `cause`) and `wholly_unseen`) and `totals`.
+    """
+    from agentstyle.audit import coverage, report
+
+    if out is not None:
+        output_file(out)
+    filters = filters_of(Options(since=since, until=until, session=session, harness=harness))
+    root = project_root()
+    with report.project_history(root) as conn:
+        found = coverage.coverage(conn, root, filters, extra=transcripts or ())
+    with _output(out) as stream:
+        if fmt == "json":
+            report.write_json(coverage.document(found, filters), stream)
+        else:
+            stream.write(coverage.render_text(found, filters))
+    for note in found.notes:
+        typer.echo(f"style: note: {note}", err=True)
 
 
 # -- sql -------------------------------------------------------------------------------------------

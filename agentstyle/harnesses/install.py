@@ -28,7 +28,13 @@ Key = tuple[tuple[str, ...], "JsonValue"]
 
 
 def is_style_command(text: str) -> bool:
-    return HOOK_MODULE in text or f"{HOOK_SCRIPT} --harness " in text
+    """A handler command STYLE wrote: `style-hook --harness …` (on PATH, or a personal scope's
+    `"/…/bin/style-hook" --harness …`), or an older install's `python -m agentstyle.hook`."""
+    return (
+        HOOK_MODULE in text
+        or f"{HOOK_SCRIPT} --harness " in text
+        or f'/{HOOK_SCRIPT}" --harness ' in text
+    )
 
 
 def home_path(relative: str) -> Path:

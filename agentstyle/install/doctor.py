@@ -30,6 +30,7 @@ from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
+from agentstyle.install.pluginstate import doctor_views
 from agentstyle.policy.plan import PlanEntry
 
 if TYPE_CHECKING:
@@ -119,6 +120,11 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
             *history,
         ]
     names = sorted(lock.harnesses)
+    # A client may run STYLE as its own extension instead of (or, by mistake, beside) the
+    # handlers in its config (docs/harnesses/index.md#plugins-and-extensions).
+    plugins = doctor_views(root, names)
+    for harness, view in plugins.items():
+        findings.extend(Finding(level, harness, text) for level, text in view.notes)
     wide = privacy_warning(root, paths)  # looked at before opening the database tightens it
     if wide:
         findings.append(Finding("warning", None, wide))
@@ -150,6 +156,13 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     session = f"{SESSION_PREFIX}{uuid.uuid4()}"
     fired = False
     for name in names:
+        plugin = plugins.get(name)
+        if plugin is not None and plugin.serves:
+            if fire and policy is not None and plugin.hooks:
+                hooks = plugin.hooks
+                ran = fire_harness(root, name, lock.harnesses[name], session, findings, hooks)
+                fired = ran or fired
+            continue
         broken = check_harness(root, name, lock.harnesses[name], lock, policy, findings)
         if fire and not broken and policy is not None:
             fired = fire_harness(root, name, lock.harnesses[name], session, findings) or fired
@@ -285,7 +298,8 @@ def check_harness(
                 "error",
                 name,
                 f"{len(handlers)} handler(s) in {label} run {', '.join(missing)}, which is "
-                "missing (interpreter moved?); run `style sync` with the `style` you use now",
+                "missing (STYLE's environment moved?); run `style sync` with the `style` you "
+                "use now",
             )
         )
         return True
@@ -436,9 +450,15 @@ def _fire_events(name: str, found: dict[str, list[dict[str, Any]]]) -> list[str]
 
 
 def fire_harness(
-    root: Path, name: str, h: HarnessInstall, session: str, findings: list[Finding]
+    root: Path,
+    name: str,
+    h: HarnessInstall,
+    session: str,
+    findings: list[Finding],
+    hooks: dict[str, list[dict[str, Any]]] | None = None,
 ) -> bool:
-    """Run the installed commands of a harness with synthetic payloads; True if any ran."""
+    """Run the installed commands of a harness with synthetic payloads (`hooks`: those of a
+    plugin instead of the config's); True if any ran."""
     from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for
     from agentstyle.harnesses.facts import spec_for
@@ -448,13 +468,15 @@ def fire_harness(
 
     adapter = adapter_for(name)
     spec = spec_for(name)
-    path = config_file(root, h.scope, name)
-    found = installed(
-        path.read_text("utf-8"),
-        is_ours=is_ours,
-        flat=adapter.flat,
-        dialect=adapter.config_dialect(),
-    )
+    if hooks is not None:
+        found = hooks
+    else:
+        found = installed(
+            config_file(root, h.scope, name).read_text("utf-8"),
+            is_ours=is_ours,
+            flat=adapter.flat,
+            dialect=adapter.config_dialect(),
+        )
     ran = False
     for event in _fire_events(name, found):
         command = next(

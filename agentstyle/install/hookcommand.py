@@ -5,7 +5,12 @@ A config meant to be committed (`--scope project`) holds no path of this machine
 STYLE is not installed it answers the harness with one clear line instead of a silent exit 127
 (and refuses, when installed `--fail-closed`). The project is found from the harness's project
 variable or the payload's `cwd` (agentstyle/folders.py `find_home`). Personal scopes
-(`local`, `user`) keep the absolute interpreter, which never depends on PATH.
+(`local`, `user`) run this environment's `style-hook` by its absolute path, which never depends
+on PATH: a user-scope hook starts for every call in every folder, and the console script starts
+in a few milliseconds less than `python -m agentstyle.hook` (which loads `runpy` and its
+imports first; docs/performance.md#never-holding-the-agent-and-nothing-to-do-costing-nothing).
+Where the environment has no such script beside its interpreter, the interpreter runs the
+module.
 """
 
 from __future__ import annotations
@@ -29,6 +34,22 @@ PORTABLE_SCOPES = ("project",)
 
 def interpreter() -> str:
     return Path(sys.executable).absolute().as_posix()
+
+
+def personal_program() -> str:
+    """What a personal scope's handler starts, quoted for `sh -c`: this environment's
+    `style-hook` where it sits beside the interpreter and runs it, else the interpreter with
+    `-m agentstyle.hook`."""
+    script = Path(interpreter()).parent / HOOK_SCRIPT
+    try:
+        with open(script, "rb") as fh:
+            shebang = fh.readline(4096).removeprefix(b"#!").strip().decode("utf-8", "replace")
+        runs_here = os.access(script, os.X_OK) and same_program(shebang, interpreter())
+    except OSError:
+        runs_here = False
+    if runs_here:
+        return quoted(script.as_posix())
+    return f"{quoted(interpreter())} -m {HOOK_MODULE}"
 
 
 def quoted(path: str) -> str:
@@ -56,7 +77,7 @@ def missing_answer(harness: str, native_event: str, fail_closed: bool) -> tuple[
 def hook_command(harness: str, native_event: str, fail_closed: bool, scope: str) -> str:
     args = f"--harness {harness} --event {native_event}" + (" --fail-closed" if fail_closed else "")
     if scope not in PORTABLE_SCOPES:
-        return f"{quoted(interpreter())} -m {HOOK_MODULE} {args}"
+        return f"{personal_program()} {args}"
     stdout, stderr, code = missing_answer(harness, native_event, fail_closed)
     say = f"printf '%s\\n' {sh_literal(stdout)}" if stdout else f"echo {sh_literal(stderr)} >&2"
     # `exec` replaces the shell, so what follows runs only where the script is missing; the
@@ -68,7 +89,8 @@ def hook_command(harness: str, native_event: str, fail_closed: bool, scope: str)
 
 
 def program_of(command: str) -> str | None:
-    """What a STYLE handler command starts: `style-hook` (found on PATH) or the interpreter."""
+    """What a STYLE handler command starts: `style-hook` (found on PATH), or the absolute
+    program a personal scope wrote (the environment's `style-hook`, or its interpreter)."""
     if command.startswith(f"command -v {HOOK_SCRIPT} "):
         return HOOK_SCRIPT
     from agentstyle.harnesses.install import command_interpreter

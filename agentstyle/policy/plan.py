@@ -458,3 +458,19 @@ def refresh_lines(info: RuleInfo, spec: HarnessSpec) -> list[str]:
         lines.append("     no child cadence without child prompt callbacks")
     lines.append("     due output waits for its original matching point")
     return lines
+
+
+_NAME_LIST = re.compile(r"[A-Za-z0-9_\- ,|]+")
+
+
+def matcher_accepts(matcher: str | None, tool_name: str) -> bool:
+    """Whether a Claude-style matcher selects a tool name
+    (docs/design/harnesses.md#claude-code-matchers)."""
+    if matcher is None or matcher in ("", "*"):
+        return True
+    if _NAME_LIST.fullmatch(matcher):
+        return tool_name in {n.strip() for n in re.split(r"[|,]", matcher)}
+    try:
+        return re.search(matcher, tool_name) is not None
+    except re.error:
+        return True  # a matcher Python cannot read: assume the harness delivers the call

@@ -5,6 +5,9 @@ A harness normally closes stdin after the payload; one that does not must not ho
 stdin is read as it comes (`select`, `os.read`), and once it holds one complete JSON object and
 nothing more arrives for STALL_S, reading stops; at the deadline it stops in any case. Standard
 library only, and `json` only when the cheap scan cannot be sure: the fast path reads this.
+Usually the harness has written the whole payload and closed stdin before the interpreter is up,
+so what is there is read first without waiting, and `select` (an extension module to load) is
+needed only where input is still to come.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ def read(fd: int, deadline: float, limit: int) -> tuple[bytes, bool]:
     The payload ends at end of input, at `limit` bytes, or when what was read is one complete
     JSON object and stdin stays quiet for STALL_S. No stdin, or one that cannot be read, is
     empty input."""
+    chunks: list[bytes] = []
+    if _read_available(fd, limit, chunks):
+        return b"".join(chunks), False
     import select
 
-    chunks: list[bytes] = []
-    size = 0
+    size = sum(len(c) for c in chunks)
     while size <= limit:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -56,6 +61,33 @@ def read(fd: int, deadline: float, limit: int) -> tuple[bytes, bool]:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks), False
+
+
+def _read_available(fd: int, limit: int, chunks: list[bytes]) -> bool:
+    """Read what `fd` holds now, without waiting, into `chunks`: whether the input ended (end
+    of input, `limit` passed, or an error the waiting loop would meet too). The descriptor is
+    non-blocking only meanwhile, as its status flags are shared with whoever else holds it."""
+    try:
+        was_blocking = os.get_blocking(fd)
+        os.set_blocking(fd, False)
+    except OSError:
+        return False  # the waiting loop decides what this stdin is
+    size = 0
+    try:
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                return True
+            chunks.append(chunk)
+            size += len(chunk)
+        return True
+    except OSError:  # nothing yet (BlockingIOError), or left to the waiting loop
+        return False
+    finally:
+        try:  # noqa: SIM105 (`contextlib` is no import of the hook's fast path)
+            os.set_blocking(fd, was_blocking)
+        except OSError:
+            pass
 
 
 def _read_blocking(fd: int, left: int, chunks: list[bytes]) -> bytes:

@@ -126,6 +126,11 @@ class Session:
     server: MockServer = field(init=False)
     runs: list[Run] = field(default_factory=list)
     wrapped: bool = False
+    # Codex: run with `--dangerously-bypass-hook-trust` (without it `codex exec` skips the
+    # project's hooks without a word)
+    hook_trust: bool = True
+    # STYLE's commands on the client's PATH (False: a machine where STYLE is not installed)
+    style_on_path: bool = True
 
     def __post_init__(self) -> None:
         self.project = self.root / "project"
@@ -156,6 +161,10 @@ class Session:
         env["HOME"] = str(self.home)
         # STYLE's commands on PATH, as an installed STYLE has them (the hooks run `style-hook`)
         env["PATH"] = os.pathsep.join([str(Path(STYLE[0]).parent), env.get("PATH", "")])
+        if not self.style_on_path:
+            env["PATH"] = os.pathsep.join(
+                p for p in env["PATH"].split(os.pathsep) if p and not Path(p, "style-hook").exists()
+            )
         # the engine a hook starts ends by itself soon after the suite, whatever happens
         env["STYLE_ENGINE_IDLE_S"] = "90"
         return env
@@ -380,7 +389,7 @@ class Codex:
             "--json",
             "--skip-git-repo-check",
             "--dangerously-bypass-approvals-and-sandbox",
-            "--dangerously-bypass-hook-trust",
+            *(["--dangerously-bypass-hook-trust"] if s.hook_trust else []),
             "-m",
             mockapi.OPENAI_MODEL,
             *provider,

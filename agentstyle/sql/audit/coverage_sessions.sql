@@ -1,0 +1,18 @@
+-- Audit report `coverage`: the sessions STYLE recorded in the window, to find their transcripts.
+-- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL).
+-- Result: harness, session, cwd (the session's most frequent folder), events, first_seen,
+-- last_seen, ordered by first_seen.
+SELECT e.harness,
+       e.session_id AS session,
+       mode(e.cwd) AS cwd,
+       count(*) AS events,
+       min(e.ts) AS first_seen,
+       max(e.ts) AS last_seen
+FROM events e
+WHERE e.session_id IS NOT NULL
+  AND ($since IS NULL OR e.ts >= $since)
+  AND ($until IS NULL OR e.ts < $until)
+  AND ($session IS NULL OR e.session_id = $session)
+  AND ($harness IS NULL OR e.harness = $harness)
+GROUP BY e.harness, e.session_id
+ORDER BY first_seen, session;

@@ -1,0 +1,272 @@
+"""`style doctor` and STYLE as a Claude Code plugin: the enabled state read from the files the
+pinned client writes (`enabledPlugins` in its settings files, the copy's path in
+`~/.claude/plugins/installed_plugins.json`, as `claude plugin install` wrote them in
+tests/e2e/test_plugin.py), the plugin reported instead of a missing settings install, and a
+double install warned about (docs/harnesses/claude-code.md#as-a-plugin)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, Project, clean_env
+
+from agentstyle.install import plugin
+
+RM = """\
+spec: style/v0.3
+name: house
+version: 1.0.0
+description: no rm
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm "'
+    text: no rm here
+"""
+
+
+def write_json(path: Path, doc: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+
+
+def install_plugin(
+    home: Path, plugin_id: str = plugin.PLUGIN_ID, *, source: Path | None = None
+) -> Path:
+    """What `claude plugin install <id>` (user scope) leaves: the plugin copied into the cache,
+    recorded in installed_plugins.json, enabled in ~/.claude/settings.json."""
+    name, market = plugin_id.split("@")
+    copy = home / ".claude" / "plugins" / "cache" / market / name / "0.3.0"
+    shutil.copytree(source or REPO / plugin.CLAUDE_PLUGIN_DIR, copy)
+    record = {"scope": "user", "installPath": str(copy), "version": "0.3.0"}
+    installed = home / ".claude" / "plugins" / "installed_plugins.json"
+    doc = json.loads(installed.read_text()) if installed.exists() else {"version": 2, "plugins": {}}
+    doc["plugins"][plugin_id] = [record]
+    write_json(installed, doc)
+    enable(home / ".claude" / "settings.json", plugin_id, True)
+    return copy
+
+
+def enable(settings: Path, plugin_id: str, on: bool) -> None:
+    doc = json.loads(settings.read_text()) if settings.exists() else {}
+    doc.setdefault("enabledPlugins", {})[plugin_id] = on
+    write_json(settings, doc)
+
+
+def doctor(
+    p: Project, path: str | None = None, *, fire: bool = False
+) -> subprocess.CompletedProcess[str]:
+    env = clean_env(p.home)
+    if path is not None:
+        env["PATH"] = path
+    return subprocess.run(
+        [sys.executable, "-m", "agentstyle", "doctor", "--fire" if fire else "--no-fire"],
+        cwd=p.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def lock_only(project: Project) -> Project:
+    """A project installed for Claude Code whose settings install is gone: the lock and the
+    database, no `.claude/`."""
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "claude-code")
+    shutil.rmtree(project.root / ".claude")
+    return project
+
+
+def test_without_the_plugin_the_missing_settings_are_an_error(lock_only: Project) -> None:
+    proc = doctor(lock_only)
+    assert proc.returncode == 1
+    assert "error: claude-code: .claude/settings.json is missing" in proc.stdout
+
+
+def test_an_enabled_plugin_serves_claude_code(lock_only: Project) -> None:
+    install_plugin(lock_only.home)
+    proc = doctor(lock_only)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (
+        "ok: claude-code: STYLE plugin enabled (style@agentstyle, in ~/.claude/settings.json; "
+        "hooks from ~/.claude/plugins/cache/agentstyle/style/0.3.0)"
+    ) in proc.stdout
+    assert "is missing" not in proc.stdout and "twice" not in proc.stdout
+
+
+def test_doctor_fires_the_plugins_own_commands(lock_only: Project) -> None:
+    install_plugin(lock_only.home)
+    proc = doctor(lock_only, fire=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fired = re.findall(
+        r"^ok: claude-code: (\w+): the installed command answered", proc.stdout, re.M
+    )
+    assert fired == ["SessionStart", "PreToolUse"], proc.stdout
+
+
+def test_a_broken_plugin_copy_fails_its_fire(lock_only: Project) -> None:
+    """The copy's commands are what doctor runs: one that exits 3 is an error."""
+    copy = install_plugin(lock_only.home)
+    hooks = copy / "hooks" / "hooks.json"
+    doc = json.loads(hooks.read_text())
+    [group] = doc["hooks"]["PreToolUse"]
+    group["hooks"][0]["command"] = "exit 3; style-hook --harness claude-code --event PreToolUse"
+    write_json(hooks, doc)
+    proc = doctor(lock_only, fire=True)
+    assert proc.returncode == 1
+    assert "error: claude-code: PreToolUse: the installed command failed (exit 3)" in proc.stdout
+
+
+def test_plugin_and_settings_install_are_a_double_install(project: Project) -> None:
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "claude-code")
+    install_plugin(project.home)
+    proc = doctor(project)
+    assert proc.returncode == 0, proc.stdout
+    assert (
+        "warning: claude-code: STYLE is installed twice here: the plugin style@agentstyle and "
+        "the handlers in .claude/settings.json both run on every event"
+    ) in proc.stdout
+    # the settings install is still checked as installed
+    assert "ok: claude-code: .claude/settings.json: " in proc.stdout
+
+
+def test_a_project_that_disables_the_plugin_overrides_the_user(lock_only: Project) -> None:
+    install_plugin(lock_only.home)
+    enable(lock_only.root / ".claude" / "settings.local.json", plugin.PLUGIN_ID, False)
+    proc = doctor(lock_only)
+    assert "STYLE plugin enabled" not in proc.stdout
+    assert "error: claude-code: .claude/settings.json is missing" in proc.stdout
+
+
+def test_a_renamed_copy_is_known_by_its_hooks(lock_only: Project, tmp_path: Path) -> None:
+    other = tmp_path / "other-plugin"
+    (other / "hooks").mkdir(parents=True)
+    write_json(other / "hooks" / "hooks.json", {"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}})
+    install_plugin(lock_only.home, "lint@elsewhere", source=other)
+    assert "STYLE plugin enabled" not in doctor(lock_only).stdout
+    install_plugin(lock_only.home, "guard@corp")
+    proc = doctor(lock_only)
+    assert "ok: claude-code: STYLE plugin enabled (guard@corp, " in proc.stdout, proc.stdout
+
+
+def test_a_lock_without_claude_code_is_no_policy_for_the_plugin(project: Project) -> None:
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "codex")
+    install_plugin(project.home)
+    proc = doctor(project)
+    assert "ok: claude-code: STYLE plugin enabled" in proc.stdout
+    assert (
+        "warning: claude-code: style.lock.yaml installs nothing for claude-code, so the "
+        "plugin's hooks find no rule to apply here"
+    ) in proc.stdout
+
+
+def test_a_plugin_without_style_hook_on_path_is_an_error(lock_only: Project) -> None:
+    install_plugin(lock_only.home)
+    proc = doctor(lock_only, path="/usr/bin:/bin")
+    assert proc.returncode == 1
+    assert "error: claude-code: the plugin's hooks run `style-hook`, which is not on PATH" in (
+        proc.stdout
+    )
+
+
+def test_a_fifo_or_broken_settings_file_is_passed_over(lock_only: Project) -> None:
+    """The client's files are read as it reads them: one that is no JSON counts for nothing,
+    and a FIFO in a settings file's place never holds doctor."""
+    install_plugin(lock_only.home)
+    (lock_only.root / ".claude").mkdir()
+    os.mkfifo(lock_only.root / ".claude" / "settings.json")
+    (lock_only.root / ".claude" / "settings.local.json").write_text("{not json", encoding="utf-8")
+    proc = doctor(lock_only)
+    assert (
+        "ok: claude-code: STYLE plugin enabled (style@agentstyle, in ~/.claude/settings.json"
+        in (proc.stdout)
+    ), proc.stdout
+
+
+def test_a_codex_plugin_serves_codex(project: Project) -> None:
+    """As `codex plugin add style@agentstyle` leaves it: `[plugins."style@agentstyle"]` in
+    `~/.codex/config.toml`, the plugin folder copied into the cache."""
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "codex")
+    config = project.root / ".codex" / "hooks.json"
+    codex = project.home / ".codex"
+    copy = codex / "plugins" / "cache" / "agentstyle" / "style" / "0.3.0"
+    shutil.copytree(REPO / plugin.CLAUDE_PLUGIN_DIR, copy)
+    (codex / "config.toml").write_text(
+        '[plugins."style@agentstyle"]\nenabled = true\n', encoding="utf-8"
+    )
+    proc = doctor(project)
+    assert (
+        "ok: codex: STYLE plugin enabled (style@agentstyle, in ~/.codex/config.toml; hooks from "
+        "~/.codex/plugins/cache/agentstyle/style/0.3.0)"
+    ) in proc.stdout, proc.stdout
+    assert (
+        "warning: codex: STYLE is installed twice here: the plugin style@agentstyle and the "
+        "handlers in .codex/hooks.json both run on every event"
+    ) in proc.stdout
+    config.unlink()
+    proc = doctor(project, fire=True)
+    assert proc.returncode == 0, proc.stdout
+    assert "twice" not in proc.stdout and "hooks.json is missing" not in proc.stdout
+    assert "ok: codex: PreToolUse: the installed command answered" in proc.stdout
+    (codex / "config.toml").write_text(
+        '[plugins."style@agentstyle"]\nenabled = false\n', encoding="utf-8"
+    )
+    assert "STYLE plugin enabled" not in doctor(project).stdout
+
+
+def test_a_gemini_extension_serves_gemini_cli(project: Project) -> None:
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "gemini-cli")
+    (project.root / ".gemini" / "settings.json").unlink()
+    copy = project.home / ".gemini" / "extensions" / "style"
+    (copy / "hooks").mkdir(parents=True)
+    for rel in (plugin.GEMINI_MANIFEST, plugin.GEMINI_HOOKS):
+        shutil.copyfile(REPO / rel, copy / rel)
+    proc = doctor(project, fire=True)
+    assert proc.returncode == 0, proc.stdout
+    assert (
+        "ok: gemini-cli: STYLE extension enabled (style, in ~/.gemini/extensions; hooks from "
+        "~/.gemini/extensions/style)"
+    ) in proc.stdout
+    assert "ok: gemini-cli: BeforeTool: the installed command answered" in proc.stdout
+    # `gemini extensions disable style --scope workspace`, run in the project
+    write_json(
+        project.home / ".gemini" / "extensions" / "extension-enablement.json",
+        {"style": {"overrides": [f"{project.home}/*", f"!{project.root}/*"]}},
+    )
+    assert "STYLE extension enabled" not in doctor(project).stdout
+
+
+@pytest.mark.parametrize(
+    ("rules", "folder", "enabled"),
+    [
+        (None, "/w/p", True),
+        (["/home/u/*"], "/w/p", True),  # no rule matches: enabled
+        (["!/home/u/*"], "/home/u/src/p", False),
+        (["!/home/u/*"], "/home/u", False),
+        (["!/home/u/*"], "/home/uv/p", True),
+        (["/home/u/*", "!/home/u/src/p/*"], "/home/u/src/p/sub", False),
+        (["!/home/u/*", "/home/u/src/p/*"], "/home/u/src/p", True),  # the last match decides
+        (["!/home/u/src/p"], "/home/u/src/p/sub", True),  # no `*`: that folder only
+        (["!/home/u/src/p"], "/home/u/src/p", False),
+    ],
+)
+def test_gemini_enablement_rules(rules: Any, folder: str, enabled: bool) -> None:
+    from agentstyle.install.pluginstate import gemini_enabled
+
+    assert gemini_enabled(rules, Path(folder)) is enabled
