@@ -76,9 +76,12 @@ Deploying; confirm.
 SESSIONS = ["s-one", "s-two", "s-three"]
 
 
-def _pre(p: Project, sid: str, command: str, call: str) -> dict[str, Any] | None:
+def _pre(
+    p: Project, sid: str, command: str, call: str, transcript: str | None = None
+) -> dict[str, Any] | None:
     payload = {
         "session_id": sid,
+        "transcript_path": transcript,
         "cwd": p.root.as_posix(),
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
@@ -423,15 +426,140 @@ rules:
 """
 
 
-def test_asks_without_a_post_handler_are_said_to_be_unseen(tmp_path: Path) -> None:
+REFUSAL = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
+    "wait for the user to tell you how to proceed."
+)
+
+
+def _transcript(path: Path, sid: str, cwd: str, calls: list[tuple[str, str, str]]) -> None:
+    """A Claude Code transcript (the shape of its `~/.claude/projects/<slug>/<session>.jsonl`):
+    a prompt, then per call (id, command, answer) the assistant's tool_use and the tool_result
+    the client wrote: the command's output (`ran`), its refusal at the permission prompt
+    (`refused`), or the ask's text as an error (`denied`: `claude -p` refuses an ask so)."""
+    base = {"sessionId": sid, "cwd": cwd, "isSidechain": False, "version": "2.1.240"}
+    lines: list[dict[str, Any]] = [
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{sid}-prompt",
+            "timestamp": "2026-05-01T10:00:00Z",
+            "message": {"role": "user", "content": "push the branch"},
+        }
+    ]
+    for n, (call, command, answer) in enumerate(calls, 1):
+        lines.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": f"{sid}-use-{n}",
+                "timestamp": f"2026-05-01T10:0{n}:00Z",
+                "message": {
+                    "id": f"msg-{sid}-{n}",
+                    "model": "claude-sonnet-4-5-20250929",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": call,
+                            "name": "Bash",
+                            "input": {"command": command},
+                        }
+                    ],
+                },
+            }
+        )
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call}
+        if answer == "ran":
+            result["content"] = "pushed\n"
+            structured: Any = {"stdout": "pushed\n", "stderr": "", "interrupted": False}
+        elif answer == "refused":
+            result.update(is_error=True, content=REFUSAL)
+            structured = "Error: The user doesn't want to proceed with this tool use."
+        else:
+            result.update(is_error=True, content="Pushing to the remote; confirm.")
+            structured = "Error: Pushing to the remote; confirm."
+        lines.append(
+            {
+                **base,
+                "type": "user",
+                "uuid": f"{sid}-result-{n}",
+                "timestamp": f"2026-05-01T10:0{n}:30Z",
+                "message": {"role": "user", "content": [result]},
+                "toolUseResult": structured,
+            }
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_asks_approved_in_the_transcript_without_a_post_handler(tmp_path: Path) -> None:
     p = Project(tmp_path / "proj", tmp_path / "home")
     p.install(str(p.write_package(ASK_ONLY, "solo")), "--harness", "claude-code")
     hooks = json.loads((p.root / ".claude" / "settings.json").read_text("utf-8"))["hooks"]
-    assert "PostToolUse" not in hooks  # so Claude Code would never tell STYLE the call ran
+    assert "PostToolUse" not in hooks  # so Claude Code never tells STYLE that a call ran
+    slug = p.home / ".claude" / "projects" / "proj"
+    cwd = p.root.as_posix()
+    sessions = {
+        # approved, then a push to main refused at the prompt
+        "s1": [("t1", "git push origin feature", "ran"), ("t2", "git push origin main", "refused")],
+        # approved; then the same push answered by an error result: no evidence either way
+        "s2": [
+            ("t3", "git push origin feature", "ran"),
+            ("t5", "git push origin feature", "denied"),
+        ],
+    }
+    for sid, calls in sessions.items():
+        transcript = slug / f"{sid}.jsonl"
+        _transcript(transcript, sid, cwd, calls)
+        for call, command, _answer in calls:
+            answer = _pre(p, sid, command, call, transcript=transcript.as_posix())
+            assert _decision(answer) == "ask"
+    # a third session whose transcript is gone: its approval cannot be seen
+    gone = (slug / "s3.jsonl").as_posix()
+    assert _decision(_pre(p, "s3", "git push origin feature", "t4", transcript=gone)) == "ask"
+    doc = _suggest(p)
+    [push] = doc["proposals"]
+    assert (push["kind"], push["rule"]) == ("allow", "solo/ask-push")
+    assert push["condition"] == 'tool.input.command == "git push origin feature"'
+    approved = p.query(
+        "SELECT event_id FROM events WHERE call_id IN ('t1', 't3') ORDER BY event_id"
+    )
+    assert push["evidence"]["events"] == [int(r[0]) for r in approved]
+    assert (push["evidence"]["approved"], push["evidence"]["sessions"]) == (2, 2)
+    assert push["evidence"]["seen"] == {"transcript": 2}
+    assert push["evidence"]["declined"] == 1  # the refused push to main, of the same kind
+    # the backtest replays every recorded call: the pushes of the same command not seen
+    # approved (t4, t5) become allows too, the refused push to main stays an ask: 4 of 5 change
+    assert push["backtest"]["changes"] == {"ask->allow": 4}
+    assert push["backtest"]["outcomes"] == {"asked->none": 4}
+    assert push["backtest"]["changed"] == 4
+    assert push["backtest"]["evaluated"] == p.scalar(
+        "SELECT count(*) FROM events WHERE point IS NOT NULL"
+    )
+    assert "+    when: 'tool.input.command == \"git push origin feature\"'" in push["diff"]
+    [missing] = [n for n in doc["notes"] if "cannot be read" in n]
+    assert missing.startswith(f"1 transcript(s) named by asked calls cannot be read ({gone}: ")
+    [failed] = [n for n in doc["notes"] if "error result" in n]
+    assert failed.startswith("1 asked call(s) have an error result in their transcript")
+    # t4 (its transcript gone) and t5 (an error result) are the calls without evidence
+    assert [n for n in doc["notes"] if "evidence of approval" in n] == [missing, failed]
+    text = _style(p, "suggest", "--sessions", "3", "--min-events", "3")
+    assert text.returncode == 0, text.stderr
+    assert "seen in transcript 2; 1 of the same kind declined at the prompt" in text.stdout
+
+
+def test_without_transcripts_asks_without_a_post_handler_are_unseen(tmp_path: Path) -> None:
+    p = Project(tmp_path / "proj", tmp_path / "home")
+    p.install(str(p.write_package(ASK_ONLY, "solo")), "--harness", "claude-code")
     assert _decision(_pre(p, "s1", "git push origin feature", "t1")) == "ask"
     doc = _suggest(p)
     assert doc["proposals"] == []
-    assert any("no installed rule runs after a tool call" in n for n in doc["notes"]), doc
+    assert any(
+        n.startswith("1 asked call(s) name no transcript") and "no evidence of approval" in n
+        for n in doc["notes"]
+    ), doc
     done = _style(p, "suggest", "--format", "csv")
     assert done.returncode == 2
     assert done.stderr.startswith(
@@ -444,7 +572,18 @@ def _consent(command: str) -> Consent:
 
     when = dt.datetime(2026, 5, 1)
     return Consent(
-        "approved", 1, when, "claude-code", "s", "p/r", "shell", "Bash", command, None, None
+        "approved",
+        "post event",
+        1,
+        when,
+        "claude-code",
+        "s",
+        "p/r",
+        "shell",
+        "Bash",
+        command,
+        None,
+        None,
     )
 
 
@@ -674,3 +813,39 @@ def test_codex_refusals_let_through_narrow_the_asking_rule(tmp_path: Path) -> No
     assert (proposal["evidence"]["allowed"], proposal["evidence"]["sessions"]) == (2, 2)
     assert proposal["backtest"]["changes"] == {"ask->none": 2}
     assert "id: allow-" not in proposal["diff"]
+
+
+def test_call_answers_read_a_transcript_as_replay_does(tmp_path: Path) -> None:
+    from agentstyle.audit.transcripts import call_answers
+    from agentstyle.diagnostics import StyleError
+
+    source = Path(__file__).parent / "data" / "replay" / "mini.jsonl"
+    expected: dict[str, str] = {}
+    for line in source.read_text("utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # the file holds a broken line on purpose: replay skips it too
+        content = (record.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") != "tool_result":
+                continue
+            text = block["content"] if isinstance(block["content"], str) else ""
+            if not block.get("is_error"):
+                expected[block["tool_use_id"]] = "ran"
+            elif text.startswith("The user doesn't want to proceed"):
+                expected[block["tool_use_id"]] = "refused"
+            else:
+                expected[block["tool_use_id"]] = "failed"
+    assert sorted(expected.values()) == ["failed", "ran", "ran", "ran", "ran", "ran", "refused"]
+    assert call_answers(source) == expected
+    # a call whose result never came (the file ends first) is absent, not approved
+    cut = tmp_path / "cut.jsonl"
+    lines = source.read_text("utf-8").splitlines()
+    last_result = max(i for i, line in enumerate(lines) if '"tool_result"' in line)
+    cut.write_text("\n".join(lines[:last_result]) + "\n", encoding="utf-8")
+    assert len(call_answers(cut)) == len(expected) - 1
+    with pytest.raises(StyleError, match=r"gone\.jsonl: no such file$"):
+        call_answers(tmp_path / "gone.jsonl")
+    with pytest.raises(StyleError, match="no such file"):
+        call_answers(tmp_path)  # a folder is no transcript

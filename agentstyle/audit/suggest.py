@@ -4,7 +4,9 @@ applied (docs/audit.md#suggest).
 Three sources of proposals, each from what the history already holds:
 
 - **consent**: calls a rule asked about that the person approved (the call's post event came,
-  sql/suggest/consented.sql), or refusals the person let through with `style allow`. Grouped
+  sql/suggest/consented.sql; or, where no post event shows it, the harness's own transcript
+  holds the call's result: audit/transcripts.py `call_answers`), or refusals the person let
+  through with `style allow`. Grouped
   by rule and by the call (the same command; the same program and subcommand; the same folder
   of a path), a group seen `min_calls` times becomes an exception on the rule (`narrow`) and,
   for an approved ask, an `allow` rule for exactly those calls (`allow`): precedence lets no
@@ -41,7 +43,7 @@ from typing import Any
 from agentstyle.audit import suggest_patch as patch
 from agentstyle.audit.replay import Policy, Replayed, installed_packages, load_policy, replay
 from agentstyle.audit.report import Filters, project_history, records, run_report
-from agentstyle.audit.transcripts import Recorded, merge, stored_events
+from agentstyle.audit.transcripts import Recorded, call_answers, merge, stored_events
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, query_rows, sql
@@ -68,7 +70,8 @@ SELF_PROTECT = "style"  # the built-in package (docs/design/cli.md#self-protecti
 class Consent:
     """One call a person let through after a rule stopped it."""
 
-    how: str  # approved | allowed
+    how: str  # approved | allowed | declined
+    seen: str  # where: post event | transcript | style allow
     event_id: int
     ts: dt.datetime
     harness: str
@@ -103,9 +106,9 @@ class History:
     first: dt.datetime | None
     last: dt.datetime | None
     bare: int  # events stored without their fields (`log: hits`)
-    asks: int  # tool calls a rule asked about
-    post_entries: int  # installed entries after a tool call (what sees an approval)
     consents: list[Consent]
+    declined: list[Consent]  # asked calls the transcript shows refused at the prompt
+    unseen: list[str]  # notes: asked calls neither a post event nor a transcript answers
     rules: dict[str, RuleFacts]
     dead: list[dict[str, Any]]
     report: list[dict[str, Any]]  # the `rules` report (its flags)
@@ -134,6 +137,8 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
             "installed hooks answered"
         )
     consents = [Consent(**row) for row in _rows(conn, "suggest/consented")]
+    approved, declined, unseen = from_transcripts(_rows(conn, "suggest/unseen_asks"))
+    consents = sorted(consents + approved, key=lambda c: (c.rule_id, c.event_id))
     rules = {r["rule_id"]: RuleFacts(**r) for r in _rows(conn, "suggest/rule_facts")}
     report = records(run_report(conn, "rules", Filters(min_events=min_events)))
     hits = {}
@@ -148,9 +153,9 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
         window["first_ts"],
         window["last_ts"],
         int(window["bare"]),
-        int(window["asks"]),
-        int(window["post_entries"]),
         consents,
+        declined,
+        unseen,
         rules,
         _rows(conn, "suggest/dead", {"sessions": sessions}),
         report,
@@ -158,6 +163,79 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
         streams,
         harnesses,
     )
+
+
+# Transcripts `call_answers` reads: the other harnesses' files (Codex rollouts, Gemini CLI
+# chats) are of other shapes, and a shape misread must never count as an approval.
+TRANSCRIPT_HARNESSES = frozenset({"claude-code"})
+
+
+def from_transcripts(
+    rows: list[dict[str, Any]],
+) -> tuple[list[Consent], list[Consent], list[str]]:
+    """Asked calls no post event answers (sql/suggest/unseen_asks.sql), looked up in the
+    transcript each event named: approved (the call's result is there), declined (refused at
+    the permission prompt), and notes on the calls left without evidence. Each file is read
+    once; one that cannot be read gives no evidence, never an error."""
+    answers: dict[str, dict[str, str] | None] = {}
+    approved: list[Consent] = []
+    declined: list[Consent] = []
+    unreadable: list[str] = []
+    no_transcript = unread = unanswered = failed = 0
+    for row in rows:
+        path, call_id = row.pop("transcript"), row.pop("call_id")
+        if not path or not call_id:
+            no_transcript += 1
+            continue
+        if row["harness"] not in TRANSCRIPT_HARNESSES:
+            unread += 1
+            continue
+        if path not in answers:
+            try:
+                answers[path] = call_answers(Path(path))
+            except StyleError as exc:
+                answers[path] = None
+                unreadable.append(str(exc))
+        found = answers[path]
+        answer = found.get(call_id) if found is not None else None
+        if answer == "ran":
+            approved.append(Consent("approved", "transcript", **row))
+        elif answer == "refused":
+            declined.append(Consent("declined", "transcript", **row))
+        elif answer == "failed":
+            failed += 1
+        elif found is not None:
+            unanswered += 1
+    notes = []
+    missing = sum(1 for v in answers.values() if v is None)
+    if unreadable:
+        notes.append(
+            f"{missing} transcript(s) named by asked calls cannot be read ({unreadable[0]}): "
+            "their calls give no evidence of approval"
+        )
+    if unanswered:
+        notes.append(
+            f"{unanswered} asked call(s) have no result in their transcript (interrupted, or "
+            "still running): no evidence of approval"
+        )
+    if failed:
+        notes.append(
+            f"{failed} asked call(s) have an error result in their transcript (the call failed, "
+            "or the client refused it without a prompt, as `claude -p` does with an ask): no "
+            "evidence of approval"
+        )
+    if unread:
+        notes.append(
+            f"{unread} asked call(s) of harnesses whose transcripts suggest does not read "
+            "came to no post event (none comes where no installed rule runs after tool "
+            "calls): no evidence of approval"
+        )
+    if no_transcript:
+        notes.append(
+            f"{no_transcript} asked call(s) name no transcript (or no call id) and no post "
+            "event came for them: no evidence of approval"
+        )
+    return approved, declined, notes
 
 
 # -- the calls a proposal lets through -------------------------------------------------------------
@@ -274,7 +352,10 @@ def iso(value: Any) -> str | None:
     return value.isoformat(sep=" ", timespec="seconds") if value is not None else None
 
 
-def _evidence(consents: list[Consent]) -> dict[str, Any]:
+def _evidence(consents: list[Consent], declined: int = 0) -> dict[str, Any]:
+    seen: dict[str, int] = {}
+    for c in consents:
+        seen[c.seen] = seen.get(c.seen, 0) + 1
     return {
         "events": [c.event_id for c in consents],
         "count": len(consents),
@@ -283,6 +364,8 @@ def _evidence(consents: list[Consent]) -> dict[str, Any]:
         "last": iso(max(c.ts for c in consents)),
         "approved": sum(c.how == "approved" for c in consents),
         "allowed": sum(c.how == "allowed" for c in consents),
+        "seen": seen,  # where each was seen: post event | transcript | style allow
+        "declined": declined,  # calls of the same kind refused at the prompt (transcript)
         "calls": sorted({c.command or c.path or c.input or "" for c in consents}),
     }
 
@@ -305,6 +388,12 @@ def consent_proposals(history: History, min_calls: int, notes: list[str]) -> lis
             unnamed += 1
             continue
         groups.setdefault((c.rule_id, c.tool or "", key), []).append(c)
+    refused: dict[tuple[str, str, tuple[str, ...]], int] = {}
+    for c in history.declined:
+        key = call_group(c)
+        if key is not None:
+            group = (c.rule_id, c.tool or "", key)
+            refused[group] = refused.get(group, 0) + 1
     if unnamed:
         notes.append(
             f"{unnamed} approved or allowed call(s) were stored without their input "
@@ -313,6 +402,7 @@ def consent_proposals(history: History, min_calls: int, notes: list[str]) -> lis
     taken = {f.local_id for f in history.rules.values()}
     out = []
     for (rule_id, tool, key), found in groups.items():
+        declined = refused.get((rule_id, tool, key), 0)
         facts = history.rules.get(rule_id)
         if len(found) < min_calls or facts is None:
             continue
@@ -370,7 +460,7 @@ def consent_proposals(history: History, min_calls: int, notes: list[str]) -> lis
                 facts.package,
                 f"{described}: {how} in {sessions} session(s)",
                 ops,
-                _evidence(found),
+                _evidence(found, declined),
                 condition,
             )
         )
@@ -652,12 +742,7 @@ def suggest(
             "(`log: hits` keeps them only where a rule matched): the backtest replays them "
             "without their content"
         )
-    if history.asks and not history.post_entries:
-        notes.append(
-            f"{history.asks:,} call(s) were asked about, but no installed rule runs after a "
-            "tool call (`at: after`), so the installed hooks never receive the post event "
-            "that shows an approval: only `style allow` shows consent in this history"
-        )
+    notes.extend(history.unseen)
     found = (
         consent_proposals(history, min_calls, notes)
         + noise_proposals(history)

@@ -342,6 +342,9 @@ class _Transcript:
         self.seen = seen
         self.sessions: dict[str, _Session] = {}
         self.models: dict[str, str] = {}
+        # tool_use_id → `refused` (at the permission prompt) or `interrupted`: the calls that
+        # make no event, which `call_answers` reports beside the ones that ran
+        self.unanswered: dict[str, str] = {}
 
     def read(self, records: list[tuple[int, dict[str, Any]]]) -> list[list[Recorded]]:
         for _n, rec in records:
@@ -541,6 +544,7 @@ class _Transcript:
                 # refused at the permission prompt or interrupted: no post hook runs, and the
                 # agent stops without finishing its turn
                 s.interrupted = True
+                self.unanswered[tid] = "refused" if text.startswith(REFUSED) else "interrupted"
                 return
             self._emit(
                 s,
@@ -567,6 +571,29 @@ class _Transcript:
             tool_use_id=tid,
             **extra,
         )
+
+
+def call_answers(path: Path) -> dict[str, str]:
+    """How each tool call of one Claude Code transcript ended, by its `tool_use_id`: `ran` (its
+    result came: the person approved it where it was asked), `failed` (an error result: the
+    call failed, or the client refused it without a prompt, as `claude -p` does with an ask,
+    which the text does not tell apart), `refused` (at the permission prompt) or
+    `interrupted`; a call with no result yet is absent. The same reading as `style replay`'s.
+    Raises StyleError when the file cannot be read."""
+    if not path.is_file():
+        raise StyleError(f"{path}: no such file")
+    records = list(_json_lines(path, Sources()))
+    reader = _Transcript(path, {})
+    answers: dict[str, str] = {}
+    for stream in reader.read(records):
+        for r in stream:
+            tid = r.payload.get("tool_use_id")
+            if r.native_event == "PostToolUse" and isinstance(tid, str):
+                answers[tid] = "ran"
+            elif r.native_event == "PostToolUseFailure" and isinstance(tid, str):
+                answers[tid] = "failed"
+    answers.update(reader.unanswered)
+    return answers
 
 
 def _agent(rec: dict[str, Any]) -> str | None:

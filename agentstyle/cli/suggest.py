@@ -130,10 +130,14 @@ def _render(result: Suggestions, written: list[tuple[Path, list[int]]], write: P
             e = p.evidence
             ids = ", ".join(str(i) for i in e["events"][:10])
             more = f" (+{len(e['events']) - 10} more)" if len(e["events"]) > 10 else ""
+            seen = e.get("seen") or {}
+            where = "; seen in " + ", ".join(f"{k} {v}" for k, v in seen.items()) if seen else ""
+            if e.get("declined"):
+                where += f"; {e['declined']} of the same kind declined at the prompt"
             if ids:
-                out.write(f"   evidence: events {ids}{more}; {e['first']} to {e['last']}\n")
+                out.write(f"   evidence: events {ids}{more}; {e['first']} to {e['last']}{where}\n")
             else:
-                out.write(f"   evidence: {e['first']} to {e['last']}\n")
+                out.write(f"   evidence: {e['first']} to {e['last']}{where}\n")
             out.write(f"   backtest: {summary_line(p.backtest)}\n")
             for line in p.diff.splitlines():
                 out.write(f"   {line}\n")

@@ -700,6 +700,7 @@ def record(
                 latency_us=latency,
                 error=",".join(e.event.notes) or None,
                 stop_active=e.event.stop_active,
+                transcript=e.event.transcript,
             )
             for e, latency in zip(evaluations, latencies, strict=True)
         ],

@@ -52,6 +52,9 @@ class Event:
     mcp_server: str | None = None
     skill: str | None = None
     stop_active: bool = False
+    # the harness's own record of the session (`transcript_path`): where `style suggest` sees
+    # whether an asked call was approved (docs/audit.md#suggest)
+    transcript: str | None = None
     model: str | None = None
     ts: float = 0.0
     fields: list[tuple[str, int, str]] = field(default_factory=list)

@@ -34,6 +34,7 @@ class EventRow(NamedTuple):
     latency_us: int | None  # None: not answered live
     error: str | None  # the event's notes
     stop_active: bool  # the loop guard's input
+    transcript: str | None  # the harness's transcript file, as the payload named it
 
 
 class SessionRow(NamedTuple):

@@ -64,6 +64,9 @@ def new_event(
         turn_id=turn_id,
         ts=time.time(),
     )
+    transcript = payload.get("transcript_path")
+    if isinstance(transcript, str) and transcript:
+        ev.transcript = transcript
     model = payload.get("model")
     if isinstance(model, str) and model:
         ev.model = model

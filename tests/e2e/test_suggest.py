@@ -8,6 +8,10 @@ calls, so the handler is installed), and that post event is the approval `sugges
 The proposal's diff is then applied to the package with `patch` and installed again: in a
 third session the call runs on STYLE's `allow` and the prompt tool is not asked for it, while
 a control call STYLE has no opinion on is put to the prompt tool in every session.
+
+A plain guard package (the ask only, nothing after tool calls) gets no PostToolUse handler:
+there the approval is the call's result in the transcript Claude Code itself wrote, the file
+each hook payload named (`transcript_path`).
 """
 
 from __future__ import annotations
@@ -118,3 +122,44 @@ def test_an_approved_ask_becomes_an_allow_proposal(session) -> None:
     again = [json.loads(line) for line in (s.root / "approver.jsonl").read_text().splitlines()]
     # the control call was put to the prompt tool again; the allowed one was not
     assert [a["input"]["command"] for a in again[4:]] == ["touch other.txt"], again
+
+
+ASK_ONLY = PACKAGE.split("  - id: after-shell")[0]
+
+
+def test_an_approved_ask_is_seen_in_the_transcript_without_a_post_handler(session) -> None:
+    calls = [shell("claude-code", "touch marked.txt"), shell("claude-code", "touch other.txt")]
+    s: Session = session("claude-code", Script([calls]))
+    s.install(ASK_ONLY)
+    hooks = json.loads(s.config.read_text())["hooks"]
+    assert "PreToolUse" in hooks and "PostToolUse" not in hooks, sorted(hooks)
+    extra = _approving(s)
+    for n in (1, 2):
+        s.run(f"mark it ({n})", extra=extra)
+        assert (s.project / "marked.txt").exists(), f"run {n}: the approved call did not run"
+        (s.project / "marked.txt").unlink()
+    # STYLE asked both times and heard nothing after: the approvals are only in the transcripts
+    found = json.loads(
+        s.style(
+            "audit",
+            "sql",
+            "SELECT native_event, verdict, transcript FROM events "
+            "WHERE tool IS NOT NULL ORDER BY event_id",
+            "--format",
+            "json",
+        ).stdout
+    )["rows"]
+    assert {r["native_event"] for r in found} == {"PreToolUse"}, found
+    asked = [r for r in found if r["verdict"] == "ask"]
+    assert len(asked) == 2, found
+    transcripts = {r["transcript"] for r in asked}
+    assert len(transcripts) == 2, transcripts  # one file per session, written by the client
+    assert all(Path(t).is_file() and Path(t).is_relative_to(s.home) for t in transcripts)
+    doc = json.loads(s.style("suggest", "--format", "json").stdout)
+    [proposal] = [p for p in doc["proposals"] if p["rule"] == "e2e/confirm-mark"]
+    assert proposal["kind"] == "allow"
+    assert proposal["condition"] == 'tool.input.command == "touch marked.txt"'
+    assert (proposal["evidence"]["approved"], proposal["evidence"]["sessions"]) == (2, 2)
+    assert proposal["evidence"]["seen"] == {"transcript": 2}
+    assert proposal["backtest"]["changes"] == {"ask->allow": 2}
+    assert not [n for n in doc["notes"] if "evidence of approval" in n], doc["notes"]

@@ -1,7 +1,8 @@
 -- Record the batch's events with their answers, after they were decided
 -- (docs/design/runtime.md#record). Parameters: a list per column of `events` (engine/records.py
 -- EventRow), each named as the column it fills: $ts in epoch seconds, $latency_us NULL for an event
--- not answered live, $error the event's notes, $stop_active the loop guard's input.
+-- not answered live, $error the event's notes, $stop_active the loop guard's input, $transcript the harness's
+-- transcript file.
 INSERT INTO events BY NAME
 SELECT unnest($event_id) AS event_id,
        make_timestamp(CAST(round(unnest($ts) * 1000000) AS BIGINT)) AS ts,
@@ -12,4 +13,4 @@ SELECT unnest($event_id) AS event_id,
        unnest($native_tool) AS native_tool, unnest($call_id) AS call_id,
        unnest($failed) AS failed, unnest($cwd) AS cwd, unnest($verdict) AS verdict,
        unnest($latency_us) AS latency_us, unnest($error) AS error,
-       unnest($stop_active) AS stop_active;
+       unnest($stop_active) AS stop_active, unnest($transcript) AS transcript;

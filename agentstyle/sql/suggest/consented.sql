@@ -3,8 +3,9 @@
 -- post event then came (the person approved it: the same call id, or, where the harness gives
 -- none, the session's next post event of the same native tool before its next pre event), and
 -- every refusal `style allow` answered (one row per rule that refused it). No parameters.
--- Result: how (approved | allowed), event_id, ts, harness, session_id, rule_id, tool,
--- native_tool, command (tool.input.command), path (file.path), input (tool.input as stored)
+-- Approvals only the harness's transcript shows are read by suggest.py (unseen_asks.sql).
+-- Result: how (approved | allowed), seen (post event | style allow), event_id, ts, harness,
+-- session_id, rule_id, tool, native_tool, command (tool.input.command), path (file.path), input (tool.input as stored)
 -- — by rule, then event.
 WITH asked AS (
     SELECT e.event_id, e.ts, e.harness, e.session_id, e.tool, e.native_tool, e.call_id,
@@ -14,8 +15,8 @@ WITH asked AS (
     WHERE e.verdict = 'ask' AND e.point = 'tool.pre'
 ),
 approved AS (
-    SELECT 'approved' AS how, a.event_id, a.ts, a.harness, a.session_id, a.rule_id, a.tool,
-           a.native_tool
+    SELECT 'approved' AS how, 'post event' AS seen, a.event_id, a.ts, a.harness, a.session_id,
+           a.rule_id, a.tool, a.native_tool
     FROM asked a
     WHERE EXISTS (
         SELECT 1 FROM events p
@@ -32,7 +33,7 @@ approved AS (
           END)
 ),
 allowed AS (
-    SELECT DISTINCT 'allowed' AS how, e.event_id, e.ts, e.harness, e.session_id, r.rule_id,
+    SELECT DISTINCT 'allowed' AS how, 'style allow' AS seen, e.event_id, e.ts, e.harness, e.session_id, r.rule_id,
            e.tool, e.native_tool
     FROM allowances al
     JOIN events e ON e.event_id = al.event_id
@@ -45,7 +46,7 @@ both_kinds AS (
         SELECT 1 FROM approved ap
         WHERE ap.event_id = allowed.event_id AND ap.rule_id = allowed.rule_id)
 )
-SELECT b.how, b.event_id, b.ts, b.harness, b.session_id, b.rule_id, b.tool, b.native_tool,
+SELECT b.how, b.seen, b.event_id, b.ts, b.harness, b.session_id, b.rule_id, b.tool, b.native_tool,
        (SELECT min(f.value) FROM event_fields f
          WHERE f.event_id = b.event_id AND f.field = 'tool.input.command') AS command,
        (SELECT min(f.value) FROM event_fields f
