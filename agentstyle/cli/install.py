@@ -125,7 +125,12 @@ def project_root() -> Path:
 
 
 def _root(scope: str | None) -> Path:
-    """The install root: the home folder for `--scope user`, else the project's."""
+    """The install root: the home folder for `--scope user`, the organisation's policy folder
+    for `--scope managed` (STYLE_MANAGED_HOME, else /etc/style), else the project's."""
+    if scope == "managed":
+        from agentstyle.folders import managed_root
+
+        return Path(managed_root())
     return Path.home() if scope == "user" else project_root()
 
 
@@ -155,7 +160,8 @@ def install_command(
             "--scope",
             values=SCOPES,
             metavar="SCOPE",
-            help="project (shared config), local (yours, not committed) or user (every project)",
+            help="project (shared config), local (yours, not committed), user (every project) "
+            "or managed (the organisation's, for every user of the machine)",
         ),
     ] = "project",
     set_: Annotated[

@@ -134,6 +134,9 @@ class HarnessAdapter(ABC):
     flat: ClassVar[bool] = False  # event → handler list (else event → matcher group → handlers)
     # the hook config file, relative to the project (to the home folder for `user`)
     config_file: ClassVar[str]
+    # the client's system-wide config no user setting switches off, for `--scope managed`
+    # (docs/harnesses/index.md#scope-managed); None: the harness has none STYLE writes
+    managed_file: ClassVar[str | None] = None
     # the user-scope instruction file, relative to the home folder (None: none is placed)
     user_instruction_file: ClassVar[str | None] = None
     # the client that reports its version (`requires.harnesses`, `--fail-closed` checks)
@@ -146,6 +149,8 @@ class HarnessAdapter(ABC):
     def config_path(self, root: Path, scope: str) -> Path:
         if scope == "user":
             return install.home_path(self.config_file)
+        if scope == "managed" and self.managed_file is not None:
+            return install.system_path(self.managed_file)
         return root / self.config_file
 
     @abstractmethod
@@ -203,6 +208,8 @@ class HarnessAdapter(ABC):
 
     def static_path(self, root: Path, scope: str) -> Path | None:
         """The instruction file static rules are placed in (None: none at this scope)."""
+        if scope == "managed":
+            return None  # no client reads a system-wide instruction file STYLE could write
         if scope == "user":
             user = self.user_instruction_file
             return install.home_path(user) if user else None
