@@ -23,14 +23,17 @@ def command(
 
     For every installed harness: the config and its handlers, the interpreter, a synthetic
     event through the installed command (answer and time), the database, and rules that can
-    never fire.
+    never fire. Then the layers in force: the managed, user and project policies (folder,
+    lock, packages, installs) and what the evaluating database holds of each.
 
     With --format json: a list of findings, each with `level` (ok, warning or error), `harness`
-    (null for the project's own checks) and `message`.
+    (null for the project's own checks, `layers` for the layers section) and `message`.
     """
     from agentstyle.install.doctor import run_doctor
+    from agentstyle.install.doctor_layers import layer_findings
 
-    findings = run_doctor(project_root(), fire=fire)
+    root = project_root()
+    findings = run_doctor(root, fire=fire) + layer_findings(root)
     if fmt == Format.json:
         emit_json([f.to_json() for f in findings])
     else:

@@ -774,7 +774,7 @@ def _built_from_lock(root: Path) -> None:
     freshness.record(str(root))
 
 
-def build_from_lock(root: Path, wait_s: float) -> list[str]:
+def build_from_lock(root: Path, wait_s: float, *, force: bool = False) -> list[str]:
     """The rules database compiled from `style.lock.yaml` alone, hook configs untouched: what
     the first hook on a teammate's machine (no `.style/`, or a lock changed by a pull) does.
 
@@ -793,7 +793,7 @@ def build_from_lock(root: Path, wait_s: float) -> list[str]:
         for name, install in layer.lock.harnesses.items():
             harnesses.setdefault(name, install)
     with engine_free_store(paths, wait_s=wait_s) as conn:
-        if freshness.stale(str(root)) is None and _has_policy(conn):
+        if not force and freshness.stale(str(root)) is None and _has_policy(conn):
             return []  # another hook built it while this one waited for the lock
         locked = [ref_path(root, ref) for ref in lock.packages]
         with selfprotect.builtin_package(
@@ -963,10 +963,11 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
     changes: list[FileChange] = []
     # Every project-side scope is looked at: only STYLE's handlers can go, and a lock file lost
     # or edited by hand must not leave them behind.
+    # The personal and the managed configs only when the lock says they are this install's.
     scopes: list[str] = (
-        ["user"]
-        if h.scope == "user"
-        else [h.scope, *(s for s in adapter.scopes if s not in (h.scope, "user"))]
+        [h.scope]
+        if h.scope in ("user", "managed")
+        else [h.scope, *(s for s in adapter.scopes if s not in (h.scope, "user", "managed"))]
     )
     for scope in scopes:
         if scope not in adapter.scopes:
@@ -1007,6 +1008,10 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
         _built_from_lock(root)
     else:
         paths.lockfile.unlink(missing_ok=True)
+    if paths.database.exists() and layers.other_layers(root):
+        # The managed and user layers still answer here, through their own handlers: the
+        # database keeps their rules (a project's uninstall never switches the organisation's off).
+        build_from_lock(root, LOCK_WAIT_S, force=True)
     return changes
 
 

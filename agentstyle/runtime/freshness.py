@@ -36,12 +36,20 @@ def find_locked_root(starts: list[str | None], home: str | None) -> str | None:
     if home:
         root = os.path.dirname(os.path.abspath(home))
         return root if os.path.isfile(os.path.join(root, LOCK_NAME)) else None
-    found = find_upwards(starts, lambda folder: os.path.isfile(os.path.join(folder, LOCK_NAME)))
+    found = find_upwards(starts, _built_here)
     if found is None and os.path.isfile(os.path.join(managed_root(), LOCK_NAME)):
         # No project or user policy: the organisation's is evaluated in the user's `~/.style`
         # (the managed folder is the administrator's, never written by a hook).
         return os.path.expanduser("~")
     return found
+
+
+def _built_here(folder: str) -> bool:
+    """A folder with a lock, or whose database was built from the layers above it alone (a
+    project whose own install is gone while the managed or the user policy stays)."""
+    return os.path.isfile(os.path.join(folder, LOCK_NAME)) or os.path.isfile(
+        os.path.join(folder, HOME_NAME, BUILT_FROM)
+    )
 
 
 def _home(root: str) -> str:
