@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from conftest import FIXTURES, FIXTURE_CWD, HookResult, Project, clean_env, feed, finish
+from conftest import FIXTURE_CWD, FIXTURES, HookResult, Project, clean_env, feed, finish
 
 CLAUDE_MANAGED = "etc/claude-code/managed-settings.json"
 
