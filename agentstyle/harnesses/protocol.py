@@ -135,7 +135,7 @@ class HarnessAdapter(ABC):
     # the hook config file, relative to the project (to the home folder for `user`)
     config_file: ClassVar[str]
     # the client's system-wide config no user setting switches off, for `--scope managed`
-    # (docs/harnesses/index.md#scope-managed); None: the harness has none STYLE writes
+    # (docs/harnesses/index.md#managed-scope); None: the harness has none STYLE writes
     managed_file: ClassVar[str | None] = None
     # the user-scope instruction file, relative to the home folder (None: none is placed)
     user_instruction_file: ClassVar[str | None] = None
