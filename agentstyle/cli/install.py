@@ -48,8 +48,11 @@ def _counts(result: InstallResult, harness: str) -> tuple[list[str], bool, int, 
     from agentstyle.install.selfprotect import is_builtin
 
     plan = [e for e in result.compiled.plan if e.harness == harness]
-    user = [cp for cp in result.compiled.packages if not is_builtin(cp.package.root)]
-    protect = len(user) < len(result.compiled.packages)
+    own = result.compiled.packages
+    if result.own is not None:  # the other layers' packages are theirs (install/layers.py)
+        own = [cp for cp in own if cp.package.name in result.own]
+    user = [cp for cp in own if not is_builtin(cp.package.root)]
+    protect = len(user) < len(own)
     static = sum(1 for e in plan if e.status == "static")
     return [cp.package.name for cp in user], protect, sum(1 for e in plan if e.runs), static
 

@@ -29,18 +29,19 @@ def _describe(layer: Layer) -> str:
 
 
 def layer_findings(root: Path) -> list[Finding]:
-    """One line per layer in force here, then the database's share of each."""
+    """One line per layer in force here, then the database's share of each; nothing where the
+    project's policy is the only one."""
     out: list[Finding] = []
     try:
         layers = other_layers(root)
     except StyleError as exc:
         return [Finding("error", SECTION, str(exc))]
+    if not layers:
+        return []  # the project's policy alone: nothing to say beyond the checks above
     paths = StylePaths(root)
     own = read_lock(paths.lockfile) if paths.lockfile.is_file() else None
     if own is not None and own.packages:
         layers.append(Layer(own_layer(root), root, own))
-    if not layers:
-        return [Finding("ok", SECTION, "no managed or user policy: the project's alone")]
     for layer in layers:
         out.append(Finding("ok", SECTION, _describe(layer)))
     if not paths.database.is_file():

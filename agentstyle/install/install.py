@@ -100,6 +100,7 @@ class InstallResult:
     changes: list[FileChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     blocked: list[PlanEntry] = field(default_factory=list)  # install-error entries
+    own: set[str] | None = None  # the root's own packages (None: every compiled one)
 
     @property
     def ok(self) -> bool:
@@ -695,7 +696,7 @@ def _install(
             require_settings=True,
         )
         layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(root))
-    result = InstallResult(compiled)
+    result = InstallResult(compiled, own=taken.own)
     result.notes.extend(taken.notes)
     if not compiled.ok:
         return result
