@@ -157,3 +157,36 @@ def test_without_other_layers_nothing_is_looked_up(tmp_path: Path) -> None:
     assert answer.context == "PROJECT: cargo test --all."
     assert alone.project.scalar("SELECT count(*) FROM answered") == 0
     assert alone.project.scalar("SELECT count(DISTINCT layer) FROM rules") == 1
+
+
+def test_a_refusal_the_first_handler_kept_stands_though_it_died(machine: Machine) -> None:
+    """The first handler committed its verdict and died before printing: the second, for the
+    same call, refuses with its reasons, evaluates nothing and records nothing."""
+    payload = json.loads(machine.payload(RM, tool_input={"command": "ls"}, tool_use_id="toolu_x"))
+    identity = "\0".join(("claude-code", payload["session_id"], "PreToolUse", "toolu_x"))
+    machine.project.execute(
+        "INSERT INTO answered VALUES (?, 41, 'block', ['FIRST: refused'], now()::TIMESTAMP)",
+        [identity],
+    )
+    [_user, project] = _both(machine, "PreToolUse")
+    [answer] = machine.run_together([project], json.dumps(payload).encode())
+    data = json.loads(answer.stdout)
+    assert data["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert data["hookSpecificOutput"]["permissionDecisionReason"] == "FIRST: refused"
+    assert machine.project.scalar("SELECT count(*) FROM events") == 0
+    # a kept "no opinion" is not given twice either: the second says nothing
+    machine.project.execute("UPDATE answered SET verdict = NULL, reasons = []")
+    [quiet] = machine.run_together([project], json.dumps(payload).encode())
+    assert quiet.stdout.strip() == "" and quiet.code == 0
+    assert machine.project.scalar("SELECT count(*) FROM events") == 0
+
+
+def test_answered_once_through_the_resident_engine(machine: Machine) -> None:
+    with machine.project.engine() as engine_env:
+        answers = machine.run_together(
+            _both(machine, "UserPromptSubmit"), machine.payload(PROMPT), **engine_env
+        )
+    contexts = [a.context for a in answers if a.stdout.strip()]
+    assert len(contexts) == 1, [a.stdout for a in answers]
+    assert contexts[0] is not None and "USER: I like small commits." in contexts[0]
+    assert machine.project.scalar("SELECT count(*) FROM events") == 1

@@ -131,6 +131,43 @@ def test_style_allow_cannot_lift_a_managed_refusal(machine: Machine) -> None:
         machine.payload(RM, tool_use_id="toolu_again"),
     )
     assert "ORG no-rm" in _denied(again.stdout)
+    assert machine.project.scalar("SELECT count(*) FROM allowance_uses") == 0
+
+
+SHRED = """
+spec: style/v0.3
+name: careful
+version: 1.0.0
+description: the project's own block
+rules:
+  - id: no-shred
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^shred "'
+    text: "PROJECT no-shred"
+"""
+
+
+def test_the_same_allowance_lifts_a_project_rule(machine: Machine) -> None:
+    """The control of the test above: an allowance written the same way for a rule of the
+    project's own layer lets the same call through."""
+    machine.install_project(machine.package("careful", SHRED))
+    shred = {"command": "shred notes.txt"}
+    commands = machine.commands(machine.project_settings, "PreToolUse")
+    [first] = machine.run_together(commands, machine.payload(RM, tool_input=shred))
+    assert "PROJECT no-shred" in _denied(first.stdout)
+    machine.project.execute(
+        "INSERT INTO allowances BY NAME SELECT 9 AS allowance_id, now()::TIMESTAMP AS created, "
+        "'claude-code' AS harness, session_id, event_id, ['careful/no-shred'] AS rule_ids, "
+        "native_tool, (SELECT value FROM event_fields WHERE field = 'style.call_key' LIMIT 1) "
+        "AS call_key, 'session' AS scope FROM events LIMIT 1"
+    )
+    [again] = machine.run_together(
+        commands, machine.payload(RM, tool_input=shred, tool_use_id="toolu_again")
+    )
+    assert "deny" not in again.stdout
+    assert machine.project.scalar("SELECT count(*) FROM allowance_uses") == 1
 
 
 def test_the_managed_rule_refuses_with_the_engine_off_and_without_any_project(
