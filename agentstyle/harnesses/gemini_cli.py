@@ -188,6 +188,7 @@ class GeminiCli(HarnessAdapter):
     config_file = ".gemini/settings.json"
     scopes = ("project", "user", "managed")
     managed_file = "/etc/gemini-cli/settings.json"  # the system settings, over every other file
+    managed_env = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
     user_instruction_file = ".gemini/GEMINI.md"
     version_command = ("gemini", "--version")
     enable_flag = ENABLE_FLAG

@@ -9,6 +9,7 @@ library only at import: the hook path loads an adapter for every event.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -137,6 +138,8 @@ class HarnessAdapter(ABC):
     # the client's system-wide config no user setting switches off, for `--scope managed`
     # (docs/harnesses/index.md#managed-scope); None: the harness has none STYLE writes
     managed_file: ClassVar[str | None] = None
+    # the client's own variable that moves that file (where it has one): STYLE writes there too
+    managed_env: ClassVar[str | None] = None
     # the user-scope instruction file, relative to the home folder (None: none is placed)
     user_instruction_file: ClassVar[str | None] = None
     # the client that reports its version (`requires.harnesses`, `--fail-closed` checks)
@@ -150,7 +153,8 @@ class HarnessAdapter(ABC):
         if scope == "user":
             return install.home_path(self.config_file)
         if scope == "managed" and self.managed_file is not None:
-            return install.system_path(self.managed_file)
+            moved = os.environ.get(self.managed_env) if self.managed_env else None
+            return Path(moved) if moved else install.system_path(self.managed_file)
         return root / self.config_file
 
     @abstractmethod

@@ -5,7 +5,9 @@ settings; the pinned client reads them only from /etc/claude-code (its build has
 that path), and a test must not write /etc, which every other test on the machine would see.
 So the handlers `--scope managed` wrote (into STYLE_MANAGED_CONFIG_ROOT) are put into the test
 HOME's user settings, where this client runs them the same way; the managed policy folder is
-the test's own (STYLE_MANAGED_HOME). What is proved in the client: the organisation's rule
+the test's own (STYLE_MANAGED_HOME). Gemini CLI moves its system settings file by its own
+variable (GEMINI_CLI_SYSTEM_SETTINGS_PATH), which `--scope managed` follows: there the managed
+form itself is what the client reads. What is proved in the clients: the organisation's rule
 refuses a call though the project installed a package of its name with `mode: replace`, and a
 user and a project install, both hooking the prompt, give the model each layer's context once.
 """
@@ -69,13 +71,18 @@ rules:
 """
 
 
+GEMINI_SYSTEM = "gemini-system-settings.json"
+
+
 def _layered(s: Session) -> None:
     """The session's STYLE commands and hooks see a managed policy folder and system config
-    root of the test's own."""
+    root of the test's own; Gemini CLI's system settings file is moved by its own variable,
+    which `style install --scope managed` follows."""
     base: Callable[[], dict[str, str]] = s.env
     extra = {
         "STYLE_MANAGED_HOME": str(s.root / "managed"),
         "STYLE_MANAGED_CONFIG_ROOT": str(s.root / "system"),
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(s.root / GEMINI_SYSTEM),
     }
     s.env = lambda: {**base(), **extra}  # type: ignore[method-assign]
 
@@ -95,6 +102,22 @@ def test_a_managed_rule_refuses_though_the_project_replaces_its_package(session)
     s.style("install", "--scope", "managed", str(s.package(ORG, "org")))
     _managed_as_user_settings(s)
     done = s.style("install", str(s.package(IMPOSTOR, "impostor")), "--harness", "claude-code")
+    assert "package `org` of the project policy is not used" in done.stderr
+    s.run("delete victim.txt")
+    assert (s.project / "victim.txt").exists(), "the managed rule's `rm` ran"
+    results = [t for r in s.requests() for t in tool_results(r.body)]
+    assert any(ORG_REASON in t for t in results), results
+
+
+def test_a_managed_rule_in_gemini_cli_through_its_system_settings(session) -> None:
+    """Gemini CLI reads the system settings where its own variable says: the real managed
+    form, no stand-in."""
+    s: Session = session("gemini-cli", block_script("gemini-cli"))
+    _layered(s)
+    s.style("install", "--scope", "managed", "--harness", "gemini-cli", str(s.package(ORG, "org")))
+    system = json.loads((s.root / GEMINI_SYSTEM).read_text())
+    assert "BeforeTool" in system["hooks"]
+    done = s.style("install", str(s.package(IMPOSTOR, "impostor")), "--harness", "gemini-cli")
     assert "package `org` of the project policy is not used" in done.stderr
     s.run("delete victim.txt")
     assert (s.project / "victim.txt").exists(), "the managed rule's `rm` ran"
