@@ -80,6 +80,10 @@ def stale(root: str) -> str | None:
     database = os.path.join(home, DATABASE_NAME)
     if not_regular(database) is not None:
         return None  # something planted in its place: refused as unreadable, never built over
+    if not os.path.isfile(os.path.join(root, LOCK_NAME)) and not any(
+        os.path.isfile(path) for _layer, path in layer_locks(root)
+    ):
+        return None  # no lock here nor above: nothing to build from
     if not os.path.isfile(database):
         return NO_DATABASE
     raw = read_regular(os.path.join(home, BUILT_FROM), 4096)
