@@ -190,3 +190,16 @@ def test_answered_once_through_the_resident_engine(machine: Machine) -> None:
     assert len(contexts) == 1, [a.stdout for a in answers]
     assert contexts[0] is not None and "USER: I like small commits." in contexts[0]
     assert machine.project.scalar("SELECT count(*) FROM events") == 1
+
+
+def test_the_answer_once_marker_keeps_another_installers_reason(tmp_path: Path) -> None:
+    from agentstyle.install.layers import mark_answer_once
+
+    marker = tmp_path / "answer-once"
+    mark_answer_once(tmp_path, "plugin", True)  # a plugin beside a settings install
+    mark_answer_once(tmp_path, "layers", True)
+    assert marker.read_text("utf-8").split() == ["plugin", "layers"]
+    mark_answer_once(tmp_path, "layers", False)  # the user's policy went: the plugin's stays
+    assert marker.read_text("utf-8").split() == ["plugin"]
+    mark_answer_once(tmp_path, "plugin", False)
+    assert not marker.exists()

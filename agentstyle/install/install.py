@@ -758,7 +758,7 @@ def _install(
     with engine_free_store(paths) as conn:
         replace_policy(conn, compiled.rows)
         atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
-        layers.mark_answer_once(paths.home, taken)
+        layers.mark_answer_once(paths.home, "layers", bool(taken.others))
     apply_changes(paths, root, result.changes, h.created)
     lock.packages = wanted
     kept = {ref.name for ref in wanted}
@@ -818,7 +818,7 @@ def build_from_lock(root: Path, wait_s: float, *, force: bool = False) -> list[s
             raise StyleError(f"the locked packages do not compile: {errors[0].render()}")
         replace_policy(conn, compiled.rows)
         atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
-        layers.mark_answer_once(paths.home, taken)
+        layers.mark_answer_once(paths.home, "layers", bool(taken.others))
     freshness.record(str(root))
     notes = list(taken.notes)
     by_root = {cp.package.root.resolve(): cp.package for cp in loaded.packages}

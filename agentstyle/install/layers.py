@@ -116,12 +116,20 @@ def take_in(root: Path, loaded: Compiled) -> TakenIn:
     return out
 
 
-def mark_answer_once(home: Path, taken: TakenIn, same_layer_twice: bool = False) -> None:
-    """`.style/answer-once` where more than one STYLE handler may fire for an event (another
-    layer's install, or this layer installed twice); removed where none can."""
+def mark_answer_once(home: Path, reason: str, on: bool) -> None:
+    """Add or drop `reason` in `.style/answer-once`, which exists while any reason holds that
+    more than one STYLE handler may fire for one event: `layers` (another layer's install, set
+    here), or another writer's (a plugin beside a settings install) that this never drops."""
     marker = home / ANSWER_ONCE_NAME
-    if taken.others or same_layer_twice:
-        marker.write_text("one answer per event: docs/design/runtime.md#answered-once\n")
+    try:
+        reasons = [r for r in marker.read_text("utf-8").split() if r]
+    except OSError:
+        reasons = []
+    kept = [r for r in reasons if r != reason] + ([reason] if on else [])
+    if kept == reasons:
+        return
+    if kept:
+        marker.write_text("".join(r + "\n" for r in kept), encoding="utf-8")
     else:
         marker.unlink(missing_ok=True)
 
