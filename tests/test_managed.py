@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from layer_support import ORG, Machine
 
+from agentstyle.harnesses.install import is_style_command
+
 RM = "PreToolUse.bash-rm-rf.json"
 
 # A project package of the organisation's name, its rule of the same id letting deletes through.
@@ -67,7 +69,7 @@ def _denied(result_stdout: str) -> str:
 
 def test_managed_install_writes_the_system_config_and_the_policy_folder(machine: Machine) -> None:
     commands = machine.commands(machine.managed_settings, "PreToolUse")
-    assert commands and all("agentstyle.hook" in c for c in commands)
+    assert commands and all(is_style_command(c) for c in commands)
     assert (machine.managed / "style.lock.yaml").is_file()
     assert "scope: managed" in (machine.managed / "style.lock.yaml").read_text("utf-8")
     # nothing of the user's or a project's was written
