@@ -19,7 +19,14 @@ if TYPE_CHECKING:
 HOME_NAME = ".style"  # the folder of this machine's database, logs and sockets
 DATABASE_NAME = "style.duckdb"  # in HOME_NAME
 LOCK_NAME = "style.lock.yaml"  # committed, beside HOME_NAME
+# In HOME_NAME when another layer's STYLE handlers may fire beside this root's: each event is
+# then answered once (engine/answered.py).
+ANSWER_ONCE_NAME = "answer-once"
 STYLE_HOME_ENV = "STYLE_HOME"  # names the `.style` folder outright
+# The organisation's policy folder (`style install --scope managed`): its `style.lock.yaml` and
+# packages, read by every evaluation on the machine (docs/harnesses/index.md#layers).
+MANAGED_HOME_ENV = "STYLE_MANAGED_HOME"
+MANAGED_HOME = "/etc/style"
 # Where each harness names the project folder in a hook's environment.
 PROJECT_DIR_ENV = {
     "claude-code": "CLAUDE_PROJECT_DIR",
@@ -87,6 +94,26 @@ def find_home(
 def user_home() -> str:
     """The user's own `.style` folder (personal installs, and where errors go otherwise)."""
     return os.path.join(os.path.expanduser("~"), HOME_NAME)
+
+
+def managed_root() -> str:
+    """The organisation's policy folder: `STYLE_MANAGED_HOME`, else /etc/style."""
+    return os.environ.get(MANAGED_HOME_ENV) or MANAGED_HOME
+
+
+def layer_locks(root: str) -> list[tuple[str, str]]:
+    """(layer, lock path) of the policies besides `root`'s own that an evaluation in `root`
+    takes in, highest first: the managed policy, then the user's (`~/style.lock.yaml`), each
+    unless it is `root`'s own. Paths only; whether each exists is the caller's `stat`."""
+    here = os.path.abspath(root)
+    managed = os.path.abspath(managed_root())
+    if managed == here:
+        return []  # the organisation's own database: no user's policy goes into it
+    out = [("managed", os.path.join(managed, LOCK_NAME))]
+    user = os.path.abspath(os.path.expanduser("~"))
+    if user != here and managed != user:
+        out.append(("user", os.path.join(user, LOCK_NAME)))
+    return out
 
 
 def not_regular(path: str) -> str | None:
@@ -168,7 +195,8 @@ def read_regular_text(path: str | os.PathLike[str]) -> str | None:
 
 def any_project(starts: Iterable[str | None]) -> bool:
     """Whether a STYLE project is anywhere upwards of `starts` (a `.style` folder or a
-    committed `style.lock.yaml`), or the user has their own policy: `lstat` calls only."""
+    committed `style.lock.yaml`), or the user has their own policy, or the organisation has
+    one: `lstat` calls only."""
 
     def holds(folder: str) -> bool:
         return os.path.lexists(os.path.join(folder, HOME_NAME)) or os.path.lexists(
@@ -177,7 +205,9 @@ def any_project(starts: Iterable[str | None]) -> bool:
 
     if find_upwards(starts, holds) is not None:
         return True
-    return os.path.lexists(os.path.join(user_home(), DATABASE_NAME))
+    return os.path.lexists(os.path.join(user_home(), DATABASE_NAME)) or os.path.lexists(
+        os.path.join(managed_root(), LOCK_NAME)
+    )
 
 
 def state_folder() -> str:

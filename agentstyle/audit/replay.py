@@ -154,12 +154,30 @@ def installed_packages(root: Path) -> tuple[list[str], dict[str, dict[str, Any]]
 
 
 def load_policy(
-    packages: list[str], harness: str, settings: dict[str, dict[str, Any]] | None = None
+    packages: list[str],
+    harness: str,
+    settings: dict[str, dict[str, Any]] | None = None,
+    *,
+    layered: Path | None = None,
 ) -> Policy:
-    """Compile `packages` for `harness` (settings as the lock file chose them) into memory."""
-    compiled = compile_policy(load_and_validate(packages), [harness], settings or {})
+    """Compile `packages` for `harness` (settings as the lock file chose them) into memory;
+    `layered`: with the managed and user policies that apply in that install root, as its
+    hooks evaluate them (docs/harnesses/index.md#layers)."""
+    loaded = load_and_validate(packages)
+    chosen = dict(settings or {})
+    taken = None
+    if layered is not None and loaded.ok:
+        from agentstyle.install import layers
+
+        taken = layers.take_in(layered, loaded)
+        chosen = {**taken.settings, **chosen}
+    compiled = compile_policy(loaded, [harness], chosen)
     if not compiled.ok:
         raise PolicyErrors(compiled)
+    if taken is not None and layered is not None:
+        from agentstyle.install import layers
+
+        layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(layered))
     conn = memory_store()
     try:
         replace_policy(conn, compiled.rows)

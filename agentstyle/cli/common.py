@@ -23,7 +23,7 @@ class Format(enum.StrEnum):
     json = "json"
 
 
-SCOPES = ("project", "local", "user")
+SCOPES = ("project", "local", "user", "managed")
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:

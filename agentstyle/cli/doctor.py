@@ -35,16 +35,19 @@ def command(
     For every installed harness: the config and its handlers, the interpreter, a synthetic
     event through the installed command (answer and time), the database, rules that can
     never fire, and the tool calls of the last 7 days STYLE never saw (`style audit
-    coverage`). With --live, each tool gate is also fired, as installed, with a harmless call
-    self-protection refuses (a write into .style/, never run): the gate must refuse it.
+    coverage`). Then the layers in force: the managed, user and project policies (folder,
+    lock, packages, installs) and what the evaluating database holds of each. With --live,
+    each tool gate is also fired, as installed, with a harmless call self-protection refuses
+    (a write into .style/, never run): the gate must refuse it.
 
     With --format json: a list of findings, each with `level` (ok, warning or error), `harness`
-    (null for the project's own checks) and `message`.
+    (null for the project's own checks, `layers` for the layers section) and `message`.
     """
     from agentstyle.install.doctor import run_doctor
+    from agentstyle.install.doctor_layers import layer_findings
 
     root = project_root()
-    findings = run_doctor(root, fire=fire)
+    findings = run_doctor(root, fire=fire) + layer_findings(root)
     findings += coverage_findings(root)
     if live:
         from agentstyle.install.canary import run_live

@@ -48,8 +48,11 @@ def _counts(result: InstallResult, harness: str) -> tuple[list[str], bool, int, 
     from agentstyle.install.selfprotect import is_builtin
 
     plan = [e for e in result.compiled.plan if e.harness == harness]
-    user = [cp for cp in result.compiled.packages if not is_builtin(cp.package.root)]
-    protect = len(user) < len(result.compiled.packages)
+    own = result.compiled.packages
+    if result.own is not None:  # the other layers' packages are theirs (install/layers.py)
+        own = [cp for cp in own if cp.package.name in result.own]
+    user = [cp for cp in own if not is_builtin(cp.package.root)]
+    protect = len(user) < len(own)
     static = sum(1 for e in plan if e.status == "static")
     return [cp.package.name for cp in user], protect, sum(1 for e in plan if e.runs), static
 
@@ -125,7 +128,12 @@ def project_root() -> Path:
 
 
 def _root(scope: str | None) -> Path:
-    """The install root: the home folder for `--scope user`, else the project's."""
+    """The install root: the home folder for `--scope user`, the organisation's policy folder
+    for `--scope managed` (STYLE_MANAGED_HOME, else /etc/style), else the project's."""
+    if scope == "managed":
+        from agentstyle.folders import managed_root
+
+        return Path(managed_root())
     return Path.home() if scope == "user" else project_root()
 
 
@@ -155,7 +163,8 @@ def install_command(
             "--scope",
             values=SCOPES,
             metavar="SCOPE",
-            help="project (shared config), local (yours, not committed) or user (every project)",
+            help="project (shared config), local (yours, not committed), user (every project) "
+            "or managed (the organisation's, for every user of the machine)",
         ),
     ] = "project",
     set_: Annotated[

@@ -119,7 +119,10 @@ def command(
     # The built-in self-protection rules go with every install, so with every replay too
     # (as `style plan` shows them), unless the lock file says `protect: false`.
     with plan_packages(harness, root) as builtin:
-        policy = rp.load_policy(packages + builtin, harness, settings)
+        # The installed policy is replayed as the hooks evaluate it: with the other layers.
+        policy = rp.load_policy(
+            packages + builtin, harness, settings, layered=None if package else root
+        )
         try:
             base_policy = (
                 rp.load_policy(packages_or_cwd(list(baseline)) + builtin, harness, settings)

@@ -175,9 +175,32 @@ def _not_allowable(r: Refusal) -> StyleError:
     )
 
 
+def managed_rules(conn: Connection) -> frozenset[str]:
+    """The rules of the organisation's layer, which no allowance lifts."""
+    return frozenset(str(r) for (r,) in conn.execute(sql("allow/managed_rules")).fetchall())
+
+
+def _managed_refusal(r: Refusal, managed: frozenset[str]) -> StyleError | None:
+    held = [rule for rule in r.rules if rule in managed]
+    if not held:
+        return None
+    return StyleError(
+        f"event {r.event_id} was refused by `{held[0]}`, a rule of the organisation's managed "
+        "policy: `style allow` cannot let it through (ask whoever manages the policy)"
+    )
+
+
 def pick(conn: Connection, target: int | str | None) -> Refusal:
     """The refusal `style allow` answers: the event id or allow code named, else the last
-    refused tool call that is not a self-protection refusal."""
+    refused tool call that is not a self-protection refusal (nor a managed rule's)."""
+    chosen = _pick(conn, target)
+    problem = _managed_refusal(chosen, managed_rules(conn))
+    if problem is not None:
+        raise problem
+    return chosen
+
+
+def _pick(conn: Connection, target: int | str | None) -> Refusal:
     found = refusals(conn, target if isinstance(target, int) else None)
     if isinstance(target, int):
         if not found:
@@ -198,9 +221,14 @@ def pick(conn: Connection, target: int | str | None) -> Refusal:
             raise StyleError(f"the allow code `{target}` names {len(matches)} refusals "
                              f"(events {ids}); give the event id")  # fmt: skip
         return matches[0]
+    managed = managed_rules(conn)
     for r in found:
-        if r.tool_call and not r.self_protect:
+        if r.tool_call and not r.self_protect and not any(x in managed for x in r.rules):
             return r
+    for r in found:
+        problem = _managed_refusal(r, managed) if r.tool_call else None
+        if problem is not None:
+            raise problem  # the last refused tool call was the organisation's rule's
     others = [r for r in found if not r.tool_call]
     if others:
         raise StyleError(
@@ -305,6 +333,9 @@ def apply_allowances(
     ).fetchall():
         offered.setdefault(int(seq), []).append((int(allowance_id), list(rule_ids or []), scope))
     used: set[int] = set()
+    # An allowance never names a managed rule (`pick` refuses it), but one written by other
+    # means still does not lift the organisation's rule.
+    managed = managed_rules(conn) if offered else frozenset()
     for seq, (evaluation, _key, blocked, asked) in enumerate(refused):
         decision: Decision = evaluation.decision
         lifted: dict[str, int] = {}
@@ -312,6 +343,8 @@ def apply_allowances(
             if scope != "session" and allowance_id in used:
                 continue
             for cand in blocked + asked:
+                if cand.rule_id in managed:
+                    continue
                 if cand.rule_id in rule_ids and cand.rule_id not in lifted:
                     lifted[cand.rule_id] = allowance_id
         if not lifted or any(c.rule_id not in lifted for c in blocked):

@@ -59,6 +59,9 @@ class Event:
     ts: float = 0.0
     fields: list[tuple[str, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. shell-incomplete: deadline
+    # The same for every STYLE handler of this event, where more than one may fire (the
+    # database's `answer-once` marker): engine/answered.py. None: not looked up.
+    identity: str | None = None
 
     def add(self, name: str, value: Any, idx: int = 0) -> None:
         if value is None or len(self.fields) >= MAX_FIELD_ROWS:

@@ -9,7 +9,7 @@ from typing import Any
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.evaluate import Candidate, Evaluation, decide
 from agentstyle.engine.fixes import Fixing, apply_fix
-from agentstyle.engine.store import Connection, rolled_back
+from agentstyle.engine.store import Connection, rolled_back, sql
 
 
 @dataclass(slots=True)
@@ -19,11 +19,18 @@ class Explained:
     lines: list[str]
 
 
-def _trace(cand: Candidate, point: str | None) -> str:
+def rule_layers(conn: Connection) -> dict[str, str]:
+    """rule id → its layer, for the rules not of the project's own policy."""
+    return {str(r): str(layer) for r, layer in conn.execute(sql("policy/rule_layers")).fetchall()}
+
+
+def _trace(cand: Candidate, point: str | None, layer: str | None = None) -> str:
     """One trace line (docs/commands.md#style-explain): `entry "pkg/rule@point" ... block=… repeat=…
     output=…`."""
     name = f'entry "{cand.rule_id}@{point}"'
     head = f"{name} status={cand.status} action={cand.action} match={str(cand.matched).lower()}"
+    if layer is not None:  # another layer's rule (a project's own say nothing: the common case)
+        head += f" layer={layer}"
     if cand.tokens:
         head += f" tokens={cand.tokens}"
     if not cand.matched:
@@ -80,8 +87,9 @@ def explain_event(
             lines.append(f"shell dynamic={json.dumps(dynamic, ensure_ascii=False)}")
     if not evaluation.candidates:
         lines.append("no candidate entries for this event")
+    layers = rule_layers(conn) if evaluation.candidates else {}
     for cand in evaluation.candidates:
-        lines.append(_trace(cand, event.point))
+        lines.append(_trace(cand, event.point, layers.get(cand.rule_id)))
     fix = evaluation.decision.fix
     if fix is not None:
         how = "rewritten" if fix.applied else "named in the refusal"

@@ -190,8 +190,9 @@ class ClaudeCode(HarnessAdapter):
 
     # -- install: `.claude/settings*.json` (docs/design/harnesses.md#claude-code-config) -----------
 
-    scopes = ("project", "local", "user")
+    scopes = ("project", "local", "user", "managed")
     config_file = ".claude/settings.json"
+    managed_file = "/etc/claude-code/managed-settings.json"  # Linux and WSL
     user_instruction_file = ".claude/CLAUDE.md"
     version_command = ("claude", "--version")
 

@@ -352,6 +352,8 @@ class Cursor(HarnessAdapter):
 
     flat = True  # event → handler list, no matcher groups
     config_file = ".cursor/hooks.json"
+    scopes = ("project", "user", "managed")
+    managed_file = "/etc/cursor/hooks.json"  # the enterprise hooks (Linux)
     # The Cursor CLI's name and output are UNCONFIRMED (`cursor-agent --version`).
     version_command = ("cursor-agent", "--version")
 

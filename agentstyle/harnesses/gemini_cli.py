@@ -186,6 +186,9 @@ class GeminiCli(HarnessAdapter):
     # -- install: `.gemini/settings.json` (docs/design/harnesses.md#gemini-cli-config) -------------
 
     config_file = ".gemini/settings.json"
+    scopes = ("project", "user", "managed")
+    managed_file = "/etc/gemini-cli/settings.json"  # the system settings, over every other file
+    managed_env = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
     user_instruction_file = ".gemini/GEMINI.md"
     version_command = ("gemini", "--version")
     enable_flag = ENABLE_FLAG

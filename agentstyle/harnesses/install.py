@@ -41,6 +41,17 @@ def home_path(relative: str) -> Path:
     return Path(os.path.expanduser("~")) / relative
 
 
+# Puts the system-wide configs (`/etc/...`) under another folder: tests, and images built for
+# a machine before it runs.
+SYSTEM_ROOT_ENV = "STYLE_MANAGED_CONFIG_ROOT"
+
+
+def system_path(absolute: str) -> Path:
+    """A system-wide config file, under `STYLE_MANAGED_CONFIG_ROOT` when that is set."""
+    base = os.environ.get(SYSTEM_ROOT_ENV)
+    return Path(base) / absolute.lstrip("/") if base else Path(absolute)
+
+
 def command_interpreter(command: str) -> str | None:
     """The program of a handler command STYLE wrote: its first (double-quoted) word."""
     command = command.strip()

@@ -9,6 +9,7 @@ library only at import: the hook path loads an adapter for every event.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -134,6 +135,11 @@ class HarnessAdapter(ABC):
     flat: ClassVar[bool] = False  # event → handler list (else event → matcher group → handlers)
     # the hook config file, relative to the project (to the home folder for `user`)
     config_file: ClassVar[str]
+    # the client's system-wide config no user setting switches off, for `--scope managed`
+    # (docs/harnesses/index.md#managed-scope); None: the harness has none STYLE writes
+    managed_file: ClassVar[str | None] = None
+    # the client's own variable that moves that file (where it has one): STYLE writes there too
+    managed_env: ClassVar[str | None] = None
     # the user-scope instruction file, relative to the home folder (None: none is placed)
     user_instruction_file: ClassVar[str | None] = None
     # the client that reports its version (`requires.harnesses`, `--fail-closed` checks)
@@ -146,6 +152,9 @@ class HarnessAdapter(ABC):
     def config_path(self, root: Path, scope: str) -> Path:
         if scope == "user":
             return install.home_path(self.config_file)
+        if scope == "managed" and self.managed_file is not None:
+            moved = os.environ.get(self.managed_env) if self.managed_env else None
+            return Path(moved) if moved else install.system_path(self.managed_file)
         return root / self.config_file
 
     @abstractmethod
@@ -203,6 +212,8 @@ class HarnessAdapter(ABC):
 
     def static_path(self, root: Path, scope: str) -> Path | None:
         """The instruction file static rules are placed in (None: none at this scope)."""
+        if scope == "managed":
+            return None  # no client reads a system-wide instruction file STYLE could write
         if scope == "user":
             user = self.user_instruction_file
             return install.home_path(user) if user else None

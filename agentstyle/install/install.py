@@ -34,6 +34,7 @@ from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import HarnessSpec, spec_for
 from agentstyle.harnesses.install import is_style_command
+from agentstyle.install import layers
 from agentstyle.install.hookcommand import hook_command
 from agentstyle.install.library import bundled, bundled_path, ref_path
 from agentstyle.install.lockfile import (
@@ -49,7 +50,7 @@ from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
 from agentstyle.policy.rows import PolicyRows
 
 ON_FAILURE_MIN = (2, 1, 295)
-SCOPES = ("project", "local", "user")
+SCOPES = ("project", "local", "user", "managed")
 # Handlers `--fail-closed` protects (onFailure / failClosed + the flag): the tool gates always
 # (docs/design/runtime.md#fail-modes: PreToolUse), another gate event (a prompt gate) only when a
 # gate rule runs there, so a broken handler does not refuse every prompt of a project that never
@@ -99,6 +100,7 @@ class InstallResult:
     changes: list[FileChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     blocked: list[PlanEntry] = field(default_factory=list)  # install-error entries
+    own: set[str] | None = None  # the root's own packages (None: every compiled one)
 
     @property
     def ok(self) -> bool:
@@ -114,7 +116,7 @@ def check_scope(harness: str, scope: str) -> None:
 def config_file(root: Path, scope: str, harness: str) -> Path:
     """The hook config STYLE writes for a harness and scope."""
     if scope not in SCOPES:
-        raise StyleError(f"unknown scope `{scope}` (project, local or user)")
+        raise StyleError(f"unknown scope `{scope}` (project, local, user or managed)")
     check_scope(harness, scope)
     path: Path = adapter_for(harness).config_path(root, scope)
     return path
@@ -340,9 +342,16 @@ def too_old(compiled: Compiled, harness: str, notes: list[str]) -> list[PlanEntr
     ]
 
 
-def static_blocks(compiled: Compiled, harness: str) -> dict[str, str]:
-    """Bodies of `static` entries, settings rendered, for the instruction file."""
-    static = {e.rule_id for e in compiled.plan if e.harness == harness and e.status == "static"}
+def static_blocks(compiled: Compiled, harness: str, own: set[str] | None = None) -> dict[str, str]:
+    """Bodies of `static` entries, settings rendered, for the instruction file (`own`: of
+    these packages only)."""
+    static = {
+        e.rule_id
+        for e in compiled.plan
+        if e.harness == harness
+        and e.status == "static"
+        and (own is None or e.rule_id.split("/", 1)[0] in own)
+    }
     blocks: dict[str, str] = {}
     values = {}
     for row in compiled.rows.settings:
@@ -461,6 +470,13 @@ def _setting_text(value: Any) -> str:
     if isinstance(value, list):  # a list setting written as a YAML list in the lock file
         return ",".join(_setting_text(v) for v in value)
     return "" if value is None else str(value)
+
+
+def _texts(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Another layer's chosen values as its lock holds them, as text (`chosen_settings`)."""
+    return {
+        pkg: {k: _setting_text(v) for k, v in values.items()} for pkg, values in settings.items()
+    }
 
 
 def _check_setting(pkg: str, decl: SettingDecl, value: str) -> None:
@@ -608,7 +624,7 @@ def install(
     except KeyError:
         raise StyleError(f"unknown harness `{harness}`") from None
     if scope not in SCOPES:
-        raise StyleError(f"unknown scope `{scope}` (project, local or user)")
+        raise StyleError(f"unknown scope `{scope}` (project, local, user or managed)")
     check_scope(harness, scope)
     home = StylePaths(root).home
     existed = home.exists()
@@ -669,12 +685,24 @@ def _install(
         wanted = named_refs(root, wanted, loaded, locked)
         if not loaded.ok:
             return InstallResult(loaded)
-        package_list = [cp.package for cp in loaded.packages]
-        chosen = chosen_settings(lock, parse_sets(sets or []), package_list)
-        compiled = compile_policy(loaded, sorted(harnesses), dict(chosen), require_settings=True)
-    result = InstallResult(compiled)
+        own_packages = [cp.package for cp in loaded.packages]
+        chosen = chosen_settings(lock, parse_sets(sets or []), own_packages)
+        taken = layers.take_in(root, loaded)
+        package_list = [cp.package for cp in loaded.packages if cp.package.name in taken.own]
+        compiled = compile_policy(
+            loaded,
+            sorted({*harnesses, *taken.harnesses}),
+            {**_texts(taken.settings), **chosen},
+            require_settings=True,
+        )
+        layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(root))
+    result = InstallResult(compiled, own=taken.own)
+    result.notes.extend(taken.notes)
     if not compiled.ok:
         return result
+    # The other layers' rules are evaluated here, but their handlers and instruction-file
+    # blocks are their own installs' (a user's personal rules never go into a committed file).
+    own_plan = [e for e in compiled.plan if e.rule_id.split("/", 1)[0] in taken.own]
     result.blocked = [e for e in compiled.plan if e.status == "install-error"]
     result.blocked += too_old(compiled, harness, result.notes)
     if result.blocked:
@@ -692,7 +720,7 @@ def _install(
                 f"says {'.'.join(map(str, version))}"
             )
     result.notes.extend(adapter.install_notes(h.fail_closed))
-    groups = handler_groups(compiled.plan, harness, h.fail_closed, scope)
+    groups = handler_groups(own_plan, harness, h.fail_closed, scope)
     natives = native_groups(package_list, harness, result.notes)
     h.native = sorted(
         {str(hd["command"]) for gs in natives.values() for g in gs for hd in _handlers_of(g)}
@@ -717,7 +745,7 @@ def _install(
     static = _static_change(
         root,
         instruction_file(root, scope, harness),
-        static_blocks(compiled, harness),
+        static_blocks(compiled, harness, taken.own),
         created,
         harness,
     )
@@ -730,6 +758,7 @@ def _install(
     with engine_free_store(paths) as conn:
         replace_policy(conn, compiled.rows)
         atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
+        layers.mark_answer_once(paths.home, "layers", bool(taken.others))
     apply_changes(paths, root, result.changes, h.created)
     lock.packages = wanted
     kept = {ref.name for ref in wanted}
@@ -746,7 +775,7 @@ def _built_from_lock(root: Path) -> None:
     freshness.record(str(root))
 
 
-def build_from_lock(root: Path, wait_s: float) -> list[str]:
+def build_from_lock(root: Path, wait_s: float, *, force: bool = False) -> list[str]:
     """The rules database compiled from `style.lock.yaml` alone, hook configs untouched: what
     the first hook on a teammate's machine (no `.style/`, or a lock changed by a pull) does.
 
@@ -757,30 +786,41 @@ def build_from_lock(root: Path, wait_s: float) -> list[str]:
 
     paths = StylePaths(root)
     lock = read_lock(paths.lockfile)
-    if not lock.harnesses or not lock.packages:
+    others = layers.other_layers(root)
+    if not others and (not lock.harnesses or not lock.packages):
         raise StyleError("style.lock.yaml names no installed package")
+    harnesses = dict(lock.harnesses)
+    for layer in others:  # (a root with no lock of its own: protected for the layers' harnesses)
+        for name, install in layer.lock.harnesses.items():
+            harnesses.setdefault(name, install)
     with engine_free_store(paths, wait_s=wait_s) as conn:
-        if freshness.stale(str(root)) is None and _has_policy(conn):
+        if not force and freshness.stale(str(root)) is None and _has_policy(conn):
             return []  # another hook built it while this one waited for the lock
         locked = [ref_path(root, ref) for ref in lock.packages]
         with selfprotect.builtin_package(
-            root, dict(lock.harnesses), persist=True, enabled=lock.protect, packages=locked
+            root, harnesses, persist=True, enabled=lock.protect, packages=locked
         ) as builtin:
             loaded = load_and_validate(locked + ([str(builtin)] if builtin else []))
             errors = [d for d in loaded.diagnostics if d.level == "error"]
             if errors:
                 raise StyleError(f"the locked packages have errors: {errors[0].render()}")
             chosen = chosen_settings(lock, {}, [cp.package for cp in loaded.packages])
+            taken = layers.take_in(root, loaded)
             compiled = compile_policy(
-                loaded, sorted(lock.harnesses), dict(chosen), require_settings=True
+                loaded,
+                sorted({*harnesses, *taken.harnesses}),
+                {**_texts(taken.settings), **chosen},
+                require_settings=True,
             )
+            layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(root))
         errors = [d for d in compiled.diagnostics if d.level == "error"]
         if errors:
             raise StyleError(f"the locked packages do not compile: {errors[0].render()}")
         replace_policy(conn, compiled.rows)
         atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
+        layers.mark_answer_once(paths.home, "layers", bool(taken.others))
     freshness.record(str(root))
-    notes = []
+    notes = list(taken.notes)
     by_root = {cp.package.root.resolve(): cp.package for cp in loaded.packages}
     for ref in lock.packages:
         pkg = by_root.get(Path(ref_path(root, ref)).resolve())
@@ -924,10 +964,11 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
     changes: list[FileChange] = []
     # Every project-side scope is looked at: only STYLE's handlers can go, and a lock file lost
     # or edited by hand must not leave them behind.
+    # The personal and the managed configs only when the lock says they are this install's.
     scopes: list[str] = (
-        ["user"]
-        if h.scope == "user"
-        else [h.scope, *(s for s in adapter.scopes if s not in (h.scope, "user"))]
+        [h.scope]
+        if h.scope in ("user", "managed")
+        else [h.scope, *(s for s in adapter.scopes if s not in (h.scope, "user", "managed"))]
     )
     for scope in scopes:
         if scope not in adapter.scopes:
@@ -968,6 +1009,10 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
         _built_from_lock(root)
     else:
         paths.lockfile.unlink(missing_ok=True)
+    if paths.database.exists() and layers.other_layers(root):
+        # The managed and user layers still answer here, through their own handlers: the
+        # database keeps their rules (a project's uninstall never switches the organisation's off).
+        build_from_lock(root, LOCK_WAIT_S, force=True)
     return changes
 
 

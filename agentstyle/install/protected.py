@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentstyle.harnesses.install import system_path
 from agentstyle.install.lockfile import HarnessInstall
 
 # Categories, each one built-in rule (install/selfprotect.py has their messages).
@@ -137,6 +138,26 @@ def harness_items(harnesses: Iterable[str]) -> list[Item]:
         for path in managed:
             kind = "file" if Path(path).suffix else "tree"
             out.append(Item(HOOK_CONFIGS, kind, "abs", path))
+            moved = system_path(path)  # STYLE_MANAGED_CONFIG_ROOT: where `--scope managed` wrote
+            if moved != Path(path):
+                out.append(Item(HOOK_CONFIGS, kind, "abs", moved.as_posix()))
+    return out
+
+
+def layer_items(root: Path) -> list[Item]:
+    """The organisation's policy folder (its lock, its database) and the packages the other
+    layers evaluated here install (docs/harnesses/index.md#layers)."""
+    from agentstyle.folders import managed_root
+    from agentstyle.install.layers import other_layers
+    from agentstyle.install.library import ref_path
+
+    out = _placed(POLICY, "tree", Path(managed_root()), root)
+    try:
+        found = other_layers(root)
+    except Exception:  # an unreadable lock of another layer: its install reports it
+        found = []
+    for layer in found:
+        out += package_items(root, [ref_path(layer.root, ref) for ref in layer.lock.packages])
     return out
 
 
@@ -236,6 +257,7 @@ def protected(
         *package_items(root, packages),
         *state_items(root, style_home),
         *code_items(root),
+        *layer_items(root),
     ]
     home = Path(os.path.expanduser("~"))
     tops = []

@@ -21,6 +21,7 @@ class PackageRow(NamedTuple):
     per_rule: int
     per_event: int
     allow_code: bool
+    layer: str = "project"  # managed | user | project (docs/design/storage.md#layers)
 
 
 class RuleRow(NamedTuple):
@@ -53,6 +54,7 @@ class RuleRow(NamedTuple):
     source_column: int
     fix_pattern: str | None  # `fix.replace` (docs/design/runtime.md#fixes); None: no fix
     fix_template: str | None  # `fix.with`
+    layer: str = "project"  # its package's layer: managed | user | project
 
 
 class RuleToolRow(NamedTuple):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentstyle.engine import answered
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.evaluate import Evaluation, Held, decide, record
 from agentstyle.engine.event import Event
@@ -243,9 +244,18 @@ def evaluate_on(
     try:
         begin(conn)
         try:
+            if event.identity is not None:
+                repeated = answered.earlier(conn, event.identity)
+                if repeated is not None:
+                    # Another STYLE handler answered this event: nothing is recorded twice.
+                    WATCHDOG.disarm()
+                    _rollback(conn)
+                    return repeated
             held = resident.held if resident else None
             [result] = decide(conn, [event], held=held, log=log)
             apply_fix(conn, result, fixing, held)
+            if event.identity is not None:
+                answered.keep(conn, event.identity, result.event_id, result.decision)
             latency = int((time.monotonic() - call.started) * 1_000_000)
             if after is None:
                 record(conn, [result], log, [latency])

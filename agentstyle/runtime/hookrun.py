@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
-from agentstyle.folders import DATABASE_NAME, user_home
+from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, user_home
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.limits import MAX_STDIN, PAYLOAD_HEAD
 from agentstyle.runtime.causes import (
@@ -258,6 +258,10 @@ def handle(
         if event.point is None:
             raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(seen.event))
         event.harness = call.harness  # the entries installed for the config that ran this hook
+        if (home / ANSWER_ONCE_NAME).exists():
+            from agentstyle.engine.answered import identity_of
+
+            event.identity = identity_of(event, stdin)
         from agentstyle.runtime import direct as runtime
 
         fixing = reader.fixing(seen.payload, seen.event, event)

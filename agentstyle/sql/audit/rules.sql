@@ -8,7 +8,8 @@
 -- needs: rate flags need that many candidate events, `dead` five times as many at its point).
 -- $first_id, $last_id: the window's event ids (audit/window_ids.sql); hits and field rows are
 -- read in that range only, which their zone maps find without a scan of the whole history.
--- Result: rule, action, candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
+-- Result: rule, action, layer (managed, user or project: docs/harnesses/index.md#layers),
+-- candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
 -- fixed, dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
 -- erroring — has `error` outcomes; looping — a stop rule blocking more than half the stops;
@@ -147,6 +148,7 @@ ids AS (
 measured AS (
     SELECT i.rule_id,
            r.action,
+           r.layer,
            r.rule_order,
            CAST(coalesce(c.n, 0) AS BIGINT) AS candidates,
            coalesce(f.fired, 0) AS fired,
@@ -175,6 +177,7 @@ measured AS (
 )
 SELECT rule_id AS rule,
        action,
+       layer,
        candidates,
        fired,
        emitted,

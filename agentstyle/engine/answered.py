@@ -1,0 +1,53 @@
+"""One answer per event when more than one STYLE handler fires for it
+(docs/design/runtime.md#answered-once).
+
+A user install and a project install (or a plugin beside a settings install) each put a STYLE
+handler on the same native event; the client runs both and merges their answers. Both reach
+the same database (the nearest `.style/`, which holds every layer's rules), and the database
+lock orders them: the first evaluates, records the event and keeps its verdict under the
+event's identity; a later handler with the same identity records nothing and answers so that
+the client's merge is exactly the first answer: a refusal (block, ask) is repeated, so it
+stands even where the first process died after deciding, and everything else (context, a
+warning, an allow) is not given twice: no opinion.
+"""
+
+from __future__ import annotations
+
+from agentstyle.engine.decision import Decision
+from agentstyle.engine.event import Event
+from agentstyle.engine.store import Connection, sql
+
+# The handlers of one event start together; a later one waits at most its deadline for the
+# lock. An identical payload after this long is a new event (a prompt sent again).
+WINDOW_S = 10.0
+# (`.style/answer-once`, folders.ANSWER_ONCE_NAME: written by install when another layer's
+# handlers may fire beside this root's; without it no identity is looked up.)
+REFUSALS = ("block", "ask")
+
+
+def identity_of(event: Event, stdin: bytes) -> str:
+    """What every STYLE handler of one event computes alike: harness, session, native event,
+    and the call's id, else the digest of the payload the client sent them all."""
+    import hashlib
+
+    which = event.call_id or "sha256:" + hashlib.sha256(stdin).hexdigest()
+    return "\0".join((event.harness, event.session_id, event.native_event, which))
+
+
+def earlier(conn: Connection, identity: str) -> Decision | None:
+    """The answer for a handler that comes second: None when this one is the first."""
+    row = conn.execute(sql("evaluate/answered_find"), [identity, WINDOW_S]).fetchone()
+    if row is None:
+        return None
+    verdict, reasons = row
+    if verdict in REFUSALS:
+        return Decision(verdict=str(verdict), reasons=[str(r) for r in reasons or []])
+    return Decision()
+
+
+def keep(conn: Connection, identity: str, event_id: int | None, decision: Decision) -> None:
+    """Note the first handler's verdict, inside the transaction that records its event."""
+    conn.execute(sql("evaluate/answered_prune"), [identity, WINDOW_S])
+    conn.execute(
+        sql("evaluate/answered_keep"), [identity, event_id, decision.verdict, decision.reasons]
+    )

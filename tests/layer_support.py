@@ -1,0 +1,127 @@
+"""A machine with layered policies for the layer tests: an organisation's policy folder and its
+system-wide client configs moved under the test's folder (STYLE_MANAGED_HOME,
+STYLE_MANAGED_CONFIG_ROOT: /etc is never touched), a home folder for `--scope user`, and a
+project. Every install is the real `style install`; every handler runs as the installed config
+says (`sh -c COMMAND`, the payload on stdin)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from conftest import FIXTURE_CWD, FIXTURES, HookResult, Project, clean_env, feed, finish
+
+CLAUDE_MANAGED = "etc/claude-code/managed-settings.json"
+
+# The organisation's rule: deletes are refused, whatever the project says.
+ORG = """
+spec: style/v0.3
+name: org
+version: 1.0.0
+description: the organisation's guards
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm "'
+    text: "ORG no-rm: the organisation forbids deletes."
+"""
+
+
+class Machine:
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp = tmp_path
+        self.home = tmp_path / "home"
+        self.managed = tmp_path / "managed"
+        self.system = tmp_path / "system"
+        self.project = Project(tmp_path / "proj", self.home)
+        self.env = {
+            "STYLE_MANAGED_HOME": str(self.managed),
+            "STYLE_MANAGED_CONFIG_ROOT": str(self.system),
+        }
+        self.project.hook_env = dict(self.env)
+
+    # -- packages and installs -------------------------------------------------------------------
+    def package(self, name: str, text: str) -> Path:
+        folder = self.tmp / "packages" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "STYLE.yaml").write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+        return folder
+
+    def style(
+        self, *args: str, cwd: Path | None = None, check: bool = True, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentstyle", *args],
+            cwd=cwd or self.project.root,
+            env=clean_env(self.home, {**self.env, **env}),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"style {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def install_managed(self, package: Path) -> subprocess.CompletedProcess[str]:
+        return self.style("install", "--scope", "managed", str(package), cwd=self.tmp)
+
+    def install_user(self, package: Path) -> subprocess.CompletedProcess[str]:
+        return self.style("install", "--scope", "user", str(package), cwd=self.home)
+
+    def install_project(
+        self, package: Path, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        return self.style("install", str(package), check=check)
+
+    # -- the configs -----------------------------------------------------------------------------
+    @property
+    def managed_settings(self) -> Path:
+        return self.system / CLAUDE_MANAGED
+
+    @property
+    def user_settings(self) -> Path:
+        return self.home / ".claude" / "settings.json"
+
+    @property
+    def project_settings(self) -> Path:
+        return self.project.root / ".claude" / "settings.json"
+
+    def commands(self, settings: Path, event: str) -> list[str]:
+        """The STYLE handler commands a Claude Code settings file runs for `event`."""
+        if not settings.is_file():
+            return []
+        hooks = json.loads(settings.read_text("utf-8")).get("hooks", {})
+        return [h["command"] for group in hooks.get(event, []) for h in group["hooks"]]
+
+    # -- the handlers ----------------------------------------------------------------------------
+    def payload(self, fixture: str, **overrides: Any) -> bytes:
+        text = (FIXTURES / fixture).read_text("utf-8")
+        data = json.loads(text.replace(FIXTURE_CWD, self.project.root.as_posix()))
+        data.update(overrides)
+        return json.dumps(data).encode("utf-8")
+
+    def run_together(self, commands: list[str], payload: bytes, **env: str) -> list[HookResult]:
+        """Every handler started at once, as the client starts the matching hooks of one event,
+        each with the same payload."""
+        procs = [
+            subprocess.Popen(
+                ["/bin/sh", "-c", command],
+                cwd=self.project.root,
+                env=clean_env(
+                    self.home, {**self.env, "CLAUDE_PROJECT_DIR": str(self.project.root), **env}
+                ),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for command in commands
+        ]
+        for proc in procs:
+            feed(proc, payload)
+        return [finish(proc, b"") for proc in procs]
