@@ -28,8 +28,22 @@ PACKAGE = """
 
 def _as_before_010(project: Project, ids: list[int]) -> None:
     """The project's database as STYLE left it before schema 010: no counter (001's unused
-    sequence instead), events under ids max() gave, the schema at 009."""
+    sequence instead), events under ids max() gave, the schema at 009 (and none of the later
+    migrations' tables and columns)."""
     project.execute("DELETE FROM schema_version WHERE version >= 10")
+    # what the migrations after 010 added goes too, so that they apply again (DuckDB drops a
+    # column only from a table without indexes: the events' are taken off meanwhile)
+    indexes = project.query(
+        "SELECT index_name, sql FROM duckdb_indexes() WHERE table_name = 'events'"
+    )
+    for name, _sql in indexes:
+        project.execute(f"DROP INDEX {name}")
+    project.execute("ALTER TABLE events DROP COLUMN transcript")  # 012
+    for _name, statement in indexes:
+        project.execute(statement)
+    project.execute("DROP TABLE answered")  # 011
+    project.execute("ALTER TABLE rules DROP COLUMN layer")
+    project.execute("ALTER TABLE packages DROP COLUMN layer")
     project.execute("DROP TABLE event_counter")
     project.execute("CREATE SEQUENCE event_ids START 1")
     for event_id in ids:
