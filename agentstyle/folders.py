@@ -193,6 +193,28 @@ def read_regular_text(path: str | os.PathLike[str]) -> str | None:
         return None
 
 
+def mark_answer_once(home: str | os.PathLike[str], reason: str, on: bool) -> None:
+    """Add or drop `reason` in `.style/answer-once` (ANSWER_ONCE_NAME), which exists while any
+    reason holds that more than one STYLE handler may fire for one event: `layers` (another
+    layer's install, set by install), `plugin` (a plugin beside a settings install, set by
+    install or by the plugin's own hook); a writer drops only its own reason
+    (docs/design/runtime.md#answered-once)."""
+    marker = os.path.join(home, ANSWER_ONCE_NAME)
+    raw = read_regular(marker, 1 << 16)
+    reasons = [r for r in (raw or b"").decode("utf-8", "replace").split() if r]
+    kept = [r for r in reasons if r != reason] + ([reason] if on else [])
+    if kept == reasons:
+        return
+    if not kept:
+        if os.path.lexists(marker):
+            os.unlink(marker)
+        return
+    temporary = f"{marker}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as fh:
+        fh.write("".join(r + "\n" for r in kept))
+    os.replace(temporary, marker)
+
+
 def any_project(starts: Iterable[str | None]) -> bool:
     """Whether a STYLE project is anywhere upwards of `starts` (a `.style` folder or a
     committed `style.lock.yaml`), or the user has their own policy, or the organisation has

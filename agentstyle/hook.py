@@ -62,6 +62,7 @@ def via_engine(call: HookCall, stdin: bytes, *, start: bool = True) -> Answer | 
         "harness": call.harness,
         "event": call.event,
         "fail_closed": call.fail_closed,
+        "plugin": call.via_plugin,
         "oversized": oversized,
         "budget_s": budget,
     }

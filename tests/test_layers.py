@@ -193,7 +193,7 @@ def test_answered_once_through_the_resident_engine(machine: Machine) -> None:
 
 
 def test_the_answer_once_marker_keeps_another_installers_reason(tmp_path: Path) -> None:
-    from agentstyle.install.layers import mark_answer_once
+    from agentstyle.folders import mark_answer_once
 
     marker = tmp_path / "answer-once"
     mark_answer_once(tmp_path, "plugin", True)  # a plugin beside a settings install

@@ -83,7 +83,8 @@ def test_one_handler_per_event_every_tool_never_fail_closed(harness: str, rel: s
         [handler] = group["hooks"]
         assert handler["timeout"] == written(harness, native)
         command = handler["command"]
-        assert f"exec style-hook --harness {harness} --event {native};" in command
+        # (`--plugin`: the hook knows a settings install may answer the same event)
+        assert f"exec style-hook --harness {harness} --event {native} --plugin;" in command
         # fail-closed would make every folder of the machine a project (hook.py nothing_to_do)
         assert "--fail-closed" not in command and "onFailure" not in handler
         point = spec.spec_of(native)
@@ -194,3 +195,82 @@ def test_gemini_hooks_refuse_to_run_outside_gemini_cli(tmp_path: Path) -> None:
         )
         result = finish(proc, _encode(payload("SessionStart.startup.json", folder)))
         assert (result.stdout, result.stderr.strip(), result.code) == expected
+
+
+BRIEF = """\
+spec: style/v0.3
+name: house
+version: 1.0.0
+description: no rm, and a brief per prompt
+rules:
+  - id: no-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm "'
+    text: PLUGIN-BLOCK no rm here
+  - id: brief
+    target: event
+    event: prompt.submitted
+    text: PLUGIN-BRIEF the project brief
+"""
+
+
+@pytest.mark.parametrize("plugin_first", [True, False], ids=["plugin-first", "settings-first"])
+def test_a_plugin_beside_a_settings_install_answers_each_event_once(
+    project: Project, plugin_first: bool
+) -> None:
+    """The plugin's handler and the settings install's both fire for every event: the first
+    to run evaluates and records; the second repeats a refusal and gives no second context.
+    The plugin's handler marks it on its first event, where install did not see the plugin."""
+    project.write_package(BRIEF, "policy")
+    project.install("policy", "--harness", "claude-code")
+    assert not (project.style / "answer-once").exists()  # no plugin enabled at install
+    session = "plugin-beside-settings"
+
+    def both(native: str, data: dict[str, Any]) -> list[HookResult]:
+        def by_plugin() -> HookResult:
+            return run_plugin_hook(project.root, project.home, native, data)
+
+        def by_settings() -> HookResult:
+            return project.run_installed(native, data)
+
+        order = (by_plugin, by_settings) if plugin_first else (by_settings, by_plugin)
+        return [run() for run in order]
+
+    start = payload("SessionStart.startup.json", project.root, session_id=session)
+    both("SessionStart", start)
+    prompt = payload("UserPromptSubmit.json", project.root, session_id=session, prompt="go on")
+    briefs = [r.context or "" for r in both("UserPromptSubmit", prompt)]
+    rm = payload(
+        "PreToolUse.bash-rm-rf.json",
+        project.root,
+        session_id=session,
+        tool_use_id="toolu_plugin_1",
+        tool_input={"command": "rm victim.txt"},
+    )
+    refusals = both("PreToolUse", rm)
+    assert (project.style / "answer-once").read_text() == "plugin\n"
+    for result in refusals:  # whichever comes second repeats the refusal: it stands
+        result.check_clean()
+        assert (result.json or {})["hookSpecificOutput"]["permissionDecision"] == "deny"
+    # From the plugin's first event on: once per event. Before it, with the plugin second,
+    # the settings handler had already answered the session start unmarked.
+    counted = project.query(
+        "SELECT native_event, count(*) FROM events WHERE session_id = ? GROUP BY 1 ORDER BY 1",
+        [session],
+    )
+    assert dict(counted)["PreToolUse"] == 1
+    assert dict(counted)["UserPromptSubmit"] == 1
+    assert sum("PLUGIN-BRIEF" in b for b in briefs) == 1, briefs
+
+
+def test_install_marks_answer_once_where_the_plugin_is_enabled(project: Project) -> None:
+    """Installed after the plugin was enabled: install sees it and marks the project, so even
+    the first event is answered once."""
+    from test_doctor_plugin import install_plugin
+
+    install_plugin(project.home)
+    project.write_package(RM, "policy")
+    project.install("policy", "--harness", "claude-code")
+    assert (project.style / "answer-once").read_text() == "plugin\n"

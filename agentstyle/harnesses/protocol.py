@@ -88,12 +88,13 @@ class HarnessAdapter(ABC):
     def installed_here(self, root: Path) -> bool:
         """Whether STYLE's handlers for this harness are in the project's or the user's
         config (then its payload arriving through another harness's config is a copy)."""
+        from agentstyle.folders import read_regular
+
         for scope in self.scopes:
-            try:
-                with open(self.config_path(root, scope), encoding="utf-8", errors="replace") as fh:
-                    text = fh.read(1 << 20)
-            except OSError:
+            raw = read_regular(str(self.config_path(root, scope)), 1 << 20)
+            if raw is None:  # missing, unreadable, or no regular file (a FIFO never blocks)
                 continue
+            text = raw.decode("utf-8", "replace")
             if install.is_style_command(text) and f"--harness {self.name}" in text:
                 return True
         return False

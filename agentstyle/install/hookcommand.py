@@ -74,8 +74,13 @@ def missing_answer(harness: str, native_event: str, fail_closed: bool) -> tuple[
     return wire.stdout, MISSING, 0 if wire.stdout else 1
 
 
-def hook_command(harness: str, native_event: str, fail_closed: bool, scope: str) -> str:
+def hook_command(
+    harness: str, native_event: str, fail_closed: bool, scope: str, *, plugin: bool = False
+) -> str:
+    """The handler command of one native event (`plugin`: a client extension's handler, which
+    tells the hook so with `--plugin`)."""
     args = f"--harness {harness} --event {native_event}" + (" --fail-closed" if fail_closed else "")
+    args += " --plugin" if plugin else ""
     if scope not in PORTABLE_SCOPES:
         return f"{personal_program()} {args}"
     stdout, stderr, code = missing_answer(harness, native_event, fail_closed)

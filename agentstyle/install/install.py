@@ -30,6 +30,7 @@ from agentstyle.engine.store import (
     sql,
     transaction,
 )
+from agentstyle.folders import mark_answer_once
 from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import HarnessSpec, spec_for
@@ -105,6 +106,19 @@ class InstallResult:
     @property
     def ok(self) -> bool:
         return self.compiled.ok and not self.blocked
+
+
+def extension_serves(root: Path, harness: str) -> bool:
+    """Whether the harness also runs STYLE as its own extension for `root` (an enabled plugin
+    or extension), so that its handlers and this install's fire for the same events
+    (docs/design/runtime.md#answered-once)."""
+    from agentstyle.install.pluginstate import FINDERS
+
+    find = FINDERS.get(harness)
+    try:
+        return find is not None and find(root) is not None
+    except Exception:  # the client's files say nothing readable: no extension seen
+        return False
 
 
 def check_scope(harness: str, scope: str) -> None:
@@ -758,7 +772,9 @@ def _install(
     with engine_free_store(paths) as conn:
         replace_policy(conn, compiled.rows)
         atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
-        layers.mark_answer_once(paths.home, "layers", bool(taken.others))
+        mark_answer_once(paths.home, "layers", bool(taken.others))
+        if extension_serves(root, harness):
+            mark_answer_once(paths.home, "plugin", True)
     apply_changes(paths, root, result.changes, h.created)
     lock.packages = wanted
     kept = {ref.name for ref in wanted}
@@ -818,7 +834,7 @@ def build_from_lock(root: Path, wait_s: float, *, force: bool = False) -> list[s
             raise StyleError(f"the locked packages do not compile: {errors[0].render()}")
         replace_policy(conn, compiled.rows)
         atomic_write(paths.home / DIGEST_FILE, policy_digest(compiled.rows) + "\n")
-        layers.mark_answer_once(paths.home, "layers", bool(taken.others))
+        mark_answer_once(paths.home, "layers", bool(taken.others))
     freshness.record(str(root))
     notes = list(taken.notes)
     by_root = {cp.package.root.resolve(): cp.package for cp in loaded.packages}

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.folders import ANSWER_ONCE_NAME, layer_locks, managed_root
+from agentstyle.folders import layer_locks, managed_root
 from agentstyle.install.library import ref_path
 from agentstyle.install.lockfile import LockFile, read_lock
 from agentstyle.policy.compile import Compiled, CompiledPackage, load_and_validate
@@ -114,24 +114,6 @@ def take_in(root: Path, loaded: Compiled) -> TakenIn:
     loaded.packages = kept
     out.own = {n for n, layer in out.layer_of.items() if layer == own_name}
     return out
-
-
-def mark_answer_once(home: Path, reason: str, on: bool) -> None:
-    """Add or drop `reason` in `.style/answer-once`, which exists while any reason holds that
-    more than one STYLE handler may fire for one event: `layers` (another layer's install, set
-    here), or another writer's (a plugin beside a settings install) that this never drops."""
-    marker = home / ANSWER_ONCE_NAME
-    try:
-        reasons = [r for r in marker.read_text("utf-8").split() if r]
-    except OSError:
-        reasons = []
-    kept = [r for r in reasons if r != reason] + ([reason] if on else [])
-    if kept == reasons:
-        return
-    if kept:
-        marker.write_text("".join(r + "\n" for r in kept), encoding="utf-8")
-    else:
-        marker.unlink(missing_ok=True)
 
 
 def stamp(rows: PolicyRows, layer_of: dict[str, str], default: str) -> None:

@@ -82,7 +82,7 @@ def extension_hooks(harness: str) -> dict[str, Any]:
     adapter = adapter_for(harness)
     groups: dict[str, list[dict[str, Any]]] = {}
     for native in spec.native_events():
-        command = hook_command(harness, native, False, "project")
+        command = hook_command(harness, native, False, "project", plugin=True)
         if harness == "gemini-cli":
             command = only_in_gemini(command)
         handler = adapter.handler(command, native, False)

@@ -326,8 +326,9 @@ def _notes(
         (
             "warning",
             f"STYLE is installed twice here: the {found.kind} {found.plugin_id} and the "
-            f"handlers in {', '.join(configs)} both run on every event; keep one (`style "
-            f"uninstall --harness {harness}`, or `{found.disable}`)",
+            f"handlers in {', '.join(configs)} both run on every event (each event is "
+            f"answered once, but STYLE starts twice); keep one (`style uninstall --harness "
+            f"{harness}`, or `{found.disable}`)",
         )
     )
     return notes, False

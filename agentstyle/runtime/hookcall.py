@@ -83,6 +83,9 @@ class HookCall:
     project_dirs: Final[tuple[str, ...]]
     cwd: Final[str | None]
     watchdog_at: Final[float]  # when the last resort answers (runtime/budget.py)
+    # Started by a client extension's handler (`--plugin`: the Claude Code or Codex plugin, the
+    # Gemini CLI extension), which may fire beside a settings install's for the same event.
+    via_plugin: Final[bool]
 
     def __init__(
         self,
@@ -96,6 +99,7 @@ class HookCall:
         project_dirs: tuple[str, ...] = (),
         cwd: str | None = None,
         watchdog_at: float | None = None,
+        via_plugin: bool = False,
     ) -> None:
         self.harness = harness
         self.event = event
@@ -109,16 +113,17 @@ class HookCall:
         self.watchdog_at = (
             watchdog_at if watchdog_at is not None else deadline + grace + WATCHDOG_AFTER_S
         )
+        self.via_plugin = via_plugin
 
     @classmethod
     def from_argv(cls, argv: list[str], started: float | None = None) -> HookCall:
-        """`--harness H --event E [--fail-closed]` and this process's environment. Unknown
-        words are passed over (argparse costs milliseconds of import, and a bad option must
+        """`--harness H --event E [--fail-closed] [--plugin]` and this process's environment.
+        Unknown words are passed over (argparse costs milliseconds of import, and a bad option must
         fail open like a missing one, never be a usage error)."""
         from agentstyle.timeouts import timeout_for
 
         harness = event = ""
-        fail_closed = False
+        fail_closed = via_plugin = False
         it = iter(argv)
         for arg in it:
             if arg == "--harness":
@@ -127,6 +132,8 @@ class HookCall:
                 event = next(it, "") or ""
             elif arg == "--fail-closed":
                 fail_closed = True
+            elif arg == "--plugin":
+                via_plugin = True
         started = time.monotonic() if started is None else started
         timeout = timeout_for(harness, event)
         return cls(
@@ -140,11 +147,18 @@ class HookCall:
             folders.project_dirs(),
             folders.working_folder(),
             started + watchdog_seconds(timeout),
+            via_plugin,
         )
 
     @classmethod
     def served(
-        cls, harness: str, event: str, fail_closed: bool, budget_s: float, home: str
+        cls,
+        harness: str,
+        event: str,
+        fail_closed: bool,
+        budget_s: float,
+        home: str,
+        via_plugin: bool = False,
     ) -> HookCall:
         """A hook's request as the resident engine serves it: `budget_s` from now, on the
         engine's own `.style` folder."""
@@ -157,6 +171,7 @@ class HookCall:
             started + max(0.0, budget_s),
             FAILURE_GRACE_S,
             home,
+            via_plugin=via_plugin,
         )
 
     def left(self) -> float:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
-from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, user_home
+from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, mark_answer_once, user_home
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.limits import MAX_STDIN, PAYLOAD_HEAD
 from agentstyle.runtime.causes import (
@@ -258,6 +258,16 @@ def handle(
         if event.point is None:
             raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(seen.event))
         event.harness = call.harness  # the entries installed for the config that ran this hook
+        if (
+            call.via_plugin
+            and not (home / ANSWER_ONCE_NAME).exists()
+            and adapter.installed_here(home.parent)
+        ):
+            # A plugin's handler beside a settings install of STYLE for this harness: both fire
+            # for every event, so from now on each event is answered once
+            # (docs/design/runtime.md#answered-once). (`style install` marks it too where it
+            # sees the plugin enabled.)
+            mark_answer_once(home, "plugin", True)
         if (home / ANSWER_ONCE_NAME).exists():
             from agentstyle.engine.answered import identity_of
 

@@ -70,7 +70,7 @@ def malformed(message: dict[str, object]) -> str | None:
         return "`budget_s` must be a number"
     if not 0 <= budget <= 600:
         return "`budget_s` is out of range"
-    for key in ("fail_closed", "oversized"):
+    for key in ("fail_closed", "oversized", "plugin"):
         if not isinstance(message.get(key, False), bool):
             return f"`{key}` must be true or false"
     return None
@@ -310,6 +310,7 @@ class Engine:
             bool(message.get("fail_closed")),
             ENGINE_BUDGET_SHARE * float(message["budget_s"]),  # type: ignore[arg-type]
             str(self.home),
+            via_plugin=bool(message.get("plugin")),
         )
         stdout, stderr, code = handle(
             call,
