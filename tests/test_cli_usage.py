@@ -67,8 +67,8 @@ CASES = [
     (
         "unknown scope",
         ("uninstall", "--scope", "global"),
-        "style: invalid value for `--scope`: `global` is not one of project, local, user "
-        "(see `style uninstall --help`)",
+        "style: invalid value for `--scope`: `global` is not one of project, local, user, "
+        "managed (see `style uninstall --help`)",
     ),
     (
         "unknown format",
@@ -100,7 +100,8 @@ CASES = [
     (
         "a scope the harness lacks",
         ("install", "--harness", "cursor", "--scope", "local"),
-        "style: cursor has no `local` scope (use: project, user) (see `style install --help`)",
+        "style: cursor has no `local` scope (use: project, user, managed) (see `style install "
+        "--help`)",
     ),
     (
         "bad date",

@@ -8,6 +8,7 @@ literal, and the regex decides alone.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -146,6 +147,7 @@ COMMON_WORDS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def any_literal(pattern: str, besides: str | None = None) -> Prefilter | None:
     """Literals one of which every match of `pattern` must contain, for a pattern with no
     single required literal: `(\\S*/)?\\.claude|(\\S*/)?\\.style` needs `.claude` or `.style`.
@@ -156,6 +158,11 @@ def any_literal(pattern: str, besides: str | None = None) -> Prefilter | None:
     a sequence needs what any one of its parts needs, an alternation the union of what each
     branch needs, a repeat what its body needs when it repeats at least once. Case-insensitive
     groups, and anything it cannot parse, give no literal.
+
+    Remembered per pattern (the answer is immutable): reading the tree was a third of a
+    compile, and one process compiles the same patterns again and again: `style install`
+    and `sync` once per harness, the bundled library's patterns in every policy that uses it,
+    the resident engine's rebuilds.
     """
     stripped = _flags(pattern)
     if stripped is None:
