@@ -168,6 +168,15 @@ def project(history: Saved) -> Project:
     return Project(base / "proj", base / "home")
 
 
+@pytest.fixture(scope="module")
+def report(history: Saved) -> dict[str, Any]:
+    """`style suggest` over the module's history, once, for the tests that read its proposals
+    (each restored copy holds the same history, so the same report; the one that checks that
+    nothing is applied runs its own)."""
+    base = history.restore()
+    return _suggest(Project(base / "proj", base / "home"))
+
+
 def _suggest(p: Project, *args: str) -> dict[str, Any]:
     done = _style(p, "suggest", "--sessions", "3", "--min-events", "3", "--format", "json", *args)
     assert done.returncode == 0, done.stderr
@@ -228,9 +237,11 @@ def test_proposals_learned_from_the_history(project: Project) -> None:
     assert doc["history"]["sessions"] == 3
 
 
-def test_an_approved_ask_becomes_an_allow_for_exactly_that_call(project: Project) -> None:
+def test_an_approved_ask_becomes_an_allow_for_exactly_that_call(
+    project: Project, report: dict[str, Any]
+) -> None:
     p = project
-    push = _by_rule(_suggest(p))["team/ask-push"]
+    push = _by_rule(report)["team/ask-push"]
     assert push["condition"] == 'tool.input.command == "git push origin feature"'
     approved = _event_ids(p, "git push origin feature", "ask")
     assert len(approved) == 3
@@ -250,9 +261,9 @@ def test_an_approved_ask_becomes_an_allow_for_exactly_that_call(project: Project
 
 
 def test_commands_of_one_program_and_subcommand_generalize_to_plain_words(
-    project: Project,
+    report: dict[str, Any],
 ) -> None:
-    deploy = _by_rule(_suggest(project))["team/ask-deploy"]
+    deploy = _by_rule(report)["team/ask-deploy"]
     assert deploy["condition"].startswith('tool.input.command regex r"^make deploy( ')
     assert deploy["evidence"]["calls"] == ["make deploy qa", "make deploy staging"]
     assert deploy["backtest"]["changes"] == {"ask->allow": 2}
@@ -261,9 +272,11 @@ def test_commands_of_one_program_and_subcommand_generalize_to_plain_words(
     assert "--- a/STYLE.yaml" in deploy["diff"]
 
 
-def test_refusals_let_through_again_and_again_narrow_the_rule(project: Project) -> None:
+def test_refusals_let_through_again_and_again_narrow_the_rule(
+    project: Project, report: dict[str, Any]
+) -> None:
     p = project
-    rm = _by_rule(_suggest(p))["team/no-rm-build"]
+    rm = _by_rule(report)["team/no-rm-build"]
     refused = _event_ids(p, "rm -rf build", "block")
     assert rm["evidence"]["events"] == refused and len(refused) == 2
     assert rm["evidence"]["allowed"] == 2
@@ -273,9 +286,9 @@ def test_refusals_let_through_again_and_again_narrow_the_rule(project: Project) 
     assert "id: allow-" not in rm["diff"]
 
 
-def test_noise_and_dead_rules(project: Project) -> None:
+def test_noise_and_dead_rules(project: Project, report: dict[str, Any]) -> None:
     p = project
-    found = _by_rule(_suggest(p))
+    found = _by_rule(report)
     note = found["team/shell-note"]
     assert "+    repeat: session" in note["diff"] and "-    repeat: every" in note["diff"]
     # 14 post events in 3 sessions (5, 5, 4): after the first of each session it is deduplicated
@@ -289,9 +302,11 @@ def test_noise_and_dead_rules(project: Project) -> None:
     assert dead["backtest"]["changed"] == 0
 
 
-def test_every_diff_applies_and_validates(project: Project, tmp_path: Path) -> None:
+def test_every_diff_applies_and_validates(
+    project: Project, report: dict[str, Any], tmp_path: Path
+) -> None:
     p = project
-    for n, proposal in enumerate(_suggest(p)["proposals"]):
+    for n, proposal in enumerate(report["proposals"]):
         copy = tmp_path / f"copy-{n}"
         shutil.copytree(p.root / "team", copy)
         applied = subprocess.run(
