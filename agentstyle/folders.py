@@ -137,16 +137,29 @@ def not_regular(path: str) -> str | None:
     return "not a regular file"
 
 
-def read_regular(path: str, limit: int) -> bytes | None:
-    """At most `limit` bytes of `path` when it is a regular file; None otherwise. Opened
-    without blocking and checked before it is read (a FIFO never holds the reader)."""
+def _regular_fd(path: str | os.PathLike[str]) -> int | None:
+    """A descriptor of `path` when it is a regular file, else None. Opened without blocking
+    and checked before anything is read: opening a FIFO would wait for a writer."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def read_regular(path: str, limit: int) -> bytes | None:
+    """At most `limit` bytes of `path` when it is a regular file; None otherwise (a FIFO
+    never holds the reader)."""
+    fd = _regular_fd(path)
+    if fd is None:
+        return None
+    try:
         chunks = []
         while limit > 0:
             chunk = os.read(fd, min(limit, 1 << 20))
@@ -163,17 +176,12 @@ def read_regular(path: str, limit: int) -> bytes | None:
 
 def open_regular(path: str | os.PathLike[str]) -> TextIO | None:
     """`path` opened as UTF-8 text (undecodable bytes replaced) when it is a regular file; None
-    otherwise (missing, unreadable, a folder, a FIFO, a device). Opened without blocking and
-    checked before it is read, like `read_regular`: a FIFO planted where a transcript or a
-    config is expected never holds `doctor` or `audit`."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except OSError:
+    otherwise (missing, unreadable, a folder, a FIFO, a device): a FIFO planted where a
+    transcript or a config is expected never holds `doctor` or `audit`."""
+    fd = _regular_fd(path)
+    if fd is None:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            return None
         os.set_blocking(fd, True)
         return os.fdopen(fd, encoding="utf-8", errors="replace")
     except OSError:
