@@ -108,6 +108,23 @@ class InstallResult:
         return self.compiled.ok and not self.blocked
 
 
+def compile_layered(
+    root: Path, loaded: Compiled, harnesses: Iterable[str], chosen: dict[str, dict[str, str]]
+) -> tuple[Compiled, layers.TakenIn]:
+    """`loaded` (the root's own packages) with every other layer's that applies at `root`,
+    compiled as one policy for the harnesses of all of them, each rule stamped with its layer
+    (docs/design/storage.md#layers)."""
+    taken = layers.take_in(root, loaded)
+    compiled = compile_policy(
+        loaded,
+        sorted({*harnesses, *taken.harnesses}),
+        {**_texts(taken.settings), **chosen},
+        require_settings=True,
+    )
+    layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(root))
+    return compiled, taken
+
+
 def extension_serves(root: Path, harness: str) -> bool:
     """Whether the harness also runs STYLE as its own extension for `root` (an enabled plugin
     or extension), so that its handlers and this install's fire for the same events
@@ -701,15 +718,8 @@ def _install(
             return InstallResult(loaded)
         own_packages = [cp.package for cp in loaded.packages]
         chosen = chosen_settings(lock, parse_sets(sets or []), own_packages)
-        taken = layers.take_in(root, loaded)
+        compiled, taken = compile_layered(root, loaded, harnesses, chosen)
         package_list = [cp.package for cp in loaded.packages if cp.package.name in taken.own]
-        compiled = compile_policy(
-            loaded,
-            sorted({*harnesses, *taken.harnesses}),
-            {**_texts(taken.settings), **chosen},
-            require_settings=True,
-        )
-        layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(root))
     result = InstallResult(compiled, own=taken.own)
     result.notes.extend(taken.notes)
     if not compiled.ok:
@@ -821,14 +831,7 @@ def build_from_lock(root: Path, wait_s: float, *, force: bool = False) -> list[s
             if errors:
                 raise StyleError(f"the locked packages have errors: {errors[0].render()}")
             chosen = chosen_settings(lock, {}, [cp.package for cp in loaded.packages])
-            taken = layers.take_in(root, loaded)
-            compiled = compile_policy(
-                loaded,
-                sorted({*harnesses, *taken.harnesses}),
-                {**_texts(taken.settings), **chosen},
-                require_settings=True,
-            )
-            layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(root))
+            compiled, taken = compile_layered(root, loaded, harnesses, chosen)
         errors = [d for d in compiled.diagnostics if d.level == "error"]
         if errors:
             raise StyleError(f"the locked packages do not compile: {errors[0].render()}")
