@@ -258,17 +258,17 @@ def handle(
         if event.point is None:
             raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(seen.event))
         event.harness = call.harness  # the entries installed for the config that ran this hook
-        if (
-            call.via_plugin
-            and not (home / ANSWER_ONCE_NAME).exists()
-            and adapter.installed_here(home.parent)
-        ):
+        answer_once = (home / ANSWER_ONCE_NAME).exists()
+        if not answer_once and call.via_plugin and adapter.installed_here(home.parent):
             # A plugin's handler beside a settings install of STYLE for this harness: both fire
             # for every event, so from now on each event is answered once
             # (docs/design/runtime.md#answered-once). (`style install` marks it too where it
-            # sees the plugin enabled.)
-            mark_answer_once(home, "plugin", True)
-        if (home / ANSWER_ONCE_NAME).exists():
+            # sees the plugin enabled.) A marker that cannot be written leaves this event
+            # answered once all the same, never failed.
+            answer_once = True
+            with contextlib.suppress(OSError):
+                mark_answer_once(home, "plugin", True)
+        if answer_once:
             from agentstyle.engine.answered import identity_of
 
             event.identity = identity_of(event, stdin)
