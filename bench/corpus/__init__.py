@@ -2,7 +2,7 @@
 
 `tests/corpus/<category>.yaml` holds our cases by category: the six the bundled guards claim
 (recursive deletes, destructive git, secrets, public one-way doors, identity, SQL drops) and
-the families issue 22 asks them to learn (disks, system, git execution and history, containers,
+the further families they are to learn (disks, system, git execution and history, containers,
 Kubernetes, cloud, infrastructure, remote storage, registries, GitHub, dynamic execution) as
 red-team cases. `tests/corpus/peers/<category>.yaml` holds cases taken from two other guard
 projects' test suites, each naming its `src`. A case is a Bash command (`cmd`) or a file tool

@@ -21,8 +21,8 @@ SETS = ("ours", "peers")
 # cases, read by every test process that collects the corpus tests) parses several times faster.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-# The six categories the bundled guards claim come first; then the families issue 22 asks the
-# guards to learn (each a pack to come); then the ordinary commands every guard must let pass.
+# The six categories the bundled guards claim come first; then the further families the guards
+# are to learn (each a pack to come); then the ordinary commands every guard must let pass.
 CLAIMED = (
     "recursive-delete",
     "destructive-git",

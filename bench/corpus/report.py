@@ -91,7 +91,7 @@ def side_by_side(
     families = [c for c in cases if c.category not in CLAIMED and c.category != "everyday"]
     groups += [
         ("**the six categories the guards claim**", claimed),
-        ("**the families issue 22 names**", families),
+        ("**the further families**", families),
         *extra_groups,
         ("**all**", cases),
     ]
