@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentstyle.audit.report import Filters
+from agentstyle.audit.report import Filters, define_window
 from agentstyle.audit.transcripts import ToolCall, tool_calls, transcript_harness
 from agentstyle.engine.store import Connection, query_rows, sql
 from agentstyle.folders import open_regular, read_regular_text
@@ -505,6 +505,7 @@ def coverage(
         "session": filters.session,
         "harness": filters.harness,
     }
+    define_window(conn)
     _n, _t, rows = query_rows(conn, sql("audit/coverage_sessions"), params)
     known = {(str(h), str(s)): (cwd, int(n)) for h, s, cwd, n, _first, _last in rows}
     notes: list[str] = []

@@ -247,6 +247,13 @@ class Where:
         return cls(StylePaths(root).error_log, root)
 
 
+def define_window(conn: Connection) -> None:
+    """The window's table macros (`window_events`, `report_events`) on this connection: the
+    one definition of a report's window that every `sql/audit` report reads. Temporary, so a
+    read-only history takes them too."""
+    conn.execute(sql("audit/window_macros"))
+
+
 def window_params(conn: Connection, filters: Filters) -> dict[str, Any]:
     """The filters as a report's parameters, with the first and last event id of the window
     (`$first_id`, `$last_id`): every event of the window has an id in that range, and the
@@ -255,6 +262,7 @@ def window_params(conn: Connection, filters: Filters) -> dict[str, Any]:
     follows the window asked for, not the whole history
     (docs/performance.md#a-history-that-stays-fast).
     """
+    define_window(conn)
     params = filters.params()
     _n, _t, rows = query_rows(conn, sql("audit/window_ids"), params)
     params["first_id"], params["last_id"] = rows[0] if rows else (None, None)

@@ -8,11 +8,7 @@ SELECT e.harness,
        count(*) AS events,
        min(e.ts) AS first_seen,
        max(e.ts) AS last_seen
-FROM events e
+FROM window_events($since, $until, $session, $harness) e
 WHERE e.session_id IS NOT NULL
-  AND ($since IS NULL OR e.ts >= $since)
-  AND ($until IS NULL OR e.ts < $until)
-  AND ($session IS NULL OR e.session_id = $session)
-  AND ($harness IS NULL OR e.harness = $harness)
 GROUP BY e.harness, e.session_id
 ORDER BY first_seen, session;

@@ -16,26 +16,18 @@
 WITH recorded AS (
     SELECT e.ts, e.harness, CAST(NULL AS VARCHAR) AS rule, e.native_event, e.error AS cause,
            e.verdict = 'block' AS refused
-    FROM events e
+    FROM window_events($since, $until, $session, $harness) e
     WHERE e.error IS NOT NULL
       AND $rule IS NULL
-      AND ($since IS NULL OR e.ts >= $since)
-      AND ($until IS NULL OR e.ts < $until)
-      AND ($session IS NULL OR e.session_id = $session)
-      AND ($harness IS NULL OR e.harness = $harness)
     UNION ALL
     SELECT e.ts, e.harness, h.rule_id, e.native_event, coalesce(h.detail, 'no detail recorded'),
            coalesce(r.fail = 'closed', false)
     FROM hits h
-    JOIN events e
+    JOIN window_events($since, $until, $session, $harness) e
       ON e.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
     LEFT JOIN rules r ON r.rule_id = h.rule_id
     WHERE h.outcome = 'error'
       AND ($rule IS NULL OR h.rule_id GLOB $rule)
-      AND ($since IS NULL OR e.ts >= $since)
-      AND ($until IS NULL OR e.ts < $until)
-      AND ($session IS NULL OR e.session_id = $session)
-      AND ($harness IS NULL OR e.harness = $harness)
 ),
 logged AS (
     SELECT l.ts, l.harness, l.native_event, l.cause

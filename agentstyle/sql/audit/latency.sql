@@ -9,16 +9,8 @@
 -- ordered by bucket.
 WITH ev AS (
     SELECT greatest(e.latency_us, 1) AS us
-    FROM events e
+    FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) e
     WHERE e.latency_us IS NOT NULL
-      AND ($since IS NULL OR e.ts >= $since)
-      AND ($until IS NULL OR e.ts < $until)
-      AND ($session IS NULL OR e.session_id = $session)
-      AND ($harness IS NULL OR e.harness = $harness)
-      AND ($rule IS NULL OR EXISTS (
-          SELECT 1 FROM hits h
-          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
-            AND h.event_id BETWEEN $first_id AND $last_id))
 ),
 scaled AS (
     -- decade k and the leading step (1, 2 or 5): step × 10^k is the bucket's lower edge; read

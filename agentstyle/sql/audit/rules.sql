@@ -20,11 +20,7 @@
 -- then the rules no longer installed by id.
 WITH ev AS (
     SELECT e.*
-    FROM events e
-    WHERE ($since IS NULL OR e.ts >= $since)
-      AND ($until IS NULL OR e.ts < $until)
-      AND ($session IS NULL OR e.session_id = $session)
-      AND ($harness IS NULL OR e.harness = $harness)
+    FROM window_events($since, $until, $session, $harness) e
 ),
 kept AS (
     SELECT f.event_id,

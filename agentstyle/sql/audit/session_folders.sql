@@ -3,12 +3,8 @@
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL).
 -- Result: harness, cwd, events — the most frequent folder of each harness first.
 SELECT e.harness, e.cwd, count(*) AS events
-FROM events e
+FROM window_events($since, $until, $session, $harness) e
 WHERE e.cwd IS NOT NULL
-  AND ($since IS NULL OR e.ts >= $since)
-  AND ($until IS NULL OR e.ts < $until)
-  AND ($session IS NULL OR e.session_id = $session)
-  AND ($harness IS NULL OR e.harness = $harness)
 GROUP BY e.harness, e.cwd
 QUALIFY row_number() OVER (PARTITION BY e.harness ORDER BY count(*) DESC, e.cwd) = 1
 ORDER BY events DESC, e.harness;

@@ -7,15 +7,7 @@
 -- last_seen (of the session's events in the window), ordered by first_seen, session.
 WITH ev AS (
     SELECT e.*
-    FROM events e
-    WHERE ($since IS NULL OR e.ts >= $since)
-      AND ($until IS NULL OR e.ts < $until)
-      AND ($session IS NULL OR e.session_id = $session)
-      AND ($harness IS NULL OR e.harness = $harness)
-      AND ($rule IS NULL OR EXISTS (
-          SELECT 1 FROM hits h
-          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
-            AND h.event_id BETWEEN $first_id AND $last_id))
+    FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) e
 ),
 hit_counts AS (
     SELECT h.event_id, count(*) AS n

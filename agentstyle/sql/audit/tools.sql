@@ -8,17 +8,9 @@
 -- top_blocking_rule (most blocked calls; ties by id), ordered by calls desc, tool.
 WITH ev AS (
     SELECT e.*, coalesce(e.call_id, 'event-' || CAST(e.event_id AS VARCHAR)) AS call_key
-    FROM events e
+    FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) e
     WHERE e.tool IS NOT NULL
       AND e.point IN ('tool.pre', 'tool.post', 'tool.failed')
-      AND ($since IS NULL OR e.ts >= $since)
-      AND ($until IS NULL OR e.ts < $until)
-      AND ($session IS NULL OR e.session_id = $session)
-      AND ($harness IS NULL OR e.harness = $harness)
-      AND ($rule IS NULL OR EXISTS (
-          SELECT 1 FROM hits h
-          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
-            AND h.event_id BETWEEN $first_id AND $last_id))
 ),
 calls AS (
     SELECT tool, harness, session_id, call_key,

@@ -10,12 +10,4 @@ SELECT min(e.ts) AS first_ts,
        count(*) AS events,
        quantile_cont(e.latency_us, 0.5) AS latency_p50_us,
        quantile_cont(e.latency_us, 0.95) AS latency_p95_us
-FROM events e
-WHERE ($since IS NULL OR e.ts >= $since)
-  AND ($until IS NULL OR e.ts < $until)
-  AND ($session IS NULL OR e.session_id = $session)
-  AND ($harness IS NULL OR e.harness = $harness)
-  AND ($rule IS NULL OR EXISTS (
-      SELECT 1 FROM hits h
-          WHERE h.event_id = e.event_id AND h.rule_id GLOB $rule
-            AND h.event_id BETWEEN $first_id AND $last_id));
+FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) e;

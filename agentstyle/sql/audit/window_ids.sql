@@ -4,8 +4,4 @@
 -- Parameters: $since, $until (TIMESTAMP or NULL), $session, $harness (exact or NULL).
 -- Result: one row: first_id, last_id (NULL for an empty window).
 SELECT min(e.event_id) AS first_id, max(e.event_id) AS last_id
-FROM events e
-WHERE ($since IS NULL OR e.ts >= $since)
-  AND ($until IS NULL OR e.ts < $until)
-  AND ($session IS NULL OR e.session_id = $session)
-  AND ($harness IS NULL OR e.harness = $harness);
+FROM window_events($since, $until, $session, $harness) e;
