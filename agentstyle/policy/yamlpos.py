@@ -197,6 +197,8 @@ def _scalar_offsets(source: str, start: int, stop: int, style: str | None, value
     (kept, folded or added by chomping) are matched to the nearest blank run of the source.
     """
     verbatim = _verbatim(source, start, stop, style, value)
+    if verbatim is None and style == "|":
+        verbatim = _verbatim_block(source, start, stop, value)
     if verbatim is not None:
         return verbatim
     units = _units(source, start, stop, style)
@@ -258,6 +260,38 @@ def _verbatim(
     if end - base != len(value) or not source.startswith(value, base):
         return None
     return [*range(base, end), min(end, len(source))]
+
+
+def _verbatim_block(source: str, start: int, stop: int, value: str) -> list[int] | None:
+    """The offsets of a literal block scalar (`|`, `|-`, `|+`) line by line: each line of the
+    value is its source line without the block's indentation (a condition written over many
+    lines, the built-in policy's among them); None where one is not, for the matcher above."""
+    nl = source.find("\n", start, stop)
+    if nl < 0:
+        return None
+    pos, indent = nl + 1, -1
+    out: list[int] = []
+    lines = value.split("\n")
+    for k, line in enumerate(lines):
+        last = k == len(lines) - 1
+        if last and not line:
+            break
+        eol = source.find("\n", pos, stop)
+        eol = stop if eol < 0 else eol
+        written = source[pos:eol]
+        if line:
+            if indent < 0:
+                indent = len(written) - len(written.lstrip(" "))
+            if written[indent:] != line or written[:indent].strip(" "):
+                return None
+            out.extend(range(pos + indent, eol))
+        elif written.strip(" "):
+            return None
+        if not last:
+            out.append(eol)
+        pos = eol + 1
+    out.append(min(out[-1] + 1 if out else start, len(source)))
+    return out
 
 
 def _fallback(source: str, start: int, stop: int, style: str | None, value: str) -> list[int]:
