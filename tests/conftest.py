@@ -374,6 +374,30 @@ class Saved:
 _IN_PROCESS = threading.Lock()
 
 
+def _build_command_once() -> None:
+    """typer's CliRunner builds the Click command from the app on every `invoke` (50 ms: every
+    command's parameters read from its signature again); the app does not change while the
+    tests run, so it is built once per process. The name is typer.testing's own (typer 0.19 to
+    0.29); were it gone, every invoke would build the command again, as before."""
+    import typer.testing
+
+    build = getattr(typer.testing, "_get_command", None)
+    if build is None or getattr(build, "built_once", False):
+        return
+    built: dict[int, Any] = {}
+
+    def once(app: Any) -> Any:
+        if id(app) not in built:
+            built[id(app)] = build(app)
+        return built[id(app)]
+
+    once.built_once = True  # type: ignore[attr-defined]
+    typer.testing._get_command = once  # type: ignore[attr-defined]
+
+
+_build_command_once()
+
+
 def style_in_process(
     cwd: Path, home: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
