@@ -13,7 +13,16 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from conftest import FIXTURE_CWD, FIXTURES, HookResult, Project, clean_env, feed, finish
+from conftest import (
+    FIXTURE_CWD,
+    FIXTURES,
+    HookResult,
+    Project,
+    clean_env,
+    feed,
+    finish,
+    style_in_process,
+)
 
 CLAUDE_MANAGED = "etc/claude-code/managed-settings.json"
 
@@ -54,16 +63,27 @@ class Machine:
         return folder
 
     def style(
-        self, *args: str, cwd: Path | None = None, check: bool = True, **env: str
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        check: bool = True,
+        process: bool = False,
+        **env: str,
     ) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run(
-            [sys.executable, "-m", "agentstyle", *args],
-            cwd=cwd or self.project.root,
-            env=clean_env(self.home, {**self.env, **env}),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        """`style ARGS` with this machine's layers: the command's own code in the test process
+        (`style_in_process`), or with `process` as a process of its own."""
+        where, environment = cwd or self.project.root, {**self.env, **env}
+        if process:
+            proc = subprocess.run(
+                [sys.executable, "-m", "agentstyle", *args],
+                cwd=where,
+                env=clean_env(self.home, environment),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+        else:
+            proc = style_in_process(where, self.home, *args, env=environment)
         if check and proc.returncode != 0:
             raise AssertionError(f"style {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
         return proc

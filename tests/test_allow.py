@@ -31,15 +31,8 @@ from agentstyle.policy.compile import compile_policy, load_and_validate
 PUSH = "bash -lc 'git push --force-with-lease origin main'"
 
 
-class AllowProject(HarnessProject):
-    """`style install` and `style allow` are about what they record and say: run in process
-    (the hooks stay subprocesses)."""
-
-    in_process = True
-
-
 def _project(tmp_path: Path, harness: str = "codex") -> HarnessProject:
-    p = AllowProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     proc = p.cli("install", "xh", "--harness", harness)
     assert proc.returncode == 0, proc.stderr
@@ -57,7 +50,7 @@ def codex_install(tmp_path_factory: pytest.TempPathFactory) -> Saved:
 @pytest.fixture
 def xh_codex(codex_install: Saved) -> HarnessProject:
     base = codex_install.restore()
-    return AllowProject(base / "proj", base / "home")
+    return HarnessProject(base / "proj", base / "home")
 
 
 def _denied(stdout: str) -> bool:
@@ -372,7 +365,7 @@ PLAIN = PLAIN.replace('"^rm "', '"^rm -rf /"').replace('"^git push"', '"^git pus
 
 
 def _coded(tmp_path: Path, harness: str, log: str | None = None) -> HarnessProject:
-    p = AllowProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     p.write_package(CODED, "coded")
     p.write_package(PLAIN, "plain")
     if log is not None:

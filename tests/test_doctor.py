@@ -20,15 +20,8 @@ from conftest import BIN, Saved
 from test_harness_support import DATA, HARNESSES, HarnessProject
 
 
-class DoctorProject(HarnessProject):
-    """`style install` and `style doctor` run in the test process: doctor is about what it
-    finds and says; the installed commands it tries are still run as the harness runs them."""
-
-    in_process = True
-
-
 def _installed(tmp_path: Path) -> HarnessProject:
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     for harness in HARNESSES:
         proc = p.cli("install", "xh", "--harness", harness)
@@ -47,7 +40,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
 @pytest.fixture
 def project(installed: Saved) -> HarnessProject:
     base = installed.restore()
-    return DoctorProject(base / "proj", base / "home")
+    return HarnessProject(base / "proj", base / "home")
 
 
 def errors(out: str) -> list[str]:
@@ -94,7 +87,7 @@ def test_style_hook_missing_from_path_is_one_line_per_harness(project: HarnessPr
 def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
     """A personal-scope config keeps the absolute path of this environment's `style-hook`; when
     the environment moves, one line."""
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
@@ -112,7 +105,7 @@ def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
 def test_the_same_program_spelled_otherwise_is_not_a_change(tmp_path: Path) -> None:
     """A personal scope's `style-hook` written by another path to the same environment's folder
     is the same program."""
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
@@ -180,7 +173,7 @@ def test_an_unreadable_database_is_one_line(project: HarnessProject) -> None:
 
 
 def test_rules_that_can_never_fire_are_listed(tmp_path: Path) -> None:
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.write_package(
         """
         spec: style/v0.3
@@ -207,7 +200,7 @@ def test_rules_that_can_never_fire_are_listed(tmp_path: Path) -> None:
 
 
 def test_nothing_installed(tmp_path: Path) -> None:
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     proc = p.cli("doctor")
     assert proc.returncode == 1
     assert proc.stdout == "error: nothing installed here: no harness in style.lock.yaml\n"

@@ -17,13 +17,6 @@ from agentstyle.install.library import LIBRARY, bundled_path
 PACKAGES = sorted(p.name for p in LIBRARY.iterdir() if bundled_path(p.name))
 
 
-class DoctorProject(HarnessProject):
-    """`style install` and `style doctor` run in the test process: doctor is about what it
-    finds and says; the installed commands it tries are still run as the harness runs them."""
-
-    in_process = True
-
-
 def errors(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("error:")]
 
@@ -33,7 +26,7 @@ def errors(out: str) -> list[str]:
 def test_doctor_passes_right_after_installing_a_bundled_package(
     tmp_path: Path, package: str, harness: str
 ) -> None:
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     installed = p.cli("install", package, "--harness", harness)
     # every bundled package installs on every harness (what a harness lacks, it degrades)
     assert installed.returncode == 0, installed.stderr
@@ -47,7 +40,7 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """guard-destructive installed for every harness once; each test breaks its own copy."""
     base = tmp_path_factory.mktemp("guarded")
-    p = DoctorProject(base / "proj", base / "home")
+    p = HarnessProject(base / "proj", base / "home")
     for harness in HARNESSES:
         assert p.cli("install", "guard-destructive", "--harness", harness).returncode == 0
     return Saved(base)
@@ -56,7 +49,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
 @pytest.fixture
 def guarded(installed: Saved) -> HarnessProject:
     base = installed.restore()
-    return DoctorProject(base / "proj", base / "home")
+    return HarnessProject(base / "proj", base / "home")
 
 
 def _fixed_by_its_advice(p: HarnessProject) -> None:
@@ -91,7 +84,7 @@ def test_a_deleted_config_is_fixed_by_sync(guarded: HarnessProject) -> None:
 
 
 def test_a_lost_static_block_is_fixed_by_sync(tmp_path: Path) -> None:
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.root / "brief"
     pkg.mkdir(parents=True)
     (pkg / "STYLE.yaml").write_text(
@@ -112,7 +105,7 @@ def test_a_moved_style_folder_is_fixed_by_sync(guarded: HarnessProject) -> None:
 
 
 def test_a_history_readable_by_others_is_a_warning_and_sync_tightens_it(tmp_path: Path) -> None:
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     assert p.cli("install", "guard-destructive").returncode == 0
     home, db = p.root / ".style", p.root / ".style" / "style.duckdb"
     assert (home.stat().st_mode & 0o777, db.stat().st_mode & 0o777) == (0o700, 0o600)
@@ -130,7 +123,7 @@ def test_a_history_readable_by_others_is_a_warning_and_sync_tightens_it(tmp_path
 def test_audit_warns_on_a_history_readable_by_others(tmp_path: Path) -> None:
     """`style audit` reads the history: it gives doctor's warning (on stderr, the report on
     stdout stays clean), until `style sync` tightens the modes."""
-    p = DoctorProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     assert p.cli("install", "guard-destructive").returncode == 0
     quiet = p.cli("audit", "summary", "--format", "json")
     assert quiet.returncode == 0 and "readable by other users" not in quiet.stderr

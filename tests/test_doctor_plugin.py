@@ -11,12 +11,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Project, clean_env
+from conftest import REPO, Project, style_in_process
 
 from agentstyle.install import plugin
 
@@ -66,17 +65,8 @@ def enable(settings: Path, plugin_id: str, on: bool) -> None:
 def doctor(
     p: Project, path: str | None = None, *, fire: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    env = clean_env(p.home)
-    if path is not None:
-        env["PATH"] = path
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", "doctor", "--fire" if fire else "--no-fire"],
-        cwd=p.root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {"PATH": path} if path is not None else None
+    return style_in_process(p.root, p.home, "doctor", "--fire" if fire else "--no-fire", env=env)
 
 
 @pytest.fixture

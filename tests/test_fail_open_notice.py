@@ -58,17 +58,10 @@ WHY = {
 }
 
 
-class NoticeProject(HarnessProject):
-    """`style install` and `style doctor` in the test process (what they set up and say is
-    under test, not their process); every hook is still a subprocess, the direct path."""
-
-    in_process = True
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> HarnessProject:
     base = tmp_path_factory.mktemp("notice")
-    p = NoticeProject(base / "proj", base / "home")
+    p = HarnessProject(base / "proj", base / "home")
     p.write_package(OPEN, "tips")
     for harness in GATES:
         proc = p.cli("install", "tips", "--harness", harness)
@@ -348,7 +341,7 @@ rules:
 
 
 def test_doctor_lists_the_weeks_fail_open_answers_per_cause(tmp_path: Path) -> None:
-    p = NoticeProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     p.write_package(CLOSED_PROMPT, "mixed")
     assert p.cli("install", "mixed", "--harness", "claude-code").returncode == 0
     for _ in range(2):

@@ -6,7 +6,7 @@ groups, millisecond timeouts, `tools.enableHooks`), a second install changes not
 uninstall gives back the user's bytes exactly. Static rules go to the harness's instruction file.
 
 The commands are about the files they write and what they say: their real code runs in the test
-process (`HarnessProject.in_process`); the hooks they install run as the harness runs them.
+process (`HarnessProject.cli`); the hooks they install run as the harness runs them.
 """
 
 from __future__ import annotations
@@ -44,10 +44,6 @@ CASES = [
 ]
 
 
-class InstallProject(HarnessProject):
-    in_process = True
-
-
 def command(harness: str, event: str, *extra: str) -> str:
     """The portable command a project-scope install writes (its text: test_hook_fixtures)."""
     return hook_command(harness, event, "--fail-closed" in extra, "project")
@@ -55,7 +51,7 @@ def command(harness: str, event: str, *extra: str) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> HarnessProject:
-    p = InstallProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     return p
 
@@ -218,7 +214,7 @@ def test_fail_closed_refusal_is_a_deny_the_harness_honours(project: HarnessProje
 
 
 def test_static_rules_go_to_each_harness_instruction_file(tmp_path: Path) -> None:
-    p = InstallProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(INSTALL_DATA / "static-only", p.root / "static-only")
     block = (
         "<!-- style:begin static-only/tone -->\n"
@@ -243,7 +239,7 @@ def test_static_rules_go_to_each_harness_instruction_file(tmp_path: Path) -> Non
 
 
 def test_instruction_file_text_outside_the_markers_is_kept(tmp_path: Path) -> None:
-    p = InstallProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(INSTALL_DATA / "static-only", p.root / "static-only")
     mine = "# Agents\n\nUse the Makefile.\n"
     (p.root / "AGENTS.md").write_text(mine, encoding="utf-8")
@@ -275,7 +271,7 @@ def test_scopes_each_harness_has(project: HarnessProject) -> None:
 
 def test_requires_harnesses_refuses_an_older_client(tmp_path: Path) -> None:
     """`requires.harnesses` against the client's `--version` (a fake codex on PATH)."""
-    p = InstallProject(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.write_package(
         """
         spec: style/v0.3

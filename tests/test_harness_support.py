@@ -3,8 +3,8 @@ from the shared fixtures of each harness, and the hook run as each harness runs 
 
 Every hook is a real subprocess: `python -m agentstyle.hook --harness H --event E` (or the
 exact command written into the harness's config, run with `sh -c`), against the project's own
-`.style/style.duckdb`. `style install` runs its own code in the test process, other commands
-`python -m agentstyle …` unless a module sets `in_process`.
+`.style/style.duckdb`. The `style` commands run their own code in the test process unless a test
+asks for the process (`HarnessProject.cli(..., process=True)`).
 """
 
 from __future__ import annotations
@@ -58,16 +58,14 @@ def fixture_text(harness: str, name: str) -> str:
 class HarnessProject(Project):
     """A scratch project; every harness can be installed into it."""
 
-    # True: `cli` runs the command's real code in the test process (conftest.style_in_process),
-    # for a module whose tests are about what the commands say and do, not about their process.
-    # `install` always does, as `Project.install` (the set-up of nearly every test; a test
-    # about its process passes `process=True` to `Project.install`).
-    in_process = False
+    # `cli` runs the command's real code in the test process (conftest.style_in_process): the
+    # tests are about what the commands say and do. A test about the process itself (its exit
+    # code over a pipe, its stdio) passes `process=True`.
 
     def cli(
-        self, *args: str, env: dict[str, str] | None = None
+        self, *args: str, env: dict[str, str] | None = None, process: bool = False
     ) -> subprocess.CompletedProcess[str]:
-        if self.in_process or args[:1] == ("install",):
+        if not process:
             return style_in_process(self.root, self.home, *args, env=env)
         proc = subprocess.run(
             [sys.executable, "-m", "agentstyle", *args],

@@ -113,7 +113,8 @@ def test_style_allow_cannot_lift_a_managed_refusal(machine: Machine) -> None:
         machine.commands(machine.managed_settings, "PreToolUse"), machine.payload(RM)
     )
     _denied(answer.stdout)
-    refused = machine.style("allow", "--last", check=False)
+    # as a process of its own: the refusal is its exit code and one line, no traceback
+    refused = machine.style("allow", "--last", check=False, process=True)
     assert refused.returncode == 1
     assert "a rule of the organisation's managed policy" in refused.stderr
     assert "Traceback" not in refused.stderr

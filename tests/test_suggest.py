@@ -807,10 +807,7 @@ rules:
 def test_codex_refusals_let_through_narrow_the_asking_rule(tmp_path: Path) -> None:
     from test_harness_support import HarnessProject
 
-    class InProcess(HarnessProject):
-        in_process = True
-
-    p = InProcess(tmp_path / "proj", tmp_path / "home")
+    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     p.write_package(CODEX_PACKAGE, "cx")
     done = p.cli("install", "cx", "--harness", "codex")
     assert done.returncode == 0, done.stderr

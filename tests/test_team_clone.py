@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ORDINARY_DEADLINE_S, REPO
+from conftest import ORDINARY_DEADLINE_S, REPO, style_in_process
 
 FORCE_PUSH = {"tool_name": "Bash", "tool_input": {"command": "git push -f origin main"}}
 HOUSE = """\
@@ -68,16 +68,7 @@ def other_environment(where: Path) -> Path:
 
 
 def style(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    env.update(HOME=str(home), STYLE_ENGINE="off")
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    proc = style_in_process(cwd, home, *args)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
 
