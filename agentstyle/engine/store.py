@@ -51,8 +51,9 @@ def migrations() -> tuple[tuple[int, str], ...]:
     return tuple(sorted(found))
 
 
+@cache
 def latest_version() -> int:
-    """The newest migration's number, from the file names alone."""
+    """The newest migration's number, from the file names alone (every direct hook asks)."""
     folder = resources.files("agentstyle.sql").joinpath("schema")
     return max(int(m.group(1)) for e in folder.iterdir() if (m := _MIGRATION.match(e.name)))
 
@@ -86,8 +87,10 @@ def migrate(conn: Connection) -> None:
             if version > current:
                 conn.execute(text)
                 conn.execute(sql("store/record_migration"), [version])
-        if current < INDEX_VERSION:
-            index_policy(conn)  # a policy installed before the index existed gets one now
+        if 0 < current < INDEX_VERSION:
+            # a policy installed before the index existed gets one now (a new database has no
+            # policy to index: every in-memory store and first install is one)
+            index_policy(conn)
 
 
 def connect(path: Path | str, *, read_only: bool = False) -> Connection:
