@@ -11,9 +11,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from agentstyle.diagnostics import StyleError
+from agentstyle.duck import duckdb
 from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths, ensure_home, tighten
 from agentstyle.sql import statement

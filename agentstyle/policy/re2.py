@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 
-import duckdb
-
+from agentstyle.duck import duckdb
 from agentstyle.sql import statement
 
 _CHECKING = threading.Lock()
