@@ -32,23 +32,55 @@ def once(code: str, env: dict[str, str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=100)
-    args = parser.parse_args()
+ROUNDS = 60
+
+
+def run(rounds: int = ROUNDS) -> dict[str, tuple[float, float]]:
+    """Medians per case: (wall ms, CPU ms)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     results: dict[str, list[tuple[float, float]]] = {name: [] for name in CASES}
     for code in CASES.values():  # warm the page cache and the bytecode
         once(code, env)
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for name, code in CASES.items():
             results[name].append(once(code, env))
-    base_cpu = statistics.median(c for _w, c in results["python -c pass"])
+    return {
+        name: (
+            statistics.median(w for w, _c in rows) * 1000,
+            statistics.median(c for _w, c in rows) * 1000,
+        )
+        for name, rows in results.items()
+    }
+
+
+def section() -> str:
+    """The bench's part of bench/RESULTS.md."""
+    figures = run()
+    base = figures["python -c pass"][1]
+    rows = "".join(
+        f"| `{name}` | {wall:.2f} ms | {cpu:.2f} ms | +{cpu - base:.2f} ms |\n"
+        for name, (wall, cpu) in figures.items()
+    )
+    return (
+        "## Loading DuckDB: the package or its engine\n\n"
+        "Method (`bench/duckdb_import_bench.py`): fresh interpreters of this environment, "
+        f"interleaved for {ROUNDS} rounds, medians of the wall time from `Popen` to exit and of "
+        "the child's CPU time. A direct hook loads the engine (`_duckdb`, agentstyle/duck.py), "
+        "not the `duckdb` package.\n\n"
+        "| command | median | CPU (user + system) | CPU over `python -c pass` |\n"
+        "|---|---|---|---|\n" + rows
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    args = parser.parse_args()
+    figures = run(args.rounds)
+    base = figures["python -c pass"][1]
     print(f"{args.rounds} interleaved rounds; medians")
-    for name, rows in results.items():
-        wall = statistics.median(w for w, _c in rows) * 1000
-        cpu = statistics.median(c for _w, c in rows) * 1000
-        print(f"{name:16} wall {wall:7.2f} ms  cpu {cpu:7.2f} ms  (+{cpu - base_cpu * 1000:.2f})")
+    for name, (wall, cpu) in figures.items():
+        print(f"{name:16} wall {wall:7.2f} ms  cpu {cpu:7.2f} ms  (+{cpu - base:.2f})")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from bench import (
     command_bench,
     compile_bench,
     corpus,
+    duckdb_import_bench,
     eval_bench,
     hook_bench,
     noproject_bench,
@@ -348,6 +349,8 @@ def main() -> int:
     sections.append(command_bench.section())
     print("the hook where there is no project ...", flush=True)
     sections.append(noproject_bench.section())
+    print("loading DuckDB: the package or its engine ...", flush=True)
+    sections.append(duckdb_import_bench.section())
     print("direct evaluations while an engine runs ...", flush=True)
     sections.append(stall_section())
     print("a broken guard still refuses ...", flush=True)
