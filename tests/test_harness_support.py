@@ -3,8 +3,8 @@ from the shared fixtures of each harness, and the hook run as each harness runs 
 
 Every hook is a real subprocess: `python -m agentstyle.hook --harness H --event E` (or the
 exact command written into the harness's config, run with `sh -c`), against the project's own
-`.style/style.duckdb`. The `style` commands run their own code in the test process unless a test
-asks for the process (`HarnessProject.cli(..., process=True)`).
+`.style/style.duckdb`. The `style` commands run their own code in the test process
+(`HarnessProject.cli`).
 """
 
 from __future__ import annotations
@@ -58,25 +58,12 @@ def fixture_text(harness: str, name: str) -> str:
 class HarnessProject(Project):
     """A scratch project; every harness can be installed into it."""
 
-    # `cli` runs the command's real code in the test process (conftest.style_in_process): the
-    # tests are about what the commands say and do. A test about the process itself (its exit
-    # code over a pipe, its stdio) passes `process=True`.
-
     def cli(
-        self, *args: str, env: dict[str, str] | None = None, process: bool = False
+        self, *args: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        if not process:
-            return style_in_process(self.root, self.home, *args, env=env)
-        proc = subprocess.run(
-            [sys.executable, "-m", "agentstyle", *args],
-            cwd=self.root,
-            env=clean_env(self.home, env),
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        assert "Traceback" not in proc.stderr, proc.stderr
-        return proc
+        """`style ARGS`, its real code run in the test process (conftest.style_in_process): the
+        harness tests are about what the commands say and write, not about their process."""
+        return style_in_process(self.root, self.home, *args, env=env)
 
     def config(self, harness: str) -> Path:
         return self.root / CONFIG[harness]
