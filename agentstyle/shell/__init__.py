@@ -4,7 +4,8 @@ The public face: `parse_shell(command, cwd)` returns a `ShellParse` with the fie
 carries, `shell.commands` (every simple command the shell would run, normalized),
 `shell.code` (program text handed to interpreters), `shell.dynamic` (kinds of code only built
 at run time) and `shell.incomplete` (the analysis could not take all of it; `issues` says
-why), and the limits below. Everything else in the package is private to it. What each field
+why), `runs` (each simple command's words and where it runs: what the command model reads),
+and the limits below. Everything else in the package is private to it. What each field
 holds is the contract guard packages match on: docs/design/shell.md.
 """
 
@@ -14,6 +15,7 @@ import gc
 import time
 
 from agentstyle.shell.files import MAX_SCRIPT_BYTES
+from agentstyle.shell.runs import Run
 from agentstyle.shell.syntax import parse
 from agentstyle.shell.walk import MAX_ELEMENTS, MAX_NESTING, Stdin, Walker
 
@@ -22,6 +24,7 @@ __all__ = [
     "MAX_NESTING",
     "MAX_PARSE_SECONDS",
     "MAX_SCRIPT_BYTES",
+    "Run",
     "ShellParse",
     "parse_shell",
 ]
@@ -36,7 +39,7 @@ class ShellParse:
 
     # A plain slotted class: a dataclass costs this module most of its import time, and
     # every shell event imports it.
-    __slots__ = ("code", "commands", "dynamic", "issues")
+    __slots__ = ("code", "commands", "dynamic", "issues", "runs")
 
     def __init__(
         self,
@@ -44,11 +47,13 @@ class ShellParse:
         code: tuple[str, ...],
         dynamic: tuple[str, ...] = (),
         issues: tuple[str, ...] = (),  # why the analysis is incomplete; empty when complete
+        runs: tuple[Run, ...] = (),  # not part of equality: the fields are the contract
     ) -> None:
         self.commands = commands
         self.code = code
         self.dynamic = dynamic
         self.issues = issues
+        self.runs = runs
 
     @property
     def incomplete(self) -> bool:
@@ -107,4 +112,5 @@ def parse_shell(command: str, cwd: str | None = None) -> ShellParse:
         code=tuple(walker.code),
         dynamic=tuple(walker.dynamic),
         issues=tuple(walker.issues),
+        runs=tuple(walker.recorded.values()),
     )

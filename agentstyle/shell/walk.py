@@ -17,6 +17,7 @@ import time
 
 from agentstyle.shell import stdout as stdout_of
 from agentstyle.shell.programs import Lang, input_picks_program, lang, program
+from agentstyle.shell.runs import Run
 from agentstyle.shell.syntax import (
     MAX_SYNTAX_DEPTH,
     AndOr,
@@ -387,6 +388,9 @@ class Walker(Scope):
         self.written_overflow = False
         self.git_aliases: dict[str, str] = {}
         self.command_env: list[str] = []  # the NAME=value words before the command being run
+        self.command_redirs: tuple[tuple[str, str], ...] = ()  # its file redirections
+        self.appending = False  # xargs appends words only known when it runs
+        self.recorded: dict[tuple[object, ...], Run] = {}  # every simple command, for the model
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
         self.called: set[str] = set()
@@ -413,6 +417,26 @@ class Walker(Scope):
             self.issue("element-limit")
             return
         self.commands[element] = None
+
+    def _record_run(self, argv: list[str], text: str) -> None:
+        """The simple command for the command model (shell/runs.py): where it may run (after
+        `cd DIR;` the `cd` may have failed, so the starting folder too) and what surrounds it."""
+        if len(self.recorded) >= MAX_ELEMENTS:
+            return
+        dirs = self.st.dirs
+        if not self.st.sure and self.start not in dirs:
+            dirs = (*dirs, self.start)
+        run = Run(
+            tuple(argv),
+            dirs,
+            remote=bool(self.remote),
+            env=tuple(self.command_env),
+            redirs=self.command_redirs,
+            runtime_args=self.appending,
+            text=text,
+        )
+        self.recorded.setdefault(run.key(), run)
+        self.appending = False  # the words xargs appends are this command's, not what it runs
 
     def _line(self, argv: Sequence[str]) -> str:
         """One recorded command: its words joined by spaces. A search's words are text, so
@@ -755,6 +779,7 @@ class Walker(Scope):
         for text in env:
             self._setting_runs(text)
         files = self._file_redirections(node.redirs) if node.redirs else ""
+        redirs = self._redirection_pairs(node.redirs) if node.redirs else ()
         out: Stdin | None = None
         for argv in argvs:
             if not argv:
@@ -762,10 +787,12 @@ class Walker(Scope):
             for text in env:
                 self.emit(text)
             saved_env, self.command_env = self.command_env, env
+            saved_redirs, self.command_redirs = self.command_redirs, redirs
             try:
                 out = self.run(argv, stdin, 0)
             finally:
                 self.command_env = saved_env
+                self.command_redirs = saved_redirs
             if out is not None and out.texts and not out.unknown and node.redirs:
                 self._writes(node.redirs, "".join(out.texts))
             if files:
@@ -854,6 +881,19 @@ class Walker(Scope):
             out.append((redir.fd or "") + redir.op + " " + target)
         return " ".join(out)
 
+    def _redirection_pairs(self, redirs: Sequence[Redir]) -> tuple[tuple[str, str], ...]:
+        """(operator, file) of the redirections that name files: `2>&1` and heredocs are not
+        files; `/dev/null` is kept (a rule may read where output goes)."""
+        out: list[tuple[str, str]] = []
+        for redir in redirs:
+            if redir.heredoc is not None or redir.target is None or redir.op == "<<<":
+                continue
+            target = expand_text(redir.target.parts, self)[0]
+            if redir.op in (">&", "<&") and (target.isdigit() or target in ("-", "")):
+                continue
+            out.append(((redir.fd or "") + redir.op, target))
+        return tuple(out)
+
     def _redirections(self, redirs: Sequence[Redir], stdin: Stdin) -> Stdin:
         new = stdin.copy()
         replaced = False
@@ -931,6 +971,7 @@ class Walker(Scope):
             if name not in self.st.funcs and name not in self.st.aliases:
                 name = name.lower()
                 argv = [name, *argv[1:]]
+        self._record_run(argv, raw[0])
         if head_flags & (F_VAR | F_SUB):
             self.add_dynamic(DYNAMIC_COMMAND)
             self.saw_dynamic_command = True
@@ -1041,6 +1082,10 @@ class Walker(Scope):
             self.emit(assign)
         if found.noexec:
             return None
+        # `env A=1 cmd`, `sudo A=1 cmd`: cmd runs with A set, as with `A=1 cmd`
+        saved_env = self.command_env
+        if found.assigns:
+            self.command_env = [*self.command_env, *found.assigns]
         self.remote += int(found.remote)
         saved_dirs = self.st.dirs
         if found.chdir is not None:
@@ -1077,6 +1122,7 @@ class Walker(Scope):
             if name == "find":
                 self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
+            self.command_env = saved_env
             self.st.funcs = funcs
             self.remote -= int(found.remote)
             # `builtin cd ..`, `command cd ..`, `time cd ..` run the shell's own cd: the move
@@ -1143,7 +1189,11 @@ class Walker(Scope):
         if stdin.unknown or not stdin.texts or spec.from_file:
             if input_picks_program(spec.argv, spec.replace):
                 self.add_dynamic(INPUT_PROGRAM)
-            self.run(spec.argv, _NO_STDIN, peeled + 1)
+            saved, self.appending = self.appending, True
+            try:
+                self.run(spec.argv, _NO_STDIN, peeled + 1)
+            finally:
+                self.appending = saved
             return
         text = "".join(stdin.texts)
         if spec.replace is not None:
@@ -1627,8 +1677,10 @@ class Walker(Scope):
                         self._scan_code(interp.family, text)
             elif prog.script in _STDIN_PATHS:
                 self._interpreter_stdin(interp, stdin)
-            elif not self.remote:
-                self._script(prog.script, name, prog.args, _NO_STDIN)
+            else:
+                self._record_run([prog.script, *prog.args], " ".join([prog.script, *prog.args]))
+                if not self.remote:
+                    self._script(prog.script, name, prog.args, _NO_STDIN)
         if prog.reads_stdin:
             self._interpreter_stdin(interp, stdin)
 
@@ -1655,8 +1707,11 @@ class Walker(Scope):
         if script in _STDIN_PATHS:
             self._shell_stdin(stdin, positional=None)
             return
+        k = argv.index(script) if script in argv else len(argv)
+        # `bash deploy.sh prod` runs deploy.sh with `prod`: a command of the script's own for
+        # the command model (docs/design/commands.md#runs)
+        self._record_run([script, *argv[k + 1 :]], " ".join([script, *argv[k + 1 :]]))
         if not self.remote:
-            k = argv.index(script) if script in argv else len(argv)
             self._script(script, "bash", argv[k + 1 :], _NO_STDIN)
 
     def _shell_stdin(
