@@ -1,0 +1,260 @@
+"""Read one simple command's words the way its program does (docs/design/commands.md#reading).
+
+With a grammar: subcommand words, options in one canonical spelling (clusters split,
+abbreviations resolved where the program accepts them, `--opt=value`, `-ovalue` and `-o value`
+read as the option with its value, every spelling of an option as its first long name) and
+operands with their roles. Without one, a generic split that still tells options from operands:
+`--name=value` and `--name`, clusters both whole and split, and a next word that may be an
+option's value kept as an operand too (the rule sees both readings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentstyle.commands.grammar import Grammar, Node, Option
+
+# Values that turn an option off: `--dry-run=none` (kubectl) runs for real.
+_NOT_SET = frozenset({"none", "false", "0", "no", "off"})
+# Leading words of a program without a grammar that may be its subcommand (`deploy.sh prod`).
+GENERIC_HEAD_WORDS = 3
+
+
+@dataclass(slots=True)
+class Parsed:
+    """What one command's words are, as its program reads them."""
+
+    words: list[str]  # the program and its canonical subcommand words: ["git", "clean"]
+    heads: list[str]  # the command names a rule may use: "git", "git clean"
+    options: list[tuple[str, str | None]] = field(default_factory=list)  # canonical, value
+    operands: list[tuple[str, str]] = field(default_factory=list)  # (word, role)
+    option_values: list[tuple[str, str, str]] = field(default_factory=list)  # name, value, role
+    does_nothing: list[str] = field(default_factory=list)  # options that make it do nothing
+    grammar: str | None = None  # the family file read, or None (the generic split)
+    ambiguous: list[str] = field(default_factory=list)  # abbreviations of several options
+
+
+def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
+    """`args` are the words after the program name."""
+    if grammar is None:
+        return _generic(program, args)
+    return _Reader(program, args, grammar).read()
+
+
+class _Reader:
+    def __init__(self, program: str, args: list[str], grammar: Grammar) -> None:
+        self.args = args
+        self.i = 0
+        self.node: Node = grammar.root
+        self.persistent: dict[str, Option] = {}
+        self.out = Parsed(words=[program], heads=[program], grammar=grammar.family)
+        self.operand_words: list[tuple[str, bool]] = []  # (word, after `--`)
+        self.generic_left = grammar.root.depth
+        self.targeted = False
+
+    def read(self) -> Parsed:
+        args = self.args
+        ended = False  # after `--`, or after the first operand of a program that stops there
+        while self.i < len(args):
+            word = args[self.i]
+            self.i += 1
+            if ended:
+                self.operand_words.append((word, True))
+                continue
+            if word == "--":
+                ended = True
+                continue
+            if word.startswith("--") and len(word) > 2:
+                self._long(word)
+            elif word.startswith("-") and len(word) > 1:
+                self._short(word)
+            elif self._keyword(word):
+                continue
+            elif not self.operand_words and word in self.node.subcommands:
+                self._descend(self.node.subcommands[word])
+            elif not self.operand_words and self.generic_left > 0:
+                self.generic_left -= 1
+                self.out.words.append(word)
+                self.out.heads.append(" ".join(self.out.words))
+            else:
+                self.operand_words.append((word, False))
+                if not self.node.permute:
+                    ended = True
+        self._roles()
+        return self.out
+
+    def _descend(self, child: Node) -> None:
+        for name, option in self.node.options.items():
+            if "persistent" in option.flags:
+                self.persistent[name] = option
+        self.node = child
+        self.out.words.append(child.words[-1])
+        self.out.heads.append(" ".join(self.out.words))
+        self.generic_left = child.depth
+
+    def _find(self, name: str) -> Option | None:
+        return self.node.options.get(name) or self.persistent.get(name)
+
+    def _long(self, word: str) -> None:
+        name, eq, value = word.partition("=")
+        option = self._find(name)
+        if option is None and self.node.abbreviations:
+            found = self._abbreviated(name, value if eq else None)
+            if found is False:
+                return
+            option = found if isinstance(found, Option) else None
+        if option is None:
+            # not in the grammar: kept as written, a value only when attached
+            self._add(name, value if eq else None, None)
+            return
+        if option.value in ("required", "until") and not eq:
+            self._add(option.canonical, self._take(option), option)
+        else:
+            self._add(option.canonical, value if eq else None, option)
+
+    def _abbreviated(self, name: str, value: str | None) -> Option | bool | None:
+        """A unique prefix of one option's long names (getopt_long, git's parse-options). A
+        prefix of several is an error to the program, which then runs nothing; it is read as
+        every option it may mean (flags only, so it takes no word), which a rule refusing any of
+        them refuses: False says they were added."""
+        if len(name) < 3:
+            return None
+        found = {
+            id(o): o
+            for spelled, o in [*self.node.options.items(), *self.persistent.items()]
+            if spelled.startswith(name) and spelled.startswith("--")
+        }
+        if len(found) == 1:
+            return next(iter(found.values()))
+        if not found:
+            return None
+        self.out.ambiguous.append(name)
+        for option in found.values():
+            self._add(option.canonical, value, option)
+        return False
+
+    def _short(self, word: str) -> None:
+        exact = self._find(word.partition("=")[0]) if "=" in word else self._find(word)
+        if exact is not None and (len(word) > 2 or not self.node.clusters):
+            # a single-dash long name (`find -delete`, `-name x`), or `-f` itself
+            _name, eq, value = word.partition("=")
+            if exact.value in ("required", "until") and not eq:
+                self._add(exact.canonical, self._take(exact), exact)
+            else:
+                self._add(exact.canonical, value if eq else None, exact)
+            return
+        if not self.node.clusters:
+            self._add(word, None, None)
+            return
+        for k in range(1, len(word)):
+            option = self._find("-" + word[k])
+            if option is None:
+                self._add("-" + word[k], None, None)
+                continue
+            rest = word[k + 1 :]
+            if option.value == "required":
+                self._add(option.canonical, rest if rest else self._take(option), option)
+                return
+            if option.value == "optional":
+                self._add(option.canonical, rest or None, option)
+                return
+            if option.value == "until":
+                self._add(option.canonical, self._take(option), option)
+                return
+            self._add(option.canonical, None, option)
+
+    def _keyword(self, word: str) -> bool:
+        """`of=/dev/sda`: a keyword operand the grammar names (`dd`)."""
+        key, eq, value = word.partition("=")
+        if not eq:
+            return False
+        option = self._find(key + "=")
+        if option is None:
+            return False
+        self._add(option.canonical.removesuffix("="), value, option)
+        return True
+
+    def _take(self, option: Option) -> str | None:
+        """The value in the next word(s): one word, or every word up to a terminator."""
+        args = self.args
+        if option.value == "until":
+            start = self.i
+            while self.i < len(args) and args[self.i] not in option.until:
+                self.i += 1
+            value = " ".join(args[start : self.i])
+            if self.i < len(args):
+                self.i += 1  # the terminator
+            return value
+        if self.i < len(args):
+            self.i += 1
+            return args[self.i - 1]
+        return None
+
+    def _add(self, name: str, value: str | None, option: Option | None) -> None:
+        self.out.options.append((name, value))
+        if option is None:
+            return
+        if option.does_nothing and (value is None or value.lower() not in _NOT_SET):
+            self.out.does_nothing.append(name)
+        if "target" in option.flags:
+            self.targeted = True
+        if value is not None and option.role is not None:
+            self.out.option_values.append((name, value, option.role))
+
+    def _roles(self) -> None:
+        node = self.node
+        words = self.operand_words
+        pattern = node.operands
+        if self.targeted:  # `cp -t DIR a b`: every operand is a source
+            pattern = tuple(r for r in pattern if r.endswith("...")) or pattern
+        roles = _assign(pattern, len(words))
+        for (word, after), role in zip(words, roles, strict=True):
+            if after and node.dashdash is not None:
+                role = node.dashdash
+            self.out.operands.append((word, role))
+
+
+def _assign(pattern: tuple[str, ...], count: int) -> list[str]:
+    """Each operand's role from a pattern like (reads..., writes): the repeating role fills
+    what the fixed roles before and after it leave."""
+    repeat = next((k for k, r in enumerate(pattern) if r.endswith("...")), None)
+    if repeat is None:
+        fixed = list(pattern[:count])
+        return fixed + ["word"] * (count - len(fixed))
+    before, after = list(pattern[:repeat]), list(pattern[repeat + 1 :])
+    middle = pattern[repeat].removesuffix("...")
+    if count <= len(before):
+        return before[:count]
+    tail = after[-(count - len(before)) :] if count - len(before) < len(after) else after
+    fill = count - len(before) - len(tail)
+    return before + [middle] * fill + tail
+
+
+def _generic(program: str, args: list[str]) -> Parsed:
+    out = Parsed(words=[program], heads=[program])
+    ended = False
+    leading: list[str] = []
+    for k, word in enumerate(args):
+        if ended or word == "-" or not word.startswith("-"):
+            if word == "--" and not ended:
+                ended = True
+                continue
+            out.operands.append((word, "path"))
+            if len(leading) < GENERIC_HEAD_WORDS and not ended:
+                leading.append(word)
+            continue
+        if word == "--":
+            ended = True
+            continue
+        nxt = args[k + 1] if k + 1 < len(args) else None
+        maybe_value = nxt if nxt is not None and not nxt.startswith("-") else None
+        if word.startswith("--"):
+            name, eq, value = word.partition("=")
+            out.options.append((name, value if eq else maybe_value))
+            continue
+        out.options.append((word, maybe_value))
+        if len(word) > 2:
+            out.options.extend(("-" + ch, None) for ch in word[1:])
+    for n in range(1, len(leading) + 1):
+        out.heads.append(" ".join([program, *leading[:n]]))
+    return out

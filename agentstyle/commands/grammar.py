@@ -1,0 +1,258 @@
+"""Program grammars: how a program reads its words (docs/design/commands.md#grammars).
+
+A grammar is data, one YAML file per program family under `commands/programs/`: the program's
+subcommands, its options with every spelling and whether they take a value, and what its
+operands are (paths it reads, writes or deletes, or plain words). This module turns that data
+into `Grammar` objects. The files are read when a policy is compiled (`load_files`) and kept in
+the rules database as JSON (`program_grammars`), so the evaluator builds grammars with the
+standard library alone (`from_data`).
+
+An option is written as its usage line: `-f, --force`, `-C <dir>` (a value, attached or the
+next word), `--color[=<when>]` (a value only when attached), `-exec <command>... ;|+` (every
+word up to one of the terminators), `of=<file>` (a keyword operand, `dd of=…`). Its attributes
+are words: the role of its value (`reads`, `writes`, `deletes`, `path`, `cwd`, `runs`, `url`,
+`code`), `nothing` (the program then does nothing: a dry run, help, a version),
+`persistent` (also valid after the subcommand, as kubectl's global flags are), `target` (its
+value is where the operands go, so every operand takes the repeating role: `cp -t DIR a b`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# What an operand or an option's value is. `word` is not a path; the others are, and say what
+# the program does with it (`path`: the grammar does not say).
+PATH_ROLES = frozenset({"path", "reads", "writes", "deletes", "runs", "cwd"})
+ROLES = PATH_ROLES | frozenset({"word", "url", "code", "host"})
+OPTION_FLAGS = frozenset({"nothing", "persistent", "target"})
+NODE_KEYS = frozenset(
+    {
+        "summary",
+        "options",
+        "subcommands",
+        "operands",
+        "words",
+        "permute",
+        "clusters",
+        "abbreviations",
+        "dashdash",
+    }
+)
+
+_NAME = re.compile(r"-{1,2}[A-Za-z0-9?@#][-A-Za-z0-9_.?@#]*|[A-Za-z][A-Za-z0-9_-]*=")
+_VALUE = re.compile(
+    r"^(?P<opt>\[=<[^>]+>\])$|^ <[^>]+>(?P<until>\.\.\. (?P<terms>\S+))?$|^=<[^>]+>$|^<[^>]+>$"
+)
+
+
+class GrammarProblem(ValueError):
+    """A grammar file that does not read: where (program, node, key) and what."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of one node: every spelling, its value and its attributes."""
+
+    canonical: str
+    names: tuple[str, ...]
+    value: str = ""  # "" (a flag) | "required" | "optional" (attached only) | "until"
+    until: tuple[str, ...] = ()  # the words that end an "until" value
+    role: str | None = None  # what its value is (ROLES), when it takes one
+    flags: frozenset[str] = frozenset()  # OPTION_FLAGS
+
+    @property
+    def does_nothing(self) -> bool:
+        return "nothing" in self.flags
+
+
+@dataclass(slots=True)
+class Node:
+    """A program or one of its subcommands."""
+
+    words: tuple[str, ...]  # the canonical words from the program: ("git", "clean")
+    options: dict[str, Option] = field(default_factory=dict)  # by every spelling
+    subcommands: dict[str, Node] = field(default_factory=dict)  # by every spelling
+    operands: tuple[str, ...] = ("word...",)  # roles; one may repeat (`reads...`)
+    depth: int = 0  # leading words taken as subcommand words where none is listed (aws: 2)
+    permute: bool = True  # options may follow operands (GNU); False: the first operand ends them
+    clusters: bool = True  # `-abc` is `-a -b -c`
+    abbreviations: bool = False  # a long option may be shortened to a unique prefix
+    dashdash: str | None = None  # the role of operands after `--`, when it differs
+    summary: str = ""
+
+    def option(self, name: str) -> Option | None:
+        return self.options.get(name)
+
+    def longs(self) -> list[str]:
+        return [n for n in self.options if n.startswith("--")]
+
+
+@dataclass(slots=True)
+class Grammar:
+    """One program's grammar: its root node and the family file it came from."""
+
+    program: str
+    family: str
+    root: Node
+
+    def node(self, words: tuple[str, ...]) -> Node | None:
+        """The node of `words` after the program (canonical or any spelling), if declared."""
+        node = self.root
+        for word in words:
+            found = node.subcommands.get(word)
+            if found is None:
+                return None
+            node = found
+        return node
+
+    def nodes(self) -> list[Node]:
+        """Every node, the root first."""
+        out: list[Node] = []
+        todo = [self.root]
+        seen: set[int] = set()
+        while todo:
+            node = todo.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            out.append(node)
+            todo.extend(node.subcommands.values())
+        return out
+
+
+def parse_option(spec: str, attributes: Any, where: str) -> Option:
+    """An option from its usage line and its attribute words."""
+    spec = spec.strip()
+    names: list[str] = []
+    rest = spec
+    while True:
+        m = _NAME.match(rest)
+        if m is None:
+            raise GrammarProblem(f"{where}: option `{spec}` does not start with an option name")
+        names.append(m.group(0))
+        rest = rest[m.end() :]
+        if rest.startswith(", "):
+            rest = rest[2:]
+            continue
+        break
+    value, until = "", ()
+    if names[-1].endswith("="):
+        value = "required"  # `of=<file>`: the keyword and its value are one word
+        rest = rest.strip()
+        if rest and not re.fullmatch(r"<[^>]+>", rest):
+            raise GrammarProblem(f"{where}: option `{spec}`: unexpected `{rest}`")
+    elif rest:
+        m = _VALUE.match(rest)
+        if m is None:
+            raise GrammarProblem(f"{where}: option `{spec}`: cannot read the value `{rest}`")
+        if m.group("opt"):
+            value = "optional"
+        elif m.group("until"):
+            value, until = "until", tuple(m.group("terms").split("|"))
+        else:
+            value = "required"
+    words = _words(attributes, where, spec)
+    roles = [w for w in words if w in ROLES]
+    flags = frozenset(w for w in words if w in OPTION_FLAGS)
+    unknown = [w for w in words if w not in ROLES and w not in OPTION_FLAGS]
+    if unknown:
+        raise GrammarProblem(f"{where}: option `{spec}`: unknown attribute `{unknown[0]}`")
+    if len(roles) > 1:
+        raise GrammarProblem(f"{where}: option `{spec}`: more than one role")
+    if roles and not value:
+        raise GrammarProblem(f"{where}: option `{spec}` takes no value, so it has no role")
+    canonical = next((n for n in names if n.startswith("--")), names[0])
+    return Option(canonical, tuple(names), value, until, roles[0] if roles else None, flags)
+
+
+def _words(attributes: Any, where: str, spec: str) -> list[str]:
+    if attributes is None:
+        return []
+    if isinstance(attributes, str):
+        return attributes.split()
+    raise GrammarProblem(f"{where}: option `{spec}`: attributes are words, not {attributes!r}")
+
+
+def parse_operands(value: Any, where: str) -> tuple[str, ...]:
+    """`deletes` (every operand) or a list of roles, one of which may repeat (`reads...`)."""
+    items = [value] if isinstance(value, str) and " " not in value else value
+    if isinstance(items, str):
+        items = items.split()
+    if not isinstance(items, list) or not items:
+        raise GrammarProblem(f"{where}: operands are a role or a list of roles")
+    roles: list[str] = []
+    for item in items:
+        role = str(item)
+        base = role.removesuffix("...")
+        if base not in ROLES:
+            raise GrammarProblem(f"{where}: unknown operand role `{base}`")
+        roles.append(role)
+    if len(roles) == 1 and not roles[0].endswith("..."):
+        roles[0] += "..."  # `operands: deletes`: every operand
+    if sum(r.endswith("...") for r in roles) > 1:
+        raise GrammarProblem(f"{where}: only one operand role may repeat")
+    return tuple(roles)
+
+
+def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: str) -> Node:
+    """A node from its data; `inherit` passes the program's parsing style down."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise GrammarProblem(f"{where}: a program or subcommand is a mapping")
+    unknown = sorted(set(data) - NODE_KEYS)
+    if unknown:
+        raise GrammarProblem(f"{where}: unknown key `{unknown[0]}`")
+    node = Node(words=words)
+    if inherit is not None:
+        node.permute, node.clusters = inherit.permute, inherit.clusters
+        node.abbreviations = inherit.abbreviations
+    node.summary = str(data.get("summary", ""))
+    for key in ("permute", "clusters", "abbreviations"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise GrammarProblem(f"{where}: `{key}` is true or false")
+            setattr(node, key, data[key])
+    if "words" in data:
+        if not isinstance(data["words"], int) or data["words"] < 0:
+            raise GrammarProblem(f"{where}: `words` is a number of words")
+        node.depth = data["words"]
+    if "operands" in data:
+        node.operands = parse_operands(data["operands"], where)
+    if "dashdash" in data:
+        node.dashdash = parse_operands(data["dashdash"], where)[0].removesuffix("...")
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise GrammarProblem(f"{where}: `options` is a mapping of usage lines to attributes")
+    for spec, attributes in options.items():
+        option = parse_option(str(spec), attributes, where)
+        for name in option.names:
+            node.options[name] = option
+    subs = data.get("subcommands") or {}
+    if not isinstance(subs, dict):
+        raise GrammarProblem(f"{where}: `subcommands` is a mapping")
+    for spelled, sub in subs.items():
+        names = [n.strip() for n in str(spelled).split(",") if n.strip()]
+        child = build_node((*words, names[0]), sub, node, f"{where} {names[0]}")
+        for name in names:
+            node.subcommands[name] = child
+    return node
+
+
+def from_data(program: str, family: str, data: Any) -> Grammar:
+    """The grammar of `program` from its entry of a family file (as loaded from YAML or JSON)."""
+    return Grammar(program, family, build_node((program,), data, None, program))
+
+
+def programs_of(family_data: Any, family: str) -> dict[str, Any]:
+    """Program name → its entry, from one family file (`docker, podman:` gives both)."""
+    if not isinstance(family_data, dict):
+        raise GrammarProblem(f"{family}: a family file is a mapping of programs")
+    out: dict[str, Any] = {}
+    for spelled, data in family_data.items():
+        for name in (n.strip() for n in str(spelled).split(",")):
+            if name:
+                out[name] = data
+    return out

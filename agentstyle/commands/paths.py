@@ -1,0 +1,288 @@
+"""Where a path word lands (docs/design/commands.md#paths).
+
+A word the program treats as a file is resolved the way the kernel would: against the working
+directory the shell analysis tracked, with `~`, `$HOME`, `$PWD`, `$TMPDIR` filled in, through
+symbolic links that exist on disk and those the same command line creates, and `..` taken after
+them. Its places say where it lands: for each place (the project, its `.git`, home, temp, the
+root, a system folder, another machine) `is:P` (the folder itself) or `inside:P` (under it);
+`outside P` is neither. A path only known when the command runs is `is:unknown` and inside no
+place, so a rule about paths outside the project counts it as outside.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+PLACES = ("project", "git", "home", "tmp", "root", "system", "remote", "unknown")
+
+# Folders of the operating system: what they hold is the machine's, not the project's.
+SYSTEM_FOLDERS = (
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/media",
+    "/mnt",
+    "/nix",
+    "/opt",
+    "/proc",
+    "/run",
+    "/sbin",
+    "/snap",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/Applications",
+    "/Library",
+    "/System",
+    "/Volumes",
+    "/private",
+    "/cores",
+)
+# Folders whose entries are people's home folders (the root user's is /root).
+HOME_PARENTS = ("/home", "/Users")
+TMP_FOLDERS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm")
+
+# A last path component that names every entry of its folder (`*`, `.*`, `.[!.]*`, `{*,.*}`).
+_EVERY = re.compile(r"^\.?[*?\[\]!^{},.]*$")
+_VAR = re.compile(r"^\$(?:\{(?P<b>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<n>[A-Za-z_][A-Za-z0-9_]*))")
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """What path resolution needs to know of the machine and the command line."""
+
+    root: str | None  # the project folder (real path), when known
+    home: str  # this user's home folder
+    tmpdir: str | None  # $TMPDIR's real path, when set
+    links: dict[str, str]  # links the command line made before this command: link → target
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """One path as a rule sees it: its text, the forms a glob is matched against, its places."""
+
+    text: str
+    forms: tuple[str, ...]
+    tags: frozenset[str]
+
+
+def machine(root: str | None) -> Where:
+    home = os.path.expanduser("~")
+    tmp = os.environ.get("TMPDIR")
+    return Where(
+        root=root,
+        home=posixpath.normpath(home) if home.startswith("/") else "/",
+        tmpdir=_real(tmp.rstrip("/") or "/") if tmp and tmp.startswith("/") else None,
+        links={},
+    )
+
+
+def place(word: str, directory: str, where: Where, *, remote: bool = False) -> tuple[Place, ...]:
+    """Where `word` lands for a command run in `directory` (the shell analysis's form: an
+    absolute folder, "" for the project, `~/…` or `$VAR/…`): the path as written, and where a
+    symbolic link on the way really leads when that is elsewhere (both are the command's)."""
+    if remote:
+        return (_remote(word),)
+    # Every entry of a folder (`/tmp/*`, `~/.*`) lands where the folder does: deleting all it
+    # holds is deleting the folder's content.
+    every = _names_every_entry(word)
+    target = (posixpath.dirname(word.rstrip("/")) or ".") if every else word
+    absolute = _absolute(target, directory, where)
+    if absolute is None:
+        return (Place(word, (word,), frozenset({"is:unknown"})),)
+    lexical = _through_links(posixpath.normpath(absolute), where.links)
+    found = [_placed(lexical, word if every else None, where)]
+    real = _real(lexical)
+    if real != lexical:
+        found.append(_placed(real, word if every else None, where))
+    return tuple(found)
+
+
+def _placed(path: str, every: str | None, where: Where) -> Place:
+    text = _join(path, every) if every else path
+    return Place(text, _forms(text, where), frozenset(_tags(path, where)))
+
+
+def _join(folder: str, word: str) -> str:
+    return posixpath.join(folder, posixpath.basename(word.rstrip("/")) or word)
+
+
+def _names_every_entry(word: str) -> bool:
+    last = posixpath.basename(word.rstrip("/")) if "/" in word.rstrip("/") else word
+    return bool(last) and any(c in last for c in "*?[") and bool(_EVERY.match(last))
+
+
+def _absolute(word: str, directory: str, where: Where) -> str | None:
+    """The word as an absolute path, or None when it is only known at run time."""
+    if "$(" in word or "`" in word or "<(" in word:
+        return None
+    if word.startswith("~"):
+        head, _, tail = word.partition("/")
+        base = where.home if head == "~" else _user_home(head[1:])
+        return posixpath.join(base, tail) if tail else base
+    if word.startswith("$"):
+        m = _VAR.match(word)
+        if m is None:
+            return None
+        name = m.group("b") or m.group("n")
+        value = _variable(name, directory, where)
+        if value is None:
+            return None
+        rest = word[m.end() :]
+        return value + rest if rest.startswith("/") or not rest else None
+    if word.startswith("/"):
+        return word
+    folder = _folder(directory, where)
+    if folder is None:
+        return None
+    return posixpath.join(folder, word)
+
+
+def _variable(name: str, directory: str, where: Where) -> str | None:
+    if name == "HOME":
+        return where.home
+    if name == "PWD":
+        return _folder(directory, where)
+    if name == "TMPDIR":
+        return where.tmpdir or "/tmp"
+    return None
+
+
+def _folder(directory: str, where: Where) -> str | None:
+    """The absolute folder of the analysis's directory form."""
+    if not directory:
+        return where.root
+    if directory.startswith("/"):
+        return directory
+    if directory.startswith("~") or directory.startswith("$"):
+        return _absolute(directory, "", where)
+    return posixpath.join(where.root, directory) if where.root else None
+
+
+def _user_home(user: str) -> str:
+    found = os.path.expanduser("~" + user) if user else "~"
+    return found if found.startswith("/") else "/home/" + user
+
+
+def _through_links(path: str, links: dict[str, str]) -> str:
+    """A path through a link the command line made (`ln -s / r && rm -rf r/`)."""
+    for _ in range(8):
+        for link, target in links.items():
+            if path == link or path.startswith(link.rstrip("/") + "/"):
+                path = posixpath.normpath(target + path[len(link) :])
+                break
+        else:
+            return path
+    return path
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def _under(path: str, folder: str) -> str | None:
+    """ "is" or "inside" when `path` is `folder` or under it."""
+    if path == folder:
+        return "is"
+    if path.startswith(folder.rstrip("/") + "/"):
+        return "inside"
+    return None
+
+
+def _tags(path: str, where: Where) -> set[str]:
+    tags: set[str] = set()
+    if not path.startswith("/"):
+        return {"is:unknown"}
+    if path == "/":
+        tags.add("is:root")
+    root = where.root
+    if root:
+        rel = _under(path, root)
+        if rel:
+            tags.add(f"{rel}:project")
+        rel = _under(path, posixpath.join(root, ".git"))
+        if rel:
+            tags.add(f"{rel}:git")
+    rel = _under(path, where.home)
+    if rel:
+        tags.add(f"{rel}:home")
+    for parent in HOME_PARENTS:
+        if path.startswith(parent + "/"):
+            depth = path[len(parent) + 1 :].count("/")
+            tags.add("is:home" if depth == 0 else "inside:home")
+    if path == "/root" or path.startswith("/root/"):
+        tags.add("is:home" if path == "/root" else "inside:home")
+    tmp = [*TMP_FOLDERS, where.tmpdir] if where.tmpdir else TMP_FOLDERS
+    in_tmp = None
+    for folder in tmp:
+        rel = _under(path, folder)
+        if rel and (in_tmp is None or rel == "inside"):
+            in_tmp = rel
+    if in_tmp and root and _holds_project(path, root, tmp):
+        in_tmp = None
+    if in_tmp:
+        tags.add(f"{in_tmp}:tmp")
+    elif not any(t.endswith(":home") for t in tags) and not (root and _under(path, root)):
+        for folder in SYSTEM_FOLDERS:
+            rel = _under(path, folder)
+            if rel:
+                tags.add(f"{rel}:system")
+                break
+    return tags
+
+
+def _holds_project(path: str, root: str, tmp: Sequence[str]) -> bool:
+    """A project under a temp folder keeps its neighbours: a folder that holds it, or one beside
+    it (when its parent is not a temp folder itself), is no scratch space."""
+    if _under(root, path):
+        return True
+    parent = posixpath.dirname(root)
+    return parent not in tmp and _under(path, parent) is not None
+
+
+def _forms(path: str, where: Where) -> tuple[str, ...]:
+    """The path as a glob may be written: absolute, relative to the project when inside it,
+    `~/…` when under home."""
+    forms = [path]
+    root = where.root
+    if root and _under(path, root):
+        forms.append(posixpath.relpath(path, root))
+    if _under(path, where.home):
+        rel = posixpath.relpath(path, where.home)
+        forms.append("~" if rel == "." else "~/" + rel)
+    return tuple(dict.fromkeys(forms))
+
+
+def _remote(word: str) -> Place:
+    """A path on another machine or in a container: no project there; `~` is its home."""
+    tags = {"inside:remote"}
+    if word.startswith("~"):
+        tail = word.partition("/")[2]
+        tags.add("inside:home" if tail.strip("/.") else "is:home")
+        return Place(word, (word,), frozenset(tags))
+    if word.startswith("/"):
+        path = posixpath.normpath(word)
+        local = _tags(path, Where(root=None, home="/nonexistent-home", tmpdir=None, links={}))
+        return Place(path, (path,), frozenset(tags | local))
+    if word.startswith("$"):
+        return Place(word, (word,), frozenset(tags | {"is:unknown"}))
+    # relative: from the remote user's home folder
+    path = posixpath.normpath(word)
+    if path.startswith(".."):
+        tags.add("is:unknown")
+    else:
+        tags.add("inside:home" if path != "." else "is:home")
+    return Place("~/" + path if path != "." else "~", ("~/" + path,), frozenset(tags))
