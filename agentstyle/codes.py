@@ -1493,6 +1493,149 @@ CODES: dict[str, Code] = {
                 "can use `\\1` (and `\\0`, the whole match) only."
             ),
         ),
+        _c(
+            "no-grammar",
+            "warning",
+            "a command condition names a program STYLE has no grammar for",
+            what=(
+                'A `command "…"` condition names a program that none of STYLE\'s program\n'
+                "grammars describes (`agentstyle/commands/programs/`)."
+            ),
+            why=(
+                "Without a grammar STYLE cannot know which of the program's words are\n"
+                "subcommands, which options take a value, or which operands are files. It\n"
+                "reads the words with a generic split: `--name=value` and `--name` are\n"
+                "options, a cluster `-abc` counts as `-a`, `-b` and `-c` too, the word after\n"
+                "an option is both its possible value and an operand, the first words that\n"
+                "are not options are also the command's name (`deploy.sh prod`), and every\n"
+                "operand may be a path. The rule works; it cannot tell an option's value\n"
+                "from an operand as a grammar would."
+            ),
+            example=(
+                "spec: style/v0.3\n"
+                "name: pkg\n"
+                "version: 1.0.0\n"
+                "description: example\n"
+                "rules:\n"
+                "  - id: no-prod-deploy\n"
+                "    target: tool\n"
+                "    tool: shell\n"
+                "    action: ask\n"
+                "    when: 'command \"deploy.sh prod\"'\n"
+                "    text: Deploying to production needs a person.\n"
+                "\n"
+                "pkg/STYLE.yaml:10:12: warning no-grammar: no grammar for `deploy.sh`: STYLE "
+                "reads its options and operands with the generic split"
+            ),
+            fix=(
+                "Nothing, if the generic reading suits the program (docs/writing-a-guard.md\n"
+                "shows how to test it). A grammar for the program is a file under\n"
+                "`agentstyle/commands/programs/` (docs/design/commands.md#grammars)."
+            ),
+        ),
+        _c(
+            "unknown-option",
+            "warning",
+            "a command condition names an option the program's grammar does not have",
+            what=(
+                '`option "NAME"` inside `command "…" where ( … )` names an option that the\n'
+                "program's grammar has in none of the spellings it knows, for that command\n"
+                "or any of its subcommands."
+            ),
+            why=(
+                "A misspelled option (`--froce`) never matches, so the rule never fires on\n"
+                "the calls it was written for. The grammar knows each option's spellings\n"
+                "(`-f` and `--force` are one option); a name it does not know is most\n"
+                "often a typo, or an option of another subcommand."
+            ),
+            example=(
+                "spec: style/v0.3\n"
+                "name: pkg\n"
+                "version: 1.0.0\n"
+                "description: example\n"
+                "rules:\n"
+                "  - id: no-clean\n"
+                "    target: tool\n"
+                "    tool: shell\n"
+                "    action: block\n"
+                '    when: \'command "git clean" where (option "--froce")\'\n'
+                "    text: Do not delete untracked files; list them with `git clean -n` first.\n"
+                "\n"
+                "pkg/STYLE.yaml:10:39: warning unknown-option: `git clean` has no option "
+                "`--froce` in its grammar; did you mean `--force`?"
+            ),
+            fix=(
+                "Spell the option as the program does; any of its spellings will do\n"
+                "(`style explain` prints the canonical names a call's options get)."
+            ),
+        ),
+        _c(
+            "unknown-subcommand",
+            "warning",
+            "a command condition names a subcommand the program's grammar does not have",
+            what=(
+                '`command "WORDS"` names a program and subcommand words, and the program\'s\n'
+                "grammar has no subcommand of that name where it is written."
+            ),
+            why=(
+                "The condition holds only where a command's program and leading subcommand\n"
+                "words are the ones named, so a misspelled subcommand (`git cleen`) never\n"
+                "holds."
+            ),
+            example=(
+                "spec: style/v0.3\n"
+                "name: pkg\n"
+                "version: 1.0.0\n"
+                "description: example\n"
+                "rules:\n"
+                "  - id: no-clean\n"
+                "    target: tool\n"
+                "    tool: shell\n"
+                "    action: block\n"
+                '    when: \'command "git cleen" where (option "--force")\'\n'
+                "    text: Do not delete untracked files; list them with `git clean -n` first.\n"
+                "\n"
+                "pkg/STYLE.yaml:10:12: warning unknown-subcommand: `git` has no subcommand "
+                "`cleen` in its grammar; did you mean `clean`?"
+            ),
+            fix="Spell the subcommand as the program does.",
+        ),
+        _c(
+            "exception-target",
+            "warning",
+            "an exception names a rule it cannot narrow",
+            what=(
+                "An `exceptions:` entry names a rule (`package/rule`) that is not installed\n"
+                "with it, or a rule of a stronger layer than the exception's own package\n"
+                "(a project package cannot narrow the user's or the managed policy's rules;\n"
+                "a user package cannot narrow the managed policy's)."
+            ),
+            why=(
+                "An exception only narrows a rule compiled with it. One whose rule is missing\n"
+                "(a typo in the id, a package installed without the guard it excepts) does\n"
+                "nothing, and one aimed at a stronger layer must not: that layer's rules\n"
+                "hold whatever a weaker layer says."
+            ),
+            example=(
+                "spec: style/v0.3\n"
+                "name: pkg\n"
+                "version: 1.0.0\n"
+                "description: example\n"
+                "exceptions:\n"
+                "  - rule: guard-destructive/rm-outside-projet\n"
+                '    unless: \'command "rm" where (path glob "/opt/build-cache/**")\'\n'
+                "    reason: The build cache is ours to clear.\n"
+                "\n"
+                "pkg/STYLE.yaml:6:11: warning exception-target: exception for "
+                "`guard-destructive/rm-outside-projet`: package `guard-destructive` has no rule "
+                "`rm-outside-projet`; did you mean `rm-outside-project`?"
+            ),
+            fix=(
+                "Name the rule as `style plan` lists it (`package/rule`), install the package\n"
+                "it belongs to beside the exception, or ask whoever owns the stronger layer\n"
+                "for the exception there."
+            ),
+        ),
     )
 }
 

@@ -72,6 +72,7 @@ RULE_FIELDS: dict[str, FieldType] = {
     "action": FieldType("enum", ACTIONS, description="what happens when the rule fires"),
     "at": FieldType("enum", ("before", "after"), description="before or after the tool call"),
     "when": FieldType("when", description="conditions (expression string or mapping)"),
+    "unless": FieldType("when", description="where this holds, the rule does not fire"),
     "repeat": FieldType("enum", REPEATS, description="dedup scope"),
     "fail": FieldType("enum", ("open", "closed"), description="what a handler error does"),
     "refresh": FieldType(
@@ -125,9 +126,13 @@ PACKAGE_FIELDS: dict[str, FieldType] = {
         "bool", description="refusals carry a short code the person types: `style allow CODE`"
     ),
     "rules": FieldType("list", description="rule entries"),
+    "exceptions": FieldType(
+        "list", description="rules of installed packages narrowed here: {rule, unless, reason}"
+    ),
     "native_hooks": FieldType("list", description="raw hook commands"),
 }
 REQUIRED_PACKAGE_FIELDS = ("spec", "name", "version", "description")
+EXCEPTION_FIELDS = ("rule", "unless", "reason")
 DEFAULT_BUDGET = {"per_rule": 400, "per_event": 1200}
 DEFAULT_PACKAGE_PRIORITY = 50
 
@@ -145,6 +150,16 @@ NEGATED_OPS = {
     "not_regex": "regex",
     "not_glob": "glob",
 }
+# Command conditions (docs/conditions.md#command-conditions): where a path lands
+# (commands/paths.py computes them), what `runs` may say, and the operators each part takes.
+PLACES = ("project", "git", "home", "tmp", "root", "system", "remote", "unknown")
+PLACE_OPS = ("inside", "outside", "is")
+RUNS_WORDS = frozenset({"remote", "nothing"})
+PATH_ROLES = {"path": None, "reads": "reads", "writes": "writes", "deletes": "deletes"}
+VALUE_OPS = STRING_OPS | REGEX_OPS - {"shell_regex"} | GLOB_OPS | NUMERIC_OPS | {"in"}
+# The field row a command condition's result is (engine/evaluate.py): `command#<rule>#<node>`.
+COMMAND_KEY_PREFIX = "command#"
+
 # Operator words of other rule languages, for "did you mean" (not accepted as operators).
 OPERATOR_SYNONYMS = {
     "matches": "regex",

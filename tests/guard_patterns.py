@@ -1481,12 +1481,6 @@ pattern("git-rebase-exec-program", git(rf"rebase (.* )?(-x ?|--exec[= ]){BAD_PRO
 
 # History and refs. A dry run passes (-n/--dry-run); the help passes (`--help` is git's man page).
 NOT_HELP = "( " + not_words(["--help", "-h"]) + ")*$"
-pattern("git-filter-branch", git(f"filter-branch{NOT_HELP}"))
-# filter-repo --analyze only reports; --dry-run writes nothing
-pattern(
-    "git-filter-repo",
-    git("filter-repo( " + not_words(["--analyze", "--dry-run", "--help", "-h"]) + ")*$"),
-)
 NOT_DRY = (
     "( "
     + alt(

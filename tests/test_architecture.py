@@ -37,6 +37,8 @@ GROUPS = (
     ("__init__.py", "leaves", 0),
     ("sql/*", "leaves", 0),  # the statements and their loader
     ("shell/*", "shell", 1),  # what a command string runs: its own program, below the engine
+    # what each simple command does, per its program's grammar (reads the shell's runs)
+    ("commands/*", "commands", 1),
     ("grammar/*", "grammar", 1),
     ("configfiles/*", "configfiles", 1),
     # each harness's capability table: data the planner and the engine read, below them both
@@ -53,6 +55,7 @@ GROUPS = (
 )
 # same-rank groups that may import the other (never back)
 DOWNSTREAM = {
+    ("commands", "shell"),
     ("audit", "install"),
     ("imports", "install"),
     ("entries", "cli"),

@@ -31,6 +31,14 @@ def _as_before_010(project: Project, ids: list[int]) -> None:
     sequence instead), events under ids max() gave, the schema at 009 (and none of the later
     migrations' tables and columns)."""
     project.execute("DELETE FROM schema_version WHERE version >= 10")
+    for table in (
+        "program_grammars",
+        "command_heads",
+        "command_literals",
+        "command_match_rows",
+        "rule_exceptions",
+    ):
+        project.execute(f"DROP TABLE {table}")  # 013
     # what the migrations after 010 added goes too, so that they apply again (DuckDB drops a
     # column only from a table without indexes: the events' are taken off meanwhile)
     indexes = project.query(

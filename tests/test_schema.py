@@ -395,6 +395,13 @@ FULL_PACKAGE: Schema = {
     },
     "budget": {"per_rule": 400, "per_event": 1200},
     "allow_code": True,
+    "exceptions": [
+        {
+            "rule": "guard-destructive/rm-outside-project",
+            "unless": 'command "rm" where (path glob "/opt/build-cache/**")',
+            "reason": "The build cache is ours to clear.",
+        }
+    ],
     "rules": [
         {
             "id": "drafts/house.style_1",
@@ -467,6 +474,20 @@ FULL_PACKAGE: Schema = {
             "fix": {"replace": "--force( |$)", "with": "--force-with-lease\\1"},
             "text": "Force-push with a lease.",
         },
+        {
+            "id": "rm-outside",
+            "target": "tool",
+            "tool": "shell",
+            "action": "block",
+            "when": {
+                "conditions": [
+                    {"command": "rm", "where": 'option "-r" and path outside project'},
+                    {"command": ["rm", "unlink"]},
+                ]
+            },
+            "unless": 'command "rm" where (path glob "/opt/cache/**")',
+            "text": "No recursive deletes outside the project.",
+        },
     ],
     "native_hooks": [
         {
@@ -523,7 +544,7 @@ REJECTED: dict[str, tuple[Any, str]] = {
     "short version": (_pkg(version="1.2"), "$.version"),
     "priority over 100": (_pkg(priority=101), "$.priority"),
     "priority as string": (_pkg(priority="high"), "$.priority"),
-    "no rules and no hooks": (_pkg(rules=[], native_hooks=[]), "fewer than 1"),
+    "no rules and no hooks": (_pkg(rules=[], native_hooks=[], exceptions=[]), "fewer than 1"),
     "rules not a list": (_pkg(rules={"id": "x"}), "$.rules"),
     "rule item not a mapping": (_pkg(rules=["no-force-push"]), "$.rules[0]"),
     "non-defaultable default": (_pkg(defaults={"text": "hi"}), "$.defaults.text"),

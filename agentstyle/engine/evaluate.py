@@ -25,6 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentstyle.commands.catalog import Catalog
+from agentstyle.engine.commandrows import commands_of, programs_in, rows_of
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import Event
 from agentstyle.engine.privacy import stored_value
@@ -41,7 +43,7 @@ from agentstyle.engine.records import (
 )
 from agentstyle.engine.render import Rendered, SegmentRow, render_rule
 from agentstyle.engine.store import Connection, by_name, parsed
-from agentstyle.vocabulary import ADDING_TOOLS
+from agentstyle.vocabulary import ADDING_TOOLS, COMMAND_KEY_PREFIX
 
 EMITTING = ("emitted", "budget-truncated")
 
@@ -62,6 +64,8 @@ class Candidate:
     claim_key: str | None = None
     order: int = 0  # the rule's place in the policy
     fails_closed: bool = False  # the entry's `fail: closed` (outcomes_blocked.sql)
+    # its condition as written held, and an exception took the event out (outcome `excepted`)
+    excepted: bool = False
 
 
 @dataclass(slots=True)
@@ -100,6 +104,11 @@ class Flags:
             keys=self.keys | other.keys,
             history=self.history or other.history,
         )
+
+    @property
+    def commands(self) -> bool:
+        """A condition reads the command model (docs/design/commands.md#evaluation)."""
+        return any(key.startswith(COMMAND_KEY_PREFIX) for key in self.keys)
 
     @property
     def book_first(self) -> bool:
@@ -150,6 +159,8 @@ class Held:
     templates: dict[str, tuple[dict[str, list[SegmentRow]], int]] = field(default_factory=dict)
     # rule id → its fix (pattern, replacement), read at the first refused shell call (fixes.py)
     fixes: dict[str, tuple[str, str]] | None = None
+    # the policy's program grammars, read at the first shell call a command condition reads
+    catalog: Catalog | None = None
 
     @classmethod
     def of(cls, conn: Connection) -> Held:
@@ -310,6 +321,8 @@ def decide(
         _history_state(conn, evaluations, flags)
     if need.wildcards:
         extra += _wild_fields(conn, evaluations)
+    if need.commands:
+        extra += _command_conditions(conn, evaluations, held)
     if need.routed:
         _match(conn, evaluations, need.keys, extra, trace, held)
     matched = [c for e in evaluations for c in e.candidates if c.matched]
@@ -509,6 +522,32 @@ def _wild_fields(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[
     return [(int(s), str(f), str(v)) for s, f, v in rows]
 
 
+def _command_conditions(
+    conn: Connection, evaluations: list[Evaluation], held: Held | None
+) -> list[tuple[int, str, str]]:
+    """The command conditions that hold on the batch's shell calls, as field rows
+    (sql/evaluate/commands.sql)."""
+    events = [e.event for e in evaluations]
+    if not any(ev.shell is not None and ev.shell.runs for ev in events):
+        return []
+    if held is not None:
+        if held.catalog is None:
+            held.catalog = catalog_of(conn, None)
+        catalog = held.catalog
+    else:
+        catalog = catalog_of(conn, programs_in(events))
+    rows = rows_of([commands_of(ev, catalog) for ev in events])
+    if not rows["c_seq"]:
+        return []
+    return [(int(seq), str(key), "true") for seq, key in _run(conn, "evaluate/commands", rows)]
+
+
+def catalog_of(conn: Connection, programs: list[str] | None) -> Catalog:
+    """The policy's grammars of these programs (every one for None)."""
+    rows = _run(conn, "evaluate/program_grammars", [programs])
+    return Catalog({str(p): (str(f), str(g)) for p, f, g in rows})
+
+
 def _match(
     conn: Connection,
     evaluations: list[Evaluation],
@@ -534,9 +573,10 @@ def _match(
     if held is not None:
         entries = held.entries
     else:
-        entries = entries_of(conn, sorted({int(order) for _seq, order, _m in rows}))
-    # Candidates whose conditions failed come only with a trace (explain).
-    for seq, order, matched in rows:
+        entries = entries_of(conn, sorted({int(order) for _seq, order, _m, _x in rows}))
+    # Candidates whose conditions failed come only with a trace (explain), or when an
+    # exception took the event out of a rule (they are recorded as `excepted`).
+    for seq, order, matched, excepted in rows:
         ev = evaluations[seq].event
         rule_id, action, repeat, status, closed = entries[(ev.harness, ev.point or "", int(order))]
         evaluations[seq].candidates.append(
@@ -548,6 +588,8 @@ def _match(
                 bool(matched),
                 order=int(order),
                 fails_closed=closed,
+                excepted=bool(excepted),
+                outcome="excepted" if excepted else None,
             )
         )
     for e in evaluations:

@@ -62,6 +62,9 @@ class Event:
     # The same for every STYLE handler of this event, where more than one may fire (the
     # database's `answer-once` marker): engine/answered.py. None: not looked up.
     identity: str | None = None
+    # A shell call's analysis (shell.ShellParse): its simple commands as the command model
+    # reads them (engine/commandrows.py). None for other calls.
+    shell: Any = None
 
     def add(self, name: str, value: Any, idx: int = 0) -> None:
         if value is None or len(self.fields) >= MAX_FIELD_ROWS:

@@ -24,6 +24,24 @@ def rule_layers(conn: Connection) -> dict[str, str]:
     return {str(r): str(layer) for r, layer in conn.execute(sql("policy/rule_layers")).fetchall()}
 
 
+def rule_exceptions(conn: Connection) -> dict[str, list[str]]:
+    """rule id → where it is narrowed: `package: reason` (docs/packages.md#exceptions)."""
+    out: dict[str, list[str]] = {}
+    for rule_id, package, reason in conn.execute(sql("policy/rule_exceptions")).fetchall():
+        out.setdefault(str(rule_id), []).append(f"{package}: {reason}")
+    return out
+
+
+def _model_lines(conn: Connection, event: Any) -> list[str]:
+    """The command model of a shell call, a line per simple command (docs/design/commands.md)."""
+    from agentstyle.commands.model import describe
+    from agentstyle.engine.commandrows import commands_of, programs_in
+    from agentstyle.engine.evaluate import catalog_of
+
+    catalog = catalog_of(conn, programs_in([event]))
+    return [describe(command) for command in commands_of(event, catalog)]
+
+
 def _trace(cand: Candidate, point: str | None, layer: str | None = None) -> str:
     """One trace line (docs/commands.md#style-explain): `entry "pkg/rule@point" ... block=… repeat=…
     output=…`."""
@@ -85,11 +103,18 @@ def explain_event(
         dynamic = event.values("shell.dynamic")
         if dynamic:
             lines.append(f"shell dynamic={json.dumps(dynamic, ensure_ascii=False)}")
+        lines.extend(_model_lines(conn, event))
     if not evaluation.candidates:
         lines.append("no candidate entries for this event")
     layers = rule_layers(conn) if evaluation.candidates else {}
+    exceptions = rule_exceptions(conn) if any(c.excepted for c in evaluation.candidates) else {}
     for cand in evaluation.candidates:
-        lines.append(_trace(cand, event.point, layers.get(cand.rule_id)))
+        line = _trace(cand, event.point, layers.get(cand.rule_id))
+        if cand.excepted:
+            line += " excepted=" + json.dumps(
+                "; ".join(exceptions.get(cand.rule_id, [])), ensure_ascii=False
+            )
+        lines.append(line)
     fix = evaluation.decision.fix
     if fix is not None:
         how = "rewritten" if fix.applied else "named in the refusal"

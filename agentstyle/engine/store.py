@@ -183,6 +183,7 @@ INDEX_STATEMENTS = (
     "policy/index_match_rows",
     "policy/index_point_flags",
     "policy/index_field_patterns",
+    "policy/index_command_rows",
 )
 
 

@@ -32,6 +32,35 @@ class Pred:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandItem:
+    """One part of a `where ( … )`: what one simple command has
+    (docs/conditions.md#command-conditions).
+
+    `kind` is `option` (`name` the option as written, `op`/`value` its value's test, or
+    `exists`), `operand`, `path` (`role` one of reads/writes/deletes or None for any; `op` is
+    `inside`/`outside`/`is` with a place as `value`, or a string operator), `runs` (`value` the
+    word after it: `remote`), or `text`.
+    """
+
+    kind: str
+    op: str
+    value: Value
+    span: Span
+    name: str | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPred:
+    """`command "WORDS" where ( … )`: a simple command runs whose program and leading subcommand
+    words are one of `names` (any command when empty) and of which `where` holds."""
+
+    names: tuple[str, ...]
+    where: Node | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class And:
     items: tuple[Node, ...]
     span: Span
@@ -49,7 +78,7 @@ class Not:
     span: Span
 
 
-Node: TypeAlias = Pred | And | Or | Not
+Node: TypeAlias = Pred | CommandPred | CommandItem | And | Or | Not
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +115,11 @@ def strip_spans(node: Node) -> object:
     """The tree without positions, for comparing two spellings of one condition."""
     if isinstance(node, Pred):
         return ("pred", node.field, node.op, node.value)
+    if isinstance(node, CommandPred):
+        where = strip_spans(node.where) if node.where is not None else None
+        return ("command", node.names, where)
+    if isinstance(node, CommandItem):
+        return ("item", node.kind, node.name, node.role, node.op, node.value)
     if isinstance(node, Not):
         return ("not", strip_spans(node.item))
     kind = "and" if isinstance(node, And) else "or"

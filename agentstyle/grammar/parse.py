@@ -19,7 +19,7 @@ from agentstyle.grammar.transformer import (
 )
 from agentstyle.vocabulary import OPERATORS
 
-__all__ = ["Locate", "parse_condition", "parse_template"]
+__all__ = ["Locate", "parse_condition", "parse_template", "parse_where"]
 
 _VALUE_TERMINALS = frozenset({"DQ_STRING", "SQ_STRING", "RAW_STRING", "NUMBER", "_TRUE", "_FALSE"})
 # A bare word lexed where a value was due: the root lexer calls it a field or an operator.
@@ -40,6 +40,7 @@ def _parser(grammar: str) -> Lark:
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=False,
+        start=["start", "where_start"] if grammar == "condition" else "start",
     )
 
 
@@ -49,7 +50,20 @@ def parse_condition(text: str, locate: Locate) -> Node:
     Raises GrammarError at the offending token on any syntax error.
     """
     try:
-        tree = _parser("condition").parse(text)
+        tree = _parser("condition").parse(text, start="start")
+    except UnexpectedInput as err:
+        raise _condition_error(text, err, locate) from None
+    try:
+        return ConditionTransformer(locate).transform(tree)
+    except VisitError as err:
+        raise _unwrap(err) from None
+
+
+def parse_where(text: str, locate: Locate) -> Node:
+    """The tree of the inside of a `where ( … )` alone: a command condition item's `where`
+    (docs/conditions.md#command-conditions). Raises GrammarError like `parse_condition`."""
+    try:
+        tree = _parser("condition").parse(text, start="where_start")
     except UnexpectedInput as err:
         raise _condition_error(text, err, locate) from None
     try:
@@ -89,6 +103,11 @@ def _condition_error(text: str, err: UnexpectedInput, locate: Locate) -> Grammar
             return GrammarError("unterminated string in condition", locate(offset))
         if char == "=":
             return GrammarError("unexpected `=` in condition, compare with `==`", locate(offset))
+        if char == "-" and text[:offset].rstrip().endswith("option"):
+            word = text[offset:].split(maxsplit=1)[0].rstrip(")")
+            return GrammarError(
+                f'unquoted option `{word}`, write `option "{word}"`', locate(offset)
+            )
         return GrammarError(f"unexpected `{char}` in condition", locate(offset))
     assert isinstance(err, UnexpectedToken)
     token: Token = err.token

@@ -12,6 +12,8 @@ from lark.tree import Meta
 from agentstyle.diagnostics import did_you_mean, suggestion
 from agentstyle.grammar.ast import (
     And,
+    CommandItem,
+    CommandPred,
     GrammarError,
     Item,
     Node,
@@ -25,7 +27,16 @@ from agentstyle.grammar.ast import (
     Var,
 )
 from agentstyle.source import Span
-from agentstyle.vocabulary import COMPARISONS, OPERATOR_SYNONYMS, OPERATORS
+from agentstyle.vocabulary import (
+    COMPARISONS,
+    OPERATOR_SYNONYMS,
+    OPERATORS,
+    PATH_ROLES,
+    PLACE_OPS,
+    PLACES,
+    RUNS_WORDS,
+    VALUE_OPS,
+)
 
 Locate = Callable[[int], Span]
 
@@ -65,6 +76,26 @@ def unknown_filter(word: Token, locate: Locate) -> GrammarError:
 
 def _start(token: Token) -> int:
     return token.start_pos or 0
+
+
+def _value_op(op: Token, locate: Locate) -> str:
+    """The operator of a command part's value test (`==` is `equals`)."""
+    if op.type == "CMP":
+        return COMPARISONS[str(op)]
+    if op not in VALUE_OPS:
+        hint = operator_hint(str(op)) if str(op) not in OPERATORS else None
+        raise GrammarError(
+            f"`{op}` is not an operator of a command's parts",
+            locate(_start(op)),
+            hint or did_you_mean(str(op), sorted(VALUE_OPS)),
+        )
+    return str(op)
+
+
+def _name(value: Any, span: Span) -> str:
+    if not isinstance(value, str) or not value:
+        raise GrammarError('`option` names an option as text: `option "--force"`', span)
+    return value
 
 
 def _unescape(token: Token, locate: Locate) -> str:
@@ -114,6 +145,9 @@ class ConditionTransformer(Transformer[Token, Node]):
             flat.extend(item.items if isinstance(item, And) else (item,))
         return And(tuple(flat), self._span(meta))
 
+    where_or = or_expr
+    where_and = and_expr
+
     @v_args(meta=True)
     def negation(self, meta: Meta, children: list[Node]) -> Not:
         return Not(children[0], self._span(meta))
@@ -136,6 +170,129 @@ class ConditionTransformer(Transformer[Token, Node]):
     def exists_call(self, children: list[Token]) -> Pred:
         keyword, field = children
         return Pred(str(field), "exists", None, self._locate(_start(keyword)))
+
+    # -- command conditions (docs/conditions.md#command-conditions) ---------------------------
+
+    @v_args(meta=True)
+    def command_pred(self, meta: Meta, children: list[Any]) -> CommandPred:
+        names: tuple[str, ...] = ()
+        where: Node | None = None
+        for child in children:
+            if isinstance(child, tuple):
+                names = child
+            elif child is not None:
+                where = child
+        return CommandPred(names, where, self._span(meta))
+
+    @v_args(meta=True)
+    def command_names(self, meta: Meta, children: list[Any]) -> tuple[str, ...]:
+        (value,) = children
+        items: tuple[Any, ...] = (
+            (_unescape(value, self._locate),) if isinstance(value, Token) else value
+        )
+        names: list[str] = []
+        for item in items:
+            if not isinstance(item, str) or not item.split():
+                raise GrammarError(
+                    "a command is named by its program and subcommand words, as text",
+                    self._span(meta),
+                )
+            names.append(" ".join(item.split()))
+        return tuple(names)
+
+    def option_name(self, children: list[Token]) -> str:
+        return _unescape(children[0], self._locate)
+
+    @v_args(meta=True)
+    def option_value(self, meta: Meta, children: list[Any]) -> CommandItem:
+        name, op, value = children
+        span = self._span(meta)
+        return CommandItem(
+            "option", _value_op(op, self._locate), value, span, name=_name(name, span)
+        )
+
+    @v_args(meta=True)
+    def option_present(self, meta: Meta, children: list[Any]) -> CommandItem:
+        (name,) = children
+        span = self._span(meta)
+        return CommandItem("option", "exists", None, span, name=_name(name, span))
+
+    @v_args(meta=True)
+    def env_value(self, meta: Meta, children: list[Any]) -> CommandItem:
+        name, op, value = children
+        span = self._span(meta)
+        return CommandItem("env", _value_op(op, self._locate), value, span, name=name)
+
+    @v_args(meta=True)
+    def env_present(self, meta: Meta, children: list[Any]) -> CommandItem:
+        (name,) = children
+        return CommandItem("env", "exists", None, self._span(meta), name=name)
+
+    @v_args(meta=True)
+    def operand_value(self, meta: Meta, children: list[Any]) -> CommandItem:
+        op, value = children
+        return CommandItem("operand", _value_op(op, self._locate), value, self._span(meta))
+
+    @v_args(meta=True)
+    def path_place(self, meta: Meta, children: list[Token]) -> CommandItem:
+        word, op, place = children
+        if op not in PLACE_OPS:
+            if str(op) in VALUE_OPS:
+                raise GrammarError(
+                    f'`{word} {op}` takes a quoted value: `{word} {op} "…"`',
+                    self._locate(_start(place)),
+                )
+            raise GrammarError(
+                f"unknown path test `{op}`: use inside, outside, is or an operator",
+                self._locate(_start(op)),
+                did_you_mean(str(op), sorted({*PLACE_OPS, *VALUE_OPS})),
+            )
+        if place not in PLACES:
+            raise GrammarError(
+                f"unknown place `{place}`",
+                self._locate(_start(place)),
+                did_you_mean(str(place), list(PLACES)),
+            )
+        return CommandItem(
+            "path", str(op), str(place), self._span(meta), role=PATH_ROLES[str(word)]
+        )
+
+    @v_args(meta=True)
+    def path_value(self, meta: Meta, children: list[Any]) -> CommandItem:
+        word, op, value = children
+        if op in PLACE_OPS:
+            raise GrammarError(
+                f"`{word} {op}` takes a place ({', '.join(PLACES)}), not a string",
+                self._locate(_start(op)),
+            )
+        return CommandItem(
+            "path",
+            _value_op(op, self._locate),
+            value,
+            self._span(meta),
+            role=PATH_ROLES[str(word)],
+        )
+
+    @v_args(meta=True)
+    def path_any(self, meta: Meta, children: list[Token]) -> CommandItem:
+        (word,) = children
+        return CommandItem("path", "exists", None, self._span(meta), role=PATH_ROLES[str(word)])
+
+    @v_args(meta=True)
+    def runs_pred(self, meta: Meta, children: list[Token]) -> CommandItem:
+        (word,) = children
+        if word not in RUNS_WORDS:
+            raise GrammarError(
+                f"unknown `runs` test `{word}`",
+                self._locate(_start(word)),
+                did_you_mean(str(word), sorted(RUNS_WORDS)),
+            )
+        return CommandItem("runs", "exists", str(word), self._span(meta))
+
+    @v_args(meta=True)
+    def text_value(self, meta: Meta, children: list[Any]) -> CommandItem:
+        op, value = children
+        return CommandItem("text", _value_op(op, self._locate), value, self._span(meta))
 
     def value_list(self, items: list[Item]) -> Value:
         return tuple(items)

@@ -205,6 +205,7 @@ def add_shell(ev: Event, command: Any) -> None:
     from agentstyle.shell import parse_shell
 
     parsed = parse_shell(command, ev.cwd or None)
+    ev.shell = parsed
     issues = list(parsed.issues)
     room = min(MAX_SHELL_ROWS, MAX_FIELD_ROWS - len(ev.fields) - SHELL_ROW_RESERVE)
     room -= 1 + len(parsed.dynamic)

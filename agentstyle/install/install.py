@@ -120,6 +120,7 @@ def compile_layered(
         sorted({*harnesses, *taken.harnesses}),
         {**_texts(taken.settings), **chosen},
         require_settings=True,
+        layer_of={**taken.layer_of},
     )
     layers.stamp(compiled.rows, taken.layer_of, layers.own_layer(root))
     return compiled, taken

@@ -12,15 +12,16 @@ from agentstyle.policy.load import load_package
 from agentstyle.policy.lower import Lowering, lower_entries, lower_rule, qualified
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry, plan_rule
-from agentstyle.policy.rows import PackageRow, PolicyRows, SettingRow
+from agentstyle.policy.rows import PackageRow, PolicyRows, ProgramGrammarRow, SettingRow
 from agentstyle.policy.settingrefs import setting_text
-from agentstyle.policy.validate import RuleInfo, validate_package
+from agentstyle.policy.validate import ExceptionInfo, RuleInfo, validate_package
 
 
 @dataclass(slots=True)
 class CompiledPackage:
     package: Package
     rules: list[RuleInfo]
+    exceptions: list[ExceptionInfo] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -55,7 +56,9 @@ def load_and_validate(paths: list[str]) -> Compiled:
         validation = validate_package(loaded.package)
         _timed(out.timings, "validate", t0)
         diags.extend(validation.diagnostics)
-        out.packages.append(CompiledPackage(loaded.package, validation.rules))
+        out.packages.append(
+            CompiledPackage(loaded.package, validation.rules, validation.exceptions)
+        )
     names: dict[str, Package] = {}
     for cp in out.packages:
         if cp.package.name in names:
@@ -117,12 +120,59 @@ def installed_regex_errors(low: Lowering) -> list[Diagnostic]:
     ]
 
 
+# How strong a layer is: an exception may narrow rules of its own layer or a weaker one.
+LAYER_STRENGTH = {"project": 0, "local": 0, "user": 1, "managed": 2}
+
+
+def exceptions_by_rule(
+    packages: list[CompiledPackage], layer_of: dict[str, str] | None
+) -> tuple[dict[str, list[tuple[Package, ExceptionInfo]]], list[Diagnostic]]:
+    """Each rule's exceptions from the packages compiled together (docs/packages.md#exceptions):
+    one naming a rule not among them, or of a stronger layer than its own, is said and left
+    out."""
+    layer_of = layer_of or {}
+    rules = {
+        qualified(cp.package, info.rule.id): cp.package for cp in packages for info in cp.rules
+    }
+    out: dict[str, list[tuple[Package, ExceptionInfo]]] = {}
+    diags: list[Diagnostic] = []
+    for cp in packages:
+        for exc in cp.exceptions:
+            target = exc.decl.rule
+            owner = rules.get(target)
+            if owner is None:
+                diags.append(
+                    Diagnostic.make(
+                        "exception-target",
+                        f"exception for `{target}`: no rule of that id is installed with it, so "
+                        "it narrows nothing",
+                        exc.decl.rule_span,
+                    )
+                )
+                continue
+            mine = layer_of.get(cp.package.name, "project")
+            theirs = layer_of.get(owner.name, "project")
+            if LAYER_STRENGTH.get(mine, 0) < LAYER_STRENGTH.get(theirs, 0):
+                diags.append(
+                    Diagnostic.make(
+                        "exception-target",
+                        f"exception for `{target}`: that rule is the {theirs} policy's, which "
+                        f"a {mine} package cannot narrow",
+                        exc.decl.rule_span,
+                    )
+                )
+                continue
+            out.setdefault(target, []).append((cp.package, exc))
+    return out, diags
+
+
 def compile_policy(
     compiled: Compiled,
     harnesses: list[str],
     chosen: dict[str, dict[str, Any]] | None = None,
     *,
     require_settings: bool = False,
+    layer_of: dict[str, str] | None = None,
 ) -> Compiled:
     """The plan and lower passes over loaded packages: rows for every policy table.
 
@@ -131,12 +181,17 @@ def compile_policy(
     """
     if not compiled.ok:
         return compiled
+    from agentstyle.commands.catalog import shipped_rows
+
     rows = PolicyRows()
+    rows.program_grammars = [ProgramGrammarRow(*row) for row in shipped_rows()]
     chosen = chosen or {}
     extra: list[Diagnostic] = []
     low = Lowering()
     rule_order = 0
     t0 = time.perf_counter()
+    excepted, exception_diags = exceptions_by_rule(compiled.packages, layer_of)
+    extra.extend(exception_diags)
     for pkg_order, cp in enumerate(ordered(compiled.packages)):
         pkg = cp.package
         values, missing = settings_for(pkg, chosen.get(pkg.name, {}))
@@ -158,7 +213,12 @@ def compile_policy(
         for name, value in values.items():
             rows.settings.append(SettingRow(package=pkg.name, name=name, value=value))
         for info in cp.rules:
-            lower_rule(pkg, info, rule_order, values, rows, extra, low)
+            narrowing = excepted.get(qualified(pkg, info.rule.id), [])
+            for _owner, exc in narrowing:
+                # the exception's values are lowered with the rule's (policy/lower.py)
+                info.item_preds.update(exc.info.item_preds)
+                info.regexes.update(exc.info.regexes)
+            lower_rule(pkg, info, rule_order, values, rows, extra, low, narrowing)
             rule_order += 1
             for harness in harnesses:
                 compiled.plan.extend(

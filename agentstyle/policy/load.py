@@ -22,7 +22,14 @@ from agentstyle.policy.files import (
     list_rule_files,
     read_package_file,
 )
-from agentstyle.policy.model import FieldValue, NativeHook, Package, Rule, SettingDecl
+from agentstyle.policy.model import (
+    ExceptionDecl,
+    FieldValue,
+    NativeHook,
+    Package,
+    Rule,
+    SettingDecl,
+)
 from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml, text_node
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -30,6 +37,7 @@ from agentstyle.vocabulary import (
     DEFAULT_PACKAGE_PRIORITY,
     DEFAULTABLE_FIELDS,
     EVENTS,
+    EXCEPTION_FIELDS,
     INLINE_ONLY_FIELDS,
     PACKAGE_FIELDS,
     REQUIRED_PACKAGE_FIELDS,
@@ -588,6 +596,50 @@ class _Loader:
                 )
             )
 
+    def exceptions(self, node: YNode | None, pkg: Package) -> None:
+        """`exceptions:` entries {rule, unless, reason}; their conditions are parsed and checked
+        by the validator (policy/validate.py), like a rule's `unless`."""
+        if node is None:
+            return
+        if not isinstance(node, YSeq):
+            self.emit("invalid-schema", "field `exceptions` must be a list", node.span)
+            return
+        for item in node.nodes:
+            if not isinstance(item, YMap):
+                self.emit(
+                    "invalid-schema",
+                    "an exception is a mapping {rule, unless, reason}",
+                    item.span,
+                )
+                continue
+            item = self.recover(item, list(EXCEPTION_FIELDS), "exception field")
+            missing = [k for k in EXCEPTION_FIELDS if item.get(k) is None]
+            if missing:
+                self.emit(
+                    "invalid-schema",
+                    f"an exception needs `{missing[0]}`"
+                    + (
+                        " (say why the rule does not apply there)" if missing[0] == "reason" else ""
+                    ),
+                    item.span,
+                )
+                continue
+            rule, unless, reason = item.get("rule"), item.get("unless"), item.get("reason")
+            assert rule is not None and unless is not None and reason is not None
+            if not isinstance(rule.value, str) or rule.value.count("/") != 1:
+                self.emit(
+                    "invalid-schema",
+                    "an exception's `rule` is a qualified rule id: `package/rule`",
+                    rule.span,
+                )
+                continue
+            if not isinstance(reason.value, str) or not reason.value.strip():
+                self.emit("invalid-schema", "an exception's `reason` is text", reason.span)
+                continue
+            pkg.exceptions.append(
+                ExceptionDecl(rule.value, unless, reason.value.strip(), item.span, rule.span)
+            )
+
     def requires(self, node: YNode | None, pkg: Package) -> None:
         if node is None:
             return
@@ -1092,10 +1144,11 @@ def _load_directory(root: Path) -> LoadResult:
     defaults = ld.defaults(top.get("defaults"))
     ld.rules(top.get("rules"), pkg, defaults)
     ld.native_hooks(top.get("native_hooks"), pkg)
+    ld.exceptions(top.get("exceptions"), pkg)
     rules_node, hooks_node = top.get("rules"), top.get("native_hooks")
     empty_rules = rules_node is None or (isinstance(rules_node, YSeq) and not rules_node.nodes)
     empty_hooks = hooks_node is None or (isinstance(hooks_node, YSeq) and not hooks_node.nodes)
-    if empty_rules and empty_hooks:
+    if empty_rules and empty_hooks and not pkg.exceptions:
         where = top.key_span("rules") if rules_node is not None else top.span
         ld.emit("invalid-package", "the package has no `rules` and no `native_hooks`", where)
     ld.dup_ids(pkg)

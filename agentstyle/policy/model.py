@@ -66,6 +66,18 @@ class SettingDecl:
 
 
 @dataclass(slots=True)
+class ExceptionDecl:
+    """`exceptions:` in a package: a rule of an installed package (`pkg/rule`) narrowed where
+    `unless` holds (docs/packages.md#exceptions)."""
+
+    rule: str  # the qualified id of the rule it narrows
+    unless: YNode  # the condition, as written (an expression or a mapping, like `when`)
+    reason: str
+    span: Span  # the entry
+    rule_span: Span  # its `rule`
+
+
+@dataclass(slots=True)
 class Package:
     name: str
     version: str
@@ -80,6 +92,7 @@ class Package:
     requires: dict[str, Any] = field(default_factory=dict)
     rules: list[Rule] = field(default_factory=list)
     native_hooks: list[NativeHook] = field(default_factory=list)
+    exceptions: list[ExceptionDecl] = field(default_factory=list)
     digest: str = ""
     single_file: bool = False
     manifest_span: Span | None = None

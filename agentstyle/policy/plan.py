@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from agentstyle.grammar.ast import Node, Not, Pred
+from agentstyle.grammar.ast import CommandItem, CommandPred, Node, Not, Pred
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
 from agentstyle.policy.validate import RuleInfo, resolve_tools
@@ -291,6 +291,8 @@ def fields_read(node: Node | None) -> set[str]:
         return set()
     if isinstance(node, Pred):
         return {node.field}
+    if isinstance(node, (CommandPred, CommandItem)):
+        return {"shell.commands"}
     if isinstance(node, Not):
         return fields_read(node.item)
     return set().union(*(fields_read(c) for c in node.items))
@@ -303,7 +305,7 @@ def history_entries(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[P
     and the like read, and of the rule's own tools for `state.failures` (a success ends a run of
     failures). Without them the history never holds a tool result, and such a rule at `stop` or
     `tool.pre` could never fire."""
-    reads = fields_read(info.condition) & HANDLER_STATE_FIELDS
+    reads = (fields_read(info.condition) | fields_read(info.unless)) & HANDLER_STATE_FIELDS
     if not reads:
         return []
     exact: list[str] = []

@@ -92,6 +92,7 @@ class ConditionClauseRow(NamedTuple):
     node_id: int
     negated: bool
     clause_size: int
+    shadow: bool = False  # a clause of the condition as written, before its exceptions
 
 
 class TemplateRow(NamedTuple):
@@ -122,6 +123,48 @@ class EntryRow(NamedTuple):
     capability: str | None
 
 
+class ProgramGrammarRow(NamedTuple):
+    program: str
+    family: str
+    grammar: str  # the program's entry of its family file, as JSON
+
+
+class CommandHeadRow(NamedTuple):
+    rule_id: str
+    node_id: int
+    head: str  # a program and its subcommand words; `*` for every command
+
+
+class CommandLiteralRow(NamedTuple):
+    rule_id: str
+    node_id: int
+    clause_id: int
+    clause_size: int
+    negated: bool
+    kind: str  # opt | arg | path | text | remote | head | never
+    keys: list[str] | None
+    regex: str | None
+    equals: str | None
+    equals_num: float | None
+    one_of: list[str] | None
+    num: float | None
+    num_signs: list[int] | None
+    # path: (role, tag, regex, negated) tests one path passes together
+    path_tests: list[dict[str, Any]] | None
+    line: int
+    col: int
+
+
+class RuleExceptionRow(NamedTuple):
+    """Where a rule is narrowed: its own `unless`, or a package's `exceptions:` entry."""
+
+    rule_id: str
+    package: str  # the package that narrows it
+    reason: str
+    source_file: str
+    source_line: int
+
+
 @dataclass(slots=True)
 class PolicyRows:
     """Rows per policy table, each field named as its table (and stored in this order)."""
@@ -134,6 +177,10 @@ class PolicyRows:
     templates: list[TemplateRow] = field(default_factory=list)
     settings: list[SettingRow] = field(default_factory=list)
     entries: list[EntryRow] = field(default_factory=list)
+    program_grammars: list[ProgramGrammarRow] = field(default_factory=list)
+    command_heads: list[CommandHeadRow] = field(default_factory=list)
+    command_literals: list[CommandLiteralRow] = field(default_factory=list)
+    rule_exceptions: list[RuleExceptionRow] = field(default_factory=list)
 
     def tables(self) -> Iterator[tuple[str, tuple[str, ...], list[Any]]]:
         """(table, its columns, its rows) for every policy table."""
@@ -153,4 +200,8 @@ ROW_TYPES: dict[str, type[NamedTuple]] = {
     "templates": TemplateRow,
     "settings": SettingRow,
     "entries": EntryRow,
+    "program_grammars": ProgramGrammarRow,
+    "command_heads": CommandHeadRow,
+    "command_literals": CommandLiteralRow,
+    "rule_exceptions": RuleExceptionRow,
 }

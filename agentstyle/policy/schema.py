@@ -119,10 +119,25 @@ def _when_defs() -> Schema:
             "op": {"enum": sorted(OPERATORS), "description": "operator"},
             "pattern": value,
             "value": {**value, "description": "synonym of `pattern`"},
+            "command": {
+                "anyOf": [{"type": "string"}, dict(_STRINGS)],
+                "description": 'a command condition: a program and its subcommand words ("git '
+                'clean"), or a list of them',
+            },
+            "where": {
+                "type": "string",
+                "description": "with `command`: what that one command has (options, paths, …)",
+            },
         },
-        required=("field", "op"),
-        description="one condition: {field, op, pattern}",
+        description="one condition: {field, op, pattern}, or a command: {command, where}",
     )
+    # a command condition has `command` or `where` and no field test; the rest `field` and `op`
+    command_keys: list[Schema] = [{"required": ["command"]}, {"required": ["where"]}]
+    condition["if"] = {"anyOf": command_keys}
+    condition["then"] = {
+        "not": {"anyOf": [{"required": [k]} for k in ("field", "op", "pattern", "value")]}
+    }
+    condition["else"] = {"required": ["field", "op"]}
     conditions: Schema = {"type": "array", "items": {"$ref": "#/$defs/condition"}}
     mapping: Schema = {
         "model": {
@@ -270,6 +285,20 @@ def _package_field_schema(name: str) -> Schema:
         s = {"type": "array", "items": {"$ref": "#/$defs/ruleEntry"}}
     elif name == "native_hooks":
         s = {"type": "array", "items": {"$ref": "#/$defs/nativeHook"}}
+    elif name == "exceptions":
+        exception = _object(
+            {
+                "rule": {
+                    "type": "string",
+                    "pattern": "^[^/]+/[^/]+$",
+                    "description": "the qualified id of the rule it narrows: package/rule",
+                },
+                "unless": {"$ref": "#/$defs/when"},
+                "reason": {"type": "string", "description": "why the rule does not apply there"},
+            },
+            required=("rule", "unless", "reason"),
+        )
+        s = {"type": "array", "items": exception}
     else:
         # A field added to the vocabulary must get its schema here, not pass unchecked.
         raise ValueError(f"package field `{name}` has no schema")
@@ -282,7 +311,7 @@ def package_schema() -> Schema:
     """The JSON Schema of a directory package's `STYLE.yaml`."""
     non_empty = [
         {"required": [key], "properties": {key: {"minItems": 1}}}
-        for key in ("rules", "native_hooks")
+        for key in ("rules", "native_hooks", "exceptions")
     ]
     schema: Schema = {
         "$schema": DRAFT,
@@ -292,7 +321,7 @@ def package_schema() -> Schema:
         **_object(
             {name: _package_field_schema(name) for name in PACKAGE_FIELDS},
             required=REQUIRED_PACKAGE_FIELDS,
-            # At least one non-empty `rules` or `native_hooks` (`invalid-package`).
+            # At least one non-empty `rules`, `native_hooks` or `exceptions` (`invalid-package`).
             anyOf=non_empty,
         ),
         "$defs": _package_defs(),

@@ -4,6 +4,7 @@ once."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +13,8 @@ from typing import Any
 from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.grammar.ast import (
     And,
+    CommandItem,
+    CommandPred,
     GrammarError,
     Node,
     Not,
@@ -23,9 +26,10 @@ from agentstyle.grammar.ast import (
     Var,
 )
 from agentstyle.grammar.globs import glob_to_regex, is_glob
-from agentstyle.grammar.parse import parse_condition, parse_template
+from agentstyle.grammar.parse import parse_condition, parse_template, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for
+from agentstyle.policy.commandconds import check_command
 from agentstyle.policy.load import (
     HARNESSES,
     INVALID,
@@ -34,7 +38,7 @@ from agentstyle.policy.load import (
     recover_keys,
     unknown_event,
 )
-from agentstyle.policy.model import FieldValue, Package, Rule
+from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
 from agentstyle.policy.settingrefs import (
     EMBEDDED,
@@ -81,7 +85,7 @@ from agentstyle.vocabulary import (
 # Runtime variables that a harness may leave empty (var-no-default); harness.name is always set.
 MAYBE_EMPTY_VARS = RUNTIME_VARS - {"harness.name"}
 WHEN_KEYS = ("model", "harness", "conditions", "any", "expr")
-CONDITION_KEYS = ("field", "op", "pattern", "value")
+CONDITION_KEYS = ("field", "op", "pattern", "value", "command", "where")
 # Fields that decide where a rule is evaluated: while one is invalid, availability is unknown.
 PLACEMENT_FIELDS = frozenset({"target", "at", "event", "tool", "names", "mcp", "skill", "refresh"})
 # What follows a field and its operator in an expression, up to the value.
@@ -112,6 +116,10 @@ class RuleInfo:
     # `fix`: (RE2 pattern, replacement) applied to the simple commands the rule refused
     # (docs/design/runtime.md#fixes); None when the rule has none or it is invalid
     fix: tuple[str, str] | None = None
+    # `unless`: where it holds, the rule does not fire (docs/rules.md#unless)
+    unless: Node | None = None
+    # id(CommandItem) → the predicate its value test is checked and lowered as (settings, RE2)
+    item_preds: dict[int, Pred] = field(default_factory=dict)
 
 
 def _model_span(info: RuleInfo) -> Span | None:
@@ -124,7 +132,7 @@ def _model_span(info: RuleInfo) -> Span | None:
                 return node.span
         elif isinstance(node, Not):
             stack.append(node.item)
-        else:
+        elif isinstance(node, (And, Or)):
             stack.extend(reversed(node.items))
     for segments in (info.body, info.model_text or ()):
         for seg in segments:
@@ -134,9 +142,20 @@ def _model_span(info: RuleInfo) -> Span | None:
 
 
 @dataclass(slots=True)
+class ExceptionInfo:
+    """A validated `exceptions:` entry: the rule it narrows and its condition, with what the
+    condition's values lower as (`info`: regexes, command items' predicates)."""
+
+    decl: ExceptionDecl
+    condition: Node
+    info: RuleInfo
+
+
+@dataclass(slots=True)
 class Validation:
     rules: list[RuleInfo]
     diagnostics: list[Diagnostic]
+    exceptions: list[ExceptionInfo] = field(default_factory=list)
 
 
 def resolve_tools(patterns: list[str]) -> set[str]:
@@ -442,8 +461,9 @@ class _Validator:
 
     # -- conditions ---------------------------------------------------------------------------
 
-    def when(self, rule: Rule) -> tuple[Node | None, list[str] | None]:
-        fv = rule.fields.get("when")
+    def when(self, rule: Rule, key: str = "when") -> tuple[Node | None, list[str] | None]:
+        """The condition tree of `when` (or of `unless`: the same forms) and its harnesses."""
+        fv = rule.fields.get(key)
         if fv is None or fv.origin == INVALID:
             return None, None
         node = fv.node
@@ -456,7 +476,7 @@ class _Validator:
         node = recover_keys(
             node,
             WHEN_KEYS,
-            "`when` key",
+            f"`{key}` key",
             self.diags.append,
             rule.id,
             code="invalid-condition",
@@ -564,6 +584,11 @@ class _Validator:
                 code="invalid-condition",
                 listing=True,
             )
+            if item.get("command") is not None or item.get("where") is not None:
+                command = self.command_item(item, rule)
+                if command is not None:
+                    out.append(command)
+                continue
             fld, op = item.get("field"), item.get("op")
             if had_unknown and (fld is None or op is None):
                 continue
@@ -604,10 +629,66 @@ class _Validator:
             out.append(pred)
         return out
 
+    def command_item(self, item: YMap, rule: Rule) -> CommandPred | None:
+        """`{command: "git clean", where: 'option "--force"'}`: the mapping form of a command
+        condition (docs/conditions.md#command-conditions)."""
+        names_node, where_node = item.get("command"), item.get("where")
+        others = [k for k in item if k not in ("command", "where")]
+        if others:
+            self.emit(
+                "invalid-condition",
+                f"a command condition item has `command` and `where`, not `{others[0]}`",
+                item.items[others[0]][0].span,
+                rule.id,
+            )
+            return None
+        names: list[str] = []
+        if names_node is not None:
+            raw = names_node.value
+            written = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else None
+            if not written or not all(isinstance(n, str) and n.split() for n in written):
+                self.emit(
+                    "invalid-condition",
+                    "`command` names a program and its subcommand words, or a list of them",
+                    names_node.span,
+                    rule.id,
+                )
+                return None
+            names = [" ".join(n.split()) for n in written]
+        where: Node | None = None
+        if where_node is not None:
+            if not isinstance(where_node.value, str):
+                self.emit(
+                    "invalid-condition",
+                    "`where` is the inside of a `where ( … )`, as a string",
+                    where_node.span,
+                    rule.id,
+                )
+                return None
+            try:
+                where = parse_where(where_node.value, where_node.locate)
+            except GrammarError as exc:
+                self.emit("invalid-condition", exc.message, exc.span, rule.id, exc.hint)
+                return None
+        span = names_node.span if names_node is not None else item.span
+        return CommandPred(tuple(names), where, span)
+
     def check_tree(self, node: Node, info: RuleInfo, bad: set[str]) -> None:
         for pred in _preds(node):
             if self.check_pred(pred, info, bad) and not bad & PLACEMENT_FIELDS:
                 self.never_present(pred, info, node)
+        commands = _commands(node)
+        if not commands:
+            return
+        shell = bool(bad & PLACEMENT_FIELDS) or is_available(
+            CONDITION_FIELDS["shell.commands"],
+            info.points,
+            info.eff,
+            resolve_tools(info.tools),
+            info.names,
+        )
+        for command in commands:
+            check_command(self, command, info, bad, shell)
 
     def never_present(self, pred: Pred, info: RuleInfo, root: Node) -> None:
         """`field-never-present`: a field no tool of the rule carries, on any harness.
@@ -795,6 +876,12 @@ class _Validator:
                 rid,
             )
             available = False
+        return self.check_value(pred, info) and available
+
+    def check_value(self, pred: Pred, info: RuleInfo) -> bool:
+        """Check a predicate's value for its operator (settings filled in, RE2, globs,
+        numbers, lists); whether it was sound."""
+        rid = info.rule.id
         op, value = pred.op, pred.value
         note = ""
         if not self.only_settings_embedded(pred, info):
@@ -849,7 +936,7 @@ class _Validator:
                 )
         elif op == "in" and not isinstance(value, tuple):
             self.emit("invalid-condition", "operator `in` needs a list", self.value_span(pred), rid)
-        return available
+        return True
 
     # -- templates ----------------------------------------------------------------------------
 
@@ -1064,6 +1151,17 @@ class _Validator:
         info.condition, info.harnesses = self.when(rule)
         if info.condition is not None:
             self.check_tree(info.condition, info, bad)
+        if "unless" in rule.fields:
+            info.unless, unless_harnesses = self.when(rule, "unless")
+            if unless_harnesses is not None:
+                self.emit(
+                    "invalid-condition",
+                    "`unless` cannot name harnesses; narrow the rule with `when.harness`",
+                    rule.span_of("unless"),
+                    rule.id,
+                )
+            if info.unless is not None:
+                self.check_tree(info.unless, info, bad)
         if "fix" in rule.fields and "fix" not in bad:
             info.fix = self.fix(rule, info, bad)
         body = self.template(rule.body, rule.body_node, info, bad)
@@ -1133,6 +1231,46 @@ class _Validator:
             )
         return info
 
+    def exception(self, decl: ExceptionDecl) -> ExceptionInfo | None:
+        """Check one `exceptions:` entry's condition as a rule's `unless` is checked. Which
+        rule it narrows is known only when it is installed beside it: its fields are not
+        checked against that rule's tools here, and it may not use settings (they are the
+        package's, while the condition is lowered into another package's rule)."""
+        rule = Rule(
+            id=decl.rule,
+            span=decl.span,
+            fields={"unless": FieldValue(decl.unless.value, decl.unless, "inline")},
+            body="",
+            body_node=decl.unless,
+            order=-1,
+            source=self.pkg.manifest,
+        )
+        info = RuleInfo(rule, {"target": "tool"}, [], None, None, (), None, ["*"], [], 0, False)
+        condition, harnesses = self.when(rule, "unless")
+        if harnesses is not None:
+            self.emit(
+                "invalid-condition",
+                "an exception's `unless` cannot name harnesses",
+                decl.unless.span,
+                decl.rule,
+            )
+        if condition is None:
+            return None
+        before = len(self.diags)
+        self.check_tree(condition, info, {"tool"})  # availability: the rule is not known here
+        preds = [*_preds(condition), *info.item_preds.values()]
+        if any(uses(p.value) for p in preds):
+            self.emit(
+                "invalid-condition",
+                "an exception's condition cannot use settings: it is compiled into another "
+                "package's rule",
+                decl.unless.span,
+                decl.rule,
+            )
+        if any(d.level == "error" for d in self.diags[before:]):
+            return None
+        return ExceptionInfo(decl, condition, info)
+
     def budget_sum(self, infos: list[RuleInfo]) -> None:
         """Warn where rules that can fire on one event could together pass `per_event`."""
         buckets: dict[tuple[str, str], list[RuleInfo]] = {}
@@ -1185,17 +1323,31 @@ def _valid(rule: Rule) -> dict[str, FieldValue]:
 
 
 def _preds(node: Node) -> list[Pred]:
+    """The field predicates of a condition (not those inside a command condition)."""
     if isinstance(node, Pred):
         return [node]
+    if isinstance(node, (CommandPred, CommandItem)):
+        return []
     if isinstance(node, Not):
         return _preds(node.item)
     return [p for child in node.items for p in _preds(child)]
 
 
+def _commands(node: Node) -> list[CommandPred]:
+    """The command conditions of a condition tree."""
+    if isinstance(node, CommandPred):
+        return [node]
+    if isinstance(node, (Pred, CommandItem)):
+        return []
+    if isinstance(node, Not):
+        return _commands(node.item)
+    return [c for child in node.items for c in _commands(child)]
+
+
 def _decided(node: Node, pred: Pred, value: bool) -> bool | None:
     """The condition's value when `pred` is `value` and every other test is unknown (None):
     three-valued logic, so `a and P` with P false is false whatever `a` is."""
-    if isinstance(node, Pred):
+    if isinstance(node, (Pred, CommandPred, CommandItem)):
         return value if node is pred else None
     if isinstance(node, Not):
         inner = _decided(node.item, pred, value)
@@ -1250,6 +1402,9 @@ def validate_package(pkg: Package) -> Validation:
     v = _Validator(pkg)
     infos = [v.rule(rule) for rule in pkg.rules]
     v.budget_sum(infos)
+    exceptions = [e for e in map(v.exception, pkg.exceptions) if e is not None]
+    for decl in pkg.exceptions:
+        _check_target(v, decl)
     errors: dict[str, str] = {}
     if v.regex_checks:
         errors = regex_errors(sorted({c[0] for c in v.regex_checks}))
@@ -1263,7 +1418,37 @@ def validate_package(pkg: Package) -> Validation:
                 v.emit("bad-pattern", f"regex `{shown}`{note}: {problem}", span, rid)
     if v.rewrite_checks:
         _check_rewrites(v, errors)
-    return Validation(infos, v.diags)
+    return Validation(infos, v.diags, exceptions)
+
+
+def _check_target(v: _Validator, decl: ExceptionDecl) -> None:
+    """An exception for a rule of this package or of a bundled one names a rule it has."""
+    package, _, rule = decl.rule.partition("/")
+    ids = [r.id for r in v.pkg.rules] if package == v.pkg.name else _bundled_rule_ids(package)
+    if ids is None or rule in ids:
+        return  # another package's: whether it is installed is known at install (compile.py)
+    v.emit(
+        "exception-target",
+        f"exception for `{decl.rule}`: package `{package}` has no rule `{rule}`",
+        decl.rule_span,
+        None,
+        did_you_mean(rule, ids),
+    )
+
+
+@functools.cache
+def _bundled_rule_ids(name: str) -> list[str] | None:
+    """The rule ids of a bundled library package, or None when no bundled package has that
+    name."""
+    from importlib import resources
+
+    from agentstyle.policy.load import load_package
+
+    folder = resources.files("agentstyle").joinpath("library").joinpath(name)
+    if not folder.joinpath("STYLE.yaml").is_file():
+        return None
+    loaded = load_package(str(folder))
+    return [r.id for r in loaded.package.rules] if loaded.package is not None else None
 
 
 _REWRITE_ESCAPE = re.compile(r"\\(.?)", re.S)

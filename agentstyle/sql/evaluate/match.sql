@@ -5,7 +5,9 @@
 -- `mcp`/`skill` tests); lists of the field rows $seq, $field, $value (with any state.* and
 -- wildcard rows); $trace true to return every candidate (explain's trace), false for the
 -- matched ones.
--- Result: seq, rule_order, matched — one row per candidate, in no order. A rule's order names
+-- Result: seq, rule_order, matched, excepted — one row per candidate, in no order (`excepted`:
+-- the rule's condition as written holds, its exceptions took it out: schema 013's `shadow`
+-- clauses). A rule's order names
 -- it (rules.rule_order is unique); the caller reads the entry's rule id, action, repeat and
 -- status from `placed` (candidates.sql, or once for a resident engine) and sorts by the
 -- order: carrying those columns through both aggregates here cost an eighth of the plan.
@@ -25,7 +27,7 @@ f AS (
 ),
 clauses AS (
     SELECT e.seq, r.clause_key, any_value(r.rule_order) AS rule_order,
-           bool_and((f.seq IS NOT NULL) <> r.negated) AS holds
+           any_value(r.shadow) AS shadow, bool_and((f.seq IS NOT NULL) <> r.negated) AS holds
     FROM ev e
     JOIN match_rows r
       ON r.route = e.route AND (r.name_regex IS NULL OR regexp_matches(e.name, r.name_regex))
@@ -50,7 +52,10 @@ clauses AS (
     GROUP BY e.seq, r.clause_key
 )
 -- a rule matches when one of its clauses holds; without a trace only those clauses are kept
-SELECT seq, rule_order, bool_or(holds) AS matched
+SELECT seq, rule_order,
+       coalesce(bool_or(holds) FILTER (WHERE NOT shadow), false) AS matched,
+       coalesce(bool_or(holds) FILTER (WHERE shadow), false)
+           AND NOT coalesce(bool_or(holds) FILTER (WHERE NOT shadow), false) AS excepted
 FROM clauses
 WHERE $trace OR holds
 GROUP BY seq, rule_order;

@@ -53,7 +53,7 @@ chosen AS (
     GROUP BY r.rule_id, r.node_id
 ),
 literals AS (
-    SELECT cc.rule_id, cc.clause_id, cc.clause_size, cc.negated,
+    SELECT cc.rule_id, cc.clause_id, cc.clause_size, cc.negated, cc.shadow,
            CASE WHEN c.lookup_field IN ('state.rule_hits', 'state.since_last_s')
                 THEN c.lookup_field || '@' || c.rule_id
                 ELSE coalesce(c.field_regex, c.lookup_field) END AS lookup_key,
@@ -87,7 +87,8 @@ literals AS (
     LEFT JOIN chosen ch ON ch.rule_id = c.rule_id AND ch.node_id = c.node_id
     UNION ALL
     -- no condition: one clause holding one literal that is never found, negated
-    SELECT r.rule_id, 0, 1, true, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    SELECT r.rule_id, 0, 1, true, false, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL,
+           NULL
     FROM rules r
     WHERE NOT r.has_condition
 )
@@ -100,7 +101,8 @@ SELECT x.harness || '|' || x.point || '|' || x.route_key, x.name_regex,
        CASE WHEN NOT contains(l.literal, chr(31)) THEN l.literal END, l.literal_ci, l.regex,
        l.equals, l.equals_num, l.one_of, l.num, l.num_signs,
        CASE WHEN contains(l.literal, chr(31)) THEN string_split(l.literal, chr(31))
-            WHEN l.any_literal IS NOT NULL THEN string_split(l.any_literal, chr(31)) END
+            WHEN l.any_literal IS NOT NULL THEN string_split(l.any_literal, chr(31)) END,
+       l.shadow
 FROM reach x
 JOIN placed p ON p.harness = x.harness AND p.point = x.point AND p.rule_id = x.rule_id
 JOIN literals l ON l.rule_id = x.rule_id

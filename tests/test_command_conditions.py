@@ -1,0 +1,304 @@
+"""Command conditions (docs/conditions.md#command-conditions), a rule's `unless` and packages'
+`exceptions:` (docs/packages.md#exceptions), evaluated through the real compile and the SQL
+evaluator, the way a hook decides a shell call."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentstyle.engine.compiled import compile_checked
+from agentstyle.engine.evaluate import Evaluation, Held, decide, record
+from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.grammar.ast import strip_spans
+from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
+from agentstyle.policy.compile import compile_policy, load_and_validate
+
+GUARD = """\
+spec: style/v0.3
+name: guard
+version: 1.0.0
+description: guards written on command conditions
+settings:
+  - name: contexts
+    type: list
+    default: [prod, production]
+rules:
+  - id: clean-force
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "git clean" where (option "--force" and not option "--dry-run")'
+    text: No forced clean.
+  - id: rm-outside
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "rm" where (option "--recursive" and path outside project)'
+    text: No recursive delete outside the project.
+  - id: kube-delete
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "kubectl delete" where (operand in ["namespace", "ns", "all"] or option "--all")'
+    text: No namespace deletes.
+  - id: kube-prod
+    target: tool
+    tool: shell
+    action: ask
+    when: 'command "kubectl" where (option "--context" in settings.contexts)'
+    text: Production.
+  - id: destroy
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "terraform destroy"'
+    text: No destroy.
+"""
+
+CASES = [
+    # (command, the rules that refuse it)
+    ("git clean -fdx", {"clean-force"}),
+    ("git clean -xdf build", {"clean-force"}),
+    ("git clean --forc -d", {"clean-force"}),
+    ("git -C sub clean -f", {"clean-force"}),
+    ("git clean -nfd", set()),
+    ("git clean --dry-run --force", set()),
+    ("git clean -n && git clean -f", {"clean-force"}),  # the dry run is another command's
+    ("echo git clean -fdx", set()),
+    ("rm -rf /", {"rm-outside"}),
+    ("rm -r --force ~/x", {"rm-outside"}),
+    ("rm -rf build", set()),
+    ("rm -f /etc/hosts", set()),  # not recursive
+    ("cd build && rm -rf ../../up", {"rm-outside"}),
+    ("sudo -u root rm -rf /srv", {"rm-outside"}),
+    ("bash -c 'rm -rf $HOME'", {"rm-outside"}),
+    ("kubectl delete ns web", {"kube-delete"}),
+    ("kubectl -n web delete --all pods", {"kube-delete"}),
+    ("kubectl delete pod x", set()),
+    ("kubectl --context prod apply -f x.yaml", {"kube-prod"}),
+    ("kubectl apply --context=production -f x.yaml", {"kube-prod"}),
+    ("kubectl --context dev apply -f x.yaml", set()),
+    ("terraform destroy -auto-approve", {"destroy"}),
+    ("terraform plan -destroy", set()),
+]
+
+
+def store(tmp_path: Path, *packages: str, layer_of: dict[str, str] | None = None) -> Connection:
+    paths = []
+    for n, text in enumerate(packages):
+        folder = tmp_path / f"pkg{n}"
+        folder.mkdir()
+        (folder / "STYLE.yaml").write_text(textwrap.dedent(text), encoding="utf-8")
+        paths.append(str(folder))
+    compiled = compile_policy(load_and_validate(paths), ["claude-code"], layer_of=layer_of)
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+    conn = memory_store()
+    replace_policy(conn, compiled.rows)
+    return conn
+
+
+def event(command: str, cwd: Path, session: str = "s1") -> Any:
+    payload = {
+        "session_id": session,
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_1",
+    }
+    return CLAUDE_CODE.normalize(payload, "PreToolUse")
+
+
+def decided(conn: Connection, command: str, cwd: Path, held: Held | None = None) -> Evaluation:
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        [evaluation] = decide(conn, [event(command, cwd)], held=held)
+        record(conn, [evaluation])
+        return evaluation
+    finally:
+        conn.execute("ROLLBACK")
+
+
+def refusing(e: Evaluation) -> set[str]:
+    return {c.rule_id.split("/", 1)[1] for c in e.candidates if c.outcome in ("blocked", "asked")}
+
+
+@pytest.fixture
+def guard(tmp_path: Path) -> tuple[Connection, Path]:
+    project = tmp_path / "project"
+    (project / "build").mkdir(parents=True)
+    return store(tmp_path, GUARD), project
+
+
+@pytest.mark.parametrize(("command", "rules"), CASES)
+def test_the_contract_spellings(
+    guard: tuple[Connection, Path], command: str, rules: set[str]
+) -> None:
+    conn, project = guard
+    assert refusing(decided(conn, command, project)) == rules
+
+
+@pytest.mark.parametrize(("command", "rules"), CASES[:8])
+def test_a_resident_engine_decides_the_same(
+    guard: tuple[Connection, Path], command: str, rules: set[str]
+) -> None:
+    conn, project = guard
+    assert refusing(decided(conn, command, project, held=Held.of(conn))) == rules
+
+
+def test_the_mapping_form_is_the_same_condition(tmp_path: Path) -> None:
+    expression = """\
+        spec: style/v0.3
+        name: a
+        version: 1.0.0
+        description: x
+        rules:
+          - id: r
+            target: tool
+            tool: shell
+            when: 'command ["rm", "unlink"] where (option "-r" and path outside project)'
+            text: x
+    """
+    mapping = expression.replace(
+        """when: 'command ["rm", "unlink"] where (option "-r" and path outside project)'""",
+        """when:
+              conditions:
+                - command: [rm, unlink]
+                  where: 'option "-r" and path outside project'""",
+    )
+    trees = []
+    for n, text in enumerate((expression, mapping)):
+        (tmp_path / str(n)).mkdir()
+        (tmp_path / str(n) / "STYLE.yaml").write_text(textwrap.dedent(text), encoding="utf-8")
+        compiled = compile_checked([str(tmp_path / str(n))], ["claude-code"])
+        trees.append(strip_spans(compiled.packages[0].rules[0].condition))  # type: ignore[arg-type]
+    assert trees[0] == trees[1]
+
+
+UNLESS = """\
+    spec: style/v0.3
+    name: guard
+    version: 1.0.0
+    description: x
+    rules:
+      - id: rm-outside
+        target: tool
+        tool: shell
+        action: block
+        when: 'command "rm" where (option "-r" and path outside project)'
+        unless: 'command "rm" where (path glob "/opt/build-cache/**")'
+        text: No.
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ("rm -rf /opt/build-cache/x", None),
+        ("rm -rf /opt/build-cache/x && rm -rf /", "block"),  # per simple command
+        ("rm -rf /opt/build-cache/x /", "block"),  # per path
+        ("rm -rf /opt/build-cache/*", None),
+        ("rm -rf /opt/build-cache", "block"),  # the folder itself is not under it
+        ("rm -rf /opt/other", "block"),
+    ],
+)
+def test_unless_narrows_per_command_and_per_path(
+    tmp_path: Path, command: str, verdict: str | None
+) -> None:
+    conn = store(tmp_path, UNLESS)
+    assert decided(conn, command, tmp_path / "p").decision.verdict == verdict
+
+
+EXCEPTING = """\
+    spec: style/v0.3
+    name: ours
+    version: 1.0.0
+    description: our exceptions to the guard
+    exceptions:
+      - rule: guard/rm-outside
+        unless: 'command "rm" where (path glob "/srv/cache/**")'
+        reason: The cache is ours to clear.
+"""
+
+
+def test_an_exception_of_another_package_is_recorded_where_it_took_effect(
+    tmp_path: Path,
+) -> None:
+    conn = store(tmp_path, GUARD, EXCEPTING)
+    project = tmp_path / "project"
+    e = decided(conn, "rm -rf /srv/cache/x", project)
+    assert e.decision.verdict is None
+    [cand] = [c for c in e.candidates if c.rule_id == "guard/rm-outside"]
+    assert cand.excepted and cand.outcome == "excepted" and not cand.matched
+    assert decided(conn, "rm -rf /srv/cache/x; rm -rf /srv/other", project).decision.verdict == (
+        "block"
+    )
+    # the reason is kept beside the rule for explain, replay and audit
+    rows = conn.execute("SELECT rule_id, package, reason FROM rule_exceptions").fetchall()
+    assert rows == [("guard/rm-outside", "ours", "The cache is ours to clear.")]
+    # and a hit is recorded
+    conn.execute("BEGIN TRANSACTION")
+    [kept] = decide(conn, [event("rm -rf /srv/cache/y", project)])
+    record(conn, [kept])
+    hits = conn.execute("SELECT rule_id, outcome FROM hits").fetchall()
+    conn.execute("ROLLBACK")
+    assert ("guard/rm-outside", "excepted") in hits
+
+
+def test_an_exception_cannot_narrow_a_stronger_layer(tmp_path: Path) -> None:
+    layers = {"guard": "managed", "ours": "project"}
+    paths = []
+    for n, text in enumerate((GUARD, EXCEPTING)):
+        folder = tmp_path / f"pkg{n}"
+        folder.mkdir()
+        (folder / "STYLE.yaml").write_text(textwrap.dedent(text), encoding="utf-8")
+        paths.append(str(folder))
+    compiled = compile_policy(load_and_validate(paths), ["claude-code"], layer_of=layers)
+    [said] = [d for d in compiled.diagnostics if d.code == "exception-target"]
+    assert "managed policy" in said.message
+    conn = memory_store()
+    replace_policy(conn, compiled.rows)
+    assert decided(conn, "rm -rf /srv/cache/x", tmp_path / "p").decision.verdict == "block"
+
+
+def test_an_exception_to_a_rule_not_installed_narrows_nothing(tmp_path: Path) -> None:
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "ours" / "STYLE.yaml").write_text(textwrap.dedent(EXCEPTING), encoding="utf-8")
+    compiled = compile_policy(load_and_validate([str(tmp_path / "ours")]), ["claude-code"])
+    assert [(d.code, d.level) for d in compiled.diagnostics] == [("exception-target", "warning")]
+
+
+def test_an_unless_about_the_event_turns_the_rule_off_for_the_event(tmp_path: Path) -> None:
+    text = UNLESS.replace(
+        """unless: 'command "rm" where (path glob "/opt/build-cache/**")'""",
+        """unless: 'harness.cwd glob "**/sandbox"'""",
+    )
+    conn = store(tmp_path, text)
+    assert decided(conn, "rm -rf /", tmp_path / "sandbox").decision.verdict is None
+    assert decided(conn, "rm -rf /", tmp_path / "work").decision.verdict == "block"
+
+
+def test_an_unless_of_a_command_and_the_event(tmp_path: Path) -> None:
+    text = UNLESS.replace(
+        """unless: 'command "rm" where (path glob "/opt/build-cache/**")'""",
+        """unless: 'command "rm" where (path glob "/opt/**") and harness.cwd glob "**/ops"'""",
+    )
+    conn = store(tmp_path, text)
+    assert decided(conn, "rm -rf /opt/x", tmp_path / "ops").decision.verdict is None
+    assert decided(conn, "rm -rf /opt/x", tmp_path / "dev").decision.verdict == "block"
+    assert decided(conn, "rm -rf /opt/x /etc", tmp_path / "ops").decision.verdict == "block"
+
+
+def test_a_lone_negated_path_test_means_no_such_path(tmp_path: Path) -> None:
+    text = UNLESS.replace(
+        """when: 'command "rm" where (option "-r" and path outside project)'""",
+        """when: 'command "rm" where (option "-r" and not path inside project)'""",
+    ).replace("""        unless: 'command "rm" where (path glob "/opt/build-cache/**")'\n""", "")
+    conn = store(tmp_path, text)
+    project = tmp_path / "p"
+    assert decided(conn, "rm -rf /etc", project).decision.verdict == "block"
+    assert decided(conn, "rm -rf build /etc", project).decision.verdict is None  # one is inside
