@@ -159,6 +159,24 @@ PATH_ROLES = {"path": None, "reads": "reads", "writes": "writes", "deletes": "de
 VALUE_OPS = STRING_OPS | REGEX_OPS - {"shell_regex"} | GLOB_OPS | NUMERIC_OPS | {"in"}
 # The field row a command condition's result is (engine/evaluate.py): `command#<rule>#<node>`.
 COMMAND_KEY_PREFIX = "command#"
+# The field rows of one simple command, for the conditions inlined on it
+# (policy/lowercommands.py, engine/commandrows.py): its names, its options by canonical name
+# (`command.opt:--force`, the value or ""), operands, text, the variables it runs with, and of
+# its paths each one's role, places and forms.
+COMMAND_FIELD = "command."
+FIELD_HEAD = "command.head"
+FIELD_OPT = "command.opt:"
+FIELD_ARG = "command.arg"
+FIELD_TEXT = "command.text"
+FIELD_ENV = "command.env:"
+FIELD_REMOTE = "command.remote"
+FIELD_NOTHING = "command.nothing"
+FIELD_PATH_ROLE = "command.path.role"
+FIELD_PATH_TAG = "command.path.tag"
+FIELD_PATH_FORM = "command.path.form"
+# Route keys of a simple command's own events: by its names, and per path it names.
+COMMAND_ROUTE = "cmd="
+PATH_ROUTE = "cmdpath="
 
 # Operator words of other rule languages, for "did you mean" (not accepted as operators).
 OPERATOR_SYNONYMS = {

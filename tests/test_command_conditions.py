@@ -302,3 +302,44 @@ def test_a_lone_negated_path_test_means_no_such_path(tmp_path: Path) -> None:
     project = tmp_path / "p"
     assert decided(conn, "rm -rf /etc", project).decision.verdict == "block"
     assert decided(conn, "rm -rf build /etc", project).decision.verdict is None  # one is inside
+
+
+TWO_LEVEL = """\
+    spec: style/v0.3
+    name: guard
+    version: 1.0.0
+    description: command conditions that are not inlined
+    rules:
+      - id: push-untested
+        target: tool
+        tool: shell
+        action: ask
+        when: 'command "git push" and not command ["pytest", "cargo test"]'
+        text: Test first.
+      - id: cat-no-secret
+        target: tool
+        tool: shell
+        action: block
+        when: 'command "cat" where (option "-A" and not reads glob "**/.env")'
+        text: x
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "rules"),
+    [
+        ("git push origin x", {"push-untested"}),
+        ("pytest -q && git push origin x", set()),
+        ("cargo test && git push", set()),
+        ("cat -A notes.txt", {"cat-no-secret"}),
+        ("cat -A notes.txt .env", set()),  # one read is of .env
+        ("cat notes.txt", set()),
+    ],
+)
+def test_conditions_that_are_not_inlined_evaluate_in_two_levels(
+    tmp_path: Path, command: str, rules: set[str]
+) -> None:
+    conn = store(tmp_path, TWO_LEVEL)
+    rows = conn.execute("SELECT count(*) FROM command_literals").fetchone()
+    assert rows is not None and rows[0] > 0  # they are the two-level rows
+    assert refusing(decided(conn, command, tmp_path / "p")) == rules

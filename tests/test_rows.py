@@ -4,6 +4,7 @@ parameters, and what is stored reads back field for field."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,10 +44,36 @@ def test_a_policy_row_class_names_its_table_columns_in_order(conn: Connection, t
     assert list(ROW_TYPES[table]._fields) == columns(conn, table)
 
 
-def test_the_bundled_packages_read_back_field_for_field() -> None:
+# The two-level rows of a command condition (policy/lowercommands.py lower_command) are for what
+# cannot be inlined: a package beside the library has one, so that every table is exercised.
+TWO_LEVEL = """\
+spec: style/v0.3
+name: two-level
+version: 1.0.0
+description: a command condition under a not, and one of a role negated alone
+rules:
+  - id: push-without-tests
+    target: tool
+    tool: shell
+    action: ask
+    when: 'command "git push" and not command ["pytest", "cargo test"]'
+    text: Run the tests before you push.
+  - id: reads-nothing-secret
+    target: tool
+    tool: shell
+    action: warn
+    when: 'command "cat" where (not reads glob "**/.env*")'
+    text: Fine.
+"""
+
+
+def test_the_bundled_packages_read_back_field_for_field(tmp_path: Path) -> None:
     """Every column of every policy table, stored by name from the rows of all the bundled
     packages (lists, NULLs, booleans and numbers among them), reads back as it was lowered."""
-    compiled = compile_checked([str(b.path) for b in bundled()], ["claude-code", "codex"])
+    (tmp_path / "two-level").mkdir()
+    (tmp_path / "two-level" / "STYLE.yaml").write_text(TWO_LEVEL, encoding="utf-8")
+    packages = [str(b.path) for b in bundled()] + [str(tmp_path / "two-level")]
+    compiled = compile_checked(packages, ["claude-code", "codex"])
     conn = memory_store()
     try:
         replace_policy(conn, compiled.rows)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.commands.catalog import Catalog
-from agentstyle.engine.commandrows import commands_of, programs_in, rows_of
+from agentstyle.engine.commandrows import command_events, commands_of, programs_in, rows_of
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import Event
 from agentstyle.engine.privacy import stored_value
@@ -43,7 +43,7 @@ from agentstyle.engine.records import (
 )
 from agentstyle.engine.render import Rendered, SegmentRow, render_rule
 from agentstyle.engine.store import Connection, by_name, parsed
-from agentstyle.vocabulary import ADDING_TOOLS, COMMAND_KEY_PREFIX
+from agentstyle.vocabulary import ADDING_TOOLS, COMMAND_FIELD, COMMAND_KEY_PREFIX
 
 EMITTING = ("emitted", "budget-truncated")
 
@@ -93,6 +93,8 @@ class Flags:
     routed: bool = False
     keys: frozenset[str] = frozenset()  # the field rows its conditions read
     history: bool = False  # state over the session's facts (history_state.sql)
+    # the event's fields a simple command's own events carry (engine/commandrows.py)
+    command_keys: frozenset[str] = frozenset()
 
     def __or__(self, other: Flags) -> Flags:
         return Flags(
@@ -103,12 +105,18 @@ class Flags:
             routed=self.routed or other.routed,
             keys=self.keys | other.keys,
             history=self.history or other.history,
+            command_keys=self.command_keys | other.command_keys,
         )
 
     @property
-    def commands(self) -> bool:
-        """A condition reads the command model (docs/design/commands.md#evaluation)."""
+    def two_level(self) -> bool:
+        """A condition reads a command condition's result (sql/evaluate/commands.sql)."""
         return any(key.startswith(COMMAND_KEY_PREFIX) for key in self.keys)
+
+    @property
+    def inlined(self) -> bool:
+        """A condition reads a simple command's own rows (docs/design/commands.md#evaluation)."""
+        return any(key.startswith(COMMAND_FIELD) for key in self.keys)
 
     @property
     def book_first(self) -> bool:
@@ -124,7 +132,7 @@ def point_flags(conn: Connection) -> PointFlags:
     """The policy's point flags, for a connection that evaluates many events of one policy
     (the resident engine: the policy cannot change while it holds the lock)."""
     flags: PointFlags = {}
-    for harness, point, session, rule, wildcards, model, keys, history in _run(
+    for harness, point, session, rule, wildcards, model, keys, history, command_keys in _run(
         conn, "evaluate/point_flags"
     ):
         flags[(harness, point)] = Flags(
@@ -135,6 +143,7 @@ def point_flags(conn: Connection) -> PointFlags:
             routed=True,
             keys=frozenset(keys),
             history=bool(history),
+            command_keys=frozenset(command_keys),
         )
     return flags
 
@@ -321,10 +330,10 @@ def decide(
         _history_state(conn, evaluations, flags)
     if need.wildcards:
         extra += _wild_fields(conn, evaluations)
-    if need.commands:
+    if need.two_level:
         extra += _command_conditions(conn, evaluations, held)
     if need.routed:
-        _match(conn, evaluations, need.keys, extra, trace, held)
+        _match(conn, evaluations, need, extra, trace, held)
     matched = [c for e in evaluations for c in e.candidates if c.matched]
     # A resident engine's refused call books after its answer too, unless the answer reads
     # what the bookkeeping gives: the model in a template, the session's counters in
@@ -530,12 +539,7 @@ def _command_conditions(
     events = [e.event for e in evaluations]
     if not any(ev.shell is not None and ev.shell.runs for ev in events):
         return []
-    if held is not None:
-        if held.catalog is None:
-            held.catalog = catalog_of(conn, None)
-        catalog = held.catalog
-    else:
-        catalog = catalog_of(conn, programs_in(events))
+    catalog = _catalog(conn, evaluations, held)
     rows = rows_of([commands_of(ev, catalog) for ev in events])
     if not rows["c_seq"]:
         return []
@@ -551,7 +555,7 @@ def catalog_of(conn: Connection, programs: list[str] | None) -> Catalog:
 def _match(
     conn: Connection,
     evaluations: list[Evaluation],
-    keys: frozenset[str],
+    need: Flags,
     extra: list[tuple[int, str, str]],
     trace: bool,
     held: Held | None,
@@ -561,39 +565,72 @@ def _match(
         for seq, e in enumerate(evaluations)
         for route, name in route_keys(e.event)
     ]
-    fields = _field_rows(evaluations, keys)
+    fields = _field_rows(evaluations, need.keys)
     for seq, name, value in extra:
         fields["seq"].append(seq)
         fields["field"].append(name)
         fields["value"].append(value)
+    # Each simple command of a shell call (and each path it names) is an event of its own for
+    # the conditions inlined on it, decided by the same statement (docs/design/commands.md).
+    real = list(range(len(evaluations)))  # the batch event of each event the statement sees
+    if need.inlined:
+        for own in command_events(
+            [e.event for e in evaluations], _catalog(conn, evaluations, held), need
+        ):
+            pseq = len(real)
+            real.append(own.seq)
+            prefix = f"{own.event.harness}|{own.event.point}|"
+            routes.extend((pseq, prefix + route, None) for route in own.routes)
+            for name, value in own.rows:
+                fields["seq"].append(pseq)
+                fields["field"].append(name)
+                fields["value"].append(value)
     params = {**by_name(("route_seq", "route", "route_name"), routes), **fields, "trace": trace}
     rows = _run(conn, "evaluate/match", params)
     if not rows:
         return
+    # A rule holds on a batch event when it holds on the event or one of its commands' events;
+    # an exception took it out where its condition as written held on one and nothing held.
+    merged: dict[tuple[int, int], list[bool]] = {}
+    for pseq, order, matched, excepted in rows:
+        seen = merged.setdefault((real[pseq], int(order)), [False, False])
+        seen[0] = seen[0] or bool(matched)
+        seen[1] = seen[1] or bool(excepted)
     if held is not None:
         entries = held.entries
     else:
-        entries = entries_of(conn, sorted({int(order) for _seq, order, _m, _x in rows}))
+        entries = entries_of(conn, sorted({order for _seq, order in merged}))
     # Candidates whose conditions failed come only with a trace (explain), or when an
     # exception took the event out of a rule (they are recorded as `excepted`).
-    for seq, order, matched, excepted in rows:
+    for (seq, order), (matched, shadowed) in merged.items():
         ev = evaluations[seq].event
-        rule_id, action, repeat, status, closed = entries[(ev.harness, ev.point or "", int(order))]
+        rule_id, action, repeat, status, closed = entries[(ev.harness, ev.point or "", order)]
+        excepted = shadowed and not matched
         evaluations[seq].candidates.append(
             Candidate(
                 rule_id,
                 action,
                 repeat,
                 status,
-                bool(matched),
-                order=int(order),
+                matched,
+                order=order,
                 fails_closed=closed,
-                excepted=bool(excepted),
+                excepted=excepted,
                 outcome="excepted" if excepted else None,
             )
         )
     for e in evaluations:
         e.candidates.sort(key=lambda c: c.order)
+
+
+def _catalog(conn: Connection, evaluations: list[Evaluation], held: Held | None) -> Catalog:
+    """The policy's program grammars the batch's shell calls need (a resident engine reads them
+    all once)."""
+    if held is not None:
+        if held.catalog is None:
+            held.catalog = catalog_of(conn, None)
+        return held.catalog
+    return catalog_of(conn, programs_in([e.event for e in evaluations]))
 
 
 def _templates(

@@ -9,7 +9,8 @@ from typing import Any
 from agentstyle.diagnostics import Diagnostic, sort_diagnostics
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.load import load_package
-from agentstyle.policy.lower import Lowering, lower_entries, lower_rule, qualified
+from agentstyle.policy.lower import lower_entries, lower_rule, qualified
+from agentstyle.policy.lowervalues import Lowering
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry, plan_rule
 from agentstyle.policy.rows import PackageRow, PolicyRows, ProgramGrammarRow, SettingRow

@@ -93,6 +93,10 @@ class ConditionClauseRow(NamedTuple):
     negated: bool
     clause_size: int
     shadow: bool = False  # a clause of the condition as written, before its exceptions
+    # an inlined command condition's clause (policy/lowercommands.py): the name that routes it
+    # to a simple command's own event, and whether that event is one of its paths
+    route_head: str | None = None
+    per_path: bool = False
 
 
 class TemplateRow(NamedTuple):

@@ -53,7 +53,8 @@ chosen AS (
     GROUP BY r.rule_id, r.node_id
 ),
 literals AS (
-    SELECT cc.rule_id, cc.clause_id, cc.clause_size, cc.negated, cc.shadow,
+    SELECT cc.rule_id, cc.clause_id, cc.clause_size, cc.negated, cc.shadow, cc.route_head,
+           cc.per_path,
            CASE WHEN c.lookup_field IN ('state.rule_hits', 'state.since_last_s')
                 THEN c.lookup_field || '@' || c.rule_id
                 ELSE coalesce(c.field_regex, c.lookup_field) END AS lookup_key,
@@ -87,23 +88,36 @@ literals AS (
     LEFT JOIN chosen ch ON ch.rule_id = c.rule_id AND ch.node_id = c.node_id
     UNION ALL
     -- no condition: one clause holding one literal that is never found, negated
-    SELECT r.rule_id, 0, 1, true, false, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL,
-           NULL
+    SELECT r.rule_id, 0, 1, true, false, NULL, false, NULL, NULL, false, NULL, NULL, NULL, NULL,
+           NULL, NULL, NULL
     FROM rules r
     WHERE NOT r.has_condition
+),
+-- A rule's clauses are reached by its routes; an inlined command condition's clause by the name
+-- it matches, on a simple command's own event (`cmd=NAME`, or `cmdpath=NAME` for one of its
+-- paths: policy/lowercommands.py, engine/commandrows.py).
+routed AS (
+    SELECT x.harness, x.point, x.route_key, x.name_regex, x.rule_id, l.* EXCLUDE (rule_id)
+    FROM reach x
+    JOIN literals l ON l.rule_id = x.rule_id AND l.route_head IS NULL
+    UNION ALL
+    SELECT p.harness, p.point,
+           CASE WHEN l.per_path THEN 'cmdpath=' ELSE 'cmd=' END || l.route_head, NULL,
+           p.rule_id, l.* EXCLUDE (rule_id)
+    FROM placed p
+    JOIN literals l ON l.rule_id = p.rule_id AND l.route_head IS NOT NULL
 )
 SELECT x.harness || '|' || x.point || '|' || x.route_key, x.name_regex,
-       dense_rank() OVER (ORDER BY x.harness, x.point, x.rule_id, l.clause_id), x.rule_id,
-       p.rule_order, p.action, p.repeat, p.status, l.clause_id, l.clause_size, l.negated,
-       l.lookup_key,
+       dense_rank() OVER (ORDER BY x.harness, x.point, x.rule_id, x.clause_id), x.rule_id,
+       p.rule_order, p.action, p.repeat, p.status, x.clause_id, x.clause_size, x.negated,
+       x.lookup_key,
        -- a set of literals (joined by chr(31): policy/prefilter.py any_literal) split once
        -- here: the literal itself, or the second test beside a required literal (schema 008)
-       CASE WHEN NOT contains(l.literal, chr(31)) THEN l.literal END, l.literal_ci, l.regex,
-       l.equals, l.equals_num, l.one_of, l.num, l.num_signs,
-       CASE WHEN contains(l.literal, chr(31)) THEN string_split(l.literal, chr(31))
-            WHEN l.any_literal IS NOT NULL THEN string_split(l.any_literal, chr(31)) END,
-       l.shadow
-FROM reach x
+       CASE WHEN NOT contains(x.literal, chr(31)) THEN x.literal END, x.literal_ci, x.regex,
+       x.equals, x.equals_num, x.one_of, x.num, x.num_signs,
+       CASE WHEN contains(x.literal, chr(31)) THEN string_split(x.literal, chr(31))
+            WHEN x.any_literal IS NOT NULL THEN string_split(x.any_literal, chr(31)) END,
+       x.shadow
+FROM routed x
 JOIN placed p ON p.harness = x.harness AND p.point = x.point AND p.rule_id = x.rule_id
-JOIN literals l ON l.rule_id = x.rule_id
-ORDER BY 1, p.rule_order, l.clause_id;
+ORDER BY 1, p.rule_order, x.clause_id;

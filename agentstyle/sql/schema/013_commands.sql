@@ -69,3 +69,10 @@ CREATE TABLE IF NOT EXISTS rule_exceptions (
 -- where they hold and the rule's own do not, an exception took effect (outcome `excepted`).
 ALTER TABLE condition_clauses ADD COLUMN IF NOT EXISTS shadow BOOLEAN DEFAULT false;
 ALTER TABLE match_rows ADD COLUMN IF NOT EXISTS shadow BOOLEAN DEFAULT false;
+-- A clause of an inlined command condition (policy/lowercommands.py) is read on a simple
+-- command's own event: routed by the name it matches (`cmd=git clean`), or per path the
+-- command names when a path test correlates one path (`cmdpath=rm`).
+ALTER TABLE condition_clauses ADD COLUMN IF NOT EXISTS route_head VARCHAR;
+ALTER TABLE condition_clauses ADD COLUMN IF NOT EXISTS per_path BOOLEAN DEFAULT false;
+-- The event's fields the inlined clauses read beside the command's own (copied to its events).
+ALTER TABLE point_flags ADD COLUMN IF NOT EXISTS command_keys VARCHAR[];

@@ -1,0 +1,343 @@
+"""Lower command conditions (docs/design/commands.md#evaluation).
+
+A clause of a rule's condition with one command condition (not under a `not`) is **inlined**:
+per name the condition matches and per clause of its `where`, one clause of literals on the
+command's own field rows (`command.opt:--force`, `command.path.tag`, …), routed by the name
+(`cmd=git clean`, or `cmdpath=…` when a path test correlates one path). The evaluator gives each
+simple command (and each of its paths) an event of its own carrying those rows, so the one
+match statement decides them like any field (engine/commandrows.py). Anything else (a negated
+command condition, two in one clause, a lone negated path test of a role) is lowered to the
+two-level rows of migration 013 (`command_heads`, `command_literals`) that
+sql/evaluate/commands.sql evaluates first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
+from agentstyle.policy.commandconds import (
+    Literal,
+    canonical_options,
+    heads_of,
+    where_clauses,
+)
+from agentstyle.policy.lowervalues import Lowering, escaped, installed_value, number_of, scalar
+from agentstyle.policy.rows import CommandHeadRow, CommandLiteralRow, ConditionRow, PolicyRows
+from agentstyle.policy.validate import RuleInfo
+from agentstyle.vocabulary import (
+    COMMAND_KEY_PREFIX,
+    FIELD_ARG,
+    FIELD_ENV,
+    FIELD_HEAD,
+    FIELD_NOTHING,
+    FIELD_OPT,
+    FIELD_PATH_FORM,
+    FIELD_PATH_ROLE,
+    FIELD_PATH_TAG,
+    FIELD_REMOTE,
+    FIELD_TEXT,
+    NEGATED_OPS,
+)
+
+
+def command_row(rule_id: str, nid: int, parent: int | None, n: CommandPred) -> ConditionRow:
+    """The `conditions` row of a command condition: a predicate on the field row its holding
+    adds (sql/evaluate/commands.sql), found or not."""
+    return ConditionRow(
+        rule_id=rule_id,
+        node_id=nid,
+        parent_id=parent,
+        kind="pred",
+        field="command",
+        lookup_field=f"{COMMAND_KEY_PREFIX}{rule_id}#{nid}",
+        field_regex=None,
+        op="command",
+        base_op="exists",
+        pattern=", ".join(heads_of(n)),
+        regex=None,
+        num=None,
+        list_values=None,
+        line=n.span.line,
+        col=n.span.column,
+        literal=None,
+        literal_ci=False,
+        literals=None,
+        any_literal=None,
+    )
+
+
+def lower_command(
+    rule_id: str, nid: int, command: CommandPred, info: RuleInfo, rows: PolicyRows, low: Lowering
+) -> None:
+    """The rows of one command condition: its names and its `where` as clauses of literals
+    (docs/design/commands.md#evaluation)."""
+    for head in heads_of(command):
+        rows.command_heads.append(CommandHeadRow(rule_id=rule_id, node_id=nid, head=head))
+    clauses = where_clauses(command.where)
+    for cid, clause in enumerate(clauses, start=1):
+        literals = [_command_literal(lit, command, info, low) for lit in clause]
+        parts = [x for x in literals if x is not None] or [_NEVER]
+        for kind, negated, fields_ in parts:
+            rows.command_literals.append(
+                CommandLiteralRow(
+                    rule_id=rule_id,
+                    node_id=nid,
+                    clause_id=cid,
+                    clause_size=len(parts),
+                    negated=negated,
+                    kind=kind,
+                    line=command.span.line,
+                    col=command.span.column,
+                    **{**_NO_TEST, **fields_},
+                )
+            )
+
+
+# A literal no command row has, negated: a clause with nothing else always holds.
+_NEVER: tuple[str, bool, dict[str, Any]] = ("never", True, {})
+_NO_TEST: dict[str, Any] = {
+    "keys": None,
+    "regex": None,
+    "equals": None,
+    "equals_num": None,
+    "one_of": None,
+    "num": None,
+    "num_signs": None,
+    "path_tests": None,
+}
+_ITEM_KINDS = {"option": "opt", "operand": "arg", "text": "text", "head": "head", "env": "env"}
+_NUM_SIGNS = {"gt": [1], "gte": [0, 1], "lt": [-1], "lte": [-1, 0]}
+
+
+def _command_literal(
+    lit: Literal, command: CommandPred, info: RuleInfo, low: Lowering
+) -> tuple[str, bool, dict[str, Any]] | None:
+    """(kind, negated, the row's test columns) of one literal of a `where` clause."""
+    if lit.item is None:
+        tests = [_path_test(item, neg, info, low) for item, neg in lit.tests]
+        return "path", lit.negated, {"path_tests": tests}
+    item = lit.item
+    kind = str(item.value) if item.kind == "runs" else _ITEM_KINDS[item.kind]
+    fields_: dict[str, Any] = {}
+    negated = lit.negated
+    if item.kind == "option":
+        fields_["keys"] = canonical_options(command, item.name or "")
+    elif item.kind == "env":
+        fields_["keys"] = [item.name]
+    if item.op == "exists":
+        return kind, negated, fields_
+    op, value, regex = item_value(item, info, low)
+    if op in NEGATED_OPS:
+        negated, op = not negated, NEGATED_OPS[op]
+    fields_.update(_value_test(op, value, regex))
+    return kind, negated, fields_
+
+
+def item_value(item: CommandItem, info: RuleInfo, low: Lowering) -> tuple[str, Value, str | None]:
+    """The item's operator, value (settings filled in) and RE2 regex, if its operator has one."""
+    proxy = info.item_preds.get(id(item))
+    if proxy is None:  # a head test an exception added: its value is its names
+        return item.op, item.value, None
+    value, regex = proxy.value, info.regexes.get(id(proxy))
+    if id(proxy) in info.setting_preds:
+        value, regex = installed_value(proxy, info, low)
+    return item.op, value, regex
+
+
+def _value_test(op: str, value: Value, regex: str | None) -> dict[str, Any]:
+    if op in ("regex", "glob"):
+        return {"regex": regex}
+    if op in ("contains", "starts_with", "ends_with"):
+        text = escaped(scalar(value))
+        pattern = {"contains": text, "starts_with": "^" + text, "ends_with": text + "$"}[op]
+        return {"regex": pattern}
+    if op == "equals":
+        return {"equals": scalar(value), "equals_num": number_of(value)}
+    if op == "in":
+        items = value if isinstance(value, tuple) else (value,)
+        return {"one_of": [scalar(x) for x in items]}
+    if op in _NUM_SIGNS:
+        return {"num": number_of(value), "num_signs": _NUM_SIGNS[op]}
+    raise ValueError(f"no test for operator `{op}`")
+
+
+def _path_test(item: CommandItem, neg: bool, info: RuleInfo, low: Lowering) -> dict[str, Any]:
+    """One test of a path literal: a role it has, a place, or a regex one of its forms
+    (absolute, project-relative, `~/…`) matches."""
+    test: dict[str, Any] = {"role": item.role, "tag": None, "regex": None, "neg": neg}
+    if item.op in ("inside", "outside", "is"):
+        test["tag"] = f"{item.op}:{item.value}"
+    elif item.op != "exists":
+        op, value, regex = item_value(item, info, low)
+        if op in NEGATED_OPS:
+            test["neg"], op = not neg, NEGATED_OPS[op]
+        found = _value_test(op, value, regex)
+        if "regex" in found:
+            test["regex"] = found["regex"]
+        elif "equals" in found:
+            test["regex"] = "^" + escaped(str(found["equals"])) + "$"
+        elif "one_of" in found:
+            test["regex"] = "^(" + "|".join(escaped(str(x)) for x in found["one_of"]) + ")$"
+        else:
+            raise ValueError(f"a path cannot be compared with `{op}`")
+    return test
+
+
+# -- inlining ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Inlined:
+    """One clause of a command condition read on one simple command: the name that routes it,
+    whether it speaks of one of the command's paths, and its literals (predicates on the
+    command's field rows, each negated or not)."""
+
+    head: str
+    per_path: bool
+    atoms: list[tuple[Pred, bool]]
+    # the RE2 regex of each atom that has one, by position in `atoms` (an atom is made here and
+    # lives only while it is lowered, so nothing keyed by its identity may outlive it)
+    regexes: dict[int, str]
+
+
+def inlinable(command: CommandPred) -> bool:
+    """A `where` whose every clause reads on one command's rows: not a lone negated path test of
+    a role (`not reads glob "…"`: no path that is read matches, which one event per path
+    cannot say)."""
+    for clause in where_clauses(command.where):
+        for lit in clause:
+            if lit.item is None and lit.negated and any(item.role for item, _n in lit.tests):
+                return False
+    return True
+
+
+def inline(command: CommandPred, info: RuleInfo, low: Lowering) -> list[Inlined]:
+    """The clauses of `command` per name, on the command's field rows."""
+    out: list[Inlined] = []
+    span = command.span
+    regexes: dict[int, str] = {}  # id(atom) → its regex, while the atoms of one head live
+    for head in heads_of(command):
+        regexes.clear()
+        parts: list[Node] = []
+        if command.where is not None:
+            parts.append(_atoms(command.where, head, command, info, low, regexes))
+            says_nothing = any(
+                i.kind == "runs" and i.value == "nothing" for i in _items(command.where)
+            )
+        else:
+            says_nothing = False
+        if not says_nothing:
+            # a command that does nothing (a dry run, --help) is not what the condition is about
+            parts.append(Not(Pred(FIELD_NOTHING, "exists", None, span), span))
+        tree: Node = parts[0] if len(parts) == 1 else And(tuple(parts), span)
+        for clause in _dnf(tree, False):
+            per_path = any(
+                pred.field.startswith("command.path.") and not _negative(pred, neg)
+                for pred, neg in clause
+            )
+            found = {k: regexes[id(p)] for k, (p, _neg) in enumerate(clause) if id(p) in regexes}
+            out.append(Inlined(head, per_path, clause, found))
+    return out
+
+
+def _negative(pred: Pred, negated: bool) -> bool:
+    return negated != (pred.op in NEGATED_OPS or pred.op == "missing")
+
+
+def _items(node: Node) -> list[CommandItem]:
+    if isinstance(node, CommandItem):
+        return [node]
+    if isinstance(node, Not):
+        return _items(node.item)
+    if isinstance(node, (And, Or)):
+        return [i for child in node.items for i in _items(child)]
+    return []
+
+
+def _atoms(
+    node: Node, head: str, command: CommandPred, info: RuleInfo, low: Lowering, rx: Regexes
+) -> Node:
+    """The `where` with each part as predicates on the command's field rows."""
+    if isinstance(node, CommandItem):
+        return _atom(node, head, info, low, rx)
+    if isinstance(node, Not):
+        return Not(_atoms(node.item, head, command, info, low, rx), node.span)
+    if isinstance(node, (And, Or)):
+        parts = tuple(_atoms(c, head, command, info, low, rx) for c in node.items)
+        return And(parts, node.span) if isinstance(node, And) else Or(parts, node.span)
+    raise TypeError(f"not a where node: {node!r}")
+
+
+Regexes = dict[int, str]
+
+
+def _atom(item: CommandItem, head: str, info: RuleInfo, low: Lowering, rx: Regexes) -> Node:
+    span = item.span
+    if item.kind == "option":
+        names = canonical_options(CommandPred((head,), None, span), item.name or "")
+        preds = [_valued(FIELD_OPT + name, item, info, low, rx) for name in names]
+        return preds[0] if len(preds) == 1 else Or(tuple(preds), span)
+    if item.kind == "env":
+        return _valued(FIELD_ENV + (item.name or ""), item, info, low, rx)
+    if item.kind == "operand":
+        return _valued(FIELD_ARG, item, info, low, rx)
+    if item.kind == "text":
+        return _valued(FIELD_TEXT, item, info, low, rx)
+    if item.kind == "runs":
+        field = FIELD_NOTHING if item.value == "nothing" else FIELD_REMOTE
+        return Pred(field, "exists", None, span)
+    if item.kind == "head":
+        return Pred(FIELD_HEAD, "in", item.value, span)
+    if item.kind == "path":
+        parts: list[Node] = []
+        if item.role is not None:
+            parts.append(Pred(FIELD_PATH_ROLE, "in", (item.role, "path"), span))
+        if item.op in ("inside", "outside", "is"):
+            parts.append(Pred(FIELD_PATH_TAG, "equals", f"{item.op}:{item.value}", span))
+        elif item.op != "exists":
+            parts.append(_valued(FIELD_PATH_FORM, item, info, low, rx))
+        if not parts:
+            return Pred(FIELD_PATH_ROLE, "exists", None, span)
+        return parts[0] if len(parts) == 1 else And(tuple(parts), span)
+    raise TypeError(f"not a command part: {item.kind}")
+
+
+def _valued(field: str, item: CommandItem, info: RuleInfo, low: Lowering, rx: Regexes) -> Pred:
+    """A predicate on `field` with the item's test, its value filled in as installed (its
+    regex in `rx`, by the predicate's identity while it lives)."""
+    if item.op == "exists":
+        return Pred(field, "exists", None, item.span)
+    op, value, regex = item_value(item, info, low)
+    pred = Pred(field, op, value, item.span)
+    if regex is not None:
+        rx[id(pred)] = regex
+    return pred
+
+
+def _dnf(node: Node, negate: bool) -> list[list[tuple[Pred, bool]]]:
+    """Clauses of (predicate, negated) of a tree of predicates."""
+    if isinstance(node, Pred):
+        return [[(node, negate)]]
+    if isinstance(node, Not):
+        return _dnf(node.item, not negate)
+    if not isinstance(node, (And, Or)):
+        raise TypeError(f"not a predicate tree: {node!r}")
+    conj = isinstance(node, And) != negate
+    parts = [_dnf(child, negate) for child in node.items]
+    if not conj:
+        return [clause for part in parts for clause in part]
+    out: list[list[tuple[Pred, bool]]] = [[]]
+    for part in parts:
+        out = [a + b for a in out for b in part]
+        if len(out) > MAX_INLINED:
+            raise InlineTooComplex
+    return out
+
+
+MAX_INLINED = 256
+
+
+class InlineTooComplex(Exception):
+    pass
