@@ -154,7 +154,11 @@ NEGATED_OPS = {
 # (commands/paths.py computes them), what `runs` may say, and the operators each part takes.
 PLACES = ("project", "git", "home", "tmp", "root", "system", "remote", "unknown")
 PLACE_OPS = ("inside", "outside", "is")
-RUNS_WORDS = frozenset({"remote", "nothing"})
+RUNS_WORDS = frozenset(
+    {"remote", "nothing", "code", "script", "string", "stdin", "background", "repeatedly"}
+)
+NETWORK_KINDS = frozenset({"listen", "connect"})
+NETWORK_PARTS = frozenset({"host", "port"})
 PATH_ROLES = {"path": None, "reads": "reads", "writes": "writes", "deletes": "deletes"}
 VALUE_OPS = STRING_OPS | REGEX_OPS - {"shell_regex"} | GLOB_OPS | NUMERIC_OPS | {"in"}
 # The field row a command condition's result is (engine/evaluate.py): `command#<rule>#<node>`.
@@ -174,9 +178,16 @@ FIELD_NOTHING = "command.nothing"
 FIELD_PATH_ROLE = "command.path.role"
 FIELD_PATH_TAG = "command.path.tag"
 FIELD_PATH_FORM = "command.path.form"
-# Route keys of a simple command's own events: by its names, and per path it names.
-COMMAND_ROUTE = "cmd="
-PATH_ROUTE = "cmdpath="
+FIELD_NET = "command.net"  # connect | listen, of each end it makes or takes
+FIELD_NET_HOST = "command.net.host"
+FIELD_NET_PORT = "command.net.port"
+FIELD_RUNS = "command.runs"  # script | string | stdin | background | repeatedly
+FIELD_FLOW = "command.flow"  # input | code: how a command feeding it reaches it
+# The rows of the command feeding it have this prefix instead of `command.`.
+SOURCE_FIELD = "command.from."
+# The events of a simple command (engine/commandrows.py), by the route kind of their clauses:
+# the command, one of its paths, one command feeding it, one path of that one.
+ROUTE_KINDS = ("cmd", "cmdpath", "cmdfrom", "cmdfrompath")
 
 # Operator words of other rule languages, for "did you mean" (not accepted as operators).
 OPERATOR_SYNONYMS = {

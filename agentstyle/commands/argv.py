@@ -32,6 +32,9 @@ class Parsed:
     does_nothing: list[str] = field(default_factory=list)  # options that make it do nothing
     grammar: str | None = None  # the family file read, or None (the generic split)
     ambiguous: list[str] = field(default_factory=list)  # abbreviations of several options
+    flags: set[str] = field(default_factory=set)  # attributes of the options given (`listen`)
+    program_from_stdin: bool = False  # it runs the program its stdin gives (`bash`, `python -`)
+    saves_urls: bool = False  # it saves each URL to a file named after it (`curl -O`, `wget`)
 
 
 def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
@@ -81,6 +84,13 @@ class _Reader:
                 if not self.node.permute:
                     ended = True
         self._roles()
+        runs_given = any(r in ("runs", "code") for _w, r in self.out.operands) or any(
+            r in ("runs", "code") for _n, _v, r in self.out.option_values
+        )
+        stdin_operand = any(w in ("-", "/dev/stdin") for w, _r in self.out.operands)
+        self.out.program_from_stdin = self.node.stdin_code and (not runs_given or stdin_operand)
+        named = any(r == "writes" for _n, _v, r in self.out.option_values)
+        self.out.saves_urls = "saves" in self.out.flags or (self.node.saves_urls and not named)
         return self.out
 
     def _descend(self, child: Node) -> None:
@@ -198,6 +208,7 @@ class _Reader:
             self.out.does_nothing.append(name)
         if "target" in option.flags:
             self.targeted = True
+        self.out.flags |= option.flags
         if value is not None and option.role is not None:
             self.out.option_values.append((name, value, option.role))
 

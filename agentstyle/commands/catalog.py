@@ -30,12 +30,21 @@ def shipped() -> dict[str, tuple[str, Any]]:
         if not item.name.endswith(".yaml"):
             continue
         family = item.name.removesuffix(".yaml")
-        data = yaml.load(item.read_text("utf-8"), Loader=loader)
+        data = _keys_as_text(yaml.load(item.read_text("utf-8"), Loader=loader))
         for program, entry in programs_of(data, family).items():
             if program in out:
                 raise GrammarProblem(f"{family}: `{program}` is also in {out[program][0]}")
             out[program] = (family, entry)
     return out
+
+
+def _keys_as_text(data: Any) -> Any:
+    """YAML reads an option written `-4:` as the number -4: every key is the text written."""
+    if isinstance(data, dict):
+        return {str(k): _keys_as_text(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_keys_as_text(v) for v in data]
+    return data
 
 
 @cache

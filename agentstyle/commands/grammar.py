@@ -13,7 +13,9 @@ word up to one of the terminators), `of=<file>` (a keyword operand, `dd of=…`)
 are words: the role of its value (`reads`, `writes`, `deletes`, `path`, `cwd`, `runs`, `url`,
 `code`), `nothing` (the program then does nothing: a dry run, help, a version),
 `persistent` (also valid after the subcommand, as kubectl's global flags are), `target` (its
-value is where the operands go, so every operand takes the repeating role: `cp -t DIR a b`).
+value is where the operands go, so every operand takes the repeating role: `cp -t DIR a b`),
+`listen` (the program then listens for connections: `nc -l`), `saves` (it then saves each URL
+to a file named after the URL's last part: `curl -O`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from typing import Any
 # What an operand or an option's value is. `word` is not a path; the others are, and say what
 # the program does with it (`path`: the grammar does not say).
 PATH_ROLES = frozenset({"path", "reads", "writes", "deletes", "runs", "cwd"})
-ROLES = PATH_ROLES | frozenset({"word", "url", "code", "host"})
-OPTION_FLAGS = frozenset({"nothing", "persistent", "target"})
+# `data`: a value that names a file it reads when it starts with `@` (`curl -d @file`); `address`:
+# one of socat's (`TCP-LISTEN:4444`, `EXEC:/bin/sh`)
+ROLES = PATH_ROLES | frozenset({"word", "url", "code", "host", "port", "data", "address"})
+OPTION_FLAGS = frozenset({"nothing", "persistent", "target", "listen", "saves"})
 NODE_KEYS = frozenset(
     {
         "summary",
@@ -38,6 +42,8 @@ NODE_KEYS = frozenset(
         "clusters",
         "abbreviations",
         "dashdash",
+        "stdin",
+        "saves",
     }
 )
 
@@ -80,6 +86,10 @@ class Node:
     clusters: bool = True  # `-abc` is `-a -b -c`
     abbreviations: bool = False  # a long option may be shortened to a unique prefix
     dashdash: str | None = None  # the role of operands after `--`, when it differs
+    # `stdin: code`: given no script and no code word, it runs the program it reads on stdin
+    stdin_code: bool = False
+    # `saves: url`: without an option naming where, it saves each URL to a file named after it
+    saves_urls: bool = False
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -223,6 +233,14 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.operands = parse_operands(data["operands"], where)
     if "dashdash" in data:
         node.dashdash = parse_operands(data["dashdash"], where)[0].removesuffix("...")
+    if "saves" in data:
+        if data["saves"] != "url":
+            raise GrammarProblem(f"{where}: `saves` is `url` (each URL to a file named after it)")
+        node.saves_urls = True
+    if "stdin" in data:
+        if data["stdin"] != "code":
+            raise GrammarProblem(f"{where}: `stdin` is `code` (the program comes from stdin)")
+        node.stdin_code = True
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise GrammarProblem(f"{where}: `options` is a mapping of usage lines to attributes")

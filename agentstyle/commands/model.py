@@ -14,8 +14,11 @@ import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from agentstyle.commands import network
 from agentstyle.commands.argv import Parsed, read_words
+from agentstyle.commands.flow import Hop, follow
 from agentstyle.commands.grammar import PATH_ROLES, Grammar
+from agentstyle.commands.network import Endpoint
 from agentstyle.commands.paths import Place, Where, machine, place
 
 Grammars = Callable[[str], Grammar | None]
@@ -50,6 +53,13 @@ class Command:
     does_nothing: list[str] = field(default_factory=list)  # options that make it do nothing
     grammar: str | None = None  # the family file that read it; None: the generic split
     env: tuple[str, ...] = ()  # the NAME=value words it runs with
+    # Effects (docs/design/commands.md#effects): the network ends it makes or takes, and what it
+    # runs: `script` (a file), `string` (code given as a word), `stdin` (its program from its
+    # stdin), `background`, `repeatedly` (in an endless loop, or a function calling itself)
+    network: list[Endpoint] = field(default_factory=list)
+    runs: set[str] = field(default_factory=set)
+    # Flow (docs/design/commands.md#flow): the commands whose output reaches it, and how
+    inputs: dict[int, set[str]] = field(default_factory=dict)
 
 
 def program_of(word: str) -> str:
@@ -66,12 +76,12 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     where = machine(root)
     out: list[Command] = []
     budget = MAX_PATHS
+    hops: list[list[Hop]] = []
     for run in runs:
         assert isinstance(run, Run)
-        if not run.argv:
-            continue
-        program = program_of(run.argv[0])
-        parsed = read_words(program, list(run.argv[1:]), grammars(program))
+        program = program_of(run.argv[0]) if run.argv else ""
+        grammar = grammars(program) if program else None
+        parsed = read_words(program, list(run.argv[1:]), grammar)
         command = Command(
             program=program,
             words=parsed.words,
@@ -87,9 +97,90 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         if budget > 0:
             command.paths = _paths(parsed, run, where)[:budget]
             budget -= len(command.paths)
+        _effects(command, parsed, run, grammar)
         if program == "ln":
             _links(parsed, run, where)
+        hops.append(_hops(command, run, out))
         out.append(command)
+    flows = follow(hops)
+    for n, command in enumerate(out):
+        command.inputs = flows.sources(n)
+    return out
+
+
+def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | None) -> None:
+    """The network ends a command makes or takes, and what it runs."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    listening = "listen" in parsed.flags
+    valued = [(v, r) for _n, v, r in parsed.option_values]
+    hosts: list[str] = []
+    ports: list[str] = []
+    for word, role in [*parsed.operands, *valued]:
+        if role == "url":
+            end = network.from_url(word)[0]
+            if end is not None:
+                command.network.append(end)
+        elif role == "host" and listening and word.isdigit():
+            ports.append(word)  # `nc -l 4444`: the port it listens on
+        elif role == "host":
+            hosts.append(network.from_host(word).host)
+        elif role == "port":
+            ports.append(word)
+        elif role == "address":
+            end, program = network.from_socat(word)
+            if end is not None:
+                command.network.append(end)
+            if program is not None:
+                command.runs.add("string")
+        elif role == "runs":
+            command.runs.add("stdin" if word in ("-", "/dev/stdin") else "script")
+        elif role == "code":
+            command.runs.add("string")
+        elif command.program in _COPIERS and network.remote_path(word):
+            command.network.append(network.from_host(word))
+    # `nc host 4444`, `ssh -p 2222 host`: a host and its port are one end
+    kind = "listen" if listening else "connect"
+    for host in hosts or ([""] if ports else []):
+        for port in ports or [""]:
+            command.network.append(network.Endpoint(kind if not host else "connect", host, port))
+    if listening and not any(e.kind == "listen" for e in command.network):
+        command.network.append(network.Endpoint("listen", "", ""))
+    for _op, target in run.redirs:
+        end = network.from_redirection(target)
+        if end is not None:
+            command.network.append(end)
+    if grammar is not None and parsed.program_from_stdin:
+        command.runs.add("stdin")
+    if run.background:
+        command.runs.add("background")
+    if run.repeating:
+        command.runs.add("repeatedly")
+
+
+# Programs whose `host:path` operands are on another machine (a copy over the network).
+_COPIERS = frozenset({"scp", "rsync", "sftp", "rcp"})
+
+
+def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
+    """What reaches this command directly from the commands before it."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    runs_code = bool(command.runs & {"script", "string", "stdin"})
+    out = [Hop(n, "stdin", "stdin" in command.runs) for n in run.stdin_from if n < len(before)]
+    out += [Hop(n, "words", runs_code) for n in run.args_from if n < len(before)]
+    mine = [(use.place.text, use.role) for use in command.paths if use.role != "writes"]
+    for n, earlier in enumerate(before):
+        for use in earlier.paths:
+            if use.role != "writes":
+                continue
+            # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`)
+            written = use.place.text.rstrip("/")
+            for text, role in mine:
+                if text == written or text.startswith(written + "/"):
+                    out.append(Hop(n, "file", role == "runs"))
     return out
 
 
@@ -121,6 +212,20 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     dirs = _dirs(parsed, run)
     words: list[tuple[str, str]] = [(w, r) for w, r in parsed.operands if r in PATH_ROLES]
     words += [(v, r) for _n, v, r in parsed.option_values if r in PATH_ROLES and r != "cwd"]
+    # `curl -d @file`, `--data-binary @file` read the file (`@-` is stdin)
+    valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
+    words += [(f, "reads") for w, r in valued if r == "data" and (f := _data_file(w)) is not None]
+    # a `file://` URL is a read of that file (`curl file://$HOME/.aws/credentials`)
+    words += [
+        (read, "reads")
+        for w, r in valued
+        if r == "url" and (read := network.from_url(w)[1]) is not None
+    ]
+    if run.argv and "/" in run.argv[0] and not run.argv[0].startswith("$"):
+        words.append((run.argv[0], "runs"))  # `./x`: the file it runs
+    if parsed.saves_urls:  # `curl -O https://x/p.sh`, `wget https://x/p.sh`: writes p.sh
+        words += [(name, "writes") for w, r in valued if r == "url" and (name := _saved(w))]
+    words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
     for op, target in run.redirs:
         if target == "/dev/null" or not target:
             continue
@@ -139,6 +244,24 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
         unknown = Place(RUNTIME_WORD, (RUNTIME_WORD,), frozenset({"is:unknown"}))
         out.append(PathUse(RUNTIME_WORD, _operand_roles(parsed)[-1].removesuffix("..."), unknown))
     return out
+
+
+def _saved(url: str) -> str | None:
+    """The file a download saves a URL to: its path's last part."""
+    path = url.split("://", 1)[-1].split("?", 1)[0].split("#", 1)[0]
+    name = path.rsplit("/", 1)[-1] if "/" in path else ""
+    return name or None
+
+
+def _data_file(value: str) -> str | None:
+    """The file a `data` value reads: `@file`, or a form field's `name=@file` / `name=<file`
+    (`curl -F f=@.env`); `@-` is stdin."""
+    if value.startswith("@"):
+        return value[1:] if value != "@-" else None
+    name, eq, rest = value.partition("=")
+    if eq and name and rest[:1] in ("@", "<") and rest[1:] not in ("", "-"):
+        return rest[1:].split(";")[0]
+    return None
 
 
 def _operand_roles(parsed: Parsed) -> list[str]:
@@ -186,6 +309,12 @@ def describe(command: Command) -> str:
         parts.append(f"path={json.dumps(use.place.text, ensure_ascii=False)}({use.role}; {where})")
     if command.does_nothing:
         parts.append("does-nothing=" + ",".join(command.does_nothing))
-    if command.remote:
-        parts.append("runs=remote")
+    runs = sorted(command.runs) + (["remote"] if command.remote else [])
+    if runs:
+        parts.append("runs=" + ",".join(runs))
+    for end in command.network:
+        where = ":".join(x for x in (end.host, end.port) if x) or "?"
+        parts.append(f"network={end.kind}:{where}")
+    for source, kinds in sorted(command.inputs.items()):
+        parts.append(f"{'code' if 'code' in kinds else 'input'}-from=#{source + 1}")
     return " ".join(parts)

@@ -18,19 +18,24 @@ from typing import Any
 from agentstyle.commands.catalog import Catalog
 from agentstyle.commands.model import Command, PathUse, build, program_of
 from agentstyle.vocabulary import (
-    COMMAND_ROUTE,
     FIELD_ARG,
     FIELD_ENV,
+    FIELD_FLOW,
     FIELD_HEAD,
+    FIELD_NET,
+    FIELD_NET_HOST,
+    FIELD_NET_PORT,
     FIELD_NOTHING,
     FIELD_OPT,
     FIELD_PATH_FORM,
     FIELD_PATH_ROLE,
     FIELD_PATH_TAG,
     FIELD_REMOTE,
+    FIELD_RUNS,
     FIELD_TEXT,
-    PATH_ROUTE,
     PLACES,
+    ROUTE_KINDS,
+    SOURCE_FIELD,
 )
 
 # places a path is judged against; `unknown` is a state, not a folder to be outside of
@@ -104,6 +109,12 @@ def rows_of(batch: Sequence[list[Command]]) -> dict[str, list[Any]]:
                 add(seq, n, "remote", None, "true")
             if command.does_nothing:
                 add(seq, n, "nothing", None, ",".join(command.does_nothing))
+            for end in command.network:
+                add(seq, n, "net", None, end.kind)
+                add(seq, n, "net.host", None, end.host)
+                add(seq, n, "net.port", None, end.port)
+            for what in sorted(command.runs):
+                add(seq, n, "runs", None, what)
             for assignment in command.env:
                 name, _eq, value = assignment.partition("=")
                 add(seq, n, "env", name.removesuffix("+"), value)
@@ -129,8 +140,10 @@ def _real(path: str) -> str:
 @dataclass(slots=True)
 class CommandEvent:
     """A simple command's own event (docs/design/commands.md#evaluation): the batch event it
-    belongs to, the route keys of its names (or of one of its paths), and its field rows: the
-    command's own, and the event's fields its conditions read beside them."""
+    belongs to, the route keys of its names for one kind of event (the command, one of its
+    paths, one command feeding it, one path of that one), and its field rows: the command's
+    own, the feeding command's as `command.from.*`, and the event's fields its conditions read
+    beside them."""
 
     seq: int
     event: Any
@@ -139,11 +152,14 @@ class CommandEvent:
 
 
 def command_events(events: Sequence[Any], catalog: Catalog, need: Any) -> list[CommandEvent]:
-    """The events of every simple command of the batch's shell calls, and of each path one
-    names (for the clauses whose path tests speak of one path). Only the rows some condition
-    reads (`need.keys`) are made."""
+    """The events of every simple command of the batch's shell calls: of the command, of each
+    path it names, of each command whose output reaches it, and of each path of that one, each
+    only where a condition reads what it is for. Only the rows some condition reads
+    (`need.keys`) are made."""
     keys: frozenset[str] = need.keys
-    paths_read = bool(keys & {FIELD_PATH_ROLE, FIELD_PATH_TAG, FIELD_PATH_FORM})
+    per_path = bool(keys & _PATH_FIELDS)
+    flows = FIELD_FLOW in keys
+    source_paths = any(k.startswith(SOURCE_FIELD + "path.") for k in keys)
     out: list[CommandEvent] = []
     for seq, event in enumerate(events):
         commands = commands_of(event, catalog)
@@ -151,43 +167,76 @@ def command_events(events: Sequence[Any], catalog: Catalog, need: Any) -> list[C
             continue
         beside = [(f, v) for f, _i, v in event.fields if f in need.command_keys]
         for command in commands:
-            own = _own_rows(command, keys)
-            paths = [_path_rows(use, keys) for use in command.paths] if paths_read else []
+            own = _own_rows(command, keys, "command.") + beside
+            paths = [_path_rows(use, keys, "command.") for use in command.paths]
             names = [*command.heads, "*"]
-            routes = [COMMAND_ROUTE + name for name in names]
             every_path = [row for rows in paths for row in rows]
-            out.append(CommandEvent(seq, event, routes, own + every_path + beside))
-            per_path = [PATH_ROUTE + name for name in names]
-            out.extend(CommandEvent(seq, event, per_path, own + rows + beside) for rows in paths)
+            routes = {kind: [f"{kind}={name}" for name in names] for kind in ROUTE_KINDS}
+            out.append(CommandEvent(seq, event, routes["cmd"], own + every_path))
+            if per_path:
+                out.extend(CommandEvent(seq, event, routes["cmdpath"], own + p) for p in paths)
+            if not flows:
+                continue
+            for source, kinds in command.inputs.items():
+                feeding = commands[source]
+                base = own + every_path + [(FIELD_FLOW, kind) for kind in sorted(kinds)]
+                base += _own_rows(feeding, keys, SOURCE_FIELD)
+                base += [(SOURCE_FIELD + "head", head) for head in feeding.heads]
+                theirs = [_path_rows(use, keys, SOURCE_FIELD) for use in feeding.paths]
+                all_theirs = [row for rows in theirs for row in rows]
+                out.append(CommandEvent(seq, event, routes["cmdfrom"], base + all_theirs))
+                if source_paths:
+                    out.extend(
+                        CommandEvent(seq, event, routes["cmdfrompath"], base + p) for p in theirs
+                    )
     return out
 
 
-def _own_rows(command: Command, keys: frozenset[str]) -> list[tuple[str, str]]:
+_PATH_FIELDS = frozenset({FIELD_PATH_ROLE, FIELD_PATH_TAG, FIELD_PATH_FORM})
+
+
+def _own_rows(command: Command, keys: frozenset[str], prefix: str) -> list[tuple[str, str]]:
+    """A command's rows that some condition reads, its fields named with `prefix` (`command.`
+    for its own, `command.from.` as the command feeding another)."""
     rows: list[tuple[str, str]] = []
-    if FIELD_HEAD in keys:
-        rows.extend((FIELD_HEAD, head) for head in command.heads)
+
+    def add(name: str, value: str) -> None:
+        field = prefix + name.removeprefix("command.")
+        if field in keys:
+            rows.append((field, value))
+
+    for head in command.heads:
+        add(FIELD_HEAD, head)
     for name, value in command.options:
-        if FIELD_OPT + name in keys:
-            rows.append((FIELD_OPT + name, value if value is not None else ""))
-    if FIELD_ARG in keys:
-        rows.extend((FIELD_ARG, operand) for operand in command.operands)
-    if FIELD_TEXT in keys:
-        rows.append((FIELD_TEXT, command.text))
-    if command.remote and FIELD_REMOTE in keys:
-        rows.append((FIELD_REMOTE, "true"))
-    if command.does_nothing and FIELD_NOTHING in keys:
-        rows.append((FIELD_NOTHING, ",".join(command.does_nothing)))
+        add(FIELD_OPT + name, value if value is not None else "")
+    for operand in command.operands:
+        add(FIELD_ARG, operand)
+    add(FIELD_TEXT, command.text)
+    if command.remote:
+        add(FIELD_REMOTE, "true")
+    if command.does_nothing:
+        add(FIELD_NOTHING, ",".join(command.does_nothing))
     for assignment in command.env:
         name, _eq, value = assignment.partition("=")
-        if FIELD_ENV + name.removesuffix("+") in keys:
-            rows.append((FIELD_ENV + name.removesuffix("+"), value))
+        add(FIELD_ENV + name.removesuffix("+"), value)
+    for end in command.network:
+        add(FIELD_NET, end.kind)
+        if end.host:
+            add(FIELD_NET_HOST, end.host)
+        if end.port:
+            add(FIELD_NET_PORT, end.port)
+    for what in sorted(command.runs):
+        add(FIELD_RUNS, what)
     return rows
 
 
-def _path_rows(use: PathUse, keys: frozenset[str]) -> list[tuple[str, str]]:
-    rows = [(FIELD_PATH_ROLE, use.role)]
-    if FIELD_PATH_TAG in keys:
-        rows.extend((FIELD_PATH_TAG, tag) for tag in place_tags(use.place.tags))
-    if FIELD_PATH_FORM in keys:
-        rows.extend((FIELD_PATH_FORM, form) for form in use.place.forms)
+def _path_rows(use: PathUse, keys: frozenset[str], prefix: str) -> list[tuple[str, str]]:
+    def field(name: str) -> str:
+        return prefix + name.removeprefix("command.")
+
+    rows = [(field(FIELD_PATH_ROLE), use.role)]
+    if field(FIELD_PATH_TAG) in keys:
+        rows.extend((field(FIELD_PATH_TAG), tag) for tag in place_tags(use.place.tags))
+    if field(FIELD_PATH_FORM) in keys:
+        rows.extend((field(FIELD_PATH_FORM), form) for form in use.place.forms)
     return rows

@@ -39,7 +39,7 @@ def _model_lines(conn: Connection, event: Any) -> list[str]:
     from agentstyle.engine.evaluate import catalog_of
 
     catalog = catalog_of(conn, programs_in([event]))
-    return [describe(command) for command in commands_of(event, catalog)]
+    return [f"#{n} {describe(c)}" for n, c in enumerate(commands_of(event, catalog), start=1)]
 
 
 def _trace(cand: Candidate, point: str | None, layer: str | None = None) -> str:

@@ -39,7 +39,8 @@ class CommandItem:
     `kind` is `option` (`name` the option as written, `op`/`value` its value's test, or
     `exists`), `operand`, `path` (`role` one of reads/writes/deletes or None for any; `op` is
     `inside`/`outside`/`is` with a place as `value`, or a string operator), `runs` (`value` the
-    word after it: `remote`), or `text`.
+    word after it: `remote`, `code`, …), `text`, `env`, `network` (`op` `exists`, `listen`,
+    `connect`, or a value test with `name` `host`/`port`), or `flow` (`op` `input`/`code`).
     """
 
     kind: str
@@ -48,6 +49,10 @@ class CommandItem:
     span: Span
     name: str | None = None
     role: str | None = None
+    # `input from ( … )` / `code from ( … )` (kind `flow`, op `input`/`code`): what the command
+    # the data comes from has, and the names it must have (none: any command)
+    inner: Node | None = None
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +124,8 @@ def strip_spans(node: Node) -> object:
         where = strip_spans(node.where) if node.where is not None else None
         return ("command", node.names, where)
     if isinstance(node, CommandItem):
-        return ("item", node.kind, node.name, node.role, node.op, node.value)
+        inner = strip_spans(node.inner) if node.inner is not None else None
+        return ("item", node.kind, node.name, node.role, node.op, node.value, inner, node.names)
     if isinstance(node, Not):
         return ("not", strip_spans(node.item))
     kind = "and" if isinstance(node, And) else "or"

@@ -29,6 +29,8 @@ from agentstyle.grammar.ast import (
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
     COMPARISONS,
+    NETWORK_KINDS,
+    NETWORK_PARTS,
     OPERATOR_SYNONYMS,
     OPERATORS,
     PATH_ROLES,
@@ -288,6 +290,50 @@ class ConditionTransformer(Transformer[Token, Node]):
                 did_you_mean(str(word), sorted(RUNS_WORDS)),
             )
         return CommandItem("runs", "exists", str(word), self._span(meta))
+
+    @v_args(meta=True)
+    def network_any(self, meta: Meta, children: list[Token]) -> CommandItem:
+        return CommandItem("network", "exists", None, self._span(meta))
+
+    @v_args(meta=True)
+    def network_kind(self, meta: Meta, children: list[Token]) -> CommandItem:
+        (word,) = children
+        if word not in NETWORK_KINDS:
+            raise GrammarError(
+                f"unknown network test `{word}`: use listen, connect, host or port",
+                self._locate(_start(word)),
+                did_you_mean(str(word), sorted(NETWORK_KINDS | NETWORK_PARTS)),
+            )
+        return CommandItem("network", str(word), None, self._span(meta))
+
+    @v_args(meta=True)
+    def network_value(self, meta: Meta, children: list[Any]) -> CommandItem:
+        part, op, value = children
+        if part not in NETWORK_PARTS:
+            raise GrammarError(
+                f"`network {part}` takes no value: compare `network host` or `network port`",
+                self._locate(_start(part)),
+                did_you_mean(str(part), sorted(NETWORK_PARTS)),
+            )
+        op_name = _value_op(op, self._locate)
+        return CommandItem("network", op_name, value, self._span(meta), name=str(part))
+
+    @v_args(meta=True)
+    def flow_where(self, meta: Meta, children: list[Any]) -> CommandItem:
+        word, inner = children
+        return CommandItem("flow", str(word), None, self._span(meta), inner=inner)
+
+    @v_args(meta=True)
+    def flow_command(self, meta: Meta, children: list[Any]) -> CommandItem:
+        word, *rest = children
+        names: tuple[str, ...] = ()
+        inner: Node | None = None
+        for child in rest:
+            if isinstance(child, tuple):
+                names = child
+            elif child is not None:
+                inner = child
+        return CommandItem("flow", str(word), None, self._span(meta), inner=inner, names=names)
 
     @v_args(meta=True)
     def text_value(self, meta: Meta, children: list[Any]) -> CommandItem:

@@ -158,14 +158,77 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
             )
     if command.where is None:
         return
-    for item in items_of(command.where):
+    _check_flows(v, command.where, rid)
+    _check_items(v, command, command.where, info)
+
+
+def check_flow_places(v: Checks, tree: Condition, rid: str, negated: bool = False) -> None:
+    """A command condition that reads a flow is not under a `not` (what no command fed another
+    is not a guard's question, and the evaluator reads flows on the fed command's events)."""
+    if isinstance(tree, CommandPred):
+        flows = [i for i in items_of(tree.where)] if tree.where is not None else []
+        if negated and any(i.kind == "flow" for i in flows):
+            v.emit(
+                "invalid-condition",
+                "a command condition with `input from` or `code from` cannot be negated",
+                tree.span,
+                rid,
+            )
+    elif isinstance(tree, Not):
+        check_flow_places(v, tree.item, rid, not negated)
+    elif isinstance(tree, (And, Or)):
+        for child in tree.items:
+            check_flow_places(v, child, rid, negated)
+
+
+def _check_items(v: Checks, command: CommandPred, where: Condition, info: Any) -> None:
+    for item in items_of(where):
+        if item.kind == "flow":
+            # the command feeding this one: its names, and its parts under them
+            source = CommandPred(item.names, item.inner, item.span)
+            if item.inner is not None:
+                _check_items(v, source, item.inner, info)
+            continue
         if item.kind == "option" and item.name is not None:
             _check_option(v, command, item, info)
-        if item.op in ("exists", "inside", "outside", "is"):
+        if item.op in ("exists", "inside", "outside", "is", "listen", "connect"):
             continue
         proxy = Pred(f"command.{item.kind}", item.op, item.value, item.span)
         info.item_preds[id(item)] = proxy
         v.check_value(proxy, info)
+
+
+def _check_flows(v: Checks, where: Condition, rid: str) -> None:
+    """`input from` and `code from` say what reaches the command: one per command condition,
+    never under a `not` (that some other command did not feed it is not what a guard asks)."""
+    flows = [i for i in items_of(where) if i.kind == "flow"]
+    if len(flows) > 1:
+        v.emit(
+            "invalid-condition",
+            "one `input from` or `code from` per command condition; write another command "
+            "condition for another flow",
+            flows[1].span,
+            rid,
+        )
+    for negated in _negated_items(where, False):
+        if negated.kind == "flow":
+            v.emit(
+                "invalid-condition",
+                f"`{negated.op} from` cannot be negated: say what the feeding command has",
+                negated.span,
+                rid,
+            )
+
+
+def _negated_items(node: Condition, negated: bool) -> Iterator[CommandItem]:
+    if isinstance(node, CommandItem):
+        if negated:
+            yield node
+    elif isinstance(node, Not):
+        yield from _negated_items(node.item, not negated)
+    elif isinstance(node, (And, Or)):
+        for child in node.items:
+            yield from _negated_items(child, negated)
 
 
 def _check_option(v: Checks, command: CommandPred, item: CommandItem, info: Any) -> None:

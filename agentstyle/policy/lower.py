@@ -23,6 +23,7 @@ from agentstyle.grammar.ast import (
 from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
 from agentstyle.policy.lowercommands import (
+    FlowNotInlined,
     InlineTooComplex,
     command_row,
     inlinable,
@@ -145,7 +146,7 @@ def lower_condition(
             walk(child, nid)
 
     def emit(
-        clause: list[tuple[int, bool]], head: str | None = None, per_path: bool = False
+        clause: list[tuple[int, bool]], head: str | None = None, route: str | None = None
     ) -> None:
         nonlocal cid
         for nid, neg in clause:
@@ -158,7 +159,7 @@ def lower_condition(
                     clause_size=len(clause),
                     shadow=shadow,
                     route_head=head,
-                    per_path=per_path,
+                    route_kind=route,
                 )
             )
         cid += 1
@@ -182,7 +183,7 @@ def lower_condition(
                     )
                     rows.conditions.append(row)
                     atoms.append((counter[0], neg))
-                emit(rest + atoms, part.head, part.per_path)
+                emit(rest + atoms, part.head, part.route)
             continue
         for nid, _neg in found:
             if nid not in two_level:
@@ -442,6 +443,16 @@ def lower_rule(
                     "invalid-condition",
                     f"condition of `{rule.id}` is too complex (over "
                     f"{MAX_CLAUSES} alternatives once expanded)",
+                    rule.span_of("when"),
+                    rule=rule.id,
+                )
+            )
+        except FlowNotInlined:
+            diags.append(
+                Diagnostic.make(
+                    "invalid-condition",
+                    f"in `{rule.id}`, a command condition with `input from` or `code from` "
+                    "stands under a `not` or beside another command condition",
                     rule.span_of("when"),
                     rule=rule.id,
                 )

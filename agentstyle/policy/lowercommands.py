@@ -30,15 +30,21 @@ from agentstyle.vocabulary import (
     COMMAND_KEY_PREFIX,
     FIELD_ARG,
     FIELD_ENV,
+    FIELD_FLOW,
     FIELD_HEAD,
+    FIELD_NET,
+    FIELD_NET_HOST,
+    FIELD_NET_PORT,
     FIELD_NOTHING,
     FIELD_OPT,
     FIELD_PATH_FORM,
     FIELD_PATH_ROLE,
     FIELD_PATH_TAG,
     FIELD_REMOTE,
+    FIELD_RUNS,
     FIELD_TEXT,
     NEGATED_OPS,
+    SOURCE_FIELD,
 )
 
 
@@ -75,6 +81,8 @@ def lower_command(
     (docs/design/commands.md#evaluation)."""
     for head in heads_of(command):
         rows.command_heads.append(CommandHeadRow(rule_id=rule_id, node_id=nid, head=head))
+    if command.where is not None and any(i.kind == "flow" for i in _items(command.where)):
+        raise FlowNotInlined
     clauses = where_clauses(command.where)
     for cid, clause in enumerate(clauses, start=1):
         literals = [_command_literal(lit, command, info, low) for lit in clause]
@@ -119,9 +127,21 @@ def _command_literal(
         tests = [_path_test(item, neg, info, low) for item, neg in lit.tests]
         return "path", lit.negated, {"path_tests": tests}
     item = lit.item
-    kind = str(item.value) if item.kind == "runs" else _ITEM_KINDS[item.kind]
     fields_: dict[str, Any] = {}
     negated = lit.negated
+    if item.kind == "runs":
+        if item.value in ("remote", "nothing"):
+            return str(item.value), negated, fields_
+        what = ["script", "string", "stdin"] if item.value == "code" else [str(item.value)]
+        return "runs", negated, {"one_of": what}
+    if item.kind == "network":
+        if item.op == "exists":
+            return "net", negated, fields_
+        if item.op in ("listen", "connect"):
+            return "net", negated, {"one_of": [item.op]}
+        kind = "net.host" if item.name == "host" else "net.port"
+    else:
+        kind = _ITEM_KINDS[item.kind]
     if item.kind == "option":
         fields_["keys"] = canonical_options(command, item.name or "")
     elif item.kind == "env":
@@ -191,11 +211,12 @@ def _path_test(item: CommandItem, neg: bool, info: RuleInfo, low: Lowering) -> d
 @dataclass(frozen=True, slots=True)
 class Inlined:
     """One clause of a command condition read on one simple command: the name that routes it,
-    whether it speaks of one of the command's paths, and its literals (predicates on the
-    command's field rows, each negated or not)."""
+    which of the command's events it is read on (ROUTE_KINDS: the command, one of its paths,
+    one command feeding it, one path of that one), and its literals (predicates on the event's
+    field rows, each negated or not)."""
 
     head: str
-    per_path: bool
+    route: str
     atoms: list[tuple[Pred, bool]]
     # the RE2 regex of each atom that has one, by position in `atoms` (an atom is made here and
     # lives only while it is lowered, so nothing keyed by its identity may outlive it)
@@ -203,43 +224,53 @@ class Inlined:
 
 
 def inlinable(command: CommandPred) -> bool:
-    """A `where` whose every clause reads on one command's rows: not a lone negated path test of
-    a role (`not reads glob "…"`: no path that is read matches, which one event per path
-    cannot say)."""
+    """A `where` whose every clause reads on one command's events: not a lone negated path test
+    of a role (`not reads glob "…"`: no path that is read matches, which one event per path
+    cannot say), and a flow (`input from`, `code from`) only outside a `not`."""
     for clause in where_clauses(command.where):
         for lit in clause:
             if lit.item is None and lit.negated and any(item.role for item, _n in lit.tests):
                 return False
-    return True
+            if lit.item is not None and lit.item.kind == "flow" and lit.negated:
+                return False
+    flows = [i for i in _items(command.where)] if command.where is not None else []
+    return sum(1 for i in flows if i.kind == "flow") <= 1
 
 
 def inline(command: CommandPred, info: RuleInfo, low: Lowering) -> list[Inlined]:
     """The clauses of `command` per name, on the command's field rows."""
     out: list[Inlined] = []
     span = command.span
-    regexes: dict[int, str] = {}  # id(atom) → its regex, while the atoms of one head live
+    regexes: Regexes = {}  # id(atom) → its regex, while the atoms of one head live
+    says_nothing = command.where is not None and any(
+        i.kind == "runs" and i.value == "nothing" for i in _items(command.where)
+    )
     for head in heads_of(command):
         regexes.clear()
         parts: list[Node] = []
         if command.where is not None:
-            parts.append(_atoms(command.where, head, command, info, low, regexes))
-            says_nothing = any(
-                i.kind == "runs" and i.value == "nothing" for i in _items(command.where)
-            )
-        else:
-            says_nothing = False
+            parts.append(_atoms(command.where, head, info, low, regexes, ""))
         if not says_nothing:
             # a command that does nothing (a dry run, --help) is not what the condition is about
             parts.append(Not(Pred(FIELD_NOTHING, "exists", None, span), span))
         tree: Node = parts[0] if len(parts) == 1 else And(tuple(parts), span)
         for clause in _dnf(tree, False):
-            per_path = any(
-                pred.field.startswith("command.path.") and not _negative(pred, neg)
-                for pred, neg in clause
-            )
             found = {k: regexes[id(p)] for k, (p, _neg) in enumerate(clause) if id(p) in regexes}
-            out.append(Inlined(head, per_path, clause, found))
+            out.append(Inlined(head, _route(clause), clause, found))
     return out
+
+
+def _route(clause: list[tuple[Pred, bool]]) -> str:
+    """Which of a command's events a clause is read on: one command feeding it where it tests
+    one (`command.flow`, `command.from.*`), and one path (of that one, or of the command) where
+    one of its path tests is positive, so that its path tests speak of one path."""
+
+    def positive(prefix: str) -> bool:
+        return any(p.field.startswith(prefix) and not _negative(p, n) for p, n in clause)
+
+    if any(p.field == FIELD_FLOW or p.field.startswith(SOURCE_FIELD) for p, _n in clause):
+        return "cmdfrompath" if positive(SOURCE_FIELD + "path.") else "cmdfrom"
+    return "cmdpath" if positive("command.path.") else "cmd"
 
 
 def _negative(pred: Pred, negated: bool) -> bool:
@@ -256,50 +287,89 @@ def _items(node: Node) -> list[CommandItem]:
     return []
 
 
-def _atoms(
-    node: Node, head: str, command: CommandPred, info: RuleInfo, low: Lowering, rx: Regexes
-) -> Node:
-    """The `where` with each part as predicates on the command's field rows."""
+Regexes = dict[int, str]
+
+
+def _atoms(node: Node, head: str, info: RuleInfo, low: Lowering, rx: Regexes, side: str) -> Node:
+    """The `where` with each part as predicates on the command's field rows (`side` "" for the
+    command's own, `from.` for the command feeding it)."""
     if isinstance(node, CommandItem):
-        return _atom(node, head, info, low, rx)
+        return _atom(node, head, info, low, rx, side)
     if isinstance(node, Not):
-        return Not(_atoms(node.item, head, command, info, low, rx), node.span)
+        return Not(_atoms(node.item, head, info, low, rx, side), node.span)
     if isinstance(node, (And, Or)):
-        parts = tuple(_atoms(c, head, command, info, low, rx) for c in node.items)
+        parts = tuple(_atoms(c, head, info, low, rx, side) for c in node.items)
         return And(parts, node.span) if isinstance(node, And) else Or(parts, node.span)
     raise TypeError(f"not a where node: {node!r}")
 
 
-Regexes = dict[int, str]
+def _field(name: str, side: str) -> str:
+    """`command.X` as the command's own row, or as the row of the command feeding it."""
+    return "command." + side + name.removeprefix("command.")
 
 
-def _atom(item: CommandItem, head: str, info: RuleInfo, low: Lowering, rx: Regexes) -> Node:
+def _atom(
+    item: CommandItem, head: str, info: RuleInfo, low: Lowering, rx: Regexes, side: str
+) -> Node:
     span = item.span
+
+    def valued(name: str) -> Pred:
+        return _valued(_field(name, side), item, info, low, rx)
+
+    def pred(name: str, op: str, value: Value) -> Pred:
+        return Pred(_field(name, side), op, value, span)
+
     if item.kind == "option":
         names = canonical_options(CommandPred((head,), None, span), item.name or "")
-        preds = [_valued(FIELD_OPT + name, item, info, low, rx) for name in names]
+        preds = [valued(FIELD_OPT + name) for name in names]
         return preds[0] if len(preds) == 1 else Or(tuple(preds), span)
     if item.kind == "env":
-        return _valued(FIELD_ENV + (item.name or ""), item, info, low, rx)
+        return valued(FIELD_ENV + (item.name or ""))
     if item.kind == "operand":
-        return _valued(FIELD_ARG, item, info, low, rx)
+        return valued(FIELD_ARG)
     if item.kind == "text":
-        return _valued(FIELD_TEXT, item, info, low, rx)
+        return valued(FIELD_TEXT)
     if item.kind == "runs":
-        field = FIELD_NOTHING if item.value == "nothing" else FIELD_REMOTE
-        return Pred(field, "exists", None, span)
+        if item.value == "nothing":
+            return pred(FIELD_NOTHING, "exists", None)
+        if item.value == "remote":
+            return pred(FIELD_REMOTE, "exists", None)
+        if item.value == "code":
+            return pred(FIELD_RUNS, "in", ("script", "string", "stdin"))
+        return pred(FIELD_RUNS, "equals", item.value)
+    if item.kind == "network":
+        if item.op == "exists":
+            return pred(FIELD_NET, "exists", None)
+        if item.op in ("listen", "connect"):
+            return pred(FIELD_NET, "equals", item.op)
+        return valued(FIELD_NET_HOST if item.name == "host" else FIELD_NET_PORT)
     if item.kind == "head":
-        return Pred(FIELD_HEAD, "in", item.value, span)
+        return pred(FIELD_HEAD, "in", item.value)
     if item.kind == "path":
         parts: list[Node] = []
         if item.role is not None:
-            parts.append(Pred(FIELD_PATH_ROLE, "in", (item.role, "path"), span))
+            parts.append(pred(FIELD_PATH_ROLE, "in", (item.role, "path")))
         if item.op in ("inside", "outside", "is"):
-            parts.append(Pred(FIELD_PATH_TAG, "equals", f"{item.op}:{item.value}", span))
+            parts.append(pred(FIELD_PATH_TAG, "equals", f"{item.op}:{item.value}"))
         elif item.op != "exists":
-            parts.append(_valued(FIELD_PATH_FORM, item, info, low, rx))
+            parts.append(valued(FIELD_PATH_FORM))
         if not parts:
-            return Pred(FIELD_PATH_ROLE, "exists", None, span)
+            return pred(FIELD_PATH_ROLE, "exists", None)
+        return parts[0] if len(parts) == 1 else And(tuple(parts), span)
+    if item.kind == "flow":
+        # the command feeding this one: how its output arrives, its names, what it has
+        flow = (
+            Pred(FIELD_FLOW, "equals", "code", span)
+            if item.op == "code"
+            else Pred(FIELD_FLOW, "exists", None, span)
+        )
+        parts = [flow]
+        if item.names:
+            source_heads = tuple(heads_of(CommandPred(item.names, None, span)))
+            parts.append(Pred(SOURCE_FIELD + "head", "in", source_heads, span))
+        if item.inner is not None:
+            source = item.names[0] if item.names else "*"
+            parts.append(_atoms(item.inner, source, info, low, rx, "from."))
         return parts[0] if len(parts) == 1 else And(tuple(parts), span)
     raise TypeError(f"not a command part: {item.kind}")
 
@@ -341,3 +411,8 @@ MAX_INLINED = 256
 
 class InlineTooComplex(Exception):
     pass
+
+
+class FlowNotInlined(Exception):
+    """A command condition with `input from`/`code from` in a place that is not inlined (under
+    a `not`, or beside another command condition in one clause)."""

@@ -94,9 +94,9 @@ class ConditionClauseRow(NamedTuple):
     clause_size: int
     shadow: bool = False  # a clause of the condition as written, before its exceptions
     # an inlined command condition's clause (policy/lowercommands.py): the name that routes it
-    # to a simple command's own event, and whether that event is one of its paths
+    # to a simple command's own events, and which of them (cmd, cmdpath, cmdfrom, cmdfrompath)
     route_head: str | None = None
-    per_path: bool = False
+    route_kind: str | None = None
 
 
 class TemplateRow(NamedTuple):

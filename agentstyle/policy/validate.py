@@ -29,7 +29,7 @@ from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for
-from agentstyle.policy.commandconds import check_command
+from agentstyle.policy.commandconds import check_command, check_flow_places
 from agentstyle.policy.load import (
     HARNESSES,
     INVALID,
@@ -689,6 +689,7 @@ class _Validator:
         )
         for command in commands:
             check_command(self, command, info, bad, shell)
+        check_flow_places(self, node, info.rule.id)
 
     def never_present(self, pred: Pred, info: RuleInfo, root: Node) -> None:
         """`field-never-present`: a field no tool of the rule carries, on any harness.

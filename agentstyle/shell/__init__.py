@@ -112,5 +112,5 @@ def parse_shell(command: str, cwd: str | None = None) -> ShellParse:
         code=tuple(walker.code),
         dynamic=tuple(walker.dynamic),
         issues=tuple(walker.issues),
-        runs=tuple(walker.recorded.values()),
+        runs=tuple(walker.run_list),
     )

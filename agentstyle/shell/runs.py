@@ -10,7 +10,19 @@ class Run:
     folder, `~/…` or `$VAR/…`; "" for the project when its folder is not known)."""
 
     # A plain slotted class, like ShellParse: every shell event builds several.
-    __slots__ = ("argv", "dirs", "env", "redirs", "remote", "runtime_args", "text")
+    __slots__ = (
+        "args_from",
+        "argv",
+        "background",
+        "dirs",
+        "env",
+        "redirs",
+        "remote",
+        "repeating",
+        "runtime_args",
+        "stdin_from",
+        "text",
+    )
 
     def __init__(
         self,
@@ -22,6 +34,10 @@ class Run:
         redirs: tuple[tuple[str, str], ...] = (),
         runtime_args: bool = False,
         text: str = "",
+        stdin_from: tuple[int, ...] = (),
+        args_from: tuple[int, ...] = (),
+        background: bool = False,
+        repeating: bool = False,
     ) -> None:
         self.argv = argv
         self.dirs = dirs
@@ -30,9 +46,26 @@ class Run:
         self.redirs = redirs  # (operator, file) of its file redirections: (">", "out.txt")
         self.runtime_args = runtime_args  # xargs appends words only known when it runs
         self.text = text  # its element of shell.commands
+        # Data flow (docs/design/commands.md#flow): the runs (by position in
+        # ShellParse.runs) whose output reaches its stdin, and its words (`$(…)`, `<(…)`)
+        self.stdin_from = stdin_from
+        self.args_from = args_from
+        self.background = background  # started in the background (`&`)
+        self.repeating = repeating  # in an endless loop, or a function that calls itself
 
     def key(self) -> tuple[object, ...]:
-        return (self.argv, self.dirs, self.remote, self.env, self.redirs, self.runtime_args)
+        return (
+            self.argv,
+            self.dirs,
+            self.remote,
+            self.env,
+            self.redirs,
+            self.runtime_args,
+            self.stdin_from,
+            self.args_from,
+            self.background,
+            self.repeating,
+        )
 
     def __repr__(self) -> str:
         return f"Run({self.argv!r}, dirs={self.dirs!r}, remote={self.remote!r})"

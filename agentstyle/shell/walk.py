@@ -259,8 +259,13 @@ _SCRIPT_LANGS = {
     ".R": "Rscript",
     ".sql": "psql",
 }
+# Commands whose output is a path the walker computes from the folder it runs in and its words:
+# `rm -rf "$(dirname "$PWD")"` removes the project's parent.
+_PATH_TOOLS = frozenset({"pwd", "dirname", "basename", "realpath", "readlink"})
 # Commands whose output the walker computes or marks (the rest have unknown output).
-_PRODUCERS = frozenset({"echo", "cat", "tee"}) | stdout_of.DOWNLOADERS | stdout_of.DECODERS
+_PRODUCERS = (
+    frozenset({"echo", "cat", "tee"}) | stdout_of.DOWNLOADERS | stdout_of.DECODERS | _PATH_TOOLS
+)
 _SHEBANG = re.compile(r"#!\s*(\S+)(?:\s+(?:-\S+\s+)*(\S+))?")
 
 
@@ -335,9 +340,10 @@ class State:
 
 
 class Stdin:
-    """What a command reads on stdin: known text, files, or output not known (a pipe)."""
+    """What a command reads on stdin: known text, files, or output not known (a pipe), and
+    which recorded runs' output it is (`sources`, for the command model's data flow)."""
 
-    __slots__ = ("files", "origins", "piped", "texts", "unknown")
+    __slots__ = ("files", "origins", "piped", "sources", "texts", "unknown")
 
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -345,6 +351,7 @@ class Stdin:
         self.piped = False
         self.unknown = False
         self.origins = 0
+        self.sources: frozenset[int] = frozenset()
 
     def copy(self) -> Stdin:
         new = Stdin()
@@ -353,6 +360,7 @@ class Stdin:
         new.piped = self.piped
         new.unknown = self.unknown
         new.origins = self.origins
+        new.sources = self.sources
         return new
 
 
@@ -390,7 +398,12 @@ class Walker(Scope):
         self.command_env: list[str] = []  # the NAME=value words before the command being run
         self.command_redirs: tuple[tuple[str, str], ...] = ()  # its file redirections
         self.appending = False  # xargs appends words only known when it runs
-        self.recorded: dict[tuple[object, ...], Run] = {}  # every simple command, for the model
+        self.recorded: dict[tuple[object, ...], int] = {}  # every simple command: its position
+        self.run_list: list[Run] = []  # …in ShellParse.runs, for the model
+        self.args_from: frozenset[int] = frozenset()  # runs whose output the words hold
+        self.background = 0  # statements ended by `&` around the current command
+        self.repeating = 0  # endless loops around the current command
+        self.fds: dict[str, tuple[str, str | None]] = {}  # `exec N>file`, `exec N<<<text`
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
         self.called: set[str] = set()
@@ -418,14 +431,17 @@ class Walker(Scope):
             return
         self.commands[element] = None
 
-    def _record_run(self, argv: list[str], text: str) -> None:
+    def _record_run(self, argv: list[str], text: str, stdin: Stdin | None = None) -> None:
         """The simple command for the command model (shell/runs.py): where it may run (after
-        `cd DIR;` the `cd` may have failed, so the starting folder too) and what surrounds it."""
+        `cd DIR;` the `cd` may have failed, so the starting folder too), what surrounds it and
+        whose output reaches it."""
         if len(self.recorded) >= MAX_ELEMENTS:
             return
         dirs = self.st.dirs
         if not self.st.sure and self.start not in dirs:
             dirs = (*dirs, self.start)
+        name = command_name(argv[0]) if argv else ""
+        recursive = name in self.st.funcs and name in self.calling
         run = Run(
             tuple(argv),
             dirs,
@@ -434,9 +450,20 @@ class Walker(Scope):
             redirs=self.command_redirs,
             runtime_args=self.appending,
             text=text,
+            stdin_from=tuple(sorted(stdin.sources)) if stdin is not None else (),
+            args_from=tuple(sorted(self.args_from)),
+            background=self.background > 0,
+            repeating=self.repeating > 0 or recursive,
         )
-        self.recorded.setdefault(run.key(), run)
+        key = run.key()
+        if key not in self.recorded:
+            self.recorded[key] = len(self.run_list)
+            self.run_list.append(run)
         self.appending = False  # the words xargs appends are this command's, not what it runs
+
+    def _since(self, first: int) -> frozenset[int]:
+        """The runs recorded since there were `first`."""
+        return frozenset(range(first, len(self.run_list)))
 
     def _line(self, argv: Sequence[str]) -> str:
         """One recorded command: its words joined by spaces. A search's words are text, so
@@ -465,7 +492,16 @@ class Walker(Scope):
     # -- Scope (what word expansion asks) ------------------------------------------------------
 
     def values(self, name: str) -> tuple[Value, ...] | None:
-        return self.st.vars.get(name)
+        found = self.st.vars.get(name)
+        if found is None and name == "PWD":
+            here = self._here()
+            return (here,) if here is not None else None
+        return found
+
+    def _here(self) -> str | None:
+        """The folder the shell is in, when the text fixes it (one absolute folder)."""
+        dirs = self.st.dirs
+        return dirs[0] if len(dirs) == 1 and dirs[0].startswith("/") else None
 
     def positional(self) -> list[str] | None:
         return self.st.positional
@@ -490,12 +526,16 @@ class Walker(Scope):
     def process_substitution(self, sub: ProcSub) -> None:
         saved = self.st
         self.st = saved.copy()
+        first = len(self.run_list)
         try:
             out = self._body(sub.body, sub.inner, _NO_STDIN)
         finally:
             self.st = saved
-        if out is not None:
-            self.procsubs[shown(sub)] = out
+        out = out.copy() if out is not None else Stdin()
+        if not out.texts:
+            out.unknown = True
+        out.sources = out.sources | self._since(first)
+        self.procsubs[shown(sub)] = out
 
     def flag(self, text: str, flags: int) -> None:
         self.flags[text] = self.flags.get(text, 0) | flags
@@ -594,10 +634,12 @@ class Walker(Scope):
                 if background:
                     saved = self.st
                     self.st = saved.copy()
+                    self.background += 1
                     try:
                         self.walk(item, stdin)
                     finally:
                         self.st = saved
+                        self.background -= 1
                     outs.append(None)
                 else:
                     outs.append(self.walk(item, stdin))
@@ -625,6 +667,7 @@ class Walker(Scope):
             saved = self.st
             if many:
                 self.st = saved.copy()  # every stage runs in a subshell
+            first = len(self.run_list)
             try:
                 out = self.walk(cmd, piped)
             finally:
@@ -633,6 +676,7 @@ class Walker(Scope):
             if out is None:
                 nxt.unknown = True
             nxt.piped = True
+            nxt.sources = nxt.sources | self._since(first)  # the stage's output
             if k + 1 < len(node.cmds):
                 piped = nxt
         return out
@@ -664,7 +708,12 @@ class Walker(Scope):
         if isinstance(node, Loop):
             self.walk(node.cond, stdin)
             before = self.st.copy()
-            self.walk(node.body, stdin)
+            endless = _endless(node)
+            self.repeating += endless
+            try:
+                self.walk(node.body, stdin)
+            finally:
+                self.repeating -= endless
             self.walk(node.cond, stdin)
             self._absorb([before, self.st.copy()])  # the body may run no time at all
             return None
@@ -729,7 +778,12 @@ class Walker(Scope):
     def _for(self, node: For, stdin: Stdin) -> Stdin | None:
         if node.arith is not None:
             expand(Word([node.arith], "", 0, 0), self, False)
-            self.walk(node.body, stdin)
+            endless = _endless_arith(node.arith)
+            self.repeating += endless
+            try:
+                self.walk(node.body, stdin)
+            finally:
+                self.repeating -= endless
             return None
         values: list[Value] = []
         if node.items is None:
@@ -760,11 +814,16 @@ class Walker(Scope):
 
     def _simple(self, node: Simple, stdin: Stdin) -> Stdin | None:
         assigns: list[list[str]] = []
+        first = len(self.run_list)
         for assign in node.assigns:
             assigns.append(self._assignment(assign))
         argvs = self._argvs(node.words) if node.words else []
+        # the runs a `$(…)` or `<(…)` of its words ran: their output is in its words
+        words_from = self._since(first)
         if node.redirs:
             stdin = self._redirections(node.redirs, stdin)
+        if argvs and argvs[0] == ["exec"] and node.redirs:
+            self._exec_fds(node.redirs)  # `exec 3>/dev/tcp/h/p`: later commands write to fd 3
         if not node.words:
             for assign, texts in zip(node.assigns, assigns, strict=True):
                 for text in texts:
@@ -788,11 +847,13 @@ class Walker(Scope):
                 self.emit(text)
             saved_env, self.command_env = self.command_env, env
             saved_redirs, self.command_redirs = self.command_redirs, redirs
+            saved_from, self.args_from = self.args_from, self.args_from | words_from
             try:
                 out = self.run(argv, stdin, 0)
             finally:
                 self.command_env = saved_env
                 self.command_redirs = saved_redirs
+                self.args_from = saved_from
             if out is not None and out.texts and not out.unknown and node.redirs:
                 self._writes(node.redirs, "".join(out.texts))
             if files:
@@ -889,10 +950,30 @@ class Walker(Scope):
             if redir.heredoc is not None or redir.target is None or redir.op == "<<<":
                 continue
             target = expand_text(redir.target.parts, self)[0]
+            if redir.op in (">&", "<&") and target in self.fds and self.fds[target][0] == "file":
+                # `>&3` after `exec 3>/dev/tcp/h/p`: the output goes where fd 3 was opened
+                out.append(((redir.fd or "") + redir.op[0], str(self.fds[target][1])))
+                continue
             if redir.op in (">&", "<&") and (target.isdigit() or target in ("-", "")):
                 continue
             out.append(((redir.fd or "") + redir.op, target))
         return tuple(out)
+
+    def _exec_fds(self, redirs: Sequence[Redir]) -> None:
+        """`exec N>FILE`, `exec N<FILE`, `exec N<<<TEXT`, `exec N<<EOF…`: what descriptor N
+        is for the rest of the command line (`>&N`, `source /dev/fd/N`)."""
+        for redir in redirs:
+            fd = redir.fd
+            if not fd or not fd.isdigit():
+                continue
+            if redir.heredoc is not None:
+                doc = redir.heredoc
+                body = expand_text(doc.parts, self)[0] if not doc.quoted else doc.body
+                self.fds[fd] = ("text", body)
+            elif redir.target is not None and redir.op == "<<<":
+                self.fds[fd] = ("text", expand_text(redir.target.parts, self)[0] + "\n")
+            elif redir.target is not None and redir.op in (">", ">>", "<", "<>", ">|"):
+                self.fds[fd] = ("file", expand_text(redir.target.parts, self)[0])
 
     def _redirections(self, redirs: Sequence[Redir], stdin: Stdin) -> Stdin:
         new = stdin.copy()
@@ -929,6 +1010,7 @@ class Walker(Scope):
                         new.files.extend(sub.files)
                         new.unknown = new.unknown or sub.unknown
                         new.origins |= sub.origins
+                        new.sources = new.sources | sub.sources
                         new.piped = True
                     else:
                         new.files.append(target)
@@ -971,7 +1053,7 @@ class Walker(Scope):
             if name not in self.st.funcs and name not in self.st.aliases:
                 name = name.lower()
                 argv = [name, *argv[1:]]
-        self._record_run(argv, raw[0])
+        self._record_run(argv, raw[0], stdin)
         if head_flags & (F_VAR | F_SUB):
             self.add_dynamic(DYNAMIC_COMMAND)
             self.saw_dynamic_command = True
@@ -1606,6 +1688,11 @@ class Walker(Scope):
         if len(argv) < 2:
             return None
         path = argv[1]
+        text = self._fd_text(path)
+        if text is not None:
+            # `exec 3<<<'…'; source /dev/fd/3`: the text given to the descriptor runs
+            self.run_text(text)
+            return None
         flags = self.flags.get(path, 0)
         if flags & F_PROCSUB and len(argv) == 2 and self._setup_code([path], "<("):
             self.add_dynamic(SHELL_SETUP)
@@ -1695,7 +1782,21 @@ class Walker(Scope):
             if not self.remote:
                 self._script(path, None, [], _NO_STDIN, family=interp.family)
 
+    def _fd_text(self, path: str) -> str | None:
+        """The text descriptor N holds, for `/dev/fd/N` (or `/proc/self/fd/N`) after `exec
+        N<<<TEXT`."""
+        for prefix in ("/dev/fd/", "/proc/self/fd/"):
+            if path.startswith(prefix):
+                found = self.fds.get(path[len(prefix) :])
+                if found is not None and found[0] == "text":
+                    return found[1]
+        return None
+
     def _shell_script(self, script: str, argv: list[str], stdin: Stdin) -> None:
+        text = self._fd_text(script)
+        if text is not None:
+            self.run_text(text)  # `bash /dev/fd/3` after `exec 3<<<'…'`
+            return
         flags = self.flags.get(script, 0)
         if flags & F_PROCSUB:
             self.add_dynamic(SOURCE_SUBSTITUTION)  # `bash <(curl …)`
@@ -1828,6 +1929,12 @@ class Walker(Scope):
         if name not in _PRODUCERS and not (stdin.texts and name in stdout_of.FILTERS):
             return None
         out = Stdin()
+        if name in _PATH_TOOLS:
+            text = self._path_output(name, argv[1:])
+            if text is None:
+                return None
+            out.texts.append(text)
+            return out
         if name == "echo":
             out.texts.append(stdout_of.echo(argv[1:]))
             return out
@@ -1859,6 +1966,54 @@ class Walker(Scope):
             out.origins = stdin.origins | (_DECODE if name != "tee" else 0)
             return out
         return None
+
+    def _path_output(self, name: str, args: list[str]) -> str | None:
+        """What `pwd`, `dirname`, `basename`, `realpath` and `readlink -f` print, when the words
+        and the folder fix it (a word only known at run time, or an option not read: None)."""
+        here = self._here()
+        if name == "pwd":
+            return here + "\n" if here is not None and not args else None
+        operands = [w for w in args if not w.startswith("-")]
+        options = [w for w in args if w.startswith("-")]
+        if not operands or any(self.flags.get(w, 0) & (F_VAR | F_SUB) for w in operands):
+            return None
+        if name == "dirname" and not options:
+            return "".join((posixpath.dirname(w.rstrip("/")) or ".") + "\n" for w in operands)
+        if name == "basename" and not options and len(operands) == 1:
+            return (posixpath.basename(operands[0].rstrip("/")) or "/") + "\n"
+        if (name == "realpath" and not options) or (name == "readlink" and options == ["-f"]):
+            if here is None and not all(w.startswith("/") for w in operands):
+                return None
+            return "".join(
+                posixpath.normpath(posixpath.join(here or "/", w)) + "\n" for w in operands
+            )
+        return None
+
+
+def _endless(loop: Loop) -> int:
+    """1 for `while true`, `while :`, `until false` (a loop whose condition never ends it),
+    else 0."""
+    words = [part.text for item in loop.cond.items for part in _words_of(item)]
+    if loop.until:
+        return int(words in (["false"],))
+    return int(words in (["true"], [":"], ["[", "1", "]"]))
+
+
+def _words_of(node: Node) -> list[Lit]:
+    if isinstance(node, Simple) and not node.assigns and not node.redirs:
+        parts = [w.parts[0] for w in node.words if len(w.parts) == 1]
+        if len(parts) == len(node.words) and all(isinstance(p, Lit) for p in parts):
+            return [p for p in parts if isinstance(p, Lit)]
+    return []
+
+
+def _endless_arith(arith: object) -> int:
+    """1 for `for ((;;))` (no condition), else 0."""
+    raw = getattr(arith, "raw", None)
+    if not isinstance(raw, str):
+        return 0
+    parts = raw.strip("()$ ").split(";")
+    return int(len(parts) == 3 and not parts[1].strip())
 
 
 MAX_GLOB = 256  # file names one glob is matched to (in the extra element; the word stays)

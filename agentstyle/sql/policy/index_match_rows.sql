@@ -54,7 +54,7 @@ chosen AS (
 ),
 literals AS (
     SELECT cc.rule_id, cc.clause_id, cc.clause_size, cc.negated, cc.shadow, cc.route_head,
-           cc.per_path,
+           cc.route_kind,
            CASE WHEN c.lookup_field IN ('state.rule_hits', 'state.since_last_s')
                 THEN c.lookup_field || '@' || c.rule_id
                 ELSE coalesce(c.field_regex, c.lookup_field) END AS lookup_key,
@@ -88,21 +88,22 @@ literals AS (
     LEFT JOIN chosen ch ON ch.rule_id = c.rule_id AND ch.node_id = c.node_id
     UNION ALL
     -- no condition: one clause holding one literal that is never found, negated
-    SELECT r.rule_id, 0, 1, true, false, NULL, false, NULL, NULL, false, NULL, NULL, NULL, NULL,
+    SELECT r.rule_id, 0, 1, true, false, NULL, NULL, NULL, NULL, false, NULL, NULL, NULL, NULL,
            NULL, NULL, NULL
     FROM rules r
     WHERE NOT r.has_condition
 ),
 -- A rule's clauses are reached by its routes; an inlined command condition's clause by the name
--- it matches, on a simple command's own event (`cmd=NAME`, or `cmdpath=NAME` for one of its
--- paths: policy/lowercommands.py, engine/commandrows.py).
+-- it matches, on a simple command's own events (`cmd=NAME`; `cmdpath=`, `cmdfrom=`,
+-- `cmdfrompath=` for one of its paths, one command feeding it, and a path of that one:
+-- policy/lowercommands.py, engine/commandrows.py).
 routed AS (
     SELECT x.harness, x.point, x.route_key, x.name_regex, x.rule_id, l.* EXCLUDE (rule_id)
     FROM reach x
     JOIN literals l ON l.rule_id = x.rule_id AND l.route_head IS NULL
     UNION ALL
     SELECT p.harness, p.point,
-           CASE WHEN l.per_path THEN 'cmdpath=' ELSE 'cmd=' END || l.route_head, NULL,
+           l.route_kind || '=' || l.route_head, NULL,
            p.rule_id, l.* EXCLUDE (rule_id)
     FROM placed p
     JOIN literals l ON l.rule_id = p.rule_id AND l.route_head IS NOT NULL

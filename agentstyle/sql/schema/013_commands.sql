@@ -70,9 +70,10 @@ CREATE TABLE IF NOT EXISTS rule_exceptions (
 ALTER TABLE condition_clauses ADD COLUMN IF NOT EXISTS shadow BOOLEAN DEFAULT false;
 ALTER TABLE match_rows ADD COLUMN IF NOT EXISTS shadow BOOLEAN DEFAULT false;
 -- A clause of an inlined command condition (policy/lowercommands.py) is read on a simple
--- command's own event: routed by the name it matches (`cmd=git clean`), or per path the
--- command names when a path test correlates one path (`cmdpath=rm`).
+-- command's own events, routed by the name it matches: `cmd` (the command), `cmdpath` (one of
+-- its paths, when a path test correlates one path), `cmdfrom` (one command whose output reaches
+-- it), `cmdfrompath` (and one path of that one): `route_kind=route_head`.
 ALTER TABLE condition_clauses ADD COLUMN IF NOT EXISTS route_head VARCHAR;
-ALTER TABLE condition_clauses ADD COLUMN IF NOT EXISTS per_path BOOLEAN DEFAULT false;
+ALTER TABLE condition_clauses ADD COLUMN IF NOT EXISTS route_kind VARCHAR;
 -- The event's fields the inlined clauses read beside the command's own (copied to its events).
 ALTER TABLE point_flags ADD COLUMN IF NOT EXISTS command_keys VARCHAR[];
