@@ -414,3 +414,89 @@ EFFECTS = """\
 def test_effects_and_flows(tmp_path: Path, command: str, rules: set[str]) -> None:
     conn = store(tmp_path, EFFECTS)
     assert refusing(decided(conn, command, tmp_path / "p")) == rules
+
+
+SECRETS = """\
+    spec: style/v0.3
+    name: secrets
+    version: 1.0.0
+    description: a secret file, by the shell and by the file tools
+    rules:
+      - id: secret-files
+        target: tool
+        tool: [file.read, file.search, file.edit, file.write]
+        action: block
+        when: 'file.path glob "**/.env"'
+        text: x
+      - id: secret-shell
+        target: tool
+        tool: shell
+        action: block
+        when: 'command where (reads glob "**/.env")'
+        text: x
+"""
+
+
+@pytest.fixture
+def secret_project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / ".env").write_text("SECRET=1\n", encoding="utf-8")
+    (project / "src" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (project / "notes.txt").symlink_to(".env")
+    return project
+
+
+def tool_event(tool: str, tool_input: dict[str, Any], cwd: Path) -> Any:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
+    return CLAUDE_CODE.normalize(payload, "PreToolUse")
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "verdict"),
+    [
+        ("Grep", {"pattern": "SECRET"}, "block"),  # it searches the project, .env included
+        ("Grep", {"pattern": "SECRET", "path": "{p}"}, "block"),
+        ("Grep", {"pattern": "SECRET", "glob": "*.py"}, None),
+        ("Glob", {"pattern": "**/*"}, None),  # names only, no content
+        ("Read", {"file_path": "{p}/.ENV"}, "block"),
+        ("Read", {"file_path": ["{p}/src/a.py", "{p}/.env"]}, "block"),
+        ("Read", {"file_path": "{p}/notes.txt"}, "block"),
+        ("Read", {"file_path": "{p}/src/a.py"}, None),
+        ("Bash", {"command": "cat notes.txt"}, "block"),
+        ("Bash", {"command": "cat .ENV"}, "block"),
+        ("Bash", {"command": "grep -rn SECRET ."}, "block"),
+        ("Bash", {"command": "grep -r SECRET --include=*.py ."}, None),
+        ("Bash", {"command": "rg -uu SECRET"}, "block"),
+        ("Bash", {"command": "cd src && rg KEY"}, None),
+    ],
+)
+def test_a_secret_read_in_every_form(
+    tmp_path: Path,
+    secret_project: Path,
+    tool: str,
+    tool_input: dict[str, Any],
+    verdict: str | None,
+) -> None:
+    conn = store(tmp_path, SECRETS)
+    spelled = {
+        k: (
+            [x.replace("{p}", str(secret_project)) for x in v]
+            if isinstance(v, list)
+            else v.replace("{p}", str(secret_project))
+        )
+        for k, v in tool_input.items()
+    }
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        [e] = decide(conn, [tool_event(tool, spelled, secret_project)])
+    finally:
+        conn.execute("ROLLBACK")
+    assert e.decision.verdict == verdict

@@ -35,6 +35,12 @@ class Parsed:
     flags: set[str] = field(default_factory=set)  # attributes of the options given (`listen`)
     program_from_stdin: bool = False  # it runs the program its stdin gives (`bash`, `python -`)
     saves_urls: bool = False  # it saves each URL to a file named after it (`curl -O`, `wget`)
+    # it reads the files under the folders it reads (`grep -r`, `rg`), hidden ones too or not,
+    # and the file globs that narrow which
+    recursive: bool = False
+    hidden: bool = True
+    includes: list[str] = field(default_factory=list)
+    excludes: list[str] = field(default_factory=list)
 
 
 def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
@@ -91,6 +97,8 @@ class _Reader:
         self.out.program_from_stdin = self.node.stdin_code and (not runs_given or stdin_operand)
         named = any(r == "writes" for _n, _v, r in self.out.option_values)
         self.out.saves_urls = "saves" in self.out.flags or (self.node.saves_urls and not named)
+        self.out.recursive = "recursive" in self.out.flags or self.node.recursive is not None
+        self.out.hidden = self.node.recursive != "unhidden" or "hidden" in self.out.flags
         return self.out
 
     def _descend(self, child: Node) -> None:
@@ -209,6 +217,12 @@ class _Reader:
         if "target" in option.flags:
             self.targeted = True
         self.out.flags |= option.flags
+        if value is not None and "include" in option.flags:
+            (self.out.excludes if value.startswith("!") else self.out.includes).append(
+                value.removeprefix("!")
+            )
+        if value is not None and "exclude" in option.flags:
+            self.out.excludes.append(value)
         if value is not None and option.role is not None:
             self.out.option_values.append((name, value, option.role))
 

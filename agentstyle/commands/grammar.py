@@ -15,7 +15,9 @@ are words: the role of its value (`reads`, `writes`, `deletes`, `path`, `cwd`, `
 `persistent` (also valid after the subcommand, as kubectl's global flags are), `target` (its
 value is where the operands go, so every operand takes the repeating role: `cp -t DIR a b`),
 `listen` (the program then listens for connections: `nc -l`), `saves` (it then saves each URL
-to a file named after the URL's last part: `curl -O`).
+to a file named after the URL's last part: `curl -O`), `recursive` (it then reads the files under
+the folders it reads: `grep -r`), `hidden` (and the hidden ones too: `rg --hidden`), `include`
+/ `exclude` (its value is a glob of file names it then reads, or leaves: `--include=*.py`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,19 @@ PATH_ROLES = frozenset({"path", "reads", "writes", "deletes", "runs", "cwd"})
 # `data`: a value that names a file it reads when it starts with `@` (`curl -d @file`); `address`:
 # one of socat's (`TCP-LISTEN:4444`, `EXEC:/bin/sh`)
 ROLES = PATH_ROLES | frozenset({"word", "url", "code", "host", "port", "data", "address"})
-OPTION_FLAGS = frozenset({"nothing", "persistent", "target", "listen", "saves"})
+OPTION_FLAGS = frozenset(
+    {
+        "nothing",
+        "persistent",
+        "target",
+        "listen",
+        "saves",
+        "recursive",
+        "hidden",
+        "include",
+        "exclude",
+    }
+)
 NODE_KEYS = frozenset(
     {
         "summary",
@@ -44,10 +58,11 @@ NODE_KEYS = frozenset(
         "dashdash",
         "stdin",
         "saves",
+        "recursive",
     }
 )
 
-_NAME = re.compile(r"-{1,2}[A-Za-z0-9?@#][-A-Za-z0-9_.?@#]*|[A-Za-z][A-Za-z0-9_-]*=")
+_NAME = re.compile(r"-{1,2}[A-Za-z0-9?@#.][-A-Za-z0-9_.?@#]*|[A-Za-z][A-Za-z0-9_-]*=")
 _VALUE = re.compile(
     r"^(?P<opt>\[=<[^>]+>\])$|^ <[^>]+>(?P<until>\.\.\. (?P<terms>\S+))?$|^=<[^>]+>$|^<[^>]+>$"
 )
@@ -90,6 +105,9 @@ class Node:
     stdin_code: bool = False
     # `saves: url`: without an option naming where, it saves each URL to a file named after it
     saves_urls: bool = False
+    # `recursive: always` (rg, tar) or `recursive: unhidden` (rg: not hidden files unless an
+    # option marked `hidden` says so): it reads the files under the folders it reads
+    recursive: str | None = None
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -233,6 +251,10 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.operands = parse_operands(data["operands"], where)
     if "dashdash" in data:
         node.dashdash = parse_operands(data["dashdash"], where)[0].removesuffix("...")
+    if "recursive" in data:
+        if data["recursive"] not in ("always", "unhidden"):
+            raise GrammarProblem(f"{where}: `recursive` is `always` or `unhidden`")
+        node.recursive = str(data["recursive"])
     if "saves" in data:
         if data["saves"] != "url":
             raise GrammarProblem(f"{where}: `saves` is `url` (each URL to a file named after it)")

@@ -18,6 +18,7 @@ from agentstyle.commands import network
 from agentstyle.commands.argv import Parsed, read_words
 from agentstyle.commands.flow import Hop, follow
 from agentstyle.commands.grammar import PATH_ROLES, Grammar
+from agentstyle.commands.listing import files_under
 from agentstyle.commands.network import Endpoint
 from agentstyle.commands.paths import Place, Where, machine, place
 
@@ -239,10 +240,33 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
                 if key not in seen:
                     seen.add(key)
                     out.append(PathUse(word, role, found))
+    if parsed.recursive and not run.remote:
+        searched = [u for u in out if u.role in ("reads", "path")]
+        if not searched:  # `rg KEY`, `grep -r KEY`: the folder it runs in
+            searched = [PathUse(".", "reads", p) for d in dirs for p in place(".", d, where)]
+        out += _listed(searched, parsed, where)
     takes_paths = any(r.removesuffix("...") in PATH_ROLES for r in _operand_roles(parsed))
     if run.runtime_args and takes_paths:
         unknown = Place(RUNTIME_WORD, (RUNTIME_WORD,), frozenset({"is:unknown"}))
         out.append(PathUse(RUNTIME_WORD, _operand_roles(parsed)[-1].removesuffix("..."), unknown))
+    return out
+
+
+def _listed(uses: list[PathUse], parsed: Parsed, where: Where) -> list[PathUse]:
+    """The files a recursive read reads under the folders it reads (`grep -r KEY .`)."""
+    out: list[PathUse] = []
+    for use in uses:
+        if use.role not in ("reads", "path") or not use.place.text.startswith("/"):
+            continue
+        for path in files_under(
+            use.place.text,
+            "/",
+            hidden=parsed.hidden,
+            includes=parsed.includes,
+            excludes=parsed.excludes,
+        ):
+            for found in place(path, "", where):
+                out.append(PathUse(path, "reads", found))
     return out
 
 

@@ -263,6 +263,8 @@ def _forms(path: str, where: Where) -> tuple[str, ...]:
     if _under(path, where.home):
         rel = posixpath.relpath(path, where.home)
         forms.append("~" if rel == "." else "~/" + rel)
+    # a case-insensitive file system (macOS, Windows) opens `.env` for `.ENV`
+    forms += [f.lower() for f in forms if f.lower() != f]
     return tuple(dict.fromkeys(forms))
 
 

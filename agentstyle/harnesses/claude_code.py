@@ -88,7 +88,14 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     else:
         ev.tool = NATIVE_TOOLS.get(native, "other")
     paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(ev, native, tool_input, paths=paths, added=added_text(native, tool_input))
+    read.add_tool(
+        ev,
+        native,
+        tool_input,
+        paths=paths,
+        added=added_text(native, tool_input),
+        searches=native in SPEC.content_search,
+    )
     if ev.native_event == "PostToolUse":
         ev.add_tree("tool.output", payload.get("tool_response"))
     elif ev.native_event == "PostToolUseFailure":

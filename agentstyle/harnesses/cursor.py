@@ -129,7 +129,14 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     else:
         ev.tool = NATIVE_TOOLS.get(native, "other")
     paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(ev, native, tool_input, paths=paths, added=added_text(ev.tool, tool_input))
+    read.add_tool(
+        ev,
+        native,
+        tool_input,
+        paths=paths,
+        added=added_text(ev.tool, tool_input),
+        searches=native in SPEC.content_search,
+    )
     if event == "postToolUseFailure":
         ev.failed = True
         ev.add_tree("tool.output", payload.get("error_message"))

@@ -89,7 +89,14 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     else:
         ev.tool = NATIVE_TOOLS.get(native, "other")
     paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(ev, native, tool_input, paths=paths, added=added_text(native, tool_input))
+    read.add_tool(
+        ev,
+        native,
+        tool_input,
+        paths=paths,
+        added=added_text(native, tool_input),
+        searches=native in SPEC.content_search,
+    )
     if ev.native_event == "AfterTool":
         response = payload.get("tool_response")
         if ev.point == "tool.failed":

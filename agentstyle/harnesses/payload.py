@@ -151,11 +151,14 @@ def claude_shaped_payload(
 
 
 def first_path(tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
-    """The path a file tool's input names under the first of `keys` it has (none: [])."""
+    """The paths a file tool's input names under the first of `keys` it has (none: []). A list
+    of paths where one is due names each of them: the tool may read them all."""
     for key in keys:
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             return [value]
+        if isinstance(value, list) and value:
+            return [str(v) for v in value if isinstance(v, (str, int, float)) and str(v)]
     return []
 
 
@@ -166,21 +169,34 @@ def add_tool(
     *,
     paths: Sequence[str] = (),
     added: Sequence[str] = (),
+    searches: bool = False,
 ) -> None:
-    """The fields of a tool call, `ev.tool` set: its names, the files it names, the shell
-    fields of a shell call, what it adds, its call key, then its whole input.
+    """The fields of a tool call, `ev.tool` set: its names, the files it names (for a content
+    search, every file under its folder: `searches`), the shell fields of a shell call, what it
+    adds, its call key, then its whole input.
 
     Derived fields first, the raw input tree last: however large a payload is, the field-row
     cap can never push out what a guard matches on (file.path, shell.*).
     """
     ev.add("tool.name", ev.tool)
     ev.add("tool.native", native)
-    for i, path in enumerate(paths):
-        ev.add("file.path", relative_path(path, ev.cwd), i)
-    for i, path in enumerate(paths):
+    if searches:
+        from agentstyle.commands.listing import files_under
+
+        folder = paths[0] if paths else ev.cwd
+        include = tool_input.get("glob")
+        includes = [include] if isinstance(include, str) and include else []
+        paths = [*paths, *files_under(folder, ev.cwd, includes=includes)] if folder else list(paths)
+    shown: list[str] = []
+    for path in paths:
+        shown.append(relative_path(path, ev.cwd))
         real = resolved_path(path, ev.cwd)
         if real is not None:
-            ev.add("file.path", real, len(paths) + i)  # a symlink counts by its target too
+            shown.append(real)  # a symlink counts by its target too
+    # a case-insensitive file system (macOS, Windows) opens `.env` for `.ENV`
+    shown += [p.lower() for p in shown if p.lower() != p]
+    for i, path in enumerate(dict.fromkeys(shown)):
+        ev.add("file.path", path, i)
     if ev.tool == "shell":
         add_shell(ev, tool_input.get("command"))
     ev.add_list("tool.added", list(added))

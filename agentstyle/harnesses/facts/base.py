@@ -76,6 +76,9 @@ class HarnessSpec:
     # contract documents (or captured payloads show) the whole shape; a tool left out has an
     # unknown shape. `field-never-present` warns on `tool.input.<key>` only against these.
     input_keys: dict[str, frozenset[str]] = field(default_factory=dict)
+    # native tools that search the contents of the files under a folder (Grep): such a call
+    # reads every file there, and `file.path` names them (harnesses/payload.py searched_files)
+    content_search: frozenset[str] = frozenset()
 
     def point_of(self, native_event: str) -> str | None:
         for point, spec in self.points.items():

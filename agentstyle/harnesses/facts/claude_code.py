@@ -62,6 +62,7 @@ SPEC = HarnessSpec(
     ask_may_refuse=True,
     # docs/design/harnesses.md#claude-code-payloads; Grep/Glob/LS, NotebookEdit, TodoWrite shapes
     # are not fully documented.
+    content_search=frozenset({"Grep"}),
     input_keys={
         "shell": frozenset({"command", "description", "timeout", "run_in_background"}),
         "file.read": frozenset({"file_path", "offset", "limit"}),

@@ -78,6 +78,7 @@ SPEC = HarnessSpec(
     # docs/design/harnesses.md#cursor-payloads: preToolUse Shell sends {command, working_directory},
     # and the adapter gives beforeShellExecution calls {command}; other preToolUse shapes are
     # UNCONFIRMED.
+    content_search=frozenset({"Grep"}),
     input_keys={"shell": frozenset({"command", "working_directory"})},
     gate_events=(
         "preToolUse",

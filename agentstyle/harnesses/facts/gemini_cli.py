@@ -62,6 +62,7 @@ SPEC = HarnessSpec(
     # The documentation confirms write_file only (docs/design/harnesses.md#gemini-cli-payloads);
     # run_shell_command's parameters are Gemini CLI's tool schema (`directory` in older releases,
     # `dir_path`/`is_background` in newer).
+    content_search=frozenset({"search_file_content"}),
     input_keys={
         "shell": frozenset({"command", "description", "directory", "dir_path", "is_background"}),
         "file.write": frozenset({"file_path", "content"}),
