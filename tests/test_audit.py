@@ -392,6 +392,8 @@ RULE_COLUMNS = [
     "loop_guarded",
     "budget_cuts",
     "errors",
+    "excepted",
+    "exceptions",
     "hit_rate",
     "block_rate",
     "tokens_emitted",
@@ -406,6 +408,7 @@ def rule_row(
     row: dict[str, Any] = dict.fromkeys(RULE_COLUMNS, 0)
     row.update(rule=rule, action=action, candidates=candidates, fired=fired, last_fired=None)
     row.update(layer="project" if action is not None else None)  # a rule no longer installed: none
+    row.update(exceptions=None)
     row.update(flag=None, hit_rate=round(fired / candidates, 4), block_rate=0.0)
     row.update(kw)
     return row
@@ -783,8 +786,8 @@ def test_json_csv_parquet_hold_the_same_rows(
     lines = csv_run.stdout.splitlines()
     assert lines[0] == ",".join(RULE_COLUMNS)
     assert (
-        lines[1]
-        == "audit/no-rm,block,project,140,15,0,15,0,0,0,0,0,0,0.1071,0.1071,0,2024-05-02T14:00:05,"
+        lines[1] == "audit/no-rm,block,project,140,15,0,15,0,0,0,0,0,0,0,,"
+        "0.1071,0.1071,0,2024-05-02T14:00:05,"
     )
     assert lines[5].endswith(",erroring")
     out = tmp_path / "rules.parquet"

@@ -523,7 +523,7 @@ def rules_frame(result: Replayed) -> Frame:
     return run_report(result.conn, "rules", Filters())
 
 
-DIFF_COUNTS = ("fired", "emitted", "blocked", "asked", "fixed", "dedup_suppressed")
+DIFF_COUNTS = ("fired", "emitted", "blocked", "asked", "fixed", "dedup_suppressed", "excepted")
 
 
 def baseline_diff(baseline: Frame, candidate: Frame) -> Frame:

@@ -483,6 +483,17 @@ def _paint(column: str, cell: str) -> str:
     return cell
 
 
+def shown_in_text(name: str, frame: Frame) -> Frame:
+    """The columns a table for the eye shows (text, the html page): the `rules` report's
+    exception columns only where a policy has exceptions (docs/packages.md#exceptions); json,
+    csv and parquet keep every column."""
+    if name != "rules" or "exceptions" not in frame.columns:
+        return frame
+    if frame["exceptions"].null_count() < frame.height or frame["excepted"].sum():
+        return frame
+    return frame.drop("excepted", "exceptions")
+
+
 def render_text(frame: Frame, *, title: str | None = None, color: bool = False) -> str:
     """An aligned table (numbers to the right), headed by `title`; ANSI colour when asked."""
     columns = list(frame.columns)
@@ -584,8 +595,9 @@ def dashboard(
             "note": attention.threshold_note(filters.min_events),
         },
         "tables": [
-            {"name": name, "columns": list(frames[name].columns), "rows": records(frames[name])}
+            {"name": name, "columns": list(shown.columns), "rows": records(shown)}
             for name in order
+            for shown in [shown_in_text(name, frames[name])]
         ],
         "charts": {
             "rules": [

@@ -28,7 +28,6 @@ differs are counted.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
 import posixpath
 import re
@@ -43,13 +42,23 @@ from typing import Any
 from agentstyle.audit import suggest_patch as patch
 from agentstyle.audit.replay import Policy, Replayed, installed_packages, load_policy, replay
 from agentstyle.audit.report import Filters, project_history, records, run_report
+from agentstyle.audit.suggest_files import (
+    OWN,
+    Op,
+    OwnPackage,
+    apply_ops,
+    is_bundled,
+    own_package,
+    problems,
+    unified_diff,
+    write_copy,
+)
 from agentstyle.audit.transcripts import Recorded, call_answers, merge, stored_events
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, query_rows, sql
 from agentstyle.install.lockfile import read_lock
 from agentstyle.install.selfprotect import plan_packages
-from agentstyle.policy.compile import load_and_validate
 
 SESSIONS = 20  # recent sessions per harness a rule must have stayed silent in to be dead
 MIN_CALLS = 2  # approvals (or allowances) of one kind of call before it is proposed
@@ -309,18 +318,6 @@ def condition_for(group: tuple[str, ...], consents: list[Consent]) -> tuple[str,
 # -- proposals -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Op:
-    """One edit of a package: `exception` (AND `not (value)` into the rule's condition),
-    `set` (a key of the rule), `append` (a new inline rule: `fields`)."""
-
-    kind: str
-    local_id: str = ""
-    key: str = ""
-    value: str = ""
-    fields: tuple[tuple[str, str], ...] = ()
-
-
 @dataclass(slots=True)
 class Proposal:
     kind: str  # allow | narrow | quiet | disable
@@ -330,6 +327,9 @@ class Proposal:
     ops: list[Op]
     evidence: dict[str, Any]
     condition: str | None = None
+    # The package whose files change: the rule's own, or for a rule of a bundled package, the
+    # project's own package, given an `exceptions:` entry (`OWN` until suggest() knows it).
+    edits: str = ""
     diff: str = ""
     files: dict[str, str] = field(default_factory=dict)  # relative path → proposed text
     backtest: dict[str, Any] = field(default_factory=dict)
@@ -340,6 +340,7 @@ class Proposal:
             "kind": self.kind,
             "rule": self.rule,
             "package": self.package,
+            "edits": self.edits,
             "reason": self.reason,
             "condition": self.condition,
             "diff": self.diff,
@@ -379,7 +380,11 @@ def _free_id(taken: set[str], base: str) -> str:
     return candidate
 
 
-def consent_proposals(history: History, min_calls: int, notes: list[str]) -> list[Proposal]:
+def consent_proposals(
+    history: History, min_calls: int, notes: list[str], bundled: set[str]
+) -> list[Proposal]:
+    """Allow and narrow proposals; for a rule of a `bundled` package, an `exceptions:` entry in
+    the project's own package instead of an edit of the bundled file."""
     groups: dict[tuple[str, str, tuple[str, ...]], list[Consent]] = {}
     unnamed = 0
     for c in history.consents:
@@ -408,14 +413,42 @@ def consent_proposals(history: History, min_calls: int, notes: list[str]) -> lis
             continue
         if facts.package == SELF_PROTECT:
             continue  # approvals come from the person; self-protection is never relaxed
+        condition, described = condition_for(key, found)
+        approved = sum(c.how == "approved" for c in found)
+        how = (
+            f"approved {approved} time(s)"
+            if approved
+            else f"let through with `style allow` {len(found)} time(s)"
+        )
+        sessions = len({(c.harness, c.session_id) for c in found})
+        reason = f"{described}: {how} in {sessions} session(s)"
+        if facts.package in bundled:
+            entry = (
+                ("rule", patch.scalar(rule_id, quoted=False)),
+                ("unless", patch.scalar(condition)),
+                ("reason", patch.scalar(f"The user {how} (style suggest).")),
+            )
+            out.append(
+                Proposal(
+                    "narrow",
+                    rule_id,
+                    facts.package,
+                    reason,
+                    [Op("except", fields=entry)],
+                    _evidence(found, declined),
+                    condition,
+                    edits=OWN,
+                )
+            )
+            continue
+        # A bundled guard is `fail: closed` so that a broken STYLE refuses; the team's own
+        # exception, with its reason, does not weaken that. A team's own rule says it itself.
         if facts.fail == "closed":
             notes.append(
                 f"{rule_id}: {len(found)} call(s) let through, but the rule is `fail: closed` "
                 "(a refusal that must stand): no proposal"
             )
             continue
-        condition, described = condition_for(key, found)
-        approved = sum(c.how == "approved" for c in found)
         ops = [Op("exception", facts.local_id, value=condition)]
         kind = "narrow"
         single_file = not Path(facts.source).is_dir()
@@ -447,18 +480,12 @@ def consent_proposals(history: History, min_calls: int, notes: list[str]) -> lis
                     ),
                 )
             )
-        how = (
-            f"approved {approved} time(s)"
-            if approved
-            else f"let through with `style allow` {len(found)} time(s)"
-        )
-        sessions = len({(c.harness, c.session_id) for c in found})
         out.append(
             Proposal(
                 kind,
                 rule_id,
                 facts.package,
-                f"{described}: {how} in {sessions} session(s)",
+                reason,
                 ops,
                 _evidence(found, declined),
                 condition,
@@ -525,98 +552,6 @@ def dead_proposals(history: History, sessions: int) -> list[Proposal]:
     return out
 
 
-# -- the edits -------------------------------------------------------------------------------------
-
-
-def _package_files(source: Path) -> tuple[Path, str]:
-    """The folder a package's files are relative to, and its manifest's name there."""
-    if source.is_dir():
-        return source, "STYLE.yaml"
-    return source.parent, source.name
-
-
-def apply_ops(source: Path, ops: list[Op], files: dict[str, str]) -> dict[str, str] | None:
-    """`files` (relative path → text, the package's own where missing) with the edits made, or
-    None when an edit cannot be made in the file as it is written."""
-    folder, manifest = _package_files(source)
-    out = dict(files)
-
-    def text_of(rel: str) -> str:
-        if rel not in out:
-            out[rel] = (folder / rel).read_text("utf-8")
-        return out[rel]
-
-    for op in ops:
-        if op.kind == "append":
-            done = patch.append_rule(text_of(manifest), list(op.fields))
-            rel = manifest
-        else:
-            rel, loc = _locate(source, op.local_id, text_of)
-            if loc is None:
-                return None
-            done = (
-                patch.add_exception(loc, op.value)
-                if op.kind == "exception"
-                else patch.set_key(loc, op.key, op.value)
-            )
-        if done is None:
-            return None
-        out[rel] = done
-    return out
-
-
-def _locate(source: Path, local_id: str, text_of: Any) -> tuple[str, patch.Located | None]:
-    folder, manifest = _package_files(source)
-    if not source.is_dir():
-        return manifest, patch.locate_front_matter(text_of(manifest))
-    inline = patch.locate_inline(text_of(manifest), local_id)
-    if inline is not None:
-        return manifest, inline
-    found = patch.rule_file(folder, local_id)
-    if found is None:
-        return manifest, None
-    rel = found.relative_to(folder).as_posix()
-    return rel, patch.locate_front_matter(text_of(rel))
-
-
-def unified_diff(source: Path, files: dict[str, str]) -> str:
-    folder, _manifest = _package_files(source)
-    parts: list[str] = []
-    for rel in sorted(files):
-        before = (folder / rel).read_text("utf-8")
-        parts.extend(
-            difflib.unified_diff(
-                before.splitlines(keepends=True),
-                files[rel].splitlines(keepends=True),
-                f"a/{rel}",
-                f"b/{rel}",
-            )
-        )
-    return "".join(parts)
-
-
-def write_copy(source: Path, files: dict[str, str], dest: Path) -> Path:
-    """A copy of the package at `dest` with `files` written over it; the path to load."""
-    folder, manifest = _package_files(source)
-    if source.is_dir():
-        shutil.copytree(folder, dest, ignore=shutil.ignore_patterns(".git"))
-    else:
-        dest.mkdir(parents=True)
-        shutil.copy2(source, dest / manifest)
-        if (folder / "tests" / f"{source.stem}.yaml").is_file():
-            (dest / "tests").mkdir()
-            shutil.copy2(folder / "tests" / f"{source.stem}.yaml", dest / "tests")
-    for rel, text in files.items():
-        (dest / rel).write_text(text, encoding="utf-8")
-    return dest if source.is_dir() else dest / manifest
-
-
-def problems(path: Path) -> list[str]:
-    """The errors the loader `style validate` uses finds in a package."""
-    compiled = load_and_validate([str(path)])
-    return [d.message for d in compiled.diagnostics if d.level == "error"]
-
-
 # -- the backtest ----------------------------------------------------------------------------------
 
 
@@ -644,10 +579,11 @@ class Backtester:
             self.baselines[harness] = self._replayed(self.packages, harness)
         return self.baselines[harness]
 
-    def run(self, swap: dict[str, str], rules: set[str]) -> dict[str, Any]:
+    def run(self, swap: dict[str, str], rules: set[str], added: list[str]) -> dict[str, Any]:
         """What changes when the packages in `swap` (installed path → proposed copy) replace
-        the installed ones: per event the verdict, and the outcomes of `rules`."""
-        proposed = [swap.get(str(Path(p).resolve()), p) for p in self.packages]
+        the installed ones, and those `added` are installed beside them: per event the verdict,
+        and the outcomes of `rules`."""
+        proposed = [swap.get(str(Path(p).resolve()), p) for p in self.packages] + added
         evaluated = changed = 0
         changes: dict[str, int] = {}
         outcomes: dict[str, int] = {}
@@ -705,7 +641,8 @@ class Suggestions:
     notes: list[str]
     sessions: int
     min_calls: int
-    packages: dict[str, str]  # package name → installed source
+    packages: dict[str, str]  # package name → installed source (or where suggest creates it)
+    own: OwnPackage
 
 
 @contextmanager
@@ -743,8 +680,10 @@ def suggest(
             "without their content"
         )
     notes.extend(history.unseen)
+    bundled = {name for name, src in sources.items() if is_bundled(src)}
+    own = own_package(root, lock.packages, bundled)
     found = (
-        consent_proposals(history, min_calls, notes)
+        consent_proposals(history, min_calls, notes, bundled)
         + noise_proposals(history)
         + dead_proposals(history, sessions)
     )
@@ -761,15 +700,22 @@ def suggest(
     harnesses = [h for h in history.harnesses if h in lock.harnesses]
     tester = Backtester(root, packages, settings, merge(history.streams), harnesses)
     kept = []
+    edited = dict(sources)
+    if any(p.edits == OWN for p in found):
+        edited[own.name] = str(own.source)
+        if own.new:
+            notes.append(own.note)
     with _scratch() as scratch:
         for n, proposal in enumerate(found, 1):
-            source = Path(sources[proposal.package])
+            proposal.edits = own.name if proposal.edits == OWN else proposal.package
+            source = Path(edited[proposal.edits])
             if not source.exists():
                 notes.append(
                     f"{proposal.rule}: its package is no longer at {source}; nothing proposed"
                 )
                 continue
-            files = apply_ops(source, proposal.ops, {})
+            seed = {"STYLE.yaml": own.manifest} if proposal.edits == own.name and own.new else {}
+            files = apply_ops(source, proposal.ops, seed)
             if files is None:
                 notes.append(
                     f"{proposal.rule}: a {proposal.kind} proposal, but its file is written in "
@@ -784,7 +730,9 @@ def suggest(
                 continue
             proposal.files = files
             proposal.diff = unified_diff(source, files)
-            proposal.backtest = tester.run({str(source.resolve()): str(copy)}, {proposal.rule})
+            swap = {str(source.resolve()): str(copy)}
+            added = [str(copy)] if seed else []
+            proposal.backtest = tester.run(swap, {proposal.rule}, added)
             if proposal.kind in ("allow", "narrow") and not proposal.backtest["changes"]:
                 notes.append(
                     f"{proposal.rule}: the {proposal.kind} proposal would change no recorded "
@@ -792,7 +740,7 @@ def suggest(
                 )
                 continue
             kept.append(proposal)
-    return Suggestions(history, kept, notes, sessions, min_calls, sources)
+    return Suggestions(history, kept, notes, sessions, min_calls, edited, own)
 
 
 def write_proposals(result: Suggestions, dest: Path) -> list[tuple[Path, list[int]]]:
@@ -800,6 +748,8 @@ def write_proposals(result: Suggestions, dest: Path) -> list[tuple[Path, list[in
     live packages are never written. Returns what was written and which proposals it holds."""
     where = dest.resolve()
     for name, installed in sorted(result.packages.items()):
+        if name == result.own.name and result.own.new:
+            continue  # not installed yet: nothing of it to overwrite
         folder = Path(installed).resolve()
         folder = folder if folder.is_dir() else folder.parent
         if where == folder or folder in where.parents:
@@ -809,15 +759,16 @@ def write_proposals(result: Suggestions, dest: Path) -> list[tuple[Path, list[in
             )
     by_package: dict[str, list[int]] = {}
     for n, p in enumerate(result.proposals, 1):
-        by_package.setdefault(p.package, []).append(n)
+        by_package.setdefault(p.edits, []).append(n)
     planned = []
     for name, numbers in by_package.items():
         source = Path(result.packages[name])
-        target = dest / (source.name if source.is_dir() else source.stem)
+        new = name == result.own.name and result.own.new
+        target = dest / (name if new else source.name if source.is_dir() else source.stem)
         if target.exists():
             raise StyleError(f"{target} already exists; give --write a new or empty folder")
         ops = [op for n in numbers for op in result.proposals[n - 1].ops]
-        files = apply_ops(source, ops, {})
+        files = apply_ops(source, ops, {"STYLE.yaml": result.own.manifest} if new else {})
         if files is None:
             raise StyleError(f"the proposals for `{name}` cannot be applied together")
         planned.append((name, source, target, files, numbers))

@@ -3,11 +3,11 @@
 A proposal must show exactly what would change, so the files are edited as text (the rest of
 the file, comments and layout included, stays byte for byte) at the positions PyYAML's
 composer gives: a rule's `when` is replaced or added, a key such as `enabled` or `repeat` is
-set, a rule entry is appended to `rules:`. Each edit returns the new text, or None when the
-file is written in a form this module does not edit (a flow-style mapping, a rule whose
-condition comes from a `from` entry); the caller then proposes nothing rather than something
-wrong. The result is always loaded again by the package loader before it is shown
-(audit/suggest.py), so a mistake here cannot reach a proposal.
+set, a rule entry is appended to `rules:`, an entry to `exceptions:`. Each edit returns the
+new text, or None when the file is written in a form this module does not edit (a flow-style
+mapping, a rule whose condition comes from a `from` entry); the caller then proposes nothing
+rather than something wrong. The result is always loaded again by the package loader before it
+is shown (audit/suggest_files.py), so a mistake here cannot reach a proposal.
 """
 
 from __future__ import annotations
@@ -165,16 +165,11 @@ def add_exception(loc: Located, exception: str) -> str | None:
     return _replace(loc, expr[1], scalar(f"({expr[1].value}) and {negated}"))
 
 
-def append_rule(manifest: str, fields: list[tuple[str, str]]) -> str | None:
-    """A new inline rule (`fields`: key and YAML scalar text, in order) after the last entry of
-    a STYLE.yaml's block `rules:` list."""
-    root = yaml.compose(manifest)
-    if not isinstance(root, yaml.MappingNode):
-        return None
-    found = _key_node(root, "rules")
-    if found is None or not isinstance(found[1], yaml.SequenceNode) or found[1].flow_style:
-        return None
-    items = found[1].value
+def _append_item(
+    manifest: str, items: list[yaml.Node], fields: list[tuple[str, str]]
+) -> str | None:
+    """A new block mapping entry (`fields`: key and YAML scalar text, in order) after the last
+    entry of a block list, indented as its first entry is."""
     if not items or not isinstance(items[0], yaml.MappingNode) or items[0].flow_style:
         return None
     column = items[0].value[0][0].start_mark.column
@@ -184,6 +179,47 @@ def append_rule(manifest: str, fields: list[tuple[str, str]]) -> str | None:
     at = _line_end(manifest, _end_of(items[-1]))
     prefix = "" if at == 0 or manifest[at - 1] == "\n" else "\n"
     return manifest[:at] + prefix + "\n".join(lines) + "\n" + manifest[at:]
+
+
+def _block_list(
+    manifest: str, key: str
+) -> tuple[yaml.MappingNode, yaml.SequenceNode | None] | None:
+    """The manifest's top-level mapping and its block list `key` (None when the key is
+    missing); None when the file is not a block mapping or `key` is not a block list."""
+    root = yaml.compose(manifest)
+    if not isinstance(root, yaml.MappingNode) or root.flow_style:
+        return None
+    found = _key_node(root, key)
+    if found is None:
+        return root, None
+    if not isinstance(found[1], yaml.SequenceNode) or found[1].flow_style:
+        return None
+    return root, found[1]
+
+
+def append_rule(manifest: str, fields: list[tuple[str, str]]) -> str | None:
+    """A new inline rule (`fields`: key and YAML scalar text, in order) after the last entry of
+    a STYLE.yaml's block `rules:` list."""
+    found = _block_list(manifest, "rules")
+    if found is None or found[1] is None:
+        return None
+    return _append_item(manifest, found[1].value, fields)
+
+
+def append_exception(manifest: str, fields: list[tuple[str, str]]) -> str | None:
+    """A new entry of a STYLE.yaml's `exceptions:` (docs/packages.md#exceptions), after its last
+    one, or the list itself added at the end of the file."""
+    found = _block_list(manifest, "exceptions")
+    if found is None:
+        return None
+    root, items = found
+    if items is not None:
+        return _append_item(manifest, items.value, fields)
+    indent = " " * root.value[0][0].start_mark.column if root.value else ""
+    lines = [f"{indent}exceptions:", f"{indent}  - {fields[0][0]}: {fields[0][1]}"]
+    lines += [f"{indent}    {k}: {v}" for k, v in fields[1:]]
+    prefix = "" if not manifest or manifest.endswith("\n") else "\n"
+    return manifest + prefix + "\n".join(lines) + "\n"
 
 
 def rule_file(package: Path, local_id: str) -> Path | None:

@@ -334,7 +334,8 @@ def _emit(
                 stream.write(attention_text.render_text(attention, filters.min_events, color=color))
                 stream.write("\n")
             title = report.title_of(name, filters, source) if filters is not None else None
-            stream.write(report.render_text(frame, title=title, color=color))
+            shown = report.shown_in_text(name, frame)
+            stream.write(report.render_text(shown, title=title, color=color))
             note = report.footnote(name, filters) if filters is not None else None
             if note:
                 stream.write(note + "\n")

@@ -35,7 +35,9 @@ def command(
 
     With --format json: a list with one object per rule: `rule`, `entries` (each with
     `rule_id`, `harness`, `point`, `native_event`, `matcher`, `status`, `reason`, `action`,
-    `repeat`, `capability`) and `refresh` (how its context is kept fresh, as lines).
+    `repeat`, `capability`), `refresh` (how its context is kept fresh, as lines) and
+    `exceptions` (where it is narrowed: each `package`, `reason` and `source`, its own `unless`
+    or another package's `exceptions:` entry).
     """
     # Only a package without errors is planned: lowering assumes validated rules. The built-in
     # self-protection rules are planned with them, as install places them
@@ -61,6 +63,11 @@ def command(
     by_rule: dict[str, list[PlanEntry]] = {}
     for entry in compiled.plan:
         by_rule.setdefault(entry.rule_id, []).append(entry)
+    narrowing: dict[str, list[dict[str, str]]] = {}
+    for x in compiled.rows.rule_exceptions:
+        narrowing.setdefault(x.rule_id, []).append(
+            {"package": x.package, "reason": x.reason, "source": f"{x.source_file}:{x.source_line}"}
+        )
     if fmt == Format.json:
         out = []
         for cp in ordered(compiled.packages):
@@ -71,6 +78,7 @@ def command(
                         "rule": rid,
                         "entries": [_entry_dict(e) for e in by_rule[rid]],
                         "refresh": [line.strip() for line in refresh_lines(info, spec)],
+                        "exceptions": narrowing.get(rid, []),
                     }
                 )
         emit_json(out)
@@ -94,8 +102,12 @@ def command(
                         e.reason or "",
                     )
                 )
-            lines = refresh_lines(info, spec)
-            if lines and any(e.runs for e in by_rule[rid]):
+            lines = refresh_lines(info, spec) if any(e.runs for e in by_rule[rid]) else []
+            lines += [
+                f"    excepted by {x['package']}: {x['reason']} ({x['source']})"
+                for x in narrowing.get(rid, [])
+            ]
+            if lines:
                 extra[len(rows) - 1] = lines
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     typer.echo(f"plan for {harness}")

@@ -190,7 +190,9 @@ def _render(
     color = use_color()
     out = sys.stdout
     out.write(_header(read, result) + "\n\n")
-    out.write(report.render_text(frame, title="replay rules", color=color))
+    out.write(
+        report.render_text(report.shown_in_text("rules", frame), title="replay rules", color=color)
+    )
     out.write(f"{report.footnote('rules', report.Filters())}\n")  # what the flags needed
     shown = {rule: found for rule, found in result.examples.items() if found}
     if examples and shown:

@@ -62,8 +62,8 @@ def command(
 
     With --format json: one object with `report` (suggest), `history` (`events`, `sessions`,
     `first`, `last`), `settings` (`sessions`, `min_calls`), `proposals` (each `id`, `kind`,
-    `rule`, `package`, `reason`, `condition`, `diff`, `evidence`, `backtest`), `notes` and
-    `written`.
+    `rule`, `package`, `edits` (the package whose files change), `reason`, `condition`,
+    `diff`, `evidence`, `backtest`), `notes` and `written`.
     """
     from agentstyle.audit import suggest as sg
 

@@ -10,7 +10,10 @@
 -- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: rule, action, layer (managed, user or project: docs/harnesses/index.md#layers),
 -- candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
--- fixed, dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts (budget-truncated + budget-dropped), errors, hit_rate and
+-- fixed, dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts
+-- (budget-truncated + budget-dropped), errors, excepted (events its condition as written held on
+-- that an exception took out: not counted as fired), exceptions (each `package: reason`
+-- narrowing it, docs/packages.md#exceptions), hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
 -- erroring — has `error` outcomes; looping — a stop rule blocking more than half the stops;
 -- noisy — a warn/ask/inject firing on more than 20% of its candidates, except an
@@ -120,7 +123,8 @@ candidates AS (
 ),
 fired AS (
     SELECT rule_id,
-           count(DISTINCT event_id) AS fired,
+           count(DISTINCT event_id) FILTER (WHERE outcome <> 'excepted') AS fired,
+           count(DISTINCT event_id) FILTER (WHERE outcome = 'excepted') AS excepted,
            count(*) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')) AS emitted,
            count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
            count(*) FILTER (WHERE outcome = 'asked') AS asked,
@@ -132,7 +136,7 @@ fired AS (
            count(*) FILTER (WHERE outcome = 'error') AS errors,
            coalesce(sum(tokens) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')), 0)
                AS tokens_emitted,
-           max(ts) AS last_fired
+           max(ts) FILTER (WHERE outcome <> 'excepted') AS last_fired
     FROM ht
     GROUP BY rule_id
 ),
@@ -140,6 +144,12 @@ ids AS (
     SELECT rule_id FROM rules
     UNION
     SELECT rule_id FROM fired
+),
+narrowed AS (
+    SELECT rule_id, string_agg(package || ': ' || reason, '; '
+                               ORDER BY package, source_file, source_line) AS exceptions
+    FROM rule_exceptions
+    GROUP BY rule_id
 ),
 measured AS (
     SELECT i.rule_id,
@@ -156,6 +166,8 @@ measured AS (
            coalesce(f.loop_guarded, 0) AS loop_guarded,
            coalesce(f.budget_cuts, 0) AS budget_cuts,
            coalesce(f.errors, 0) AS errors,
+           coalesce(f.excepted, 0) AS excepted,
+           x.exceptions,
            CAST(coalesce(f.tokens_emitted, 0) AS BIGINT) AS tokens_emitted,
            f.last_fired,
            CAST(coalesce(pe.n, 0) AS BIGINT) AS point_events,
@@ -169,6 +181,7 @@ measured AS (
     LEFT JOIN candidates c ON c.rule_id = i.rule_id
     LEFT JOIN fired f ON f.rule_id = i.rule_id
     LEFT JOIN point_events pe ON pe.rule_id = i.rule_id
+    LEFT JOIN narrowed x ON x.rule_id = i.rule_id
     WHERE $rule IS NULL OR i.rule_id GLOB $rule
 )
 SELECT rule_id AS rule,
@@ -184,6 +197,8 @@ SELECT rule_id AS rule,
        loop_guarded,
        budget_cuts,
        errors,
+       excepted,
+       exceptions,
        round(fired / nullif(candidates, 0), 4) AS hit_rate,
        round(blocked / nullif(candidates, 0), 4) AS block_rate,
        tokens_emitted,
