@@ -1761,7 +1761,7 @@ pattern(
 
 
 # ---------------------------------------------------------------------------------------------
-# guard-containers, guard-kubernetes, guard-infrastructure
+# guard-infrastructure (guard-containers and guard-kubernetes are command conditions)
 
 # A tool's global options before its subcommand, each maybe with a separate value
 # (`--context prod`, `-H ssh://host`, `-chdir=infra`): the subcommand stays the literal.
@@ -1780,105 +1780,6 @@ def with_word(head: str, trigger: str, safe: list[str]) -> str:
     w = not_words(safe)
     return rf"{head}( {w})* {trigger}( {w})*$"
 
-
-ENGINE = rf"^(docker|podman|nerdctl){GLOBAL_OPTS}"
-pattern(
-    "containers-prune", after(rf"{ENGINE} (system|volume|container|image|network|pod) prune", HELP)
-)
-pattern("containers-volume-rm", after(rf"{ENGINE} volume (rm|remove)", HELP))
-pattern("containers-reset", after(rf"^podman{GLOBAL_OPTS} system reset", HELP))
-# compose takes --dry-run among its own options (`docker compose --dry-run down -v`)
-COMPOSE_SAFE = ["--dry-run", "--help", "-h"]
-COMPOSE_OPTS = rf"( -{not_words(['-dry-run', '-help', 'h'])}( [^-\s]\S*)?)*"
-COMPOSE = (
-    rf"^(docker{GLOBAL_OPTS} compose|docker-compose|podman{GLOBAL_OPTS} compose|podman-compose"
-    rf"|nerdctl{GLOBAL_OPTS} compose){COMPOSE_OPTS}"
-)
-pattern(
-    "compose-down-volumes",
-    with_word(
-        f"{COMPOSE} down", r"(-[a-zA-Z]*v[a-zA-Z]*|--volumes(=true)?|--rmi(=| )all)", COMPOSE_SAFE
-    ),
-)
-pattern(
-    "compose-rm-volumes",
-    with_word(f"{COMPOSE} rm", r"(-[a-zA-Z]*v[a-zA-Z]*|--volumes(=true)?)", COMPOSE_SAFE),
-)
-CONTAINER_VERB = r"(container |image |pod )?(rm|rmi|kill|stop)"
-ENGINE_NAME = r"(sudo )?(docker|podman|nerdctl)"
-pattern(
-    "containers-every",
-    rf"{ENGINE} {CONTAINER_VERB} (.* )?(\$\(|`){ENGINE_NAME} ",
-)
-pattern(
-    "containers-stdin",
-    rf"{ENGINE} {CONTAINER_VERB}( -{not_words(['-help', 'h'])})*( {BRACED})?$",
-)
-pattern(
-    "containers-all-flag",
-    rf"^(podman|nerdctl){GLOBAL_OPTS} {CONTAINER_VERB} (.* )?(-[a-zA-Z]*a[a-zA-Z]*|--all)( |$)",
-)
-pattern(
-    "mentions-containers",
-    r"\b(prune|volume\s+(rm|remove)|system\s+reset)\b|\bdown\b[^\n]*(\s-[a-z]*v|--volumes|--rmi)"
-    r"|\b(rm|kill|stop)\b[^\n]*(\$\(|`)\s*(docker|podman|nerdctl)\s",
-)
-
-KUBE = rf"^(kubectl|oc|kubecolor|microk8s kubectl|k3s kubectl){GLOBAL_OPTS}"
-KUBE_SAFE = ["--dry-run", "--dry-run=client", "--dry-run=server", "--help", "-h"]
-# kinds whose deletion loses data or takes many things with it; a pod, a job, a service or a
-# config map by name is routine (recreated from its manifest or controller)
-KIND = alt(
-    "ns",
-    "namespaces?",
-    "projects?",
-    "all",
-    "deploy",
-    "deployments?",
-    "sts",
-    "statefulsets?",
-    "ds",
-    "daemonsets?",
-    "cj",
-    "cronjobs?",
-    "pvc",
-    "persistentvolumeclaims?",
-    "pv",
-    "persistentvolumes?",
-    "secrets?",
-    "crds?",
-    "customresourcedefinitions?",
-    "no",
-    "nodes?",
-    "sc",
-    "storageclass(es)?",
-)
-KIND_WORD = rf"(\S*,)?{KIND}(\.[a-z0-9.]*)?(,\S*)?(/\S*)?"
-KUBE_WIDE = (
-    r"(-[AfkR]\S*|--filename(=\S*)?|--kustomize(=\S*)?|--recursive(=true)?|--all(=true)?"
-    r"|--all-namespaces(=true)?|--raw(=\S*)?|--force(=true)?)"
-)
-pattern("kubectl-delete", with_word(f"{KUBE} delete", alt(KIND_WORD, KUBE_WIDE), KUBE_SAFE))
-pattern(
-    "kubectl-delete-stdin",
-    rf"{KUBE} delete( -{not_words([s[1:] for s in KUBE_SAFE])})*$",
-)
-pattern("kubectl-drain", after(f"{KUBE} drain", KUBE_SAFE))
-pattern("kubectl-scale-zero", with_word(f"{KUBE} scale", r"--replicas(=| )0", KUBE_SAFE))
-pattern("kubectl-replace-force", with_word(f"{KUBE} replace", r"--force(=true)?", KUBE_SAFE))
-pattern("kubectl-apply-prune", with_word(f"{KUBE} apply", r"--prune(=true)?", KUBE_SAFE))
-pattern("kubectl-taint-noexecute", rf"{KUBE} taint (.* )?\S*:NoExecute( |$)")
-HELM_SAFE = ["--dry-run", "--dry-run=client", "--dry-run=server", "--help", "-h"]
-pattern("helm-uninstall", after(rf"^helm{GLOBAL_OPTS} (uninstall|delete|del|un)", HELM_SAFE))
-pattern("helmfile-destroy", after(rf"^helmfile{GLOBAL_OPTS} (destroy|delete)", HELM_SAFE))
-pattern("cluster-delete", after(rf"^(minikube|k3d cluster){GLOBAL_OPTS} delete", HELP))
-pattern("cluster-delete-named", after(rf"^(kind|eksctl){GLOBAL_OPTS} delete clusters?", HELP))
-pattern(
-    "mentions-kubernetes",
-    r"\b(kubectl|oc|helm|helmfile)\b[^\n]*"
-    r"\b(delete|drain|uninstall|destroy|--replicas[= ]0|--prune|NoExecute)\b"
-    r"|\b(minikube|kind|k3d|eksctl)\b[^\n]*\bdelete\b",
-)
 
 TF = rf"^(terraform|tofu|terragrunt|atmos (terraform|tf)){GLOBAL_OPTS}"
 TF_RUN = r"( run-all| run( -\S+)*( --)?)?"  # terragrunt's run-all / run --all [--] COMMAND

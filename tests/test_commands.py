@@ -131,6 +131,16 @@ def test_persistent_options_stand_after_the_subcommand() -> None:
         assert [w for w, _r in operands] == ["ns", "web"]
 
 
+def test_a_flag_given_a_false_value_is_not_set() -> None:
+    # Go's pflag: `--all=false` turns the flag off; `--all=true` is the flag
+    assert ("--all", None) in read("kubectl delete pods --all")[1]
+    assert ("--all", "true") in read("kubectl delete pods --all=true")[1]
+    for off in ("false", "False", "0", "f"):
+        assert not any(n == "--all" for n, _v in read(f"kubectl delete pods --all={off}")[1])
+    # an option that takes a value keeps it, whatever it is
+    assert ("--namespace", "false") in read("kubectl delete pods -n false")[1]
+
+
 def test_keyword_operands_and_positional_roles() -> None:
     _h, options, _o = read("dd if=/dev/zero of=/dev/sda bs=1M")
     assert options == [("if", "/dev/zero"), ("of", "/dev/sda"), ("bs", "1M")]

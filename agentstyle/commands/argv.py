@@ -16,6 +16,10 @@ from agentstyle.commands.grammar import Grammar, Node, Option
 
 # Values that turn an option off: `--dry-run=none` (kubectl) runs for real.
 _NOT_SET = frozenset({"none", "false", "0", "no", "off"})
+# A flag given one of these (`--all=false`, `--volumes=f`: Go's pflag reads a boolean flag's
+# attached value with strconv.ParseBool) is not set. A program that takes no value for a flag
+# refuses the word and runs nothing, so reading it as not set is right there too.
+_FALSE = _NOT_SET | frozenset({"f"})
 # Leading words of a program without a grammar that may be its subcommand (`deploy.sh prod`).
 GENERIC_HEAD_WORDS = 3
 
@@ -209,6 +213,9 @@ class _Reader:
         return None
 
     def _add(self, name: str, value: str | None, option: Option | None) -> None:
+        flag = option is not None and not option.value
+        if flag and value is not None and value.lower() in _FALSE:
+            return  # `--all=false`: the flag is off
         self.out.options.append((name, value))
         if option is None:
             return
