@@ -238,3 +238,20 @@ def test_the_program_after_wrappers(line: str, tmp_path: Path) -> None:
 def test_a_script_a_shell_runs_is_a_command_of_its_own(tmp_path: Path) -> None:
     found = [c for c in model("bash ./scripts/deploy.sh prod", tmp_path) if c.grammar is None]
     assert [c.heads for c in found] == [["deploy.sh", "deploy.sh prod"]]
+
+
+def test_a_host_path_is_on_another_machine_where_the_grammar_says_so(tmp_path: Path) -> None:
+    sync = from_data("sync", "test", {"hostpaths": True, "operands": ["reads...", "writes"]})
+    copy = from_data("copy", "test", {"operands": ["reads...", "writes"]})
+    grammars = {"sync": sync, "copy": copy}.get
+    line = "sync a/ web1:/srv/site/ && sync b/ backup::data && copy c/ web1:x && sync d/ ./e:f/"
+    commands = build(parse_shell(line, str(tmp_path)).runs, os.path.realpath(tmp_path), grammars)
+    found = {use.word: (use.role, place_tags(use.place.tags)) for c in commands for use in c.paths}
+    assert "inside:remote" in found["web1:/srv/site/"][1]
+    assert "inside:system" in found["web1:/srv/site/"][1]  # /srv on that machine
+    assert "outside:project" in found["web1:/srv/site/"][1]
+    assert found["backup::data"][0] == "writes"
+    assert {"inside:remote", "outside:project"} <= set(found["backup::data"][1])
+    assert "inside:project" in found["web1:x"][1]  # copy has no host paths: a local file
+    assert "inside:project" in found["./e:f/"][1]  # a slash before the colon: local
+    assert "inside:project" in found["a/"][1]

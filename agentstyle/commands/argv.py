@@ -32,6 +32,7 @@ class Parsed:
     does_nothing: list[str] = field(default_factory=list)  # options that make it do nothing
     grammar: str | None = None  # the family file read, or None (the generic split)
     ambiguous: list[str] = field(default_factory=list)  # abbreviations of several options
+    hostpaths: bool = False  # its paths may be on another machine (`host:path`: rsync, scp)
 
 
 def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
@@ -203,6 +204,7 @@ class _Reader:
 
     def _roles(self) -> None:
         node = self.node
+        self.out.hostpaths = node.hostpaths
         words = self.operand_words
         pattern = node.operands
         if self.targeted:  # `cp -t DIR a b`: every operand is a source

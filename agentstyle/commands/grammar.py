@@ -38,6 +38,7 @@ NODE_KEYS = frozenset(
         "clusters",
         "abbreviations",
         "dashdash",
+        "hostpaths",
     }
 )
 
@@ -80,6 +81,7 @@ class Node:
     clusters: bool = True  # `-abc` is `-a -b -c`
     abbreviations: bool = False  # a long option may be shortened to a unique prefix
     dashdash: str | None = None  # the role of operands after `--`, when it differs
+    hostpaths: bool = False  # a path written `host:path`, `host::module`, `scheme://…` is remote
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -209,8 +211,9 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
     if inherit is not None:
         node.permute, node.clusters = inherit.permute, inherit.clusters
         node.abbreviations = inherit.abbreviations
+        node.hostpaths = inherit.hostpaths
     node.summary = str(data.get("summary", ""))
-    for key in ("permute", "clusters", "abbreviations"):
+    for key in ("permute", "clusters", "abbreviations", "hostpaths"):
         if key in data:
             if not isinstance(data[key], bool):
                 raise GrammarProblem(f"{where}: `{key}` is true or false")

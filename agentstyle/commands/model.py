@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from agentstyle.commands.argv import Parsed, read_words
 from agentstyle.commands.grammar import PATH_ROLES, Grammar
-from agentstyle.commands.paths import Place, Where, machine, place
+from agentstyle.commands.paths import Place, Where, host_place, machine, place
 
 Grammars = Callable[[str], Grammar | None]
 
@@ -121,13 +121,18 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     dirs = _dirs(parsed, run)
     words: list[tuple[str, str]] = [(w, r) for w, r in parsed.operands if r in PATH_ROLES]
     words += [(v, r) for _n, v, r in parsed.option_values if r in PATH_ROLES and r != "cwd"]
+    named = len(words)  # operands and option values; redirections follow
     for op, target in run.redirs:
         if target == "/dev/null" or not target:
             continue
         words.append((target, "reads" if op.lstrip("0123456789").startswith("<") else "writes"))
     out: list[PathUse] = []
     seen: set[tuple[str, str, str]] = set()
-    for word, role in words:
+    for k, (word, role) in enumerate(words):
+        there = host_place(word) if parsed.hostpaths and k < named and not run.remote else None
+        if there is not None:  # `rsync … deploy@web1:/srv/`: a path on that machine
+            out.append(PathUse(word, role, there))
+            continue
         for d in dirs:
             for found in place(word, d, where, remote=run.remote):
                 key = (word, role, found.text)
