@@ -255,3 +255,11 @@ def test_a_host_path_is_on_another_machine_where_the_grammar_says_so(tmp_path: P
     assert "inside:project" in found["web1:x"][1]  # copy has no host paths: a local file
     assert "inside:project" in found["./e:f/"][1]  # a slash before the colon: local
     assert "inside:project" in found["a/"][1]
+
+
+def test_after_an_unlisted_subcommand_word_a_listed_name_is_not_a_subcommand() -> None:
+    grammar = from_data("tool", "test", {"words": 1, "subcommands": {"destroy": {}}})
+    assert read_words("tool", ["destroy", "x"], grammar).heads == ["tool", "tool destroy"]
+    parsed = read_words("tool", ["output", "destroy"], grammar)  # an output named destroy
+    assert parsed.heads == ["tool", "tool output"]
+    assert parsed.operands == [("destroy", "word")]

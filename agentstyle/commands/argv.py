@@ -51,6 +51,7 @@ class _Reader:
         self.out = Parsed(words=[program], heads=[program], grammar=grammar.family)
         self.operand_words: list[tuple[str, bool]] = []  # (word, after `--`)
         self.generic_left = grammar.root.depth
+        self.generic = False  # a subcommand word the grammar does not list was taken
         self.targeted = False
 
     def read(self) -> Parsed:
@@ -71,9 +72,12 @@ class _Reader:
                 self._short(word)
             elif self._keyword(word):
                 continue
-            elif not self.operand_words and word in self.node.subcommands:
+            elif not self.operand_words and not self.generic and word in self.node.subcommands:
                 self._descend(self.node.subcommands[word])
             elif not self.operand_words and self.generic_left > 0:
+                # an unlisted subcommand: its own subcommands are unknown, so a later word that
+                # spells one of this node's (`terraform output destroy`) is not one
+                self.generic = True
                 self.generic_left -= 1
                 self.out.words.append(word)
                 self.out.heads.append(" ".join(self.out.words))
