@@ -57,6 +57,12 @@ rules:
     action: block
     when: 'command "terraform destroy"'
     text: No destroy.
+  - id: helm-gone
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "helm delete"'
+    text: No uninstall.
   - id: node-out
     target: tool
     tool: shell
@@ -94,6 +100,8 @@ CASES = [
     ("kubectl --context dev cordon node-1", {"node-out"}),
     ("kubectl get nodes drain", set()),  # an operand, not the subcommand
     ("kubectl drain node-1 --help", set()),
+    ("helm uninstall web", {"helm-gone"}),  # the rule names an alias of the subcommand
+    ("helm del web", {"helm-gone"}),
 ]
 
 
