@@ -245,6 +245,7 @@ def test_a_host_path_is_on_another_machine_where_the_grammar_says_so(tmp_path: P
     copy = from_data("copy", "test", {"operands": ["reads...", "writes"]})
     grammars = {"sync": sync, "copy": copy}.get
     line = "sync a/ web1:/srv/site/ && sync b/ backup::data && copy c/ web1:x && sync d/ ./e:f/"
+    line += " && sync g/ :s3:bucket"
     commands = build(parse_shell(line, str(tmp_path)).runs, os.path.realpath(tmp_path), grammars)
     found = {use.word: (use.role, place_tags(use.place.tags)) for c in commands for use in c.paths}
     assert "inside:remote" in found["web1:/srv/site/"][1]
@@ -255,6 +256,7 @@ def test_a_host_path_is_on_another_machine_where_the_grammar_says_so(tmp_path: P
     assert "inside:project" in found["web1:x"][1]  # copy has no host paths: a local file
     assert "inside:project" in found["./e:f/"][1]  # a slash before the colon: local
     assert "inside:project" in found["a/"][1]
+    assert "inside:remote" in found[":s3:bucket"][1]  # rclone's remote made on the fly
 
 
 def test_after_an_unlisted_subcommand_word_a_listed_name_is_not_a_subcommand() -> None:

@@ -55,8 +55,9 @@ TMP_FOLDERS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm
 # A last path component that names every entry of its folder (`*`, `.*`, `.[!.]*`, `{*,.*}`).
 _EVERY = re.compile(r"^\.?[*?\[\]!^{},.]*$")
 # A path on another machine as rsync, scp and rclone write it: `[user@]host:path` (a colon
-# before any slash), `host::module/path` (an rsync daemon), `scheme://host/path`.
-_HOST_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/:]+::|[^/:]+:(?P<path>.*)$)", re.S)
+# before any slash; rclone's `:backend:path` names no host), `host::module/path` (an rsync
+# daemon), `scheme://host/path`.
+_HOST_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/:]+::|[^/:]*:(?P<path>.*)$)", re.S)
 _VAR = re.compile(r"^\$(?:\{(?P<b>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<n>[A-Za-z_][A-Za-z0-9_]*))")
 
 
