@@ -171,6 +171,7 @@ COMMAND_FIELD = "command."
 FIELD_HEAD = "command.head"
 FIELD_OPT = "command.opt:"
 FIELD_ARG = "command.arg"
+FIELD_SUB = "command.sub"  # each of its subcommand words
 FIELD_TEXT = "command.text"
 FIELD_ENV = "command.env:"
 FIELD_REMOTE = "command.remote"

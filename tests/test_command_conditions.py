@@ -57,6 +57,18 @@ rules:
     action: block
     when: 'command "terraform destroy"'
     text: No destroy.
+  - id: helm-gone
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "helm delete"'
+    text: No uninstall.
+  - id: node-out
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "kubectl" where (subcommand regex "^(drain|cordon)$")'
+    text: No node out of service.
 """
 
 CASES = [
@@ -84,6 +96,12 @@ CASES = [
     ("kubectl --context dev apply -f x.yaml", set()),
     ("terraform destroy -auto-approve", {"destroy"}),
     ("terraform plan -destroy", set()),
+    ("kubectl drain node-1 --ignore-daemonsets", {"node-out"}),
+    ("kubectl --context dev cordon node-1", {"node-out"}),
+    ("kubectl get nodes drain", set()),  # an operand, not the subcommand
+    ("kubectl drain node-1 --help", set()),
+    ("helm uninstall web", {"helm-gone"}),  # the rule names an alias of the subcommand
+    ("helm del web", {"helm-gone"}),
 ]
 
 

@@ -345,3 +345,30 @@ def test_the_folder_a_command_runs_in_computes(tmp_path: Path) -> None:
     proj.mkdir()
     rm = the(model('rm -rf "$(dirname "$PWD")"', proj), "rm")
     assert [u.place.text for u in rm.paths] == [os.path.realpath(tmp_path)]
+
+
+def test_a_host_path_is_on_another_machine_where_the_grammar_says_so(tmp_path: Path) -> None:
+    sync = from_data("sync", "test", {"hostpaths": True, "operands": ["reads...", "writes"]})
+    copy = from_data("copy", "test", {"operands": ["reads...", "writes"]})
+    grammars = {"sync": sync, "copy": copy}.get
+    line = "sync a/ web1:/srv/site/ && sync b/ backup::data && copy c/ web1:x && sync d/ ./e:f/"
+    line += " && sync g/ :s3:bucket"
+    commands = build(parse_shell(line, str(tmp_path)).runs, os.path.realpath(tmp_path), grammars)
+    found = {use.word: (use.role, place_tags(use.place.tags)) for c in commands for use in c.paths}
+    assert "inside:remote" in found["web1:/srv/site/"][1]
+    assert "inside:system" in found["web1:/srv/site/"][1]  # /srv on that machine
+    assert "outside:project" in found["web1:/srv/site/"][1]
+    assert found["backup::data"][0] == "writes"
+    assert {"inside:remote", "outside:project"} <= set(found["backup::data"][1])
+    assert "inside:project" in found["web1:x"][1]  # copy has no host paths: a local file
+    assert "inside:project" in found["./e:f/"][1]  # a slash before the colon: local
+    assert "inside:project" in found["a/"][1]
+    assert "inside:remote" in found[":s3:bucket"][1]  # rclone's remote made on the fly
+
+
+def test_after_an_unlisted_subcommand_word_a_listed_name_is_not_a_subcommand() -> None:
+    grammar = from_data("tool", "test", {"words": 1, "subcommands": {"destroy": {}}})
+    assert read_words("tool", ["destroy", "x"], grammar).heads == ["tool", "tool destroy"]
+    parsed = read_words("tool", ["output", "destroy"], grammar)  # an output named destroy
+    assert parsed.heads == ["tool", "tool output"]
+    assert parsed.operands == [("destroy", "word")]

@@ -45,6 +45,7 @@ class Parsed:
     hidden: bool = True
     includes: list[str] = field(default_factory=list)
     excludes: list[str] = field(default_factory=list)
+    hostpaths: bool = False  # its paths may be on another machine (`host:path`: rsync, scp)
 
 
 def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
@@ -63,6 +64,7 @@ class _Reader:
         self.out = Parsed(words=[program], heads=[program], grammar=grammar.family)
         self.operand_words: list[tuple[str, bool]] = []  # (word, after `--`)
         self.generic_left = grammar.root.depth
+        self.generic = False  # a subcommand word the grammar does not list was taken
         self.targeted = False
 
     def read(self) -> Parsed:
@@ -83,9 +85,12 @@ class _Reader:
                 self._short(word)
             elif self._keyword(word):
                 continue
-            elif not self.operand_words and word in self.node.subcommands:
+            elif not self.operand_words and not self.generic and word in self.node.subcommands:
                 self._descend(self.node.subcommands[word])
             elif not self.operand_words and self.generic_left > 0:
+                # an unlisted subcommand: its own subcommands are unknown, so a later word that
+                # spells one of this node's (`terraform output destroy`) is not one
+                self.generic = True
                 self.generic_left -= 1
                 self.out.words.append(word)
                 self.out.heads.append(" ".join(self.out.words))
@@ -235,6 +240,7 @@ class _Reader:
 
     def _roles(self) -> None:
         node = self.node
+        self.out.hostpaths = node.hostpaths
         words = self.operand_words
         pattern = node.operands
         if self.targeted:  # `cp -t DIR a b`: every operand is a source

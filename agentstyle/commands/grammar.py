@@ -59,6 +59,7 @@ NODE_KEYS = frozenset(
         "stdin",
         "saves",
         "recursive",
+        "hostpaths",
     }
 )
 
@@ -108,6 +109,7 @@ class Node:
     # `recursive: always` (rg, tar) or `recursive: unhidden` (rg: not hidden files unless an
     # option marked `hidden` says so): it reads the files under the folders it reads
     recursive: str | None = None
+    hostpaths: bool = False  # a path written `host:path`, `host::module`, `scheme://…` is remote
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -237,8 +239,9 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
     if inherit is not None:
         node.permute, node.clusters = inherit.permute, inherit.clusters
         node.abbreviations = inherit.abbreviations
+        node.hostpaths = inherit.hostpaths
     node.summary = str(data.get("summary", ""))
-    for key in ("permute", "clusters", "abbreviations"):
+    for key in ("permute", "clusters", "abbreviations", "hostpaths"):
         if key in data:
             if not isinstance(data[key], bool):
                 raise GrammarProblem(f"{where}: `{key}` is true or false")

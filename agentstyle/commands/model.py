@@ -20,7 +20,7 @@ from agentstyle.commands.flow import Hop, follow
 from agentstyle.commands.grammar import PATH_ROLES, Grammar
 from agentstyle.commands.listing import files_under
 from agentstyle.commands.network import Endpoint
-from agentstyle.commands.paths import Place, Where, machine, place
+from agentstyle.commands.paths import Place, Where, host_place, machine, place
 
 Grammars = Callable[[str], Grammar | None]
 
@@ -213,6 +213,8 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     dirs = _dirs(parsed, run)
     words: list[tuple[str, str]] = [(w, r) for w, r in parsed.operands if r in PATH_ROLES]
     words += [(v, r) for _n, v, r in parsed.option_values if r in PATH_ROLES and r != "cwd"]
+    words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
+    named = len(words)  # operands and option values; what they imply and redirections follow
     # `curl -d @file`, `--data-binary @file` read the file (`@-` is stdin)
     valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
     words += [(f, "reads") for w, r in valued if r == "data" and (f := _data_file(w)) is not None]
@@ -226,14 +228,17 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
         words.append((run.argv[0], "runs"))  # `./x`: the file it runs
     if parsed.saves_urls:  # `curl -O https://x/p.sh`, `wget https://x/p.sh`: writes p.sh
         words += [(name, "writes") for w, r in valued if r == "url" and (name := _saved(w))]
-    words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
     for op, target in run.redirs:
         if target == "/dev/null" or not target:
             continue
         words.append((target, "reads" if op.lstrip("0123456789").startswith("<") else "writes"))
     out: list[PathUse] = []
     seen: set[tuple[str, str, str]] = set()
-    for word, role in words:
+    for k, (word, role) in enumerate(words):
+        there = host_place(word) if parsed.hostpaths and k < named and not run.remote else None
+        if there is not None:  # `rsync … deploy@web1:/srv/`: a path on that machine
+            out.append(PathUse(word, role, there))
+            continue
         for d in dirs:
             for found in place(word, d, where, remote=run.remote):
                 key = (word, role, found.text)

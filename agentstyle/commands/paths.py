@@ -54,6 +54,10 @@ TMP_FOLDERS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm
 
 # A last path component that names every entry of its folder (`*`, `.*`, `.[!.]*`, `{*,.*}`).
 _EVERY = re.compile(r"^\.?[*?\[\]!^{},.]*$")
+# A path on another machine as rsync, scp and rclone write it: `[user@]host:path` (a colon
+# before any slash; rclone's `:backend:path` names no host), `host::module/path` (an rsync
+# daemon), `scheme://host/path`.
+_HOST_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/:]+::|[^/:]*:(?P<path>.*)$)", re.S)
 _VAR = re.compile(r"^\$(?:\{(?P<b>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<n>[A-Za-z_][A-Za-z0-9_]*))")
 
 
@@ -106,6 +110,20 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
     return tuple(found)
+
+
+def host_place(word: str) -> Place | None:
+    """Where a path on another machine lands (`deploy@web1:/srv/app`, `backup::data`,
+    `rsync://host/module`), for a program whose grammar takes such paths (`hostpaths`); None
+    for a local path. A `host:path` is read on that machine (relative to its user's home)."""
+    m = _HOST_PATH.match(word)
+    if m is None:
+        return None
+    path = m.group("path")
+    if path is None:  # a daemon module or a URL: a name the server resolves
+        return Place(word, (word,), frozenset({"inside:remote"}))
+    there = _remote(path or ".")
+    return Place(word, (word, *there.forms), there.tags)
 
 
 def _placed(path: str, every: str | None, where: Where) -> Place:

@@ -2,10 +2,11 @@
 (docs/design/commands.md#evaluation).
 
 Each simple command of a shell call becomes rows of kinds `head` (every name a `command "…"`
-condition may use, and `*`), `opt` (canonical name, value), `arg` (an operand), `path` (its role
-as key, its text, its places and the forms a glob is tried on), `text` (the command as
-`shell.commands` holds it) and `remote`. The program grammars come from the compiled policy
-(`program_grammars`), read once per engine or per event for the programs the event names.
+condition may use, and `*`), `sub` (each of its subcommand words), `opt` (canonical name,
+value), `arg` (an operand), `path` (its role as key, its text, its places and the forms a glob
+is tried on), `text` (the command as `shell.commands` holds it) and `remote`. The program
+grammars come from the compiled policy (`program_grammars`), read once per engine or per event
+for the programs the event names.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from agentstyle.vocabulary import (
     FIELD_PATH_TAG,
     FIELD_REMOTE,
     FIELD_RUNS,
+    FIELD_SUB,
     FIELD_TEXT,
     PLACES,
     ROUTE_KINDS,
@@ -90,6 +92,8 @@ def rows_of(batch: Sequence[list[Command]]) -> dict[str, list[Any]]:
             add(seq, n, "head", None, "*")
             for head in command.heads:
                 add(seq, n, "head", None, head)
+            for word in command.words[1:]:
+                add(seq, n, "sub", None, word)
             for name, value in command.options:
                 add(seq, n, "opt", name, value)
             for operand in command.operands:
@@ -209,6 +213,8 @@ def _own_rows(command: Command, keys: frozenset[str], prefix: str) -> list[tuple
         add(FIELD_HEAD, head)
     for name, value in command.options:
         add(FIELD_OPT + name, value if value is not None else "")
+    for word in command.words[1:]:
+        add(FIELD_SUB, word)
     for operand in command.operands:
         add(FIELD_ARG, operand)
     add(FIELD_TEXT, command.text)

@@ -37,10 +37,11 @@ class CommandItem:
     (docs/conditions.md#command-conditions).
 
     `kind` is `option` (`name` the option as written, `op`/`value` its value's test, or
-    `exists`), `operand`, `path` (`role` one of reads/writes/deletes or None for any; `op` is
-    `inside`/`outside`/`is` with a place as `value`, or a string operator), `runs` (`value` the
-    word after it: `remote`, `code`, …), `text`, `env`, `network` (`op` `exists`, `listen`,
-    `connect`, or a value test with `name` `host`/`port`), or `flow` (`op` `input`/`code`).
+    `exists`), `operand`, `subcommand` (one of its subcommand words), `path` (`role` one of
+    reads/writes/deletes or None for any; `op` is `inside`/`outside`/`is` with a place as
+    `value`, or a string operator), `runs` (`value` the word after it: `remote`, `code`, …),
+    `text`, `env`, `network` (`op` `exists`, `listen`, `connect`, or a value test with `name`
+    `host`/`port`), or `flow` (`op` `input`/`code`).
     """
 
     kind: str

@@ -236,6 +236,11 @@ class ConditionTransformer(Transformer[Token, Node]):
         return CommandItem("operand", _value_op(op, self._locate), value, self._span(meta))
 
     @v_args(meta=True)
+    def subcommand_value(self, meta: Meta, children: list[Any]) -> CommandItem:
+        op, value = children
+        return CommandItem("subcommand", _value_op(op, self._locate), value, self._span(meta))
+
+    @v_args(meta=True)
     def path_place(self, meta: Meta, children: list[Token]) -> CommandItem:
         word, op, place = children
         if op not in PLACE_OPS:

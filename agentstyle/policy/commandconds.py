@@ -47,14 +47,28 @@ def program_name(word: str) -> str:
 
 def heads_of(command: CommandPred) -> list[str]:
     """The names a command condition matches, as the model records them: `./deploy.sh prod`
-    is `deploy.sh prod`; no name matches every command (`*`)."""
+    is `deploy.sh prod`, and a subcommand's alias its canonical name (`helm delete` is `helm
+    uninstall`, as the model reads `helm delete x`); no name matches every command (`*`)."""
     if not command.names:
         return ["*"]
     out: list[str] = []
     for name in command.names:
         words = name.split()
-        out.append(" ".join([program_name(words[0]), *words[1:]]))
+        program = program_name(words[0])
+        out.append(" ".join([program, *_canonical_words(program, words[1:])]))
     return list(dict.fromkeys(out))
+
+
+def _canonical_words(program: str, words: list[str]) -> list[str]:
+    """Subcommand words by their canonical names, as far as the program's grammar lists them."""
+    grammar = shipped_grammar(program)
+    node = grammar.root if grammar is not None else None
+    out: list[str] = []
+    for word in words:
+        child = node.subcommands.get(word) if node is not None else None
+        out.append(child.words[-1] if child is not None else word)
+        node = child
+    return out
 
 
 def _node_of(head: str) -> tuple[Grammar | None, Node | None, list[str]]:

@@ -42,6 +42,7 @@ from agentstyle.vocabulary import (
     FIELD_PATH_TAG,
     FIELD_REMOTE,
     FIELD_RUNS,
+    FIELD_SUB,
     FIELD_TEXT,
     NEGATED_OPS,
     SOURCE_FIELD,
@@ -115,7 +116,14 @@ _NO_TEST: dict[str, Any] = {
     "num_signs": None,
     "path_tests": None,
 }
-_ITEM_KINDS = {"option": "opt", "operand": "arg", "text": "text", "head": "head", "env": "env"}
+_ITEM_KINDS = {
+    "option": "opt",
+    "operand": "arg",
+    "subcommand": "sub",
+    "text": "text",
+    "head": "head",
+    "env": "env",
+}
 _NUM_SIGNS = {"gt": [1], "gte": [0, 1], "lt": [-1], "lte": [-1, 0]}
 
 
@@ -327,6 +335,8 @@ def _atom(
         return valued(FIELD_ENV + (item.name or ""))
     if item.kind == "operand":
         return valued(FIELD_ARG)
+    if item.kind == "subcommand":
+        return valued(FIELD_SUB)
     if item.kind == "text":
         return valued(FIELD_TEXT)
     if item.kind == "runs":

@@ -145,7 +145,7 @@ class CommandLiteralRow(NamedTuple):
     clause_id: int
     clause_size: int
     negated: bool
-    kind: str  # opt | arg | path | text | remote | head | never
+    kind: str  # opt | arg | sub | path | text | remote | head | never
     keys: list[str] | None
     regex: str | None
     equals: str | None
