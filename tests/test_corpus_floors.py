@@ -22,6 +22,8 @@ from bench.corpus import (
     CATEGORIES,
     CLAIMED,
     FLOORS,
+    HELDOUT,
+    PASSING,
     PEERS,
     Case,
     CorpusError,
@@ -30,6 +32,7 @@ from bench.corpus import (
     held_categories,
     load,
     load_floors,
+    load_heldout,
     load_peers,
     run,
     score,
@@ -38,6 +41,7 @@ from bench.corpus.peer import command, run_hook
 
 OURS = load()
 PEER_CASES = load_peers()
+HELDOUT_CASES = load_heldout()
 FLOOR = load_floors()
 
 
@@ -63,7 +67,7 @@ def test_the_claimed_categories_are_held_and_the_new_ones_have_red_team_cases() 
     assert set(CLAIMED) <= set(held_categories(FLOOR))
     counts = Counter((c.category, c.positive) for c in OURS)
     for category in CATEGORIES:
-        if category in CLAIMED or category == "everyday":
+        if category in CLAIMED or category in PASSING:
             continue
         assert counts[(category, True)] >= 30, f"{category}: too few red-team refusals"
         assert counts[(category, False)] >= 30, f"{category}: too few red-team passes"
@@ -71,14 +75,29 @@ def test_the_claimed_categories_are_held_and_the_new_ones_have_red_team_cases() 
 
 def test_peer_cases_name_their_source_and_stay_apart_from_ours() -> None:
     assert len(PEER_CASES) >= 2_000
-    assert {c.peer for c in PEER_CASES} == {"cc-safety-net", "dcg"}
+    assert {"cc-safety-net", "dcg"} <= {c.peer for c in PEER_CASES}
     assert all(c.corpus == "peers" and c.src for c in PEER_CASES)
     assert all(c.corpus == "ours" and c.src is None for c in OURS)
-    names = [c.name for c in [*OURS, *PEER_CASES]]
+    names = [c.name for c in [*OURS, *PEER_CASES, *HELDOUT_CASES]]
     assert len(set(names)) == len(names)
     keys = [(c.category, c.text) for c in PEER_CASES]
     assert len(set(keys)) == len(keys), [k for k, n in Counter(keys).items() if n > 1]
     assert {p.stem for p in PEERS.glob("*.yaml")} <= set(CATEGORIES)
+
+
+def test_the_held_out_cases_are_whole_sources_of_their_own() -> None:
+    """The held-out set: at least two projects, every case naming its source, no project that
+    also gives peer cases (a source is held out whole), no case twice, and a README that says
+    what the folder is. It keeps no floor: it is only measured."""
+    projects = {c.peer for c in HELDOUT_CASES}
+    assert len(projects) >= 2
+    assert all(c.corpus == "heldout" and c.src for c in HELDOUT_CASES)
+    assert projects.isdisjoint({c.peer for c in PEER_CASES})
+    keys = [(c.category, c.text) for c in HELDOUT_CASES]
+    assert len(set(keys)) == len(keys), [k for k, n in Counter(keys).items() if n > 1]
+    assert {p.stem for p in HELDOUT.glob("*.yaml")} <= set(CATEGORIES)
+    assert (HELDOUT / "README.md").exists()
+    assert set(load_floors()) == {"ours", "peers"}, "the held-out set keeps no floor"
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
@@ -95,6 +114,7 @@ CASE = '{verdict: block, form: plain, cmd: "rm -rf /", why: "root"'
     ("folder", "name", "text", "message"),
     [
         ("peers", "secrets.yaml", f"cases:\n  - {CASE}}}\n", "names its `src`"),
+        ("heldout", "secrets.yaml", f"cases:\n  - {CASE}}}\n", "names its `src`"),
         ("ours", "secrets.yaml", f'cases:\n  - {CASE}, src: "dcg x"}}\n', "belongs in peers/"),
         ("ours", "secrets.yaml", f"cases:\n  - {CASE}, colour: red}}\n", "unknown keys"),
         ("ours", "widgets.yaml", "cases: []\n", "not a category"),
@@ -106,7 +126,7 @@ def test_bad_corpus_files_give_one_line_errors(
     tmp_path: Path, folder: str, name: str, text: str, message: str
 ) -> None:
     _write(tmp_path / folder, name, text)
-    loader = load_peers if folder == "peers" else load
+    loader = {"peers": load_peers, "heldout": load_heldout}.get(folder, load)
     with pytest.raises(CorpusError) as caught:
         loader(tmp_path / folder)
     assert message in str(caught.value)

@@ -13,10 +13,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"  # ours: tests/corpus/<category>.yaml
 PEERS = CORPUS / "peers"  # taken from other guard projects' tests: peers/<category>.yaml
+# taken from other projects' tests like peers/, whole sources kept apart: only ever measured,
+# never fixed against case by case, and given no floor (heldout/README.md)
+HELDOUT = CORPUS / "heldout"
 FLOORS = CORPUS / "floors.yaml"
 VERDICTS = ("block", "ask", "allow")
 THRESHOLD = 0.97  # precision and recall, per category and per form, once a category is held
-SETS = ("ours", "peers")
+SETS = ("ours", "peers")  # the sets that keep floors; the held-out set is only reported
+CORPORA = ("ours", "peers", "heldout")
 # libyaml's parser where PyYAML has it: the same safe constructor, and the corpus (thousands of
 # cases, read by every test process that collects the corpus tests) parses several times faster.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -50,8 +54,17 @@ CATEGORIES: dict[str, str] = {
     "registries": "mvn deploy, gradle publish, deprecate, dist-tag rm (ask)",
     "github": "gh repo archive, gist/issue/secret deletes, glab deletes (ask)",
     "dynamic-exec": "downloads piped into a shell, eval of unknown text (ask)",
+    "download-run": "code fetched from the network (or decoded) and run here (ask)",
+    "network-shell": "a shell handed to the network: bind and reverse shells",
+    "exfiltration": "secrets or private data sent off the machine",
+    "secret-stores": "keychains, secret managers, credential commands, non-dot-file stores",
+    "runaway": "fork bombs and unbounded process spawning",
+    "repo-metadata": "the repository's own .git metadata destroyed",
+    "no-op": "dry runs, help and tests of dangerous programs: nothing happens (allow)",
     "everyday": "ordinary commands no guard should refuse",
 }
+# Categories whose cases are (nearly) all passes: no minimum of cases that must refuse.
+PASSING = ("no-op", "everyday")
 FORMS: dict[str, str] = {
     "plain": "the command alone",
     "compound": "`&&`, `||`, `;`, `|`, `&`, newlines",
@@ -94,8 +107,8 @@ class Case:
     links: dict[str, str] = field(default_factory=dict)
     issue: str | None = None
     rule: str | None = None  # the rule expected to answer (checked when given)
-    corpus: str = "ours"  # ours | peers
-    src: str | None = None  # peers: the peer and its test file the case comes from
+    corpus: str = "ours"  # ours | peers | heldout
+    src: str | None = None  # peers, heldout: the project and its test file the case comes from
 
     @property
     def name(self) -> str:
@@ -159,6 +172,12 @@ def load_peers(folder: Path = PEERS) -> list[Case]:
     return _load_once(folder, "peers")
 
 
+def load_heldout(folder: Path = HELDOUT) -> list[Case]:
+    """The held-out cases: taken like the peers' from other projects' tests, whole sources
+    kept apart to be measured only (heldout/README.md); each names its `src`."""
+    return _load_once(folder, "heldout")
+
+
 _LOADED: dict[tuple[Path, str, tuple[tuple[str, int, int], ...]], list[Case]] = {}
 
 
@@ -213,8 +232,9 @@ def _case(where: str, category: str, index: int, raw: Any, corpus: str) -> Case:
         raise CorpusError(f"{where}: every case says why")
     if ("cmd" in raw) == ("tool" in raw):
         raise CorpusError(f"{where}: give either `cmd` or `tool` + `input`")
-    # a peer's case names where it comes from; ours never do, so the two sets cannot mix
-    if corpus == "peers" and not str(raw.get("src") or "").strip():
+    # a peer's (or held-out) case names where it comes from; ours never do, so the sets
+    # cannot mix
+    if corpus != "ours" and not str(raw.get("src") or "").strip():
         raise CorpusError(f"{where}: a peer case names its `src` (peer and test file)")
     if corpus == "ours" and "src" in raw:
         raise CorpusError(f"{where}: `src` marks a peer case; it belongs in peers/")

@@ -16,6 +16,7 @@ from bench.corpus.cases import (
     held_categories,
     load,
     load_floors,
+    load_heldout,
     load_peers,
 )
 from bench.corpus.guards import run
@@ -29,6 +30,7 @@ USAGE = """usage: python -m bench.corpus [--no-write] [--no-peer | --peer CMD] [
   --no-peer      STYLE only
   --peer CMD     another PreToolUse hook instead of the installed cc-safety-net
   --gaps FILE    write every case STYLE gets wrong, by category, kind and form, to FILE
+                 (ours and the peers'; never the held-out cases)
   --floors       print today's floors in floors.yaml's shape (to raise a category's by hand)"""
 
 
@@ -51,13 +53,15 @@ def measured_floors(m: Measured) -> str:
 
 
 def measure(peer: peers.Peer | None = None, with_peer: bool = True) -> tuple[Measured, float]:
-    """Every case of ours and the peers' through STYLE, and through the peer when it is there."""
-    ours, others = load(), load_peers()
+    """Every case of ours, the peers' and the held-out through STYLE, and through the peer
+    when it is there."""
+    ours, others, heldout = load(), load_peers(), load_heldout()
+    everything = [*ours, *others, *heldout]
     floors = load_floors()
     started = time.perf_counter()
-    style = run([*ours, *others])
+    style = run(everything)
     seconds = time.perf_counter() - started
-    m = Measured(ours, others, held_categories(floors), style, seconds)
+    m = Measured(ours, others, held_categories(floors), style, seconds, heldout=heldout)
     m.below = tuple(below_floors([*ours, *others], style, floors))
     chosen = peer if peer is not None else (peers.installed() if with_peer else None)
     if chosen is None:
@@ -68,9 +72,9 @@ def measure(peer: peers.Peer | None = None, with_peer: bool = True) -> tuple[Mea
         )
         return m, seconds
     cache = peers.cache_file(chosen)
-    m.peer_ran = peers.pending([*ours, *others], chosen, cache)
+    m.peer_ran = peers.pending(everything, chosen, cache)
     started = time.perf_counter()
-    m.peer = peers.run_hook([*ours, *others], chosen, cache=cache)
+    m.peer = peers.run_hook(everything, chosen, cache=cache)
     m.peer_seconds = time.perf_counter() - started
     m.peer_label = chosen.label
     return m, seconds
@@ -95,7 +99,7 @@ def main(argv: Sequence[str] = ()) -> int:
     if "--floors" in args:
         print("today's floors:\n" + measured_floors(m))
     if gaps_file is not None:
-        cases = [*m.ours, *m.peers]
+        cases = [*m.ours, *m.peers]  # the held-out cases are measured, never listed to fix
         gaps_file.write_text(gaps(cases, m.style, m.peer, m.peer_label), encoding="utf-8")
         print(f"gaps: {gaps_file}")
     held = [c for c in m.ours if c.category in m.held]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.corpus.cases import CATEGORIES, CLAIMED, ROOT, THRESHOLD, Case
+from bench.corpus.cases import CATEGORIES, CLAIMED, PASSING, ROOT, THRESHOLD, Case
 from bench.corpus.guards import GUARDS, Outcome
 from bench.corpus.scoring import Report, Score, score
 
@@ -88,7 +88,7 @@ def side_by_side(
         (f"`{c}`", by_cat[c]) for c in CATEGORIES if by_cat.get(c)
     ]
     claimed = [c for c in cases if c.category in CLAIMED]
-    families = [c for c in cases if c.category not in CLAIMED and c.category != "everyday"]
+    families = [c for c in cases if c.category not in CLAIMED and c.category not in PASSING]
     groups += [
         ("**the six categories the guards claim**", claimed),
         ("**the further families**", families),
@@ -103,6 +103,45 @@ def side_by_side(
         p = score(members, peer, exact=False).overall if peer is not None else None
         rows.append(_pair(name, s, p))
     return head + "\n".join(rows) + "\n"
+
+
+def _cell(s: Score | None) -> str:
+    if s is None or not s.cases:
+        return "–"
+    return f"{s.recall:.1%} / {s.precision:.1%}"
+
+
+def by_kind(
+    corpora: Sequence[tuple[str, Sequence[Case]]],
+    style: Mapping[str, Outcome],
+    peer: Mapping[str, Outcome] | None,
+    peer_label: str,
+) -> str:
+    """One row per kind of harm (category): for each set of cases (ours, the peers', the
+    held-out) its size, STYLE's recall / precision and the peer's, any refusal counting."""
+    head = "| category |"
+    rule = "|---|"
+    for name, _ in corpora:
+        head += f" {name}: cases | {name}: STYLE | {name}: {peer_label} |"
+        rule += "---|---|---|"
+    scores = [
+        (
+            score(cases, style, exact=False).categories,
+            score(cases, peer, exact=False).categories if peer is not None else None,
+        )
+        for _, cases in corpora
+    ]
+    rows = []
+    for category in CATEGORIES:
+        if not any(mine[category].cases for mine, _ in scores):
+            continue
+        row = f"| `{category}` |"
+        for mine, theirs in scores:
+            n = mine[category].cases
+            row += f" {n or '–'} | {_cell(mine[category])} | "
+            row += f"{_cell(theirs[category] if theirs is not None else None)} |"
+        rows.append(row)
+    return head + "\n" + rule + "\n" + "\n".join(rows) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,6 +210,15 @@ class Measured:
     peer_ran: int = 0  # cases whose answer was not cached and started a hook process
     peer_note: str = ""
     below: tuple[str, ...] = ()  # the floors broken
+    heldout: list[Case] = field(default_factory=list)  # measured only, no floor
+
+
+def _sources(cases: Sequence[Case]) -> str:
+    """The projects a set of cases comes from, with their counts, largest first."""
+    counts: dict[str, int] = defaultdict(int)
+    for case in cases:
+        counts[case.peer or "?"] += 1
+    return ", ".join(f"{name} ({n:,})" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def section(m: Measured, seconds: float) -> str:
@@ -195,18 +243,33 @@ def section(m: Measured, seconds: float) -> str:
         (f"from {name}'s tests", [c for c in m.peers if c.peer == name])
         for name in sorted({c.peer for c in m.peers if c.peer})
     ]
+    by_heldout = [
+        (f"from {name}'s tests", [c for c in m.heldout if c.peer == name])
+        for name in sorted({c.peer for c in m.heldout if c.peer})
+    ]
+    corpora = [("ours", m.ours), ("peers", m.peers)]
+    if m.heldout:
+        corpora.append(("held-out", m.heldout))
+    heldout_text = (
+        "\nThe held-out cases (`tests/corpus/heldout/`: whole sources only measured, never fixed "
+        "against one by one, no floor):\n\n"
+        + side_by_side(m.heldout, m.style, m.peer, m.peer_label, by_heldout)
+        if m.heldout
+        else ""
+    )
     return (
         f"{SECTION}\n\n"
         f"Method (`bench/corpus/`, `make corpus`, {date}): every case as a Claude Code "
         f"PreToolUse payload through the adapter and the evaluator, with the bundled guard "
         f"packages ({guards}) installed together; `tests/test_corpus_hook.py` shows on a sample "
         f"that the installed hook gives the same answers. {len(m.ours):,} cases of our own "
-        f"(`tests/corpus/*.yaml`, written for STYLE; the issue-22 families as red-team cases) "
-        f"and {len(m.peers):,} taken from two other guard projects' test suites "
-        f"(`tests/corpus/peers/`: cc-safety-net's tests at ac31f4e, the newest copy of its "
-        f"repository to be had, and dcg's at 1a52415; their expectations, peer-policy choices "
-        f"left out: each file's header says which). {seconds:.1f} s for STYLE over all of them. "
-        f"Beside it: {peer}.\n\n"
+        f"(`tests/corpus/*.yaml`, written for STYLE; the further families as red-team cases), "
+        f"{len(m.peers):,} taken from other projects' test suites (`tests/corpus/peers/`: "
+        f"{_sources(m.peers)}) and {len(m.heldout):,} held out (`tests/corpus/heldout/`: "
+        f"{_sources(m.heldout) or 'none'}); their expectations translated into STYLE's, each "
+        f"source's own policy choices left out: each file's header names the repository and "
+        f"commit and says what was left out and why. {seconds:.1f} s for STYLE over all of "
+        f"them. Beside it: {peer}.\n\n"
         f"**STYLE's verdicts on our cases.** A case must refuse when its verdict is block or "
         f"ask; a hit is exactly that verdict (an ask for a block is both a miss and a false "
         f"alarm). The held categories ({', '.join(f'`{c}`' for c in m.held)}) must reach "
@@ -221,8 +284,11 @@ def section(m: Measured, seconds: float) -> str:
         f"**STYLE beside {m.peer_label}.** Positive = the case must refuse (block or ask); "
         "recall = refused and should / should; precision = refused and should / refused. Any "
         "refusal counts here, since the peer never asks.\n\n"
-        "The peers' cases (`tests/corpus/peers/`):\n\n"
+        "By kind of harm (each cell recall / precision):\n\n"
+        + by_kind(corpora, m.style, m.peer, m.peer_label)
+        + "\nThe peers' cases (`tests/corpus/peers/`):\n\n"
         + side_by_side(m.peers, m.style, m.peer, m.peer_label, by_peer)
+        + heldout_text
         + "\nOur cases (`tests/corpus/`):\n\n"
         + side_by_side(m.ours, m.style, m.peer, m.peer_label)
         + (

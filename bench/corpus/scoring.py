@@ -96,10 +96,12 @@ def below_floors(
     outcomes: Mapping[str, Outcome],
     floors: Mapping[str, Mapping[str, Floor]],
 ) -> list[str]:
-    """Every (set, category) whose exact precision or recall is under its floor."""
+    """Every (set, category) whose exact precision or recall is under its floor (the held-out
+    set has no floor: its cases are skipped)."""
     groups: dict[tuple[str, str], list[Case]] = {}
     for case in cases:
-        groups.setdefault((case.corpus, case.category), []).append(case)
+        if case.corpus in floors:
+            groups.setdefault((case.corpus, case.category), []).append(case)
     out = []
     for (corpus, category), members in sorted(groups.items()):
         s = score(members, outcomes).categories[category]
