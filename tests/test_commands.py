@@ -3,14 +3,15 @@ them, and its paths resolved the way the kernel would, with where each lands."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 from agentstyle.commands.argv import read_words
-from agentstyle.commands.catalog import shipped, shipped_grammar
-from agentstyle.commands.grammar import GrammarProblem, from_data, parse_option
+from agentstyle.commands.catalog import Catalog, shipped, shipped_grammar
+from agentstyle.commands.grammar import Grammar, GrammarProblem, from_data, parse_option
 from agentstyle.commands.model import Command, build
 from agentstyle.engine.commandrows import place_tags
 from agentstyle.shell import parse_shell
@@ -372,3 +373,41 @@ def test_after_an_unlisted_subcommand_word_a_listed_name_is_not_a_subcommand() -
     parsed = read_words("tool", ["output", "destroy"], grammar)  # an output named destroy
     assert parsed.heads == ["tool", "tool output"]
     assert parsed.operands == [("destroy", "word")]
+
+
+def test_a_command_a_runner_runs_is_read_by_its_own_grammar(tmp_path: Path) -> None:
+    # `yarn BIN …` runs a package's bin, which the shell analysis does not unwrap: a grammar
+    # whose operands are `command` has the model read them as a command of their own
+    runner = from_data(
+        "yarn", "test", {"permute": False, "operands": "command", "subcommands": {"add": {}}}
+    )
+
+    def grammars(program: str) -> Grammar | None:
+        return runner if program == "yarn" else shipped_grammar(program)
+
+    def run(line: str) -> list[Command]:
+        return build(parse_shell(line, str(tmp_path)).runs, str(tmp_path), grammars)
+
+    [outer, inner] = run("yarn git -C sub clean -f")
+    assert outer.heads == ["yarn"] and inner.heads == ["git", "git clean"]
+    assert ("--force", None) in inner.options and inner.text == "git -C sub clean -f"
+    assert [c.program for c in run("yarn add git")] == ["yarn"]
+    assert "--help" in run("yarn git clean --help")[1].does_nothing
+
+
+def test_a_runner_names_the_package_it_runs_without_its_version(tmp_path: Path) -> None:
+    commands = model("npx -y npm@10 publish && npx @acme/cli@1.2 x", tmp_path)
+    assert {"npx", "npm", "cli"} == {c.program for c in commands}
+    assert any("npm publish" in c.heads for c in commands)
+
+
+def test_the_catalog_fetches_a_grammar_its_rows_lack() -> None:
+    asked: list[str] = []
+
+    def fetch(program: str) -> tuple[str, str] | None:
+        asked.append(program)
+        return ("git", json.dumps(shipped()["git"][1])) if program == "git" else None
+
+    catalog = Catalog({}, fetch)
+    assert catalog("git") is not None and catalog("nope") is None
+    assert catalog("git") is not None and asked == ["git", "nope"]

@@ -9,6 +9,7 @@ from those rows gives the evaluator each program's `Grammar`, built once on firs
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -63,16 +64,25 @@ def shipped_rows() -> list[tuple[str, str, str]]:
 
 
 class Catalog:
-    """Grammars by program from stored rows (program → (family, JSON)); each built once."""
+    """Grammars by program from stored rows (program → (family, JSON)); each built once.
+    `fetch` reads the row of a program the rows do not hold (a command another one runs,
+    `yarn prisma …`, whose name the shell analysis did not list)."""
 
-    def __init__(self, rows: dict[str, tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        rows: dict[str, tuple[str, str]],
+        fetch: Callable[[str], tuple[str, str] | None] | None = None,
+    ) -> None:
         self.rows = rows
+        self.fetch = fetch
         self.built: dict[str, Grammar | None] = {}
 
     def __call__(self, program: str) -> Grammar | None:
         if program in self.built:
             return self.built[program]
         row = self.rows.get(program)
+        if row is None and self.fetch is not None:
+            row = self.fetch(program)
         try:
             grammar = from_data(program, row[0], json.loads(row[1])) if row else None
         except (GrammarProblem, ValueError):

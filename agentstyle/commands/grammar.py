@@ -11,7 +11,8 @@ An option is written as its usage line: `-f, --force`, `-C <dir>` (a value, atta
 next word), `--color[=<when>]` (a value only when attached), `-exec <command>... ;|+` (every
 word up to one of the terminators), `of=<file>` (a keyword operand, `dd of=…`). Its attributes
 are words: the role of its value (`reads`, `writes`, `deletes`, `path`, `cwd`, `runs`, `url`,
-`code`), `nothing` (the program then does nothing: a dry run, help, a version),
+`code`, `host`, `port`, `data`, `address`; an operand may also be `command`: the words of a
+command it runs), `nothing` (the program then does nothing: a dry run, help, a version),
 `persistent` (also valid after the subcommand, as kubectl's global flags are), `target` (its
 value is where the operands go, so every operand takes the repeating role: `cp -t DIR a b`),
 `listen` (the program then listens for connections: `nc -l`), `saves` (it then saves each URL
@@ -30,8 +31,12 @@ from typing import Any
 # the program does with it (`path`: the grammar does not say).
 PATH_ROLES = frozenset({"path", "reads", "writes", "deletes", "runs", "cwd"})
 # `data`: a value that names a file it reads when it starts with `@` (`curl -d @file`); `address`:
-# one of socat's (`TCP-LISTEN:4444`, `EXEC:/bin/sh`)
-ROLES = PATH_ROLES | frozenset({"word", "url", "code", "host", "port", "data", "address"})
+# one of socat's (`TCP-LISTEN:4444`, `EXEC:/bin/sh`); `command`: the operands are a command the
+# program runs (`yarn BIN …`, `corepack pnpm …`): the model reads them as a command of its own
+# (docs/design/commands.md#the-model)
+ROLES = PATH_ROLES | frozenset(
+    {"word", "url", "code", "host", "port", "data", "address", "command"}
+)
 OPTION_FLAGS = frozenset(
     {
         "nothing",

@@ -64,10 +64,13 @@ class Command:
 
 
 def program_of(word: str) -> str:
-    """`/usr/bin/git` → `git`, `./deploy.sh` → `deploy.sh`, `git.exe` → `git`."""
+    """`/usr/bin/git` → `git`, `./deploy.sh` → `deploy.sh`, `git.exe` → `git`; a package
+    runner's `NAME@VERSION` (`npx npm@10 publish`, `corepack pnpm@9 …`) runs `NAME`."""
     from agentstyle.shell.wrappers import command_name
 
-    return command_name(word)
+    name = command_name(word)
+    bare, at, _version = name.partition("@")
+    return bare if at and bare and "/" not in _version else name
 
 
 def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[Command]:
@@ -78,6 +81,7 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     out: list[Command] = []
     budget = MAX_PATHS
     hops: list[list[Hop]] = []
+    inner: list[tuple[int, list[Command]]] = []
     for run in runs:
         assert isinstance(run, Run)
         program = program_of(run.argv[0]) if run.argv else ""
@@ -103,9 +107,20 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
             _links(parsed, run, where)
         hops.append(_hops(command, run, out))
         out.append(command)
+        inner.append((len(out) - 1, _runs_commands(parsed, run, where, grammars)))
     flows = follow(hops)
     for n, command in enumerate(out):
         command.inputs = flows.sources(n)
+    # the commands runners run (`yarn prisma …`) come after the shell's own, so that positions
+    # stay those of ShellParse.runs; what reaches the runner reaches them
+    for n, commands in inner:
+        for command in commands:
+            command.inputs = out[n].inputs
+            if budget > 0:
+                budget -= len(command.paths)
+            else:
+                command.paths = []
+            out.append(command)
     return out
 
 
@@ -182,6 +197,55 @@ def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
             for text, role in mine:
                 if text == written or text.startswith(written + "/"):
                     out.append(Hop(n, "file", role == "runs"))
+    return out
+
+
+# How deep commands that run commands are followed (`corepack yarn run prisma …` is two).
+MAX_INNER = 4
+
+
+def _runs_commands(parsed: Parsed, run: object, where: Where, grammars: Grammars) -> list[Command]:
+    """The commands a command runs with its `command` operands (`yarn prisma migrate reset`
+    runs `prisma migrate reset`): each read by its own program's grammar, in the same folder,
+    machine and environment. The shell analysis unwraps the wrappers it knows (`npx`, `sudo`);
+    a grammar says this of runners it does not (package managers running a package's bin)."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    out: list[Command] = []
+    dirs = _dirs(parsed, run)
+    for _depth in range(MAX_INNER):
+        words = [w for w, role in parsed.operands if role == "command"]
+        if not words:
+            break
+        program = program_of(words[0])
+        grammar = grammars(program)
+        parsed = read_words(program, words[1:], grammar)
+        text = " ".join(words)
+        inner = Run(
+            tuple(words),
+            tuple(dirs),
+            remote=run.remote,
+            env=run.env,
+            runtime_args=run.runtime_args,
+            text=text,
+        )
+        dirs = _dirs(parsed, inner)
+        command = Command(
+            program=program,
+            words=parsed.words,
+            heads=parsed.heads,
+            options=parsed.options,
+            operands=[w for w, _role in parsed.operands],
+            paths=_paths(parsed, inner, where),
+            remote=run.remote,
+            text=text,
+            does_nothing=parsed.does_nothing,
+            grammar=parsed.grammar,
+            env=run.env,
+        )
+        _effects(command, parsed, inner, grammar)
+        out.append(command)
     return out
 
 

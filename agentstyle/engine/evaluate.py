@@ -549,7 +549,14 @@ def _command_conditions(
 def catalog_of(conn: Connection, programs: list[str] | None) -> Catalog:
     """The policy's grammars of these programs (every one for None)."""
     rows = _run(conn, "evaluate/program_grammars", [programs])
-    return Catalog({str(p): (str(f), str(g)) for p, f, g in rows})
+    if programs is None:
+        return Catalog({str(p): (str(f), str(g)) for p, f, g in rows})
+
+    def fetch(program: str) -> tuple[str, str] | None:
+        found = _run(conn, "evaluate/program_grammars", [[program]])
+        return (str(found[0][1]), str(found[0][2])) if found else None
+
+    return Catalog({str(p): (str(f), str(g)) for p, f, g in rows}, fetch)
 
 
 def _match(

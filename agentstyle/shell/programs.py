@@ -34,6 +34,7 @@ class Lang:
         "stdin",
         "stop",
         "subcommands",
+        "under",
         "with_arg",
     )
 
@@ -51,6 +52,7 @@ class Lang:
         sql_operand: bool = False,  # `sqlite3 DB [SQL…]`: the operand after DB is code
         attached: frozenset[str] = _NONE,  # options whose optional value is only attached
         first_operand: bool = False,  # `awk PROGRAM file…`: the first operand is the program
+        under: tuple[tuple[str, ...], ...] = (),  # `bq query`: an interpreter only under these
     ) -> None:
         self.family = family
         self.attached = attached
@@ -63,6 +65,21 @@ class Lang:
         self.subcommands = subcommands
         self.sql_operand = sql_operand
         self.first_operand = first_operand
+        self.under = under
+
+    def start(self, argv: Sequence[str]) -> int | None:
+        """Where the interpreter's own words start in `argv`: after the subcommand words of
+        `under` (`cockroach sql`, `bq --project_id=p query`; options written with `=` may come
+        first), None when it runs none of them (`cockroach start` reads no SQL)."""
+        if not self.under:
+            return 1
+        i = 1
+        while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+            i += 1
+        for words in self.under:
+            if tuple(argv[i : i + len(words)]) == words:
+                return i + len(words)
+        return None
 
 
 _PYTHON = Lang(
@@ -106,6 +123,37 @@ _AWK = Lang(
     with_arg=frozenset({"-F", "-v", "--assign", "--field-separator", "-i", "--include"}),
     first_operand=True,
 )
+
+
+def _sql(
+    inline: list[str],
+    script: list[str] | None = None,
+    with_arg: list[str] | None = None,
+    under: tuple[tuple[str, ...], ...] = (),
+) -> Lang:
+    """A database client: SQL inline (`-e SQL`), from a file, else from stdin; operands are
+    the database, never a program file."""
+    return Lang(
+        "sql",
+        inline=frozenset(inline),
+        script=frozenset(script or ()),
+        with_arg=frozenset(with_arg or ()),
+        positional_script=False,
+        under=under,
+    )
+
+
+_PSQL = _sql(
+    ["-c", "--command"],
+    ["-f", "--file"],
+    ["-h", "-p", "-U", "-d", "-v", "-o", "-L", "-P", "-F", "-R", "-T"],
+)
+_MYSQL_ARGS = ["-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database", "-S", "--socket"]
+_SQLITE = Lang("sql", with_arg=frozenset({"-cmd", "-separator", "-newline"}), sql_operand=True)
+_CLICKHOUSE_ARGS = ["-h", "--host", "--port", "-u", "--user", "--password", "-d", "--database"]
+_CLICKHOUSE = _sql(["-q", "--query"], ["--queries-file"], _CLICKHOUSE_ARGS)
+_TRINO = _sql(["--execute"], ["-f", "--file"], ["--server", "--catalog", "--schema", "--user"])
+_HIVE = _sql(["-e"], ["-f"], ["-i", "-d", "--define", "--hiveconf", "--hivevar", "--database"])
 LANGS: dict[str, Lang] = {
     "node": _NODE,
     "nodejs": _NODE,
@@ -133,18 +181,67 @@ LANGS: dict[str, Lang] = {
     "gawk": _AWK,
     "mawk": _AWK,
     "nawk": _AWK,
-    "psql": Lang(
-        "sql",
-        inline=frozenset({"-c", "--command"}),
-        script=frozenset({"-f", "--file"}),
-        with_arg=frozenset({"-h", "-p", "-U", "-d", "-v", "-o", "-L", "-P", "-F", "-R", "-T"}),
-        positional_script=False,
-    ),
+    "psql": _PSQL,
     "mysql": _MYSQL,
     "mariadb": _MYSQL,
     "duckdb": Lang("sql", inline=frozenset({"-c"}), sql_operand=True),
-    "sqlite3": Lang(
-        "sql", with_arg=frozenset({"-cmd", "-separator", "-newline"}), sql_operand=True
+    "sqlite3": _SQLITE,
+    "sqlite": _SQLITE,
+    "litecli": _sql(["-e", "--execute"], with_arg=["-D", "--database", "--liteclirc", "-l"]),
+    "ysqlsh": _PSQL,
+    "vsql": _PSQL,
+    "pgcli": _sql([], with_arg=["-h", "--host", "-p", "--port", "-U", "-u", "-d", "--dbname"]),
+    "mycli": _sql(["-e", "--execute"], with_arg=[*_MYSQL_ARGS, "-p", "--password"]),
+    "mysqlsh": _sql(["-e", "--execute"], ["-f", "--file"], [*_MYSQL_ARGS, "--uri"]),
+    "usql": _sql(["-c", "--command"], ["-f", "--file"], ["-o", "--out", "-v", "--set"]),
+    "clickhouse-client": _CLICKHOUSE,
+    "clickhouse": _sql(
+        ["-q", "--query"],
+        ["--queries-file"],
+        _CLICKHOUSE_ARGS,
+        under=(("client",), ("local",)),
+    ),
+    "cockroach": _sql(
+        ["-e", "--execute"],
+        ["-f", "--file"],
+        ["--url", "--host", "-d", "--database", "-u", "--user", "--certs-dir", "--format"],
+        under=(("sql",),),
+    ),
+    "cqlsh": _sql(
+        ["-e", "--execute"],
+        ["-f", "--file"],
+        ["-u", "--username", "-p", "--password", "-k", "--keyspace", "--cqlversion"],
+    ),
+    "sqlcmd": _sql(["-Q", "-q"], ["-i"], ["-S", "-d", "-U", "-P", "-o", "-v", "-s", "-t"]),
+    "snowsql": _sql(
+        ["-q", "--query"],
+        ["-f", "--filename"],
+        ["-a", "--accountname", "-u", "--username", "-d", "--dbname", "-c", "--connection"],
+    ),
+    "trino": _TRINO,
+    "presto": _TRINO,
+    "spark-sql": _HIVE,
+    "hive": _HIVE,
+    "beeline": _sql(["-e"], ["-f"], ["-u", "-n", "-p", "-d", "-i", "--hiveconf", "--hivevar"]),
+    "impala-shell": _sql(
+        ["-q", "--query"], ["-f", "--query_file"], ["-i", "--impalad", "-d", "--database"]
+    ),
+    "isql": _sql([]),
+    "chdb": Lang("sql", first_operand=True),
+    "bq": Lang(
+        "sql",
+        first_operand=True,
+        with_arg=frozenset({"-n", "--max_rows", "--format", "--destination_table"}),
+        under=(("query",),),
+    ),
+    "wrangler": _sql(
+        ["--command"],
+        ["--file"],
+        ["-e", "--env", "-c", "--config", "--persist-to"],
+        under=(("d1", "execute"),),
+    ),
+    "turso": Lang(
+        "sql", sql_operand=True, with_arg=frozenset({"--instance"}), under=(("db", "shell"),)
     ),
 }
 _SHELL_LANG = Lang(
@@ -184,7 +281,10 @@ class Program:
 def program(lang: Lang, argv: Sequence[str]) -> Program:
     """Where interpreter `argv` takes its program from: inline text, a file, or stdin."""
     prog = Program()
-    i = 1
+    start = lang.start(argv)
+    if start is None:
+        return prog
+    i = start
     if i < len(argv) and argv[i] in lang.subcommands:
         i += 1
     elif i < len(argv) and argv[i] in lang.inline and not argv[i].startswith("-"):

@@ -1099,7 +1099,7 @@ class Walker(Scope):
                 return self._unwrapped(name, argv, unwrapped, stdin, peeled)
             self.issue("unwrap-limit")
         interpreter = lang(name)
-        if interpreter is not None:
+        if interpreter is not None and interpreter.start(argv) is not None:
             self._interpreter(name, interpreter, argv, stdin)
             out = Stdin()
             out.unknown = True
