@@ -36,8 +36,8 @@ def command(
     With --format json: a list with one object per rule: `rule`, `entries` (each with
     `rule_id`, `harness`, `point`, `native_event`, `matcher`, `status`, `reason`, `action`,
     `repeat`, `capability`), `refresh` (how its context is kept fresh, as lines) and
-    `exceptions` (where it is narrowed: each `package`, `reason` and `source`, its own `unless`
-    or another package's `exceptions:` entry).
+    `exceptions` (where another package's `exceptions:` entry narrows it: each `package`,
+    `reason` and `source`).
     """
     # Only a package without errors is planned: lowering assumes validated rules. The built-in
     # self-protection rules are planned with them, as install places them
@@ -65,6 +65,8 @@ def command(
         by_rule.setdefault(entry.rule_id, []).append(entry)
     narrowing: dict[str, list[dict[str, str]]] = {}
     for x in compiled.rows.rule_exceptions:
+        if x.rule_id.startswith(x.package + "/"):
+            continue  # the rule's own `unless` is part of the rule, not an exception to it
         narrowing.setdefault(x.rule_id, []).append(
             {"package": x.package, "reason": x.reason, "source": f"{x.source_file}:{x.source_line}"}
         )
