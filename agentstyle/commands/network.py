@@ -65,17 +65,47 @@ def from_redirection(target: str) -> Endpoint | None:
     return Endpoint("connect", m.group(2), m.group(3)) if m else None
 
 
-def from_socat(address: str) -> tuple[Endpoint | None, str | None]:
-    """(the endpoint, a program it runs on the socket) of one socat address."""
+@dataclass(frozen=True, slots=True)
+class SocatAddress:
+    """What one socat address is: an end on the network, a program it runs with its stdio on
+    the other address (`EXEC:cmd`, `SYSTEM:cmd`, `SHELL`), or a file it reads or writes
+    (`OPEN:f`, `CREATE:f`)."""
+
+    end: Endpoint | None = None
+    program: str | None = None
+    reads: str | None = None
+    writes: str | None = None
+
+
+# socat's address types by what they do; UNIX-*, ABSTRACT-*, PIPE, PTY, STDIO stay local
+_SOCAT_RELAYED = ("PROXY", "PROXY-CONNECT", "SOCKS4", "SOCKS4A", "SOCKS5", "SOCKS5-CONNECT")
+_SOCAT_NETWORK = ("TCP", "UDP", "SCTP", "DCCP", "OPENSSL", "SSL", "VSOCK", "UDPLITE", "IP")
+
+
+def from_socat(address: str) -> SocatAddress:
+    """One socat address (its type is read case-insensitively, as socat does)."""
     kind, _, rest = address.partition(":")
     kind = kind.upper().split(",")[0]
     fields = rest.split(",")[0].split(":")
-    if kind in ("TCP-LISTEN", "TCP4-LISTEN", "TCP6-LISTEN", "UDP-LISTEN", "SCTP-LISTEN"):
-        return Endpoint("listen", "", fields[0] if fields else ""), None
-    if kind in ("TCP", "TCP4", "TCP6", "UDP", "UDP4", "UDP6", "SCTP", "OPENSSL", "SSL"):
-        host = fields[0] if fields else ""
-        port = fields[1] if len(fields) > 1 else ""
-        return Endpoint("connect", host, port), None
-    if kind in ("EXEC", "SYSTEM"):
-        return None, rest.split(",")[0]
-    return None, None
+    base = kind.split("-")[0].rstrip("46")
+    if kind in ("EXEC", "SYSTEM", "SHELL"):
+        return SocatAddress(program=rest.split(",")[0] or "sh")
+    if kind in ("OPEN", "GOPEN", "FILE", "READLINE"):
+        return SocatAddress(reads=_unquoted(fields[0])) if fields[0] else SocatAddress()
+    if kind == "CREATE":
+        return SocatAddress(writes=_unquoted(fields[0])) if fields[0] else SocatAddress()
+    if kind in _SOCAT_RELAYED:  # PROXY:proxy:host:port, SOCKS4:socks:host:port
+        return SocatAddress(Endpoint("connect", _field(fields, 1), _field(fields, 2)))
+    if base not in _SOCAT_NETWORK:
+        return SocatAddress()
+    if kind.endswith(("-LISTEN", "-RECVFROM", "-RECV")):
+        return SocatAddress(Endpoint("listen", "", _field(fields, 0)))
+    return SocatAddress(Endpoint("connect", _field(fields, 0), _field(fields, 1)))
+
+
+def _field(fields: list[str], k: int) -> str:
+    return fields[k] if len(fields) > k else ""
+
+
+def _unquoted(text: str) -> str:
+    return text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'" else text

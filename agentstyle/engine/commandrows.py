@@ -33,6 +33,7 @@ from agentstyle.vocabulary import (
     FIELD_PATH_TAG,
     FIELD_REMOTE,
     FIELD_RUNS,
+    FIELD_SOCKET,
     FIELD_SUB,
     FIELD_TEXT,
     PLACES,
@@ -119,6 +120,8 @@ def rows_of(batch: Sequence[list[Command]]) -> dict[str, list[Any]]:
                 add(seq, n, "net.port", None, end.port)
             for what in sorted(command.runs):
                 add(seq, n, "runs", None, what)
+            for stream in sorted(command.sockets):
+                add(seq, n, "socket", None, stream)
             for assignment in command.env:
                 name, _eq, value = assignment.partition("=")
                 add(seq, n, "env", name.removesuffix("+"), value)
@@ -233,6 +236,8 @@ def _own_rows(command: Command, keys: frozenset[str], prefix: str) -> list[tuple
             add(FIELD_NET_PORT, end.port)
     for what in sorted(command.runs):
         add(FIELD_RUNS, what)
+    for stream in sorted(command.sockets):
+        add(FIELD_SOCKET, stream)
     return rows
 
 

@@ -31,6 +31,7 @@ from agentstyle.vocabulary import (
     COMPARISONS,
     NETWORK_KINDS,
     NETWORK_PARTS,
+    NETWORK_STDIO,
     OPERATOR_SYNONYMS,
     OPERATORS,
     PATH_ROLES,
@@ -303,11 +304,11 @@ class ConditionTransformer(Transformer[Token, Node]):
     @v_args(meta=True)
     def network_kind(self, meta: Meta, children: list[Token]) -> CommandItem:
         (word,) = children
-        if word not in NETWORK_KINDS:
+        if word not in NETWORK_KINDS | NETWORK_STDIO:
             raise GrammarError(
-                f"unknown network test `{word}`: use listen, connect, host or port",
+                f"unknown network test `{word}`: use listen, connect, stdin, stdout, host or port",
                 self._locate(_start(word)),
-                did_you_mean(str(word), sorted(NETWORK_KINDS | NETWORK_PARTS)),
+                did_you_mean(str(word), sorted(NETWORK_KINDS | NETWORK_STDIO | NETWORK_PARTS)),
             )
         return CommandItem("network", str(word), None, self._span(meta))
 

@@ -205,7 +205,7 @@ def _check_items(v: Checks, command: CommandPred, where: Condition, info: Any) -
             continue
         if item.kind == "option" and item.name is not None:
             _check_option(v, command, item, info)
-        if item.op in ("exists", "inside", "outside", "is", "listen", "connect"):
+        if item.op in ("exists", "inside", "outside", "is", "listen", "connect", "stdin", "stdout"):
             continue
         proxy = Pred(f"command.{item.kind}", item.op, item.value, item.span)
         info.item_preds[id(item)] = proxy

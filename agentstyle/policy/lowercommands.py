@@ -42,6 +42,7 @@ from agentstyle.vocabulary import (
     FIELD_PATH_TAG,
     FIELD_REMOTE,
     FIELD_RUNS,
+    FIELD_SOCKET,
     FIELD_SUB,
     FIELD_TEXT,
     NEGATED_OPS,
@@ -147,6 +148,8 @@ def _command_literal(
             return "net", negated, fields_
         if item.op in ("listen", "connect"):
             return "net", negated, {"one_of": [item.op]}
+        if item.op in ("stdin", "stdout"):
+            return "socket", negated, {"one_of": [item.op]}
         kind = "net.host" if item.name == "host" else "net.port"
     else:
         kind = _ITEM_KINDS[item.kind]
@@ -352,6 +355,8 @@ def _atom(
             return pred(FIELD_NET, "exists", None)
         if item.op in ("listen", "connect"):
             return pred(FIELD_NET, "equals", item.op)
+        if item.op in ("stdin", "stdout"):
+            return pred(FIELD_SOCKET, "equals", item.op)
         return valued(FIELD_NET_HOST if item.name == "host" else FIELD_NET_PORT)
     if item.kind == "head":
         return pred(FIELD_HEAD, "in", item.value)

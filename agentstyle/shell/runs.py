@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+# Paths that name one of the process's open descriptors: `/dev/fd/3` is what fd 3 was opened on.
+FD_PATHS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")
+
 
 class Run:
     """A simple command the shell would run: its words as expanded, where it runs and what
@@ -14,8 +17,10 @@ class Run:
         "args_from",
         "argv",
         "background",
+        "data_from",
         "dirs",
         "env",
+        "fds",
         "redirs",
         "remote",
         "repeating",
@@ -36,8 +41,10 @@ class Run:
         text: str = "",
         stdin_from: tuple[int, ...] = (),
         args_from: tuple[int, ...] = (),
+        data_from: tuple[int, ...] = (),
         background: bool = False,
         repeating: bool = False,
+        fds: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.argv = argv
         self.dirs = dirs
@@ -50,8 +57,12 @@ class Run:
         # ShellParse.runs) whose output reaches its stdin, and its words (`$(…)`, `<(…)`)
         self.stdin_from = stdin_from
         self.args_from = args_from
+        self.data_from = data_from  # …whose output xargs appends as arguments (never code)
         self.background = background  # started in the background (`&`)
         self.repeating = repeating  # in an endless loop, or a function that calls itself
+        # the descriptors the line opened before it (`exec 3>/dev/tcp/h/p`): (number, file), for
+        # a word that names one (`tar -cf /dev/fd/3`)
+        self.fds = fds
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -63,8 +74,10 @@ class Run:
             self.runtime_args,
             self.stdin_from,
             self.args_from,
+            self.data_from,
             self.background,
             self.repeating,
+            self.fds,
         )
 
     def __repr__(self) -> str:

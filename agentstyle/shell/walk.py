@@ -17,7 +17,7 @@ import time
 
 from agentstyle.shell import stdout as stdout_of
 from agentstyle.shell.programs import Lang, input_picks_program, lang, program
-from agentstyle.shell.runs import Run
+from agentstyle.shell.runs import FD_PATHS, Run
 from agentstyle.shell.syntax import (
     MAX_SYNTAX_DEPTH,
     AndOr,
@@ -240,6 +240,13 @@ _RUNS_ENV = frozenset(
 )
 _SHELL_LEVEL = frozenset({"builtin", "command", "time"})  # wrappers the shell itself runs
 _STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+
+
+def _runs_program(argv: Sequence[str]) -> bool:
+    """`exec cmd …` replaces the shell with cmd; `exec 3>f` and `exec -c 3>f` open descriptors."""
+    return any(not w.startswith("-") for w in argv[1:])
+
+
 _SCRIPT_LANGS = {
     ".sh": "bash",
     ".bash": "bash",
@@ -400,7 +407,9 @@ class Walker(Scope):
         self.appending = False  # xargs appends words only known when it runs
         self.recorded: dict[tuple[object, ...], int] = {}  # every simple command: its position
         self.run_list: list[Run] = []  # …in ShellParse.runs, for the model
+        self.touched: list[int] = []  # the position of each run as it is met, again or not
         self.args_from: frozenset[int] = frozenset()  # runs whose output the words hold
+        self.data_from: frozenset[int] = frozenset()  # …as arguments only (xargs appends them)
         self.background = 0  # statements ended by `&` around the current command
         self.repeating = 0  # endless loops around the current command
         self.fds: dict[str, tuple[str, str | None]] = {}  # `exec N>file`, `exec N<<<text`
@@ -442,6 +451,12 @@ class Walker(Scope):
             dirs = (*dirs, self.start)
         name = command_name(argv[0]) if argv else ""
         recursive = name in self.st.funcs and name in self.calling
+        args_from = self.args_from
+        for word in argv[1:]:
+            opened = self._fd_of(word) if word.startswith(FD_PATHS) else None
+            sub = self.procsubs.get(str(opened[1])) if opened is not None else None
+            if sub is not None:  # `bash /dev/fd/$fd` after `exec {fd}< <(curl …)`
+                args_from = args_from | sub.sources
         run = Run(
             tuple(argv),
             dirs,
@@ -451,19 +466,24 @@ class Walker(Scope):
             runtime_args=self.appending,
             text=text,
             stdin_from=tuple(sorted(stdin.sources)) if stdin is not None else (),
-            args_from=tuple(sorted(self.args_from)),
+            args_from=tuple(sorted(args_from)),
+            data_from=tuple(sorted(self.data_from)),
             background=self.background > 0,
             repeating=self.repeating > 0 or recursive,
+            fds=tuple((n, str(f[1])) for n, f in self.fds.items() if f[0] == "file"),
         )
         key = run.key()
         if key not in self.recorded:
             self.recorded[key] = len(self.run_list)
             self.run_list.append(run)
+        self.touched.append(self.recorded[key])
         self.appending = False  # the words xargs appends are this command's, not what it runs
+        self.data_from = frozenset()
 
     def _since(self, first: int) -> frozenset[int]:
-        """The runs recorded since there were `first`."""
-        return frozenset(range(first, len(self.run_list)))
+        """The runs met since `first = len(self.touched)`: recorded then, or earlier when a
+        word is expanded again (a `<(…)` in an `exec` that opens a descriptor)."""
+        return frozenset(self.touched[first:])
 
     def _line(self, argv: Sequence[str]) -> str:
         """One recorded command: its words joined by spaces. A search's words are text, so
@@ -526,7 +546,7 @@ class Walker(Scope):
     def process_substitution(self, sub: ProcSub) -> None:
         saved = self.st
         self.st = saved.copy()
-        first = len(self.run_list)
+        first = len(self.touched)
         try:
             out = self._body(sub.body, sub.inner, _NO_STDIN)
         finally:
@@ -667,7 +687,7 @@ class Walker(Scope):
             saved = self.st
             if many:
                 self.st = saved.copy()  # every stage runs in a subshell
-            first = len(self.run_list)
+            first = len(self.touched)
             try:
                 out = self.walk(cmd, piped)
             finally:
@@ -814,7 +834,7 @@ class Walker(Scope):
 
     def _simple(self, node: Simple, stdin: Stdin) -> Stdin | None:
         assigns: list[list[str]] = []
-        first = len(self.run_list)
+        first = len(self.touched)
         for assign in node.assigns:
             assigns.append(self._assignment(assign))
         argvs = self._argvs(node.words) if node.words else []
@@ -822,8 +842,10 @@ class Walker(Scope):
         words_from = self._since(first)
         if node.redirs:
             stdin = self._redirections(node.redirs, stdin)
-        if argvs and argvs[0] == ["exec"] and node.redirs:
+        if node.redirs and argvs and argvs[0][:1] == ["exec"] and not _runs_program(argvs[0]):
             self._exec_fds(node.redirs)  # `exec 3>/dev/tcp/h/p`: later commands write to fd 3
+        elif node.redirs:
+            self._exec_fds(node.redirs, named_only=True)  # `: {sock}>/dev/tcp/h/p` stays open
         if not node.words:
             for assign, texts in zip(node.assigns, assigns, strict=True):
                 for text in texts:
@@ -946,25 +968,48 @@ class Walker(Scope):
         """(operator, file) of the redirections that name files: `2>&1` and heredocs are not
         files; `/dev/null` is kept (a rule may read where output goes)."""
         out: list[tuple[str, str]] = []
+        opened: dict[str, str] = {}  # this command's descriptors opened on files, so far
         for redir in redirs:
             if redir.heredoc is not None or redir.target is None or redir.op == "<<<":
                 continue
             target = expand_text(redir.target.parts, self)[0]
-            if redir.op in (">&", "<&") and target in self.fds and self.fds[target][0] == "file":
-                # `>&3` after `exec 3>/dev/tcp/h/p`: the output goes where fd 3 was opened
-                out.append(((redir.fd or "") + redir.op[0], str(self.fds[target][1])))
-                continue
-            if redir.op in (">&", "<&") and (target.isdigit() or target in ("-", "")):
-                continue
+            fd = redir.fd if redir.fd and redir.fd.isdigit() else None
+            if redir.op in (">&", "<&"):
+                source = target.rstrip("-")
+                if source in opened or (source in self.fds and self.fds[source][0] == "file"):
+                    # `0>&1` after `>& /dev/tcp/h/p`, `>&3` after `exec 3>/dev/tcp/h/p`: the
+                    # descriptor goes where that one was opened (fd 0 is read from)
+                    file = opened.get(source) or str(self.fds[source][1])
+                    mine = fd or ("0" if redir.op == "<&" else "1")
+                    op = ("" if mine in "01" else mine) + ("<" if mine == "0" else ">")
+                    out.append((op, file))
+                    opened[mine] = file
+                    continue
+                if target.isdigit() or target in ("-", ""):
+                    continue
             out.append(((redir.fd or "") + redir.op, target))
+            if redir.op in ("&>", ">&", "&>>"):
+                opened["1"] = opened["2"] = target
+            else:
+                opened[fd or ("0" if redir.op.startswith("<") else "1")] = target
         return tuple(out)
 
-    def _exec_fds(self, redirs: Sequence[Redir]) -> None:
-        """`exec N>FILE`, `exec N<FILE`, `exec N<<<TEXT`, `exec N<<EOF…`: what descriptor N
-        is for the rest of the command line (`>&N`, `source /dev/fd/N`)."""
+    def _exec_fds(self, redirs: Sequence[Redir], *, named_only: bool = False) -> None:
+        """`exec N>FILE`, `exec N<FILE`, `exec N<<<TEXT`, `exec N<<EOF…`, `exec N>&M`: what
+        descriptor N is for the rest of the command line (`>&N`, `source /dev/fd/N`). A named
+        descriptor (`{sock}>/dev/tcp/h/p`, on any command: bash keeps it open) gets a number
+        of its own, from 10 as bash gives them, held in its variable (`>&$sock`)."""
         for redir in redirs:
             fd = redir.fd
-            if not fd or not fd.isdigit():
+            if fd and fd.startswith("{") and fd.endswith("}") and fd[1:-1].isidentifier():
+                fd = str(10 + sum(1 for n in self.fds if int(n) >= 10))
+                self.st.vars[redir.fd[1:-1]] = (fd,)  # type: ignore[index]
+            elif named_only or not fd or not fd.isdigit():
+                continue
+            if redir.op in (">&", "<&") and redir.target is not None:
+                source = expand_text(redir.target.parts, self)[0].rstrip("-")
+                if source in self.fds:  # `exec 3>&4-`, `exec {copy}>&$sock`: the same file
+                    self.fds[fd] = self.fds[source]
                 continue
             if redir.heredoc is not None:
                 doc = redir.heredoc
@@ -999,7 +1044,12 @@ class Walker(Scope):
                     new = Stdin()
                     replaced = True
                 new.texts.extend(t + "\n" for t in targets)
-            elif op == "<" and (redir.fd in (None, "0")):
+            elif op in ("<", "<&") and (redir.fd in (None, "0")):
+                if op == "<&":  # `bash <&$fd` after `exec {fd}< <(curl …)`
+                    found = [self.fds.get(t.rstrip("-")) for t in targets]
+                    targets = [str(f[1]) for f in found if f is not None and f[0] == "file"]
+                    if not targets:
+                        continue
                 if not replaced:
                     new = Stdin()
                     replaced = True
@@ -1266,16 +1316,26 @@ class Walker(Scope):
         from agentstyle.shell.wrappers import Xargs
 
         assert isinstance(spec, Xargs)
-        if self._input_named(spec.argv, spec.replace):
+        named = self._input_named(spec.argv, spec.replace)
+        if named:
             self.add_dynamic(INPUT_PROGRAM)
         if stdin.unknown or not stdin.texts or spec.from_file:
-            if input_picks_program(spec.argv, spec.replace):
+            picks = input_picks_program(spec.argv, spec.replace)
+            if picks:
                 self.add_dynamic(INPUT_PROGRAM)
             saved, self.appending = self.appending, True
+            # What xargs reads becomes words of what it runs: the program or its code
+            # (`xargs -I{} sh -c '{}'`), or only arguments (`xargs -I{} curl -F f=@{} …`).
+            saved_from, saved_data = self.args_from, self.data_from
+            if named or picks:
+                self.args_from = self.args_from | stdin.sources
+            else:
+                self.data_from = self.data_from | stdin.sources
             try:
                 self.run(spec.argv, _NO_STDIN, peeled + 1)
             finally:
                 self.appending = saved
+                self.args_from, self.data_from = saved_from, saved_data
             return
         text = "".join(stdin.texts)
         if spec.replace is not None:
@@ -1782,22 +1842,27 @@ class Walker(Scope):
             if not self.remote:
                 self._script(path, None, [], _NO_STDIN, family=interp.family)
 
-    def _fd_text(self, path: str) -> str | None:
-        """The text descriptor N holds, for `/dev/fd/N` (or `/proc/self/fd/N`) after `exec
-        N<<<TEXT`."""
-        for prefix in ("/dev/fd/", "/proc/self/fd/"):
+    def _fd_of(self, path: str) -> tuple[str, str | None] | None:
+        """What descriptor N was opened on, for `/dev/fd/N` (or `/proc/self/fd/N`): ("text",
+        TEXT) after `exec N<<<TEXT`, ("file", FILE) after `exec N<FILE`."""
+        for prefix in FD_PATHS:
             if path.startswith(prefix):
-                found = self.fds.get(path[len(prefix) :])
-                if found is not None and found[0] == "text":
-                    return found[1]
+                return self.fds.get(path[len(prefix) :])
         return None
+
+    def _fd_text(self, path: str) -> str | None:
+        found = self._fd_of(path)
+        return found[1] if found is not None and found[0] == "text" else None
 
     def _shell_script(self, script: str, argv: list[str], stdin: Stdin) -> None:
         text = self._fd_text(script)
         if text is not None:
             self.run_text(text)  # `bash /dev/fd/3` after `exec 3<<<'…'`
             return
-        flags = self.flags.get(script, 0)
+        opened = self._fd_of(script)
+        if opened is not None and opened[1] in self.procsubs:
+            script = str(opened[1])  # `bash /dev/fd/$fd` after `exec {fd}< <(curl …)`
+        flags = self.flags.get(script, 0) | (F_PROCSUB if script in self.procsubs else 0)
         if flags & F_PROCSUB:
             self.add_dynamic(SOURCE_SUBSTITUTION)  # `bash <(curl …)`
             sub = self.procsubs.get(script)
