@@ -112,6 +112,34 @@ def test_a_unique_prefix_is_its_option_and_an_ambiguous_one_every_option_it_may_
     assert read("kubectl --cont prod apply")[1][0] == ("--cont", None)
 
 
+def test_with_negations_the_last_of_an_option_and_its_no_form_stays() -> None:
+    grammar = from_data(
+        "g",
+        "test",
+        {
+            "negations": True,
+            "subcommands": {
+                "rm": {"options": {"-f, --force": None, "-n, --dry-run": "nothing"}},
+            },
+        },
+    )
+
+    def options(line: str) -> tuple[list[str], list[str]]:
+        parsed = read_words("g", line.split(), grammar)
+        return [name for name, _v in parsed.options], parsed.does_nothing
+
+    assert options("rm -f --no-force x") == (["--no-force"], [])
+    assert options("rm --no-force -f x") == (["--force"], [])
+    assert options("rm -n --no-dry-run -f x") == (["--no-dry-run", "--force"], [])
+    assert options("rm --no-dry-run -n x") == (["--dry-run"], ["--dry-run"])
+    # without `negations` both stay
+    plain = from_data("g", "test", {"options": {"-f, --force": None}})
+    assert [n for n, _v in read_words("g", ["-f", "--no-force"], plain).options] == [
+        "--force",
+        "--no-force",
+    ]
+
+
 @pytest.mark.parametrize(
     "line", ["sort -o out.txt in.txt", "sort -oout.txt in.txt", "sort --output=out.txt in.txt"]
 )

@@ -80,8 +80,31 @@ class _Reader:
                 self.operand_words.append((word, False))
                 if not self.node.permute:
                     ended = True
+        if self.node.negations:
+            self._last_wins()
         self._roles()
         return self.out
+
+    def _last_wins(self) -> None:
+        """`--no-NAME` turns off an earlier `--NAME`, and `--NAME` an earlier `--no-NAME` (git's
+        parse-options): of an option and its negation only the last one given stays."""
+        kept: list[tuple[str, str | None]] = []
+        for name, value in self.out.options:
+            if name.startswith("--no-"):
+                other = "--" + name[5:]
+            elif name.startswith("--"):
+                other = "--no-" + name[2:]
+            else:
+                kept.append((name, value))
+                continue
+            found = self._find(other)
+            undone = {other, found.canonical if found is not None else other}
+            kept = [(n, v) for n, v in kept if n not in undone]
+            kept.append((name, value))
+        names = {n for n, _v in kept}
+        self.out.options = kept
+        self.out.does_nothing = [n for n in self.out.does_nothing if n in names]
+        self.out.option_values = [t for t in self.out.option_values if (t[0], t[1]) in kept]
 
     def _descend(self, child: Node) -> None:
         for name, option in self.node.options.items():
