@@ -57,6 +57,12 @@ rules:
     action: block
     when: 'command "terraform destroy"'
     text: No destroy.
+  - id: push-unnamed
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "git push" where (option "--force" and operands < 2)'
+    text: Name the branch you force-push.
 """
 
 CASES = [
@@ -84,6 +90,9 @@ CASES = [
     ("kubectl --context dev apply -f x.yaml", set()),
     ("terraform destroy -auto-approve", {"destroy"}),
     ("terraform plan -destroy", set()),
+    ("git push -f origin", {"push-unnamed"}),
+    ("git push --force", {"push-unnamed"}),
+    ("git push -f origin feature", set()),
 ]
 
 

@@ -2,10 +2,11 @@
 (docs/design/commands.md#evaluation).
 
 Each simple command of a shell call becomes rows of kinds `head` (every name a `command "…"`
-condition may use, and `*`), `opt` (canonical name, value), `arg` (an operand), `path` (its role
-as key, its text, its places and the forms a glob is tried on), `text` (the command as
-`shell.commands` holds it) and `remote`. The program grammars come from the compiled policy
-(`program_grammars`), read once per engine or per event for the programs the event names.
+condition may use, and `*`), `opt` (canonical name, value), `arg` (an operand), `nargs` (how
+many operands it has), `path` (its role as key, its text, its places and the forms a glob is
+tried on), `text` (the command as `shell.commands` holds it) and `remote`. The program
+grammars come from the compiled policy (`program_grammars`), read once per engine or per event
+for the programs the event names.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def rows_of(batch: Sequence[list[Command]]) -> dict[str, list[Any]]:
                 add(seq, n, "opt", name, value)
             for operand in command.operands:
                 add(seq, n, "arg", None, operand)
+            add(seq, n, "nargs", None, str(len(command.operands)))
             for use in command.paths:
                 add(
                     seq,

@@ -37,9 +37,10 @@ class CommandItem:
     (docs/conditions.md#command-conditions).
 
     `kind` is `option` (`name` the option as written, `op`/`value` its value's test, or
-    `exists`), `operand`, `path` (`role` one of reads/writes/deletes or None for any; `op` is
-    `inside`/`outside`/`is` with a place as `value`, or a string operator), `runs` (`value` the
-    word after it: `remote`), or `text`.
+    `exists`), `operand`, `operands` (how many: `op` a comparison, `value` a number), `path`
+    (`role` one of reads/writes/deletes or None for any; `op` is `inside`/`outside`/`is` with a
+    place as `value`, or a string operator), `runs` (`value` the word after it: `remote`), or
+    `text`.
     """
 
     kind: str

@@ -351,7 +351,14 @@ _NO_TEST: dict[str, Any] = {
     "num_signs": None,
     "path_tests": None,
 }
-_ITEM_KINDS = {"option": "opt", "operand": "arg", "text": "text", "head": "head", "env": "env"}
+_ITEM_KINDS = {
+    "option": "opt",
+    "operand": "arg",
+    "operands": "nargs",
+    "text": "text",
+    "head": "head",
+    "env": "env",
+}
 _NUM_SIGNS = {"gt": [1], "gte": [0, 1], "lt": [-1], "lte": [-1, 0]}
 
 
