@@ -379,6 +379,7 @@ HANDED_OVER: list[Case] = [
     ),
     ("git-rebase-x-attached", "git -C repo rebase -x'rm -rf /' main", "rm -rf /"),
     ("git-rebase-exec-equals", "git rebase -i --exec='rm -rf /' main", "rm -rf /"),
+    ("git-dashdash", "git -C repo -- reset --hard", "git -C repo reset --hard"),
     ("git-ssh-env", "GIT_SSH_COMMAND='rm -rf /' git fetch", "rm -rf /"),
     ("editor-env", "export EDITOR='rm -rf /'; git commit", "rm -rf /"),
     ("vim-bang", "vim -c '!rm -rf /' -c q", "rm -rf /"),

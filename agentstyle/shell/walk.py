@@ -1473,6 +1473,12 @@ class Walker(Scope):
         this command line defined becomes what the alias runs."""
         k = 1
         while k < len(argv) and argv[k].startswith("-"):
+            if argv[k] == "--":
+                # git ends its own options there and runs the command after it
+                # (`git -- reset --hard`)
+                if k + 1 < len(argv):
+                    self.run([*argv[:k], *argv[k + 1 :]], _NO_STDIN, 1)
+                return argv
             k += 2 if argv[k] in ("-c", "-C", "--git-dir", "--work-tree", "--namespace") else 1
         if k >= len(argv):
             return argv
