@@ -266,3 +266,24 @@ def test_the_program_after_wrappers(line: str, tmp_path: Path) -> None:
 def test_a_script_a_shell_runs_is_a_command_of_its_own(tmp_path: Path) -> None:
     found = [c for c in model("bash ./scripts/deploy.sh prod", tmp_path) if c.grammar is None]
     assert [c.heads for c in found] == [["deploy.sh", "deploy.sh prod"]]
+
+
+@pytest.mark.parametrize(
+    ("line", "env"),
+    [
+        ("X=1 git log", ("X=1",)),
+        ("env X=1 git log", ("X=1",)),
+        ("export X=1; git log", ("X=1",)),
+        ("X=1; export X && git log", ("X=1",)),
+        ("declare -x X=1; git log", ("X=1",)),
+        ("export X=1; X=2; git log", ("X=2",)),
+        ("export X=1; X=2 git log", ("X=2",)),
+        ("export X=1; unset X; git log", ()),
+        ("(export X=1); git log", ()),
+        ("X=1; git log", ()),  # not exported
+    ],
+)
+def test_a_command_runs_with_its_own_and_the_exported_variables(
+    line: str, env: tuple[str, ...], tmp_path: Path
+) -> None:
+    assert the(model(line, tmp_path), "git").env == env

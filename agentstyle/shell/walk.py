@@ -270,6 +270,7 @@ class State:
     __slots__ = (
         "aliases",
         "dirs",
+        "exported",
         "funcs",
         "just_cd",
         "positional",
@@ -281,6 +282,8 @@ class State:
 
     def __init__(self) -> None:
         self.vars: dict[str, tuple[Value, ...]] = {}
+        # `NAME=value` of the variables exported: every later command runs with them
+        self.exported: dict[str, str] = {}
         self.funcs: dict[str, Node] = {}
         self.aliases: dict[str, str] = {}
         self.dirs: tuple[str, ...] = ("",)
@@ -295,6 +298,7 @@ class State:
     def copy(self) -> State:
         new = State()
         new.vars = dict(self.vars)
+        new.exported = dict(self.exported)
         new.funcs = dict(self.funcs)
         new.aliases = dict(self.aliases)
         new.dirs = self.dirs
@@ -331,6 +335,7 @@ class State:
         for b in branches:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
+            self.exported.update(b.exported)
         return cut
 
 
@@ -418,6 +423,13 @@ class Walker(Scope):
             return
         self.commands[element] = None
 
+    def _env(self) -> tuple[str, ...]:
+        """The `NAME=value` words a command runs with: those exported before it, then its own
+        (`X=1 cmd`, `env X=1 cmd`), which win."""
+        own = {text.partition("=")[0].removesuffix("+") for text in self.command_env}
+        exported = [t for name, t in self.st.exported.items() if name not in own]
+        return (*exported, *self.command_env)
+
     def _record_run(self, argv: list[str], text: str) -> None:
         """The simple command for the command model (shell/runs.py): where it may run (after
         `cd DIR;` the `cd` may have failed, so the starting folder too) and what surrounds it."""
@@ -430,7 +442,7 @@ class Walker(Scope):
             tuple(argv),
             dirs,
             remote=bool(self.remote),
-            env=tuple(self.command_env),
+            env=self._env(),
             redirs=self.command_redirs,
             runtime_args=self.appending,
             text=text,
@@ -855,6 +867,8 @@ class Walker(Scope):
             self.st.vars.setdefault(assign.name, (UNKNOWN,))
             return
         self.st.vars[assign.name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
+        if assign.name in self.st.exported and texts:
+            self.st.exported[assign.name] = texts[0]  # an exported variable set again
 
     def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
         files = self._file_redirections(redirs)
@@ -1508,7 +1522,7 @@ class Walker(Scope):
             return argv
         if sub in self.git_aliases:
             return [argv[0], "-c", f"alias.{sub}={self.git_aliases[sub]}", *argv[1:]]
-        from_env = _git_env_config(self.command_env).get("alias." + sub)
+        from_env = _git_env_config(self._env()).get("alias." + sub)
         if from_env is not None:
             return [argv[0], "-c", f"alias.{sub}={from_env}", *argv[1:]]
         return argv
@@ -1523,9 +1537,10 @@ class Walker(Scope):
         self._shell_stdin(stdin, positional=None)
 
     def _declare(self, argv: list[str], stdin: Stdin) -> Stdin | None:
-        functions = any(
-            w.startswith("-") and "f" in w[1:] for w in argv[1:] if not w.startswith("--")
-        )
+        flags_given = [w for w in argv[1:] if w.startswith("-") and not w.startswith("--")]
+        functions = any("f" in w[1:] for w in flags_given)
+        # `export X=1`, `declare -x X=1`: the commands after it run with X
+        exporting = not functions and (argv[0] == "export" or any("x" in w for w in flags_given))
         for word in argv[1:]:
             if word.startswith(("-", "+")):
                 continue
@@ -1535,6 +1550,10 @@ class Walker(Scope):
                     self.called.add(word)  # `export -f f`: a child shell may call it
                     if word in self.st.funcs:
                         self._call(word, [word], _NO_STDIN)
+                elif exporting:
+                    known = self.st.vars.get(word, ())
+                    if len(known) == 1 and isinstance(known[0], str):
+                        self.st.exported[word] = f"{word}={known[0]}"  # `X=1; export X`
                 continue
             # `export GIT_AUTHOR_EMAIL=…` sets identity for later commands: show it alone.
             self.emit(word)
@@ -1542,6 +1561,8 @@ class Walker(Scope):
             name, _, value = m.groups()
             flags = self.flags.get(value, 0)
             self.st.vars[name] = (Symbolic(value),) if flags & (F_VAR | F_SUB) else (value,)
+            if exporting:
+                self.st.exported[name] = word
         return None
 
     def _unset(self, argv: list[str], stdin: Stdin) -> Stdin | None:
@@ -1553,6 +1574,7 @@ class Walker(Scope):
                 self.st.funcs.pop(word, None)
             else:
                 self.st.vars[word] = ("",)
+                self.st.exported.pop(word, None)
         return None
 
     def _read(self, argv: list[str], stdin: Stdin) -> Stdin | None:
@@ -1925,6 +1947,9 @@ def _fresh(state: State) -> State:
     """The state a script starts with: the directory, nothing else of the calling shell."""
     new = State()
     new.dirs = state.dirs
+    new.exported = dict(state.exported)  # a child process inherits what was exported
+    for name, text in new.exported.items():
+        new.vars[name] = (text.partition("=")[2],)
     return new
 
 
