@@ -287,3 +287,20 @@ def test_a_command_runs_with_its_own_and_the_exported_variables(
     line: str, env: tuple[str, ...], tmp_path: Path
 ) -> None:
     assert the(model(line, tmp_path), "git").env == env
+
+
+def test_git_reads_the_settings_of_its_environment_as_c_options(tmp_path: Path) -> None:
+    line = (
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='sh -c id' "
+        "GIT_CONFIG_PARAMETERS=\"'alias.x=reset'\" GIT_SSH=./x.sh git -c a.b=c log"
+    )
+    git = the(model(line, tmp_path), "git")
+    assert [v for n, v in git.options if n == "-c"] == [
+        "core.sshCommand=./x.sh",
+        "alias.x=reset",
+        "core.pager=sh -c id",
+        "a.b=c",
+    ]
+    # a count of 0 reads no pair
+    line = "GIT_CONFIG_COUNT=0 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=sh git log"
+    assert the(model(line, tmp_path), "git").options == []

@@ -1522,7 +1522,7 @@ class Walker(Scope):
             return argv
         if sub in self.git_aliases:
             return [argv[0], "-c", f"alias.{sub}={self.git_aliases[sub]}", *argv[1:]]
-        from_env = _git_env_config(self._env()).get("alias." + sub)
+        from_env = git_env_config(self._env()).get("alias." + sub)
         if from_env is not None:
             return [argv[0], "-c", f"alias.{sub}={from_env}", *argv[1:]]
         return argv
@@ -1976,7 +1976,7 @@ def _concat(outs: Sequence[Stdin | None]) -> Stdin | None:
 _GIT_PARAMETER = re.compile(r"'([^']*)'(?:='([^']*)')?")
 
 
-def _git_env_config(env: Sequence[str]) -> dict[str, str]:
+def git_env_config(env: Sequence[str]) -> dict[str, str]:
     """The settings git reads from its environment: GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n /
     GIT_CONFIG_VALUE_n, and GIT_CONFIG_PARAMETERS (what `git -c` passes to child gits:
     `'alias.x=reset'` or `'alias.x'='reset'`, space-separated)."""
