@@ -108,6 +108,9 @@ def test_a_unique_prefix_is_its_option_and_an_ambiguous_one_every_option_it_may_
     assert read("git clean --forc")[1] == [("--force", None)]
     ambiguous = {name for name, _v in read("git push --forc origin main")[1]}
     assert ambiguous == {"--force", "--force-with-lease", "--force-if-includes"}
+    # an abbreviation that may also mean --help still counts as the others: it does something
+    parsed = read_words("git", ["reset", "--h"], shipped_grammar("git"))
+    assert ("--hard", None) in parsed.options and parsed.does_nothing == []
     # docker (pflag) takes no abbreviation: the word stays as written
     assert read("kubectl --cont prod apply")[1][0] == ("--cont", None)
 

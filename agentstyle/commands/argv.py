@@ -139,7 +139,8 @@ class _Reader:
         """A unique prefix of one option's long names (getopt_long, git's parse-options). A
         prefix of several is an error to the program, which then runs nothing; it is read as
         every option it may mean (flags only, so it takes no word), which a rule refusing any of
-        them refuses: False says they were added."""
+        them refuses, none of them making the command one that does nothing (git does not
+        abbreviate `--help`: `git reset --h` is `--hard`): False says they were added."""
         if len(name) < 3:
             return None
         found = {
@@ -152,8 +153,11 @@ class _Reader:
         if not found:
             return None
         self.out.ambiguous.append(name)
+        idle = list(self.out.does_nothing)
         for option in found.values():
             self._add(option.canonical, value, option)
+        # and not as a help or dry-run among them: `git reset --h` resets --hard to a rule
+        self.out.does_nothing = idle
         return False
 
     def _short(self, word: str) -> None:
