@@ -215,158 +215,13 @@ pattern(
 )
 
 
-# guard-destructive's git rules also read a lone `--` that ends git's own options
-# (`git -- reset --hard`): older git refuses it, newer git may run the command after it.
+# Force pushes, for the starter package (guard-destructive reads them on command conditions).
+# PROTECTED is the package's `protected_branches` setting (a list of branch regexes), filled in
+# at install. A lone `--` that ends git's own options (`git -- push`) is read past.
 def dgit(sub: str) -> str:
     return f"{GIT}( --)? {sub}"
 
 
-F = alt(cluster("f"), long_opt("force", 1))
-# --merge too: it resets the index, so staged changes to the files it moves are lost
-pattern(
-    "git-reset-hard",
-    dgit(f"reset (.* )?{alt(long_opt('hard', 1), long_opt('merge', 1))}( |$)"),
-)
-# Any word but a lone `--` (after it git reads paths, not options: `git switch -- -f`).
-NOT_DDASH = r"( ([^-\s]\S*|-[^-\s]\S*|--\S+))*"
-# A dry run wins over --force (`git clean -nf` only lists): a cluster holding n, or --dry-run
-# and its abbreviations (`--dry-r`), anywhere before `--` makes the clean a listing.
-NOT_DRY = (
-    r"( ([^-\s]\S*|-[^-\sn]*|-e \S+|--"
-    + not_words([f"d{p}" for p in ["", "r", "ry", "ry-", "ry-r", "ry-ru", "ry-run"]])
-    + "))*"
-)
-CLEAN_F = alt("-[a-mo-zA-Z0-9]*f[a-mo-zA-Z0-9]*", long_opt("force", 1))
-pattern("git-clean-force", dgit(f"clean{NOT_DRY} {CLEAN_F}{NOT_DRY}( -- .*)?$"))
-
-
-# In a short cluster a letter that takes a value ends it: `-bfeature` names a branch.
-def cluster_before(letter: str, valued: str) -> str:
-    return f"-[a-zA-Z0-9]*{letter}[a-zA-Z0-9]*".replace("-[a-zA-Z0-9]*", f"-[^-{valued}\\s]*", 1)
-
-
-CHECKOUT_F = alt(cluster_before("f", "bB"), long_opt("force", 1))
-pattern(
-    "git-checkout-discard",
-    dgit(
-        f"checkout (.* )?(-- \\S|\\.( |$)|{CHECKOUT_F}( |$)"
-        f"|--{prefixes('pathspec-from-file', 11)}( |=|$))"
-    ),
-)
-# `git checkout REF PATH…` (two operands, no -b/-B/--orphan) overwrites the paths from REF.
-# Options whose value is the next word are read with it (`--conflict merge`, `--unified 3`).
-# --track and --recurse-submodules take a value only attached (`--track=direct`); a next word
-# that is one of their values is read as one too (`--track direct main` names no path), any
-# other next word is the REF (`--track main file.txt`).
-CHECKOUT_VALUED = ["conflict", "unified", "inter-hunk-context"]
-OPTARG_VALUES = ["direct", "inherit", "yes", "no", "on-demand", "check", "only"]
-# (a word that is no such value, nor an option: `--track -q main` names no path)
-NOT_OPTARG_VALUE = not_words(OPTARG_VALUES, stop=r"\s\-")
-CHECKOUT_OPT = (
-    r"( (-[^-bB\s]\S*|--(conflict|unified|inter-hunk-context) \S+"
-    r"|--(track|recurse-submodules) ("
-    + "|".join(OPTARG_VALUES)
-    + ")|--"
-    + not_words(["orphan", "track", "recurse-submodules", *CHECKOUT_VALUED])
-    + "))"
-)
-# an operand: never a redirection the analysis appended (`git checkout main > log`), nor a
-# piece of a substitution left as written (`$(git merge-base HEAD main)` is several words)
-OPERAND = r"([^-0-9<>&\s()$`][^\s()$`]*|[0-9]+([^0-9<>\s()$`][^\s()$`]*)?)"
-pattern(
-    "git-checkout-paths",
-    dgit(
-        f"checkout{CHECKOUT_OPT}*( --(track|recurse-submodules){CHECKOUT_OPT}*"
-        f" {NOT_OPTARG_VALUE}|{CHECKOUT_OPT}* {OPERAND})"
-        f"{CHECKOUT_OPT}* {OPERAND}"
-    ),
-)
-
-
-# git restore puts back the work tree unless the call names only the index: it does when
-# -W/--worktree is given, or when neither side is named (no -S/--staged, and no
-# --no-staged/--no-worktree, which leave git with nothing to restore), and a path is given
-# (an operand, a path after `--`, --pathspec-from-file, or -p choosing hunks). Options whose
-# value is the next word take it (`--source --staged f`: the source is "--staged"); -h, --help
-# and --version make git print and stop.
-def abbrevs(word: str, shortest: int) -> list[str]:
-    return [word[:n] for n in range(shortest, len(word) + 1)]
-
-
-RESTORE_VALUED = (
-    abbrevs("source", 2)
-    + abbrevs("conflict", 1)
-    + abbrevs("unified", 1)
-    + abbrevs("inter-hunk-context", 2)
-    + abbrevs("pathspec-from-file", 10)
-)
-RESTORE_STOPS = [
-    "s",
-    "version",
-    "help-all",
-    *abbrevs("help", 1),
-    *abbrevs("no-worktree", 4),
-    *RESTORE_VALUED,
-]
-RESTORE_VALUE = "--(" + "|".join(esc(w) for w in RESTORE_VALUED) + r") \S+"
-
-
-def restore_option(letters: str, excluded: list[str]) -> str:
-    """An option of git restore that neither stops git nor (when `letters` excludes S/W) names
-    a side: a short cluster (with -s/-U and their value), a long option with or without a value."""
-    short = f"-[^-\\s{letters}hsU]"
-    return alt(
-        f"{short}+",
-        f"{short}*[sU](\\S+| \\S+)",
-        RESTORE_VALUE,
-        "--" + not_words(excluded),
-    )
-
-
-RESTORE_ANY = restore_option("", RESTORE_STOPS)
-RESTORE_SIDES = abbrevs("staged", 2) + abbrevs("worktree", 1) + abbrevs("no-staged", 4)
-RESTORE_UNNAMED = restore_option("SW", RESTORE_STOPS + RESTORE_SIDES)
-RESTORE_UNPATCHED = restore_option("SW", RESTORE_STOPS + RESTORE_SIDES + abbrevs("no-patch", 4))
-RESTORE_PATH = alt(r"[^-\s]\S*", "-", f"--{prefixes('pathspec-from-file', 10)}(=| )\\S+")
-RESTORE_PATCH = alt(r"-[^-\sSWhsU]*p[^-\sSWhsU]*", "--" + prefixes("patch", 4))
-WORKTREE = alt(r"-[^-\shsU]*W[^-\shsU]*", long_opt("worktree", 1))
-AFTER = r"( --( .*)?)?$"
-pattern(
-    "git-restore-unstaged",
-    dgit(
-        f"restore( {RESTORE_UNNAMED})*( {RESTORE_PATH}( {RESTORE_UNNAMED}| {RESTORE_PATH})*{AFTER}"
-        f"| --( \\S+)+$)"
-    ),
-)
-# -p alone picks hunks from every changed file; --no-patch after it takes that back
-pattern(
-    "git-restore-patch",
-    dgit(f"restore( {RESTORE_UNNAMED})* {RESTORE_PATCH}( {RESTORE_UNPATCHED})*$"),
-)
-pattern(
-    "git-restore-worktree",
-    dgit(
-        f"restore( {RESTORE_ANY})*(( {WORKTREE}( {RESTORE_ANY})* {RESTORE_PATH}"
-        f"| {RESTORE_PATH}( {RESTORE_ANY}| {RESTORE_PATH})* {WORKTREE})"
-        f"( {RESTORE_ANY}| {RESTORE_PATH})*{AFTER}"
-        f"| {WORKTREE}( {RESTORE_ANY})* --( \\S+)+$)"
-    ),
-)
-SWITCH_F = alt(cluster_before("f", "cC"), long_opt("force", 1), long_opt("discard-changes", 2))
-pattern("git-switch-discard", dgit(f"switch{NOT_DDASH} {SWITCH_F}( |$)"))
-pattern("git-stash-drop", dgit("stash (drop|clear)( |$)"))
-D = alt(cluster("d"), long_opt("delete", 2))
-pattern(
-    "git-branch-force-delete",
-    dgit(
-        f"branch (.* )?({cluster('D')}|-[a-zA-Z]*(d[a-zA-Z]*f|f[a-zA-Z]*d)[a-zA-Z]*"
-        f"|{D} (.* )?{F}|{F} (.* )?{D})( |$)"
-    ),
-)
-pattern("git-worktree-force-remove", dgit(f"worktree remove{NOT_DDASH} {F}( |$)"))
-
-# Force pushes. PROTECTED is the package's `protected_branches` setting (a list of branch
-# regexes), filled in at install: `--set protected_branches=trunk` changes what is refused.
 PROTECTED = "{{settings.protected_branches}}"
 FORCE = alt(cluster("f"), "--" + prefixes("force-with-lease", 1) + r"(=\S*)?")
 DELETE = alt(cluster("d"), long_opt("delete", 2))
@@ -395,16 +250,6 @@ pattern(
 )
 pattern("push-mirror", dgit(f"push (.* )?{long_opt('mirror', 1)}( |$)"))
 
-DESTRUCTIVE_GIT = (
-    r"!?((\S*/)?git )?(push (.* )?(" + FORCE + r"|--mi\S*|\+\S+)|reset (.* )?--h\S*"
-    rf"|clean (.* )?({cluster('f')}|--f\S*)|checkout (.* )?(--|\.|{cluster('f')})|restore( |$)"
-    rf"|stash (drop|clear)|branch (.* )?{cluster('D')}|worktree remove (.* )?{F})"
-)
-pattern("git-inline-alias", rf"^[Gg][Ii][Tt] (.* )?-c alias\.[^=\s]+={DESTRUCTIVE_GIT}")
-pattern("git-env-alias", r"^[Gg][Ii][Tt] (.* )?--config-env[= ]alias\.")
-pattern("git-config-alias", git(rf"config (.* )?alias\.\S+ (.* )?{DESTRUCTIVE_GIT}"))
-pattern("git-env-config-alias", rf"^GIT_CONFIG_VALUE_[0-9]+={DESTRUCTIVE_GIT}")
-pattern("git-rebase-exec", git(rf"rebase (.* )?(-x|--exec)[= ]{DESTRUCTIVE_GIT}"))
 # A command the analysis could not take whole, that mentions what this package guards.
 pattern(
     "mentions-destructive",
