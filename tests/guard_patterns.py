@@ -114,10 +114,6 @@ GIT = (
 )
 
 
-def git(sub: str) -> str:
-    return f"{GIT} {sub}"
-
-
 # An operand outside the project: /, ~, ~user, $HOME and ${HOME…}, a path through `..`, an
 # absolute path other than a named entry under /tmp/ or /var/tmp/ (scratch space: /tmp itself,
 # /tmp/ and /tmp/* are outside), and the project's own history (.git).
@@ -1098,41 +1094,6 @@ pattern(
     "secret-glob-keys",
     "(?i)" + GLOB_START + alt(*(v for k, v in GLOB_NAMES.items() if k in CI_KINDS)) + GLOB_END,
 )
-
-# ---------------------------------------------------------------------------------------------
-# guard-git-identity: the default of `forbidden_email`, spelled out (settings do not reach
-# conditions yet). `(?i)` first, so the address is the literal tested first, in any case.
-
-ADDR = r"bad@example\.com"
-IDENTITY_KEY = r"(user|author|committer)\.email"
-pattern("identity-config", "(?i)" + git(f"config (.* )?{IDENTITY_KEY} (.* )?<?{ADDR}>?( |$)"))
-pattern("identity-git-c", rf"(?i)^git (.* )?-c {IDENTITY_KEY}=\S*{ADDR}")
-pattern("identity-config-env", rf"(?i)^git (.* )?--config-env[= ]{IDENTITY_KEY}=")
-pattern(
-    "identity-variable",
-    rf"(?i)^(GIT_AUTHOR_EMAIL|GIT_COMMITTER_EMAIL|EMAIL|GIT_CONFIG_VALUE_[0-9]+)=\S*{ADDR}",
-)
-pattern(
-    "identity-author",
-    "(?i)" + git(f"commit (.* )?--{prefixes('author', 2)}[= ]([^<]*<)?{ADDR}"),
-)
-pattern("identity-rewrite", "(?i)" + git(rf"(rebase|filter-branch|filter-repo) (.* )?\S*{ADDR}"))
-pattern(
-    "identity-config-file",
-    rf"(?i)^(sed|perl) (.* )?-i\S* (.* )?\S*{ADDR}\S*( .*)? (\S*/)?(\.git/config|\.gitconfig)( |$)",
-)
-pattern(
-    "identity-config-redirect",
-    rf"(?i){ADDR}.* [0-9]*(>|>>|>\|) (\S*/)?(\.git/config|\.gitconfig|\.config/git/config)( |$)",
-)
-pattern(
-    "mentions-identity",
-    rf"(?i)\b(config|commit|rebase|filter-branch)\b[^\n]*{ADDR}|(GIT_AUTHOR_EMAIL|GIT_COMMITTER_EMAIL"
-    rf"|EMAIL|GIT_CONFIG_VALUE_[0-9]+)=\S*{ADDR}",
-)
-pattern("identity-config-path", r"(^|/)(\.git/config|\.gitconfig|\.config/git/config)$")
-pattern("identity-address", f"(?i){ADDR}")
-
 
 # ---------------------------------------------------------------------------------------------
 # guard-one-way-doors
