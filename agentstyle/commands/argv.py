@@ -88,23 +88,26 @@ class _Reader:
     def _last_wins(self) -> None:
         """`--no-NAME` turns off an earlier `--NAME`, and `--NAME` an earlier `--no-NAME` (git's
         parse-options): of an option and its negation only the last one given stays."""
+        later: set[str] = set()  # the names given after the option looked at
         kept: list[tuple[str, str | None]] = []
-        for name, value in self.out.options:
+        for name, value in reversed(self.out.options):
             if name.startswith("--no-"):
-                other = "--" + name[5:]
+                found = self._find("--" + name[5:])
+                undone = {"--" + name[5:], found.canonical if found else ""}
+                later.add("--no-" + found.canonical[2:] if found else name)
             elif name.startswith("--"):
-                other = "--no-" + name[2:]
+                undone = {"--no-" + name[2:]}
             else:
+                undone = set()
+            if not undone & later:
                 kept.append((name, value))
-                continue
-            found = self._find(other)
-            undone = {other, found.canonical if found is not None else other}
-            kept = [(n, v) for n, v in kept if n not in undone]
-            kept.append((name, value))
+            later.add(name)
+        kept.reverse()
         names = {n for n, _v in kept}
+        pairs = set(kept)
         self.out.options = kept
         self.out.does_nothing = [n for n in self.out.does_nothing if n in names]
-        self.out.option_values = [t for t in self.out.option_values if (t[0], t[1]) in kept]
+        self.out.option_values = [t for t in self.out.option_values if (t[0], t[1]) in pairs]
 
     def _descend(self, child: Node) -> None:
         for name, option in self.node.options.items():
