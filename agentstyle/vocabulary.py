@@ -175,6 +175,7 @@ FIELD_HEAD = "command.head"
 FIELD_OPT = "command.opt:"
 FIELD_ARG = "command.arg"
 FIELD_SUB = "command.sub"  # each of its subcommand words
+FIELD_NARGS = "command.nargs"  # how many operands it has
 FIELD_TEXT = "command.text"
 FIELD_ENV = "command.env:"
 FIELD_REMOTE = "command.remote"

@@ -69,6 +69,12 @@ rules:
     action: block
     when: 'command "kubectl" where (subcommand regex "^(drain|cordon)$")'
     text: No node out of service.
+  - id: push-unnamed
+    target: tool
+    tool: shell
+    action: block
+    when: 'command "git push" where (option "--force" and operands < 2)'
+    text: Name the branch you force-push.
 """
 
 CASES = [
@@ -102,6 +108,9 @@ CASES = [
     ("kubectl drain node-1 --help", set()),
     ("helm uninstall web", {"helm-gone"}),  # the rule names an alias of the subcommand
     ("helm del web", {"helm-gone"}),
+    ("git push -f origin", {"push-unnamed"}),
+    ("git push --force", {"push-unnamed"}),
+    ("git push -f origin feature", set()),
 ]
 
 

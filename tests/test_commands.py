@@ -109,8 +109,39 @@ def test_a_unique_prefix_is_its_option_and_an_ambiguous_one_every_option_it_may_
     assert read("git clean --forc")[1] == [("--force", None)]
     ambiguous = {name for name, _v in read("git push --forc origin main")[1]}
     assert ambiguous == {"--force", "--force-with-lease", "--force-if-includes"}
+    # an abbreviation that may also mean --help still counts as the others: it does something
+    parsed = read_words("git", ["reset", "--h"], shipped_grammar("git"))
+    assert ("--hard", None) in parsed.options and parsed.does_nothing == []
     # docker (pflag) takes no abbreviation: the word stays as written
     assert read("kubectl --cont prod apply")[1][0] == ("--cont", None)
+
+
+def test_with_negations_the_last_of_an_option_and_its_no_form_stays() -> None:
+    grammar = from_data(
+        "g",
+        "test",
+        {
+            "negations": True,
+            "subcommands": {
+                "rm": {"options": {"-f, --force": None, "-n, --dry-run": "nothing"}},
+            },
+        },
+    )
+
+    def options(line: str) -> tuple[list[str], list[str]]:
+        parsed = read_words("g", line.split(), grammar)
+        return [name for name, _v in parsed.options], parsed.does_nothing
+
+    assert options("rm -f --no-force x") == (["--no-force"], [])
+    assert options("rm --no-force -f x") == (["--force"], [])
+    assert options("rm -n --no-dry-run -f x") == (["--no-dry-run", "--force"], [])
+    assert options("rm --no-dry-run -n x") == (["--dry-run"], ["--dry-run"])
+    # without `negations` both stay
+    plain = from_data("g", "test", {"options": {"-f, --force": None}})
+    assert [n for n, _v in read_words("g", ["-f", "--no-force"], plain).options] == [
+        "--force",
+        "--no-force",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -486,3 +517,41 @@ def test_the_catalog_fetches_a_grammar_its_rows_lack() -> None:
     catalog = Catalog({}, fetch)
     assert catalog("git") is not None and catalog("nope") is None
     assert catalog("git") is not None and asked == ["git", "nope"]
+
+
+@pytest.mark.parametrize(
+    ("line", "env"),
+    [
+        ("X=1 git log", ("X=1",)),
+        ("env X=1 git log", ("X=1",)),
+        ("export X=1; git log", ("X=1",)),
+        ("X=1; export X && git log", ("X=1",)),
+        ("declare -x X=1; git log", ("X=1",)),
+        ("export X=1; X=2; git log", ("X=2",)),
+        ("export X=1; X=2 git log", ("X=2",)),
+        ("export X=1; unset X; git log", ()),
+        ("(export X=1); git log", ()),
+        ("X=1; git log", ()),  # not exported
+    ],
+)
+def test_a_command_runs_with_its_own_and_the_exported_variables(
+    line: str, env: tuple[str, ...], tmp_path: Path
+) -> None:
+    assert the(model(line, tmp_path), "git").env == env
+
+
+def test_git_reads_the_settings_of_its_environment_as_c_options(tmp_path: Path) -> None:
+    line = (
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='sh -c id' "
+        "GIT_CONFIG_PARAMETERS=\"'alias.x=reset'\" GIT_SSH=./x.sh git -c a.b=c log"
+    )
+    git = the(model(line, tmp_path), "git")
+    assert [v for n, v in git.options if n == "-c"] == [
+        "core.sshCommand=./x.sh",
+        "alias.x=reset",
+        "core.pager=sh -c id",
+        "a.b=c",
+    ]
+    # a count of 0 reads no pair
+    line = "GIT_CONFIG_COUNT=0 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=sh git log"
+    assert the(model(line, tmp_path), "git").options == []

@@ -143,11 +143,11 @@ HISTORY: dict[str, list[tuple[str, dict[str, Any]]]] = {
         (
             "guard-git-identity",
             "forbidden_email",
-            "bad@example.com (the old laptop)",
+            "old@laptop.example",  # the conditions read it too: this address is refused
             "PreToolUse",
             {
                 "tool_name": "Bash",
-                "tool_input": {"command": "git config user.email bad@example.com"},
+                "tool_input": {"command": "git config user.email Old@Laptop.example"},
             },
         ),
         (

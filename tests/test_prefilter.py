@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from agentstyle.policy import retree
-from agentstyle.policy.prefilter import SEPARATOR, Prefilter, _flags, any_literal, required_literal
+from agentstyle.policy.prefilter import (
+    SEPARATOR,
+    Prefilter,
+    _flags,
+    any_literal,
+    required_literal,
+    unquoted,
+)
 
 LIBRARY = Path(__file__).resolve().parent.parent / "agentstyle" / "library"
 
@@ -181,10 +188,13 @@ def shipped_patterns(tmp_path: Path) -> list[str]:
     texts = [package_text(protected_for(tmp_path, {}))]
     texts += [p.read_text("utf-8") for p in sorted(LIBRARY.rglob("STYLE.yaml"))]
     found = {m for t in texts for m in re.findall(r'regex r"((?:[^"\\]|\\.)*)"', t)}
-    # a package setting in a pattern is filled in at install, as a group of its own
-    found = {re.sub(r"\{\{settings\.\w+\}\}", "(?:setting)", m) for m in found}
-    # as any_literal reads them: a leading flag group aside
+    # a package setting as install puts it in (a group of its value); RE2's `\\Q…\\E` as the
+    # escaped text it stands for; a leading flag group aside, as any_literal reads them
+    found = {unquoted(SETTING.sub("(?:s)", pattern)) for pattern in found}
     return sorted(stripped[0] for stripped in map(_flags, found) if stripped)
+
+
+SETTING = re.compile(r"\{\{settings\.[A-Za-z_][A-Za-z0-9_]*\}\}")
 
 
 RETREE_CASES = [
@@ -227,3 +237,16 @@ def test_every_shipped_pattern_reads_as_the_standard_parser_reads_it(tmp_path: P
         with pytest.raises(re.error, match="global flags not at the start"):
             sre.parse(pattern)
     assert len(left) <= 2, left
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literal"),
+    [
+        (r"(?i)^user\.email=\Qbad@example.com\E>?$", "user.email=bad@example.com"),
+        (r"^x=\Qa.b(c)|d", "x=a.b(c)|d"),  # no \E: to the end
+        (r"^\Qab\E(x|y)\Qcde\E", "cde"),
+    ],
+)
+def test_re2_literal_quotes_are_read_as_their_text(pattern: str, literal: str) -> None:
+    found = required_literal(pattern)
+    assert found is not None and found.literal.lower() == literal.lower()

@@ -98,6 +98,8 @@ class _Reader:
                 self.operand_words.append((word, False))
                 if not self.node.permute:
                     ended = True
+        if self.node.negations:
+            self._last_wins()
         self._roles()
         runs_given = any(r in ("runs", "code") for _w, r in self.out.operands) or any(
             r in ("runs", "code") for _n, _v, r in self.out.option_values
@@ -109,6 +111,30 @@ class _Reader:
         self.out.recursive = "recursive" in self.out.flags or self.node.recursive is not None
         self.out.hidden = self.node.recursive != "unhidden" or "hidden" in self.out.flags
         return self.out
+
+    def _last_wins(self) -> None:
+        """`--no-NAME` turns off an earlier `--NAME`, and `--NAME` an earlier `--no-NAME` (git's
+        parse-options): of an option and its negation only the last one given stays."""
+        later: set[str] = set()  # the names given after the option looked at
+        kept: list[tuple[str, str | None]] = []
+        for name, value in reversed(self.out.options):
+            if name.startswith("--no-"):
+                found = self._find("--" + name[5:])
+                undone = {"--" + name[5:], found.canonical if found else ""}
+                later.add("--no-" + found.canonical[2:] if found else name)
+            elif name.startswith("--"):
+                undone = {"--no-" + name[2:]}
+            else:
+                undone = set()
+            if not undone & later:
+                kept.append((name, value))
+            later.add(name)
+        kept.reverse()
+        names = {n for n, _v in kept}
+        pairs = set(kept)
+        self.out.options = kept
+        self.out.does_nothing = [n for n in self.out.does_nothing if n in names]
+        self.out.option_values = [t for t in self.out.option_values if (t[0], t[1]) in pairs]
 
     def _descend(self, child: Node) -> None:
         for name, option in self.node.options.items():
@@ -143,7 +169,8 @@ class _Reader:
         """A unique prefix of one option's long names (getopt_long, git's parse-options). A
         prefix of several is an error to the program, which then runs nothing; it is read as
         every option it may mean (flags only, so it takes no word), which a rule refusing any of
-        them refuses: False says they were added."""
+        them refuses, none of them making the command one that does nothing (git does not
+        abbreviate `--help`: `git reset --h` is `--hard`): False says they were added."""
         if len(name) < 3:
             return None
         found = {
@@ -156,8 +183,11 @@ class _Reader:
         if not found:
             return None
         self.out.ambiguous.append(name)
+        idle = list(self.out.does_nothing)
         for option in found.values():
             self._add(option.canonical, value, option)
+        # and not as a help or dry-run among them: `git reset --h` resets --hard to a rule
+        self.out.does_nothing = idle
         return False
 
     def _short(self, word: str) -> None:

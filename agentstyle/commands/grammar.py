@@ -60,6 +60,7 @@ NODE_KEYS = frozenset(
         "permute",
         "clusters",
         "abbreviations",
+        "negations",
         "dashdash",
         "stdin",
         "saves",
@@ -106,6 +107,7 @@ class Node:
     permute: bool = True  # options may follow operands (GNU); False: the first operand ends them
     clusters: bool = True  # `-abc` is `-a -b -c`
     abbreviations: bool = False  # a long option may be shortened to a unique prefix
+    negations: bool = False  # `--no-NAME` undoes an earlier `--NAME` and back: the last wins
     dashdash: str | None = None  # the role of operands after `--`, when it differs
     # `stdin: code`: given no script and no code word, it runs the program it reads on stdin
     stdin_code: bool = False
@@ -245,8 +247,9 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.permute, node.clusters = inherit.permute, inherit.clusters
         node.abbreviations = inherit.abbreviations
         node.hostpaths = inherit.hostpaths
+        node.negations = inherit.negations
     node.summary = str(data.get("summary", ""))
-    for key in ("permute", "clusters", "abbreviations", "hostpaths"):
+    for key in ("permute", "clusters", "abbreviations", "hostpaths", "negations"):
         if key in data:
             if not isinstance(data[key], bool):
                 raise GrammarProblem(f"{where}: `{key}` is true or false")

@@ -67,6 +67,37 @@ class Command:
     inputs: dict[int, set[str]] = field(default_factory=dict)
 
 
+# The variables git reads in place of a setting (git(1), ENVIRONMENT VARIABLES)
+GIT_SETTING_VARIABLES = {
+    "GIT_PAGER": "core.pager",
+    "GIT_EDITOR": "core.editor",
+    "GIT_SEQUENCE_EDITOR": "sequence.editor",
+    "GIT_EXTERNAL_DIFF": "diff.external",
+    "GIT_ASKPASS": "core.askPass",
+    "GIT_PROXY_COMMAND": "core.gitProxy",
+    "GIT_SSH_COMMAND": "core.sshCommand",
+    "GIT_SSH": "core.sshCommand",
+}
+
+
+def git_env_options(env: Sequence[str]) -> list[str]:
+    """The settings git takes from the variables it runs with, as the `-c KEY=VALUE` options
+    they are to it: GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n,
+    GIT_CONFIG_PARAMETERS, and the variables that stand for a setting (GIT_PAGER is
+    core.pager, GIT_SSH_COMMAND core.sshCommand, …)."""
+    from agentstyle.shell.walk import git_env_config
+
+    out: list[str] = []
+    for text in env:
+        name, _eq, value = text.partition("=")
+        key = GIT_SETTING_VARIABLES.get(name)
+        if key is not None and value:
+            out += ["-c", f"{key}={value}"]
+    for key, value in git_env_config(env).items():
+        out += ["-c", f"{key}={value}"]
+    return out
+
+
 def program_of(word: str) -> str:
     """`/usr/bin/git` → `git`, `./deploy.sh` → `deploy.sh`, `git.exe` → `git`; a package
     runner's `NAME@VERSION` (`npx npm@10 publish`, `corepack pnpm@9 …`) runs `NAME`."""
@@ -91,7 +122,10 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         assert isinstance(run, Run)
         program = program_of(run.argv[0]) if run.argv else ""
         grammar = grammars(program) if program else None
-        parsed = read_words(program, list(run.argv[1:]), grammar)
+        args = list(run.argv[1:])
+        if program == "git" and run.env:
+            args = [*git_env_options(run.env), *args]
+        parsed = read_words(program, args, grammar)
         command = Command(
             program=program,
             words=parsed.words,

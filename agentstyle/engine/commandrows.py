@@ -3,8 +3,9 @@
 
 Each simple command of a shell call becomes rows of kinds `head` (every name a `command "…"`
 condition may use, and `*`), `sub` (each of its subcommand words), `opt` (canonical name,
-value), `arg` (an operand), `path` (its role as key, its text, its places and the forms a glob
-is tried on), `text` (the command as `shell.commands` holds it) and `remote`. The program
+value), `arg` (an operand), `nargs` (how many operands it has), `path` (its role as key, its
+text, its places and the forms a glob is tried on), `text` (the command as `shell.commands`
+holds it) and `remote`. The program
 grammars come from the compiled policy (`program_grammars`), read once per engine or per event
 for the programs the event names.
 """
@@ -23,6 +24,7 @@ from agentstyle.vocabulary import (
     FIELD_ENV,
     FIELD_FLOW,
     FIELD_HEAD,
+    FIELD_NARGS,
     FIELD_NET,
     FIELD_NET_HOST,
     FIELD_NET_PORT,
@@ -99,6 +101,7 @@ def rows_of(batch: Sequence[list[Command]]) -> dict[str, list[Any]]:
                 add(seq, n, "opt", name, value)
             for operand in command.operands:
                 add(seq, n, "arg", None, operand)
+            add(seq, n, "nargs", None, str(len(command.operands)))
             for use in command.paths:
                 add(
                     seq,
@@ -218,6 +221,7 @@ def _own_rows(command: Command, keys: frozenset[str], prefix: str) -> list[tuple
         add(FIELD_OPT + name, value if value is not None else "")
     for word in command.words[1:]:
         add(FIELD_SUB, word)
+    add(FIELD_NARGS, str(len(command.operands)))
     for operand in command.operands:
         add(FIELD_ARG, operand)
     add(FIELD_TEXT, command.text)

@@ -37,11 +37,12 @@ class CommandItem:
     (docs/conditions.md#command-conditions).
 
     `kind` is `option` (`name` the option as written, `op`/`value` its value's test, or
-    `exists`), `operand`, `subcommand` (one of its subcommand words), `path` (`role` one of
-    reads/writes/deletes or None for any; `op` is `inside`/`outside`/`is` with a place as
-    `value`, or a string operator), `runs` (`value` the word after it: `remote`, `code`, …),
-    `text`, `env`, `network` (`op` `exists`, `listen`, `connect`, or a value test with `name`
-    `host`/`port`), or `flow` (`op` `input`/`code`).
+    `exists`), `operand`, `operands` (how many: `op` a comparison, `value` a number),
+    `subcommand` (one of its subcommand words), `path` (`role` one of reads/writes/deletes or
+    None for any; `op` is `inside`/`outside`/`is` with a place as `value`, or a string
+    operator), `runs` (`value` the word after it: `remote`, `code`, …), `text`, `env`,
+    `network` (`op` `exists`, `listen`, `connect`, `stdin`, `stdout`, or a value test with
+    `name` `host`/`port`), or `flow` (`op` `input`/`code`).
     """
 
     kind: str

@@ -242,6 +242,15 @@ class ConditionTransformer(Transformer[Token, Node]):
         return CommandItem("subcommand", _value_op(op, self._locate), value, self._span(meta))
 
     @v_args(meta=True)
+    def operand_count(self, meta: Meta, children: list[Any]) -> CommandItem:
+        op, count = children
+        span = self._span(meta)
+        name = _value_op(op, self._locate)
+        if name not in ("equals", "not_equals", "gt", "gte", "lt", "lte"):
+            raise GrammarError("`operands` counts: compare it with a number (`operands < 2`)", span)
+        return CommandItem("operands", name, self.number([count]), span)
+
+    @v_args(meta=True)
     def path_place(self, meta: Meta, children: list[Token]) -> CommandItem:
         word, op, place = children
         if op not in PLACE_OPS:

@@ -32,6 +32,7 @@ from agentstyle.vocabulary import (
     FIELD_ENV,
     FIELD_FLOW,
     FIELD_HEAD,
+    FIELD_NARGS,
     FIELD_NET,
     FIELD_NET_HOST,
     FIELD_NET_PORT,
@@ -120,6 +121,7 @@ _NO_TEST: dict[str, Any] = {
 _ITEM_KINDS = {
     "option": "opt",
     "operand": "arg",
+    "operands": "nargs",
     "subcommand": "sub",
     "text": "text",
     "head": "head",
@@ -340,6 +342,8 @@ def _atom(
         return valued(FIELD_ARG)
     if item.kind == "subcommand":
         return valued(FIELD_SUB)
+    if item.kind == "operands":
+        return valued(FIELD_NARGS)
     if item.kind == "text":
         return valued(FIELD_TEXT)
     if item.kind == "runs":

@@ -25,6 +25,18 @@ class Prefilter:
     case_insensitive: bool
 
 
+# RE2's literal quote: every character from `\\Q` to `\\E` (or the end) stands for itself
+_QUOTE = re.compile(r"\\Q(.*?)(?:\\E|\Z)", re.S)
+
+
+def unquoted(pattern: str) -> str:
+    """`pattern` with RE2's `\\Q…\\E` written out as escaped characters, which Python's
+    parser and the readers here take (a setting may go in as `\\Q{{settings.x}}\\E`)."""
+    if "\\Q" not in pattern:
+        return pattern
+    return _QUOTE.sub(lambda m: re.escape(m.group(1)), pattern)
+
+
 def _flags(pattern: str) -> tuple[str, bool] | None:
     """Strip a leading `(?flags)` group; None when flags we cannot reason about appear."""
     if not pattern.startswith("(?"):
@@ -50,7 +62,7 @@ def required_runs(pattern: str) -> tuple[list[str], bool] | None:
     contains (lower case when the pattern is case-insensitive), and whether it is; None when
     there is none. The index picks the run fewest of the policy's patterns share
     (sql/policy/index_match_rows.sql): a run shared by every rule filters nothing."""
-    stripped = _flags(pattern)
+    stripped = _flags(unquoted(pattern))
     if stripped is None:
         return None
     body, ci = stripped
@@ -164,7 +176,7 @@ def any_literal(pattern: str, besides: str | None = None) -> Prefilter | None:
     and `sync` once per harness, the bundled library's patterns in every policy that uses it,
     the resident engine's rebuilds.
     """
-    stripped = _flags(pattern)
+    stripped = _flags(unquoted(pattern))
     if stripped is None:
         return None
     body, ci = stripped

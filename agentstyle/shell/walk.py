@@ -282,6 +282,7 @@ class State:
     __slots__ = (
         "aliases",
         "dirs",
+        "exported",
         "funcs",
         "just_cd",
         "positional",
@@ -293,6 +294,8 @@ class State:
 
     def __init__(self) -> None:
         self.vars: dict[str, tuple[Value, ...]] = {}
+        # `NAME=value` of the variables exported: every later command runs with them
+        self.exported: dict[str, str] = {}
         self.funcs: dict[str, Node] = {}
         self.aliases: dict[str, str] = {}
         self.dirs: tuple[str, ...] = ("",)
@@ -307,6 +310,7 @@ class State:
     def copy(self) -> State:
         new = State()
         new.vars = dict(self.vars)
+        new.exported = dict(self.exported)
         new.funcs = dict(self.funcs)
         new.aliases = dict(self.aliases)
         new.dirs = self.dirs
@@ -343,6 +347,7 @@ class State:
         for b in branches:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
+            self.exported.update(b.exported)
         return cut
 
 
@@ -440,6 +445,13 @@ class Walker(Scope):
             return
         self.commands[element] = None
 
+    def _env(self) -> tuple[str, ...]:
+        """The `NAME=value` words a command runs with: those exported before it, then its own
+        (`X=1 cmd`, `env X=1 cmd`), which win."""
+        own = {text.partition("=")[0].removesuffix("+") for text in self.command_env}
+        exported = [t for name, t in self.st.exported.items() if name not in own]
+        return (*exported, *self.command_env)
+
     def _record_run(self, argv: list[str], text: str, stdin: Stdin | None = None) -> None:
         """The simple command for the command model (shell/runs.py): where it may run (after
         `cd DIR;` the `cd` may have failed, so the starting folder too), what surrounds it and
@@ -461,7 +473,7 @@ class Walker(Scope):
             tuple(argv),
             dirs,
             remote=bool(self.remote),
-            env=tuple(self.command_env),
+            env=self._env(),
             redirs=self.command_redirs,
             runtime_args=self.appending,
             text=text,
@@ -938,6 +950,8 @@ class Walker(Scope):
             self.st.vars.setdefault(assign.name, (UNKNOWN,))
             return
         self.st.vars[assign.name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
+        if assign.name in self.st.exported and texts:
+            self.st.exported[assign.name] = texts[0]  # an exported variable set again
 
     def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
         files = self._file_redirections(redirs)
@@ -1615,6 +1629,12 @@ class Walker(Scope):
         this command line defined becomes what the alias runs."""
         k = 1
         while k < len(argv) and argv[k].startswith("-"):
+            if argv[k] == "--":
+                # git ends its own options there and runs the command after it
+                # (`git -- reset --hard`)
+                if k + 1 < len(argv):
+                    self.run([*argv[:k], *argv[k + 1 :]], _NO_STDIN, 1)
+                return argv
             k += 2 if argv[k] in ("-c", "-C", "--git-dir", "--work-tree", "--namespace") else 1
         if k >= len(argv):
             return argv
@@ -1644,7 +1664,7 @@ class Walker(Scope):
             return argv
         if sub in self.git_aliases:
             return [argv[0], "-c", f"alias.{sub}={self.git_aliases[sub]}", *argv[1:]]
-        from_env = _git_env_config(self.command_env).get("alias." + sub)
+        from_env = git_env_config(self._env()).get("alias." + sub)
         if from_env is not None:
             return [argv[0], "-c", f"alias.{sub}={from_env}", *argv[1:]]
         return argv
@@ -1659,9 +1679,10 @@ class Walker(Scope):
         self._shell_stdin(stdin, positional=None)
 
     def _declare(self, argv: list[str], stdin: Stdin) -> Stdin | None:
-        functions = any(
-            w.startswith("-") and "f" in w[1:] for w in argv[1:] if not w.startswith("--")
-        )
+        flags_given = [w for w in argv[1:] if w.startswith("-") and not w.startswith("--")]
+        functions = any("f" in w[1:] for w in flags_given)
+        # `export X=1`, `declare -x X=1`: the commands after it run with X
+        exporting = not functions and (argv[0] == "export" or any("x" in w for w in flags_given))
         for word in argv[1:]:
             if word.startswith(("-", "+")):
                 continue
@@ -1671,6 +1692,10 @@ class Walker(Scope):
                     self.called.add(word)  # `export -f f`: a child shell may call it
                     if word in self.st.funcs:
                         self._call(word, [word], _NO_STDIN)
+                elif exporting:
+                    known = self.st.vars.get(word, ())
+                    if len(known) == 1 and isinstance(known[0], str):
+                        self.st.exported[word] = f"{word}={known[0]}"  # `X=1; export X`
                 continue
             # `export GIT_AUTHOR_EMAIL=…` sets identity for later commands: show it alone.
             self.emit(word)
@@ -1678,6 +1703,8 @@ class Walker(Scope):
             name, _, value = m.groups()
             flags = self.flags.get(value, 0)
             self.st.vars[name] = (Symbolic(value),) if flags & (F_VAR | F_SUB) else (value,)
+            if exporting:
+                self.st.exported[name] = word
         return None
 
     def _unset(self, argv: list[str], stdin: Stdin) -> Stdin | None:
@@ -1689,6 +1716,7 @@ class Walker(Scope):
                 self.st.funcs.pop(word, None)
             else:
                 self.st.vars[word] = ("",)
+                self.st.exported.pop(word, None)
         return None
 
     def _read(self, argv: list[str], stdin: Stdin) -> Stdin | None:
@@ -2139,6 +2167,9 @@ def _fresh(state: State) -> State:
     """The state a script starts with: the directory, nothing else of the calling shell."""
     new = State()
     new.dirs = state.dirs
+    new.exported = dict(state.exported)  # a child process inherits what was exported
+    for name, text in new.exported.items():
+        new.vars[name] = (text.partition("=")[2],)
     return new
 
 
@@ -2165,7 +2196,7 @@ def _concat(outs: Sequence[Stdin | None]) -> Stdin | None:
 _GIT_PARAMETER = re.compile(r"'([^']*)'(?:='([^']*)')?")
 
 
-def _git_env_config(env: Sequence[str]) -> dict[str, str]:
+def git_env_config(env: Sequence[str]) -> dict[str, str]:
     """The settings git reads from its environment: GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n /
     GIT_CONFIG_VALUE_n, and GIT_CONFIG_PARAMETERS (what `git -c` passes to child gits:
     `'alias.x=reset'` or `'alias.x'='reset'`, space-separated)."""

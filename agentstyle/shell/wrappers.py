@@ -867,9 +867,44 @@ def git_runs(key: str) -> bool:
     )
 
 
+# git's own options that take the next word (`git -C dir rebase …`)
+_GIT_VALUED = frozenset(
+    {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+)
+
+
+def _git_commands(argv: Sequence[str]) -> list[str]:
+    """What git runs with sh from its words: `-c KEY=CMD` for a setting it runs, and
+    `rebase --exec CMD` (`-x CMD`, `--exec=CMD`, `-xCMD`), run after every commit rebased."""
+    out: list[str] = []
+    k = 1
+    while k < len(argv) and argv[k].startswith("-"):
+        if argv[k] == "-c" and k + 1 < len(argv):
+            key, eq, value = argv[k + 1].partition("=")
+            if eq and git_runs(key):
+                out.append(value.removeprefix("!"))
+        k += 2 if argv[k] in _GIT_VALUED else 1
+    if k >= len(argv) or argv[k] != "rebase":
+        return out
+    rest = list(argv[k + 1 :])
+    j = 0
+    while j < len(rest) and rest[j] != "--":
+        word = rest[j]
+        if word in ("-x", "--exec") and j + 1 < len(rest):
+            out.append(rest[j + 1])
+            j += 1
+        elif word.startswith("--exec="):
+            out.append(word.removeprefix("--exec="))
+        elif word.startswith("-x") and len(word) > 2:
+            out.append(word[2:])
+        j += 1
+    return out
+
+
 def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
     """Shell commands given as option values the program runs itself (`tar --to-command`,
-    `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `git -c core.pager=`)."""
+    `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `git -c core.pager=`, `git rebase
+    --exec`)."""
     out: list[str] = []
     if name in _EDITORS:
         for k, word in enumerate(argv[1:], start=1):
@@ -886,14 +921,7 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
                     out.append(value.split("!", 1)[1])
         return out
     if name == "git":
-        for k, word in enumerate(argv[1:], start=1):
-            if word == "-c" and k + 1 < len(argv):
-                key, eq, value = argv[k + 1].partition("=")
-                if eq and git_runs(key):
-                    out.append(value.removeprefix("!"))
-            elif not word.startswith("-"):
-                break
-        return out
+        return _git_commands(argv)
     shape = _RUNS_OPTION.get(name)
     if shape is None:
         return out

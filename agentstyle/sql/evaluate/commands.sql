@@ -4,8 +4,9 @@
 -- holds on one of its commands. Its result is a field row the rule's condition reads like any
 -- other (`command#<rule>#<node>`), added to the event's rows for match.sql.
 -- Parameters: lists of the command rows $c_seq (the event), $c_cmd (the command), $c_kind
--- (head | sub | opt | arg | path | text | remote), $c_key (opt: the canonical name; path: its role),
--- $c_value, $c_tags (path: its places), $c_forms (path: the spellings a glob is tried on).
+-- (head | sub | opt | arg | nargs | path | text | remote | nothing | env | socket | runs | net),
+-- $c_key (opt: the canonical name; path: its role), $c_value, $c_tags (path: its places),
+-- $c_forms (path: the spellings a glob is tried on).
 -- Result: seq, lookup_key — one row per event and condition that holds.
 WITH c AS (
     SELECT unnest($c_seq) AS seq, unnest($c_cmd) AS cmd, unnest($c_kind) AS kind,
