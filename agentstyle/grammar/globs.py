@@ -5,7 +5,6 @@ from __future__ import annotations
 __all__ = ["glob_to_regex", "is_glob"]
 
 _GLOB_CHARS = frozenset("*?[{")
-_EXTGLOB_NOT = "!("
 # Only these are escaped: RE2 rejects a backslash before a letter, digit or space that it does
 # not know, so `re.escape` (which escapes spaces and more) is not safe to hand to DuckDB.
 _REGEX_SPECIAL = frozenset("\\.^$*+?()[]{}|")
@@ -14,8 +13,8 @@ _ANY_DIRS = "(?:[^/]*/)*"
 
 
 def is_glob(text: str) -> bool:
-    """Whether `text` uses any glob syntax (`*`, `?`, `[...]`, `{a,b}`, `!(a|b)`)."""
-    return any(char in _GLOB_CHARS for char in text) or _EXTGLOB_NOT in text
+    """Whether `text` uses any glob syntax (`*`, `?`, `[...]`, `{a,b}`, extglob's `@(a|b)`)."""
+    return any(char in _GLOB_CHARS for char in text) or any(c + "(" in text for c in "!@+")
 
 
 def glob_to_regex(pattern: str) -> str:
@@ -23,25 +22,34 @@ def glob_to_regex(pattern: str) -> str:
 
     `*` and `?` stay within one path segment, `**` crosses segments, and a `**/` segment
     matches zero or more directories. `[...]` and `[!...]` are classes, `{a,b}` alternatives
-    (nestable), `!(a|b)` (bash's extglob) any text within a segment that matches none of the
-    patterns, and `\\` escapes the next character. Raises ValueError on a malformed glob.
+    (nestable); of bash's extglob, `!(a|b)` is any text within a segment that matches none of
+    the patterns, `@(a|b)` one of them, `?(a|b)` at most one, `*(a|b)` any number in a row and
+    `+(a|b)` at least one; `\\` escapes the next character. Raises ValueError on a malformed
+    glob.
     """
     body, end = _sequence(pattern, 0, nested=False, segment_start=True)
     assert end == len(pattern)
     return f"^{body}$"
 
 
-def _sequence(pattern: str, index: int, *, nested: bool, segment_start: bool) -> tuple[str, int]:
-    """Translate from `index` to the end, or inside braces to the next `,` or `}` at this level."""
+def _sequence(
+    pattern: str, index: int, *, nested: bool, segment_start: bool, stops: str = ""
+) -> tuple[str, int]:
+    """Translate from `index` to the end, or inside braces to the next `,` or `}` at this level
+    (inside `*( … )` to the next `|` or `)`: `stops`)."""
     out: list[str] = []
     size = len(pattern)
     at_segment_start = segment_start
+    stops = stops or (",}" if nested else "")
     while index < size:
         char = pattern[index]
-        if nested and char in ",}":
+        if char in stops:
             break
         if char == "!" and pattern.startswith("(", index + 1):
             regex, index = _not_any(pattern, index)
+            out.append(regex)
+        elif char in _EXTGLOB and pattern.startswith("(", index + 1):
+            regex, index = _extglob(pattern, index, at_segment_start)
             out.append(regex)
         elif char == "*":
             stars_end = index
@@ -91,6 +99,28 @@ def _alternatives(pattern: str, index: int, segment_start: bool) -> tuple[str, i
         if pattern[index] == "}":
             return "(?:" + "|".join(options) + ")", index + 1
         index += 1  # the `,`
+
+
+# extglob's pattern lists: `@(a|b)` one of them, `?(a|b)` at most one, `*(a|b)` any number,
+# `+(a|b)` at least one (a `|` list needs no comma, so it fits a list setting's item)
+_EXTGLOB = {"@": "", "?": "?", "*": "*", "+": "+"}
+
+
+def _extglob(pattern: str, index: int, segment_start: bool) -> tuple[str, int]:
+    """`@(a|b)`, `?(a|b)`, `*(a|b)` or `+(a|b)` starting at `index`."""
+    repeat = _EXTGLOB[pattern[index]]
+    options: list[str] = []
+    index += 2
+    while True:
+        regex, index = _sequence(
+            pattern, index, nested=True, segment_start=segment_start, stops="|)"
+        )
+        options.append(regex)
+        if index >= len(pattern):
+            raise ValueError("unclosed `(` in glob")
+        if pattern[index] == ")":
+            return "(?:" + "|".join(options) + ")" + repeat, index + 1
+        index += 1  # the `|`
 
 
 def _char_class(pattern: str, index: int) -> tuple[str, int]:
