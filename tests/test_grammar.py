@@ -495,6 +495,7 @@ def test_template_error_on_a_later_line() -> None:
         ("a/**/b", ["a/b", "a/x/b", "a/x/y/b"], ["a/xb", "ab", "a/x/bc"]),
         ("**", ["a", "a/b/c", ""], []),
         ("a**b", ["ab", "a/x/b", "axb"], ["a/x/c"]),
+        ("*:**/.env", ["HEAD:.env", ":.env", "main:config/.env", "a:b/c/.env"], ["HEAD:x.env"]),
         ("dir/?.txt", ["dir/a.txt"], ["dir/ab.txt", "dir/.txt", "dir//.txt"]),
         ("[abc].md", ["a.md", "c.md"], ["d.md", "ab.md"]),
         ("[!abc].md", ["d.md", "-.md"], ["a.md", "/.md"]),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 __all__ = ["glob_to_regex", "is_glob"]
 
 _GLOB_CHARS = frozenset("*?[{")
@@ -17,6 +19,7 @@ def is_glob(text: str) -> bool:
     return any(char in _GLOB_CHARS for char in text) or any(c + "(" in text for c in "!@+")
 
 
+@functools.lru_cache(maxsize=1024)
 def glob_to_regex(pattern: str) -> str:
     """A regex matching exactly the paths `pattern` matches (`/`-separated, fully anchored).
 
@@ -61,6 +64,12 @@ def _sequence(
                 out.append(_ANY_DIRS)
                 index = stars_end + 1
                 continue  # still at the start of a segment
+            elif pattern.startswith("/", stars_end):
+                # `**/` after other text (`*:**/.env`, a git REV:path) is any text that ends
+                # a folder, or none: zero folders too, as at a segment's start
+                out.append("(?:.*/)?")
+                index = stars_end + 1
+                continue
             else:
                 out.append(".*")
             index = stars_end
@@ -263,8 +272,34 @@ def _complement(alternatives: list[list[Atom]]) -> str:
                 todo.append(target)
             edges.setdefault((ids[states], ids[target]), set()).add(symbol)
     # the complement accepts where no alternative is complete
-    accepting = [i for s, i in ids.items() if not any(k == len(alternatives[n]) for n, k in s)]
-    return _eliminate(len(ids), edges, accepting, alphabet)
+    accepting = {i for s, i in ids.items() if not any(k == len(alternatives[n]) for n, k in s)}
+    return _eliminate(*_minimal(len(ids), edges, accepting, alphabet), alphabet)
+
+
+def _minimal(
+    size: int, edges: dict[tuple[int, int], set[str]], accepting: set[int], alphabet: list[str]
+) -> tuple[int, dict[tuple[int, int], set[str]], set[int]]:
+    """The same automaton with equivalent states merged (Moore's partition refinement), so
+    that the regex read back is small: every state that can no longer reach a pattern's end is
+    one state."""
+    move = {(p, symbol): q for (p, q), symbols in edges.items() for symbol in symbols}
+    block = {state: int(state in accepting) for state in range(size)}
+    while True:
+        signature = {
+            state: (block[state], *(block[move[(state, c)]] for c in alphabet))
+            for state in range(size)
+        }
+        numbers: dict[tuple[int, ...], int] = {}
+        for state in range(size):  # state 0 (the start) keeps block 0
+            numbers.setdefault(signature[state], len(numbers))
+        refined = {state: numbers[signature[state]] for state in range(size)}
+        if len(numbers) == len(set(block.values())):
+            break
+        block = refined
+    merged: dict[tuple[int, int], set[str]] = {}
+    for (p, q), symbols in edges.items():
+        merged.setdefault((refined[p], refined[q]), set()).update(symbols)
+    return len(numbers), merged, {refined[state] for state in accepting}
 
 
 def _symbols_regex(symbols: set[str], alphabet: list[str]) -> str:
@@ -281,7 +316,7 @@ def _symbols_regex(symbols: set[str], alphabet: list[str]) -> str:
 
 
 def _eliminate(
-    size: int, edges: dict[tuple[int, int], set[str]], accepting: list[int], alphabet: list[str]
+    size: int, edges: dict[tuple[int, int], set[str]], accepting: set[int], alphabet: list[str]
 ) -> str:
     """The regex of an automaton (states 0..size-1, 0 the start), by state elimination."""
     begin, final = size, size + 1
@@ -302,13 +337,21 @@ def _eliminate(
 
     left = set(range(size))
     while left:
-        # the state with the fewest paths through it first: the regex stays small
-        def cost(k: int) -> int:
-            ins = sum(1 for (p, q) in label if q == k and p != k)
-            outs = sum(1 for (p, q) in label if p == k and q != k)
-            return ins * outs
-
-        k = min(left, key=cost)
+        # the state with the fewest and shortest paths through it first: the regex stays small
+        ins_of: dict[int, list[int]] = {}
+        outs_of: dict[int, list[int]] = {}
+        for (p, q), r in label.items():
+            if p != q:
+                ins_of.setdefault(q, []).append(len(r) + 1)
+                outs_of.setdefault(p, []).append(len(r) + 1)
+        costs: dict[int, tuple[int, int]] = {}
+        for state in left:
+            came, went = ins_of.get(state, []), outs_of.get(state, [])
+            costs[state] = (
+                len(came) * len(went),
+                sum(came) * len(went) + sum(went) * len(came),
+            )
+        k = min(left, key=costs.__getitem__)
         left.discard(k)
         through = loop(label.pop((k, k), None))
         ins = [(p, r) for (p, q), r in label.items() if q == k]
