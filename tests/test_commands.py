@@ -335,3 +335,18 @@ def test_the_folder_a_command_runs_in_computes(tmp_path: Path) -> None:
     proj.mkdir()
     rm = the(model('rm -rf "$(dirname "$PWD")"', proj), "rm")
     assert [u.place.text for u in rm.paths] == [os.path.realpath(tmp_path)]
+
+
+def test_a_recursive_search_with_no_folder_reads_the_one_it_runs_in(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("KEY=x\n")
+    root = os.path.realpath(tmp_path)
+    for line in ("grep -r KEY", "rg --hidden KEY"):
+        found = places(model(line, tmp_path)[0])
+        assert (root, "reads", ["is:project", "outside:git"]) == (
+            found[0][0],
+            found[0][1],
+            [t for t in found[0][2] if t.endswith(("project", ":git"))],
+        ), line
+        assert (root + "/.env", "reads") in [(t, r) for t, r, _p in found], line
+    # a folder given is read as before, once
+    assert [t for t, _r, _p in places(model("grep -r KEY .", tmp_path)[0])].count(root) == 1

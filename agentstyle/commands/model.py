@@ -242,8 +242,9 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
                     out.append(PathUse(word, role, found))
     if parsed.recursive and not run.remote:
         searched = [u for u in out if u.role in ("reads", "path")]
-        if not searched:  # `rg KEY`, `grep -r KEY`: the folder it runs in
+        if not searched:  # `rg KEY`, `grep -r KEY`: the folder it runs in, which it reads
             searched = [PathUse(".", "reads", p) for d in dirs for p in place(".", d, where)]
+            out += searched
         out += _listed(searched, parsed, where)
     takes_paths = any(r.removesuffix("...") in PATH_ROLES for r in _operand_roles(parsed))
     if run.runtime_args and takes_paths:
