@@ -247,6 +247,7 @@ def effects(command: str, cwd: Path) -> list[tuple[str, list[tuple[str, str, str
     return [
         (c.heads[-1], [(e.kind, e.host, e.port) for e in c.network], sorted(c.runs))
         for c in model(command, cwd)
+        if c.heads  # the files the shell opens for redirections (a command of no name)
     ]
 
 
@@ -350,3 +351,19 @@ def test_a_recursive_search_with_no_folder_reads_the_one_it_runs_in(tmp_path: Pa
         assert (root + "/.env", "reads") in [(t, r) for t, r, _p in found], line
     # a folder given is read as before, once
     assert [t for t, _r, _p in places(model("grep -r KEY .", tmp_path)[0])].count(root) == 1
+
+
+def test_the_shell_opens_redirections_whatever_runs(tmp_path: Path) -> None:
+    root = os.path.realpath(tmp_path)
+    [bare] = model("> .env", tmp_path)
+    assert bare.heads == [] and [(t, r) for t, r, _p in places(bare)] == [
+        (root + "/.env", "writes")
+    ]
+    loop = model("while read l; do echo $l; done < .env", tmp_path)
+    assert [(t, r) for t, r, _p in places(loop[0])] == [(root + "/.env", "reads")]
+    assert loop[0].heads == [] and all(not places(c) for c in loop[1:] if c.program == "echo")
+    # a program's own redirections stay its paths, and are also opened by the shell
+    wc, opened = model("wc -c < .env", tmp_path)
+    assert wc.heads == ["wc"] and [t for t, _r, _p in places(wc)] == [root + "/.env"]
+    assert opened.heads == [] and [t for t, _r, _p in places(opened)] == [root + "/.env"]
+    assert len(model("ls", tmp_path)) == 1

@@ -78,8 +78,17 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     out: list[Command] = []
     budget = MAX_PATHS
     hops: list[list[Hop]] = []
+    opened: list[Command] = []
     for run in runs:
         assert isinstance(run, Run)
+        if run.redirs:
+            # the shell opens a redirection's file whatever the program then does (nothing at
+            # all for `> .env` alone): those files are also a command of no name
+            opened.append(_opened(run, where))
+        if not run.argv:
+            hops.append([])
+            out.append(opened.pop())
+            continue
         program = program_of(run.argv[0]) if run.argv else ""
         grammar = grammars(program) if program else None
         parsed = read_words(program, list(run.argv[1:]), grammar)
@@ -106,7 +115,32 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     flows = follow(hops)
     for n, command in enumerate(out):
         command.inputs = flows.sources(n)
-    return out
+    return out + opened
+
+
+def _opened(run: object, where: Where) -> Command:
+    """The files the shell opens for a run's redirections, as a command of no name (`heads`
+    empty): only a condition that names no command (`command where ( … )`) sees it, so a rule
+    that lets a program through by name (`unless: command "wc"`) still sees `wc < .env` open
+    the file."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    parsed = Parsed(words=[], heads=[])
+    bare = Run((), run.dirs, remote=run.remote, redirs=run.redirs, text=run.text)
+    command = Command(
+        program="",
+        words=[],
+        heads=[],
+        options=[],
+        operands=[],
+        paths=_paths(parsed, bare, where),
+        remote=run.remote,
+        text=run.text,
+        env=run.env,
+    )
+    _effects(command, parsed, bare, None)  # a socket it opens: `> /dev/tcp/host/port`
+    return command
 
 
 def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | None) -> None:
@@ -320,9 +354,12 @@ def describe(command: Command) -> str:
     """One line of `style explain` (docs/commands.md#style-explain): the command as rules read
     it: its names, options with their canonical names and values, operands, and each path with
     what the program does to it and where it lands."""
-    parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
-    if command.grammar is None:
-        parts.append("grammar=none")
+    if not command.heads:
+        parts = ["redirections"]  # the files the shell opens, whatever runs (`_opened`)
+    else:
+        parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
+        if command.grammar is None:
+            parts.append("grammar=none")
     if command.options:
         shown = [n if v is None else f"{n}={v}" for n, v in command.options]
         parts.append("options=" + json.dumps(shown, ensure_ascii=False))

@@ -687,6 +687,7 @@ class Walker(Scope):
             files = self._file_redirections(node.redirs)
             if files:
                 self.emit(files)  # `while read l; do …; done < .env` reads .env
+                self._opened(node.redirs, files)
         self.depth += 1
         try:
             return self._compound_body(node, stdin)
@@ -924,6 +925,18 @@ class Walker(Scope):
             for d in self.st.dirs:
                 if d != self.start:
                     self.emit(self._file_redirections(redirs, d))
+            self._opened(redirs, files)
+
+    def _opened(self, redirs: Sequence[Redir], text: str) -> None:
+        """A run with no words, for the command model: the files the shell opens for
+        redirections no program owns (`> .env` alone, `while …; done < .env`)."""
+        pairs = self._redirection_pairs(redirs)
+        if pairs:
+            saved, self.command_redirs = self.command_redirs, pairs
+            try:
+                self._record_run([], text)
+            finally:
+                self.command_redirs = saved
 
     def _file_redirections(self, redirs: Sequence[Redir], directory: str | None = None) -> str:
         """`< in > out` of the redirections that name files (not `2>&1`, not heredocs);
