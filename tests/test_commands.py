@@ -367,3 +367,26 @@ def test_the_shell_opens_redirections_whatever_runs(tmp_path: Path) -> None:
     assert wc.heads == ["wc"] and [t for t, _r, _p in places(wc)] == [root + "/.env"]
     assert opened.heads == [] and [t for t, _r, _p in places(opened)] == [root + "/.env"]
     assert len(model("ls", tmp_path)) == 1
+
+
+def test_a_glob_lands_on_the_well_known_names_it_may_match(tmp_path: Path) -> None:
+    from agentstyle.commands.paths import glob_names
+
+    root = os.path.realpath(tmp_path)
+
+    def read(line: str) -> set[str]:
+        return {t.removeprefix(root + "/") for t, _r, _p in places(model(line, tmp_path)[0])}
+
+    assert {".env", ".env.local", ".env.example"} <= read("cat .e*")
+    assert read("cat .en?") == {".env"}
+    assert read("cat .[e]nv") == {".env"}
+    assert read("cat .env.ex*") == {".env.example"}  # the template, not a literal `.env.ex*`
+    assert read("cat *.pem") == {"*.pem"}  # no name it knows: as written
+    assert read("cat *") == {"*"}  # wildcards alone name nothing in particular
+    keys = {t for t, _r, _p in places(model("head ~/.ssh/id_*", tmp_path)[0])}
+    assert {os.path.expanduser("~/.ssh/id_rsa"), os.path.expanduser("~/.ssh/id_rsa.pub")} <= keys
+    # every entry of a folder still lands on the folder, and on what it may hold
+    assert {".*", ".env", ".git"} <= read("cat .*")
+    assert glob_names("{.env,*.md}") == [".env", "*.md"]
+    assert glob_names("**/.env") == ["**/.env"]
+    assert ".env" in glob_names(".env*") and ".env.example" in glob_names(".env*")
