@@ -390,3 +390,18 @@ def test_a_glob_lands_on_the_well_known_names_it_may_match(tmp_path: Path) -> No
     assert glob_names("{.env,*.md}") == [".env", "*.md"]
     assert glob_names("**/.env") == ["**/.env"]
     assert ".env" in glob_names(".env*") and ".env.example" in glob_names(".env*")
+
+
+def test_a_command_find_runs_reads_the_files_find_finds(tmp_path: Path) -> None:
+    root = os.path.realpath(tmp_path)
+    commands = model("find . -name .env -exec cat {} \\;", tmp_path)
+    cat = the(commands, "cat")
+    assert [(t, r) for t, r, _p in places(cat)] == [(root + "/**/.env", "reads")]
+    assert the(commands, "find").operands == ["."]  # find's own words stay as written
+    home = os.path.expanduser("~")
+    cat = the(model("find ~/.ssh -type f -exec cat {} +", tmp_path), "cat")
+    assert [t for t, _r, _p in places(cat)] == [home + "/.ssh"]
+    head = the(model("find . -name '.env*' -execdir head {} +", tmp_path), "head")
+    assert root + "/**/.env.local" in [t for t, _r, _p in places(head)]
+    # only `{}` is replaced, and only in what find runs
+    assert the(model("echo {}", tmp_path), "echo").operands == ["{}"]

@@ -91,7 +91,10 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
             continue
         program = program_of(run.argv[0]) if run.argv else ""
         grammar = grammars(program) if program else None
-        parsed = read_words(program, list(run.argv[1:]), grammar)
+        args = list(run.argv[1:])
+        if run.found:  # `find … -exec cat {} ;`: cat reads the files find finds
+            args = [f for word in args for f in (run.found if word == "{}" else (word,))]
+        parsed = read_words(program, args, grammar)
         command = Command(
             program=program,
             words=parsed.words,

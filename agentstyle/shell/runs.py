@@ -16,6 +16,7 @@ class Run:
         "background",
         "dirs",
         "env",
+        "found",
         "redirs",
         "remote",
         "repeating",
@@ -38,6 +39,7 @@ class Run:
         args_from: tuple[int, ...] = (),
         background: bool = False,
         repeating: bool = False,
+        found: tuple[str, ...] = (),
     ) -> None:
         self.argv = argv
         self.dirs = dirs
@@ -52,6 +54,8 @@ class Run:
         self.args_from = args_from
         self.background = background  # started in the background (`&`)
         self.repeating = repeating  # in an endless loop, or a function that calls itself
+        # the path words `{}` stands for in a command `find -exec` runs: the files it finds
+        self.found = found
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -65,6 +69,7 @@ class Run:
             self.args_from,
             self.background,
             self.repeating,
+            self.found,
         )
 
     def __repr__(self) -> str:

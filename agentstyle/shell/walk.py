@@ -397,6 +397,7 @@ class Walker(Scope):
         self.git_aliases: dict[str, str] = {}
         self.command_env: list[str] = []  # the NAME=value words before the command being run
         self.command_redirs: tuple[tuple[str, str], ...] = ()  # its file redirections
+        self.found: tuple[str, ...] = ()  # what `{}` stands for in a command find runs
         self.appending = False  # xargs appends words only known when it runs
         self.recorded: dict[tuple[object, ...], int] = {}  # every simple command: its position
         self.run_list: list[Run] = []  # …in ShellParse.runs, for the model
@@ -454,6 +455,7 @@ class Walker(Scope):
             args_from=tuple(sorted(self.args_from)),
             background=self.background > 0,
             repeating=self.repeating > 0 or recursive,
+            found=self.found if "{}" in argv else (),
         )
         key = run.key()
         if key not in self.recorded:
@@ -1210,8 +1212,12 @@ class Walker(Scope):
             if found.xargs is not None:
                 self._xargs(found.xargs, stdin, peeled)
             else:
-                for inner in found.detached:
-                    self.run(inner, _NO_STDIN, peeled + 1)
+                saved_found, self.found = self.found, found.found or self.found
+                try:
+                    for inner in found.detached:
+                        self.run(inner, _NO_STDIN, peeled + 1)
+                finally:
+                    self.found = saved_found
             if found.parallel is not None:
                 self._parallel(found.parallel, stdin)
             if name == "find":
