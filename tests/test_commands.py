@@ -289,6 +289,7 @@ def effects(command: str, cwd: Path) -> list[tuple[str, list[tuple[str, str, str
     return [
         (c.heads[-1], [(e.kind, e.host, e.port) for e in c.network], sorted(c.runs))
         for c in model(command, cwd)
+        if c.heads  # the files the shell opens for redirections (a command of no name)
     ]
 
 
@@ -555,3 +556,72 @@ def test_git_reads_the_settings_of_its_environment_as_c_options(tmp_path: Path) 
     # a count of 0 reads no pair
     line = "GIT_CONFIG_COUNT=0 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=sh git log"
     assert the(model(line, tmp_path), "git").options == []
+
+
+def test_a_recursive_search_with_no_folder_reads_the_one_it_runs_in(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("KEY=x\n")
+    root = os.path.realpath(tmp_path)
+    for line in ("grep -r KEY", "rg --hidden KEY"):
+        found = places(model(line, tmp_path)[0])
+        assert (root, "reads", ["is:project", "outside:git"]) == (
+            found[0][0],
+            found[0][1],
+            [t for t in found[0][2] if t.endswith(("project", ":git"))],
+        ), line
+        assert (root + "/.env", "reads") in [(t, r) for t, r, _p in found], line
+    # a folder given is read as before, once
+    assert [t for t, _r, _p in places(model("grep -r KEY .", tmp_path)[0])].count(root) == 1
+
+
+def test_the_shell_opens_redirections_whatever_runs(tmp_path: Path) -> None:
+    root = os.path.realpath(tmp_path)
+    [bare] = model("> .env", tmp_path)
+    assert bare.heads == [] and [(t, r) for t, r, _p in places(bare)] == [
+        (root + "/.env", "writes")
+    ]
+    loop = model("while read l; do echo $l; done < .env", tmp_path)
+    assert [(t, r) for t, r, _p in places(loop[0])] == [(root + "/.env", "reads")]
+    assert loop[0].heads == [] and all(not places(c) for c in loop[1:] if c.program == "echo")
+    # a program's own redirections stay its paths, and are also opened by the shell
+    wc, opened = model("wc -c < .env", tmp_path)
+    assert wc.heads == ["wc"] and [t for t, _r, _p in places(wc)] == [root + "/.env"]
+    assert opened.heads == [] and [t for t, _r, _p in places(opened)] == [root + "/.env"]
+    assert len(model("ls", tmp_path)) == 1
+
+
+def test_a_glob_lands_on_the_well_known_names_it_may_match(tmp_path: Path) -> None:
+    from agentstyle.commands.paths import glob_names
+
+    root = os.path.realpath(tmp_path)
+
+    def read(line: str) -> set[str]:
+        return {t.removeprefix(root + "/") for t, _r, _p in places(model(line, tmp_path)[0])}
+
+    assert {".env", ".env.local", ".env.example"} <= read("cat .e*")
+    assert read("cat .en?") == {".env"}
+    assert read("cat .[e]nv") == {".env"}
+    assert read("cat .env.ex*") == {".env.example"}  # the template, not a literal `.env.ex*`
+    assert read("cat *.pem") == {"*.pem"}  # no name it knows: as written
+    assert read("cat *") == {"*"}  # wildcards alone name nothing in particular
+    keys = {t for t, _r, _p in places(model("head ~/.ssh/id_*", tmp_path)[0])}
+    assert {os.path.expanduser("~/.ssh/id_rsa"), os.path.expanduser("~/.ssh/id_rsa.pub")} <= keys
+    # every entry of a folder still lands on the folder, and on what it may hold
+    assert {".*", ".env", ".git"} <= read("cat .*")
+    assert glob_names("{.env,*.md}") == [".env", "*.md"]
+    assert glob_names("**/.env") == ["**/.env"]
+    assert ".env" in glob_names(".env*") and ".env.example" in glob_names(".env*")
+
+
+def test_a_command_find_runs_reads_the_files_find_finds(tmp_path: Path) -> None:
+    root = os.path.realpath(tmp_path)
+    commands = model("find . -name .env -exec cat {} \\;", tmp_path)
+    cat = the(commands, "cat")
+    assert [(t, r) for t, r, _p in places(cat)] == [(root + "/**/.env", "reads")]
+    assert the(commands, "find").operands == ["."]  # find's own words stay as written
+    home = os.path.expanduser("~")
+    cat = the(model("find ~/.ssh -type f -exec cat {} +", tmp_path), "cat")
+    assert [t for t, _r, _p in places(cat)] == [home + "/.ssh"]
+    head = the(model("find . -name '.env*' -execdir head {} +", tmp_path), "head")
+    assert root + "/**/.env.local" in [t for t, _r, _p in places(head)]
+    # only `{}` is replaced, and only in what find runs
+    assert the(model("echo {}", tmp_path), "echo").operands == ["{}"]

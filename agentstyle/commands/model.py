@@ -118,13 +118,24 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     hops: list[list[Hop]] = []
     inner: list[tuple[int, list[Command]]] = []
     socketed: list[Command] = []
+    opened: list[Command] = []
     for run in runs:
         assert isinstance(run, Run)
+        if run.redirs:
+            # the shell opens a redirection's file whatever the program then does (nothing at
+            # all for `> .env` alone): those files are also a command of no name
+            opened.append(_opened(run, where))
+        if not run.argv:
+            hops.append([])
+            out.append(opened.pop())
+            continue
         program = program_of(run.argv[0]) if run.argv else ""
         grammar = grammars(program) if program else None
         args = list(run.argv[1:])
         if program == "git" and run.env:
             args = [*git_env_options(run.env), *args]
+        if run.found:  # `find … -exec cat {} ;`: cat reads the files find finds
+            args = [f for word in args for f in (run.found if word == "{}" else (word,))]
         parsed = read_words(program, args, grammar)
         command = Command(
             program=program,
@@ -167,7 +178,7 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
             else:
                 command.paths = []
             out.append(command)
-    return out + socketed
+    return out + socketed + opened
 
 
 def _fifo_hops(commands: list[Command], runs: Sequence[object], hops: list[list[Hop]]) -> None:
@@ -223,6 +234,31 @@ def _socket_commands(
             inner.sockets |= {"stdin", "stdout"}
             out.append(inner)
     return out
+
+
+def _opened(run: object, where: Where) -> Command:
+    """The files the shell opens for a run's redirections, as a command of no name (`heads`
+    empty): only a condition that names no command (`command where ( … )`) sees it, so a rule
+    that lets a program through by name (`unless: command "wc"`) still sees `wc < .env` open
+    the file."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    parsed = Parsed(words=[], heads=[])
+    bare = Run((), run.dirs, remote=run.remote, redirs=run.redirs, text=run.text)
+    command = Command(
+        program="",
+        words=[],
+        heads=[],
+        options=[],
+        operands=[],
+        paths=_paths(parsed, bare, where),
+        remote=run.remote,
+        text=run.text,
+        env=run.env,
+    )
+    _effects(command, parsed, bare, None)  # a socket it opens: `> /dev/tcp/host/port`
+    return command
 
 
 def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | None) -> None:
@@ -415,7 +451,7 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
             words += [(f, "writes") for f in (address.writes,) if f]
     if run.fds:  # `/dev/fd/3` is the file fd 3 was opened on (`exec 3>/dev/tcp/…`)
         opened = dict(run.fds)
-        words = [(_opened(w, opened), r) for w, r in words]
+        words = [(_fd_file(w, opened), r) for w, r in words]
     words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
     named = len(words)  # operands and option values; what they imply and redirections follow
     # `curl -d @file`, `--data-binary @file` read the file (`@-` is stdin)
@@ -453,8 +489,9 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
                     out.append(PathUse(word, role, found))
     if parsed.recursive and not run.remote:
         searched = [u for u in out if u.role in ("reads", "path")]
-        if not searched:  # `rg KEY`, `grep -r KEY`: the folder it runs in
+        if not searched:  # `rg KEY`, `grep -r KEY`: the folder it runs in, which it reads
             searched = [PathUse(".", "reads", p) for d in dirs for p in place(".", d, where)]
+            out += searched
         out += _listed(searched, parsed, where)
     takes_paths = any(r.removesuffix("...") in PATH_ROLES for r in _operand_roles(parsed))
     if run.runtime_args and takes_paths:
@@ -463,7 +500,7 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     return out
 
 
-def _opened(word: str, opened: dict[str, str]) -> str:
+def _fd_file(word: str, opened: dict[str, str]) -> str:
     """`/dev/fd/N` (`/proc/self/fd/N`) as the file descriptor N was opened on, when known."""
     from agentstyle.shell.runs import FD_PATHS
 
@@ -540,9 +577,12 @@ def describe(command: Command) -> str:
     """One line of `style explain` (docs/commands.md#style-explain): the command as rules read
     it: its names, options with their canonical names and values, operands, and each path with
     what the program does to it and where it lands."""
-    parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
-    if command.grammar is None:
-        parts.append("grammar=none")
+    if not command.heads:
+        parts = ["redirections"]  # the files the shell opens, whatever runs (`_opened`)
+    else:
+        parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
+        if command.grammar is None:
+            parts.append("grammar=none")
     if command.options:
         shown = [n if v is None else f"{n}={v}" for n, v in command.options]
         parts.append("options=" + json.dumps(shown, ensure_ascii=False))

@@ -16,6 +16,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 PLACES = ("project", "git", "home", "tmp", "root", "system", "remote", "unknown")
 
@@ -51,6 +52,47 @@ SYSTEM_FOLDERS = (
 # Folders whose entries are people's home folders (the root user's is /root).
 HOME_PARENTS = ("/home", "/Users")
 TMP_FOLDERS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm")
+
+# Names a glob may match when the shell expands it at run time, which STYLE cannot list: the
+# files and folders guards care about that most projects and home folders hold. A glob word
+# whose last part matches some of them lands on each (`cat .e*` is `cat .env`, `.env.local`…;
+# `head ~/.ssh/id_*` is `~/.ssh/id_rsa`…), and only on them: `cat .env.ex*` is the template.
+WELL_KNOWN = (
+    ".git",
+    ".env",
+    ".env.local",
+    ".env.development",
+    ".env.development.local",
+    ".env.production",
+    ".env.production.local",
+    ".env.test",
+    ".env.staging",
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    ".envrc",
+    ".netrc",
+    ".npmrc",
+    ".pgpass",
+    ".pypirc",
+    ".git-credentials",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".kube",
+    ".docker",
+    "config",
+    "credentials",
+    "id_rsa",
+    "id_rsa.pub",
+    "id_ecdsa",
+    "id_ecdsa.pub",
+    "id_ed25519",
+    "id_ed25519.pub",
+    "id_dsa",
+    "id_dsa.pub",
+)
+_GLOB = frozenset("*?[")
 
 # A last path component that names every entry of its folder (`*`, `.*`, `.[!.]*`, `{*,.*}`).
 _EVERY = re.compile(r"^\.?[*?\[\]!^{},.]*$")
@@ -109,6 +151,11 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     real = _real(lexical)
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
+    names = well_known(word)
+    if names:
+        # where it may land when it runs; a folder's every entry still lands on the folder
+        known = [p for name in names for p in place(name, directory, where)]
+        found = found + known if every else known
     return tuple(found)
 
 
@@ -124,6 +171,62 @@ def host_place(word: str) -> Place | None:
         return Place(word, (word,), frozenset({"inside:remote"}))
     there = _remote(path or ".")
     return Place(word, (word, *there.forms), there.tags)
+
+
+def well_known(word: str) -> list[str]:
+    """`word` with its last part, a glob, replaced by each WELL_KNOWN name it matches (as bash
+    matches: a leading `.` only by a `.`); [] for a word that is no such glob, or a glob of
+    wildcards alone (`*`, `?*`: every name, which says nothing of any)."""
+    folder, slash, last = word.rstrip("/").rpartition("/")
+    if not _GLOB & set(last) or not set(last) - _GLOB - set("]!^"):
+        return []
+    pattern = last.replace("[^", "[!")
+    return [
+        folder + slash + name
+        for name in WELL_KNOWN
+        if (last.startswith(".") or not name.startswith(".")) and fnmatchcase(name, pattern)
+    ]
+
+
+def glob_names(glob: str) -> list[str]:
+    """What a file glob (a content search's `glob`) names, as paths a rule can test: each brace
+    alternative, a glob by the WELL_KNOWN names it matches, else as written (`*.pem`, which a
+    rule's `**/*.pem` matches as it matches a file)."""
+    out: list[str] = []
+    for part in expand_braces(glob):
+        out += well_known(part) or [part]
+    return list(dict.fromkeys(out))
+
+
+def expand_braces(text: str) -> list[str]:
+    """`text` with its brace alternatives expanded, as the shell expands them (`{.env,*.md}`
+    is `.env` and `*.md`); a brace without a comma stays."""
+    depth, start = 0, -1
+    for i, char in enumerate(text):
+        if char == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                parts, level, last = [], 0, start + 1
+                for k in range(start + 1, i):
+                    level += {"{": 1, "}": -1}.get(text[k], 0)
+                    if text[k] == "," and level == 0:
+                        parts.append(text[last:k])
+                        last = k + 1
+                if not parts:
+                    continue
+                parts.append(text[last:i])
+                rest = expand_braces(text[i + 1 :])
+                return [
+                    text[:start] + p + r
+                    for part in parts
+                    for p in expand_braces(part)
+                    for r in rest
+                ]
+    return [text]
 
 
 def _placed(path: str, every: str | None, where: Where) -> Place:

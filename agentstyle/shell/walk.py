@@ -409,6 +409,7 @@ class Walker(Scope):
         self.git_aliases: dict[str, str] = {}
         self.command_env: list[str] = []  # the NAME=value words before the command being run
         self.command_redirs: tuple[tuple[str, str], ...] = ()  # its file redirections
+        self.found: tuple[str, ...] = ()  # what `{}` stands for in a command find runs
         self.appending = False  # xargs appends words only known when it runs
         self.recorded: dict[tuple[object, ...], int] = {}  # every simple command: its position
         self.run_list: list[Run] = []  # …in ShellParse.runs, for the model
@@ -483,6 +484,7 @@ class Walker(Scope):
             background=self.background > 0,
             repeating=self.repeating > 0 or recursive,
             fds=tuple((n, str(f[1])) for n, f in self.fds.items() if f[0] == "file"),
+            found=self.found if "{}" in argv else (),
         )
         key = run.key()
         if key not in self.recorded:
@@ -719,6 +721,7 @@ class Walker(Scope):
             files = self._file_redirections(node.redirs)
             if files:
                 self.emit(files)  # `while read l; do …; done < .env` reads .env
+                self._opened(node.redirs, files)
         self.depth += 1
         try:
             return self._compound_body(node, stdin)
@@ -960,6 +963,18 @@ class Walker(Scope):
             for d in self.st.dirs:
                 if d != self.start:
                     self.emit(self._file_redirections(redirs, d))
+            self._opened(redirs, files)
+
+    def _opened(self, redirs: Sequence[Redir], text: str) -> None:
+        """A run with no words, for the command model: the files the shell opens for
+        redirections no program owns (`> .env` alone, `while …; done < .env`)."""
+        pairs = self._redirection_pairs(redirs)
+        if pairs:
+            saved, self.command_redirs = self.command_redirs, pairs
+            try:
+                self._record_run([], text)
+            finally:
+                self.command_redirs = saved
 
     def _file_redirections(self, redirs: Sequence[Redir], directory: str | None = None) -> str:
         """`< in > out` of the redirections that name files (not `2>&1`, not heredocs);
@@ -1261,8 +1276,12 @@ class Walker(Scope):
             if found.xargs is not None:
                 self._xargs(found.xargs, stdin, peeled)
             else:
-                for inner in found.detached:
-                    self.run(inner, _NO_STDIN, peeled + 1)
+                saved_found, self.found = self.found, found.found or self.found
+                try:
+                    for inner in found.detached:
+                        self.run(inner, _NO_STDIN, peeled + 1)
+                finally:
+                    self.found = saved_found
             if found.parallel is not None:
                 self._parallel(found.parallel, stdin)
             if name == "find":
