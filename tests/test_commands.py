@@ -189,6 +189,18 @@ def test_a_symbolic_link_on_disk_and_one_the_line_makes(tmp_path: Path) -> None:
     assert any("is:root" in p for c in made for _t, _r, p in places(c))
 
 
+def test_dot_dot_after_a_link_leaves_where_the_link_leads(tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    (proj / "linked").symlink_to(tmp_path / "elsewhere" / "deep")
+    out = os.path.realpath(tmp_path / "elsewhere") + "/dist"
+    for line in ("cd linked && rm -rf ../dist", "rm -rf linked/../dist"):
+        tags = {t: p for t, _r, p in places(the(model(line, proj), "rm"))}
+        assert "outside:project" in tags[out], line
+        assert "inside:project" in tags[os.path.realpath(proj) + "/dist"]  # as written
+
+
 def test_run_time_words_are_in_no_place(tmp_path: Path) -> None:
     rm = the(model('rm -rf "$BUILD_DIR" $(cat list)', tmp_path), "rm")
     for _text, _role, tags in places(rm):

@@ -100,9 +100,13 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     absolute = _absolute(target, directory, where)
     if absolute is None:
         return (Place(word, (word,), frozenset({"is:unknown"})),)
-    lexical = _through_links(posixpath.normpath(absolute), where.links)
+    normal = posixpath.normpath(absolute)
+    lexical = _through_links(normal, where.links)
     found = [_placed(lexical, word if every else None, where)]
-    real = _real(lexical)
+    # The kernel takes `..` after a symbolic link from where the link leads (`cd linked && rm
+    # -rf ../x` leaves the link's target, not its folder): the real path is resolved as
+    # written, before `..` is taken as text.
+    real = _real(lexical if lexical != normal else absolute)
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
     return tuple(found)
