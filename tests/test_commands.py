@@ -178,6 +178,18 @@ def test_every_entry_of_a_folder_is_judged_as_the_folder(tmp_path: Path) -> None
     assert "is:home" in tags[os.path.expanduser("~") + "/.*"]
 
 
+def test_a_glob_that_may_match_dot_git_lands_on_it(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    proj.mkdir()
+    git = os.path.realpath(proj) + "/.git"
+    for word in (".*", ".[!.]*", ".g*", "./.??*"):
+        tags = {t: p for t, _r, p in places(the(model(f"rm -rf {word}", proj), "rm"))}
+        assert "is:git" in tags[git], word
+    for word in ("*", "..?*", ".c*", "src/.*"):
+        tags = {t: p for t, _r, p in places(the(model(f"rm -rf {word}", proj), "rm"))}
+        assert not any("is:git" in p for p in tags.values()), word
+
+
 def test_a_symbolic_link_on_disk_and_one_the_line_makes(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     proj.mkdir()

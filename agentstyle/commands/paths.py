@@ -11,6 +11,7 @@ place, so a rule about paths outside the project counts it as outside.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -109,7 +110,25 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     real = _real(lexical if lexical != normal else absolute)
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
+    git = _glob_git(word, directory, where)
+    if git is not None:
+        found.append(git)
     return tuple(found)
+
+
+def _glob_git(word: str, directory: str, where: Where) -> Place | None:
+    """A glob the shell may expand to its folder's `.git` (`.*`, `.[!.]*`, `.g*`; not `*`,
+    which skips hidden names, nor `..?*`) lands on that `.git` too."""
+    last = posixpath.basename(word.rstrip("/"))
+    if not last.startswith(".") or not any(c in last for c in "*?["):
+        return None
+    if not fnmatch.fnmatchcase(".git", last):
+        return None
+    folder = _absolute(posixpath.dirname(word.rstrip("/")) or ".", directory, where)
+    if folder is None:
+        return None
+    path = _through_links(posixpath.normpath(posixpath.join(folder, ".git")), where.links)
+    return _placed(path, None, where)
 
 
 def _placed(path: str, every: str | None, where: Where) -> Place:
