@@ -144,6 +144,13 @@ def test_find_takes_the_words_of_exec_up_to_its_terminator() -> None:
     assert operands == [(".", "path"), ("/srv", "path")]
 
 
+def test_an_option_may_take_words_after_its_value() -> None:
+    _h, options, operands = read("find . -fprintf out -delete -print")
+    assert options == [("-fprintf", "out"), ("-print", None)]  # -delete is the format
+    assert operands == [(".", "path")]
+    assert parse_option("-fprintf <file> <format>", "writes", "x").extra == 1
+
+
 def test_without_a_grammar_both_readings_stand() -> None:
     parsed = read_words("deploy.sh", ["--env", "prod", "-xv", "eu"], None)
     assert parsed.grammar is None

@@ -187,7 +187,9 @@ class _Reader:
             return value
         if self.i < len(args):
             self.i += 1
-            return args[self.i - 1]
+            value = args[self.i - 1]
+            self.i = min(self.i + option.extra, len(args))  # `-fprintf FILE FORMAT`
+            return value
         return None
 
     def _add(self, name: str, value: str | None, option: Option | None) -> None:
