@@ -1246,6 +1246,12 @@ class Walker(Scope):
                 self.add_dynamic(INPUT_PROGRAM)  # `parallel < jobs.txt`: each line a command
             if stdin.unknown or not stdin.texts:
                 if spec.template:
+                    # as with xargs: input that picks the program (`parallel sh -c`, `parallel
+                    # python3 {}`) is code no rule has seen
+                    words = [_PARALLEL_SLOT.sub("{}", w) for w in spec.template]
+                    slot = "{}" if any(map(_PARALLEL_SLOT.search, spec.template)) else None
+                    if input_picks_program(words, slot):
+                        self.add_dynamic(INPUT_PROGRAM)
                     self.run_text(" ".join(spec.template))
                 return
             inputs = [[line for line in "".join(stdin.texts).split("\n") if line.strip()]]
