@@ -122,7 +122,7 @@ def _glob_git(word: str, directory: str, where: Where) -> Place | None:
     last = posixpath.basename(word.rstrip("/"))
     if not last.startswith(".") or not any(c in last for c in "*?["):
         return None
-    if not fnmatch.fnmatchcase(".git", last):
+    if not fnmatch.fnmatchcase(".git", last.replace("[^", "[!")):  # bash takes both
         return None
     folder = _absolute(posixpath.dirname(word.rstrip("/")) or ".", directory, where)
     if folder is None:
