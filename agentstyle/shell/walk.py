@@ -1245,13 +1245,15 @@ class Walker(Scope):
             elif not spec.template and stdin.files:
                 self.add_dynamic(INPUT_PROGRAM)  # `parallel < jobs.txt`: each line a command
             if stdin.unknown or not stdin.texts:
-                if spec.template:
-                    # as with xargs: input that picks the program (`parallel sh -c`, `parallel
-                    # python3 {}`) is code no rule has seen
+                if spec.template and (stdin.piped or stdin.files):
+                    # as with xargs: input from a pipe or a file that picks the program
+                    # (`cat jobs | parallel sh -c`, `ls | parallel python3 {}`) is code no rule
+                    # has seen
                     words = [_PARALLEL_SLOT.sub("{}", w) for w in spec.template]
                     slot = "{}" if any(map(_PARALLEL_SLOT.search, spec.template)) else None
                     if input_picks_program(words, slot):
                         self.add_dynamic(INPUT_PROGRAM)
+                if spec.template:
                     self.run_text(" ".join(spec.template))
                 return
             inputs = [[line for line in "".join(stdin.texts).split("\n") if line.strip()]]
