@@ -220,6 +220,17 @@ def test_dot_dot_after_a_link_leaves_where_the_link_leads(tmp_path: Path) -> Non
         assert "inside:project" in tags[os.path.realpath(proj) + "/dist"]  # as written
 
 
+def test_the_shell_opens_redirections_whatever_runs(tmp_path: Path) -> None:
+    [bare] = model("> /dev/sda", tmp_path)
+    [(text, role, tags)] = places(bare)
+    assert bare.heads == [] and (text, role) == ("/dev/sda", "writes")
+    assert "inside:system" in tags
+    idle, opened = model("ls --help > /dev/sda", tmp_path)
+    assert idle.does_nothing and opened.heads == [] and not opened.does_nothing
+    assert [t for t, _r, _p in places(opened)] == ["/dev/sda"]
+    assert len(model("ls > out.txt", tmp_path)) == 1  # a command that runs keeps its own
+
+
 def test_run_time_words_are_in_no_place(tmp_path: Path) -> None:
     rm = the(model('rm -rf "$BUILD_DIR" $(cat list)', tmp_path), "rm")
     for _text, _role, tags in places(rm):

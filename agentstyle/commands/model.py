@@ -69,6 +69,8 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     for run in runs:
         assert isinstance(run, Run)
         if not run.argv:
+            if run.redirs:  # `> /dev/sda` alone: no program, yet the shell opens the file
+                out.append(_opened(run, where))
             continue
         program = program_of(run.argv[0])
         parsed = read_words(program, list(run.argv[1:]), grammars(program))
@@ -90,7 +92,32 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         if program == "ln":
             _links(parsed, run, where)
         out.append(command)
+        if command.does_nothing and run.redirs:
+            # `ls --help > /dev/sda` prints its help, but the shell opens (and empties) the
+            # file whatever the program then does
+            out.append(_opened(run, where))
     return out
+
+
+def _opened(run: object, where: Where) -> Command:
+    """The files the shell opens for a run's redirections, as a command of no name: only a
+    condition that names no command (`command where ( … )`) sees it."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    parsed = Parsed(words=[], heads=[])
+    paths = _paths(parsed, Run((), run.dirs, remote=run.remote, redirs=run.redirs), where)
+    return Command(
+        program="",
+        words=[],
+        heads=[],
+        options=[],
+        operands=[],
+        paths=paths,
+        remote=run.remote,
+        text=run.text,
+        env=run.env,
+    )
 
 
 def _dirs(parsed: Parsed, run: object) -> list[str]:
@@ -172,9 +199,12 @@ def describe(command: Command) -> str:
     """One line of `style explain` (docs/commands.md#style-explain): the command as rules read
     it: its names, options with their canonical names and values, operands, and each path with
     what the program does to it and where it lands."""
-    parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
-    if command.grammar is None:
-        parts.append("grammar=none")
+    if not command.heads:
+        parts = ["redirections"]  # the files the shell opens, whatever runs (`_opened`)
+    else:
+        parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
+        if command.grammar is None:
+            parts.append("grammar=none")
     if command.options:
         shown = [n if v is None else f"{n}={v}" for n, v in command.options]
         parts.append("options=" + json.dumps(shown, ensure_ascii=False))

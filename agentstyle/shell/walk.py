@@ -858,6 +858,14 @@ class Walker(Scope):
 
     def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
         files = self._file_redirections(redirs)
+        pairs = self._redirection_pairs(redirs)
+        if pairs:
+            # a run with no words, for the command model: the files the shell opens
+            saved, self.command_redirs = self.command_redirs, pairs
+            try:
+                self._record_run([], " ".join(o + " " + t for o, t in pairs))
+            finally:
+                self.command_redirs = saved
         if files:
             self.emit(files)
             for d in self.st.dirs:
