@@ -4,6 +4,7 @@ them, and its paths resolved the way the kernel would, with where each lands."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -239,15 +240,17 @@ def test_run_time_words_are_in_no_place(tmp_path: Path) -> None:
     assert any("is:unknown" in p for c in xargs_rm for _t, _r, p in places(c))
 
 
-def test_a_project_under_tmp_keeps_its_neighbours(tmp_path: Path) -> None:
-    proj = tmp_path / "ws" / "app"
-    proj.mkdir(parents=True)
-    rm = the(model(f"rm -rf .. ../other {tmp_path}/scratch", proj), "rm")
-    tags = {t: p for t, _r, p in places(rm)}
-    real = os.path.realpath(proj)
-    assert "inside:tmp" not in tags[os.path.dirname(real)]
-    assert "inside:tmp" not in tags[os.path.dirname(real) + "/other"]
-    assert "inside:tmp" in tags[os.path.realpath(tmp_path) + "/scratch"]
+def test_a_project_under_tmp_keeps_its_neighbours() -> None:
+    with tempfile.TemporaryDirectory(dir="/tmp") as entry:
+        proj = Path(entry) / "ws" / "app"
+        proj.mkdir(parents=True)
+        line = f"rm -rf .. ../other ../../beside {entry}-scratch /tmp/x"
+        tags = {t: p for t, _r, p in places(the(model(line, proj), "rm"))}
+        real = os.path.realpath(entry)
+        assert "inside:tmp" not in tags[real + "/ws"]  # holds the project
+        assert "inside:tmp" not in tags[real + "/ws/other"]  # beside it
+        assert "inside:tmp" not in tags[real + "/beside"]  # in the temp entry that holds it
+        assert "inside:tmp" in tags[real + "-scratch"] and "inside:tmp" in tags["/tmp/x"]
 
 
 def test_a_command_on_another_machine_is_read_from_its_home(tmp_path: Path) -> None:
