@@ -91,6 +91,12 @@ def test_after_double_dash_an_option_is_an_operand() -> None:
     assert operands == [("-rf", "deletes")]
 
 
+def test_double_dash_before_a_subcommand_ends_only_the_options_before_it() -> None:
+    heads, options, operands = read("systemctl --no-block -- reboot --force")
+    assert heads[-1] == "systemctl reboot" and ("--force", None) in options and operands == []
+    assert read("systemctl -- status -- reboot")[0][-1] == "systemctl status"
+
+
 def test_git_global_options_and_subcommands() -> None:
     heads, options, operands = read("git -C sub --no-pager clean -nfdx build")
     assert heads == ["git", "git clean"]

@@ -62,6 +62,11 @@ class _Reader:
                 self.operand_words.append((word, True))
                 continue
             if word == "--":
+                following = args[self.i] if self.i < len(args) else None
+                if not self.operand_words and following in self.node.subcommands:
+                    # `systemctl -- reboot`, `git -- reset --hard`: `--` ends the options
+                    # before the subcommand, which the program still reads (with its own)
+                    continue
                 ended = True
                 continue
             if word.startswith("--") and len(word) > 2:
