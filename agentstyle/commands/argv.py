@@ -77,6 +77,11 @@ class _Reader:
                 self.operand_words.append((word, True))
                 continue
             if word == "--":
+                following = args[self.i] if self.i < len(args) else None
+                if not self.operand_words and following in self.node.subcommands:
+                    # `systemctl -- reboot`, `git -- reset --hard`: `--` ends the options
+                    # before the subcommand, which the program still reads (with its own)
+                    continue
                 ended = True
                 continue
             if word.startswith("--") and len(word) > 2:
@@ -244,7 +249,9 @@ class _Reader:
             return value
         if self.i < len(args):
             self.i += 1
-            return args[self.i - 1]
+            value = args[self.i - 1]
+            self.i = min(self.i + option.extra, len(args))  # `-fprintf FILE FORMAT`
+            return value
         return None
 
     def _add(self, name: str, value: str | None, option: Option | None) -> None:

@@ -413,7 +413,32 @@ def _runs_commands(parsed: Parsed, run: object, where: Where, grammars: Grammars
         )
         _effects(command, parsed, inner, grammar)
         out.append(command)
+        if command.does_nothing and run.redirs:
+            # `ls --help > /dev/sda` prints its help, but the shell opens (and empties) the
+            # file whatever the program then does
+            out.append(_opened(run, where))
     return out
+
+
+def _opened(run: object, where: Where) -> Command:
+    """The files the shell opens for a run's redirections, as a command of no name: only a
+    condition that names no command (`command where ( … )`) sees it."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    parsed = Parsed(words=[], heads=[])
+    paths = _paths(parsed, Run((), run.dirs, remote=run.remote, redirs=run.redirs), where)
+    return Command(
+        program="",
+        words=[],
+        heads=[],
+        options=[],
+        operands=[],
+        paths=paths,
+        remote=run.remote,
+        text=run.text,
+        env=run.env,
+    )
 
 
 def _dirs(parsed: Parsed, run: object) -> list[str]:

@@ -146,9 +146,13 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     absolute = _absolute(target, directory, where)
     if absolute is None:
         return (Place(word, (word,), frozenset({"is:unknown"})),)
-    lexical = _through_links(posixpath.normpath(absolute), where.links)
+    normal = posixpath.normpath(absolute)
+    lexical = _through_links(normal, where.links)
     found = [_placed(lexical, word if every else None, where)]
-    real = _real(lexical)
+    # The kernel takes `..` after a symbolic link from where the link leads (`cd linked && rm
+    # -rf ../x` leaves the link's target, not its folder): the real path is resolved as
+    # written, before `..` is taken as text.
+    real = _real(lexical if lexical != normal else absolute)
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
     names = well_known(word)
@@ -366,12 +370,18 @@ def _tags(path: str, where: Where) -> set[str]:
 
 
 def _holds_project(path: str, root: str, tmp: Sequence[str]) -> bool:
-    """A project under a temp folder keeps its neighbours: a folder that holds it, or one beside
-    it (when its parent is not a temp folder itself), is no scratch space."""
+    """A project under a temp folder keeps its neighbours: a folder that holds it, and anything
+    in the entry of the temp folder that holds it (`/tmp/work` for a project in
+    `/tmp/work/a/app`, so `/tmp/work/b` too), is no scratch space; a project that is itself
+    such an entry (`/tmp/app`) leaves the other entries (`/tmp/x`) to scratch."""
     if _under(root, path):
         return True
-    parent = posixpath.dirname(root)
-    return parent not in tmp and _under(path, parent) is not None
+    for folder in tmp:
+        if _under(root, folder) == "inside":
+            entry = posixpath.join(folder, root[len(folder.rstrip("/")) + 1 :].split("/")[0])
+            if entry != root and _under(path, entry) is not None:
+                return True
+    return False
 
 
 def _forms(path: str, where: Where) -> tuple[str, ...]:

@@ -958,6 +958,14 @@ class Walker(Scope):
 
     def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
         files = self._file_redirections(redirs)
+        pairs = self._redirection_pairs(redirs)
+        if pairs:
+            # a run with no words, for the command model: the files the shell opens
+            saved, self.command_redirs = self.command_redirs, pairs
+            try:
+                self._record_run([], " ".join(o + " " + t for o, t in pairs))
+            finally:
+                self.command_redirs = saved
         if files:
             self.emit(files)
             for d in self.st.dirs:
@@ -1420,6 +1428,14 @@ class Walker(Scope):
             elif not spec.template and stdin.files:
                 self.add_dynamic(INPUT_PROGRAM)  # `parallel < jobs.txt`: each line a command
             if stdin.unknown or not stdin.texts:
+                if spec.template and (stdin.piped or stdin.files):
+                    # as with xargs: input from a pipe or a file that picks the program
+                    # (`cat jobs | parallel sh -c`, `ls | parallel python3 {}`) is code no rule
+                    # has seen
+                    words = [_PARALLEL_SLOT.sub("{}", w) for w in spec.template]
+                    slot = "{}" if any(map(_PARALLEL_SLOT.search, spec.template)) else None
+                    if input_picks_program(words, slot):
+                        self.add_dynamic(INPUT_PROGRAM)
                 if spec.template:
                     self.run_text(" ".join(spec.template))
                 return
