@@ -673,6 +673,13 @@ def stored_events(conn: Any, label: str) -> tuple[list[list[Recorded]], int]:
                     ev.model = value
                 continue
             ev.fields.append((str(name), int(idx), "" if value is None else str(value)))
+        command = ev.first("tool.input.command") if tool == "shell" else None
+        if command is not None:
+            # The stored shell fields are the event's; the command model (command conditions)
+            # reads the parse itself, which no row keeps: parse the command again.
+            from agentstyle.shell import parse_shell
+
+            ev.shell = parse_shell(command, ev.cwd or None)
         ev.session_source = ev.first("session.source")
         ev.mcp_server = ev.first("mcp.server")
         ev.skill = ev.first("skill.name")
