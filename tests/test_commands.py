@@ -277,7 +277,8 @@ def test_the_shell_opens_redirections_whatever_runs(tmp_path: Path) -> None:
     idle, opened = model("ls --help > /dev/sda", tmp_path)
     assert idle.does_nothing and opened.heads == [] and not opened.does_nothing
     assert [t for t, _r, _p in places(opened)] == ["/dev/sda"]
-    assert len(model("ls > out.txt", tmp_path)) == 1  # a command that runs keeps its own
+    # a command that runs keeps its own, and the shell opens them as well
+    assert [c.heads for c in model("ls > out.txt", tmp_path)] == [["ls"], []]
 
 
 def test_run_time_words_are_in_no_place(tmp_path: Path) -> None:
@@ -624,7 +625,7 @@ def test_a_recursive_search_with_no_folder_reads_the_one_it_runs_in(tmp_path: Pa
     assert [t for t, _r, _p in places(model("grep -r KEY .", tmp_path)[0])].count(root) == 1
 
 
-def test_the_shell_opens_redirections_whatever_runs(tmp_path: Path) -> None:
+def test_the_shell_opens_the_files_of_compounds_and_programs_too(tmp_path: Path) -> None:
     root = os.path.realpath(tmp_path)
     [bare] = model("> .env", tmp_path)
     assert bare.heads == [] and [(t, r) for t, r, _p in places(bare)] == [
