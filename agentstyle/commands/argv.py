@@ -84,7 +84,9 @@ class _Reader:
                     continue
                 ended = True
                 continue
-            if word.startswith("--") and len(word) > 2:
+            if self.i == 1 and self.node.oldstyle and self._oldstyle(word):
+                self._short("-" + word)  # `tar czf x.tgz src`: the options without their dash
+            elif word.startswith("--") and len(word) > 2:
                 self._long(word)
             elif word.startswith("-") and len(word) > 1:
                 self._short(word)
@@ -110,10 +112,14 @@ class _Reader:
             r in ("runs", "code") for _n, _v, r in self.out.option_values
         )
         stdin_operand = any(w in ("-", "/dev/stdin") for w, _r in self.out.operands)
+        # an option that names what it runs instead of a script (`python -m json.tool`)
+        runs_given = runs_given or self.targeted
         self.out.program_from_stdin = self.node.stdin_code and (not runs_given or stdin_operand)
         named = any(r == "writes" for _n, _v, r in self.out.option_values)
         self.out.saves_urls = "saves" in self.out.flags or (self.node.saves_urls and not named)
-        self.out.recursive = "recursive" in self.out.flags or self.node.recursive is not None
+        self.out.recursive = (
+            "recursive" in self.out.flags or self.node.recursive is not None
+        ) and "flat" not in self.out.flags
         self.out.hidden = self.node.recursive != "unhidden" or "hidden" in self.out.flags
         return self.out
 
@@ -224,6 +230,9 @@ class _Reader:
                 self._add(option.canonical, self._take(option), option)
                 return
             self._add(option.canonical, None, option)
+
+    def _oldstyle(self, word: str) -> bool:
+        return word.isalpha() and all(self._find("-" + c) is not None for c in word)
 
     def _keyword(self, word: str) -> bool:
         """`of=/dev/sda`: a keyword operand the grammar names (`dd`)."""

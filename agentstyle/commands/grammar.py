@@ -36,7 +36,7 @@ PATH_ROLES = frozenset({"path", "reads", "writes", "deletes", "runs", "cwd"})
 # program runs (`yarn BIN …`, `corepack pnpm …`): the model reads them as a command of its own
 # (docs/design/commands.md#the-model)
 ROLES = PATH_ROLES | frozenset(
-    {"word", "url", "code", "host", "port", "data", "address", "command"}
+    {"word", "url", "code", "host", "port", "data", "address", "command", "names"}
 )
 OPTION_FLAGS = frozenset(
     {
@@ -49,6 +49,7 @@ OPTION_FLAGS = frozenset(
         "hidden",
         "include",
         "exclude",
+        "flat",
     }
 )
 NODE_KEYS = frozenset(
@@ -67,6 +68,7 @@ NODE_KEYS = frozenset(
         "saves",
         "recursive",
         "hostpaths",
+        "oldstyle",
     }
 )
 
@@ -120,6 +122,8 @@ class Node:
     # option marked `hidden` says so): it reads the files under the folders it reads
     recursive: str | None = None
     hostpaths: bool = False  # a path written `host:path`, `host::module`, `scheme://…` is remote
+    # `oldstyle: true`: a first word without a dash is a cluster of options (`tar czf x.tgz d`)
+    oldstyle: bool = False
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -255,7 +259,7 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.hostpaths = inherit.hostpaths
         node.negations = inherit.negations
     node.summary = str(data.get("summary", ""))
-    for key in ("permute", "clusters", "abbreviations", "hostpaths", "negations"):
+    for key in ("permute", "clusters", "abbreviations", "hostpaths", "negations", "oldstyle"):
         if key in data:
             if not isinstance(data[key], bool):
                 raise GrammarProblem(f"{where}: `{key}` is true or false")

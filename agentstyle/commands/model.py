@@ -222,16 +222,19 @@ def _socket_commands(
     from agentstyle.shell import Run, parse_shell
 
     assert isinstance(run, Run)
-    if not command.network or run.remote:
+    if run.remote:
         return []
     valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
-    texts = [w for w, r in valued if r in ("runs", "code")]
-    texts += [p for w, r in valued if r == "address" and (p := network.from_socat(w).program)]
+    # socat runs its EXEC/SYSTEM program whatever the other address is (a file, a descriptor)
+    texts = [p for w, r in valued if r == "address" and (p := network.from_socat(w).program)]
+    if command.network:
+        texts += [w for w, r in valued if r in ("runs", "code")]
     out: list[Command] = []
     for text in texts[:MAX_INNER]:
         folder = run.dirs[0] if run.dirs and run.dirs[0].startswith("/") else root or "/"
         for inner in build(parse_shell(text, folder).runs, root, grammars):
-            inner.sockets |= {"stdin", "stdout"}
+            if command.network:
+                inner.sockets |= {"stdin", "stdout"}
             out.append(inner)
     return out
 
@@ -285,6 +288,10 @@ def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | N
             address = network.from_socat(word)
             if address.end is not None:
                 command.network.append(address.end)
+            if address.fd is not None:  # `FD:3` after `exec 3>/dev/tcp/h/p`
+                end = network.from_redirection(dict(run.fds).get(address.fd, ""))
+                if end is not None:
+                    command.network.append(end)
             if address.program is not None:
                 command.runs.add("string")
         elif role == "runs":
@@ -358,11 +365,13 @@ def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
         for use in earlier.paths:
             if use.role != "writes":
                 continue
-            # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`); run
-            # when it is the script, or the stdin of a shell (`curl -o x … && sh < x`)
+            # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`), or
+            # into a folder it reads (`cp -R src out/x; tar cf - out`); run when it is the
+            # script, or the stdin of a shell (`curl -o x … && sh < x`)
             written = use.place.text.rstrip("/")
             for text, runs_it in mine:
-                if text == written or text.startswith(written + "/"):
+                holds = text.startswith(written + "/") or written.startswith(text + "/")
+                if text == written or holds:
                     out.append(Hop(n, "file", runs_it))
     return out
 
@@ -413,32 +422,7 @@ def _runs_commands(parsed: Parsed, run: object, where: Where, grammars: Grammars
         )
         _effects(command, parsed, inner, grammar)
         out.append(command)
-        if command.does_nothing and run.redirs:
-            # `ls --help > /dev/sda` prints its help, but the shell opens (and empties) the
-            # file whatever the program then does
-            out.append(_opened(run, where))
     return out
-
-
-def _opened(run: object, where: Where) -> Command:
-    """The files the shell opens for a run's redirections, as a command of no name: only a
-    condition that names no command (`command where ( … )`) sees it."""
-    from agentstyle.shell import Run
-
-    assert isinstance(run, Run)
-    parsed = Parsed(words=[], heads=[])
-    paths = _paths(parsed, Run((), run.dirs, remote=run.remote, redirs=run.redirs), where)
-    return Command(
-        program="",
-        words=[],
-        heads=[],
-        options=[],
-        operands=[],
-        paths=paths,
-        remote=run.remote,
-        text=run.text,
-        env=run.env,
-    )
 
 
 def _dirs(parsed: Parsed, run: object) -> list[str]:
@@ -481,7 +465,9 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     named = len(words)  # operands and option values; what they imply and redirections follow
     # `curl -d @file`, `--data-binary @file` read the file (`@-` is stdin)
     valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
-    words += [(f, "reads") for w, r in valued if r == "data" and (f := _data_file(w)) is not None]
+    words += [(f, "reads") for w, r in valued if r == "data" for f in _data_files(w)]
+    # `tar -T list`, `rsync --files-from=list`: the list, and each path it names
+    words += [(f, "reads") for w, r in valued if r == "names" for f in (w, *_listed_in(w, dirs))]
     # a `file://` URL is a read of that file (`curl file://$HOME/.aws/credentials`)
     words += [
         (read, "reads")
@@ -560,15 +546,35 @@ def _saved(url: str) -> str | None:
     return name or None
 
 
-def _data_file(value: str) -> str | None:
-    """The file a `data` value reads: `@file`, or a form field's `name=@file` / `name=<file`
-    (`curl -F f=@.env`); `@-` is stdin."""
+def _data_files(value: str) -> list[str]:
+    """The files a `data` value reads: `@file`, or a form field's `name=@file` / `name=<file`
+    (`curl -F f=@.env`, several: `f=@a,b`); `@-` is stdin."""
     if value.startswith("@"):
-        return value[1:] if value != "@-" else None
+        return [value[1:]] if value != "@-" else []
     name, eq, rest = value.partition("=")
     if eq and name and rest[:1] in ("@", "<") and rest[1:] not in ("", "-"):
-        return rest[1:].split(";")[0]
-    return None
+        files = rest[1:].split(";")[0]
+        return [f for f in files.split(",") if f] if rest[0] == "@" else [files]
+    return []
+
+
+MAX_LISTED = 200  # paths read from a list file (`tar -T list`): the hook has seconds
+
+
+def _listed_in(word: str, dirs: list[str]) -> list[str]:
+    """The paths a list file names, one a line (relative to where the command runs), when the
+    file is there to read; [] when it is not (made earlier in the line, or on another machine)."""
+    import os
+
+    for d in dirs:
+        path = word if word.startswith("/") or not d.startswith("/") else os.path.join(d, word)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                lines = [line.strip() for _n, line in zip(range(MAX_LISTED), f, strict=False)]
+        except OSError:
+            continue
+        return [line for line in lines if line and not line.startswith("#")]
+    return []
 
 
 def _operand_roles(parsed: Parsed) -> list[str]:

@@ -93,6 +93,7 @@ WELL_KNOWN = (
     "id_dsa.pub",
 )
 _GLOB = frozenset("*?[")
+_EXTGLOB = re.compile(r"[@!+*?]\(")
 
 # A last path component that names every entry of its folder (`*`, `.*`, `.[!.]*`, `{*,.*}`).
 _EVERY = re.compile(r"^\.?[*?\[\]!^{},.]*$")
@@ -160,7 +161,24 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
         # where it may land when it runs; a folder's every entry still lands on the folder
         known = [p for name in names for p in place(name, directory, where)]
         found = found + known if every else known
+    # what the shell expands it to, where the folder is there to look in (`cat certs/*`)
+    found += [
+        p for name in _expanded(word, directory, where) for p in place(name, directory, where)
+    ]
     return tuple(found)
+
+
+def _expanded(word: str, directory: str, where: Where) -> list[str]:
+    """The paths a glob word's last part expands to on this machine, as the shell would."""
+    from agentstyle.commands.listing import entries_matching
+
+    folder, slash, last = word.rstrip("/").rpartition("/")
+    if not (_GLOB & set(last) or _EXTGLOB.search(last)):
+        return []
+    at = _absolute(folder + slash if slash else ".", directory, where)
+    if at is None:
+        return []
+    return [folder + slash + name for name in entries_matching(_real(at), last)]
 
 
 def host_place(word: str) -> Place | None:

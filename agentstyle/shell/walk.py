@@ -1038,10 +1038,23 @@ class Walker(Scope):
         of its own, from 10 as bash gives them, held in its variable (`>&$sock`)."""
         for redir in redirs:
             fd = redir.fd
+            closing = (
+                redir.op in (">&", "<&")
+                and redir.target is not None
+                and (expand_text(redir.target.parts, self)[0] == "-")
+            )
             if fd and fd.startswith("{") and fd.endswith("}") and fd[1:-1].isidentifier():
-                fd = str(10 + sum(1 for n in self.fds if int(n) >= 10))
-                self.st.vars[redir.fd[1:-1]] = (fd,)  # type: ignore[index]
+                name = fd[1:-1]
+                known = self.st.vars.get(name, ())
+                if closing and len(known) == 1 and str(known[0]) in self.fds:
+                    fd = str(known[0])  # `exec {sock}>&-` closes the one it names
+                else:
+                    fd = str(10 + sum(1 for n in self.fds if int(n) >= 10))
+                    self.st.vars[name] = (fd,)
             elif named_only or not fd or not fd.isdigit():
+                continue
+            if closing:
+                self.fds.pop(fd, None)  # `exec 3>&-`: a later `>&3` writes nowhere
                 continue
             if redir.op in (">&", "<&") and redir.target is not None:
                 source = expand_text(redir.target.parts, self)[0].rstrip("-")
