@@ -33,6 +33,7 @@ GROUPS = (
     ("timeouts.py", "leaves", 0),
     ("limits.py", "leaves", 0),
     ("folders.py", "leaves", 0),
+    ("globs.py", "leaves", 0),  # path globs as RE2 patterns (the rules and the command model)
     ("duck.py", "leaves", 0),
     ("__init__.py", "leaves", 0),
     ("sql/*", "leaves", 0),  # the statements and their loader

@@ -19,7 +19,7 @@ from agentstyle.grammar.ast import (
     Var,
     strip_spans,
 )
-from agentstyle.grammar.globs import glob_to_regex, is_glob
+from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
 from agentstyle.source import Span
 from agentstyle.vocabulary import COMPARISONS, OPERATORS

@@ -68,7 +68,7 @@ def entries_matching(folder: str, pattern: str) -> list[str]:
     the command may reach."""
     import re
 
-    from agentstyle.grammar.globs import glob_to_regex
+    from agentstyle.globs import glob_to_regex
 
     try:
         regex = re.compile(glob_to_regex(pattern), re.IGNORECASE)

@@ -119,6 +119,9 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     inner: list[tuple[int, list[Command]]] = []
     socketed: list[Command] = []
     opened: list[Command] = []
+    # every file written so far, as (command, place): at most MAX_PATHS, so that matching a
+    # command's reads against them stays small whatever the number of commands
+    writes: list[tuple[int, str]] = []
     for run in runs:
         assert isinstance(run, Run)
         if run.redirs:
@@ -155,7 +158,10 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         _effects(command, parsed, run, grammar)
         if program == "ln":
             _links(parsed, run, where)
-        hops.append(_hops(command, run, out))
+        hops.append(_hops(command, run, out, writes))
+        writes += [
+            (len(out), u.place.text.rstrip("/")) for u in command.paths if u.role == "writes"
+        ]
         for source in run.stdin_from:  # a pipe between a command and the network
             if source < len(out) and out[source].network:
                 command.sockets.add("stdin")
@@ -346,8 +352,11 @@ def _redirected(op: str) -> set[str]:
 _COPIERS = frozenset({"scp", "rsync", "sftp", "rcp"})
 
 
-def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
-    """What reaches this command directly from the commands before it."""
+def _hops(
+    command: Command, run: object, before: list[Command], writes: list[tuple[int, str]]
+) -> list[Hop]:
+    """What reaches this command directly from the commands before it (`writes`: the files
+    they write, by command)."""
     from agentstyle.shell import Run
 
     assert isinstance(run, Run)
@@ -361,18 +370,14 @@ def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
         for use in command.paths
         if use.role != "writes"
     ]
-    for n, earlier in enumerate(before):
-        for use in earlier.paths:
-            if use.role != "writes":
-                continue
-            # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`), or
-            # into a folder it reads (`cp -R src out/x; tar cf - out`); run when it is the
-            # script, or the stdin of a shell (`curl -o x … && sh < x`)
-            written = use.place.text.rstrip("/")
-            for text, runs_it in mine:
-                holds = text.startswith(written + "/") or written.startswith(text + "/")
-                if text == written or holds:
-                    out.append(Hop(n, "file", runs_it))
+    for text, runs_it in mine:
+        # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`), or into a
+        # folder it reads (`cp -R src out/x; tar cf - out`); run when it is the script, or the
+        # stdin of a shell (`curl -o x … && sh < x`)
+        for n, written in writes:
+            holds = text.startswith(written + "/") or written.startswith(text + "/")
+            if text == written or holds:
+                out.append(Hop(n, "file", runs_it))
     return out
 
 

@@ -20,7 +20,7 @@ from agentstyle.grammar.ast import (
     Text,
     Var,
 )
-from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.globs import glob_to_regex
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
 from agentstyle.policy.lowercommands import (
     FlowNotInlined,

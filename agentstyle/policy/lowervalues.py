@@ -9,7 +9,7 @@ from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
-from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.globs import glob_to_regex
 from agentstyle.policy.settingrefs import LIST_TYPE, Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span

@@ -25,7 +25,7 @@ from agentstyle.grammar.ast import (
     Value,
     Var,
 )
-from agentstyle.grammar.globs import glob_to_regex, is_glob
+from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for

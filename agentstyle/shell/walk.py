@@ -1450,7 +1450,14 @@ class Walker(Scope):
                     if input_picks_program(words, slot):
                         self.add_dynamic(INPUT_PROGRAM)
                 if spec.template:
-                    self.run_text(" ".join(spec.template))
+                    # the template gets its words from the input when it runs, as with xargs
+                    slotted = any(map(_PARALLEL_SLOT.search, spec.template))
+                    saved, self.appending = self.appending, not slotted
+                    saved_data, self.data_from = self.data_from, self.data_from | stdin.sources
+                    try:
+                        self.run_text(" ".join(spec.template))
+                    finally:
+                        self.appending, self.data_from = saved, saved_data
                 return
             inputs = [[line for line in "".join(stdin.texts).split("\n") if line.strip()]]
         combos: list[list[str]] = [[]]
