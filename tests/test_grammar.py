@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import (
     And,
     GrammarError,
@@ -19,7 +20,6 @@ from agentstyle.grammar.ast import (
     Var,
     strip_spans,
 )
-from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
 from agentstyle.source import Span
 from agentstyle.vocabulary import COMPARISONS, OPERATORS

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
+from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import (
     And,
     CommandItem,
@@ -20,7 +21,6 @@ from agentstyle.grammar.ast import (
     Text,
     Var,
 )
-from agentstyle.globs import glob_to_regex
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
 from agentstyle.policy.lowercommands import (
     FlowNotInlined,

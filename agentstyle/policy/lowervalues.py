@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
-from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
 from agentstyle.globs import glob_to_regex
+from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
 from agentstyle.policy.settingrefs import LIST_TYPE, Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span
