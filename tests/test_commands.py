@@ -460,6 +460,54 @@ def test_what_a_command_runs(command: str, program: str, runs: list[str], tmp_pa
     assert found[program] == runs
 
 
+# A job without bound: started in the background by a loop that never ends (by any spelling
+# of a condition that always holds) and not waited for by the same shell.
+@pytest.mark.parametrize(
+    ("command", "unbounded"),
+    [
+        ("while true; do work & done", True),
+        ("while /bin/true; do work & done", True),
+        ("until /usr/bin/false; do work & done", True),
+        ("while [ 1 ]; do work & done", True),
+        ("while test x; do work & done", True),
+        ("while [[ 1 ]]; do work & done", True),
+        ("while ((1)); do work & done", True),
+        ("for ((i=0;;i++)); do work & done", True),
+        ("while true; do work & wait; work & done", True),  # the second job is not waited
+        ("while true; do work & if false; then wait; fi; done", True),  # a wait under a condition
+        ("while true; do work & (wait); done", True),  # a subshell's wait reaps nothing here
+        ("while true; do (work &); wait; done", True),
+        ("while true; do wait; sleep 1 & disown; done", True),  # off the shell's jobs
+        ("while true; do work & if false; then break; fi; done", True),
+        ("while [[ $running ]]; do work & done", False),  # a condition only known at run time
+        ("while [ ]; do work & done", False),
+        ("while ((0)); do work & done", False),
+        ("while true; do work & break; done", False),  # one turn
+        ("while true; do work & exit; done", False),
+        ("for ((;;)); do work & break; done", False),
+        ("while true; do work & wait; done", False),
+        ("while true; do work & wait -n; done", False),
+        ('while true; do work & wait "$!"; done', False),
+        ("while true; do wait; sleep 1 & done", False),  # the next turn's wait reaps it
+        ("while true; do (work & wait); done", False),
+        ("for i in 1 2 3; do work & done", False),
+    ],
+)
+def test_jobs_without_bound(command: str, unbounded: bool, tmp_path: Path) -> None:
+    found = any(
+        {"background", "repeatedly"} <= c.runs
+        for c in model(command, tmp_path)
+        if c.program == "work" or c.program == "sleep"
+    )
+    assert found is unbounded
+
+
+def test_a_waited_job_is_not_left_in_the_background(tmp_path: Path) -> None:
+    assert the(model("sleep 9 & wait", tmp_path), "sleep").runs == set()
+    assert the(model("sleep 9 & disown; wait", tmp_path), "sleep").runs == {"background"}
+    assert the(model("sleep 9 & echo hi", tmp_path), "sleep").runs == {"background"}
+
+
 @pytest.mark.parametrize(
     ("command", "sink", "sources"),
     [

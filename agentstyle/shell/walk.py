@@ -663,21 +663,7 @@ class Walker(Scope):
         if isinstance(node, Simple):
             return self._simple(node, stdin)
         if isinstance(node, Seq):
-            outs: list[Stdin | None] = []
-            for item, background in zip(node.items, node.background, strict=True):
-                if background:
-                    saved = self.st
-                    self.st = saved.copy()
-                    self.background += 1
-                    try:
-                        self.walk(item, stdin)
-                    finally:
-                        self.st = saved
-                        self.background -= 1
-                    outs.append(None)
-                else:
-                    outs.append(self.walk(item, stdin))
-            return _concat(outs)
+            return self._seq(node, stdin)
         if isinstance(node, AndOr):
             outs = []
             made_sure = False
@@ -692,6 +678,27 @@ class Walker(Scope):
             return self._pipeline(node, stdin)
         assert isinstance(node, Compound)
         return self._compound(node, stdin)
+
+    def _seq(self, node: Seq, stdin: Stdin, turn: bool = False) -> Stdin | None:
+        """Statements in order. One ended by `&` runs in the background unless this shell waits
+        for it (`_reaped`); `turn`: the list is a loop's body."""
+        outs: list[Stdin | None] = []
+        reaped = _reaped(node, turn)
+        for item, background, waited in zip(node.items, node.background, reaped, strict=True):
+            if background:
+                saved = self.st
+                self.st = saved.copy()
+                left = 0 if waited else 1
+                self.background += left
+                try:
+                    self.walk(item, stdin)
+                finally:
+                    self.st = saved
+                    self.background -= left
+                outs.append(None)
+            else:
+                outs.append(self.walk(item, stdin))
+        return _concat(outs)
 
     def _pipeline(self, node: Pipeline, stdin: Stdin) -> Stdin | None:
         piped: Stdin = stdin
@@ -746,7 +753,7 @@ class Walker(Scope):
             endless = _endless(node)
             self.repeating += endless
             try:
-                self.walk(node.body, stdin)
+                self._seq(node.body, stdin, turn=True)
             finally:
                 self.repeating -= endless
             self.walk(node.cond, stdin)
@@ -813,10 +820,10 @@ class Walker(Scope):
     def _for(self, node: For, stdin: Stdin) -> Stdin | None:
         if node.arith is not None:
             expand(Word([node.arith], "", 0, 0), self, False)
-            endless = _endless_arith(node.arith)
+            endless = 0 if _leaves(node.body) else _endless_arith(node.arith)
             self.repeating += endless
             try:
-                self.walk(node.body, stdin)
+                self._seq(node.body, stdin, turn=True)
             finally:
                 self.repeating -= endless
             return None
@@ -838,7 +845,7 @@ class Walker(Scope):
                 for v in dict.fromkeys(values)
             ]
             self.st.vars[node.name] = tuple(unique) if unique else (UNKNOWN,)
-        self.walk(node.body, stdin)
+        self._seq(node.body, stdin, turn=True)
         if values:
             self._absorb([before, self.st.copy()])
         else:
@@ -2132,12 +2139,83 @@ class Walker(Scope):
 
 
 def _endless(loop: Loop) -> int:
-    """1 for `while true`, `while :`, `until false` (a loop whose condition never ends it),
-    else 0."""
-    words = [part.text for item in loop.cond.items for part in _words_of(item)]
-    if loop.until:
-        return int(words in (["false"],))
-    return int(words in (["true"], [":"], ["[", "1", "]"]))
+    """1 for a loop its condition never ends (`while true`, `while :`, `while /bin/true`,
+    `while [ 1 ]`, `while [[ x ]]`, `while ((1))`, `until false`), unless its body leaves it
+    on the first turn; else 0."""
+    if not loop.cond.items or _leaves(loop.body):
+        return 0
+    return int(_constant(loop.cond.items[-1]) is (not loop.until))
+
+
+def _constant(node: Node) -> bool | None:
+    """The exit status a loop condition always has (True: it succeeds), None when it
+    depends on anything: `true`, `:` and `false` by any path, a test of one literal word (`[ x
+    ]`, `test x`, `[[ x ]]`: true when the word is not empty), `((N))` of a literal number."""
+    if isinstance(node, Cond):
+        tested = [_literal(w) for w in node.words]
+        if len(tested) == 1 and tested[0] is not None:
+            return bool(tested[0])
+        return None
+    if isinstance(node, ArithCmd):
+        raw = node.arith.raw.strip("()$ ")
+        return int(raw) != 0 if raw.isdigit() else None
+    words = [p.text for p in _words_of(node)]
+    if not words:
+        return None
+    name = command_name(words[0])
+    if len(words) == 1 and name in ("true", ":", "false"):
+        return name != "false"
+    if name == "[" and len(words) == 3 and words[2] == "]":
+        return bool(words[1])
+    if name == "test" and len(words) == 2:
+        return bool(words[1])
+    return None
+
+
+def _literal(word: Word) -> str | None:
+    """The text of a word with nothing to expand, else None."""
+    if all(isinstance(p, Lit) for p in word.parts):
+        return "".join(p.text for p in word.parts if isinstance(p, Lit))
+    return None
+
+
+def _leaves(body: Seq) -> bool:
+    """A loop body that leaves on its first turn: `break`, `exit` or `return` as one of its own
+    statements (not under a condition, not in the background)."""
+    for item, background in zip(body.items, body.background, strict=True):
+        words = _words_of(item)
+        if not background and words and words[0].text in ("break", "exit", "return"):
+            return True
+    return False
+
+
+def _reaped(seq: Seq, turn: bool) -> list[bool]:
+    """For each statement of `seq`: started in the background (`&`) and waited for by this same
+    shell, so it does not outlive the list: a `wait` statement of the list comes after it (`job
+    & wait`, `wait -n`, `wait $!`), or the list is a loop's body that starts with `wait` (the
+    next turn reaps it). A `disown` before that wait takes the job off the shell's list."""
+    names = [
+        None if bg else _first_word(item)
+        for item, bg in zip(seq.items, seq.background, strict=True)
+    ]
+    leading = turn and bool(names) and names[0] == "wait"
+    out = [False] * len(names)
+    after: str | None = None  # the first `wait` or `disown` after the statement
+    for k in range(len(names) - 1, -1, -1):
+        if seq.background[k]:
+            out[k] = after == "wait" or (after is None and leading)
+        elif names[k] in ("wait", "disown"):
+            after = names[k]
+    return out
+
+
+def _first_word(node: Node) -> str | None:
+    """The command word of a simple command when it is literal text."""
+    if isinstance(node, Simple) and node.words:
+        parts = node.words[0].parts
+        if parts and all(isinstance(p, Lit) for p in parts):
+            return "".join(p.text for p in parts if isinstance(p, Lit))
+    return None
 
 
 def _words_of(node: Node) -> list[Lit]:
@@ -2149,7 +2227,7 @@ def _words_of(node: Node) -> list[Lit]:
 
 
 def _endless_arith(arith: object) -> int:
-    """1 for `for ((;;))` (no condition), else 0."""
+    """1 for `for ((;;))` and `for ((i=0;;i++))` (no condition), else 0."""
     raw = getattr(arith, "raw", None)
     if not isinstance(raw, str):
         return 0
