@@ -491,6 +491,15 @@ def test_what_a_command_runs(command: str, program: str, runs: list[str], tmp_pa
         ("while true; do wait; sleep 1 & done", False),  # the next turn's wait reaps it
         ("while true; do (work & wait); done", False),
         ("for i in 1 2 3; do work & done", False),
+        # a list of more than a thousand turns repeats like an endless loop
+        ("for i in {1..100000}; do work & done", True),
+        ("for i in $(seq 1 1000000); do work & done", True),
+        ("for i in $(seq 0 2 5000); do work & done", True),
+        ("for i in `seq inf`; do work & done", True),
+        ("for i in {1..1000}; do work & done", False),
+        ("for i in $(seq 1 4); do work & done", False),
+        ('for i in "$(seq 1 100000)"; do work & done', False),  # one word
+        ("for i in $(seq 1 1000000); do work & break; done", False),
     ],
 )
 def test_jobs_without_bound(command: str, unbounded: bool, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ inside `python -c`), and the code interpreters run is collected.
 
 from __future__ import annotations
 
+import math
 import os
 import posixpath
 import re
@@ -828,6 +829,8 @@ class Walker(Scope):
                 self.repeating -= endless
             return None
         values: list[Value] = []
+        # a list of more turns than MANY_TURNS repeats its body like an endless loop
+        many = 1 if node.items is not None and _turns(node.items) > MANY_TURNS else 0
         if node.items is None:
             args = self.st.positional
             values = list(args[1:]) if args is not None else [UNKNOWN]
@@ -845,7 +848,12 @@ class Walker(Scope):
                 for v in dict.fromkeys(values)
             ]
             self.st.vars[node.name] = tuple(unique) if unique else (UNKNOWN,)
-        self._seq(node.body, stdin, turn=True)
+        many = 0 if _leaves(node.body) else many
+        self.repeating += many
+        try:
+            self._seq(node.body, stdin, turn=True)
+        finally:
+            self.repeating -= many
         if values:
             self._absorb([before, self.st.copy()])
         else:
@@ -2224,6 +2232,64 @@ def _words_of(node: Node) -> list[Lit]:
         if len(parts) == len(node.words) and all(isinstance(p, Lit) for p in parts):
             return [p for p in parts if isinstance(p, Lit)]
     return []
+
+
+MANY_TURNS = 1000  # a `for` list longer than this repeats its body like an endless loop
+_RANGE = re.compile(r"\{(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?\}")
+
+
+def _turns(items: list[Word]) -> float:
+    """How many turns a `for` list gives, as far as its words say: a brace range counts its
+    numbers (`{1..100000}`), `$(seq …)` of literal numbers what seq prints (`seq inf` never
+    ends), every other word one."""
+    total = 0.0
+    for word in items:
+        count = 1.0
+        part = word.parts[0] if len(word.parts) == 1 else None
+        if isinstance(part, Sub) and not part.quoted:
+            count = _seq_count(part)
+        elif all(isinstance(p, Lit) and not p.quoted for p in word.parts):
+            text = "".join(p.text for p in word.parts if isinstance(p, Lit))
+            for m in _RANGE.finditer(text):
+                first, last, step = int(m[1]), int(m[2]), abs(int(m[3] or 1)) or 1
+                count *= abs(last - first) // step + 1
+        total += count
+    return total
+
+
+def _seq_count(sub: Sub) -> float:
+    """The lines `$(seq [FIRST [STEP]] LAST)` prints (1 for any other substitution)."""
+    body = sub.body
+    if body is None or len(body.items) != 1:
+        return 1.0
+    words = [p.text for p in _words_of(body.items[0])]
+    if not words or command_name(words[0]) != "seq":
+        return 1.0
+    numbers: list[float] = []
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+            continue
+        try:
+            numbers.append(float(word))
+        except ValueError:
+            if word in ("-f", "-s"):
+                skip = True  # the format or separator
+            elif not word.startswith("-"):
+                return 1.0
+    if not 1 <= len(numbers) <= 3:
+        return 1.0
+    first, step, last = (
+        (1.0, 1.0, numbers[0])
+        if len(numbers) == 1
+        else (numbers[0], 1.0, numbers[1])
+        if len(numbers) == 2
+        else (numbers[0], numbers[1], numbers[2])
+    )
+    if step == 0 or math.isnan(first + step + last) or (last - first) * step < 0:
+        return 1.0
+    return math.inf if math.isinf(last) else math.floor((last - first) / step) + 1
 
 
 def _endless_arith(arith: object) -> int:
