@@ -511,6 +511,21 @@ def test_jobs_without_bound(command: str, unbounded: bool, tmp_path: Path) -> No
     assert found is unbounded
 
 
+@pytest.mark.parametrize(
+    ("script", "unbounded"),
+    [
+        ("#!/bin/sh\n$0 & $0 &\n", True),  # starts itself twice, by $0
+        ("#!/bin/sh\n./spawn.sh &\n", True),  # by its path
+        ("#!/bin/sh\nsh spawn.sh &\n", True),
+        ("#!/bin/sh\n./other.sh &\n", False),
+    ],
+)
+def test_a_script_that_starts_itself_repeats(script: str, unbounded: bool, tmp_path: Path) -> None:
+    (tmp_path / "spawn.sh").write_text(script, encoding="utf-8")
+    found = any({"background", "repeatedly"} <= c.runs for c in model("sh spawn.sh", tmp_path))
+    assert found is unbounded
+
+
 def test_a_waited_job_is_not_left_in_the_background(tmp_path: Path) -> None:
     assert the(model("sleep 9 & wait", tmp_path), "sleep").runs == set()
     assert the(model("sleep 9 & disown; wait", tmp_path), "sleep").runs == {"background"}

@@ -422,6 +422,9 @@ class Walker(Scope):
         self.fds: dict[str, tuple[str, str | None]] = {}  # `exec N>file`, `exec N<<<text`
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
+        self.running: list[
+            tuple[str, str | None, str]
+        ] = []  # scripts being walked: word, key, path
         self.called: set[str] = set()
         self.defined: dict[str, Node] = {}
         self.saw_dynamic_command = False
@@ -464,7 +467,9 @@ class Walker(Scope):
         if not self.st.sure and self.start not in dirs:
             dirs = (*dirs, self.start)
         name = command_name(argv[0]) if argv else ""
-        recursive = name in self.st.funcs and name in self.calling
+        recursive = (name in self.st.funcs and name in self.calling) or (
+            bool(self.running) and self._runs_itself(argv[0])
+        )
         args_from = self.args_from
         for word in argv[1:]:
             opened = self._fd_of(word) if word.startswith(FD_PATHS) else None
@@ -2026,7 +2031,11 @@ class Walker(Scope):
         if key is not None and key in self.written and key not in self.scripts:
             # Written earlier in this command line: its text is known without reading it.
             self.scripts.add(key)
-            self._script_text(self.written[key], word, runner, args, source, family)
+            self.running.append((word, key, key))
+            try:
+                self._script_text(self.written[key], word, runner, args, source, family)
+            finally:
+                self.running.pop()
             return
         if self.root is None:
             return
@@ -2050,7 +2059,23 @@ class Walker(Scope):
         if status != OK or real in self.scripts:
             return
         self.scripts.add(real)
-        self._script_text(text, word, runner, args, source, family)
+        self.running.append((word, self._file_key(word), real))
+        try:
+            self._script_text(text, word, runner, args, source, family)
+        finally:
+            self.running.pop()
+
+    def _runs_itself(self, word: str) -> bool:
+        """A script being walked starts itself again: by the word it was called by (`$0`), or
+        by its path (`./spawn.sh` in spawn.sh)."""
+        key = self._file_key(word)
+        for called, called_key, path in self.running:
+            if word == called or (key is not None and key == called_key):
+                return True
+            root = self.root
+            if key is not None and root is not None and _real(root, key) == path:
+                return True
+        return False
 
     def _script_text(
         self,
@@ -2195,6 +2220,10 @@ def _leaves(body: Seq) -> bool:
         if not background and words and words[0].text in ("break", "exit", "return"):
             return True
     return False
+
+
+def _real(root: str, path: str) -> str:
+    return os.path.realpath(os.path.join(root, path))
 
 
 def _reaped(seq: Seq, turn: bool) -> list[bool]:
