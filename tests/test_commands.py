@@ -226,6 +226,18 @@ def test_paths_land_where_the_command_runs(tmp_path: Path) -> None:
     assert "is:git" in tags[f"{real}/.git"]
 
 
+def test_a_glob_that_matches_git_lands_there(tmp_path: Path) -> None:
+    # the shell expands `.gi[t]/objects` to `.git/objects` as soon as .git exists: a glob in a
+    # folder of the path too, not only in its last part (paths.well_known)
+    rm = the(model("rm -rf .gi[t]/objects ./.g*/refs ./*it/objects ./x?t/objects", tmp_path), "rm")
+    tags: dict[str, set[str]] = {}
+    for use in rm.paths:
+        tags.setdefault(use.word, set()).update(use.place.tags)
+    assert "inside:git" in tags[".gi[t]/objects"] and "inside:git" in tags["./.g*/refs"]
+    assert not {"is:git", "inside:git"} & tags["./*it/objects"]  # `*` skips dot files
+    assert not {"is:git", "inside:git"} & tags["./x?t/objects"]
+
+
 def test_every_entry_of_a_folder_is_judged_as_the_folder(tmp_path: Path) -> None:
     rm = the(model("rm -rf /var/tmp/* ~/.* /etc/{*,.*}", tmp_path / "p"), "rm")
     tags = {text: p for text, _r, p in places(rm)}
