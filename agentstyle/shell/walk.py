@@ -1289,6 +1289,7 @@ class Walker(Scope):
         if found.assigns:
             self.command_env = [*self.command_env, *found.assigns]
         self.remote += int(found.remote)
+        self.repeating += int(found.repeats)
         saved_dirs = self.st.dirs
         if found.chdir is not None:
             self.st.dirs = tuple(self._moved(d, found.chdir) for d in saved_dirs)
@@ -1331,6 +1332,7 @@ class Walker(Scope):
             self.command_env = saved_env
             self.st.funcs = funcs
             self.remote -= int(found.remote)
+            self.repeating -= int(found.repeats)
             # `builtin cd ..`, `command cd ..`, `time cd ..` run the shell's own cd: the move
             # stays. A program wrapper (`sudo`, `env -C`) runs in a child, which cannot move it.
             if found.chdir is not None or name not in _SHELL_LEVEL:
