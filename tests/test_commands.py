@@ -512,6 +512,10 @@ def test_what_a_command_runs(command: str, program: str, runs: list[str], tmp_pa
         ("for i in $(seq 1 4); do work & done", False),
         ('for i in "$(seq 1 100000)"; do work & done', False),  # one word
         ("for i in $(seq 1 1000000); do work & break; done", False),
+        # a function that calls itself runs all its body again and again
+        ("f(){ work & f; }; f", True),
+        ("f(){ work & g; }; g(){ f; }; f", True),
+        ("f(){ work & }; f; f", False),
         # watch runs its command again and again
         ("watch -n1 'work &'", True),
         ("watch -n 5 work", False),

@@ -422,6 +422,7 @@ class Walker(Scope):
         self.fds: dict[str, tuple[str, str | None]] = {}  # `exec N>file`, `exec N<<<text`
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
+        self.recursed: set[str] = set()  # functions being walked that called themselves
         self.running: list[
             tuple[str, str | None, str]
         ] = []  # scripts being walked: word, key, path
@@ -1239,6 +1240,7 @@ class Walker(Scope):
     def _call(self, name: str, argv: list[str], stdin: Stdin) -> None:
         self.called.add(name)
         if name in self.calling:
+            self.recursed.add(name)
             return  # a recursive call walks nothing it has not walked
         if len(self.calling) >= MAX_CALL_DEPTH:
             self.issue("call-depth-limit")
@@ -1250,6 +1252,17 @@ class Walker(Scope):
         try:
             if self.depth < MAX_SYNTAX_DEPTH:
                 self.walk(self.st.funcs[name], stdin)
+                recursive = name in self.recursed
+                self.recursed.discard(name)
+                if recursive and not self.repeating:
+                    # it calls itself: everything its body runs, it runs again and again (once
+                    # walked so, every call below is already repeated)
+                    self.repeating += 1
+                    try:
+                        self.walk(self.st.funcs[name], stdin)
+                    finally:
+                        self.repeating -= 1
+                        self.recursed.discard(name)
             else:
                 self.issue("nesting-limit")
         finally:
