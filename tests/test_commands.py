@@ -226,6 +226,18 @@ def test_paths_land_where_the_command_runs(tmp_path: Path) -> None:
     assert "is:git" in tags[f"{real}/.git"]
 
 
+def test_a_glob_that_matches_git_lands_there(tmp_path: Path) -> None:
+    # the shell expands `.gi[t]/objects` to `.git/objects` as soon as .git exists: a glob in a
+    # folder of the path too, not only in its last part (paths.well_known)
+    rm = the(model("rm -rf .gi[t]/objects ./.g*/refs ./*it/objects ./x?t/objects", tmp_path), "rm")
+    tags: dict[str, set[str]] = {}
+    for use in rm.paths:
+        tags.setdefault(use.word, set()).update(use.place.tags)
+    assert "inside:git" in tags[".gi[t]/objects"] and "inside:git" in tags["./.g*/refs"]
+    assert not {"is:git", "inside:git"} & tags["./*it/objects"]  # `*` skips dot files
+    assert not {"is:git", "inside:git"} & tags["./x?t/objects"]
+
+
 def test_every_entry_of_a_folder_is_judged_as_the_folder(tmp_path: Path) -> None:
     rm = the(model("rm -rf /var/tmp/* ~/.* /etc/{*,.*}", tmp_path / "p"), "rm")
     tags = {text: p for text, _r, p in places(rm)}
@@ -458,6 +470,85 @@ def test_what_xargs_appends_is_arguments_unless_it_names_the_code(tmp_path: Path
 def test_what_a_command_runs(command: str, program: str, runs: list[str], tmp_path: Path) -> None:
     found = {head: r for head, _e, r in effects(command, tmp_path)}
     assert found[program] == runs
+
+
+# A job without bound: started in the background by a loop that never ends (by any spelling
+# of a condition that always holds) and not waited for by the same shell.
+@pytest.mark.parametrize(
+    ("command", "unbounded"),
+    [
+        ("while true; do work & done", True),
+        ("while /bin/true; do work & done", True),
+        ("until /usr/bin/false; do work & done", True),
+        ("while [ 1 ]; do work & done", True),
+        ("while test x; do work & done", True),
+        ("while [[ 1 ]]; do work & done", True),
+        ("while ((1)); do work & done", True),
+        ("for ((i=0;;i++)); do work & done", True),
+        ("while true; do work & wait; work & done", True),  # the second job is not waited
+        ("while true; do work & if false; then wait; fi; done", True),  # a wait under a condition
+        ("while true; do work & (wait); done", True),  # a subshell's wait reaps nothing here
+        ("while true; do (work &); wait; done", True),
+        ("while true; do wait; sleep 1 & disown; done", True),  # off the shell's jobs
+        ("while true; do work & if false; then break; fi; done", True),
+        ("while [[ $running ]]; do work & done", False),  # a condition only known at run time
+        ("while [ ]; do work & done", False),
+        ("while ((0)); do work & done", False),
+        ("while true; do work & break; done", False),  # one turn
+        ("while true; do work & exit; done", False),
+        ("for ((;;)); do work & break; done", False),
+        ("while true; do work & wait; done", False),
+        ("while true; do work & wait -n; done", False),
+        ('while true; do work & wait "$!"; done', False),
+        ("while true; do wait; sleep 1 & done", False),  # the next turn's wait reaps it
+        ("while true; do (work & wait); done", False),
+        ("for i in 1 2 3; do work & done", False),
+        # a list of more than a thousand turns repeats like an endless loop
+        ("for i in {1..100000}; do work & done", True),
+        ("for i in $(seq 1 1000000); do work & done", True),
+        ("for i in $(seq 0 2 5000); do work & done", True),
+        ("for i in `seq inf`; do work & done", True),
+        ("for i in {1..1000}; do work & done", False),
+        ("for i in $(seq 1 4); do work & done", False),
+        ('for i in "$(seq 1 100000)"; do work & done', False),  # one word
+        ("for i in $(seq 1 1000000); do work & break; done", False),
+        # a function that calls itself runs all its body again and again
+        ("f(){ work & f; }; f", True),
+        ("f(){ work & g; }; g(){ f; }; f", True),
+        ("f(){ work & }; f; f", False),
+        # watch runs its command again and again
+        ("watch -n1 'work &'", True),
+        ("watch -n 5 work", False),
+    ],
+)
+def test_jobs_without_bound(command: str, unbounded: bool, tmp_path: Path) -> None:
+    found = any(
+        {"background", "repeatedly"} <= c.runs
+        for c in model(command, tmp_path)
+        if c.program == "work" or c.program == "sleep"
+    )
+    assert found is unbounded
+
+
+@pytest.mark.parametrize(
+    ("script", "unbounded"),
+    [
+        ("#!/bin/sh\n$0 & $0 &\n", True),  # starts itself twice, by $0
+        ("#!/bin/sh\n./spawn.sh &\n", True),  # by its path
+        ("#!/bin/sh\nsh spawn.sh &\n", True),
+        ("#!/bin/sh\n./other.sh &\n", False),
+    ],
+)
+def test_a_script_that_starts_itself_repeats(script: str, unbounded: bool, tmp_path: Path) -> None:
+    (tmp_path / "spawn.sh").write_text(script, encoding="utf-8")
+    found = any({"background", "repeatedly"} <= c.runs for c in model("sh spawn.sh", tmp_path))
+    assert found is unbounded
+
+
+def test_a_waited_job_is_not_left_in_the_background(tmp_path: Path) -> None:
+    assert the(model("sleep 9 & wait", tmp_path), "sleep").runs == set()
+    assert the(model("sleep 9 & disown; wait", tmp_path), "sleep").runs == {"background"}
+    assert the(model("sleep 9 & echo hi", tmp_path), "sleep").runs == {"background"}
 
 
 @pytest.mark.parametrize(

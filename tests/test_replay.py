@@ -582,6 +582,12 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-secrets/incomplete-analysis",
         "guard-git-identity/incomplete-analysis",
         "guard-one-way-doors/incomplete-analysis",
+        "guard-destructive/runaway-processes",
+        "guard-destructive/runaway-in-code",
+        "guard-destructive/repo-metadata",
+        "guard-destructive/git-clean-unguarded",
+        "guard-destructive/repo-metadata-in-code",
+        "guard-destructive/repo-metadata-edit",
     }
 )
 

@@ -11,6 +11,7 @@ place, so a rule about paths outside the project counts it as outside.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -345,6 +346,23 @@ def _under(path: str, folder: str) -> str | None:
     return None
 
 
+def _glob_under(path: str, folder: str) -> str | None:
+    """ "is" or "inside" when a glob in `path` matches `folder` (`.g?t`, `.gi[t]/objects`): the
+    shell expands it there when the folder exists. A leading dot is matched only by a dot, as
+    bash does."""
+    if not any(c in path for c in "*?["):
+        return None
+    have, want = path.split("/"), folder.split("/")
+    if len(have) < len(want):
+        return None
+    for got, name in zip(have, want, strict=False):
+        if got != name and not (
+            got.startswith(".") == name.startswith(".") and fnmatch.fnmatchcase(name, got)
+        ):
+            return None
+    return "is" if len(have) == len(want) else "inside"
+
+
 def _tags(path: str, where: Where) -> set[str]:
     tags: set[str] = set()
     if not path.startswith("/"):
@@ -356,7 +374,8 @@ def _tags(path: str, where: Where) -> set[str]:
         rel = _under(path, root)
         if rel:
             tags.add(f"{rel}:project")
-        rel = _under(path, posixpath.join(root, ".git"))
+        git = posixpath.join(root, ".git")
+        rel = _under(path, git) or _glob_under(path, git)
         if rel:
             tags.add(f"{rel}:git")
     rel = _under(path, where.home)

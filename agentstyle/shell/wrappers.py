@@ -77,6 +77,7 @@ class Unwrapped:
         "noexec",
         "parallel",
         "remote",
+        "repeats",
         "split",
         "strings",
         "xargs",
@@ -95,6 +96,7 @@ class Unwrapped:
         self.assigns: list[str] = []
         self.chdir: str | None = None
         self.remote = False
+        self.repeats = False  # runs the command again and again until stopped (`watch`)
         self.noexec = False  # `bash -n`: read, never run
         self.xargs: Xargs | None = None
         self.parallel: Parallel | None = None
@@ -727,6 +729,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
     if name == "watch":
         opts = _options(argv, 1, _WATCH)
         rest = argv[opts.end :]
+        found.repeats = True
         if rest:
             if "-x" in opts.seen or "--exec" in opts.seen:
                 found.argvs.append(rest)
