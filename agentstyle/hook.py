@@ -153,13 +153,18 @@ def respond(call: HookCall, stdin: bytes, stdin_ended: bool = True) -> Answer:
     """(stdout, stderr, exit code) for one hook call and its input; never raises.
 
     `stdin_ended`: False when the deadline passed before the payload was read whole."""
-    from agentstyle.runtime import budget, causes
+    from agentstyle.runtime import budget
 
+    # (the causes, and `enum` behind them, load only for a call that fails: runtime/causes.py)
     if not stdin_ended:
-        return _failed(call, stdin, causes.StdinOpen())
+        from agentstyle.runtime.causes import StdinOpen
+
+        return _failed(call, stdin, StdinOpen())
     notices, failure, ready = ensure_built(call, stdin)
     if not ready:
-        return _failed(call, stdin, causes.StillBuilding())
+        from agentstyle.runtime.causes import StillBuilding
+
+        return _failed(call, stdin, StillBuilding())
     budget.note("evaluating")
     out, err, code = _answer(call, stdin)
     if failure:
