@@ -33,6 +33,8 @@ from agentstyle.runtime.hookcall import HookCall
 
 TYPE_CHECKING = False  # mypy reads this name as typing's (`typing` costs the fast path)
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from agentstyle.runtime.causes import HandlerError
 
 Answer = tuple[str, str, int]
@@ -279,7 +281,7 @@ def main() -> None:
     except Exception:  # no or closed stdin: answered as empty input
         stdin, timed_out = b"", False
     if not armed and not timed_out and len(stdin) <= MAX_STDIN and nothing_to_do(call, stdin):
-        raise SystemExit(0)
+        _end(0, written=True)
     # (the watchdog's module is loaded only where there is something to watch)
     from agentstyle.runtime import budget
 
@@ -291,22 +293,37 @@ def main() -> None:
     if not budget.claim():  # the watchdog is answering: it ends the process
         while True:
             time.sleep(1)
+    written = True
     try:
         if out:
             sys.stdout.write(out + "\n")
         sys.stdout.flush()
     except OSError:
-        pass
+        written = False
     try:
         if err:
             sys.stderr.write(err if err.endswith("\n") else err + "\n")
         sys.stderr.flush()
     except OSError:
-        pass
+        written = False
     budget.disarm()
     if len(stdin) > MAX_STDIN:
         # as long as the budget would have allowed, and a little more
         _drain_stdin(call.started + 2 * BUDGET_S)
+    _end(code, written)
+
+
+def _end(code: int, written: bool) -> NoReturn:
+    """End the hook process with exit `code`.
+
+    Where the answer is `written` (both streams flushed) and the process never loaded DuckDB
+    (`agentstyle.duck`: the engine answered, or there was nothing to do), the interpreter's
+    teardown has nothing left to close or flush, and costs a call a millisecond or more of
+    CPU (docs/performance.md#how-an-event-is-answered-in-a-few-milliseconds): the process ends
+    at once. Otherwise as any program ends (a stream that could not be written is reported as
+    the interpreter reports it)."""
+    if written and "agentstyle.duck" not in sys.modules:
+        os._exit(code)
     raise SystemExit(code)
 
 
