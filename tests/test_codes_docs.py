@@ -161,7 +161,7 @@ def test_warning_examples_match_the_validator(
         assert result.package is not None, [d.render() for d in result.diagnostics]
         diags = [*result.diagnostics, *validate_package(result.package).diagnostics]
         got = [d.render() for d in sort_diagnostics(diags)]
-        assert got == rendered, f"{name}: update the example in agentstyle/codes.py"
+        assert got == rendered, f"{name}: update the example in agentstyle/codes.yaml"
 
 
 def _docs_pages() -> dict[str, str]:

@@ -80,7 +80,7 @@ def fence(text: str, lang: str = "text") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
-# -- diagnostics: agentstyle/codes.py -----------------------------------------------------------
+# -- diagnostics: agentstyle/codes.py, codes.yaml ----------------------------------------------
 
 
 def anchor(code_name: str) -> str:
