@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentstyle.shell.syntax import (
+    parse,
+)
+from agentstyle.shell.tree import (
     AndOr,
     Case,
     Cond,
@@ -31,7 +34,6 @@ from agentstyle.shell.syntax import (
     Sub,
     Subshell,
     Word,
-    parse,
 )
 
 

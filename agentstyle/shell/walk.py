@@ -17,10 +17,13 @@ import re
 import time
 
 from agentstyle.shell import stdout as stdout_of
+from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
 from agentstyle.shell.programs import Lang, input_picks_program, lang, program
 from agentstyle.shell.runs import FD_PATHS, Run
 from agentstyle.shell.syntax import (
-    MAX_SYNTAX_DEPTH,
+    parse,
+)
+from agentstyle.shell.tree import (
     AndOr,
     ArithCmd,
     Assign,
@@ -44,7 +47,6 @@ from agentstyle.shell.syntax import (
     Sub,
     Subshell,
     Word,
-    parse,
 )
 from agentstyle.shell.words import (
     F_EXPANDED,

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import re
 
-from agentstyle.shell.syntax import Arith, Lit, Param, ProcSub, Sub
+from agentstyle.shell.tree import (
+    Arith,
+    Lit,
+    Param,
+    Part,
+    ProcSub,
+    Sub,
+    Word,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from agentstyle.shell.syntax import Part, Word
 
 MAX_BRACE = 1024  # fields one brace expansion may produce
 MAX_ALTERNATIVES = 64  # expansions of one word (or one command) from multi-valued variables
