@@ -85,7 +85,7 @@ def git_env_options(env: Sequence[str]) -> list[str]:
     they are to it: GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n,
     GIT_CONFIG_PARAMETERS, and the variables that stand for a setting (GIT_PAGER is
     core.pager, GIT_SSH_COMMAND core.sshCommand, …)."""
-    from agentstyle.shell.walk import git_env_config
+    from agentstyle.shell.builtins import git_env_config
 
     out: list[str] = []
     for text in env:

@@ -17,7 +17,8 @@ import time
 from agentstyle.shell.files import MAX_SCRIPT_BYTES
 from agentstyle.shell.runs import Run
 from agentstyle.shell.syntax import parse
-from agentstyle.shell.walk import MAX_ELEMENTS, MAX_NESTING, Stdin, Walker
+from agentstyle.shell.walk import MAX_NESTING, Walker
+from agentstyle.shell.walkstate import MAX_ELEMENTS, Stdin
 
 __all__ = [
     "MAX_ELEMENTS",
