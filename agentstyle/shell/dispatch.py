@@ -31,12 +31,8 @@ from agentstyle.shell.words import (
     F_VAR,
     MAX_ALTERNATIVES,
 )
-from agentstyle.shell.wrappers import (
-    SHELLS,
-    command_name,
-    commands_in_options,
-    unwrap,
-)
+from agentstyle.shell.wrappers import command_name, commands_in_options, unwrap
+from agentstyle.shell.wrapspecs import SHELLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

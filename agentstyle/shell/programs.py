@@ -11,7 +11,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from agentstyle.shell.wrappers import _GIT_GLOBAL, SHELLS, _options, command_name
+from agentstyle.shell.wrappers import _options, command_name
+from agentstyle.shell.wrapspecs import GIT_GLOBAL, SHELLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -383,7 +384,7 @@ def _runs_input(words: list[str]) -> bool:
     if name in ("eval", "source", "."):
         return any(INPUT in w for w in words[1:])
     if name == "git":
-        opts = _options(words, 1, _GIT_GLOBAL)
+        opts = _options(words, 1, GIT_GLOBAL)
         return opts.end < len(words) and INPUT in words[opts.end]
     interp = lang(name)
     if interp is None or (name in SHELLS and "-n" in words[1:]):

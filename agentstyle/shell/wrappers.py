@@ -11,58 +11,40 @@ from __future__ import annotations
 
 import re
 
+from agentstyle.shell.wrapspecs import (
+    COMPOSE,
+    CONTAINER_EXEC,
+    CONTAINER_GLOBAL,
+    CONTAINER_TOOLS,
+    FIND_EXEC,
+    FLOCK,
+    GIT_GLOBAL,
+    HYPERFINE,
+    NPX,
+    PARALLEL,
+    REMOTE_HOME,
+    RUNNERS,
+    SCRIPT,
+    SHELL_OPTS_WITH_ARG,
+    SHELLS,
+    SPECS,
+    SSH,
+    SU,
+    TMUX_GLOBAL,
+    TMUX_KEYS,
+    TMUX_SHELL,
+    UVX,
+    WATCH,
+    XARGS,
+    Spec,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-
-
-class Spec:
-    """The option shape of one wrapper (getopt style, options end at the first operand)."""
-
-    __slots__ = (
-        "assigns",
-        "chdir",
-        "join",
-        "long",
-        "nocmd",
-        "numeric",
-        "operands",
-        "optional",
-        "remote",
-        "short",
-        "strings",
-    )
-
-    def __init__(
-        self,
-        short: str = "",
-        long: Sequence[str] | dict[str, int] = (),
-        *,
-        optional: str = "",
-        operands: int = 0,
-        assigns: bool = False,
-        numeric: bool = False,
-        strings: Sequence[str] = (),
-        chdir: Sequence[str] = (),
-        nocmd: Sequence[str] = (),
-        remote: bool = False,
-        join: bool = False,
-    ) -> None:
-        self.short = short  # short options whose value is the rest of the word or the next word
-        # long options taking values, with how many words (most take one)
-        self.long = dict(long) if isinstance(long, dict) else dict.fromkeys(long, 1)
-        self.optional = optional  # short options whose value is optional and attached only
-        self.operands = operands  # operands between the options and the command (`timeout 5`)
-        self.assigns = assigns  # NAME=value words may precede the command (`sudo A=1 cmd`)
-        self.numeric = numeric  # `-10` is an option (`nice -10 cmd`)
-        self.strings = frozenset(strings)  # options whose value is a shell command string
-        self.chdir = frozenset(chdir)  # options whose value is the directory the command runs in
-        self.nocmd = frozenset(nocmd)  # options after which no command runs (`command -v`)
-        self.remote = remote  # the command runs on another filesystem
-        self.join = join  # the command words are joined into one shell string (`watch`)
 
 
 class Unwrapped:
@@ -135,465 +117,6 @@ def command_name(word: str) -> str:
     if name.lower().endswith(".exe"):
         name = name[:-4]
     return name
-
-
-# -- the option shapes -----------------------------------------------------------------------------
-
-_SUDO = Spec(
-    "ugpCDrtUThR",
-    (
-        "--user",
-        "--group",
-        "--prompt",
-        "--close-from",
-        "--chdir",
-        "--role",
-        "--type",
-        "--other-user",
-        "--command-timeout",
-        "--host",
-        "--chroot",
-    ),
-    assigns=True,
-    chdir=("-D", "--chdir"),
-    nocmd=("-e", "--edit", "-l", "--list", "-v", "--validate", "-V", "--version", "-K"),
-)
-_TIMEOUT = Spec("sk", ("--signal", "--kill-after"), operands=1)
-_STRACE = Spec(
-    "abeEIoOpPsSuXU",
-    ("--output", "--attach", "--signal", "--trace", "--string-limit", "--user", "--env"),
-    nocmd=("-p", "--attach"),
-)
-_LTRACE = Spec("aAeFlLnopsuwxD", ("--output", "--library", "--indent"), nocmd=("-p",))
-_RUNNER = Spec()  # `nohup cmd`, `catchsegv cmd`: options none, the command follows
-
-SPECS: dict[str, Spec] = {
-    "sudo": _SUDO,
-    "doas": Spec("uCs", nocmd=("-C",)),
-    "nice": Spec("n", ("--adjustment",), numeric=True),
-    "nohup": _RUNNER,
-    "setsid": Spec(),
-    "ionice": Spec(
-        "cnpPu",
-        ("--class", "--classdata", "--pid", "--pgid", "--uid"),
-        nocmd=("-p", "--pid", "-P", "--pgid", "-u", "--uid"),
-    ),
-    "chrt": Spec(
-        "TPD",
-        ("--sched-runtime", "--sched-period", "--sched-deadline"),
-        operands=1,
-        nocmd=("-p", "--pid", "-m", "--max"),
-    ),
-    "taskset": Spec(operands=1, nocmd=("-p", "--pid")),
-    "timeout": _TIMEOUT,
-    "gtimeout": _TIMEOUT,
-    "stdbuf": Spec("ioe", ("--input", "--output", "--error")),
-    "gstdbuf": Spec("ioe", ("--input", "--output", "--error")),
-    "time": Spec("fo", ("--format", "--output")),
-    "command": Spec(nocmd=("-v", "-V")),
-    "builtin": Spec(),
-    "exec": Spec("a"),
-    "busybox": Spec(nocmd=("--install", "--list", "--help")),
-    "toybox": Spec(),
-    "chroot": Spec(long=("--userspec", "--groups"), operands=1, remote=True),
-    "strace": _STRACE,
-    "ltrace": _LTRACE,
-    "unshare": Spec(
-        "SGRw",
-        (
-            "--setuid",
-            "--setgid",
-            "--root",
-            "--wd",
-            "--propagation",
-            "--setgroups",
-            "--map-user",
-            "--map-group",
-            "--map-users",
-            "--map-groups",
-            "--load-interp",
-        ),
-    ),
-    "nsenter": Spec("tSG", ("--target", "--setuid", "--setgid"), optional="rwmuinpUCT"),
-    "pkexec": Spec(long=("--user",)),
-    "gosu": Spec(operands=1),
-    "su-exec": Spec(operands=1),
-    "chpst": Spec("ugUevn/lmdofpc"),
-    "setpriv": Spec(
-        long=(
-            "--reuid",
-            "--regid",
-            "--ruid",
-            "--rgid",
-            "--euid",
-            "--egid",
-            "--groups",
-            "--inh-caps",
-            "--ambient-caps",
-            "--bounding-set",
-            "--securebits",
-            "--pdeathsig",
-            "--selinux-label",
-            "--apparmor-profile",
-            "--landlock-access",
-            "--landlock-rule",
-        ),
-    ),
-    "systemd-run": Spec(
-        "upEMHd",
-        (
-            "--unit",
-            "--property",
-            "--description",
-            "--slice",
-            "--setenv",
-            "--uid",
-            "--gid",
-            "--nice",
-            "--working-directory",
-            "--machine",
-            "--host",
-            "--on-calendar",
-            "--on-active",
-            "--on-boot",
-            "--on-startup",
-            "--on-unit-active",
-            "--on-unit-inactive",
-            "--timer-property",
-            "--path-property",
-            "--socket-property",
-            "--service-type",
-        ),
-        chdir=("--working-directory",),
-    ),
-    "numactl": Spec(
-        "ipmNCP",
-        ("--interleave", "--preferred", "--membind", "--cpunodebind", "--physcpubind"),
-        nocmd=("-s", "--show", "-H", "--hardware"),
-    ),
-    "cgexec": Spec("g"),
-    "firejail": Spec(),
-    "bwrap": Spec(
-        long={
-            "--bind": 2,
-            "--ro-bind": 2,
-            "--dev-bind": 2,
-            "--bind-try": 2,
-            "--ro-bind-try": 2,
-            "--dev-bind-try": 2,
-            "--symlink": 2,
-            "--setenv": 2,
-            "--file": 2,
-            "--bind-data": 2,
-            "--ro-bind-data": 2,
-            "--chmod": 2,
-            "--overlay": 3,
-            "--chdir": 1,
-            "--uid": 1,
-            "--gid": 1,
-            "--hostname": 1,
-            "--tmpfs": 1,
-            "--proc": 1,
-            "--dev": 1,
-            "--dir": 1,
-            "--remount-ro": 1,
-            "--unsetenv": 1,
-            "--lock-file": 1,
-            "--sync-fd": 1,
-            "--info-fd": 1,
-            "--seccomp": 1,
-            "--exec-label": 1,
-            "--file-label": 1,
-            "--cap-add": 1,
-            "--cap-drop": 1,
-            "--args": 1,
-            "--userns": 1,
-            "--userns2": 1,
-            "--pidns": 1,
-            "--perms": 1,
-            "--size": 1,
-            "--overlay-src": 1,
-            "--tmp-overlay": 1,
-            "--ro-overlay": 1,
-            "--argv0": 1,
-            "--block-fd": 1,
-            "--userns-block-fd": 1,
-            "--json-status-fd": 1,
-            "--mqueue": 1,
-        },
-        chdir=("--chdir",),
-    ),
-    "fakeroot": Spec("lsib", ("--lib", "--faked")),
-    "sandbox-exec": Spec("fpDn"),
-    "caffeinate": Spec("tw"),
-    "unbuffer": Spec(),
-    "rlwrap": Spec("bCDefgHlOpPqSstwz"),
-    "torsocks": Spec("upaP"),
-    "proxychains": Spec("f"),
-    "proxychains4": Spec("f"),
-    "sshpass": Spec("pfdP"),
-    "catchsegv": _RUNNER,
-    "valgrind": Spec(),
-    "chronic": Spec(),
-    "ifne": Spec(),
-    "dbus-launch": Spec(),
-    "xvfb-run": Spec(
-        "nspfe",
-        ("--server-num", "--server-args", "--auth-file", "--error-file", "--xauth-protocol"),
-    ),
-    "entr": Spec(strings=()),
-    "lxterminal": Spec(),
-    "flatpak-spawn": Spec(),
-    "cross-env": Spec(assigns=True),
-    "dotenv": Spec("ecv"),
-    "env-cmd": Spec("f", ("--file", "--environments")),
-}
-# `TOOL SUBCOMMAND [options] cmd…`: package runners and environment managers.
-RUNNERS: dict[tuple[str, str], Spec] = {
-    ("npm", "exec"): Spec("pcw", ("--package", "--call", "--workspace"), strings=("-c", "--call")),
-    ("pnpm", "exec"): Spec("C", ("--dir", "--filter")),
-    ("pnpm", "dlx"): Spec(long=("--package",)),
-    ("yarn", "exec"): Spec(),
-    ("yarn", "dlx"): Spec("p", ("--package",)),
-    ("bun", "x"): Spec(),
-    ("uv", "run"): Spec(
-        "pw",
-        (
-            "--python",
-            "--with",
-            "--project",
-            "--directory",
-            "--package",
-            "--env-file",
-            "--group",
-            "--extra",
-            "--index",
-            "--from",
-        ),
-    ),
-    ("uv", "tool"): Spec(),
-    ("pipx", "run"): Spec(long=("--spec", "--python", "--pip-args")),
-    ("poetry", "run"): Spec("C", ("--directory", "--project")),
-    ("pipenv", "run"): Spec(),
-    ("pdm", "run"): Spec("p", ("--project",)),
-    ("hatch", "run"): Spec(),
-    ("rye", "run"): Spec(),
-    ("conda", "run"): Spec("np", ("--name", "--prefix", "--cwd"), chdir=("--cwd",)),
-    ("mamba", "run"): Spec("np", ("--name", "--prefix")),
-    ("micromamba", "run"): Spec("np", ("--name", "--prefix")),
-    ("bundle", "exec"): Spec(long=("--gemfile",)),
-    ("direnv", "exec"): Spec(operands=1),
-    ("mise", "exec"): Spec("C", ("--cd",)),
-    ("mise", "x"): Spec("C", ("--cd",)),
-    ("rtx", "exec"): Spec(),
-    ("asdf", "exec"): Spec(),
-    ("devbox", "run"): Spec("c", ("--config",)),
-    ("nix", "develop"): Spec(long=("--command",)),
-    ("op", "run"): Spec(long=("--env-file",)),
-    ("doppler", "run"): Spec("pc", ("--project", "--config", "--command"), strings=("--command",)),
-    ("infisical", "run"): Spec(long=("--env", "--path", "--command"), strings=("--command",)),
-    ("dotenvx", "run"): Spec("f", ("--env-file",)),
-    ("aws-vault", "exec"): Spec(operands=1),
-    ("ip", "netns"): Spec(),  # `ip netns exec NAME cmd`, see _unwrap_ip
-}
-_NPX = Spec("pc", ("--package", "--call"), strings=("-c", "--call"))
-_UVX = Spec("p", ("--from", "--with", "--python", "--index", "--with-requirements"))
-_XARGS = Spec(
-    "adEILnPsRSJ",
-    (
-        "--arg-file",
-        "--delimiter",
-        "--max-lines",
-        "--max-args",
-        "--max-procs",
-        "--max-chars",
-        "--process-slot-var",
-    ),
-    optional="eil",
-)
-_PARALLEL = Spec(
-    "jSadEInNLPeCsXx",
-    (
-        "--jobs",
-        "--sshlogin",
-        "--arg-file",
-        "--delimiter",
-        "--eof",
-        "--colsep",
-        "--joblog",
-        "--results",
-        "--res",
-        "--tmpdir",
-        "--timeout",
-        "--retries",
-        "--delay",
-        "--max-args",
-        "--max-lines",
-        "--max-procs",
-        "--env",
-        "--halt",
-        "--memfree",
-        "--load",
-        "--block",
-        "--workdir",
-        "--wd",
-        "--basefile",
-        "--bf",
-        "--return",
-        "--transferfile",
-        "--tf",
-        "--tagstring",
-        "--sshloginfile",
-        "--slf",
-        "--resume-failed",
-        "--termseq",
-        "--nice",
-        "--limit",
-        "--shebang-wrap",
-        "--tmux",
-        "--arg-sep",
-        "--arg-file-sep",
-        "--replace",
-        "--extensionreplace",
-        "--basenamereplace",
-        "--dirnamereplace",
-        "--seqreplace",
-        "--header",
-        "--profile",
-    ),
-)
-_WATCH = Spec("nq", ("--interval", "--equexit", "--chgexit"), optional="d", join=True)
-_SCRIPT = Spec(
-    "cETIOBm",
-    (
-        "--command",
-        "--echo",
-        "--log-timing",
-        "--log-in",
-        "--log-out",
-        "--log-io",
-        "--logging-format",
-    ),
-    optional="t",
-    strings=("-c", "--command"),
-)
-_SU = Spec(
-    "cgGsw",
-    (
-        "--command",
-        "--session-command",
-        "--group",
-        "--supp-group",
-        "--shell",
-        "--whitelist-environment",
-    ),
-    strings=("-c", "--command", "--session-command"),
-)
-_FLOCK = Spec(
-    "wEc",
-    ("--timeout", "--conflict-exit-code", "--command"),
-    operands=1,
-    strings=("-c", "--command"),
-)
-_SHELL_OPTS_WITH_ARG = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
-SHELLS = frozenset(
-    {
-        "bash",
-        "sh",
-        "zsh",
-        "dash",
-        "ksh",
-        "mksh",
-        "ash",
-        "fish",
-        "yash",
-        "oksh",
-        "loksh",
-        "posh",
-        "rbash",
-        "tcsh",
-        "csh",
-        "pdksh",
-        "ksh93",
-    }
-)
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_CONTAINER_EXEC = Spec(
-    "uwe",
-    ("--user", "--workdir", "--env", "--env-file", "--detach-keys", "--index"),
-)
-_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
-_COMPOSE = Spec(
-    "fp", ("--file", "--project-name", "--env-file", "--profile", "--project-directory")
-)
-_CONTAINER_GLOBAL = Spec(
-    "cHl", ("--context", "--host", "--config", "--log-level", "--url", "--connection")
-)
-_SSH = Spec("BbcDEeFIiJLlmOoPpRSWwQ")
-# A command run over ssh starts in the remote user's home folder, never in this project: its
-# relative paths are judged from `~`, outside any project (docs/design/shell.md#remote).
-REMOTE_HOME = "~"
-_GIT_GLOBAL = Spec(
-    "Cc",
-    (
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--config-env",
-        "--super-prefix",
-        "--exec-path",
-        "--list-cmds",
-        "--attr-source",
-    ),
-)
-_TMUX_GLOBAL = Spec("cfLST", strings=("-c",))
-_TMUX_SHELL = {
-    "new-session": "cdeFnstxyXA",
-    "new": "cdeFnstxyXA",
-    "new-window": "cdeFnst",
-    "neww": "cdeFnst",
-    "split-window": "cdeFlpt",
-    "splitw": "cdeFlpt",
-    "respawn-pane": "cet",
-    "respawnp": "cet",
-    "respawn-window": "cet",
-    "respawnw": "cet",
-    "run-shell": "cdt",
-    "run": "cdt",
-    "display-popup": "bcdehsSTtwxy",
-    "popup": "bcdehsSTtwxy",
-}
-_TMUX_KEYS = {"Enter": "\n", "C-m": "\n", "KPEnter": "\n", "C-j": "\n", "Space": " ", "Tab": "\t"}
-_HYPERFINE = Spec(
-    "wmMrpcsPLDSnuo",
-    {
-        "--warmup": 1,
-        "--min-runs": 1,
-        "--max-runs": 1,
-        "--runs": 1,
-        "--prepare": 1,
-        "--conclude": 1,
-        "--cleanup": 1,
-        "--setup": 1,
-        "--parameter-scan": 3,
-        "--parameter-list": 2,
-        "--parameter-step-size": 1,
-        "--shell": 1,
-        "--command-name": 1,
-        "--export-asciidoc": 1,
-        "--export-csv": 1,
-        "--export-json": 1,
-        "--export-markdown": 1,
-        "--export-orgmode": 1,
-        "--style": 1,
-        "--sort": 1,
-        "--time-unit": 1,
-        "--output": 1,
-        "--input": 1,
-        "--reference": 1,
-    },
-    strings=("-p", "--prepare", "-c", "--cleanup", "-s", "--setup", "--conclude", "--reference"),
-)
 
 
 # -- reading options -------------------------------------------------------------------------------
@@ -717,9 +240,9 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
             return _unwrap_ip(argv, found)
         return _generic(argv, 2, RUNNERS[(name, argv[1])], found)
     if name in ("npx", "pnpx", "bunx"):
-        return _generic(argv, 1, _NPX, found)
+        return _generic(argv, 1, NPX, found)
     if name == "uvx":
-        return _generic(argv, 1, _UVX, found)
+        return _generic(argv, 1, UVX, found)
     if name in ("env", "genv"):
         return _unwrap_env(argv, found)
     if name in ("xargs", "gxargs"):
@@ -727,7 +250,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
     if name in ("parallel", "sem"):
         return _unwrap_parallel(argv, found)
     if name == "watch":
-        opts = _options(argv, 1, _WATCH)
+        opts = _options(argv, 1, WATCH)
         rest = argv[opts.end :]
         found.repeats = True
         if rest:
@@ -748,7 +271,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
         return found
     if name == "find":
         return _unwrap_find(argv, found)
-    if name in _CONTAINER_TOOLS or name in ("docker-compose", "kubectl", "oc"):
+    if name in CONTAINER_TOOLS or name in ("docker-compose", "kubectl", "oc"):
         return _unwrap_container(name, argv, found)
     if name in ("lxc", "incus", "multipass") and argv[1:2] == ["exec"]:
         if "--" in argv:
@@ -758,7 +281,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
         found.remote = True
         return found
     if name == "ssh":
-        opts = _options(argv, 1, _SSH)
+        opts = _options(argv, 1, SSH)
         i = opts.end + 1  # the operand after the options is the host
         if i < len(argv):
             _joined(argv[i:], found)
@@ -780,7 +303,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
             found.argvs.append(argv[opts.end :])
         return found
     if name == "hyperfine":
-        opts = _options(argv, 1, _HYPERFINE)
+        opts = _options(argv, 1, HYPERFINE)
         for text in opts.strings:
             found.strings.append((text, None))
         found.strings.extend((w, None) for w in argv[opts.end :])
@@ -995,7 +518,7 @@ def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
 
 
 def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
-    opts = _options(argv, 1, _XARGS)
+    opts = _options(argv, 1, XARGS)
     inner = argv[opts.end :] or ["echo"]
     replace: str | None = None
     for flag in ("-I", "-J", "--replace", "-i"):
@@ -1030,7 +553,7 @@ def _unescape_delimiter(text: str) -> str:
 
 
 def _unwrap_parallel(argv: list[str], found: Unwrapped) -> Unwrapped:
-    opts = _options(argv, 1, _PARALLEL)
+    opts = _options(argv, 1, PARALLEL)
     if "--dry-run" in opts.seen:
         return found  # prints the jobs it would run and runs none
     rest = argv[opts.end :]
@@ -1057,7 +580,7 @@ def _unwrap_parallel(argv: list[str], found: Unwrapped) -> Unwrapped:
 
 
 def _unwrap_script(argv: list[str], found: Unwrapped) -> Unwrapped:
-    opts = _options(argv, 1, _SCRIPT)
+    opts = _options(argv, 1, SCRIPT)
     for text in opts.strings:
         found.strings.append((text, None))
     operands = argv[opts.end :]
@@ -1067,7 +590,7 @@ def _unwrap_script(argv: list[str], found: Unwrapped) -> Unwrapped:
 
 
 def _unwrap_su(name: str, argv: list[str], found: Unwrapped) -> Unwrapped:
-    opts = _options(argv, 1, _SU)
+    opts = _options(argv, 1, SU)
     for text in opts.strings:
         found.strings.append((text, None))
     if name == "runuser" and "-u" in opts.values:
@@ -1092,7 +615,7 @@ def _unwrap_su(name: str, argv: list[str], found: Unwrapped) -> Unwrapped:
 
 
 def _unwrap_flock(argv: list[str], found: Unwrapped) -> Unwrapped:
-    opts = _options(argv, 1, _FLOCK)
+    opts = _options(argv, 1, FLOCK)
     strings = list(opts.strings)
     rest = argv[opts.end :]
     if len(rest) > 1 and rest[1] in ("-c", "--command") and len(rest) > 2:
@@ -1133,7 +656,7 @@ def _unwrap_find(argv: list[str], found: Unwrapped) -> Unwrapped:
     found.found = _find_slots(argv)
     i = 1
     while i < len(argv):
-        if argv[i] in _FIND_EXEC:
+        if argv[i] in FIND_EXEC:
             end = i + 1
             while end < len(argv) and argv[end] not in (";", "+"):
                 end += 1
@@ -1163,14 +686,14 @@ def _unwrap_container(name: str, argv: list[str], found: Unwrapped) -> Unwrapped
             return found
         return None
     if name == "docker-compose":
-        i = _options(argv, 1, _COMPOSE).end
+        i = _options(argv, 1, COMPOSE).end
     else:
-        i = _options(argv, 1, _CONTAINER_GLOBAL).end
+        i = _options(argv, 1, CONTAINER_GLOBAL).end
         if argv[i : i + 1] == ["compose"]:
-            i = _options(argv, i + 1, _COMPOSE).end
+            i = _options(argv, i + 1, COMPOSE).end
     if argv[i : i + 1] != ["exec"]:
         return None
-    i = _options(argv, i + 1, _CONTAINER_EXEC).end + 1  # then CONTAINER / SERVICE
+    i = _options(argv, i + 1, CONTAINER_EXEC).end + 1  # then CONTAINER / SERVICE
     if i < len(argv):
         found.argvs.append(argv[i:])
     found.remote = True
@@ -1178,14 +701,14 @@ def _unwrap_container(name: str, argv: list[str], found: Unwrapped) -> Unwrapped
 
 
 def _unwrap_tmux(argv: list[str], found: Unwrapped) -> Unwrapped | None:
-    opts = _options(argv, 1, _TMUX_GLOBAL)
+    opts = _options(argv, 1, TMUX_GLOBAL)
     found.strings.extend((text, None) for text in opts.strings)  # `tmux -c CMD`
     i = opts.end
     if i >= len(argv):
         return found if opts.strings else None
     sub = argv[i]
-    if sub in _TMUX_SHELL:
-        opts = _options(argv, i + 1, Spec(_TMUX_SHELL[sub]))
+    if sub in TMUX_SHELL:
+        opts = _options(argv, i + 1, Spec(TMUX_SHELL[sub]))
         rest = argv[opts.end :]
         if rest:
             found.strings.append((" ".join(rest), None))
@@ -1196,7 +719,7 @@ def _unwrap_tmux(argv: list[str], found: Unwrapped) -> Unwrapped | None:
             return found
         keys = argv[opts.end :]
         literal = "-l" in opts.seen
-        text = "".join(k if literal else _TMUX_KEYS.get(k, k + " ") for k in keys)
+        text = "".join(k if literal else TMUX_KEYS.get(k, k + " ") for k in keys)
         if text.strip():
             found.strings.append((text, None))  # keys typed into the pane's shell
         return found
@@ -1225,7 +748,7 @@ def _unwrap_git(argv: list[str], found: Unwrapped) -> Unwrapped | None:
             continue
         if not word.startswith("-"):
             break
-        opts = _options([argv[0], *argv[i : i + 2]], 1, _GIT_GLOBAL)
+        opts = _options([argv[0], *argv[i : i + 2]], 1, GIT_GLOBAL)
         step = max(1, opts.end - 1)
         kept.extend(argv[i : i + step])
         i += step
@@ -1269,7 +792,7 @@ def _shell_options(argv: Sequence[str]) -> tuple[int, str, bool]:
     n = len(argv)
     while i < n:
         word = argv[i]
-        if word in _SHELL_OPTS_WITH_ARG:
+        if word in SHELL_OPTS_WITH_ARG:
             i += 2
             continue
         if word == "--":
