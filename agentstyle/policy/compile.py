@@ -15,7 +15,8 @@ from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry, plan_rule
 from agentstyle.policy.rows import PackageRow, PolicyRows, ProgramGrammarRow, SettingRow
 from agentstyle.policy.settingrefs import setting_text
-from agentstyle.policy.validate import ExceptionInfo, RuleInfo, validate_package
+from agentstyle.policy.validate import ExceptionInfo, validate_package
+from agentstyle.policy.validconditions import RuleInfo
 
 
 @dataclass(slots=True)

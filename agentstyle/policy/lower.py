@@ -51,7 +51,7 @@ from agentstyle.policy.rows import (
     TemplateRow,
 )
 from agentstyle.policy.settingrefs import Setting
-from agentstyle.policy.validate import RuleInfo
+from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
     COMMAND_FIELD,

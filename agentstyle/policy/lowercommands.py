@@ -25,7 +25,7 @@ from agentstyle.policy.commandconds import (
 )
 from agentstyle.policy.lowervalues import Lowering, escaped, installed_value, number_of, scalar
 from agentstyle.policy.rows import CommandHeadRow, CommandLiteralRow, ConditionRow, PolicyRows
-from agentstyle.policy.validate import RuleInfo
+from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.vocabulary import (
     COMMAND_KEY_PREFIX,
     FIELD_ARG,

@@ -11,7 +11,7 @@ from agentstyle.diagnostics import Diagnostic
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
 from agentstyle.policy.settingrefs import LIST_TYPE, Setting, SettingProblem, resolve, uses
-from agentstyle.policy.validate import RuleInfo
+from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.source import Span
 from agentstyle.vocabulary import GLOB_OPS, REGEX_OPS
 

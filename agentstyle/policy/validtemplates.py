@@ -1,0 +1,218 @@
+"""The validator's checks of a rule's templates (`message`, `context`, a fix's `with`): each
+`{{ variable }}` known, available where the rule is evaluated, and given a default where it
+may be empty."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentstyle.diagnostics import closest, suggestion
+from agentstyle.globs import glob_to_regex
+from agentstyle.grammar.ast import (
+    GrammarError,
+    Segment,
+    Text,
+    Var,
+)
+from agentstyle.grammar.parse import parse_template
+from agentstyle.policy.load import (
+    INVALID,
+)
+from agentstyle.policy.validconditions import (
+    PLACEMENT_FIELDS,
+    ConditionChecks,
+    RuleInfo,
+    event_base,
+    is_available,
+    resolve_tools,
+)
+from agentstyle.policy.yamlpos import YNode
+from agentstyle.source import Span
+from agentstyle.vocabulary import (
+    CONDITION_FIELDS,
+    DEDUP_BREAKING_VARS,
+    EVENT_PATH_VARS,
+    EVENT_VAR_WORST_TOKENS,
+    EVENT_VARS,
+    RUNTIME_VAR_WORST_TOKENS,
+    RUNTIME_VARS,
+    STATE_LIST_VARS,
+    STATE_VAR_WORST_TOKENS,
+    estimate_tokens,
+)
+
+# Runtime variables that a harness may leave empty (var-no-default); harness.name is always set.
+MAYBE_EMPTY_VARS = RUNTIME_VARS - {"harness.name"}
+
+
+class TemplateChecks(ConditionChecks):
+    """The validator with its checks of templates."""
+
+    # -- templates ----------------------------------------------------------------------------
+
+    def template(self, text: str, node: YNode, info: RuleInfo, bad: set[str]) -> CheckedTemplate:
+        """Parse and check one body or `model_text`; its worst-case size and what it uses."""
+        rid = info.rule.id
+        locate: Callable[[int], Span] = node.locate
+        try:
+            segments = parse_template(text, locate)
+        except GrammarError as exc:
+            self.emit("invalid-template", exc.message, exc.span, rid, exc.hint)
+            return CheckedTemplate((), estimate_tokens(text))
+        out = CheckedTemplate(segments, 0)
+        static_bytes = 0
+        dynamic_tokens = 0
+        for seg in segments:
+            if isinstance(seg, Text):
+                static_bytes += len(seg.text.encode())
+                continue
+            kind = self.variable(seg, info, bad)
+            if kind == "setting":
+                setting = self.settings.get(seg.name.split(".", 1)[1])
+                value = setting.default if setting is not None else ""
+                static_bytes += len(str(value if value is not None else "").encode())
+            elif kind == "event" and event_base(seg.name) in STATE_LIST_VARS:
+                if out.first_event is None:
+                    out.first_event = seg.span
+                dynamic_tokens += STATE_VAR_WORST_TOKENS
+                out.state_tokens += STATE_VAR_WORST_TOKENS
+            elif kind == "event":
+                if out.first_event is None:
+                    out.first_event = seg.span
+                dynamic_tokens += EVENT_VAR_WORST_TOKENS
+            elif kind == "runtime":
+                out.uses_runtime = True
+                dynamic_tokens += RUNTIME_VAR_WORST_TOKENS
+        out.worst = (static_bytes + 3) // 4 + dynamic_tokens
+        return out
+
+    def variable(self, var: Var, info: RuleInfo, bad: set[str]) -> str:
+        rid, name = info.rule.id, var.name
+        if name.startswith("settings."):
+            setting = name.split(".", 1)[1]
+            if setting not in self.settings:
+                self.emit(
+                    "undeclared-var",
+                    f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
+                    var.span,
+                    rid,
+                    self.var_hint(name),
+                )
+                return "error"
+            return "setting"
+        if name in RUNTIME_VARS:
+            if name in DEDUP_BREAKING_VARS:
+                self.emit(
+                    "T006",
+                    f"`{{{{{name}}}}}` changes on every event and defeats dedup",
+                    var.span,
+                    rid,
+                )
+            if var.default is None and name in MAYBE_EMPTY_VARS and not self.guaranteed(name, info):
+                self.emit(
+                    "var-no-default",
+                    f'`{{{{{name}}}}}` may be empty; add `| default: "…"`',
+                    var.span,
+                    rid,
+                )
+            return "runtime"
+        if name.startswith("event."):
+            base = event_base(name)
+            if base != name and not _template_path(name[len(base) + 1 :]):
+                self.emit(
+                    "undeclared-var",
+                    f"`{{{{{name}}}}}`: a path segment in a "
+                    "template is letters, digits and `_` only",
+                    var.span,
+                    rid,
+                )
+                return "error"
+            if base not in EVENT_VARS:
+                self.emit(
+                    "undeclared-var",
+                    f"unknown variable `{{{{{name}}}}}`",
+                    var.span,
+                    rid,
+                    self.var_hint(name),
+                )
+                return "error"
+            avail = CONDITION_FIELDS[base[len("event.") :]]
+            if not bad & PLACEMENT_FIELDS and not is_available(
+                avail, info.points, info.eff, resolve_tools(info.tools), info.names
+            ):
+                where = ", ".join(info.points) or "no point"
+                self.emit(
+                    "event-var-unavailable",
+                    f"`{{{{{name}}}}}` is not available at {where}",
+                    var.span,
+                    rid,
+                )
+            return "event"
+        if event_base("event." + name) in EVENT_VARS:
+            # Event content written without its prefix (`{{prompt}}`, `{{tool.input.x}}`).
+            self.emit(
+                "event-var-in-template",
+                f"event content needs the `event.` prefix: `{{{{event.{name}}}}}`",
+                var.span,
+                rid,
+            )
+            return "error"
+        self.emit(
+            "undeclared-var",
+            f"unknown variable `{{{{{name}}}}}`",
+            var.span,
+            rid,
+            self.var_hint(name),
+        )
+        return "error"
+
+    def var_hint(self, name: str) -> str | None:
+        """The template variable `name` probably meant: a declared setting, a runtime or an
+        event variable (`event.tool.inptu.x` keeps its path below the corrected prefix)."""
+        known = [*sorted(RUNTIME_VARS), *sorted(EVENT_VARS)]
+        known += [f"settings.{s}" for s in self.settings]
+        parts = name.split(".")
+        meant: str | None = None
+        if len(parts) > 3 and parts[0] == "event":
+            prefix = closest(".".join(parts[:3]), EVENT_PATH_VARS)
+            meant = f"{prefix}.{'.'.join(parts[3:])}" if prefix else None
+        meant = meant or closest(name, known)
+        return suggestion(f"{{{{{meant}}}}}" if meant else None)
+
+    def guaranteed(self, name: str, info: RuleInfo) -> bool:
+        """`when.model` without `unknown` guarantees `{{model}}`
+        (docs/templates.md#runtime-variables)."""
+        if name != "model":
+            return False
+        fv = info.rule.fields.get("when")
+        when = fv.value if fv is not None and fv.origin != INVALID else None
+        if not isinstance(when, dict) or "model" not in when:
+            return False
+        globs = when["model"] if isinstance(when["model"], list) else [when["model"]]
+        return bool(globs) and all(_cannot_match_unknown(g) for g in globs)
+
+
+@dataclass(slots=True)
+class CheckedTemplate:
+    """A parsed body or `model_text`: segments, worst-case tokens, what it uses."""
+
+    segments: tuple[Segment, ...]
+    worst: int
+    first_event: Span | None = None  # the first `event.*` variable
+    uses_runtime: bool = False
+    state_tokens: int = 0  # of `worst`: the history lists (STATE_LIST_VARS) at their worst
+
+
+def _template_path(path: str) -> bool:
+    return all(seg and all(c.isalnum() or c == "_" for c in seg) for seg in path.split("."))
+
+
+def _cannot_match_unknown(glob: object) -> bool:
+    if not isinstance(glob, str):
+        return False
+    try:
+        return re.fullmatch(glob_to_regex(glob), "unknown") is None
+    except ValueError:
+        return False
