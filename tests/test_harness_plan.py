@@ -204,7 +204,7 @@ def test_a_fail_closed_rule_over_several_gates_marks_each_gates_command() -> Non
     both is promised at both, by `--fail-closed` in each gate's own command."""
     import tempfile
 
-    from agentstyle.install.install import handler_groups
+    from agentstyle.install.handlers import handler_groups
 
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "p").mkdir()

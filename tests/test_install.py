@@ -24,14 +24,9 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths
 from agentstyle.harnesses.install import is_style_command
+from agentstyle.install.filechanges import relative
 from agentstyle.install.hookcommand import hook_command, quoted
-from agentstyle.install.install import (
-    _created,
-    engine_free_store,
-    install,
-    relative,
-    uninstall,
-)
+from agentstyle.install.install import _created, engine_free_store, install, uninstall
 from agentstyle.install.lockfile import HarnessInstall
 
 DATA = Path(__file__).resolve().parent / "data" / "install"

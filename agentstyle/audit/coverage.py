@@ -273,7 +273,9 @@ def installed_handlers(root: Path, conn: Connection) -> dict[str, Installed]:
     from agentstyle.engine.paths import StylePaths
     from agentstyle.harnesses import adapter_for
     from agentstyle.install.doctor import read_policy
-    from agentstyle.install.install import config_file, handler_groups, is_ours, relative
+    from agentstyle.install.filechanges import relative
+    from agentstyle.install.handlers import handler_groups
+    from agentstyle.install.install import config_file, is_ours
     from agentstyle.install.lockfile import read_lock
 
     try:

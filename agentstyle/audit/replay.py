@@ -89,7 +89,7 @@ from agentstyle.engine.store import (
 )
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import spec_for
-from agentstyle.install.install import handler_groups
+from agentstyle.install.handlers import handler_groups
 from agentstyle.install.lockfile import read_lock
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 from agentstyle.policy.plan import matcher_accepts

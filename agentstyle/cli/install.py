@@ -23,7 +23,8 @@ from agentstyle.engine.paths import StylePaths, find_root
 # The installer (DuckDB, the compiler) is imported by the commands that run it: every `style`
 # command imports this module (`project_root`), and most never install.
 if TYPE_CHECKING:
-    from agentstyle.install.install import FileChange, InstallResult
+    from agentstyle.install.filechanges import FileChange
+    from agentstyle.install.install import InstallResult
 
 
 def _sets_syntax(values: list[str] | None) -> list[str] | None:

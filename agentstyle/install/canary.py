@@ -126,7 +126,8 @@ def probes(root: Path, name: str, scope: str) -> Gates | str:
     from agentstyle.folders import not_regular
     from agentstyle.harnesses import adapter_for
     from agentstyle.harnesses.facts import spec_for
-    from agentstyle.install.install import config_file, is_ours, relative
+    from agentstyle.install.filechanges import relative
+    from agentstyle.install.install import config_file, is_ours
     from agentstyle.policy.plan import matcher_accepts
 
     adapter = adapter_for(name)

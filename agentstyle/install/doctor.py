@@ -252,7 +252,7 @@ def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) 
 
 
 def _label(root: Path, path: Path) -> str:
-    from agentstyle.install.install import relative
+    from agentstyle.install.filechanges import relative
 
     return relative(root, path)
 
@@ -268,13 +268,9 @@ def check_harness(
     """Static checks of one harness's install; True when it is broken (one error line)."""
     from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for
-    from agentstyle.install.install import (
-        config_file,
-        handler_groups,
-        instruction_file,
-        is_ours,
-        relative,
-    )
+    from agentstyle.install.filechanges import relative
+    from agentstyle.install.handlers import handler_groups
+    from agentstyle.install.install import config_file, instruction_file, is_ours
 
     adapter = adapter_for(name)
     try:

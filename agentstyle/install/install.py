@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import datetime as dt
-import difflib
 import hashlib
 import json
-import re
 import shutil
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,32 +26,47 @@ from agentstyle.engine.store import (
     transaction,
 )
 from agentstyle.folders import mark_answer_once
-from agentstyle.grammar.ast import Text
 from agentstyle.harnesses import adapter_for
-from agentstyle.harnesses.facts import HarnessSpec, spec_for
+from agentstyle.harnesses.facts import spec_for
 from agentstyle.harnesses.install import is_style_command
 from agentstyle.install import layers
-from agentstyle.install.hookcommand import hook_command
-from agentstyle.install.library import bundled, bundled_path, ref_path
+from agentstyle.install.clientversion import (
+    ON_FAILURE_MIN,
+    claude_version,
+    too_old,
+)
+from agentstyle.install.filechanges import (
+    FileChange,
+    apply_changes,
+    check_writable,
+    read_existing,
+    relative,
+)
+from agentstyle.install.handlers import (
+    handler_groups,
+    native_groups,
+    static_blocks,
+)
+from agentstyle.install.library import ref_path
 from agentstyle.install.lockfile import (
     HarnessInstall,
-    LockFile,
     PackageRef,
     atomic_write,
     read_lock,
 )
+from agentstyle.install.packagerefs import (
+    chosen_settings,
+    merge_refs,
+    named_refs,
+    package_ref,
+    parse_sets,
+    setting_texts,
+)
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
-from agentstyle.policy.model import Package, SettingDecl
-from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
+from agentstyle.policy.plan import PlanEntry
 from agentstyle.policy.rows import PolicyRows
 
-ON_FAILURE_MIN = (2, 1, 295)
 SCOPES = ("project", "local", "user", "managed")
-# Handlers `--fail-closed` protects (onFailure / failClosed + the flag): the tool gates always
-# (docs/design/runtime.md#fail-modes: PreToolUse), another gate event (a prompt gate) only when a
-# gate rule runs there, so a broken handler does not refuse every prompt of a project that never
-# asked for it.
-GATE_ACTIONS = ("block", "ask", "allow")
 # Where install keeps, in the lock's `created` list, what it changed inside a file besides its
 # handlers (Cursor's `version`, Gemini's enable flag): `<file>#<marker>` (configedit.py).
 MARKER_SEP = "#"
@@ -75,24 +85,6 @@ def recognizer(native_commands: Iterable[str]) -> IsOurs:
     """STYLE's handlers: those running `agentstyle.hook`, and the packages' native hooks."""
     known = frozenset(native_commands)
     return lambda handler: is_ours(handler) or str(handler.get("command", "")) in known
-
-
-@dataclass(slots=True)
-class FileChange:
-    path: Path
-    before: str | None  # None: the file does not exist
-    after: str | None  # None: delete the file
-    label: str = ""  # the path as shown (relative to the install root when inside)
-
-    def diff(self) -> str:
-        name = self.label or self.path.name
-        a = (self.before or "").splitlines(keepends=True)
-        b = (self.after or "").splitlines(keepends=True)
-        old = f"a/{name}" if self.before is not None else "/dev/null"
-        new = f"b/{name}" if self.after is not None else "/dev/null"
-        lines = list(difflib.unified_diff(a, b, old, new))
-        # A last line without a line break would glue onto the next header.
-        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 @dataclass(slots=True)
@@ -118,7 +110,7 @@ def compile_layered(
     compiled = compile_policy(
         loaded,
         sorted({*harnesses, *taken.harnesses}),
-        {**_texts(taken.settings), **chosen},
+        {**setting_texts(taken.settings), **chosen},
         require_settings=True,
         layer_of={**taken.layer_of},
     )
@@ -159,15 +151,6 @@ def instruction_file(root: Path, scope: str, harness: str) -> Path | None:
     return path
 
 
-def relative(root: Path, path: Path) -> str:
-    """How the lock file and messages name a file: relative to the install root when inside."""
-    full = path.parent.resolve() / path.name
-    try:
-        return full.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return full.as_posix()
-
-
 def _created(root: Path, h: HarnessInstall | None) -> list[str]:
     """The lock's `created` list, root-relative (older lock files held absolute paths)."""
     out: list[str] = []
@@ -191,375 +174,6 @@ def _set_markers(created: list[str], label: str, markers: list[str]) -> None:
     created.extend(prefix + m for m in markers)
 
 
-def is_gate(native_event: str, entries: list[PlanEntry], spec: HarnessSpec) -> bool:
-    if native_event not in spec.gate_events:
-        return False
-    if spec.point_of(native_event) == "tool.pre":
-        return True
-    return any(e.action in GATE_ACTIONS for e in entries)
-
-
-Parts = tuple[list[str], list[str]] | None  # (exact names, patterns); None = every tool
-
-
-def routed(entry: PlanEntry, spec: HarnessSpec) -> list[tuple[str, Parts]]:
-    """The native events an entry's handlers go to, each with the matcher parts it needs.
-
-    Without routes that is the entry's own event; on a routed point (Cursor's tool.pre) its
-    native tool names are split over the gates that own them.
-    """
-    assert entry.point is not None and entry.native_event is not None
-    routes = spec.routes.get(entry.point, ())
-    if not routes:
-        return [(entry.native_event, split_matcher(entry.matcher) if entry.matcher else None)]
-    default = spec.points[entry.point].native_event
-    if entry.matcher is None:
-        every: list[tuple[str, Parts]] = [(r.spec.native_event, None) for r in routes]
-        return [*every, (default, None)]
-    exact, patterns = split_matcher(entry.matcher)
-    by_key = {n: k for k, names in spec.tool_names.items() for n in names}
-    by_key.update({n: "mcp" for n in spec.mcp_names or ()})
-    out: dict[str, tuple[list[str], list[str]]] = {}
-    for name in exact:
-        key = by_key.get(name, "mcp" if name.startswith("mcp__") else "other")
-        gate = spec.route_of(entry.point, key)
-        out.setdefault(gate.native_event if gate else default, ([], []))[0].append(name)
-    for pattern in patterns:
-        gate = spec.route_of(entry.point, "mcp")
-        out.setdefault(gate.native_event if gate else default, ([], []))[1].append(pattern)
-    return [(native, parts) for native, parts in out.items()]
-
-
-def handler_groups(
-    plan: list[PlanEntry], harness: str, fail_closed: bool, scope: str = "project"
-) -> dict[str, list[dict[str, Any]]]:
-    """One handler per native event that has entries, with the narrowest matcher
-    (docs/design/harnesses.md#install)."""
-    spec = spec_for(harness)
-    adapter = adapter_for(harness)
-    by_event: dict[str, list[tuple[PlanEntry, Parts]]] = {}
-    for e in plan:
-        if e.harness == harness and e.hooked and e.native_event and e.point:
-            for native, parts in routed(e, spec):
-                by_event.setdefault(native, []).append((e, parts))
-    if not by_event:
-        return {}
-    for native in spec.bookkeeping:
-        by_event.setdefault(native, [])
-    groups: dict[str, list[dict[str, Any]]] = {}
-    order = spec.native_events()
-    for native in sorted(by_event, key=lambda n: order.index(n) if n in order else 99):
-        items = by_event[native]
-        entries = [e for e, _ in items]
-        ps = spec.spec_of(native)
-        gate = fail_closed and is_gate(native, entries, spec)
-        # A `fail: closed` rule here: the command says so, so the config (which survives a
-        # broken or deleted database) still refuses when STYLE cannot evaluate.
-        closed = gate or (any(e.fail_closed for e in entries) and adapter.can_refuse(native))
-        handler = adapter.handler(hook_command(harness, native, closed, scope), native, gate)
-        matcher = None
-        if (
-            ps is not None
-            and ps.matcher == "tool"
-            and items
-            and all(parts is not None for _, parts in items)
-        ):
-            exact = [n for _, parts in items if parts for n in parts[0]]
-            patterns = [p for _, parts in items if parts for p in parts[1]]
-            matcher = format_matcher(spec, exact, patterns)
-        groups[native] = [adapter.group(handler, matcher)]
-    return groups
-
-
-def native_groups(
-    packages: list[Package], harness: str, notes: list[str]
-) -> dict[str, list[dict[str, Any]]]:
-    """The packages' `native_hooks` for a harness, as they are (docs/packages.md#native_hooks)."""
-    spec = spec_for(harness)
-    adapter = adapter_for(harness)
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for pkg in packages:
-        for hook in pkg.native_hooks:
-            if hook.harness is not None and hook.harness != harness:
-                continue
-            ps = spec.points.get(hook.event)
-            if ps is None:
-                notes.append(
-                    f"native hook `{pkg.name}/{hook.id}`: {harness} has no `{hook.event}` "
-                    "event; not installed"
-                )
-                continue
-            handler: dict[str, Any] = {"type": "command", "command": hook.command}
-            if hook.timeout is not None:
-                handler["timeout"] = hook.timeout
-            groups.setdefault(ps.native_event, []).append(adapter.group(handler, hook.matcher))
-    return groups
-
-
-def claude_version() -> tuple[int, ...] | None:
-    """`claude --version` as a tuple, or None when no client answers."""
-    return client_version("claude-code")
-
-
-def client_version(harness: str) -> tuple[int, ...] | None:
-    """The harness client's version (its adapter's `version_command`), or None when none answers."""
-    command = list(adapter_for(harness).version_command)
-    exe = shutil.which(command[0])
-    if exe is None:
-        return None
-    try:
-        out = subprocess.run([exe, *command[1:]], capture_output=True, text=True, timeout=5).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
-    return tuple(int(x) for x in m.groups()) if m else None
-
-
-_BOUND = re.compile(r"^\s*(>=|<=|==|=|>|<|\^|~)?\s*v?(\d+(?:\.\d+)*)\s*$")
-
-
-def version_ok(version: tuple[int, ...], spec: str) -> bool | None:
-    """Whether `version` satisfies a range like `>=2.1.0` or `>=0.50, <1` (None: unreadable)."""
-    for part in spec.split(","):
-        m = _BOUND.match(part)
-        if not m:
-            return None
-        op = m.group(1) or ">="
-        want = tuple(int(x) for x in m.group(2).split("."))
-        size = max(len(want), len(version))
-        have = version + (0,) * (size - len(version))
-        want = want + (0,) * (size - len(want))
-        ok = {
-            ">=": have >= want,
-            ">": have > want,
-            "<=": have <= want,
-            "<": have < want,
-            "==": have == want,
-            "=": have == want,
-            "^": have >= want and have[:1] == want[:1],
-            "~": have >= want and have[:2] == want[:2],
-        }[op]
-        if not ok:
-            return False
-    return True
-
-
-def too_old(compiled: Compiled, harness: str, notes: list[str]) -> list[PlanEntry]:
-    """Plan entries of packages whose `requires.harnesses` range the installed client misses
-    (install-error `harness-too-old`); when no client answers, a note says it was not checked."""
-    wanted = {
-        cp.package.name: str(cp.package.requires.get("harnesses", {}).get(harness))
-        for cp in compiled.packages
-        if isinstance(cp.package.requires.get("harnesses"), dict)
-        and harness in cp.package.requires["harnesses"]
-    }
-    if not wanted:
-        return []
-    version = client_version(harness)
-    if version is None:
-        notes.append(
-            f"could not ask the {harness} client for its version; `requires.harnesses` "
-            "was not checked"
-        )
-        return []
-    shown = ".".join(map(str, version))
-    old: dict[str, str] = {}
-    for package, spec in wanted.items():
-        if version_ok(version, spec) is False:
-            old[package] = f"harness-too-old: {harness} {shown} is not {spec}"
-    return [
-        dataclasses.replace(e, status="install-error", reason=old[e.rule_id.split("/")[0]])
-        for e in compiled.plan
-        if e.harness == harness and e.rule_id.split("/")[0] in old
-    ]
-
-
-def static_blocks(compiled: Compiled, harness: str, own: set[str] | None = None) -> dict[str, str]:
-    """Bodies of `static` entries, settings rendered, for the instruction file (`own`: of
-    these packages only)."""
-    static = {
-        e.rule_id
-        for e in compiled.plan
-        if e.harness == harness
-        and e.status == "static"
-        and (own is None or e.rule_id.split("/", 1)[0] in own)
-    }
-    blocks: dict[str, str] = {}
-    values = {}
-    for row in compiled.rows.settings:
-        values[(row.package, row.name)] = row.value
-    for cp in compiled.packages:
-        for info in cp.rules:
-            rid = f"{cp.package.name}/{info.rule.id}"
-            if rid in static:
-                parts = []
-                for seg in info.body:
-                    if isinstance(seg, Text):
-                        parts.append(seg.text)
-                    else:
-                        name = seg.name.split(".", 1)[1]
-                        parts.append(values.get((cp.package.name, name), seg.default or ""))
-                blocks[rid] = "".join(parts)
-    return blocks
-
-
-def _read(path: Path) -> str | None:
-    if not path.exists():
-        return None
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StyleError(f"{path}: cannot read: {exc}") from None
-
-
-def package_ref(root: Path, package: str) -> PackageRef:
-    """How the lock names a package given on the command line: a folder or file by its path
-    (relative to the install root when inside it, so the lock is the same on every clone),
-    else a bundled package by name."""
-    given = Path(package)
-    if given.exists() or given.is_symlink():
-        p = given.resolve()
-        try:
-            return PackageRef(path=p.relative_to(root.resolve()).as_posix() or ".")
-        except ValueError:
-            return PackageRef(path=p.as_posix())
-    if bundled_path(package) is not None:
-        return PackageRef(library=package)
-    names = [b.name for b in bundled()]
-    close = difflib.get_close_matches(package, names, n=1)
-    hint = f" (did you mean `{close[0]}`?)" if close else ""
-    raise StyleError(
-        f"`{package}`: no such package folder or file, and no bundled package of that name"
-        f"{hint}; `style packages` lists the bundled ones"
-    )
-
-
-def _same_ref(a: PackageRef, b: PackageRef) -> bool:
-    return (a.library, a.path) == (b.library, b.path)
-
-
-def merge_refs(locked: list[PackageRef], given: list[PackageRef]) -> list[PackageRef]:
-    """The lock's packages, then the newly given ones that are not there yet."""
-    out = list(locked)
-    for ref in given:
-        if not any(_same_ref(ref, r) for r in out):
-            out.append(ref)
-    return out
-
-
-def named_refs(
-    root: Path, refs: list[PackageRef], loaded: Compiled, locked: list[PackageRef]
-) -> list[PackageRef]:
-    """The refs with the name and content digest of the package each one loaded.
-
-    A package name already installed from another place is a clear refusal: one project has
-    one `guards`, and which copy wins must be the user's choice, not `dup-id`.
-    """
-    by_root = {cp.package.root.resolve(): cp.package for cp in loaded.packages}
-    out: list[PackageRef] = []
-    seen: dict[str, PackageRef] = {}
-    for ref in refs:
-        pkg = by_root.get(Path(ref_path(root, ref)).resolve())
-        if pkg is None:
-            out.append(ref)
-            continue
-        earlier = seen.get(pkg.name)
-        if earlier is not None:
-            first, second = (
-                (earlier, ref)
-                if any(_same_ref(earlier, r) for r in locked)
-                else (
-                    ref,
-                    earlier,
-                )
-            )
-            raise StyleError(
-                f"package `{pkg.name}` is already installed from `{first.label}`; to use the "
-                f"one at `{second.label}` instead, run `style uninstall {pkg.name}` first"
-            )
-        named = PackageRef(ref.path, ref.library, pkg.name, f"sha256:{pkg.digest}")
-        seen[pkg.name] = named
-        out.append(named)
-    return out
-
-
-def parse_sets(sets: list[str]) -> dict[str, dict[str, str]]:
-    """`--set name=value` or `--set pkg.name=value`; a bare name goes to every package with it."""
-    out: dict[str, dict[str, str]] = {}
-    for item in sets:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise StyleError(f"--set `{item}`: expected NAME=VALUE")
-        pkg, dot, name = key.strip().rpartition(".")
-        out.setdefault(pkg if dot else "*", {})[name] = value
-    return out
-
-
-def _setting_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):  # a list setting written as a YAML list in the lock file
-        return ",".join(_setting_text(v) for v in value)
-    return "" if value is None else str(value)
-
-
-def _texts(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """Another layer's chosen values as its lock holds them, as text (`chosen_settings`)."""
-    return {
-        pkg: {k: _setting_text(v) for k, v in values.items()} for pkg, values in settings.items()
-    }
-
-
-def _check_setting(pkg: str, decl: SettingDecl, value: str) -> None:
-    allowed: list[str] | None = None
-    if decl.type == "int" and not re.fullmatch(r"-?[0-9]+", value):
-        problem = "an integer"
-    elif decl.type == "bool" and value not in ("true", "false"):
-        problem = "true or false"
-    elif decl.type == "enum":
-        allowed = [_setting_text(v) for v in decl.values or []]
-        if value in allowed:
-            return
-        problem = "one of: " + ", ".join(allowed)
-    else:
-        return
-    raise StyleError(f"setting `{decl.name}` of `{pkg}` must be {problem}, got `{value}`")
-
-
-def chosen_settings(
-    lock: LockFile, sets: dict[str, dict[str, str]], packages: list[Package]
-) -> dict[str, dict[str, str]]:
-    """Values chosen for each package: the lock's, then `--set`; checked against the declarations.
-
-    Only chosen values are kept (not defaults), so a default the package changes later reaches
-    `sync`.
-    """
-    declared = {p.name: {s.name: s for s in p.settings} for p in packages}
-    for pkg, values in sets.items():
-        if pkg != "*" and pkg not in declared:
-            raise StyleError(f"--set {pkg}.…: `{pkg}` is not among the installed packages")
-        for name in values:
-            owners = [p for p in declared if name in declared[p]] if pkg == "*" else [pkg]
-            if not owners or not all(name in declared[o] for o in owners):
-                who = "no package being installed declares" if pkg == "*" else f"`{pkg}` has no"
-                raise StyleError(f"--set {name}: {who} setting `{name}`")
-    chosen: dict[str, dict[str, str]] = {}
-    for package in packages:
-        decls = declared[package.name]
-        values = {
-            k: _setting_text(v)
-            for k, v in lock.settings.get(package.name, {}).items()
-            if k in decls
-        }
-        values.update({k: v for k, v in sets.get("*", {}).items() if k in decls})
-        values.update(sets.get(package.name, {}))
-        for name, value in values.items():
-            _check_setting(package.name, decls[name], value)
-        chosen[package.name] = values
-    return chosen
-
-
 def _json_error(path: Path, exc: JsonEditError) -> StyleError:
     where = f" (line {exc.span.line}, column {exc.span.column})" if exc.span else ""
     return StyleError(f"refusing to touch {path}: {exc.message}{where}; fix the file and retry")
@@ -570,7 +184,7 @@ def _config_removal(
 ) -> FileChange | None:
     """STYLE's handlers (and the keys it set) out of one config file; the file goes when install
     created it and nothing else is left."""
-    before = _read(path)
+    before = read_existing(path)
     if before is None:
         return None
     label = relative(root, path)
@@ -595,7 +209,7 @@ def _config_change(
     harness: str,
 ) -> FileChange | None:
     """The harness's config with STYLE's handlers replaced; the lock's markers updated."""
-    before = _read(config)
+    before = read_existing(config)
     if before is None and not groups:
         return None
     label = relative(root, config)
@@ -621,7 +235,7 @@ def _static_change(
 ) -> FileChange | None:
     if path is None:
         return None
-    before = _read(path)
+    before = read_existing(path)
     if not blocks and before is None:
         return None
     adapter = adapter_for(harness)
@@ -777,7 +391,7 @@ def _install(
     if static is not None:
         result.changes.append(static)
     for c in result.changes:
-        _check_writable(c)
+        check_writable(c)
     if dry_run:
         return result
     with engine_free_store(paths) as conn:
@@ -863,17 +477,6 @@ def _has_policy(conn: Connection) -> bool:
     return bool(row and row.rules)
 
 
-def _check_writable(change: FileChange) -> None:
-    """Before anything is written: a file where a folder of the path must be is one clear line
-    (the database and the config would otherwise disagree after a half install)."""
-    for folder in change.path.parents:
-        if folder.exists():
-            if not folder.is_dir():
-                name = change.label or str(change.path)
-                raise StyleError(f"cannot write {name}: `{folder}` is a file, not a folder")
-            return
-
-
 def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
     """The handlers of a group (groups layout) or the handler itself (flat layout)."""
     hooks = group.get("hooks")
@@ -923,58 +526,6 @@ def policy_digest(rows: PolicyRows) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _missing_folders(path: Path) -> list[Path]:
-    missing = []
-    folder = path.parent
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    return missing
-
-
-def apply_changes(
-    paths: StylePaths, root: Path, changes: list[FileChange], created: list[str]
-) -> None:
-    """Write the changes (backing up what was there); keep `created` up to date."""
-    for change in changes:
-        if change.before == change.after:
-            continue
-        label = change.label or relative(root, change.path)
-        if change.before is None:
-            for folder in _missing_folders(change.path):
-                key = relative(root, folder) + "/"
-                if key not in created:
-                    created.append(key)
-            if label not in created:
-                created.append(label)
-        elif change.after is None and label in created:
-            created.remove(label)
-        _write(paths, change)
-
-
-def _backup_name(label: str, stamp: str) -> str:
-    flat = re.sub(r"[^A-Za-z0-9._-]+", "_", label.lstrip("./")) or "file"
-    return f"{flat}.{stamp}.bak"
-
-
-def _write(paths: StylePaths, change: FileChange) -> None:
-    if change.before is not None:
-        paths.backups.mkdir(parents=True, exist_ok=True)
-        stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S%f")
-        label = change.label or change.path.name
-        backup = paths.backups / _backup_name(label, stamp)
-        n = 1
-        while backup.exists():
-            n += 1
-            backup = paths.backups / _backup_name(label, f"{stamp}-{n}")
-        with open(backup, "w", encoding="utf-8", newline="") as fh:
-            fh.write(change.before)
-    if change.after is None:
-        change.path.unlink(missing_ok=True)
-    else:
-        atomic_write(change.path, change.after)
-
-
 def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileChange]:
     """Remove exactly what install added for a harness; every other byte stays."""
     try:
@@ -1003,7 +554,7 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
         if change is not None:
             changes.append(change)
     instructions = instruction_file(root, h.scope, harness)
-    ibefore = _read(instructions) if instructions is not None else None
+    ibefore = read_existing(instructions) if instructions is not None else None
     if instructions is not None and ibefore is not None:
         try:
             iafter: str | None = adapter.strip_static(ibefore, str(instructions))
