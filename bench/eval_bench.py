@@ -23,7 +23,8 @@ from typing import Any
 
 from agentstyle.engine import statements, store
 from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import Held, decide, record
+from agentstyle.engine.evaluate import Held, decide
+from agentstyle.engine.recording import record
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.generate import write_package
 

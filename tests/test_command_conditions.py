@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import Evaluation, Held, decide, record
+from agentstyle.engine.evaluate import Held, decide
+from agentstyle.engine.evaluation import Evaluation
+from agentstyle.engine.recording import record
 from agentstyle.engine.store import Connection, memory_store, replace_policy
 from agentstyle.grammar.ast import strip_spans
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE

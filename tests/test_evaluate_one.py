@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import EMITTING, Evaluation, Held, decide, record
+from agentstyle.engine.evaluate import Held, decide
+from agentstyle.engine.evaluation import EMITTING, Evaluation
+from agentstyle.engine.recording import record
 from agentstyle.engine.store import Connection, memory_store, replace_policy
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 

@@ -29,7 +29,8 @@ from typing import Any
 import pytest
 
 from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.evaluate import Evaluation, evaluate
+from agentstyle.engine.evaluate import evaluate
+from agentstyle.engine.evaluation import Evaluation
 from agentstyle.engine.store import Connection
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.corpus import (

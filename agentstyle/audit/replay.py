@@ -76,7 +76,8 @@ from agentstyle.audit.rows import RuleFactRow
 from agentstyle.audit.transcripts import Recorded, short
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import PolicyErrors
-from agentstyle.engine.evaluate import EMITTING, Evaluation, evaluate
+from agentstyle.engine.evaluate import evaluate
+from agentstyle.engine.evaluation import EMITTING, Evaluation
 from agentstyle.engine.event import Event
 from agentstyle.engine.fixes import Fixing, fixed_by
 from agentstyle.engine.paths import StylePaths

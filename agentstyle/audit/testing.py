@@ -11,7 +11,8 @@ import yaml
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import PolicyErrors
-from agentstyle.engine.evaluate import EMITTING, evaluate
+from agentstyle.engine.evaluate import evaluate
+from agentstyle.engine.evaluation import EMITTING
 from agentstyle.engine.fixes import fixed_by
 from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.policy.compile import compile_policy, load_and_validate

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,71 +28,35 @@ from typing import Any
 from agentstyle.commands.catalog import Catalog
 from agentstyle.engine.commandrows import command_events, commands_of, programs_in, rows_of
 from agentstyle.engine.decision import Decision
+from agentstyle.engine.evaluation import (
+    EMITTING,
+    Candidate,
+    Evaluation,
+)
 from agentstyle.engine.event import Event
-from agentstyle.engine.privacy import stored_value
+from agentstyle.engine.recording import (
+    book,
+    facts_of,
+    record,
+)
 from agentstyle.engine.records import (
-    BOUND,
-    BookedOneRow,
-    BookedRow,
-    ClaimRow,
     DecidedRow,
     EntryRow,
-    EventRow,
     FactRow,
-    FieldRow,
     FieldValueRow,
     GrammarRow,
-    HitRow,
     HoldsRow,
     MatchRow,
     OutcomeRow,
     PointFlagRow,
     RuleIdRow,
     SessionKeyRow,
-    SessionRow,
-    SessionUpdate,
     TemplateRow,
 )
-from agentstyle.engine.render import Rendered, SegmentRow, render_rule
-from agentstyle.engine.statements import execute, read_rows
+from agentstyle.engine.render import SegmentRow, render_rule
+from agentstyle.engine.statements import read_rows
 from agentstyle.engine.store import Connection, by_name
-from agentstyle.vocabulary import ADDING_TOOLS, COMMAND_FIELD, COMMAND_KEY_PREFIX
-
-EMITTING = ("emitted", "budget-truncated")
-
-
-@dataclass(slots=True)
-class Candidate:
-    """One candidate entry of one event and what happened to it (the trace of `explain`)."""
-
-    rule_id: str
-    action: str
-    repeat: str | None
-    status: str
-    matched: bool
-    outcome: str | None = None  # None: conditions did not hold
-    rendered: Rendered | None = None
-    error: str | None = None
-    tokens: int = 0
-    claim_key: str | None = None
-    order: int = 0  # the rule's place in the policy
-    fails_closed: bool = False  # the entry's `fail: closed` (outcomes_blocked.sql)
-    # its condition as written held, and an exception took the event out (outcome `excepted`)
-    excepted: bool = False
-
-
-@dataclass(slots=True)
-class Evaluation:
-    event: Event
-    event_id: int
-    decision: Decision
-    candidates: list[Candidate] = field(default_factory=list)
-    generation: int = 0
-    compaction: int = 0
-    prompt_count: int = 0
-    model: str | None = None
-    new_session: bool = False  # its session had no stored row before this batch
-    facts: bool = False  # its harness's policy reads the session facts: `record` keeps them
+from agentstyle.vocabulary import COMMAND_FIELD, COMMAND_KEY_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,26 +173,10 @@ def entries_of(conn: Connection, orders: list[int] | None) -> Entries:
     }
 
 
-def _store(conn: Connection, name: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Rows (engine/records.py) bound by name to the statement that stores them."""
-    if rows:
-        execute(conn, name, by_name(BOUND[name]._fields, rows))
-
-
 def _timestamp(ts: float) -> Any:
     import datetime as dt
 
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC).replace(tzinfo=None)
-
-
-def _provider(model: str) -> str:
-    if model.startswith("claude"):
-        return "anthropic"
-    if model.startswith(("gpt", "o1", "o3", "o4", "codex")):
-        return "openai"
-    if model.startswith("gemini"):
-        return "google"
-    return "unknown"
 
 
 def route_keys(ev: Event) -> list[tuple[str, str | None]]:
@@ -330,7 +278,7 @@ def decide(
         for e in evaluations:
             e.facts = e.event.harness in keeps_facts
     if need.book_first:
-        _book(conn, evaluations)
+        book(conn, evaluations)
     extra: list[tuple[int, str, str]] = []  # state.* and wildcard field rows
     if need.session_state:
         extra += _session_state(conn, evaluations)
@@ -352,13 +300,13 @@ def decide(
     if matched:
         found = _templates(conn, {c.rule_id for c in matched}, held)
         if not evaluations[0].event_id and (not defer or _reads_booked(matched, found)):
-            _book(conn, evaluations)
+            book(conn, evaluations)
         _render(evaluations, found)
         if not evaluations[0].event_id and not _block_stands(evaluations[0]):
-            _book(conn, evaluations)  # claim keys and refreshes read the session's counters
+            book(conn, evaluations)  # claim keys and refreshes read the session's counters
         _outcomes(conn, evaluations)
     if not evaluations[0].event_id and _may_read_event_id(evaluations[0], held):
-        _book(conn, evaluations)
+        book(conn, evaluations)
     if allowances:
         # `style allow`: a refused call the person let through passes once (or for the session).
         from agentstyle.engine.allowances import apply_allowances
@@ -367,7 +315,7 @@ def decide(
     return evaluations
 
 
-# The event fields the bookkeeping adds (`_book`), as a template names them.
+# The event fields the bookkeeping adds (`book`), as a template names them.
 _BOOKED_VARS = frozenset({"model", "provider", "event.model", "event.provider"})
 
 
@@ -391,47 +339,6 @@ def _may_read_event_id(e: Evaluation, held: Held | None) -> bool:
         return True
     refusing = {c.rule_id for c in e.candidates if c.outcome in ("blocked", "asked")}
     return (e.event.harness, e.event.session_id) in held.allowed or bool(refusing & held.coded)
-
-
-def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
-    """Session bookkeeping and event ids into the evaluations
-    (docs/design/runtime.md#session-bookkeeping)."""
-    events = [e.event for e in evaluations]
-    sessions = {(ev.harness, ev.session_id) for ev in events}
-    if len(events) == 1:  # a hook's event: the statement without lists is the cheaper one
-        ev = events[0]
-        one = {
-            "harness": ev.harness,
-            "session_id": ev.session_id,
-            "point": ev.point,
-            "source": ev.session_source,
-            "model": ev.model,
-        }
-        [booked] = read_rows(conn, "evaluate/book_one", BookedOneRow, one)
-        rows = [BookedRow(seq=0, **booked._asdict())]
-    else:
-        # Without repeated sessions the bookkeeping needs no window over the batch.
-        name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"
-        rows = read_rows(
-            conn,
-            name,
-            BookedRow,
-            {
-                "seq": list(range(len(events))),
-                "harness": [ev.harness for ev in events],
-                "session_id": [ev.session_id for ev in events],
-                "point": [ev.point for ev in events],
-                "source": [ev.session_source for ev in events],
-                "model": [ev.model for ev in events],
-            },
-        )
-    for row, e in zip(rows, evaluations, strict=True):
-        e.event_id, e.generation = int(row.event_id), int(row.generation)
-        e.compaction, e.prompt_count = int(row.compaction), int(row.prompt_count)
-        e.model, e.new_session = row.model, bool(row.is_new)
-        model = row.model or "unknown"
-        e.event.add("model", model)
-        e.event.add("provider", _provider(model))
 
 
 def _state_columns(evaluations: list[Evaluation]) -> dict[str, list[Any]]:
@@ -465,34 +372,6 @@ def _rule_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[i
     params = {**_state_columns(evaluations), "ts": [e.event.ts for e in evaluations]}
     rows = read_rows(conn, "evaluate/rule_state", FieldValueRow, params)
     return [(int(r.seq), str(r.field), str(r.value)) for r in rows]
-
-
-def facts_of(e: Evaluation) -> list[FactRow]:
-    """The session facts an event leaves (schema 006): each simple command a shell call ran,
-    with whether the call failed, and each file a write or edit that did not fail touched.
-    Values are stored as field values are (redacted, cut), and the batch's own facts are read
-    the same way, so a batch and one event at a time see the same text."""
-    ev = e.event
-    if ev.point not in ("tool.post", "tool.failed"):
-        return []
-    if ev.tool == "shell":
-        kind, values = "command", ev.values("shell.commands")
-    elif ev.tool in ADDING_TOOLS and not ev.failed:
-        kind, values = "edit", ev.values("file.path")
-    else:
-        return []
-    return [
-        FactRow(
-            harness=ev.harness,
-            session_id=ev.session_id,
-            event_id=e.event_id,
-            kind=kind,
-            value=stored_value(v),
-            failed=ev.failed,
-        )
-        for v in dict.fromkeys(values)
-        if v
-    ]
 
 
 def _history_state(conn: Connection, evaluations: list[Evaluation], flags: PointFlags) -> None:
@@ -760,118 +639,6 @@ def _block_stands(e: Evaluation) -> bool:
     if ev.stop_active and ev.point in ("stop", "subagent.stop"):
         return False
     return any(c.matched and c.action == "block" and c.rendered is not None for c in e.candidates)
-
-
-def record(
-    conn: Connection,
-    evaluations: list[Evaluation],
-    log: str = "hits",
-    latency_us: Sequence[int | None] | None = None,
-) -> None:
-    """Write the decided batch (docs/design/runtime.md#record): the events with their answers, each
-    session's state after the batch, every candidate's outcome and the claims — inside the
-    caller's transaction. `latency_us`: per event, the time to its answer (hooks only)."""
-    if not evaluations:
-        return
-    if not evaluations[0].event_id:
-        _book(conn, evaluations)  # nothing matched: the answer did not need it
-    latencies = list(latency_us) if latency_us is not None else [None] * len(evaluations)
-    _store(
-        conn,
-        "history/record_events",
-        [
-            EventRow(
-                event_id=e.event_id,
-                ts=e.event.ts,
-                harness=e.event.harness,
-                native_event=e.event.native_event,
-                point=e.event.point,
-                session_id=e.event.session_id,
-                turn_id=e.event.turn_id,
-                generation=e.generation,
-                compaction=e.compaction,
-                prompt_count=e.prompt_count,
-                tool=e.event.tool,
-                native_tool=e.event.native_tool,
-                call_id=e.event.call_id,
-                failed=e.event.failed,
-                cwd=e.event.cwd or None,
-                verdict=e.decision.verdict or "none",
-                latency_us=latency,
-                error=",".join(e.event.notes) or None,
-                stop_active=e.event.stop_active,
-                transcript=e.event.transcript,
-            )
-            for e, latency in zip(evaluations, latencies, strict=True)
-        ],
-    )
-    # Each session's state is its last event's; a new one's first time is its first event's.
-    last: dict[tuple[str, str], tuple[Evaluation, float]] = {}
-    for e in evaluations:
-        key = (e.event.harness, e.event.session_id)
-        last[key] = (e, last[key][1] if key in last else e.event.ts)
-    opened: list[SessionRow] = []
-    stored: list[SessionUpdate] = []
-    for (harness, session), (e, first) in last.items():
-        state = SessionUpdate(
-            harness=harness,
-            session_id=session,
-            generation=e.generation,
-            compaction=e.compaction,
-            prompt_count=e.prompt_count,
-            model=e.model,
-            last_seen=e.event.ts,
-        )
-        if e.new_session:
-            opened.append(SessionRow(**state._asdict(), first_seen=first))
-        else:
-            stored.append(state)
-    if len(stored) == 1:  # a hook's event: the statement without lists is the cheaper one
-        execute(conn, "history/update_session", stored[0]._asdict())
-    else:
-        _store(conn, "history/update_sessions", stored)
-    _store(conn, "history/insert_sessions", opened)
-    hits: list[HitRow] = []
-    claims: list[ClaimRow] = []
-    kept: list[FieldRow] = []
-    for evaluation in evaluations:
-        ev = evaluation.event
-        decided = False
-        for c in evaluation.candidates:
-            if c.outcome is None:
-                continue  # its conditions did not hold: no hit
-            decided = True
-            hits.append(
-                HitRow(
-                    event_id=evaluation.event_id,
-                    rule_id=c.rule_id,
-                    point=ev.point,
-                    outcome=c.outcome,
-                    tokens=c.tokens,
-                    detail=c.error,
-                )
-            )
-            if c.outcome in EMITTING and c.claim_key is not None:
-                claims.append(
-                    ClaimRow(
-                        claim_key=c.claim_key,
-                        harness=ev.harness,
-                        session_id=ev.session_id,
-                        rule_id=c.rule_id,
-                        event_id=evaluation.event_id,
-                        prompt_count=evaluation.prompt_count,
-                    )
-                )
-        if (decided and log == "hits") or log == "full":
-            kept += [
-                FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
-                for f, i, v in ev.fields
-            ]
-    _store(conn, "history/insert_fields", kept)
-    # The session facts are the rules' input, kept whatever the log mode (docs/conditions.md).
-    _store(conn, "history/insert_facts", [f for e in evaluations if e.facts for f in facts_of(e)])
-    _store(conn, "history/insert_hits", hits)
-    _store(conn, "history/insert_claims", claims)
 
 
 def decision_of(rows: list[tuple[Candidate, bool]], rule_order: dict[str, int]) -> Decision:

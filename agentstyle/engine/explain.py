@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentstyle.engine.decision import Wire
-from agentstyle.engine.evaluate import Candidate, Evaluation, decide
+from agentstyle.engine.evaluate import decide
+from agentstyle.engine.evaluation import Candidate, Evaluation
 from agentstyle.engine.fixes import Fixing, apply_fix
 from agentstyle.engine.records import RuleExceptionRow, RuleLayerRow
 from agentstyle.engine.statements import read_rows

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agentstyle.engine.decision import Decision, Fix
-from agentstyle.engine.evaluate import Evaluation, Held, decide
+from agentstyle.engine.evaluate import Held, decide
+from agentstyle.engine.evaluation import Evaluation
 from agentstyle.engine.event import Event
 from agentstyle.engine.records import FixedRow, FixRow
 from agentstyle.engine.statements import read_row, read_rows

@@ -14,11 +14,13 @@ from typing import Any
 
 from agentstyle.engine import answered
 from agentstyle.engine.decision import Decision
-from agentstyle.engine.evaluate import Evaluation, Held, decide, record
+from agentstyle.engine.evaluate import Held, decide
+from agentstyle.engine.evaluation import Evaluation
 from agentstyle.engine.event import Event
 from agentstyle.engine.fixes import Fixing, apply_fix
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.recording import record
 from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback
 from agentstyle.folders import DATABASE_NAME
 from agentstyle.runtime.causes import DeadlineExceeded, NoDatabase, Planted
