@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentstyle.policy.load import INVALID
+from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import Package, Rule
 from agentstyle.vocabulary import default_value
 

@@ -20,11 +20,8 @@ from agentstyle.grammar.ast import (
     Pred,
     Var,
 )
-from agentstyle.policy.load import (
-    INVALID,
-    native_names,
-    unknown_event,
-)
+from agentstyle.policy.load import native_names, unknown_event
+from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
 from agentstyle.policy.settingrefs import (

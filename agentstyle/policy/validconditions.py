@@ -30,12 +30,7 @@ from agentstyle.grammar.parse import parse_condition, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.commandconds import check_command, check_flow_places
-from agentstyle.policy.load import (
-    HARNESSES,
-    INVALID,
-    quote_hint,
-    recover_keys,
-)
+from agentstyle.policy.manifest import HARNESSES, INVALID, quote_hint, recover_keys
 from agentstyle.policy.model import Package, Rule
 from agentstyle.policy.settingrefs import (
     EMBEDDED,

@@ -17,9 +17,7 @@ from agentstyle.grammar.ast import (
     Var,
 )
 from agentstyle.grammar.parse import parse_template
-from agentstyle.policy.load import (
-    INVALID,
-)
+from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.validconditions import (
     PLACEMENT_FIELDS,
     ConditionChecks,
