@@ -12,6 +12,8 @@ import sys
 from fnmatch import fnmatch
 from pathlib import Path
 
+from agentstyle.harnesses.registry import MODULES
+
 PACKAGE = Path(__file__).resolve().parent.parent / "agentstyle"
 
 # library → the modules (paths relative to agentstyle/, prefix match) allowed to import it
@@ -36,6 +38,8 @@ GROUPS = (
     ("duck.py", "leaves", 0),
     ("__init__.py", "leaves", 0),
     ("sql/*", "leaves", 0),  # the statements and their loader
+    # the harnesses by name, with what the hook reads of them before it loads anything
+    ("harnesses/registry.py", "leaves", 0),
     ("shell/*", "shell", 1),  # what a command string runs: its own program, below the engine
     # what each simple command does, per its program's grammar (reads the shell's runs)
     ("commands/*", "commands", 1),
@@ -280,6 +284,8 @@ NO_PROJECT_IMPORTS = {
     "__future__",
     "agentstyle",
     "agentstyle.folders",
+    "agentstyle.harnesses",
+    "agentstyle.harnesses.registry",
     "agentstyle.hook",
     "agentstyle.limits",
     "agentstyle.runtime",
@@ -326,7 +332,7 @@ def test_a_hook_with_nothing_to_do_loads_only_its_own_few_modules(tmp_path: Path
     assert not (home / ".style").exists()
 
 
-ADAPTER_MODULES = ("claude_code", "codex", "cursor", "gemini_cli")
+ADAPTER_MODULES = tuple(MODULES.values())
 
 
 def test_every_caller_holds_an_adapter_by_its_interface() -> None:

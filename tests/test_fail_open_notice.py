@@ -23,6 +23,7 @@ from conftest import HookResult, new_session
 from test_harness_support import HarnessProject
 
 from agentstyle.harnesses import adapter_for, codex
+from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.runtime import notified
 
 OPEN = """
@@ -38,13 +39,23 @@ rules:
     when: 'tool.input.command contains "rm "'
     text: Careful with rm.
 """
-# The gate event of each harness and its shell-call fixture.
-GATES = {
-    "claude-code": ("PreToolUse", "PreToolUse.bash-rm-rf.json"),
-    "codex": ("PreToolUse", "PreToolUse.bash-rm-rf.json"),
-    "cursor": ("beforeShellExecution", "beforeShellExecution.rm-rf.json"),
-    "gemini-cli": ("BeforeTool", "BeforeTool.run_shell_command-rm-rf.json"),
+# The gate event of each harness and its shell-call fixture: every harness has one (a harness
+# added to the registry fails here until its fixture is named).
+SHELL_FIXTURE = {
+    "claude-code": "PreToolUse.bash-rm-rf.json",
+    "codex": "PreToolUse.bash-rm-rf.json",
+    "cursor": "beforeShellExecution.rm-rf.json",
+    "gemini-cli": "BeforeTool.run_shell_command-rm-rf.json",
 }
+
+
+def _gate(harness: str) -> tuple[str, str]:
+    route = spec_for(harness).route_of("tool.pre", "shell")
+    assert route is not None
+    return route.native_event, SHELL_FIXTURE[harness]
+
+
+GATES = {harness: _gate(harness) for harness in SUPPORTED}
 SESSION_KEY = {"cursor": "conversation_id"}
 # What the notice says in its parentheses, per cause.
 WHY = {
@@ -217,7 +228,7 @@ def answers(project: HarnessProject) -> Answers:
     return Answers(project)
 
 
-@pytest.mark.parametrize("harness", sorted(GATES))
+@pytest.mark.parametrize("harness", SUPPORTED)
 @pytest.mark.parametrize("cause", sorted(CAUSES))
 def test_told_once_per_session_and_cause(
     answers: dict[str, dict[str, list[HookResult]]], cause: str, harness: str

@@ -31,7 +31,7 @@ from typing import Any
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
-from agentstyle.folders import PROJECT_DIR_ENV
+from agentstyle.harnesses.registry import project_dir_env
 from agentstyle.install.doctor import Finding, forget
 from agentstyle.install.hookcommand import MISSING
 from agentstyle.install.lockfile import read_lock
@@ -189,8 +189,9 @@ def _run(
     """`command` as the harness runs a hook: `sh -c`, the payload on stdin, the project as
     working folder and in the harness's project variable."""
     env = dict(os.environ)
-    if harness in PROJECT_DIR_ENV:
-        env[PROJECT_DIR_ENV[harness]] = str(root)
+    variable = project_dir_env(harness)
+    if variable is not None:
+        env[variable] = str(root)
     return subprocess.run(
         ["/bin/sh", "-c", command],
         input=json.dumps(payload).encode("utf-8"),

@@ -26,8 +26,8 @@ from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, privacy_warning
 from agentstyle.engine.store import Connection, sql, transaction
-from agentstyle.folders import PROJECT_DIR_ENV
 from agentstyle.harnesses.install import HOOK_SCRIPT
+from agentstyle.harnesses.registry import project_dir_env
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.install.pluginstate import doctor_views
@@ -491,8 +491,9 @@ def fire_harness(
         deadline = deadline_seconds(timeout)
         payload = adapter.synthetic_payload(event, root.as_posix(), session)
         env = dict(os.environ)
-        if name in PROJECT_DIR_ENV:  # where each harness names the project to a hook
-            env[PROJECT_DIR_ENV[name]] = str(root)
+        variable = project_dir_env(name)  # where the harness names the project to a hook
+        if variable is not None:
+            env[variable] = str(root)
         started = time.monotonic()
         ran = True
         try:

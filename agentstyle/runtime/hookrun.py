@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
 from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, mark_answer_once, user_home
-from agentstyle.harnesses.facts import SUPPORTED
+from agentstyle.harnesses.registry import HARNESSES, SUPPORTED, refusal_exit, visitors
 from agentstyle.limits import MAX_STDIN, PAYLOAD_HEAD
 from agentstyle.runtime.causes import (
     Cause,
@@ -63,7 +63,7 @@ def log_error(home: Path, call: HookCall, failure: HandlerError, outcome: str) -
 # Where a payload that could not be decoded still names its session (Claude Code, Codex,
 # Gemini CLI: `session_id`; Cursor: `conversation_id`), so its notice is given once per session.
 _SESSION_FIELD = re.compile(rb'"(?:session_id|conversation_id)"\s*:\s*"((?:[^"\\]|\\.){1,256})"')
-SESSION_ENV = ("GEMINI_SESSION_ID",)
+SESSION_ENV = tuple(h.session_env for h in HARNESSES.values() if h.session_env)
 
 
 def session_of(payload: dict[str, Any], stdin: bytes) -> str | None:
@@ -132,9 +132,8 @@ def run(call: HookCall, stdin: bytes, poll: Poll | None = None) -> Answer:
     except Exception as exc:  # the last net: even a broken installation answers in one line
         failure = failure_of(exc)
         if call.fail_closed:
-            # No JSON can be trusted here. Claude Code refuses exit 1 under `onFailure: block`;
-            # elsewhere exit 2 with the reason on stderr is the documented refusal.
-            code = 1 if call.harness == "claude-code" else 2
+            # No JSON can be trusted here: the harness's bare refusal (`HookFacts.refusal_exit`).
+            code = refusal_exit(call.harness)
             return "", f"STYLE: {failure.text}; refused (--fail-closed)\n", code
         return "", f"STYLE: {failure.text}; allowed (fail open)\n", 0
 
@@ -307,16 +306,16 @@ def dialect(
 ) -> tuple[HarnessAdapter, str]:
     """(reader adapter, native event) for a payload: the payload decides the dialect.
 
-    Cursor runs the hooks of a Claude Code config too
-    (docs/design/harnesses.md#cursor-claude-hooks): a Cursor-shaped payload arriving through that
-    config is read, and answered, as Cursor's.
+    A client may run the hooks of another harness's config too (Cursor runs Claude Code's:
+    docs/design/harnesses.md#cursor-claude-hooks): a payload of its shape arriving through that
+    config is read, and answered, as its own (`HookFacts.runs_other_configs`).
     """
-    if harness != "cursor":
-        from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses import adapter_for
 
-        cursor = adapter_for("cursor")
-        if cursor.looks_like(payload):
-            return cursor, cursor.native_event_of(payload, native_event)
+    for name in visitors(harness):
+        visitor = adapter_for(name)
+        if visitor.looks_like(payload):
+            return visitor, visitor.native_event_of(payload, native_event)
     return adapter, native_event
 
 

@@ -1,9 +1,9 @@
 """The harnesses STYLE supports and their capability tables: data every layer reads.
 
-One module per harness (`claude_code`, `codex`, `cursor`, `gemini_cli`) holds its `SPEC`; the
-shape of that table is `base`, whose names this package's face repeats. Nothing here imports
-the engine or an adapter, so the planner, the validator and the engine learn a fact about a
-harness without loading its adapter.
+One module per harness (named in `harnesses/registry.py`) holds its `SPEC`; the shape of that
+table is `base`, whose names this package's face repeats, with the registry's `SUPPORTED`.
+Nothing here imports the engine or an adapter, so the planner, the validator and the engine
+learn a fact about a harness without loading its adapter.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from agentstyle.harnesses.facts.base import (
     PointSpec,
     Route,
 )
+from agentstyle.harnesses.registry import MODULES, SUPPORTED
 
 __all__ = [
     "ALLOW",
@@ -34,15 +35,6 @@ __all__ = [
     "Route",
     "spec_for",
 ]
-
-SUPPORTED = ("claude-code", "codex", "cursor", "gemini-cli")
-# harness name → the module name of its table here (and of its adapter in harnesses/)
-MODULES = {
-    "claude-code": "claude_code",
-    "codex": "codex",
-    "cursor": "cursor",
-    "gemini-cli": "gemini_cli",
-}
 
 
 def spec_for(name: str) -> HarnessSpec:

@@ -80,6 +80,9 @@ SPEC = HarnessSpec(
     # UNCONFIRMED.
     content_search=frozenset({"Grep"}),
     input_keys={"shell": frozenset({"command", "working_directory"})},
+    config_folder=".cursor",
+    hook_config_files=("hooks.json",),
+    managed_configs=("/etc/cursor/hooks.json", "/Library/Application Support/Cursor/hooks.json"),
     gate_events=(
         "preToolUse",
         "beforeShellExecution",
