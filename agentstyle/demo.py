@@ -189,8 +189,8 @@ def main() -> int:
 
     # The hooks started a resident engine, which holds the database until it is asked to stop.
     style("engine", "stop", cwd=PROJECT)
-    for rule, outcome, n in outcomes_by_rule(PROJECT):
-        print(f"  {rule:<28} {outcome:<18} {n}")
+    for row in outcomes_by_rule(PROJECT):
+        print(f"  {row.rule_id:<28} {row.outcome:<18} {row.n}")
 
     step("5. audit summary of that history")
     result = style("audit", "summary", cwd=PROJECT)

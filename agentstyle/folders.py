@@ -47,18 +47,32 @@ def working_folder() -> str | None:
 
 def find_upwards(starts: Iterable[str | None], holds: Callable[[str], bool]) -> str | None:
     """The nearest folder upwards that `holds`, from each start in turn (None: none)."""
+    return find_each_upwards(starts, (holds,))[0]
+
+
+def find_each_upwards(
+    starts: Iterable[str | None], tests: tuple[Callable[[str], bool], ...]
+) -> list[str | None]:
+    """`find_upwards` for each of `tests`, in one walk: a folder is visited once, and each
+    test is asked only until it holds (the hook looks for a lock and a database at once)."""
+    found: list[str | None] = [None] * len(tests)
+    left = len(tests)
     for start in starts:
         if not start:
             continue
         folder = os.path.abspath(start)
         while True:
-            if holds(folder):
-                return folder
+            for i, holds in enumerate(tests):
+                if found[i] is None and holds(folder):
+                    found[i] = folder
+                    left -= 1
+            if not left:
+                return found
             parent = os.path.dirname(folder)
             if parent == folder:
                 break
             folder = parent
-    return None
+    return found
 
 
 def find_home(
@@ -75,11 +89,7 @@ def find_home(
         return override
 
     def qualifies(home: str) -> bool:
-        if database:
-            # Anything in the database's place counts, so that a FIFO or a folder there is
-            # refused as what it is (`not_regular`), never passed over for another policy.
-            return os.path.lexists(os.path.join(home, DATABASE_NAME))
-        return os.path.isdir(home)
+        return has_database(home) if database else os.path.isdir(home)
 
     found = find_upwards(starts, lambda folder: qualifies(os.path.join(folder, HOME_NAME)))
     if found is not None:
@@ -87,6 +97,13 @@ def find_home(
     if user and qualifies(user_home()):
         return user_home()
     return None
+
+
+def has_database(home: str) -> bool:
+    """Whether the `.style` folder `home` holds the rules database. Anything in the database's
+    place counts, so that a FIFO or a folder there is refused as what it is (`not_regular`),
+    never passed over for another policy."""
+    return os.path.lexists(os.path.join(home, DATABASE_NAME))
 
 
 def user_home() -> str:

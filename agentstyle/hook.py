@@ -33,22 +33,25 @@ from agentstyle.runtime.hookcall import HookCall
 
 TYPE_CHECKING = False  # mypy reads this name as typing's (`typing` costs the fast path)
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from agentstyle.runtime.causes import HandlerError
 
 Answer = tuple[str, str, int]
 
 
-def via_engine(call: HookCall, stdin: bytes, *, start: bool = True) -> Answer | None:
+def via_engine(
+    call: HookCall, stdin: bytes, home: str | None, *, start: bool = True
+) -> Answer | None:
     """The engine's answer, or None to evaluate directly (`start`: launch one if none runs).
 
-    The engine is looked for where the direct path would find the database, the payload's
-    `cwd` included: a hook started in another folder still reaches the engine that holds the
-    lock, instead of waiting for it."""
-    from agentstyle.runtime import client, payloadin
+    The engine is the one of `home`, the `.style` folder where the direct path would find the
+    database, the payload's `cwd` included: a hook started in another folder still reaches the
+    engine that holds the lock, instead of waiting for it."""
+    from agentstyle.runtime import client
 
     if not client.available():
         return None
-    home = call.find_home(payloadin.payload_cwd(stdin))
     if home is None:
         return None
     budget = call.left()
@@ -79,33 +82,38 @@ def via_engine(call: HookCall, stdin: bytes, *, start: bool = True) -> Answer | 
     return stdout, stderr, code
 
 
-def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str, bool]:
-    """(notices, failure, ready) after building the rules database from `style.lock.yaml` where
-    this machine has none or an older one (a teammate's clone, a pull that changed the lock).
+def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str, bool, str | None]:
+    """(notices, failure, ready, home) after building the rules database from
+    `style.lock.yaml` where this machine has none or an older one (a teammate's clone, a pull
+    that changed the lock); `home` is the `.style` folder that holds the database then
+    (`HookCall.find_home`), found in the same walk as the lock (the payload's `cwd` read once).
 
     Two `stat` calls when the database is current. The build runs in a process of its own
     (runtime/firstbuild.py), waited for until the deadline; `ready` is False while it still
     runs, and the event is then answered per `fail`."""
     from agentstyle.runtime import freshness, payloadin
 
-    root = freshness.find_locked_root(call.starts(payloadin.payload_cwd(stdin)), call.home)
+    cwd = payloadin.payload_cwd(stdin)
+    root, home = freshness.find_root_and_home(call.starts(cwd), call.home)
     if root is None:
-        return [], "", True
+        return [], "", True, home
     why = freshness.stale(root)
     if why is None:
-        return [], "", True
+        return [], "", True, home
     from agentstyle.runtime import budget, firstbuild
 
     budget.note("building the rules database from style.lock.yaml")
     firstbuild.start(root)
     if not firstbuild.wait(root, call.deadline):
-        return [], "", False
+        return [], "", False, None
+    home = call.find_home(cwd)  # (the build may have made a nearer one)
     notes, failure = firstbuild.outcome(root)
     if failure:
         return (
             [],
             (f"STYLE: could not build the rules database from style.lock.yaml: {failure}"),
             True,
+            home,
         )
     built = f"STYLE built this machine's rules database from style.lock.yaml ({why})"
     tampered = _tampered(call.harness, stdin, root) if why == freshness.NO_DATABASE else None
@@ -124,24 +132,19 @@ def ensure_built(call: HookCall, stdin: bytes) -> tuple[list[str], str, bool]:
         ],
         "",
         True,
+        home,
     )
 
 
 def _tampered(harness: str, stdin: bytes, root: str) -> str | None:
     """The tampering notice when this session's hooks had a working database before."""
-    import json
-
-    try:
-        session = json.loads(stdin[: 1 << 20]).get("session_id")
-    except (ValueError, AttributeError):
-        return None
     from pathlib import Path
 
-    from agentstyle.runtime import tamper
+    from agentstyle.runtime import payloadin, tamper
 
-    return tamper.notice(
-        harness, session if isinstance(session, str) else None, Path(root) / ".style", "deleted"
-    )
+    # (read as the hook reads the payload's other top-level strings: no second `json` parse)
+    session = payloadin.top_string(stdin, "session_id")
+    return tamper.notice(harness, session, Path(root) / ".style", "deleted")
 
 
 def run(argv: list[str], stdin: bytes, started: float | None = None) -> Answer:
@@ -153,15 +156,20 @@ def respond(call: HookCall, stdin: bytes, stdin_ended: bool = True) -> Answer:
     """(stdout, stderr, exit code) for one hook call and its input; never raises.
 
     `stdin_ended`: False when the deadline passed before the payload was read whole."""
-    from agentstyle.runtime import budget, causes
+    from agentstyle.runtime import budget
 
+    # (the causes, and `enum` behind them, load only for a call that fails: runtime/causes.py)
     if not stdin_ended:
-        return _failed(call, stdin, causes.StdinOpen())
-    notices, failure, ready = ensure_built(call, stdin)
+        from agentstyle.runtime.causes import StdinOpen
+
+        return _failed(call, stdin, StdinOpen())
+    notices, failure, ready, home = ensure_built(call, stdin)
     if not ready:
-        return _failed(call, stdin, causes.StillBuilding())
+        from agentstyle.runtime.causes import StillBuilding
+
+        return _failed(call, stdin, StillBuilding())
     budget.note("evaluating")
-    out, err, code = _answer(call, stdin)
+    out, err, code = _answer(call, stdin, home)
     if failure:
         err = f"{failure}\n{err}" if err else failure
     if notices:
@@ -202,9 +210,9 @@ def _with_notices(call: HookCall, stdout: str, notices: list[str]) -> str:
         return stdout
 
 
-def _answer(call: HookCall, stdin: bytes) -> Answer:
+def _answer(call: HookCall, stdin: bytes, home: str | None) -> Answer:
     try:
-        answer = via_engine(call, stdin)
+        answer = via_engine(call, stdin, home)
     except Exception:  # the engine is an optimisation: any trouble means direct evaluation
         answer = None
     if answer is not None:
@@ -218,10 +226,10 @@ def _answer(call: HookCall, stdin: bytes) -> Answer:
             from agentstyle.runtime import client
 
             if client.available():
-                return via_engine(call, stdin, start=False)
-            home = call.find_home()
-            if home is not None and client.sockets():
-                client.ask_to_stop(home)
+                return via_engine(call, stdin, home, start=False)
+            found = call.find_home()
+            if found is not None and client.sockets():
+                client.ask_to_stop(found)
         except Exception:
             pass
         return None
@@ -273,7 +281,7 @@ def main() -> None:
     except Exception:  # no or closed stdin: answered as empty input
         stdin, timed_out = b"", False
     if not armed and not timed_out and len(stdin) <= MAX_STDIN and nothing_to_do(call, stdin):
-        raise SystemExit(0)
+        _end(0, written=True)
     # (the watchdog's module is loaded only where there is something to watch)
     from agentstyle.runtime import budget
 
@@ -285,22 +293,37 @@ def main() -> None:
     if not budget.claim():  # the watchdog is answering: it ends the process
         while True:
             time.sleep(1)
+    written = True
     try:
         if out:
             sys.stdout.write(out + "\n")
         sys.stdout.flush()
     except OSError:
-        pass
+        written = False
     try:
         if err:
             sys.stderr.write(err if err.endswith("\n") else err + "\n")
         sys.stderr.flush()
     except OSError:
-        pass
+        written = False
     budget.disarm()
     if len(stdin) > MAX_STDIN:
         # as long as the budget would have allowed, and a little more
         _drain_stdin(call.started + 2 * BUDGET_S)
+    _end(code, written)
+
+
+def _end(code: int, written: bool) -> NoReturn:
+    """End the hook process with exit `code`.
+
+    Where the answer is `written` (both streams flushed) and the process never loaded DuckDB
+    (`agentstyle.duck`: the engine answered, or there was nothing to do), the interpreter's
+    teardown has nothing left to close or flush, and costs a call a millisecond or more of
+    CPU (docs/performance.md#how-an-event-is-answered-in-a-few-milliseconds): the process ends
+    at once. Otherwise as any program ends (a stream that could not be written is reported as
+    the interpreter reports it)."""
+    if written and "agentstyle.duck" not in sys.modules:
+        os._exit(code)
     raise SystemExit(code)
 
 

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine import store
+from agentstyle.engine import statements, store
 from agentstyle.engine.compiled import compile_checked
 from agentstyle.engine.evaluate import Held, decide, record
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
@@ -53,7 +53,7 @@ class Timed:
         self.samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
 
     def _name(self, query: Any) -> str:
-        for name, parsed in store._PARSED.items():
+        for name, parsed in statements._PARSED.items():
             if parsed is query:
                 return name
         return _TEXTS.get(str(query)) or str(query).split()[0]

@@ -155,7 +155,8 @@ def _run(conn: Connection, payload: dict[str, Any], event: str = "PreToolUse") -
     [evaluation] = evaluate(conn, [ev])
     # what the hook does next (runtime.evaluate_on): the event's verdict
     verdict = evaluation.decision.verdict or "none"
-    conn.execute(sql("history/finish_event"), [verdict, 0, None, evaluation.event_id])
+    finished = {"verdict": verdict, "latency_us": 0, "error": None}
+    conn.execute(sql("history/finish_event"), {**finished, "event_id": evaluation.event_id})
     conn.execute("COMMIT")
     return evaluation, adapter.answer(evaluation.decision, event, ev)
 

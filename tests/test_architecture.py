@@ -13,6 +13,8 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from agentstyle.harnesses.registry import MODULES
+from agentstyle.runtime import client
+from tests.conftest import ENGINE_ON, Project, clean_env
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentstyle"
 
@@ -35,6 +37,7 @@ GROUPS = (
     ("timeouts.py", "leaves", 0),
     ("limits.py", "leaves", 0),
     ("folders.py", "leaves", 0),
+    ("globs.py", "leaves", 0),  # path globs as RE2 patterns (the rules and the command model)
     ("duck.py", "leaves", 0),
     ("__init__.py", "leaves", 0),
     ("sql/*", "leaves", 0),  # the statements and their loader
@@ -295,6 +298,16 @@ NO_PROJECT_IMPORTS = {
 }
 
 
+def imports_of(importtime_log: str) -> set[str]:
+    """The modules (not packages' folders) a `python -X importtime` run's stderr says it
+    imported."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in importtime_log.splitlines()
+        if line.startswith("import time:") and not line.rstrip().endswith("package")
+    }
+
+
 def test_a_hook_with_nothing_to_do_loads_only_its_own_few_modules(tmp_path: Path) -> None:
     """The installed `style-hook` in a folder with no project, its payload already written and
     stdin closed (as harnesses do): the few small modules that find there is nothing to do, and
@@ -320,16 +333,71 @@ def test_a_hook_with_nothing_to_do_loads_only_its_own_few_modules(tmp_path: Path
         timeout=60,
     )
     assert (proc.stdout, proc.returncode) == ("", 0)
-
-    def loaded(stderr: str) -> set[str]:
-        return {
-            line.rsplit("|", 1)[1].strip()
-            for line in stderr.splitlines()
-            if line.startswith("import time:") and not line.rstrip().endswith("package")
-        }
-
-    assert loaded(proc.stderr) - loaded(bare.stderr) <= NO_PROJECT_IMPORTS
+    assert imports_of(proc.stderr) - imports_of(bare.stderr) - NO_PROJECT_IMPORTS == set()
     assert not (home / ".style").exists()
+
+
+# What a warm hook (the installed `style-hook`, its event answered by the project's resident
+# engine) may load beyond the bare interpreter: the no-project modules, the watchdog, the
+# freshness check and the engine's client. Nothing that only a failure needs (the causes and
+# `enum` behind them), nor `json`, `struct`, `select`, `hashlib` or DuckDB
+# (docs/performance.md#how-an-event-is-answered-in-a-few-milliseconds).
+WARM_HOOK_IMPORTS = NO_PROJECT_IMPORTS | {
+    "_socket",
+    "agentstyle.runtime.budget",
+    "agentstyle.runtime.client",
+    "agentstyle.runtime.freshness",
+    "agentstyle.runtime.peer",
+    "faulthandler",
+}
+WARM_PACKAGE = """
+spec: style/v0.3
+name: warm
+version: 1.0.0
+description: the warm hook's imports
+rules:
+  - id: no-recursive-delete
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm .*-rf"'
+    text: No recursive deletes.
+"""
+
+
+def test_a_warm_hook_loads_only_the_engine_client(project: Project) -> None:
+    """The installed `style-hook` in a project whose resident engine runs, the payload written
+    and stdin closed: the engine answers (a refusal), and the hook loads WARM_HOOK_IMPORTS and
+    nothing else."""
+    project.install(str(project.write_package(WARM_PACKAGE)))
+    served = project.start_engine()["served"]
+    env = clean_env(project.home, ENGINE_ON)
+    script = Path(sys.executable).parent / "style-hook"
+    argv = [sys.executable, "-X", "importtime", str(script), "--harness", "claude-code"]
+    payload = json.dumps(project.payload("PreToolUse.bash-rm-rf.json", session_id="warm"))
+    try:
+        bare = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "pass"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        proc = subprocess.run(
+            [*argv, "--event", "PreToolUse"],
+            input=payload,
+            capture_output=True,
+            text=True,
+            cwd=project.root,
+            env=env,
+            timeout=60,
+        )
+        info = client.ping(str(project.style))
+    finally:
+        client.stop_engine(str(project.style), wait_s=20)
+    assert proc.returncode == 0, proc.stderr
+    assert '"permissionDecision":"deny"' in proc.stdout
+    assert info is not None and info["served"] == served + 1  # type: ignore[operator]
+    assert imports_of(proc.stderr) - imports_of(bare.stderr) - WARM_HOOK_IMPORTS == set()
 
 
 ADAPTER_MODULES = tuple(MODULES.values())

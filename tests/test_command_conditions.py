@@ -544,3 +544,62 @@ def test_a_secret_read_in_every_form(
     finally:
         conn.execute("ROLLBACK")
     assert e.decision.verdict == verdict
+
+
+LISTED = """\
+spec: style/v0.3
+name: listed
+version: 1.0.0
+description: a list setting in globs
+settings:
+  - name: names
+    type: list
+    default: ["**/.env", "**/*.@(pem|key)", "**/id_rsa!(*.pub)"]
+rules:
+  - id: by-file
+    target: tool
+    tool: file.read
+    action: block
+    when: 'file.path glob "{{settings.names}}{,.bak}"'
+    text: x
+  - id: by-shell
+    target: tool
+    tool: shell
+    action: block
+    when: 'command where (path glob "{{settings.names}}" and not path glob "**/keep/**")'
+    text: x
+"""
+
+
+def test_a_glob_of_a_list_setting_is_one_test_per_item(tmp_path: Path) -> None:
+    # each item is a predicate of its own, with its own required literal and a small regex
+    conn = store(tmp_path, LISTED)
+    rows = conn.execute(
+        "SELECT DISTINCT regex FROM match_rows"
+        " WHERE rule_id = 'listed/by-file' AND regex IS NOT NULL"
+    ).fetchall()
+    assert len(rows) == 3
+    literals = conn.execute(
+        "SELECT count(*) FROM match_rows WHERE rule_id = 'listed/by-shell'"
+        " AND lookup_key = 'command.path.form' AND NOT negated"
+        " AND (literal IS NOT NULL OR any_literals IS NOT NULL)"
+    ).fetchone()
+    assert literals is not None and literals[0] == 3
+    project = tmp_path / "project"
+    project.mkdir()
+    for command, verdict in [
+        ("cat .env", "block"),
+        ("cat a/server.key.bak", None),  # the suffix is the file rule's
+        ("cat ~/.ssh/id_rsa", "block"),
+        ("cat ~/.ssh/id_rsa.pub", None),
+        ("cat keep/x.pem", None),
+        ("cat README.md", None),
+    ]:
+        assert decided(conn, command, project).decision.verdict == verdict, command
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        for path, verdict in [("a/server.key.bak", "block"), ("id_rsa.pub", None)]:
+            [e] = decide(conn, [tool_event("Read", {"file_path": path}, project)])
+            assert e.decision.verdict == verdict, path
+    finally:
+        conn.execute("ROLLBACK")

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import (
     And,
     GrammarError,
@@ -19,7 +20,6 @@ from agentstyle.grammar.ast import (
     Var,
     strip_spans,
 )
-from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template
 from agentstyle.source import Span
 from agentstyle.vocabulary import COMPARISONS, OPERATORS
@@ -495,6 +495,7 @@ def test_template_error_on_a_later_line() -> None:
         ("a/**/b", ["a/b", "a/x/b", "a/x/y/b"], ["a/xb", "ab", "a/x/bc"]),
         ("**", ["a", "a/b/c", ""], []),
         ("a**b", ["ab", "a/x/b", "axb"], ["a/x/c"]),
+        ("*:**/.env", ["HEAD:.env", ":.env", "main:config/.env", "a:b/c/.env"], ["HEAD:x.env"]),
         ("dir/?.txt", ["dir/a.txt"], ["dir/ab.txt", "dir/.txt", "dir//.txt"]),
         ("[abc].md", ["a.md", "c.md"], ["d.md", "ab.md"]),
         ("[!abc].md", ["d.md", "-.md"], ["a.md", "/.md"]),
@@ -517,6 +518,31 @@ def test_template_error_on_a_later_line() -> None:
         (r"file\*.md", ["file*.md"], ["file1.md"]),
         (r"\{a,b\}", ["{a,b}"], ["a"]),
         ("", [""], ["a"]),
+        # bash's extglob negation: any text within a segment that matches none of the patterns
+        (
+            "**/.env{,.!(example|sample)}",
+            [".env", "a/.env.local", ".env.example.bak", ".env.exampl", ".env."],
+            [".env.example", "a/.env.sample", ".envrc", ".env.local/x"],
+        ),
+        (
+            "**/id_rsa!(*.pub)",
+            ["id_rsa", "k/id_rsa.bak", "id_rsa_github", "id_rsa_pub", "id_rsa.pubx"],
+            ["id_rsa.pub", "id_rsa_github.pub", "id_rsa-cert.pub", "id_rsa/x"],
+        ),
+        ("x/!(a*|?b)", ["x/", "x/ba", "x/bbb"], ["x/a", "x/ab", "x/cb", "x/abc/"]),
+        ("!([a-c]x)y", ["y", "dxy", "axxy"], ["axy", "cxy"]),
+        ("a!(b)", ["a", "ac", "abb"], ["ab"]),
+        ("!b", ["!b"], ["b"]),
+        (
+            "*(!(node_modules|vendor)/)*.ovpn",
+            ["a.ovpn", "vpn/a.ovpn", "/p/x/a.ovpn", "~/a.ovpn"],
+            ["node_modules/a.ovpn", "/p/node_modules/f/a.ovpn", "x/vendor/a.ovpn", "a.ovpnx"],
+        ),
+        ("a*(b|cd)e", ["ae", "abe", "acdbbe"], ["ace", "ab/e"]),
+        ("*.@(pem|key)", ["a.pem", ".key"], ["a.p12", "a.pemkey"]),
+        ("a?(.b)", ["a", "a.b"], ["a.b.b", "ab"]),
+        ("a+(b|c)", ["ab", "acb"], ["a"]),
+        ("@(~|/home/*)/.netrc", ["~/.netrc", "/home/x/.netrc"], ["/home/.netrc", "/root/.netrc"]),
     ],
 )
 def test_glob_translation(glob: str, matching: list[str], not_matching: list[str]) -> None:
@@ -541,6 +567,11 @@ def test_glob_translation(glob: str, matching: list[str], not_matching: list[str
         ("{a}}", "unmatched `}` in glob"),
         ("a\\", "trailing `\\` in glob"),
         ("[z-a]", "bad range `z-a` in glob"),
+        ("!(a|b", "unclosed `!(` in glob"),
+        ("*(a|b", "unclosed `(` in glob"),
+        ("@(a", "unclosed `(` in glob"),
+        ("!(a/b)", "`/` inside `!( … )` in glob: only patterns within a segment"),
+        ("!({a,b})", "`{` inside `!( … )` in glob: only patterns within a segment"),
     ],
 )
 def test_malformed_globs(glob: str, message: str) -> None:
@@ -575,6 +606,9 @@ def test_glob_regexes_only_escape_punctuation(glob: str, path: str) -> None:
         ("a?", True),
         ("[ab]", True),
         ("{a,b}", True),
+        (".env.!(example)", True),
+        ("@(a|b)", True),
+        ("a+(b)", True),
         ("rules/a.md", False),
         ("file.edit", False),
         ("", False),

@@ -576,10 +576,18 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-git-identity/forbidden-identity-file",
         "guard-destructive/dynamic-code",
         "guard-destructive/incomplete-analysis",
-        "guard-secrets/secret-redirect",
+        "guard-secrets/secret-git",
+        "guard-secrets/secret-programs",
+        "guard-secrets/secret-search",
         "guard-secrets/incomplete-analysis",
         "guard-git-identity/incomplete-analysis",
         "guard-one-way-doors/incomplete-analysis",
+        "guard-destructive/runaway-processes",
+        "guard-destructive/runaway-in-code",
+        "guard-destructive/repo-metadata",
+        "guard-destructive/git-clean-unguarded",
+        "guard-destructive/repo-metadata-in-code",
+        "guard-destructive/repo-metadata-edit",
     }
 )
 

@@ -155,13 +155,20 @@ def conditions(tmp_path: Path, chosen: dict[str, str] | None = None) -> dict[str
     }
 
 
+def _all_conditions(tmp_path: Path) -> list[ConditionRow]:
+    compiled = compile_policy(load_and_validate([str(tmp_path / "pkg")]), ["claude-code"], {})
+    return [row for row in compiled.rows.conditions if row.kind == "pred"]
+
+
 def test_each_operator_gets_the_value_in_its_own_language(tmp_path: Path) -> None:
     rows = conditions(tmp_path)
     assert rows["rx"].pattern == rows["rx"].regex == "^git push origin (?:main|release/.*)$"
     # Inside RE2's \Q…\E the value is literal; a list becomes literal alternatives.
     assert rows["literal-in-regex"].regex == r"^echo \Qa.b\E \Q\E(?:\Qsrc\E|\Qlib\E)\Q\E$"
-    assert rows["glob"].pattern == "{src,lib}/**"
-    assert rows["glob"].regex is not None and "src" in rows["glob"].regex
+    # a glob holding a list setting is one predicate per item (each with its own literal)
+    globs = [r for r in _all_conditions(tmp_path) if r.rule_id.endswith("/glob")]
+    assert sorted(r.pattern for r in globs) == ["lib/**", "src/**"]
+    assert all(r.regex is not None for r in globs)
     assert rows["contains"].pattern == "a.b"  # literal text, nothing escaped
     assert rows["in-list"].list_values == ["src", "lib"]
     assert rows["number"].num == 3.0

@@ -243,6 +243,8 @@ CODE: list[tuple[str, str, str, str]] = [
     ("xargs-known-stdin", "echo / | xargs rm -rf", "rm -rf /", ""),
     ("xargs-replace-stdin", "printf '/\\n' | xargs -I{} rm -rf {}", "rm -rf /", ""),
     ("parallel-stdin", "echo 'rm -rf /' | parallel", "", "pipe-to-shell"),
+    ("parallel-shell-input", "cat jobs | parallel sh -c", "sh -c", "input-program"),
+    ("parallel-script-input", "ls | parallel python3 {}", "python3 {}", "input-program"),
     ("at-stdin", "echo 'rm -rf /' | at now", "at now", ""),
 ]
 

@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.audit.report import Filters, define_window
+from agentstyle.audit.rows import CoverageEventRow, CoverageSessionRow, FirstEventRow
 from agentstyle.audit.transcripts import ToolCall, formats, tool_calls, transcript_harness
-from agentstyle.engine.store import Connection, query_rows, sql
+from agentstyle.engine.statements import read_rows
+from agentstyle.engine.store import Connection
 from agentstyle.folders import open_regular, read_regular_text
 from agentstyle.harnesses.facts import spec_for
 
@@ -265,11 +267,11 @@ def _recorded(conn: Connection, sessions: list[str]) -> dict[tuple[str, str], li
     out: dict[tuple[str, str], list[StyleEvent]] = {}
     if not sessions:
         return out
-    _names, _types, rows = query_rows(conn, sql("audit/coverage_events"), {"sessions": sessions})
-    for harness, session, native, point, tool, call_id, ts, verdict, _error in rows:
-        stamp = ts.replace(tzinfo=dt.UTC).timestamp() if ts is not None else 0.0
-        out.setdefault((str(harness), str(session)), []).append(
-            StyleEvent(str(native), point, tool, call_id, stamp, verdict)
+    rows = read_rows(conn, "audit/coverage_events", CoverageEventRow, {"sessions": sessions})
+    for r in rows:
+        stamp = r.ts.replace(tzinfo=dt.UTC).timestamp() if r.ts is not None else 0.0
+        out.setdefault((str(r.harness), str(r.session)), []).append(
+            StyleEvent(str(r.native_event), r.point, r.native_tool, r.call_id, stamp, r.verdict)
         )
     return out
 
@@ -385,8 +387,8 @@ class Coverage:
 def covered_since(conn: Connection, configs: dict[str, Installed]) -> float | None:
     """When STYLE was first here: its first recorded event or the earliest installed config
     write, whichever came first (None: neither is known)."""
-    _n, _t, rows = query_rows(conn, sql("audit/coverage_since"))
-    first = rows[0][0] if rows else None
+    rows = read_rows(conn, "audit/coverage_since", FirstEventRow)
+    first = rows[0].first_event if rows else None
     moments = [c.written for c in configs.values() if c.written]
     if first is not None:
         moments.append(first.replace(tzinfo=dt.UTC).timestamp())
@@ -416,8 +418,8 @@ def coverage(
         "harness": filters.harness,
     }
     define_window(conn)
-    _n, _t, rows = query_rows(conn, sql("audit/coverage_sessions"), params)
-    known = {(str(h), str(s)): (cwd, int(n)) for h, s, cwd, n, _first, _last in rows}
+    rows = read_rows(conn, "audit/coverage_sessions", CoverageSessionRow, params)
+    known = {(str(r.harness), str(r.session)): (r.cwd, int(r.events)) for r in rows}
     notes: list[str] = []
 
     window_start = filters.since.replace(tzinfo=dt.UTC).timestamp() if filters.since else 0.0

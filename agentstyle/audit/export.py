@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentstyle.audit.rows import CountRow, DatabaseSizeRow, ExportDayRow, FileRow
 from agentstyle.diagnostics import StyleError
+from agentstyle.engine.statements import read_row, read_rows
 from agentstyle.engine.store import (
     Connection,
     DatabaseError,
@@ -90,14 +92,16 @@ def export_history(
     same whatever the size of the history (docs/performance.md#a-history-that-stays-fast)."""
     machine = machine_slug(machine or machine_name())
     now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    _, _, day_rows = query_rows(conn, sql("audit/export_days"), {"since": since, "until": until})
-    days: list[dt.date] = [row[0] for row in day_rows]
+    window = {"since": since, "until": until}
+    day_rows = read_rows(conn, "audit/export_days", ExportDayRow, window)
+    days: list[dt.date] = [row.day for row in day_rows]
     result = ExportResult(out, machine, days, [], dict.fromkeys(TABLES, 0))
     steps: list[tuple[str, dt.date, dict[str, Any]]] = []
-    for day, first_id, last_id in day_rows:
-        start, end = _day_span(day, since, until)
+    for row in day_rows:
+        start, end = _day_span(row.day, since, until)
         span = {"machine": machine, "start": start, "end": end}
-        span |= {"first_id": first_id, "last_id": last_id}
+        span |= {"first_id": row.first_id, "last_id": row.last_id}
+        day = row.day
         steps += [(table, day, span) for table in DAY_TABLES]
     steps += [
         (table, now.date(), {"machine": machine, "exported_at": now}) for table in POLICY_TABLES
@@ -106,12 +110,12 @@ def export_history(
         path = export_file(out, machine, day, table)
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.partial")
-        _, _, counted = query_rows(
-            conn, sql(f"audit/export_{table}"), {**params, "path": str(partial)}
+        counted = read_rows(
+            conn, f"audit/export_{table}", CountRow, {**params, "path": str(partial)}
         )
         os.replace(partial, path)
         result.files.append(path)
-        result.rows[table] += int(counted[0][0]) if counted else 0
+        result.rows[table] += int(counted[0].Count) if counted else 0
         if progress is not None:
             progress(done, len(steps), f"{table} {day.isoformat()}")
     return result
@@ -138,14 +142,15 @@ def export_files(
         pattern = str(Path(pattern) / "**" / "*.parquet")
     probe = memory_store()
     try:
-        _, _, rows = query_rows(probe, sql("audit/from_glob"), {"pattern": pattern})
+        rows = read_rows(probe, "audit/from_glob", FileRow, {"pattern": pattern})
     except DatabaseError as exc:
         raise StyleError(f"cannot list `{pattern}`: {_first_line(exc)}") from None
     finally:
         probe.close()
     wanted = machine_slug(machine) if machine is not None else None
     by_table: dict[str, list[str]] = {}
-    for (name,) in rows:
+    for row in rows:
+        name = row.file
         base = re.split(r"[\\/]", str(name))[-1]
         m = _EXPORTED.match(base)
         if not m or m.group("table") not in TABLES:
@@ -250,11 +255,10 @@ class PruneResult:
 
 
 def database_size(conn: Connection) -> DatabaseSize:
-    _, _, rows = query_rows(conn, sql("store/database_size"))
-    if not rows or rows[0][0] is None:  # an in-memory database has no file
+    row = read_row(conn, "store/database_size", DatabaseSizeRow)
+    if row is None or row.path is None:  # an in-memory database has no file
         return DatabaseSize(0, 0)
-    path, block, free = rows[0]
-    return DatabaseSize(Path(path).stat().st_size, int(block) * int(free))
+    return DatabaseSize(Path(row.path).stat().st_size, int(row.block_size) * int(row.free_blocks))
 
 
 def prune_history(conn: Connection, cutoff: dt.datetime, *, dry_run: bool = False) -> PruneResult:
@@ -266,8 +270,8 @@ def prune_history(conn: Connection, cutoff: dt.datetime, *, dry_run: bool = Fals
     deleted: dict[str, int] = {}
     with transaction(conn) as tx:
         for table in PRUNED:
-            _, _, rows = query_rows(conn, sql(f"audit/prune_{table}"), {"cutoff": cutoff})
-            deleted[table] = int(rows[0][0]) if rows else 0
+            counted = read_rows(conn, f"audit/prune_{table}", CountRow, {"cutoff": cutoff})
+            deleted[table] = int(counted[0].Count) if counted else 0
         if dry_run:
             tx.rollback()
     if dry_run:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from agentstyle.audit.rows import OutcomeCountRow
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import open_store, sql
+from agentstyle.engine.statements import read_rows
+from agentstyle.engine.store import open_store
 from agentstyle.runtime.client import stop_engine
 
 
-def outcomes_by_rule(root: Path) -> list[tuple[Any, ...]]:
+def outcomes_by_rule(root: Path) -> list[OutcomeCountRow]:
     paths = StylePaths(root)
     # A resident engine holds the database for its lifetime: ask it to go first
     # (docs/design/storage.md#who-stops-the-engine).
     stop_engine(str(paths.home))
     with open_store(paths, create=False) as conn:
-        return conn.execute(sql("audit/outcomes_by_rule")).fetchall()
+        return read_rows(conn, "audit/outcomes_by_rule", OutcomeCountRow)

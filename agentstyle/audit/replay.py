@@ -72,6 +72,7 @@ from typing import Any
 import polars as pl
 
 from agentstyle.audit.report import Filters, Frame, run_report
+from agentstyle.audit.rows import RuleFactRow
 from agentstyle.audit.transcripts import Recorded, short
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.compiled import PolicyErrors
@@ -79,12 +80,11 @@ from agentstyle.engine.evaluate import EMITTING, Evaluation, evaluate
 from agentstyle.engine.event import Event
 from agentstyle.engine.fixes import Fixing, fixed_by
 from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.statements import read_rows
 from agentstyle.engine.store import (
     Connection,
     memory_store,
-    query_rows,
     replace_policy,
-    sql,
     transaction,
 )
 from agentstyle.harnesses import adapter_for
@@ -181,7 +181,7 @@ def load_policy(
     conn = memory_store()
     try:
         replace_policy(conn, compiled.rows)
-        _names, _types, facts = query_rows(conn, sql("replay/rule_facts"))
+        facts = read_rows(conn, "replay/rule_facts", RuleFactRow)
     except BaseException:
         conn.close()
         raise
@@ -193,8 +193,8 @@ def load_policy(
         harness,
         [row.name for row in compiled.rows.packages],
         handlers,
-        {str(rule): int(refresh) for rule, refresh, _state in facts},
-        frozenset(str(rule) for rule, _refresh, state in facts if state),
+        {str(f.rule_id): int(f.refresh) for f in facts},
+        frozenset(str(f.rule_id) for f in facts if f.uses_rule_state),
     )
 
 

@@ -19,9 +19,11 @@ import polars as pl
 from agentstyle.audit import attention
 from agentstyle.audit.cells import scalar_text
 from agentstyle.audit.export import Progress, load_exports
+from agentstyle.audit.rows import RuleSourceRow, SessionFolderRow, WindowIdsRow, WindowRow
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.statements import read_row, read_rows
 from agentstyle.engine.store import (
     Connection,
     DatabaseError,
@@ -264,8 +266,9 @@ def window_params(conn: Connection, filters: Filters) -> dict[str, Any]:
     """
     define_window(conn)
     params = filters.params()
-    _n, _t, rows = query_rows(conn, sql("audit/window_ids"), params)
-    params["first_id"], params["last_id"] = rows[0] if rows else (None, None)
+    ids = read_row(conn, "audit/window_ids", WindowIdsRow, params)
+    params["first_id"] = ids.first_id if ids is not None else None
+    params["last_id"] = ids.last_id if ids is not None else None
     return params
 
 
@@ -299,11 +302,11 @@ def attention_items(
     if errors is None:
         log = read_error_log(where.error_log)
         errors = query_frame(conn, sql("audit/errors"), {**params, "log": log})
-    _n, _t, sources = query_rows(conn, sql("audit/rule_sources"))
-    _n, _t, folders = query_rows(conn, sql("audit/session_folders"), params)
+    sources = read_rows(conn, "audit/rule_sources", RuleSourceRow)
+    folders = read_rows(conn, "audit/session_folders", SessionFolderRow, params)
     ctx = attention.Context(
-        sources={str(r): str(src) for r, _pkg, src in sources if src},
-        folders={str(h): str(cwd) for h, cwd, _n in folders},
+        sources={str(r.rule_id): str(r.source) for r in sources if r.source},
+        folders={str(f.harness): str(f.cwd) for f in folders},
         errors=_top_errors(records(errors)),
         min_events=filters.min_events,
         root=where.root,
@@ -580,8 +583,9 @@ def dashboard(
     found = attention_items(conn, filters, where, rules=frames["rules"], errors=frames["errors"])
     rules = frames["rules"]
     latency = latency_frame(conn, filters)
-    _n, _t, window = query_rows(conn, sql("audit/window"), window_params(conn, filters))
-    [(first_ts, last_ts, events, p50, p95)] = window
+    [window] = read_rows(conn, "audit/window", WindowRow, window_params(conn, filters))
+    first_ts, last_ts, events = window.first_ts, window.last_ts, window.events
+    p50, p95 = window.latency_p50_us, window.latency_p95_us
     return {
         "report": first,
         "title": title_of(first, filters, source),

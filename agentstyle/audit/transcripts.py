@@ -191,43 +191,28 @@ def _read_export(path: Path, out: Sources) -> list[list[Recorded]]:
 def stored_events(conn: Any, label: str) -> tuple[list[list[Recorded]], int]:
     """The events of a STYLE history (a project's database or loaded exports) as recorded
     events, one stream per session, and how many were stored without their fields."""
-    from agentstyle.engine.store import query_rows, sql
+    from agentstyle.audit.rows import ExportedEventRow
+    from agentstyle.engine.statements import read_rows
 
-    _names, _types, rows = query_rows(conn, sql("replay/exported_events"))
     streams: dict[str, list[Recorded]] = {}
     bare = 0
-    for row in rows:
-        (
-            event_id,
-            ts,
-            harness,
-            native,
-            point,
-            sid,
-            turn_id,
-            tool,
-            native_tool,
-            call_id,
-            failed,
-            cwd,
-            stop_active,
-            fields,
-        ) = row
+    for row in read_rows(conn, "replay/exported_events", ExportedEventRow):
+        point, native_tool = row.point, row.native_tool
         ev = Event(
-            harness=str(harness),
-            native_event=str(native),
+            harness=str(row.harness),
+            native_event=str(row.native_event),
             point=point,
-            session_id=str(sid or "unknown"),
-            cwd=str(cwd or ""),
-            turn_id=turn_id,
-            tool=tool,
+            session_id=str(row.session_id or "unknown"),
+            cwd=str(row.cwd or ""),
+            turn_id=row.turn_id,
+            tool=row.tool,
             native_tool=native_tool,
-            call_id=call_id,
-            failed=bool(failed),
-            stop_active=bool(stop_active),
+            call_id=row.call_id,
+            failed=bool(row.failed),
+            stop_active=bool(row.stop_active),
         )
-        ev.ts = ts.replace(tzinfo=dt.UTC).timestamp() if ts is not None else 0.0
-        stored = fields or []
+        ev.ts = row.ts.replace(tzinfo=dt.UTC).timestamp() if row.ts is not None else 0.0
+        stored = row.fields or []
         if not stored:
             bare += 1
         for item in stored:
@@ -238,12 +223,19 @@ def stored_events(conn: Any, label: str) -> tuple[list[list[Recorded]], int]:
                     ev.model = value
                 continue
             ev.fields.append((str(name), int(idx), "" if value is None else str(value)))
+        command = ev.first("tool.input.command") if row.tool == "shell" else None
+        if command is not None:
+            # The stored shell fields are the event's; the command model (command conditions)
+            # reads the parse itself, which no row keeps: parse the command again.
+            from agentstyle.shell import parse_shell
+
+            ev.shell = parse_shell(command, ev.cwd or None)
         ev.session_source = ev.first("session.source")
         ev.mcp_server = ev.first("mcp.server")
         ev.skill = ev.first("skill.name")
         if ev.mcp_server is None and native_tool and str(native_tool).startswith("mcp__"):
             ev.mcp_server = str(native_tool)[5:].partition("__")[0] or None
-        origin = f"{label}#event {event_id}"
+        origin = f"{label}#event {row.event_id}"
         streams.setdefault(ev.session_id, []).append(
             Recorded(ev.native_event, {}, ev.ts, origin, ev.session_id, ev, "export")
         )

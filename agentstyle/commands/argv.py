@@ -77,9 +77,16 @@ class _Reader:
                 self.operand_words.append((word, True))
                 continue
             if word == "--":
+                following = args[self.i] if self.i < len(args) else None
+                if not self.operand_words and following in self.node.subcommands:
+                    # `systemctl -- reboot`, `git -- reset --hard`: `--` ends the options
+                    # before the subcommand, which the program still reads (with its own)
+                    continue
                 ended = True
                 continue
-            if word.startswith("--") and len(word) > 2:
+            if self.i == 1 and self.node.oldstyle and self._oldstyle(word):
+                self._short("-" + word)  # `tar czf x.tgz src`: the options without their dash
+            elif word.startswith("--") and len(word) > 2:
                 self._long(word)
             elif word.startswith("-") and len(word) > 1:
                 self._short(word)
@@ -105,10 +112,14 @@ class _Reader:
             r in ("runs", "code") for _n, _v, r in self.out.option_values
         )
         stdin_operand = any(w in ("-", "/dev/stdin") for w, _r in self.out.operands)
+        # an option that names what it runs instead of a script (`python -m json.tool`)
+        runs_given = runs_given or self.targeted
         self.out.program_from_stdin = self.node.stdin_code and (not runs_given or stdin_operand)
         named = any(r == "writes" for _n, _v, r in self.out.option_values)
         self.out.saves_urls = "saves" in self.out.flags or (self.node.saves_urls and not named)
-        self.out.recursive = "recursive" in self.out.flags or self.node.recursive is not None
+        self.out.recursive = (
+            "recursive" in self.out.flags or self.node.recursive is not None
+        ) and "flat" not in self.out.flags
         self.out.hidden = self.node.recursive != "unhidden" or "hidden" in self.out.flags
         return self.out
 
@@ -220,6 +231,9 @@ class _Reader:
                 return
             self._add(option.canonical, None, option)
 
+    def _oldstyle(self, word: str) -> bool:
+        return word.isalpha() and all(self._find("-" + c) is not None for c in word)
+
     def _keyword(self, word: str) -> bool:
         """`of=/dev/sda`: a keyword operand the grammar names (`dd`)."""
         key, eq, value = word.partition("=")
@@ -244,7 +258,9 @@ class _Reader:
             return value
         if self.i < len(args):
             self.i += 1
-            return args[self.i - 1]
+            value = args[self.i - 1]
+            self.i = min(self.i + option.extra, len(args))  # `-fprintf FILE FORMAT`
+            return value
         return None
 
     def _add(self, name: str, value: str | None, option: Option | None) -> None:

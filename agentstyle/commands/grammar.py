@@ -8,8 +8,9 @@ the rules database as JSON (`program_grammars`), so the evaluator builds grammar
 standard library alone (`from_data`).
 
 An option is written as its usage line: `-f, --force`, `-C <dir>` (a value, attached or the
-next word), `--color[=<when>]` (a value only when attached), `-exec <command>... ;|+` (every
-word up to one of the terminators), `of=<file>` (a keyword operand, `dd of=…`). Its attributes
+next word), `--color[=<when>]` (a value only when attached), `-fprintf <file> <format>` (a
+value and the words after it), `-exec <command>... ;|+` (every word up to one of the
+terminators), `of=<file>` (a keyword operand, `dd of=…`). Its attributes
 are words: the role of its value (`reads`, `writes`, `deletes`, `path`, `cwd`, `runs`, `url`,
 `code`, `host`, `port`, `data`, `address`; an operand may also be `command`: the words of a
 command it runs), `nothing` (the program then does nothing: a dry run, help, a version),
@@ -35,7 +36,7 @@ PATH_ROLES = frozenset({"path", "reads", "writes", "deletes", "runs", "cwd"})
 # program runs (`yarn BIN …`, `corepack pnpm …`): the model reads them as a command of its own
 # (docs/design/commands.md#the-model)
 ROLES = PATH_ROLES | frozenset(
-    {"word", "url", "code", "host", "port", "data", "address", "command"}
+    {"word", "url", "code", "host", "port", "data", "address", "command", "names"}
 )
 OPTION_FLAGS = frozenset(
     {
@@ -48,6 +49,7 @@ OPTION_FLAGS = frozenset(
         "hidden",
         "include",
         "exclude",
+        "flat",
     }
 )
 NODE_KEYS = frozenset(
@@ -66,12 +68,14 @@ NODE_KEYS = frozenset(
         "saves",
         "recursive",
         "hostpaths",
+        "oldstyle",
     }
 )
 
 _NAME = re.compile(r"-{1,2}[A-Za-z0-9?@#.][-A-Za-z0-9_.?@#]*|[A-Za-z][A-Za-z0-9_-]*=")
 _VALUE = re.compile(
     r"^(?P<opt>\[=<[^>]+>\])$|^ <[^>]+>(?P<until>\.\.\. (?P<terms>\S+))?$|^=<[^>]+>$|^<[^>]+>$"
+    r"|^ <[^>]+>(?P<more>( <[^>]+>)+)$"
 )
 
 
@@ -89,6 +93,7 @@ class Option:
     until: tuple[str, ...] = ()  # the words that end an "until" value
     role: str | None = None  # what its value is (ROLES), when it takes one
     flags: frozenset[str] = frozenset()  # OPTION_FLAGS
+    extra: int = 0  # words after its value that it takes too (`-fprintf <file> <format>`)
 
     @property
     def does_nothing(self) -> bool:
@@ -117,6 +122,8 @@ class Node:
     # option marked `hidden` says so): it reads the files under the folders it reads
     recursive: str | None = None
     hostpaths: bool = False  # a path written `host:path`, `host::module`, `scheme://…` is remote
+    # `oldstyle: true`: a first word without a dash is a cluster of options (`tar czf x.tgz d`)
+    oldstyle: bool = False
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -174,7 +181,7 @@ def parse_option(spec: str, attributes: Any, where: str) -> Option:
             rest = rest[2:]
             continue
         break
-    value, until = "", ()
+    value, until, extra = "", (), 0
     if names[-1].endswith("="):
         value = "required"  # `of=<file>`: the keyword and its value are one word
         rest = rest.strip()
@@ -188,6 +195,8 @@ def parse_option(spec: str, attributes: Any, where: str) -> Option:
             value = "optional"
         elif m.group("until"):
             value, until = "until", tuple(m.group("terms").split("|"))
+        elif m.group("more"):
+            value, extra = "required", m.group("more").count(" <")
         else:
             value = "required"
     words = _words(attributes, where, spec)
@@ -201,7 +210,8 @@ def parse_option(spec: str, attributes: Any, where: str) -> Option:
     if roles and not value:
         raise GrammarProblem(f"{where}: option `{spec}` takes no value, so it has no role")
     canonical = next((n for n in names if n.startswith("--")), names[0])
-    return Option(canonical, tuple(names), value, until, roles[0] if roles else None, flags)
+    role = roles[0] if roles else None
+    return Option(canonical, tuple(names), value, until, role, flags, extra)
 
 
 def _words(attributes: Any, where: str, spec: str) -> list[str]:
@@ -249,7 +259,7 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.hostpaths = inherit.hostpaths
         node.negations = inherit.negations
     node.summary = str(data.get("summary", ""))
-    for key in ("permute", "clusters", "abbreviations", "hostpaths", "negations"):
+    for key in ("permute", "clusters", "abbreviations", "hostpaths", "negations", "oldstyle"):
         if key in data:
             if not isinstance(data[key], bool):
                 raise GrammarProblem(f"{where}: `{key}` is true or false")

@@ -56,3 +56,32 @@ def files_under(
                     return found
         level = following
     return found
+
+
+MAX_ENTRIES = 256  # names a glob word may expand to that are looked at
+
+
+def entries_matching(folder: str, pattern: str) -> list[str]:
+    """The names in `folder` (absolute) the shell expands `pattern` (one path segment, a glob,
+    bash's extglob `@(a|b)` included) to: a leading `.` only by a `.`; matched without regard to
+    case (bash's `nocaseglob`, and the file systems that ignore it), so a guard sees every name
+    the command may reach."""
+    import re
+
+    from agentstyle.globs import glob_to_regex
+
+    try:
+        regex = re.compile(glob_to_regex(pattern), re.IGNORECASE)
+        entries = os.scandir(folder)
+    except (ValueError, re.error, OSError):
+        return []
+    found: list[str] = []
+    with entries:
+        for k, entry in enumerate(entries):
+            if k >= MAX_ENTRIES:
+                break
+            if entry.name.startswith(".") and not pattern.startswith("."):
+                continue
+            if regex.match(entry.name):
+                found.append(entry.name)
+    return sorted(found)

@@ -118,13 +118,27 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
     hops: list[list[Hop]] = []
     inner: list[tuple[int, list[Command]]] = []
     socketed: list[Command] = []
+    opened: list[Command] = []
+    # every file written so far, as (command, place): at most MAX_PATHS, so that matching a
+    # command's reads against them stays small whatever the number of commands
+    writes: list[tuple[int, str]] = []
     for run in runs:
         assert isinstance(run, Run)
+        if run.redirs:
+            # the shell opens a redirection's file whatever the program then does (nothing at
+            # all for `> .env` alone): those files are also a command of no name
+            opened.append(_opened(run, where))
+        if not run.argv:
+            hops.append([])
+            out.append(opened.pop())
+            continue
         program = program_of(run.argv[0]) if run.argv else ""
         grammar = grammars(program) if program else None
         args = list(run.argv[1:])
         if program == "git" and run.env:
             args = [*git_env_options(run.env), *args]
+        if run.found:  # `find … -exec cat {} ;`: cat reads the files find finds
+            args = [f for word in args for f in (run.found if word == "{}" else (word,))]
         parsed = read_words(program, args, grammar)
         command = Command(
             program=program,
@@ -144,7 +158,10 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         _effects(command, parsed, run, grammar)
         if program == "ln":
             _links(parsed, run, where)
-        hops.append(_hops(command, run, out))
+        hops.append(_hops(command, run, out, writes))
+        writes += [
+            (len(out), u.place.text.rstrip("/")) for u in command.paths if u.role == "writes"
+        ]
         for source in run.stdin_from:  # a pipe between a command and the network
             if source < len(out) and out[source].network:
                 command.sockets.add("stdin")
@@ -167,7 +184,7 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
             else:
                 command.paths = []
             out.append(command)
-    return out + socketed
+    return out + socketed + opened
 
 
 def _fifo_hops(commands: list[Command], runs: Sequence[object], hops: list[list[Hop]]) -> None:
@@ -211,18 +228,46 @@ def _socket_commands(
     from agentstyle.shell import Run, parse_shell
 
     assert isinstance(run, Run)
-    if not command.network or run.remote:
+    if run.remote:
         return []
     valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
-    texts = [w for w, r in valued if r in ("runs", "code")]
-    texts += [p for w, r in valued if r == "address" and (p := network.from_socat(w).program)]
+    # socat runs its EXEC/SYSTEM program whatever the other address is (a file, a descriptor)
+    texts = [p for w, r in valued if r == "address" and (p := network.from_socat(w).program)]
+    if command.network:
+        texts += [w for w, r in valued if r in ("runs", "code")]
     out: list[Command] = []
     for text in texts[:MAX_INNER]:
         folder = run.dirs[0] if run.dirs and run.dirs[0].startswith("/") else root or "/"
         for inner in build(parse_shell(text, folder).runs, root, grammars):
-            inner.sockets |= {"stdin", "stdout"}
+            if command.network:
+                inner.sockets |= {"stdin", "stdout"}
             out.append(inner)
     return out
+
+
+def _opened(run: object, where: Where) -> Command:
+    """The files the shell opens for a run's redirections, as a command of no name (`heads`
+    empty): only a condition that names no command (`command where ( … )`) sees it, so a rule
+    that lets a program through by name (`unless: command "wc"`) still sees `wc < .env` open
+    the file."""
+    from agentstyle.shell import Run
+
+    assert isinstance(run, Run)
+    parsed = Parsed(words=[], heads=[])
+    bare = Run((), run.dirs, remote=run.remote, redirs=run.redirs, text=run.text)
+    command = Command(
+        program="",
+        words=[],
+        heads=[],
+        options=[],
+        operands=[],
+        paths=_paths(parsed, bare, where),
+        remote=run.remote,
+        text=run.text,
+        env=run.env,
+    )
+    _effects(command, parsed, bare, None)  # a socket it opens: `> /dev/tcp/host/port`
+    return command
 
 
 def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | None) -> None:
@@ -249,6 +294,10 @@ def _effects(command: Command, parsed: Parsed, run: object, grammar: Grammar | N
             address = network.from_socat(word)
             if address.end is not None:
                 command.network.append(address.end)
+            if address.fd is not None:  # `FD:3` after `exec 3>/dev/tcp/h/p`
+                end = network.from_redirection(dict(run.fds).get(address.fd, ""))
+                if end is not None:
+                    command.network.append(end)
             if address.program is not None:
                 command.runs.add("string")
         elif role == "runs":
@@ -303,8 +352,11 @@ def _redirected(op: str) -> set[str]:
 _COPIERS = frozenset({"scp", "rsync", "sftp", "rcp"})
 
 
-def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
-    """What reaches this command directly from the commands before it."""
+def _hops(
+    command: Command, run: object, before: list[Command], writes: list[tuple[int, str]]
+) -> list[Hop]:
+    """What reaches this command directly from the commands before it (`writes`: the files
+    they write, by command)."""
     from agentstyle.shell import Run
 
     assert isinstance(run, Run)
@@ -318,16 +370,14 @@ def _hops(command: Command, run: object, before: list[Command]) -> list[Hop]:
         for use in command.paths
         if use.role != "writes"
     ]
-    for n, earlier in enumerate(before):
-        for use in earlier.paths:
-            if use.role != "writes":
-                continue
-            # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`); run
-            # when it is the script, or the stdin of a shell (`curl -o x … && sh < x`)
-            written = use.place.text.rstrip("/")
-            for text, runs_it in mine:
-                if text == written or text.startswith(written + "/"):
-                    out.append(Hop(n, "file", runs_it))
+    for text, runs_it in mine:
+        # a file written there, or into that folder (`rsync h:p.sh . && bash p.sh`), or into a
+        # folder it reads (`cp -R src out/x; tar cf - out`); run when it is the script, or the
+        # stdin of a shell (`curl -o x … && sh < x`)
+        for n, written in writes:
+            holds = text.startswith(written + "/") or written.startswith(text + "/")
+            if text == written or holds:
+                out.append(Hop(n, "file", runs_it))
     return out
 
 
@@ -415,12 +465,14 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
             words += [(f, "writes") for f in (address.writes,) if f]
     if run.fds:  # `/dev/fd/3` is the file fd 3 was opened on (`exec 3>/dev/tcp/…`)
         opened = dict(run.fds)
-        words = [(_opened(w, opened), r) for w, r in words]
+        words = [(_fd_file(w, opened), r) for w, r in words]
     words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
     named = len(words)  # operands and option values; what they imply and redirections follow
     # `curl -d @file`, `--data-binary @file` read the file (`@-` is stdin)
     valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
-    words += [(f, "reads") for w, r in valued if r == "data" and (f := _data_file(w)) is not None]
+    words += [(f, "reads") for w, r in valued if r == "data" for f in _data_files(w)]
+    # `tar -T list`, `rsync --files-from=list`: the list, and each path it names
+    words += [(f, "reads") for w, r in valued if r == "names" for f in (w, *_listed_in(w, dirs))]
     # a `file://` URL is a read of that file (`curl file://$HOME/.aws/credentials`)
     words += [
         (read, "reads")
@@ -453,8 +505,9 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
                     out.append(PathUse(word, role, found))
     if parsed.recursive and not run.remote:
         searched = [u for u in out if u.role in ("reads", "path")]
-        if not searched:  # `rg KEY`, `grep -r KEY`: the folder it runs in
+        if not searched:  # `rg KEY`, `grep -r KEY`: the folder it runs in, which it reads
             searched = [PathUse(".", "reads", p) for d in dirs for p in place(".", d, where)]
+            out += searched
         out += _listed(searched, parsed, where)
     takes_paths = any(r.removesuffix("...") in PATH_ROLES for r in _operand_roles(parsed))
     if run.runtime_args and takes_paths:
@@ -463,7 +516,7 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     return out
 
 
-def _opened(word: str, opened: dict[str, str]) -> str:
+def _fd_file(word: str, opened: dict[str, str]) -> str:
     """`/dev/fd/N` (`/proc/self/fd/N`) as the file descriptor N was opened on, when known."""
     from agentstyle.shell.runs import FD_PATHS
 
@@ -498,15 +551,35 @@ def _saved(url: str) -> str | None:
     return name or None
 
 
-def _data_file(value: str) -> str | None:
-    """The file a `data` value reads: `@file`, or a form field's `name=@file` / `name=<file`
-    (`curl -F f=@.env`); `@-` is stdin."""
+def _data_files(value: str) -> list[str]:
+    """The files a `data` value reads: `@file`, or a form field's `name=@file` / `name=<file`
+    (`curl -F f=@.env`, several: `f=@a,b`); `@-` is stdin."""
     if value.startswith("@"):
-        return value[1:] if value != "@-" else None
+        return [value[1:]] if value != "@-" else []
     name, eq, rest = value.partition("=")
     if eq and name and rest[:1] in ("@", "<") and rest[1:] not in ("", "-"):
-        return rest[1:].split(";")[0]
-    return None
+        files = rest[1:].split(";")[0]
+        return [f for f in files.split(",") if f] if rest[0] == "@" else [files]
+    return []
+
+
+MAX_LISTED = 200  # paths read from a list file (`tar -T list`): the hook has seconds
+
+
+def _listed_in(word: str, dirs: list[str]) -> list[str]:
+    """The paths a list file names, one a line (relative to where the command runs), when the
+    file is there to read; [] when it is not (made earlier in the line, or on another machine)."""
+    import os
+
+    for d in dirs:
+        path = word if word.startswith("/") or not d.startswith("/") else os.path.join(d, word)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                lines = [line.strip() for _n, line in zip(range(MAX_LISTED), f, strict=False)]
+        except OSError:
+            continue
+        return [line for line in lines if line and not line.startswith("#")]
+    return []
 
 
 def _operand_roles(parsed: Parsed) -> list[str]:
@@ -540,9 +613,12 @@ def describe(command: Command) -> str:
     """One line of `style explain` (docs/commands.md#style-explain): the command as rules read
     it: its names, options with their canonical names and values, operands, and each path with
     what the program does to it and where it lands."""
-    parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
-    if command.grammar is None:
-        parts.append("grammar=none")
+    if not command.heads:
+        parts = ["redirections"]  # the files the shell opens, whatever runs (`_opened`)
+    else:
+        parts = [f"command {json.dumps(command.heads[-1], ensure_ascii=False)}"]
+        if command.grammar is None:
+            parts.append("grammar=none")
     if command.options:
         shown = [n if v is None else f"{n}={v}" for n, v in command.options]
         parts.append("options=" + json.dumps(shown, ensure_ascii=False))

@@ -75,6 +75,7 @@ class SocatAddress:
     program: str | None = None
     reads: str | None = None
     writes: str | None = None
+    fd: str | None = None  # `FD:3`: a descriptor the line opened
 
 
 # socat's address types by what they do; UNIX-*, ABSTRACT-*, PIPE, PTY, STDIO stay local
@@ -92,6 +93,8 @@ def from_socat(address: str) -> SocatAddress:
         return SocatAddress(program=rest.split(",")[0] or "sh")
     if kind in ("OPEN", "GOPEN", "FILE", "READLINE"):
         return SocatAddress(reads=_unquoted(fields[0])) if fields[0] else SocatAddress()
+    if kind == "FD" and fields[0].isdigit():
+        return SocatAddress(fd=fields[0])
     if kind == "CREATE":
         return SocatAddress(writes=_unquoted(fields[0])) if fields[0] else SocatAddress()
     if kind in _SOCAT_RELAYED:  # PROXY:proxy:host:port, SOCKS4:socks:host:port

@@ -11,11 +11,13 @@ place, so a rule about paths outside the project counts it as outside.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 PLACES = ("project", "git", "home", "tmp", "root", "system", "remote", "unknown")
 
@@ -51,6 +53,48 @@ SYSTEM_FOLDERS = (
 # Folders whose entries are people's home folders (the root user's is /root).
 HOME_PARENTS = ("/home", "/Users")
 TMP_FOLDERS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm")
+
+# Names a glob may match when the shell expands it at run time, which STYLE cannot list: the
+# files and folders guards care about that most projects and home folders hold. A glob word
+# whose last part matches some of them lands on each (`cat .e*` is `cat .env`, `.env.local`…;
+# `head ~/.ssh/id_*` is `~/.ssh/id_rsa`…), and only on them: `cat .env.ex*` is the template.
+WELL_KNOWN = (
+    ".git",
+    ".env",
+    ".env.local",
+    ".env.development",
+    ".env.development.local",
+    ".env.production",
+    ".env.production.local",
+    ".env.test",
+    ".env.staging",
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    ".envrc",
+    ".netrc",
+    ".npmrc",
+    ".pgpass",
+    ".pypirc",
+    ".git-credentials",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".kube",
+    ".docker",
+    "config",
+    "credentials",
+    "id_rsa",
+    "id_rsa.pub",
+    "id_ecdsa",
+    "id_ecdsa.pub",
+    "id_ed25519",
+    "id_ed25519.pub",
+    "id_dsa",
+    "id_dsa.pub",
+)
+_GLOB = frozenset("*?[")
+_EXTGLOB = re.compile(r"[@!+*?]\(")
 
 # A last path component that names every entry of its folder (`*`, `.*`, `.[!.]*`, `{*,.*}`).
 _EVERY = re.compile(r"^\.?[*?\[\]!^{},.]*$")
@@ -104,12 +148,38 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     absolute = _absolute(target, directory, where)
     if absolute is None:
         return (Place(word, (word,), frozenset({"is:unknown"})),)
-    lexical = _through_links(posixpath.normpath(absolute), where.links)
+    normal = posixpath.normpath(absolute)
+    lexical = _through_links(normal, where.links)
     found = [_placed(lexical, word if every else None, where)]
-    real = _real(lexical)
+    # The kernel takes `..` after a symbolic link from where the link leads (`cd linked && rm
+    # -rf ../x` leaves the link's target, not its folder): the real path is resolved as
+    # written, before `..` is taken as text.
+    real = _real(lexical if lexical != normal else absolute)
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
+    names = well_known(word)
+    if names:
+        # where it may land when it runs; a folder's every entry still lands on the folder
+        known = [p for name in names for p in place(name, directory, where)]
+        found = found + known if every else known
+    # what the shell expands it to, where the folder is there to look in (`cat certs/*`)
+    found += [
+        p for name in _expanded(word, directory, where) for p in place(name, directory, where)
+    ]
     return tuple(found)
+
+
+def _expanded(word: str, directory: str, where: Where) -> list[str]:
+    """The paths a glob word's last part expands to on this machine, as the shell would."""
+    from agentstyle.commands.listing import entries_matching
+
+    folder, slash, last = word.rstrip("/").rpartition("/")
+    if not (_GLOB & set(last) or _EXTGLOB.search(last)):
+        return []
+    at = _absolute(folder + slash if slash else ".", directory, where)
+    if at is None:
+        return []
+    return [folder + slash + name for name in entries_matching(_real(at), last)]
 
 
 def host_place(word: str) -> Place | None:
@@ -124,6 +194,62 @@ def host_place(word: str) -> Place | None:
         return Place(word, (word,), frozenset({"inside:remote"}))
     there = _remote(path or ".")
     return Place(word, (word, *there.forms), there.tags)
+
+
+def well_known(word: str) -> list[str]:
+    """`word` with its last part, a glob, replaced by each WELL_KNOWN name it matches (as bash
+    matches: a leading `.` only by a `.`); [] for a word that is no such glob, or a glob of
+    wildcards alone (`*`, `?*`: every name, which says nothing of any)."""
+    folder, slash, last = word.rstrip("/").rpartition("/")
+    if not _GLOB & set(last) or not set(last) - _GLOB - set("]!^"):
+        return []
+    pattern = last.replace("[^", "[!")
+    return [
+        folder + slash + name
+        for name in WELL_KNOWN
+        if (last.startswith(".") or not name.startswith(".")) and fnmatchcase(name, pattern)
+    ]
+
+
+def glob_names(glob: str) -> list[str]:
+    """What a file glob (a content search's `glob`) names, as paths a rule can test: each brace
+    alternative, a glob by the WELL_KNOWN names it matches, else as written (`*.pem`, which a
+    rule's `**/*.pem` matches as it matches a file)."""
+    out: list[str] = []
+    for part in expand_braces(glob):
+        out += well_known(part) or [part]
+    return list(dict.fromkeys(out))
+
+
+def expand_braces(text: str) -> list[str]:
+    """`text` with its brace alternatives expanded, as the shell expands them (`{.env,*.md}`
+    is `.env` and `*.md`); a brace without a comma stays."""
+    depth, start = 0, -1
+    for i, char in enumerate(text):
+        if char == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                parts, level, last = [], 0, start + 1
+                for k in range(start + 1, i):
+                    level += {"{": 1, "}": -1}.get(text[k], 0)
+                    if text[k] == "," and level == 0:
+                        parts.append(text[last:k])
+                        last = k + 1
+                if not parts:
+                    continue
+                parts.append(text[last:i])
+                rest = expand_braces(text[i + 1 :])
+                return [
+                    text[:start] + p + r
+                    for part in parts
+                    for p in expand_braces(part)
+                    for r in rest
+                ]
+    return [text]
 
 
 def _placed(path: str, every: str | None, where: Where) -> Place:
@@ -220,6 +346,23 @@ def _under(path: str, folder: str) -> str | None:
     return None
 
 
+def _glob_under(path: str, folder: str) -> str | None:
+    """ "is" or "inside" when a glob in `path` matches `folder` (`.g?t`, `.gi[t]/objects`): the
+    shell expands it there when the folder exists. A leading dot is matched only by a dot, as
+    bash does."""
+    if not any(c in path for c in "*?["):
+        return None
+    have, want = path.split("/"), folder.split("/")
+    if len(have) < len(want):
+        return None
+    for got, name in zip(have, want, strict=False):
+        if got != name and not (
+            got.startswith(".") == name.startswith(".") and fnmatch.fnmatchcase(name, got)
+        ):
+            return None
+    return "is" if len(have) == len(want) else "inside"
+
+
 def _tags(path: str, where: Where) -> set[str]:
     tags: set[str] = set()
     if not path.startswith("/"):
@@ -231,7 +374,8 @@ def _tags(path: str, where: Where) -> set[str]:
         rel = _under(path, root)
         if rel:
             tags.add(f"{rel}:project")
-        rel = _under(path, posixpath.join(root, ".git"))
+        git = posixpath.join(root, ".git")
+        rel = _under(path, git) or _glob_under(path, git)
         if rel:
             tags.add(f"{rel}:git")
     rel = _under(path, where.home)
@@ -263,12 +407,18 @@ def _tags(path: str, where: Where) -> set[str]:
 
 
 def _holds_project(path: str, root: str, tmp: Sequence[str]) -> bool:
-    """A project under a temp folder keeps its neighbours: a folder that holds it, or one beside
-    it (when its parent is not a temp folder itself), is no scratch space."""
+    """A project under a temp folder keeps its neighbours: a folder that holds it, and anything
+    in the entry of the temp folder that holds it (`/tmp/work` for a project in
+    `/tmp/work/a/app`, so `/tmp/work/b` too), is no scratch space; a project that is itself
+    such an entry (`/tmp/app`) leaves the other entries (`/tmp/x`) to scratch."""
     if _under(root, path):
         return True
-    parent = posixpath.dirname(root)
-    return parent not in tmp and _under(path, parent) is not None
+    for folder in tmp:
+        if _under(root, folder) == "inside":
+            entry = posixpath.join(folder, root[len(folder.rstrip("/")) + 1 :].split("/")[0])
+            if entry != root and _under(path, entry) is not None:
+                return True
+    return False
 
 
 def _forms(path: str, where: Where) -> tuple[str, ...]:

@@ -33,8 +33,17 @@ from typing import Any
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import CALL_KEY_FIELD
-from agentstyle.engine.records import AllowanceRow, AllowanceUse
-from agentstyle.engine.store import Connection, sql
+from agentstyle.engine.records import (
+    AllowanceIdRow,
+    AllowanceRow,
+    AllowanceUse,
+    GrantedRow,
+    OfferedRow,
+    RefusedRow,
+    RuleIdRow,
+)
+from agentstyle.engine.statements import execute, read_row, read_rows
+from agentstyle.engine.store import Connection
 from agentstyle.harnesses.facts import ASK
 
 REFUSING = ("blocked", "asked")
@@ -132,23 +141,21 @@ def asks_natively(harness: str, native_event: str) -> bool:
     return False
 
 
-def refused(row: tuple[Any, ...]) -> Refusal:
-    (event_id, ts, harness, native, point, session, tool, verdict, key, rules, command, path,
-     said) = row  # fmt: skip
+def refused(row: RefusedRow) -> Refusal:
     return Refusal(
-        int(event_id),
-        ts,
-        str(harness),
-        str(native),
-        point,
-        str(session or ""),
-        tool,
-        str(verdict),
-        key,
-        list(rules or []),
-        command,
-        path,
-        said,
+        int(row.event_id),
+        row.ts,
+        str(row.harness),
+        str(row.native_event),
+        row.point,
+        str(row.session_id or ""),
+        row.native_tool,
+        str(row.verdict),
+        row.call_key,
+        list(row.rules or []),
+        row.command,
+        row.path,
+        row.said,
     )
 
 
@@ -160,7 +167,7 @@ def is_refusal(r: Refusal) -> bool:
 
 def refusals(conn: Connection, event_id: int | None = None) -> list[Refusal]:
     """Recent refusals, newest first (or the one event asked for, when it was refused)."""
-    rows = conn.execute(sql("allow/refused"), [event_id]).fetchall()
+    rows = read_rows(conn, "allow/refused", RefusedRow, {"event_id": event_id})
     return [r for r in map(refused, rows) if is_refusal(r)]
 
 
@@ -179,7 +186,7 @@ def _not_allowable(r: Refusal) -> StyleError:
 
 def managed_rules(conn: Connection) -> frozenset[str]:
     """The rules of the organisation's layer, which no allowance lifts."""
-    return frozenset(str(r) for (r,) in conn.execute(sql("allow/managed_rules")).fetchall())
+    return frozenset(str(r.rule_id) for r in read_rows(conn, "allow/managed_rules", RuleIdRow))
 
 
 def _managed_refusal(r: Refusal, managed: frozenset[str]) -> StyleError | None:
@@ -259,11 +266,11 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> Grant:
         )
     if not refusal.rules:
         raise StyleError(f"event {refusal.event_id}: no rule refused it; nothing to allow")
-    row = conn.execute(sql("allow/granted"), [refusal.event_id]).fetchone()
+    row = read_row(conn, "allow/granted", GrantedRow, {"event_id": refusal.event_id})
     if row is not None:
-        allowance, scope, uses = int(row[0]), str(row[1]), int(row[2])
+        allowance, scope, uses = int(row.allowance_id), str(row.scope), int(row.uses)
         if session and scope == "once":
-            conn.execute(sql("allow/widen"), [allowance])
+            execute(conn, "allow/widen", {"allowance_id": allowance})
             return Grant(allowance, "widened", "session", uses)
         if scope == "once" and uses > 0:
             raise StyleError(
@@ -282,9 +289,9 @@ def grant(conn: Connection, refusal: Refusal, *, session: bool) -> Grant:
         call_key=refusal.call_key,
         scope="session" if session else "once",
     )
-    inserted = conn.execute(sql("allow/insert"), granted._asdict()).fetchone()
+    inserted = read_row(conn, "allow/insert", AllowanceIdRow, granted._asdict())
     assert inserted is not None
-    return Grant(int(inserted[0]), "granted", "session" if session else "once")
+    return Grant(int(inserted.allowance_id), "granted", "session" if session else "once")
 
 
 def apply_allowances(
@@ -324,16 +331,16 @@ def apply_allowances(
     # One query for the batch's refused calls; a `once` allowance an earlier call of the batch
     # used up is not offered again.
     offered: dict[int, list[tuple[int, list[str], str]]] = {}
-    for seq, allowance_id, rule_ids, scope in conn.execute(
-        sql("evaluate/allowances"),
-        [
-            list(range(len(refused))),
-            [e.event.harness for e, *_ in refused],
-            [e.event.session_id for e, *_ in refused],
-            [key for _e, key, *_ in refused],
-        ],
-    ).fetchall():
-        offered.setdefault(int(seq), []).append((int(allowance_id), list(rule_ids or []), scope))
+    calls = {
+        "seq": list(range(len(refused))),
+        "harness": [e.event.harness for e, *_ in refused],
+        "session_id": [e.event.session_id for e, *_ in refused],
+        "call_key": [key for _e, key, *_ in refused],
+    }
+    for o in read_rows(conn, "evaluate/allowances", OfferedRow, calls):
+        offered.setdefault(int(o.seq), []).append(
+            (int(o.allowance_id), list(o.rule_ids or []), o.scope)
+        )
     used: set[int] = set()
     # An allowance never names a managed rule (`pick` refuses it), but one written by other
     # means still does not lift the organisation's rule.
@@ -358,9 +365,9 @@ def apply_allowances(
             use = AllowanceUse(
                 allowance_id=allowance_id, event_id=evaluation.event_id, rule_id=rule_id
             )
-            conn.execute(sql("allow/record_use"), use._asdict())
+            execute(conn, "allow/record_use", use._asdict())
         for allowance_id in dict.fromkeys(lifted.values()):
-            conn.execute(sql("allow/count_use"), [allowance_id])
+            execute(conn, "allow/count_use", {"allowance_id": allowance_id})
             used.add(allowance_id)
         standing = [c for c in asked if c.rule_id not in lifted]
         for cand in standing:
@@ -397,7 +404,8 @@ def _offer_codes(conn: Connection, evaluations: list[Any], log: str, held: Any =
         coded: set[str] | frozenset[str] = held.coded
     else:
         asked = sorted({r for *_, refusing in offers for r in refusing})
-        coded = {r for (r,) in conn.execute(sql("allow/coded_rules"), [asked]).fetchall()}
+        rows = read_rows(conn, "allow/coded_rules", RuleIdRow, {"rule_ids": asked})
+        coded = {r.rule_id for r in rows}
     for evaluation, key, refusing in offers:
         if not set(refusing) <= coded:
             continue

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.event import Event
-from agentstyle.engine.store import Connection, sql
+from agentstyle.engine.records import AnsweredRow
+from agentstyle.engine.statements import execute, read_row
+from agentstyle.engine.store import Connection
 
 # The handlers of one event start together; a later one waits at most its deadline for the
 # lock. An identical payload after this long is a new event (a prompt sent again).
@@ -36,18 +38,20 @@ def identity_of(event: Event, stdin: bytes) -> str:
 
 def earlier(conn: Connection, identity: str) -> Decision | None:
     """The answer for a handler that comes second: None when this one is the first."""
-    row = conn.execute(sql("evaluate/answered_find"), [identity, WINDOW_S]).fetchone()
+    row = read_row(conn, "evaluate/answered_find", AnsweredRow, _window(identity))
     if row is None:
         return None
-    verdict, reasons = row
-    if verdict in REFUSALS:
-        return Decision(verdict=str(verdict), reasons=[str(r) for r in reasons or []])
+    if row.verdict in REFUSALS:
+        return Decision(verdict=str(row.verdict), reasons=[str(r) for r in row.reasons or []])
     return Decision()
 
 
 def keep(conn: Connection, identity: str, event_id: int | None, decision: Decision) -> None:
     """Note the first handler's verdict, inside the transaction that records its event."""
-    conn.execute(sql("evaluate/answered_prune"), [identity, WINDOW_S])
-    conn.execute(
-        sql("evaluate/answered_keep"), [identity, event_id, decision.verdict, decision.reasons]
-    )
+    execute(conn, "evaluate/answered_prune", _window(identity))
+    kept = {"verdict": decision.verdict, "reasons": decision.reasons}
+    execute(conn, "evaluate/answered_keep", {"identity": identity, "event_id": event_id, **kept})
+
+
+def _window(identity: str) -> dict[str, object]:
+    return {"identity": identity, "window_s": WINDOW_S}

@@ -32,17 +32,30 @@ from agentstyle.engine.event import Event
 from agentstyle.engine.privacy import stored_value
 from agentstyle.engine.records import (
     BOUND,
+    BookedOneRow,
+    BookedRow,
     ClaimRow,
+    DecidedRow,
+    EntryRow,
     EventRow,
     FactRow,
     FieldRow,
+    FieldValueRow,
+    GrammarRow,
     HitRow,
+    HoldsRow,
+    MatchRow,
     OutcomeRow,
+    PointFlagRow,
+    RuleIdRow,
+    SessionKeyRow,
     SessionRow,
     SessionUpdate,
+    TemplateRow,
 )
 from agentstyle.engine.render import Rendered, SegmentRow, render_rule
-from agentstyle.engine.store import Connection, by_name, parsed
+from agentstyle.engine.statements import execute, read_rows
+from agentstyle.engine.store import Connection, by_name
 from agentstyle.vocabulary import ADDING_TOOLS, COMMAND_FIELD, COMMAND_KEY_PREFIX
 
 EMITTING = ("emitted", "budget-truncated")
@@ -132,18 +145,16 @@ def point_flags(conn: Connection) -> PointFlags:
     """The policy's point flags, for a connection that evaluates many events of one policy
     (the resident engine: the policy cannot change while it holds the lock)."""
     flags: PointFlags = {}
-    for harness, point, session, rule, wildcards, model, keys, history, command_keys in _run(
-        conn, "evaluate/point_flags"
-    ):
-        flags[(harness, point)] = Flags(
-            session_state=bool(session),
-            rule_state=bool(rule),
-            wildcards=bool(wildcards),
-            reads_model=bool(model),
+    for row in read_rows(conn, "evaluate/point_flags", PointFlagRow):
+        flags[(row.harness, row.point)] = Flags(
+            session_state=bool(row.session_state),
+            rule_state=bool(row.rule_state),
+            wildcards=bool(row.wildcards),
+            reads_model=bool(row.reads_model),
             routed=True,
-            keys=frozenset(keys),
-            history=bool(history),
-            command_keys=frozenset(command_keys),
+            keys=frozenset(row.lookup_keys),
+            history=bool(row.history),
+            command_keys=frozenset(row.command_keys),
         )
     return flags
 
@@ -175,8 +186,11 @@ class Held:
     def of(cls, conn: Connection) -> Held:
         return cls(
             point_flags(conn),
-            frozenset(str(r) for (r,) in _run(conn, "allow/coded_all")),
-            frozenset((str(h), str(s)) for h, s in _run(conn, "allow/open_sessions")),
+            frozenset(str(r.rule_id) for r in read_rows(conn, "allow/coded_all", RuleIdRow)),
+            frozenset(
+                (str(r.harness), str(r.session_id))
+                for r in read_rows(conn, "allow/open_sessions", SessionKeyRow)
+            ),
             entries_of(conn, None),
         )
 
@@ -184,25 +198,21 @@ class Held:
 def entries_of(conn: Connection, orders: list[int] | None) -> Entries:
     """The placed entries of these rule orders (every one for None): candidates.sql."""
     return {
-        (str(h), str(p), int(o)): (str(r), str(a), rep, str(st), bool(closed))
-        for h, p, o, r, a, rep, st, closed in _run(conn, "evaluate/candidates", [orders])
+        (str(e.harness), str(e.point), int(e.rule_order)): (
+            str(e.rule_id),
+            str(e.action),
+            e.repeat,
+            str(e.status),
+            bool(e.fails_closed),
+        )
+        for e in read_rows(conn, "evaluate/candidates", EntryRow, {"orders": orders})
     }
-
-
-def _run(
-    conn: Connection, name: str, params: list[Any] | dict[str, Any] | None = None
-) -> list[tuple[Any, ...]]:
-    """A statement's rows; parsed once per process (parsing is a good part of a small query)."""
-    cursor = (
-        conn.execute(parsed(conn, name), params) if params else conn.execute(parsed(conn, name))
-    )
-    return cursor.fetchall()
 
 
 def _store(conn: Connection, name: str, rows: Sequence[tuple[Any, ...]]) -> None:
     """Rows (engine/records.py) bound by name to the statement that stores them."""
     if rows:
-        conn.execute(parsed(conn, name), by_name(BOUND[name]._fields, rows))
+        execute(conn, name, by_name(BOUND[name]._fields, rows))
 
 
 def _timestamp(ts: float) -> Any:
@@ -397,13 +407,15 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
             "source": ev.session_source,
             "model": ev.model,
         }
-        rows = [(0, *row) for row in _run(conn, "evaluate/book_one", one)]
+        [booked] = read_rows(conn, "evaluate/book_one", BookedOneRow, one)
+        rows = [BookedRow(seq=0, **booked._asdict())]
     else:
         # Without repeated sessions the bookkeeping needs no window over the batch.
         name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"
-        rows = _run(
+        rows = read_rows(
             conn,
             name,
+            BookedRow,
             {
                 "seq": list(range(len(events))),
                 "harness": [ev.harness for ev in events],
@@ -414,10 +426,10 @@ def _book(conn: Connection, evaluations: list[Evaluation]) -> None:
             },
         )
     for row, e in zip(rows, evaluations, strict=True):
-        _seq, event_id, generation, compaction, prompts, model, is_new = row
-        e.event_id, e.generation, e.compaction = int(event_id), int(generation), int(compaction)
-        e.prompt_count, e.model, e.new_session = int(prompts), model, bool(is_new)
-        model = model or "unknown"
+        e.event_id, e.generation = int(row.event_id), int(row.generation)
+        e.compaction, e.prompt_count = int(row.compaction), int(row.prompt_count)
+        e.model, e.new_session = row.model, bool(row.is_new)
+        model = row.model or "unknown"
         e.event.add("model", model)
         e.event.add("provider", _provider(model))
 
@@ -435,9 +447,10 @@ def _state_columns(evaluations: list[Evaluation]) -> dict[str, list[Any]]:
 
 def _session_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
     evs = [e.event for e in evaluations]
-    rows = _run(
+    rows = read_rows(
         conn,
         "evaluate/session_state",
+        FieldValueRow,
         {
             **_state_columns(evaluations),
             "native_tool": [ev.native_tool for ev in evs],
@@ -445,13 +458,13 @@ def _session_state(conn: Connection, evaluations: list[Evaluation]) -> list[tupl
             "call_id": [ev.call_id for ev in evs],
         },
     )
-    return [(int(s), str(f), str(v)) for s, f, v in rows]
+    return [(int(r.seq), str(r.field), str(r.value)) for r in rows]
 
 
 def _rule_state(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
     params = {**_state_columns(evaluations), "ts": [e.event.ts for e in evaluations]}
-    rows = _run(conn, "evaluate/rule_state", params)
-    return [(int(s), str(f), str(v)) for s, f, v in rows]
+    rows = read_rows(conn, "evaluate/rule_state", FieldValueRow, params)
+    return [(int(r.seq), str(r.field), str(r.value)) for r in rows]
 
 
 def facts_of(e: Evaluation) -> list[FactRow]:
@@ -491,9 +504,10 @@ def _history_state(conn: Connection, evaluations: list[Evaluation], flags: Point
         if flags.get((e.event.harness, e.event.point or ""), Flags()).history
     ]
     batch = [fact for e in evaluations if e.facts for fact in facts_of(e)]
-    rows = _run(
+    rows = read_rows(
         conn,
         "evaluate/history_state",
+        FieldValueRow,
         {
             "seq": [seq for seq, _e in wanted],
             "event_id": [e.event_id for _seq, e in wanted],
@@ -504,9 +518,9 @@ def _history_state(conn: Connection, evaluations: list[Evaluation], flags: Point
         },
     )
     counts: dict[tuple[int, str], int] = defaultdict(int)
-    for seq, name, value in rows:
-        evaluations[seq].event.add(name, value, counts[(seq, name)])
-        counts[(seq, name)] += 1
+    for r in rows:
+        evaluations[r.seq].event.add(r.field, r.value, counts[(r.seq, r.field)])
+        counts[(r.seq, r.field)] += 1
 
 
 def _field_rows(
@@ -527,8 +541,8 @@ def _field_rows(
 
 
 def _wild_fields(conn: Connection, evaluations: list[Evaluation]) -> list[tuple[int, str, str]]:
-    rows = _run(conn, "evaluate/wild_fields", _field_rows(evaluations))
-    return [(int(s), str(f), str(v)) for s, f, v in rows]
+    rows = read_rows(conn, "evaluate/wild_fields", FieldValueRow, _field_rows(evaluations))
+    return [(int(r.seq), str(r.field), str(r.value)) for r in rows]
 
 
 def _command_conditions(
@@ -543,20 +557,22 @@ def _command_conditions(
     rows = rows_of([commands_of(ev, catalog) for ev in events])
     if not rows["c_seq"]:
         return []
-    return [(int(seq), str(key), "true") for seq, key in _run(conn, "evaluate/commands", rows)]
+    held_rows = read_rows(conn, "evaluate/commands", HoldsRow, rows)
+    return [(int(r.seq), str(r.lookup_key), "true") for r in held_rows]
 
 
 def catalog_of(conn: Connection, programs: list[str] | None) -> Catalog:
     """The policy's grammars of these programs (every one for None)."""
-    rows = _run(conn, "evaluate/program_grammars", [programs])
+    rows = read_rows(conn, "evaluate/program_grammars", GrammarRow, {"programs": programs})
+    grammars = {str(r.program): (str(r.family), str(r.grammar)) for r in rows}
     if programs is None:
-        return Catalog({str(p): (str(f), str(g)) for p, f, g in rows})
+        return Catalog(grammars)
 
     def fetch(program: str) -> tuple[str, str] | None:
-        found = _run(conn, "evaluate/program_grammars", [[program]])
-        return (str(found[0][1]), str(found[0][2])) if found else None
+        found = read_rows(conn, "evaluate/program_grammars", GrammarRow, {"programs": [program]})
+        return (str(found[0].family), str(found[0].grammar)) if found else None
 
-    return Catalog({str(p): (str(f), str(g)) for p, f, g in rows}, fetch)
+    return Catalog(grammars, fetch)
 
 
 def _match(
@@ -593,16 +609,16 @@ def _match(
                 fields["field"].append(name)
                 fields["value"].append(value)
     params = {**by_name(("route_seq", "route", "route_name"), routes), **fields, "trace": trace}
-    rows = _run(conn, "evaluate/match", params)
+    rows = read_rows(conn, "evaluate/match", MatchRow, params)
     if not rows:
         return
     # A rule holds on a batch event when it holds on the event or one of its commands' events;
     # an exception took it out where its condition as written held on one and nothing held.
     merged: dict[tuple[int, int], list[bool]] = {}
-    for pseq, order, matched, excepted in rows:
-        seen = merged.setdefault((real[pseq], int(order)), [False, False])
-        seen[0] = seen[0] or bool(matched)
-        seen[1] = seen[1] or bool(excepted)
+    for r in rows:
+        seen = merged.setdefault((real[r.seq], int(r.rule_order)), [False, False])
+        seen[0] = seen[0] or bool(r.matched)
+        seen[1] = seen[1] or bool(r.excepted)
     if held is not None:
         entries = held.entries
     else:
@@ -649,12 +665,10 @@ def _templates(
     missing = sorted(r for r in rule_ids if r not in known)
     if missing:
         read: dict[str, tuple[dict[str, list[SegmentRow]], int]] = {r: ({}, 400) for r in missing}
-        for rule_id, part, _pos, kind, text, var, default, max_tokens, _action in _run(
-            conn, "evaluate/templates", [missing]
-        ):
-            parts = read[rule_id][0]
-            parts.setdefault(part, []).append((kind, text, var, default))
-            read[rule_id] = (parts, int(max_tokens))
+        for t in read_rows(conn, "evaluate/templates", TemplateRow, {"rule_ids": missing}):
+            parts = read[t.rule_id][0]
+            parts.setdefault(t.part, []).append((t.kind, t.text, t.var, t.default_value))
+            read[t.rule_id] = (parts, int(t.max_tokens))
         known.update(read)
     return known
 
@@ -729,10 +743,10 @@ def _outcomes(conn: Connection, evaluations: list[Evaluation]) -> None:
         name = "evaluate/outcomes_blocked"
     else:
         name, params = "evaluate/outcomes", by_name(OutcomeRow._fields, rows)
-    for seq, rule_id, outcome, claim_key, closed in _run(conn, name, params):
-        cand = by_rule[seq][rule_id]
-        cand.outcome, cand.claim_key = outcome, claim_key
-        per_seq[seq].append((cand, bool(closed)))
+    for d in read_rows(conn, name, DecidedRow, params):
+        cand = by_rule[d.seq][d.rule_id]
+        cand.outcome, cand.claim_key = d.outcome, d.claim_key
+        per_seq[d.seq].append((cand, bool(d.closed_error)))
     for seq, decided in per_seq.items():
         evaluation = evaluations[seq]
         order = {c.rule_id: i for i, c in enumerate(evaluation.candidates)}
@@ -813,7 +827,7 @@ def record(
         else:
             stored.append(state)
     if len(stored) == 1:  # a hook's event: the statement without lists is the cheaper one
-        conn.execute(parsed(conn, "history/update_session"), stored[0]._asdict())
+        execute(conn, "history/update_session", stored[0]._asdict())
     else:
         _store(conn, "history/update_sessions", stored)
     _store(conn, "history/insert_sessions", opened)

@@ -9,7 +9,9 @@ from typing import Any
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.evaluate import Candidate, Evaluation, decide
 from agentstyle.engine.fixes import Fixing, apply_fix
-from agentstyle.engine.store import Connection, rolled_back, sql
+from agentstyle.engine.records import RuleExceptionRow, RuleLayerRow
+from agentstyle.engine.statements import read_rows
+from agentstyle.engine.store import Connection, rolled_back
 
 
 @dataclass(slots=True)
@@ -21,14 +23,15 @@ class Explained:
 
 def rule_layers(conn: Connection) -> dict[str, str]:
     """rule id → its layer, for the rules not of the project's own policy."""
-    return {str(r): str(layer) for r, layer in conn.execute(sql("policy/rule_layers")).fetchall()}
+    rows = read_rows(conn, "policy/rule_layers", RuleLayerRow)
+    return {str(r.rule_id): str(r.layer) for r in rows}
 
 
 def rule_exceptions(conn: Connection) -> dict[str, list[str]]:
     """rule id → where it is narrowed: `package: reason` (docs/packages.md#exceptions)."""
     out: dict[str, list[str]] = {}
-    for rule_id, package, reason in conn.execute(sql("policy/rule_exceptions")).fetchall():
-        out.setdefault(str(rule_id), []).append(f"{package}: {reason}")
+    for r in read_rows(conn, "policy/rule_exceptions", RuleExceptionRow):
+        out.setdefault(str(r.rule_id), []).append(f"{r.package}: {r.reason}")
     return out
 
 

@@ -17,7 +17,9 @@ from typing import Any
 from agentstyle.engine.decision import Decision, Fix
 from agentstyle.engine.evaluate import Evaluation, Held, decide
 from agentstyle.engine.event import Event
-from agentstyle.engine.store import Connection, parsed
+from agentstyle.engine.records import FixedRow, FixRow
+from agentstyle.engine.statements import read_row, read_rows
+from agentstyle.engine.store import Connection
 
 # The normalized event of the same call with another command, and the tool input it carries.
 Rebuild = Callable[[str], tuple[Event, dict[str, Any]]]
@@ -59,8 +61,8 @@ def fix_rows(conn: Connection, held: Held | None) -> dict[str, tuple[str, str]]:
     if held is not None and held.fixes is not None:
         return held.fixes
     rows = {
-        str(r): (str(p), str(t))
-        for r, p, t in conn.execute(parsed(conn, "evaluate/fixes")).fetchall()
+        str(f.rule_id): (str(f.fix_pattern), str(f.fix_template))
+        for f in read_rows(conn, "evaluate/fixes", FixRow)
     }
     if held is not None:
         held.fixes = rows
@@ -162,5 +164,6 @@ def _probe(conn: Connection, event: Event, held: Held | None) -> Decision:
 
 def _replace(conn: Connection, text: str, pattern: str, template: str) -> str:
     """`text` with the first match of the RE2 `pattern` replaced, as validation checked it."""
-    row = conn.execute(parsed(conn, "evaluate/fix_apply"), [text, pattern, template]).fetchone()
-    return str(row[0]) if row is not None else text
+    params = {"text": text, "pattern": pattern, "template": template}
+    row = read_row(conn, "evaluate/fix_apply", FixedRow, params)
+    return str(row.fixed) if row is not None else text

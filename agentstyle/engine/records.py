@@ -1,4 +1,5 @@
-"""The rows the engine binds to its statements by name: one NamedTuple per statement's row."""
+"""The rows the engine binds to its statements by name, and the rows it reads from them: one
+NamedTuple per statement's row."""
 
 from __future__ import annotations
 
@@ -159,3 +160,211 @@ BOUND: dict[str, type[NamedTuple]] = {
     "allow/insert": AllowanceRow,
     "allow/record_use": AllowanceUse,
 }
+
+
+# -- what the engine reads ---------------------------------------------------------------------
+# Each class's fields are its statements' result columns, same names, same order: the rows are
+# read through engine/statements.py `read_rows`, which checks that once per process.
+
+
+class RuleIdRow(NamedTuple):
+    """A rule (allow/coded_all.sql, allow/coded_rules.sql, allow/managed_rules.sql)."""
+
+    rule_id: str
+
+
+class SessionKeyRow(NamedTuple):
+    """A session holding an allowance (allow/open_sessions.sql)."""
+
+    harness: str
+    session_id: str
+
+
+class PointFlagRow(NamedTuple):
+    """What a point's events need beyond match.sql (evaluate/point_flags.sql)."""
+
+    harness: str
+    point: str
+    session_state: bool
+    rule_state: bool
+    wildcards: bool
+    reads_model: bool
+    lookup_keys: list[str]
+    history: bool
+    command_keys: list[str]
+
+
+class EntryRow(NamedTuple):
+    """A placed entry, what a candidate of match.sql is (evaluate/candidates.sql)."""
+
+    harness: str
+    point: str
+    rule_order: int
+    rule_id: str
+    action: str
+    repeat: str | None
+    status: str
+    fails_closed: bool
+
+
+class BookedRow(NamedTuple):
+    """An event's bookkeeping (evaluate/book.sql, evaluate/book_batch.sql)."""
+
+    seq: int
+    event_id: int
+    generation: int
+    compaction: int
+    prompt_count: int
+    model: str | None
+    is_new: bool
+
+
+class BookedOneRow(NamedTuple):
+    """A hook's event's bookkeeping: book.sql's row without `seq` (evaluate/book_one.sql)."""
+
+    event_id: int
+    generation: int
+    compaction: int
+    prompt_count: int
+    model: str | None
+    is_new: bool
+
+
+class FieldValueRow(NamedTuple):
+    """A field row a batch event gets from a statement (evaluate/session_state.sql,
+    rule_state.sql, history_state.sql, wild_fields.sql)."""
+
+    seq: int
+    field: str
+    value: str
+
+
+class HoldsRow(NamedTuple):
+    """A command condition that holds on a batch event (evaluate/commands.sql)."""
+
+    seq: int
+    lookup_key: str
+
+
+class GrammarRow(NamedTuple):
+    """A program grammar of the policy (evaluate/program_grammars.sql)."""
+
+    program: str
+    family: str
+    grammar: str  # JSON
+
+
+class MatchRow(NamedTuple):
+    """A candidate of a batch event, or of one of its commands' events (evaluate/match.sql)."""
+
+    seq: int
+    rule_order: int
+    matched: bool
+    excepted: bool  # its condition as written held, and an exception took the event out
+
+
+class TemplateRow(NamedTuple):
+    """A template segment of a matched rule, in rendering order (evaluate/templates.sql)."""
+
+    rule_id: str
+    part: str  # body | model_text
+    pos: int
+    kind: str
+    text: str | None
+    var: str | None
+    default_value: str | None
+    max_tokens: int
+    action: str
+
+
+class DecidedRow(NamedTuple):
+    """A candidate's outcome (evaluate/outcomes.sql, evaluate/outcomes_blocked.sql)."""
+
+    seq: int
+    rule_id: str
+    outcome: str
+    claim_key: str | None
+    closed_error: bool  # it failed under `fail: closed`
+
+
+class FixRow(NamedTuple):
+    """A rule's fix (evaluate/fixes.sql)."""
+
+    rule_id: str
+    fix_pattern: str
+    fix_template: str
+
+
+class FixedRow(NamedTuple):
+    """A command's text with a fix applied (evaluate/fix_apply.sql)."""
+
+    fixed: str
+
+
+class AnsweredRow(NamedTuple):
+    """The answer an earlier handler gave the same event (evaluate/answered_find.sql)."""
+
+    verdict: str | None
+    reasons: list[str] | None
+
+
+class OfferedRow(NamedTuple):
+    """An allowance that may let a refused call of the batch through (evaluate/allowances.sql)."""
+
+    seq: int
+    allowance_id: int
+    rule_ids: list[str] | None
+    scope: str
+
+
+class FailClosedRow(NamedTuple):
+    """Whether an installed entry of a native event fails closed (evaluate/fail_closed.sql)."""
+
+    closed: bool
+
+
+class GrantedRow(NamedTuple):
+    """The allowance already granted for a refused event (allow/granted.sql)."""
+
+    allowance_id: int
+    scope: str
+    uses: int
+
+
+class AllowanceIdRow(NamedTuple):
+    """A new allowance's id (allow/insert.sql)."""
+
+    allowance_id: int
+
+
+class RefusedRow(NamedTuple):
+    """A recent refusal with what `style allow` needs (allow/refused.sql)."""
+
+    event_id: int
+    ts: dt.datetime
+    harness: str
+    native_event: str
+    point: str | None
+    session_id: str | None
+    native_tool: str | None
+    verdict: str
+    call_key: str | None
+    rules: list[str] | None  # those that blocked or asked
+    command: str | None
+    path: str | None
+    said: str | None  # a refused prompt's text, or the last message of a refused stop
+
+
+class RuleLayerRow(NamedTuple):
+    """A rule of a layer other than the project's (policy/rule_layers.sql)."""
+
+    rule_id: str
+    layer: str
+
+
+class RuleExceptionRow(NamedTuple):
+    """Where a rule is narrowed (policy/rule_exceptions.sql)."""
+
+    rule_id: str
+    package: str
+    reason: str

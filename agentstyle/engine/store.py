@@ -9,12 +9,13 @@ from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.duck import duckdb
 from agentstyle.engine.locking import FileLock
 from agentstyle.engine.paths import StylePaths, ensure_home, tighten
+from agentstyle.engine.statements import execute, read_row
 from agentstyle.sql import statement
 from agentstyle.vocabulary import TOOLS
 
@@ -26,17 +27,12 @@ _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 
 sql = statement  # the loader every query module uses, re-exported beside the connection
-_PARSED: dict[str, Any] = {}
 
 
-def parsed(conn: Connection, name: str) -> Any:
-    """The statement of `sql/<area>/<name>.sql` parsed once per process: parsing is a good part
-    of a small query's cost, and a parsed statement runs on any connection."""
-    found = _PARSED.get(name)
-    if found is None:
-        [found] = conn.extract_statements(sql(name))
-        _PARSED[name] = found
-    return found
+class SchemaVersion(NamedTuple):
+    """store/schema_version.sql"""
+
+    version: int | None
 
 
 @cache
@@ -62,12 +58,12 @@ def version_of(conn: Connection) -> int:
     every direct hook checks it, and asking the catalog whether the table exists cost four
     times as much (11-14 ms of a hook's CPU)."""
     try:
-        row = conn.execute(sql("store/schema_version")).fetchone()
+        row = read_row(conn, "store/schema_version", SchemaVersion)
     except (duckdb.CatalogException, duckdb.InvalidInputException):
         # no such table (a new file); the second is DuckDB looking for a Python object of
         # the table's name among the callers' variables instead
         return 0
-    return int(row[0]) if row and row[0] is not None else 0
+    return int(row.version) if row is not None and row.version is not None else 0
 
 
 def migrate(conn: Connection) -> None:
@@ -85,7 +81,7 @@ def migrate(conn: Connection) -> None:
         for version, text in migrations():
             if version > current:
                 conn.execute(text)
-                conn.execute(sql("store/record_migration"), [version])
+                execute(conn, "store/record_migration", {"version": version})
         if 0 < current < INDEX_VERSION:
             # a policy installed before the index existed gets one now (a new database has no
             # policy to index: every in-memory store and first install is one)
@@ -169,7 +165,7 @@ def insert_rows(
     """Store a policy table's rows (policy/rows.py) through `policy/insert_<table>.sql`, which
     matches their fields to its `columns` by name."""
     if rows:
-        conn.execute(sql(f"policy/insert_{table}"), [by_name(columns, rows)])
+        execute(conn, f"policy/insert_{table}", {"rows": by_name(columns, rows)})
 
 
 # The evaluation index (schema 005) is derived from the policy tables by these statements, in
@@ -192,7 +188,7 @@ def index_policy(conn: Connection) -> None:
     transaction (after a policy is stored or part of it dropped)."""
     for name in INDEX_STATEMENTS:
         if name == "policy/index_match_rows":
-            conn.execute(sql(name), [list(TOOLS)])
+            execute(conn, name, {"tools": list(TOOLS)})
         else:
             conn.execute(sql(name))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -182,11 +183,15 @@ def add_tool(
     ev.add("tool.native", native)
     if searches:
         from agentstyle.commands.listing import files_under
+        from agentstyle.commands.paths import glob_names
 
         folder = paths[0] if paths else ev.cwd
         include = tool_input.get("glob")
         includes = [include] if isinstance(include, str) and include else []
         paths = [*paths, *files_under(folder, ev.cwd, includes=includes)] if folder else list(paths)
+        if folder and includes:
+            # the files its glob names, there when it runs or not: `.env*` is `.env`, …
+            paths += [posixpath.join(folder, name) for name in glob_names(includes[0])]
     shown: list[str] = []
     for path in paths:
         shown.append(relative_path(path, ev.cwd))

@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from agentstyle.grammar.globs import is_glob
+from agentstyle.globs import is_glob
 from agentstyle.imports.convert import Candidate, in_order
 from agentstyle.imports.formats import (
     any_of,

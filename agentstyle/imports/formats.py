@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentstyle.grammar.globs import is_glob
+from agentstyle.globs import is_glob
 from agentstyle.imports.convert import Candidate, Origin, in_order
 from agentstyle.policy.files import MAX_FILE_BYTES, decode
 from agentstyle.policy.load import split_front_matter, trim_body

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import yaml
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.globs import glob_to_regex
 from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 
 NEW_MANIFEST = """\

@@ -19,13 +19,14 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, privacy_warning
-from agentstyle.engine.store import Connection, sql, transaction
+from agentstyle.engine.statements import execute, read_rows
+from agentstyle.engine.store import Connection, transaction
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.harnesses.registry import project_dir_env
 from agentstyle.install.hookcommand import canonical, program_of, same_program
@@ -71,27 +72,57 @@ def _cause(exc: BaseException) -> str:
     return failure_of(exc).text
 
 
+class EntryRow(NamedTuple):
+    """An installed plan entry (doctor/entries.sql)."""
+
+    rule_id: str
+    harness: str
+    point: str | None
+    native_event: str | None
+    matcher: str | None
+    status: str
+    reason: str | None
+    effective_action: str
+    effective_repeat: str | None
+    capability: str | None
+    fail_closed: bool
+
+
+class UnplacedRow(NamedTuple):
+    """An enabled rule that runs nowhere (doctor/unplaced.sql)."""
+
+    rule_id: str
+    why: str
+
+
+class DeadRow(NamedTuple):
+    """A rule that never fired while its points saw events (doctor/dead.sql)."""
+
+    rule_id: str
+    events: int
+
+
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
     entries = [
-        PlanEntry(rid, h, point, native, matcher, status, reason, action, repeat, cap, bool(fc))
-        for (
-            rid,
-            h,
-            point,
-            native,
-            matcher,
-            status,
-            reason,
-            action,
-            repeat,
-            cap,
-            fc,
-        ) in conn.execute(sql("doctor/entries")).fetchall()
+        PlanEntry(
+            e.rule_id,
+            e.harness,
+            e.point,
+            e.native_event,
+            e.matcher,
+            e.status,
+            e.reason,
+            e.effective_action,
+            e.effective_repeat,
+            e.capability,
+            bool(e.fail_closed),
+        )
+        for e in read_rows(conn, "doctor/entries", EntryRow)
     ]
-    rows = conn.execute(sql("doctor/unplaced"), [harnesses]).fetchall()
-    unplaced = [(str(r), str(w)) for r, w in rows]
-    rows = conn.execute(sql("doctor/dead"), [DEAD_AFTER_EVENTS]).fetchall()
-    dead = [(str(r), int(n)) for r, n in rows]
+    rows = read_rows(conn, "doctor/unplaced", UnplacedRow, {"harnesses": harnesses})
+    unplaced = [(str(r.rule_id), str(r.why)) for r in rows]
+    seen = {"min_events": DEAD_AFTER_EVENTS}
+    dead = [(str(r.rule_id), int(r.events)) for r in read_rows(conn, "doctor/dead", DeadRow, seen)]
     return Policy(entries, unplaced, dead)
 
 
@@ -99,7 +130,7 @@ def forget(conn: Connection, prefix: str) -> None:
     """Drop the synthetic events' history, so audits never count them."""
     with transaction(conn):
         for table in ("hits", "event_fields", "session_facts", "claims", "events", "sessions"):
-            conn.execute(sql(f"doctor/forget_{table}"), [prefix])
+            execute(conn, f"doctor/forget_{table}", {"prefix": prefix})
 
 
 def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:

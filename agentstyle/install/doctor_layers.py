@@ -5,16 +5,24 @@ evaluating database holds of each, and whether it is current with every layer's 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import sql
+from agentstyle.engine.statements import read_rows
 from agentstyle.folders import ANSWER_ONCE_NAME, LOCK_NAME
 from agentstyle.install.doctor import Finding
 from agentstyle.install.layers import Layer, other_layers, own_layer
 from agentstyle.install.lockfile import read_lock
 
 SECTION = "layers"
+
+
+class LayerCount(NamedTuple):
+    """doctor/rule_layers.sql"""
+
+    layer: str
+    rules: int
 
 
 def _describe(layer: Layer) -> str:
@@ -54,10 +62,10 @@ def layer_findings(root: Path) -> list[Finding]:
         out.append(Finding("warning", SECTION, f"{why}; the next hook rebuilds it"))
     try:
         with engine_free_store(paths, create=False, wait_s=10.0) as conn:
-            counts = conn.execute(sql("doctor/rule_layers")).fetchall()
+            counts = read_rows(conn, "doctor/rule_layers", LayerCount)
     except Exception as exc:
         return [*out, Finding("warning", SECTION, f"cannot read the rules' layers: {exc}")]
-    share = ", ".join(f"{n} {layer}" for layer, n in counts) or "no rules"
+    share = ", ".join(f"{c.rules} {c.layer}" for c in counts) or "no rules"
     once = (paths.home / ANSWER_ONCE_NAME).is_file()
     out.append(
         Finding(

@@ -15,19 +15,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
+from agentstyle.engine.statements import execute, read_row
 from agentstyle.engine.store import (
     Connection,
     index_policy,
     open_store,
     replace_policy,
-    sql,
     transaction,
 )
 from agentstyle.folders import mark_answer_once
@@ -835,9 +835,15 @@ def build_from_lock(root: Path, wait_s: float, *, force: bool = False) -> list[s
     return notes
 
 
+class RuleCount(NamedTuple):
+    """policy/count_rules.sql"""
+
+    rules: int
+
+
 def _has_policy(conn: Connection) -> bool:
-    row = conn.execute(sql("policy/count_rules")).fetchone()
-    return bool(row and row[0])
+    row = read_row(conn, "policy/count_rules", RuleCount)
+    return bool(row and row.rules)
 
 
 def _check_writable(change: FileChange) -> None:
@@ -1002,7 +1008,7 @@ def uninstall(root: Path, harness: str, *, dry_run: bool = False) -> list[FileCh
     if paths.database.exists():
         with engine_free_store(paths, create=False) as conn:
             with transaction(conn):
-                conn.execute(sql("policy/drop_harness"), [harness])
+                execute(conn, "policy/drop_harness", {"harness": harness})
                 index_policy(conn)
             # The policy changed: an engine still holding the old digest must not answer.
             (paths.home / DIGEST_FILE).unlink(missing_ok=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, StyleError, closest, did_you_mean, suggestion
-from agentstyle.grammar.globs import glob_to_regex
+from agentstyle.globs import glob_to_regex
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.policy.files import (
     MAX_RULE_FILES,

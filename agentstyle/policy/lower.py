@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
+from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import (
     And,
     CommandItem,
@@ -20,7 +21,6 @@ from agentstyle.grammar.ast import (
     Text,
     Var,
 )
-from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
 from agentstyle.policy.lowercommands import (
     FlowNotInlined,
@@ -30,7 +30,13 @@ from agentstyle.policy.lowercommands import (
     inline,
     lower_command,
 )
-from agentstyle.policy.lowervalues import Lowering, installed_value, number_of, scalar
+from agentstyle.policy.lowervalues import (
+    Lowering,
+    installed_value,
+    number_of,
+    scalar,
+    split_list_globs,
+)
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
 from agentstyle.policy.prefilter import any_literal, required_literal, required_runs
@@ -164,6 +170,7 @@ def lower_condition(
             )
         cid += 1
 
+    node = split_list_globs(node, info, low)
     walk(node, None)
     for clause in _literals(node, ids):
         found = [(nid, neg) for nid, neg in clause if nid in commands]

@@ -4,13 +4,13 @@ scalars as the rows store them (used by policy/lower.py and policy/lowercommands
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic
-from agentstyle.grammar.ast import Pred, Value
-from agentstyle.grammar.globs import glob_to_regex
-from agentstyle.policy.settingrefs import Setting, SettingProblem, resolve, uses
+from agentstyle.globs import glob_to_regex
+from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
+from agentstyle.policy.settingrefs import LIST_TYPE, Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validate import RuleInfo
 from agentstyle.source import Span
 from agentstyle.vocabulary import GLOB_OPS, REGEX_OPS
@@ -40,6 +40,8 @@ class Lowering:
     settings: dict[str, Setting] = field(default_factory=dict)
     diags: list[Diagnostic] = field(default_factory=list)
     regex_checks: list[tuple[str, Span, str, str]] = field(default_factory=list)
+    # the predicates split_list_globs made: kept alive, since RuleInfo knows them by id()
+    made: list[object] = field(default_factory=list)
 
 
 def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, str | None]:
@@ -72,3 +74,85 @@ def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, s
 def escaped(text: str) -> str:
     """`text` as a literal RE2 pattern."""
     return re.sub(r"([\\.^$*+?()\[\]{}|])", r"\\\1", text)
+
+
+# A glob holding a list setting (`path glob "{{settings.secret_files}}"`) is one predicate per
+# item (docs/conditions.md#settings-in-conditions): each item's regex is small and has its own
+# required literal, tested before the regex, where one regex of every item would be compiled
+# for nearly every path (DuckDB compiles a column's regex per row). At most this many
+# predicates come of one glob; past it the glob stays whole.
+MAX_SPLIT = 64
+
+
+def split_list_globs(node: Node, info: RuleInfo, low: Lowering) -> Node:
+    """`node` with each positive glob that holds a list setting made an `or` of one glob per
+    item (per combination of items, for several), as installed; the rest as it is."""
+    if isinstance(node, Pred):
+        return _split_pred(node, info, low)
+    if isinstance(node, CommandItem):
+        return _split_item(node, info, low)
+    if isinstance(node, CommandPred):
+        if node.where is None:
+            return node
+        return CommandPred(node.names, split_list_globs(node.where, info, low), node.span)
+    if isinstance(node, Not):
+        return Not(split_list_globs(node.item, info, low), node.span)
+    kind = And if isinstance(node, And) else Or
+    return kind(tuple(split_list_globs(n, info, low) for n in node.items), node.span)
+
+
+def _alternatives(pred: Pred, low: Lowering) -> list[str] | None:
+    """The glob's value once per combination of its list settings' items (None: not split)."""
+    if pred.op != "glob" or not isinstance(pred.value, str):
+        return None
+    names = sorted({use.name for use in uses(pred.value)})
+    lists = [n for n in names if n in low.settings and low.settings[n].type == LIST_TYPE]
+    if not lists:
+        return None
+    combos: list[dict[str, Setting]] = [dict(low.settings)]
+    for name in lists:
+        items = low.settings[name].items()
+        combos = [{**c, name: Setting(LIST_TYPE, item)} for c in combos for item in items]
+        if len(combos) > MAX_SPLIT:
+            return None
+    try:
+        return [str(resolve(pred, combo)) for combo in combos]
+    except (SettingProblem, KeyError):
+        return None
+
+
+def _split_pred(pred: Pred, info: RuleInfo, low: Lowering) -> Node:
+    if id(pred) not in info.setting_preds:
+        return pred
+    values = _alternatives(pred, low)
+    if values is None or len(values) < 2:
+        return pred
+    try:
+        regexes = [glob_to_regex(value) for value in values]
+    except ValueError:
+        return pred  # reported where the whole glob is lowered
+    parts = [Pred(pred.field, pred.op, value, pred.span) for value in values]
+    for one, regex in zip(parts, regexes, strict=True):
+        info.regexes[id(one)] = regex
+    low.made.extend(parts)
+    return Or(tuple(parts), pred.span)
+
+
+def _split_item(item: CommandItem, info: RuleInfo, low: Lowering) -> Node:
+    proxy = info.item_preds.get(id(item))
+    if proxy is None or id(proxy) not in info.setting_preds:
+        return item
+    values = _alternatives(proxy, low)
+    if values is None or len(values) < 2:
+        return item
+    try:
+        regexes = [glob_to_regex(value) for value in values]
+    except ValueError:
+        return item  # reported where the whole glob is lowered
+    parts = [replace(item, value=value) for value in values]
+    for one, value, regex in zip(parts, values, regexes, strict=True):
+        stand_in = Pred(proxy.field, proxy.op, value, proxy.span)
+        info.regexes[id(stand_in)] = regex
+        info.item_preds[id(one)] = stand_in
+        low.made.extend((one, stand_in))
+    return Or(tuple(parts), item.span)

@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import CommandItem, CommandPred, Node, Not, Pred
-from agentstyle.grammar.globs import glob_to_regex
 from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
 from agentstyle.policy.validate import RuleInfo, resolve_tools
 from agentstyle.vocabulary import ADDING_TOOLS, HANDLER_STATE_FIELDS, HISTORY_FIELDS, TOOL_POINTS

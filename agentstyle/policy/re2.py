@@ -47,14 +47,14 @@ def regex_errors(patterns: list[str]) -> dict[str, str]:
         # self-protection has ~70, some of 10 kB; one statement each cost 2.5 times as much).
         # Only when one fails are they compiled one by one, to say which and why.
         try:
-            conn.execute(statement("policy/check_regexes"), [new]).fetchone()
+            conn.execute(statement("policy/check_regexes"), {"patterns": new}).fetchone()
             _remember(new)
             return errors
         except duckdb.Error:
             pass
         for pattern in new:
             try:
-                conn.execute(statement("policy/check_regex"), [pattern]).fetchone()
+                conn.execute(statement("policy/check_regex"), {"pattern": pattern}).fetchone()
             except duckdb.Error as exc:
                 errors[pattern] = _message(exc, "invalid regular expression")
         _remember([p for p in new if p not in errors])
@@ -73,7 +73,8 @@ def rewrite_errors(pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     with _checking() as conn:
         for pattern, replacement in pairs:
             try:
-                conn.execute(statement("policy/check_rewrite"), [pattern, replacement]).fetchone()
+                pair = {"pattern": pattern, "replacement": replacement}
+                conn.execute(statement("policy/check_rewrite"), pair).fetchone()
             except duckdb.Error as exc:
                 message = _message(exc, "invalid replacement")
                 message = message.removeprefix("Invalid replacement string for regexp_replace: ")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
+from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import (
     And,
     CommandItem,
@@ -25,7 +26,6 @@ from agentstyle.grammar.ast import (
     Value,
     Var,
 )
-from agentstyle.grammar.globs import glob_to_regex, is_glob
 from agentstyle.grammar.parse import parse_condition, parse_template, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for

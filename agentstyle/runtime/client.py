@@ -3,7 +3,9 @@
 A hook's request costs its process no `json` and no `socket` import (with `re`, `enum` and
 `selectors` behind them, they are a third of a warm hook's start): its header is written as
 JSON here, its payload follows as raw bytes, and the answer comes back as raw bytes
-(`hook_request`). Control messages (ping, stop) and the engine's refusals stay JSON.
+(`send_hook`, `recv_answer`). Control messages (ping, stop) and the engine's refusals stay
+JSON. The few binary fields are 4-byte big-endian integers, read and written with `int`'s own
+methods (`struct` and `select` are modules a warm hook would load for nothing).
 """
 
 from __future__ import annotations
@@ -12,16 +14,16 @@ from __future__ import annotations
 import _socket
 import os
 import stat
-import struct
 import sys
 import time
 
 ENGINE_ENV = "STYLE_ENGINE"
-HEADER = struct.Struct("!I")
-# A hook's answer: this magic (no JSON message is that long: MAX_MESSAGE), the exit code and
-# the lengths of stdout and stderr, then their UTF-8 bytes.
-ANSWER = struct.Struct("!4siII")
+# Every message: its length (a 4-byte big-endian unsigned integer), then its JSON.
+HEADER_SIZE = 4
+# A hook's answer: this magic (no JSON message is that long: MAX_MESSAGE), the exit code (signed)
+# and the lengths of stdout and stderr (4-byte big-endian integers), then their UTF-8 bytes.
 ANSWER_MAGIC = b"\xffSTY"
+ANSWER_SIZE = 16
 MAX_MESSAGE = 64 * 1024 * 1024
 SOCKET_NAME = "engine.sock"
 STARTING_NAME = "engine.starting"
@@ -106,18 +108,22 @@ def engine_version() -> str:
     return f"{__version__}:{sys.prefix}"
 
 
+def _u32(value: int) -> bytes:
+    return value.to_bytes(4, "big")
+
+
 def send_message(sock: _socket.socket, obj: object) -> None:
     import json
 
     data = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    sock.sendall(HEADER.pack(len(data)) + data)
+    sock.sendall(_u32(len(data)) + data)
 
 
 def recv_message(sock: _socket.socket, head: bytes | None = None) -> object:
-    """One message (`head`: its first HEADER.size bytes, when already read)."""
+    """One message (`head`: its first HEADER_SIZE bytes, when already read)."""
     import json
 
-    (size,) = HEADER.unpack(head if head is not None else _recv_exact(sock, HEADER.size))
+    size = int.from_bytes(head if head is not None else _recv_exact(sock, HEADER_SIZE), "big")
     if size > MAX_MESSAGE:
         raise ValueError("message too large")
     return json.loads(_recv_exact(sock, size).decode("utf-8"))
@@ -147,25 +153,28 @@ def send_hook(sock: _socket.socket, header: dict[str, object], stdin: bytes) -> 
     fields = {**header, "stdin_bytes": len(stdin)}
     text = "{" + ",".join(f"{json_text(k)}:{json_text(v)}" for k, v in fields.items()) + "}"
     data = text.encode("utf-8", errors="replace")
-    sock.sendall(HEADER.pack(len(data)) + data + stdin)
+    sock.sendall(_u32(len(data)) + data + stdin)
 
 
 def send_answer(sock: _socket.socket, stdout: str, stderr: str, code: int) -> None:
     """A hook's answer as raw bytes (the engine's side of `hook_request`)."""
     out, err = stdout.encode("utf-8"), stderr.encode("utf-8")
-    sock.sendall(ANSWER.pack(ANSWER_MAGIC, code, len(out), len(err)) + out + err)
+    head = ANSWER_MAGIC + code.to_bytes(4, "big", signed=True) + _u32(len(out)) + _u32(len(err))
+    sock.sendall(head + out + err)
 
 
 def recv_answer(sock: _socket.socket) -> dict[str, object]:
     """The engine's answer to a hook request: raw bytes, or a JSON message (a refusal, or an
     engine older than this client)."""
-    head = _recv_exact(sock, HEADER.size)
+    head = _recv_exact(sock, HEADER_SIZE)
     if head != ANSWER_MAGIC:
         message = recv_message(sock, head)
         if not isinstance(message, dict):
             raise ValueError("not an answer")
         return message
-    _magic, code, n_out, n_err = ANSWER.unpack(head + _recv_exact(sock, ANSWER.size - len(head)))
+    rest = _recv_exact(sock, ANSWER_SIZE - len(head))
+    code = int.from_bytes(rest[:4], "big", signed=True)
+    n_out, n_err = int.from_bytes(rest[4:8], "big"), int.from_bytes(rest[8:], "big")
     if n_out + n_err > MAX_MESSAGE:
         raise ValueError("message too large")
     body = _recv_exact(sock, n_out + n_err)
@@ -240,6 +249,7 @@ def request(
             send_hook(sock, message, stdin)
         if not _answer_coming(sock, peer.peer_pid(sock), time.monotonic() + timeout):
             return None, "stopped"  # a stopped engine (SIGSTOP) never answers: do not wait
+        sock.settimeout(timeout)
         answer = recv_message(sock) if stdin is None else recv_answer(sock)
     except (ConnectionRefusedError, FileNotFoundError):
         return None, "refused"
@@ -253,16 +263,20 @@ def request(
 
 
 def _answer_coming(sock: _socket.socket, pid: int | None, deadline: float) -> bool:
-    """Wait for the answer while the engine is running; False as soon as it is stopped."""
-    import select
+    """Wait for the answer while the engine is running; False as soon as it is stopped.
 
+    Waited for by the socket's own timeout, peeking at the answer's first byte (or its end):
+    no `select` to load."""
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError
-        ready, _, _ = select.select([sock], [], [], min(left, WATCH_EVERY_S))
-        if ready:
+        sock.settimeout(min(left, WATCH_EVERY_S))
+        try:
+            sock.recv(1, _socket.MSG_PEEK)
             return True
+        except TimeoutError:
+            pass
         if pid is not None:
             from agentstyle.runtime.peer import stopped
 

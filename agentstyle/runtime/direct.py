@@ -19,7 +19,7 @@ from agentstyle.engine.event import Event
 from agentstyle.engine.fixes import Fixing, apply_fix
 from agentstyle.engine.locking import FileLock, LockTimeout, Poll
 from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback, sql
+from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback
 from agentstyle.folders import DATABASE_NAME
 from agentstyle.runtime.causes import DeadlineExceeded, NoDatabase, Planted
 from agentstyle.runtime.hookcall import HookCall
@@ -330,21 +330,24 @@ def _record_failure_on(
     refused: bool,
 ) -> bool:
     harness, native_event = call.harness, call.event
-    row = conn.execute(sql("evaluate/fail_closed"), [harness, native_event]).fetchone()
-    closed = bool(row and row[0])
-    session = payload.get("session_id")
     from agentstyle.engine.evaluate import _timestamp
+    from agentstyle.engine.records import FailClosedRow
+    from agentstyle.engine.statements import execute, read_row
 
-    conn.execute(
-        sql("history/log_error"),
-        [
-            _timestamp(time.time()),
-            harness,
-            native_event,
-            point,
-            session if isinstance(session, str) else None,
-            "block" if closed or refused else "none",
-            cause[:500],
-        ],
+    event = {"harness": harness, "native_event": native_event}
+    row = read_row(conn, "evaluate/fail_closed", FailClosedRow, event)
+    closed = bool(row and row.closed)
+    session = payload.get("session_id")
+    execute(
+        conn,
+        "history/log_error",
+        {
+            **event,
+            "ts": _timestamp(time.time()),
+            "point": point,
+            "session_id": session if isinstance(session, str) else None,
+            "verdict": "block" if closed or refused else "none",
+            "error": cause[:500],
+        },
     )
     return closed

@@ -17,7 +17,8 @@ from agentstyle.folders import (
     HOME_NAME,
     LOCK_NAME,
     STYLE_HOME_ENV,
-    find_upwards,
+    find_each_upwards,
+    has_database,
     layer_locks,
     managed_root,
     not_regular,
@@ -29,19 +30,24 @@ MAX_LOCK = 1 << 20
 NO_DATABASE = "no rules database on this machine"
 
 
-def find_locked_root(starts: list[str | None], home: str | None) -> str | None:
-    """The nearest folder upwards from `starts` (a hook's: the harness's project folder, the
-    working folder) that holds `style.lock.yaml`; with `home` (STYLE_HOME) the folder above it,
-    when it does."""
+def find_root_and_home(starts: list[str | None], home: str | None) -> tuple[str | None, str | None]:
+    """(root, home) for a hook, found in one walk upwards from `starts` (the harness's project
+    folders, the payload's `cwd`, the working folder):
+
+    - root: the nearest folder that holds `style.lock.yaml` (or a database built from the
+      layers above it), whose database is built from it; with `home` (STYLE_HOME) the folder
+      above it, when it holds the lock;
+    - home: the `.style` folder that holds the rules database, as `folders.find_home` finds it
+      (`home` itself when given)."""
     if home:
         root = os.path.dirname(os.path.abspath(home))
-        return root if os.path.isfile(os.path.join(root, LOCK_NAME)) else None
-    found = find_upwards(starts, _built_here)
+        return (root if os.path.isfile(os.path.join(root, LOCK_NAME)) else None), home
+    found, database = find_each_upwards(starts, (_built_here, _holds_database))
     if found is None and os.path.isfile(os.path.join(managed_root(), LOCK_NAME)):
         # No project or user policy: the organisation's is evaluated in the user's `~/.style`
         # (the managed folder is the administrator's, never written by a hook).
-        return os.path.expanduser("~")
-    return found
+        found = os.path.expanduser("~")
+    return found, (os.path.join(database, HOME_NAME) if database is not None else None)
 
 
 def _built_here(folder: str) -> bool:
@@ -50,6 +56,10 @@ def _built_here(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, LOCK_NAME)) or os.path.isfile(
         os.path.join(folder, HOME_NAME, BUILT_FROM)
     )
+
+
+def _holds_database(folder: str) -> bool:
+    return has_database(os.path.join(folder, HOME_NAME))
 
 
 def _home(root: str) -> str:

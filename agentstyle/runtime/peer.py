@@ -15,11 +15,12 @@ from __future__ import annotations
 # every hook its `enum` and `selectors` imports.
 import _socket
 import os
-import struct
 import sys
 
 ENGINE_MODULE = "agentstyle.runtime.resident"
-_CRED = struct.Struct("3i")  # pid, uid, gid
+# `struct ucred`: pid, uid, gid, each a native 4-byte int (read with `int`, not `struct`: one
+# module less for every hook)
+_CRED_SIZE = 12
 
 
 def engine_argv(home: str) -> list[str]:
@@ -32,9 +33,12 @@ def peer_pid(sock: _socket.socket) -> int | None:
     if option is None:
         return None
     try:
-        pid, uid, _gid = _CRED.unpack(sock.getsockopt(_socket.SOL_SOCKET, option, _CRED.size))
+        cred = sock.getsockopt(_socket.SOL_SOCKET, option, _CRED_SIZE)
     except OSError:
         return None
+    if len(cred) != _CRED_SIZE:
+        return None
+    pid, uid = (int.from_bytes(cred[i : i + 4], sys.byteorder, signed=True) for i in (0, 4))
     if hasattr(os, "getuid") and uid != os.getuid():
         return None
     return int(pid)

@@ -21,6 +21,7 @@ class Run:
         "dirs",
         "env",
         "fds",
+        "found",
         "redirs",
         "remote",
         "repeating",
@@ -45,6 +46,7 @@ class Run:
         background: bool = False,
         repeating: bool = False,
         fds: tuple[tuple[str, str], ...] = (),
+        found: tuple[str, ...] = (),
     ) -> None:
         self.argv = argv
         self.dirs = dirs
@@ -63,6 +65,8 @@ class Run:
         # the descriptors the line opened before it (`exec 3>/dev/tcp/h/p`): (number, file), for
         # a word that names one (`tar -cf /dev/fd/3`)
         self.fds = fds
+        # the path words `{}` stands for in a command `find -exec` runs: the files it finds
+        self.found = found
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -78,6 +82,7 @@ class Run:
             self.background,
             self.repeating,
             self.fds,
+            self.found,
         )
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ inside `python -c`), and the code interpreters run is collected.
 
 from __future__ import annotations
 
+import math
 import os
 import posixpath
 import re
@@ -409,6 +410,7 @@ class Walker(Scope):
         self.git_aliases: dict[str, str] = {}
         self.command_env: list[str] = []  # the NAME=value words before the command being run
         self.command_redirs: tuple[tuple[str, str], ...] = ()  # its file redirections
+        self.found: tuple[str, ...] = ()  # what `{}` stands for in a command find runs
         self.appending = False  # xargs appends words only known when it runs
         self.recorded: dict[tuple[object, ...], int] = {}  # every simple command: its position
         self.run_list: list[Run] = []  # …in ShellParse.runs, for the model
@@ -420,6 +422,10 @@ class Walker(Scope):
         self.fds: dict[str, tuple[str, str | None]] = {}  # `exec N>file`, `exec N<<<text`
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
+        self.recursed: set[str] = set()  # functions being walked that called themselves
+        self.running: list[
+            tuple[str, str | None, str]
+        ] = []  # scripts being walked: word, key, path
         self.called: set[str] = set()
         self.defined: dict[str, Node] = {}
         self.saw_dynamic_command = False
@@ -462,7 +468,9 @@ class Walker(Scope):
         if not self.st.sure and self.start not in dirs:
             dirs = (*dirs, self.start)
         name = command_name(argv[0]) if argv else ""
-        recursive = name in self.st.funcs and name in self.calling
+        recursive = (name in self.st.funcs and name in self.calling) or (
+            bool(self.running) and self._runs_itself(argv[0])
+        )
         args_from = self.args_from
         for word in argv[1:]:
             opened = self._fd_of(word) if word.startswith(FD_PATHS) else None
@@ -483,6 +491,7 @@ class Walker(Scope):
             background=self.background > 0,
             repeating=self.repeating > 0 or recursive,
             fds=tuple((n, str(f[1])) for n, f in self.fds.items() if f[0] == "file"),
+            found=self.found if "{}" in argv else (),
         )
         key = run.key()
         if key not in self.recorded:
@@ -661,21 +670,7 @@ class Walker(Scope):
         if isinstance(node, Simple):
             return self._simple(node, stdin)
         if isinstance(node, Seq):
-            outs: list[Stdin | None] = []
-            for item, background in zip(node.items, node.background, strict=True):
-                if background:
-                    saved = self.st
-                    self.st = saved.copy()
-                    self.background += 1
-                    try:
-                        self.walk(item, stdin)
-                    finally:
-                        self.st = saved
-                        self.background -= 1
-                    outs.append(None)
-                else:
-                    outs.append(self.walk(item, stdin))
-            return _concat(outs)
+            return self._seq(node, stdin)
         if isinstance(node, AndOr):
             outs = []
             made_sure = False
@@ -690,6 +685,27 @@ class Walker(Scope):
             return self._pipeline(node, stdin)
         assert isinstance(node, Compound)
         return self._compound(node, stdin)
+
+    def _seq(self, node: Seq, stdin: Stdin, turn: bool = False) -> Stdin | None:
+        """Statements in order. One ended by `&` runs in the background unless this shell waits
+        for it (`_reaped`); `turn`: the list is a loop's body."""
+        outs: list[Stdin | None] = []
+        reaped = _reaped(node, turn)
+        for item, background, waited in zip(node.items, node.background, reaped, strict=True):
+            if background:
+                saved = self.st
+                self.st = saved.copy()
+                left = 0 if waited else 1
+                self.background += left
+                try:
+                    self.walk(item, stdin)
+                finally:
+                    self.st = saved
+                    self.background -= left
+                outs.append(None)
+            else:
+                outs.append(self.walk(item, stdin))
+        return _concat(outs)
 
     def _pipeline(self, node: Pipeline, stdin: Stdin) -> Stdin | None:
         piped: Stdin = stdin
@@ -719,6 +735,7 @@ class Walker(Scope):
             files = self._file_redirections(node.redirs)
             if files:
                 self.emit(files)  # `while read l; do …; done < .env` reads .env
+                self._opened(node.redirs, files)
         self.depth += 1
         try:
             return self._compound_body(node, stdin)
@@ -743,7 +760,7 @@ class Walker(Scope):
             endless = _endless(node)
             self.repeating += endless
             try:
-                self.walk(node.body, stdin)
+                self._seq(node.body, stdin, turn=True)
             finally:
                 self.repeating -= endless
             self.walk(node.cond, stdin)
@@ -810,14 +827,16 @@ class Walker(Scope):
     def _for(self, node: For, stdin: Stdin) -> Stdin | None:
         if node.arith is not None:
             expand(Word([node.arith], "", 0, 0), self, False)
-            endless = _endless_arith(node.arith)
+            endless = 0 if _leaves(node.body) else _endless_arith(node.arith)
             self.repeating += endless
             try:
-                self.walk(node.body, stdin)
+                self._seq(node.body, stdin, turn=True)
             finally:
                 self.repeating -= endless
             return None
         values: list[Value] = []
+        # a list of more turns than MANY_TURNS repeats its body like an endless loop
+        many = 1 if node.items is not None and _turns(node.items) > MANY_TURNS else 0
         if node.items is None:
             args = self.st.positional
             values = list(args[1:]) if args is not None else [UNKNOWN]
@@ -835,7 +854,12 @@ class Walker(Scope):
                 for v in dict.fromkeys(values)
             ]
             self.st.vars[node.name] = tuple(unique) if unique else (UNKNOWN,)
-        self.walk(node.body, stdin)
+        many = 0 if _leaves(node.body) else many
+        self.repeating += many
+        try:
+            self._seq(node.body, stdin, turn=True)
+        finally:
+            self.repeating -= many
         if values:
             self._absorb([before, self.st.copy()])
         else:
@@ -955,11 +979,31 @@ class Walker(Scope):
 
     def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
         files = self._file_redirections(redirs)
+        pairs = self._redirection_pairs(redirs)
+        if pairs:
+            # a run with no words, for the command model: the files the shell opens
+            saved, self.command_redirs = self.command_redirs, pairs
+            try:
+                self._record_run([], " ".join(o + " " + t for o, t in pairs))
+            finally:
+                self.command_redirs = saved
         if files:
             self.emit(files)
             for d in self.st.dirs:
                 if d != self.start:
                     self.emit(self._file_redirections(redirs, d))
+            self._opened(redirs, files)
+
+    def _opened(self, redirs: Sequence[Redir], text: str) -> None:
+        """A run with no words, for the command model: the files the shell opens for
+        redirections no program owns (`> .env` alone, `while …; done < .env`)."""
+        pairs = self._redirection_pairs(redirs)
+        if pairs:
+            saved, self.command_redirs = self.command_redirs, pairs
+            try:
+                self._record_run([], text)
+            finally:
+                self.command_redirs = saved
 
     def _file_redirections(self, redirs: Sequence[Redir], directory: str | None = None) -> str:
         """`< in > out` of the redirections that name files (not `2>&1`, not heredocs);
@@ -1015,10 +1059,23 @@ class Walker(Scope):
         of its own, from 10 as bash gives them, held in its variable (`>&$sock`)."""
         for redir in redirs:
             fd = redir.fd
+            closing = (
+                redir.op in (">&", "<&")
+                and redir.target is not None
+                and (expand_text(redir.target.parts, self)[0] == "-")
+            )
             if fd and fd.startswith("{") and fd.endswith("}") and fd[1:-1].isidentifier():
-                fd = str(10 + sum(1 for n in self.fds if int(n) >= 10))
-                self.st.vars[redir.fd[1:-1]] = (fd,)  # type: ignore[index]
+                name = fd[1:-1]
+                known = self.st.vars.get(name, ())
+                if closing and len(known) == 1 and str(known[0]) in self.fds:
+                    fd = str(known[0])  # `exec {sock}>&-` closes the one it names
+                else:
+                    fd = str(10 + sum(1 for n in self.fds if int(n) >= 10))
+                    self.st.vars[name] = (fd,)
             elif named_only or not fd or not fd.isdigit():
+                continue
+            if closing:
+                self.fds.pop(fd, None)  # `exec 3>&-`: a later `>&3` writes nowhere
                 continue
             if redir.op in (">&", "<&") and redir.target is not None:
                 source = expand_text(redir.target.parts, self)[0].rstrip("-")
@@ -1183,6 +1240,7 @@ class Walker(Scope):
     def _call(self, name: str, argv: list[str], stdin: Stdin) -> None:
         self.called.add(name)
         if name in self.calling:
+            self.recursed.add(name)
             return  # a recursive call walks nothing it has not walked
         if len(self.calling) >= MAX_CALL_DEPTH:
             self.issue("call-depth-limit")
@@ -1194,6 +1252,17 @@ class Walker(Scope):
         try:
             if self.depth < MAX_SYNTAX_DEPTH:
                 self.walk(self.st.funcs[name], stdin)
+                recursive = name in self.recursed
+                self.recursed.discard(name)
+                if recursive and not self.repeating:
+                    # it calls itself: everything its body runs, it runs again and again (once
+                    # walked so, every call below is already repeated)
+                    self.repeating += 1
+                    try:
+                        self.walk(self.st.funcs[name], stdin)
+                    finally:
+                        self.repeating -= 1
+                        self.recursed.discard(name)
             else:
                 self.issue("nesting-limit")
         finally:
@@ -1233,6 +1302,7 @@ class Walker(Scope):
         if found.assigns:
             self.command_env = [*self.command_env, *found.assigns]
         self.remote += int(found.remote)
+        self.repeating += int(found.repeats)
         saved_dirs = self.st.dirs
         if found.chdir is not None:
             self.st.dirs = tuple(self._moved(d, found.chdir) for d in saved_dirs)
@@ -1261,8 +1331,12 @@ class Walker(Scope):
             if found.xargs is not None:
                 self._xargs(found.xargs, stdin, peeled)
             else:
-                for inner in found.detached:
-                    self.run(inner, _NO_STDIN, peeled + 1)
+                saved_found, self.found = self.found, found.found or self.found
+                try:
+                    for inner in found.detached:
+                        self.run(inner, _NO_STDIN, peeled + 1)
+                finally:
+                    self.found = saved_found
             if found.parallel is not None:
                 self._parallel(found.parallel, stdin)
             if name == "find":
@@ -1271,6 +1345,7 @@ class Walker(Scope):
             self.command_env = saved_env
             self.st.funcs = funcs
             self.remote -= int(found.remote)
+            self.repeating -= int(found.repeats)
             # `builtin cd ..`, `command cd ..`, `time cd ..` run the shell's own cd: the move
             # stays. A program wrapper (`sudo`, `env -C`) runs in a child, which cannot move it.
             if found.chdir is not None or name not in _SHELL_LEVEL:
@@ -1401,8 +1476,23 @@ class Walker(Scope):
             elif not spec.template and stdin.files:
                 self.add_dynamic(INPUT_PROGRAM)  # `parallel < jobs.txt`: each line a command
             if stdin.unknown or not stdin.texts:
+                if spec.template and (stdin.piped or stdin.files):
+                    # as with xargs: input from a pipe or a file that picks the program
+                    # (`cat jobs | parallel sh -c`, `ls | parallel python3 {}`) is code no rule
+                    # has seen
+                    words = [_PARALLEL_SLOT.sub("{}", w) for w in spec.template]
+                    slot = "{}" if any(map(_PARALLEL_SLOT.search, spec.template)) else None
+                    if input_picks_program(words, slot):
+                        self.add_dynamic(INPUT_PROGRAM)
                 if spec.template:
-                    self.run_text(" ".join(spec.template))
+                    # the template gets its words from the input when it runs, as with xargs
+                    slotted = any(map(_PARALLEL_SLOT.search, spec.template))
+                    saved, self.appending = self.appending, not slotted
+                    saved_data, self.data_from = self.data_from, self.data_from | stdin.sources
+                    try:
+                        self.run_text(" ".join(spec.template))
+                    finally:
+                        self.appending, self.data_from = saved, saved_data
                 return
             inputs = [[line for line in "".join(stdin.texts).split("\n") if line.strip()]]
         combos: list[list[str]] = [[]]
@@ -1963,7 +2053,11 @@ class Walker(Scope):
         if key is not None and key in self.written and key not in self.scripts:
             # Written earlier in this command line: its text is known without reading it.
             self.scripts.add(key)
-            self._script_text(self.written[key], word, runner, args, source, family)
+            self.running.append((word, key, key))
+            try:
+                self._script_text(self.written[key], word, runner, args, source, family)
+            finally:
+                self.running.pop()
             return
         if self.root is None:
             return
@@ -1987,7 +2081,23 @@ class Walker(Scope):
         if status != OK or real in self.scripts:
             return
         self.scripts.add(real)
-        self._script_text(text, word, runner, args, source, family)
+        self.running.append((word, self._file_key(word), real))
+        try:
+            self._script_text(text, word, runner, args, source, family)
+        finally:
+            self.running.pop()
+
+    def _runs_itself(self, word: str) -> bool:
+        """A script being walked starts itself again: by the word it was called by (`$0`), or
+        by its path (`./spawn.sh` in spawn.sh)."""
+        key = self._file_key(word)
+        for called, called_key, path in self.running:
+            if word == called or (key is not None and key == called_key):
+                return True
+            root = self.root
+            if key is not None and root is not None and _real(root, key) == path:
+                return True
+        return False
 
     def _script_text(
         self,
@@ -2084,12 +2194,87 @@ class Walker(Scope):
 
 
 def _endless(loop: Loop) -> int:
-    """1 for `while true`, `while :`, `until false` (a loop whose condition never ends it),
-    else 0."""
-    words = [part.text for item in loop.cond.items for part in _words_of(item)]
-    if loop.until:
-        return int(words in (["false"],))
-    return int(words in (["true"], [":"], ["[", "1", "]"]))
+    """1 for a loop its condition never ends (`while true`, `while :`, `while /bin/true`,
+    `while [ 1 ]`, `while [[ x ]]`, `while ((1))`, `until false`), unless its body leaves it
+    on the first turn; else 0."""
+    if not loop.cond.items or _leaves(loop.body):
+        return 0
+    return int(_constant(loop.cond.items[-1]) is (not loop.until))
+
+
+def _constant(node: Node) -> bool | None:
+    """The exit status a loop condition always has (True: it succeeds), None when it
+    depends on anything: `true`, `:` and `false` by any path, a test of one literal word (`[ x
+    ]`, `test x`, `[[ x ]]`: true when the word is not empty), `((N))` of a literal number."""
+    if isinstance(node, Cond):
+        tested = [_literal(w) for w in node.words]
+        if len(tested) == 1 and tested[0] is not None:
+            return bool(tested[0])
+        return None
+    if isinstance(node, ArithCmd):
+        raw = node.arith.raw.strip("()$ ")
+        return int(raw) != 0 if raw.isdigit() else None
+    words = [p.text for p in _words_of(node)]
+    if not words:
+        return None
+    name = command_name(words[0])
+    if len(words) == 1 and name in ("true", ":", "false"):
+        return name != "false"
+    if name == "[" and len(words) == 3 and words[2] == "]":
+        return bool(words[1])
+    if name == "test" and len(words) == 2:
+        return bool(words[1])
+    return None
+
+
+def _literal(word: Word) -> str | None:
+    """The text of a word with nothing to expand, else None."""
+    if all(isinstance(p, Lit) for p in word.parts):
+        return "".join(p.text for p in word.parts if isinstance(p, Lit))
+    return None
+
+
+def _leaves(body: Seq) -> bool:
+    """A loop body that leaves on its first turn: `break`, `exit` or `return` as one of its own
+    statements (not under a condition, not in the background)."""
+    for item, background in zip(body.items, body.background, strict=True):
+        words = _words_of(item)
+        if not background and words and words[0].text in ("break", "exit", "return"):
+            return True
+    return False
+
+
+def _real(root: str, path: str) -> str:
+    return os.path.realpath(os.path.join(root, path))
+
+
+def _reaped(seq: Seq, turn: bool) -> list[bool]:
+    """For each statement of `seq`: started in the background (`&`) and waited for by this same
+    shell, so it does not outlive the list: a `wait` statement of the list comes after it (`job
+    & wait`, `wait -n`, `wait $!`), or the list is a loop's body that starts with `wait` (the
+    next turn reaps it). A `disown` before that wait takes the job off the shell's list."""
+    names = [
+        None if bg else _first_word(item)
+        for item, bg in zip(seq.items, seq.background, strict=True)
+    ]
+    leading = turn and bool(names) and names[0] == "wait"
+    out = [False] * len(names)
+    after: str | None = None  # the first `wait` or `disown` after the statement
+    for k in range(len(names) - 1, -1, -1):
+        if seq.background[k]:
+            out[k] = after == "wait" or (after is None and leading)
+        elif names[k] in ("wait", "disown"):
+            after = names[k]
+    return out
+
+
+def _first_word(node: Node) -> str | None:
+    """The command word of a simple command when it is literal text."""
+    if isinstance(node, Simple) and node.words:
+        parts = node.words[0].parts
+        if parts and all(isinstance(p, Lit) for p in parts):
+            return "".join(p.text for p in parts if isinstance(p, Lit))
+    return None
 
 
 def _words_of(node: Node) -> list[Lit]:
@@ -2100,8 +2285,66 @@ def _words_of(node: Node) -> list[Lit]:
     return []
 
 
+MANY_TURNS = 1000  # a `for` list longer than this repeats its body like an endless loop
+_RANGE = re.compile(r"\{(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?\}")
+
+
+def _turns(items: list[Word]) -> float:
+    """How many turns a `for` list gives, as far as its words say: a brace range counts its
+    numbers (`{1..100000}`), `$(seq …)` of literal numbers what seq prints (`seq inf` never
+    ends), every other word one."""
+    total = 0.0
+    for word in items:
+        count = 1.0
+        part = word.parts[0] if len(word.parts) == 1 else None
+        if isinstance(part, Sub) and not part.quoted:
+            count = _seq_count(part)
+        elif all(isinstance(p, Lit) and not p.quoted for p in word.parts):
+            text = "".join(p.text for p in word.parts if isinstance(p, Lit))
+            for m in _RANGE.finditer(text):
+                first, last, step = int(m[1]), int(m[2]), abs(int(m[3] or 1)) or 1
+                count *= abs(last - first) // step + 1
+        total += count
+    return total
+
+
+def _seq_count(sub: Sub) -> float:
+    """The lines `$(seq [FIRST [STEP]] LAST)` prints (1 for any other substitution)."""
+    body = sub.body
+    if body is None or len(body.items) != 1:
+        return 1.0
+    words = [p.text for p in _words_of(body.items[0])]
+    if not words or command_name(words[0]) != "seq":
+        return 1.0
+    numbers: list[float] = []
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+            continue
+        try:
+            numbers.append(float(word))
+        except ValueError:
+            if word in ("-f", "-s"):
+                skip = True  # the format or separator
+            elif not word.startswith("-"):
+                return 1.0
+    if not 1 <= len(numbers) <= 3:
+        return 1.0
+    first, step, last = (
+        (1.0, 1.0, numbers[0])
+        if len(numbers) == 1
+        else (numbers[0], 1.0, numbers[1])
+        if len(numbers) == 2
+        else (numbers[0], numbers[1], numbers[2])
+    )
+    if step == 0 or math.isnan(first + step + last) or (last - first) * step < 0:
+        return 1.0
+    return math.inf if math.isinf(last) else math.floor((last - first) / step) + 1
+
+
 def _endless_arith(arith: object) -> int:
-    """1 for `for ((;;))` (no condition), else 0."""
+    """1 for `for ((;;))` and `for ((i=0;;i++))` (no condition), else 0."""
     raw = getattr(arith, "raw", None)
     if not isinstance(raw, str):
         return 0

@@ -73,9 +73,11 @@ class Unwrapped:
         "assigns",
         "chdir",
         "detached",
+        "found",
         "noexec",
         "parallel",
         "remote",
+        "repeats",
         "split",
         "strings",
         "xargs",
@@ -84,6 +86,8 @@ class Unwrapped:
     def __init__(self) -> None:
         self.argvs: list[list[str]] = []  # run with the wrapper's stdin
         self.detached: list[list[str]] = []  # run without it (`find -exec`)
+        # what `{}` stands for in a command find runs: the files it finds, as path words
+        self.found: tuple[str, ...] = ()
         # shell strings, with their positional parameters ($0 first) when the caller gave any
         self.strings: list[tuple[str, list[str] | None]] = []
         # (words before, text split into words as the shell would, words after): `env -S`,
@@ -92,6 +96,7 @@ class Unwrapped:
         self.assigns: list[str] = []
         self.chdir: str | None = None
         self.remote = False
+        self.repeats = False  # runs the command again and again until stopped (`watch`)
         self.noexec = False  # `bash -n`: read, never run
         self.xargs: Xargs | None = None
         self.parallel: Parallel | None = None
@@ -724,6 +729,7 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
     if name == "watch":
         opts = _options(argv, 1, _WATCH)
         rest = argv[opts.end :]
+        found.repeats = True
         if rest:
             if "-x" in opts.seen or "--exec" in opts.seen:
                 found.argvs.append(rest)
@@ -1100,7 +1106,31 @@ def _unwrap_flock(argv: list[str], found: Unwrapped) -> Unwrapped:
     return found
 
 
+# find's options before its start points, and those of them that take a value
+_FIND_LEADING = frozenset({"-H", "-L", "-P"})
+_FIND_NAMES = frozenset({"-name", "-iname"})
+
+
+def _find_slots(argv: list[str]) -> tuple[str, ...]:
+    """The files `find` hands the command it runs as `{}`: under each start point (`.` when
+    none is given), named as its -name/-iname tests say (`./**/.env`), or -path's pattern;
+    the start point itself when no test names them."""
+    i, starts = 1, []
+    while i < len(argv) and (argv[i] in _FIND_LEADING or argv[i].startswith(("-D", "-O"))):
+        i += 2 if argv[i] == "-D" else 1
+    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ",")):
+        starts.append(argv[i].rstrip("/") or "/")
+        i += 1
+    starts = starts or ["."]
+    names = [argv[k + 1] for k in range(i, len(argv) - 1) if argv[k] in _FIND_NAMES]
+    paths = [argv[k + 1] for k in range(i, len(argv) - 1) if argv[k] in ("-path", "-ipath")]
+    if not names and not paths:
+        return tuple(starts)
+    return tuple([f"{s}/**/{n}" for s in starts for n in names] + paths)
+
+
 def _unwrap_find(argv: list[str], found: Unwrapped) -> Unwrapped:
+    found.found = _find_slots(argv)
     i = 1
     while i < len(argv):
         if argv[i] in _FIND_EXEC:

@@ -1,5 +1,5 @@
 -- Recent events STYLE refused or asked about, newest first, with what `style allow` needs.
--- Parameters: $1 an event id, or NULL for the most recent ones.
+-- Parameters: $event_id, an event id, or NULL for the most recent ones.
 -- Result: event_id, ts, harness, native_event, point, session_id, native_tool, verdict,
 -- call_key, rules (those that blocked or asked), command, path, said (a refused prompt's text
 -- or the last message of a refused stop).
@@ -17,6 +17,6 @@ SELECT e.event_id, e.ts, e.harness, e.native_event, e.point, e.session_id, e.nat
          WHERE f.event_id = e.event_id AND f.field IN ('prompt', 'response.text')) AS said
 FROM events e
 WHERE e.verdict IN ('block', 'ask')
-  AND (CAST($1 AS BIGINT) IS NULL OR e.event_id = CAST($1 AS BIGINT))
+  AND (CAST($event_id AS BIGINT) IS NULL OR e.event_id = CAST($event_id AS BIGINT))
 ORDER BY e.event_id DESC
 LIMIT 200;

@@ -12,8 +12,8 @@
 -- candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
 -- fixed, dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts
 -- (budget-truncated + budget-dropped), errors, excepted (events its condition as written held on
--- that an exception took out: not counted as fired), exceptions (each `package: reason`
--- narrowing it, docs/packages.md#exceptions), hit_rate and
+-- that an exception or its own `unless` took out: not counted as fired), exceptions (each
+-- `package: reason` of another package narrowing it, docs/packages.md#exceptions), hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
 -- erroring — has `error` outcomes; looping — a stop rule blocking more than half the stops;
 -- noisy — a warn/ask/inject firing on more than 20% of its candidates, except an
@@ -149,6 +149,7 @@ narrowed AS (
     SELECT rule_id, string_agg(package || ': ' || reason, '; '
                                ORDER BY package, source_file, source_line) AS exceptions
     FROM rule_exceptions
+    WHERE NOT starts_with(rule_id, package || '/')  -- a rule's own `unless` is part of it
     GROUP BY rule_id
 ),
 measured AS (

@@ -1,5 +1,5 @@
--- Rules that never fired while their points saw at least $1 events (docs/audit.md#flags `dead`).
--- Parameters: $1 the event threshold. Result: rule_id, events seen at its points.
+-- Rules that never fired while their points saw at least $min_events events
+-- (docs/audit.md#flags `dead`). Parameters: $min_events, the event threshold. Result: rule_id, events seen at its points.
 WITH seen AS (
     SELECT harness, point, count(*) AS n FROM events GROUP BY harness, point
 ),
@@ -15,5 +15,5 @@ JOIN seen s ON s.harness = en.harness AND s.point = en.point
 WHERE en.status IN ('native', 'partial', 'degraded')
   AND en.rule_id NOT IN (SELECT rule_id FROM fired)
 GROUP BY en.rule_id
-HAVING sum(s.n) >= $1
+HAVING sum(s.n) >= $min_events
 ORDER BY en.rule_id;

@@ -1,2 +1,3 @@
--- Drop `style doctor`'s synthetic sessions. Parameters: $1 session id prefix.
-DELETE FROM sessions WHERE starts_with(session_id, $1);
+-- Drop `style doctor`'s synthetic sessions.
+-- Parameters: $prefix, the session ids' prefix.
+DELETE FROM sessions WHERE starts_with(session_id, $prefix);

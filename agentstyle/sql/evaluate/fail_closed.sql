@@ -1,8 +1,8 @@
 -- Whether any installed entry with `fail: closed` exists for a native event
--- (docs/design/runtime.md#handler-failure). Parameters: $1 harness, $2 native event. Result: one
--- row, one boolean.
-SELECT count(*) > 0
+-- (docs/design/runtime.md#handler-failure). Parameters: $harness, $native_event. Result: one
+-- row: closed (whether one exists).
+SELECT count(*) > 0 AS closed
 FROM entries en
 JOIN rules r ON r.rule_id = en.rule_id
-WHERE en.harness = $1 AND en.native_event = $2 AND r.fail = 'closed' AND r.enabled
+WHERE en.harness = $harness AND en.native_event = $native_event AND r.fail = 'closed' AND r.enabled
   AND en.status IN ('native', 'partial', 'degraded');

@@ -1,2 +1,3 @@
--- The answer given to one event. Parameters: $1 verdict, $2 latency µs, $3 error, $4 event id.
-UPDATE events SET verdict = $1, latency_us = $2, error = $3 WHERE event_id = $4;
+-- The answer given to one event. Parameters: $verdict, $latency_us, $error, $event_id.
+UPDATE events SET verdict = $verdict, latency_us = $latency_us, error = $error
+WHERE event_id = $event_id;

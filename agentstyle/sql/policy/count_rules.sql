@@ -1,2 +1,2 @@
--- Whether a policy is installed at all. Parameters: none. Result: one count.
-SELECT count(*) FROM rules;
+-- Whether a policy is installed at all. Parameters: none. Result: one row: rules (a count).
+SELECT count(*) AS rules FROM rules;

@@ -1,2 +1,2 @@
--- Forget one harness's plan entries (uninstall). Parameters: $1 harness.
-DELETE FROM entries WHERE harness = $1;
+-- Forget one harness's plan entries (uninstall). Parameters: $harness.
+DELETE FROM entries WHERE harness = $harness;

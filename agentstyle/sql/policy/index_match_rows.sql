@@ -2,7 +2,7 @@
 -- entry. Tool globs are matched here against the normalized tool names, once per install, so
 -- an event finds its candidates by its route keys alone; each literal carries the one test its
 -- operator needs (a required literal first, then a regex, an exact value, a list or a number).
--- Parameters: $1 the normalized tool names (vocabulary.TOOLS). Run after index_placed.sql.
+-- Parameters: $tools, the normalized tool names (vocabulary.TOOLS). Run after index_placed.sql.
 INSERT INTO match_rows
 WITH reach AS (
     -- system and event targets: any event at the point; at session.start one of its sources
@@ -22,7 +22,7 @@ WITH reach AS (
     FROM placed p
     JOIN rules r ON r.rule_id = p.rule_id AND r.target = 'tool'
     JOIN rule_tools rt ON rt.rule_id = p.rule_id AND rt.kind = 'tool'
-    JOIN (SELECT unnest($1) AS tool) t ON regexp_matches(t.tool, rt.regex)
+    JOIN (SELECT unnest($tools) AS tool) t ON regexp_matches(t.tool, rt.regex)
     UNION ALL
     -- native tool names: any call of that tool (an mcp target's only when it is an MCP call)
     SELECT p.harness, p.point, p.rule_id,

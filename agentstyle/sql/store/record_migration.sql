@@ -1,2 +1,2 @@
--- Record that a migration ran. Parameters: the migration's number.
-INSERT INTO schema_version VALUES (?);
+-- Record that a migration ran. Parameters: $version, the migration's number.
+INSERT INTO schema_version VALUES ($version);
