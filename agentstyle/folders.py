@@ -32,7 +32,7 @@ MANAGED_HOME = "/etc/style"
 def project_dirs() -> tuple[str, ...]:
     """The project folders the harnesses name in this process's environment (each harness's
     `HookFacts.project_dir_env`)."""
-    from agentstyle.harnesses.registry import HARNESSES
+    from agentstyle.harnesses import HARNESSES
 
     names = (h.project_dir_env for h in HARNESSES.values() if h.project_dir_env)
     return tuple(d for d in (os.environ.get(v) for v in names) if d)

@@ -11,14 +11,22 @@ import pytest
 from test_harness_support import FIXTURES, FOLDER, HARNESSES
 
 from agentstyle.engine.decision import Decision
-from agentstyle.harnesses import adapter_for, claude_code, codex, cursor, gemini_cli
+from agentstyle.harnesses import (
+    HANDLER_TIMEOUT_S,
+    adapter_for,
+    claude_code,
+    codex,
+    cursor,
+    gemini_cli,
+    timeout_for,
+    written,
+)
 from agentstyle.harnesses.answer import with_approve_hint
 from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, spec_for
 from agentstyle.harnesses.facts import codex as codex_facts
 from agentstyle.harnesses.payload import CALL_KEY_FIELD, call_key
 from agentstyle.limits import BUDGET_S, DEADLINE_ENV, DEADLINE_S
 from agentstyle.runtime.hookcall import deadline_seconds
-from agentstyle.timeouts import HANDLER_TIMEOUT_S, timeout_for, written
 
 ROOT = "/home/dev/acme-api"
 

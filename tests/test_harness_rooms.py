@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses import DEFAULT, HARNESSES, MODULES, SUPPORTED, adapter_for
 from agentstyle.harnesses.facts import spec_for
-from agentstyle.harnesses.registry import DEFAULT, HARNESSES, MODULES, SUPPORTED
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentstyle"
 # What names a harness in code: its name, and its module's.

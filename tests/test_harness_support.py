@@ -26,9 +26,8 @@ from conftest import (
     style_in_process,
 )
 
-from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses import SUPPORTED, adapter_for, project_dir_env
 from agentstyle.harnesses.install import is_style_command
-from agentstyle.harnesses.registry import SUPPORTED, project_dir_env
 
 FIXTURES = HARNESS_FIXTURES
 DATA = Path(__file__).resolve().parent / "data" / "harness"

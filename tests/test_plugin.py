@@ -16,11 +16,10 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, REPO, HookResult, Project, _encode, clean_env, finish
 
-from agentstyle.harnesses import adapter_for, claude_code, codex, gemini_cli
+from agentstyle.harnesses import adapter_for, claude_code, codex, gemini_cli, written
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.install import plugin
 from agentstyle.install.hookcommand import MISSING
-from agentstyle.timeouts import written
 
 RM = """\
 spec: style/v0.3

@@ -14,7 +14,7 @@ from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, evaluate
 from agentstyle.engine.fixes import fixed_by
 from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
-from agentstyle.harnesses.registry import DEFAULT as DEFAULT_HARNESS
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 from agentstyle.policy.compile import compile_policy, load_and_validate
 
 FIRING = (*EMITTING, "blocked", "asked", "allowed", "fixed")

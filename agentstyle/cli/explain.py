@@ -19,7 +19,7 @@ from agentstyle.cli.common import (
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
-from agentstyle.harnesses.registry import DEFAULT as DEFAULT_HARNESS
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
     from agentstyle.engine.decision import Fix

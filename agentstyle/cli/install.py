@@ -19,7 +19,7 @@ from agentstyle.cli.common import (
 )
 from agentstyle.diagnostics import StyleError, render_text
 from agentstyle.engine.paths import StylePaths, find_root
-from agentstyle.harnesses.registry import DEFAULT as DEFAULT_HARNESS
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 # The installer (DuckDB, the compiler) is imported by the commands that run it: every `style`
 # command imports this module (`project_root`), and most never install.

@@ -15,7 +15,7 @@ from agentstyle.cli.common import (
     packages_or_cwd,
 )
 from agentstyle.diagnostics import render_text
-from agentstyle.harnesses.registry import DEFAULT as DEFAULT_HARNESS
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
     from agentstyle.policy.plan import PlanEntry

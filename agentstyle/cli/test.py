@@ -14,7 +14,7 @@ from agentstyle.cli.common import (
     emit_json,
     packages_or_cwd,
 )
-from agentstyle.harnesses.registry import DEFAULT as DEFAULT_HARNESS
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
     from agentstyle.audit.testing import CaseResult

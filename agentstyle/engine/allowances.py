@@ -130,8 +130,8 @@ class Refusal:
 def asks_natively(harness: str, native_event: str) -> bool:
     """Whether the harness put an `ask` to the person itself at this native event (then the
     person already answered it there); otherwise STYLE's ask was delivered as a refusal."""
+    from agentstyle.harnesses import visitors
     from agentstyle.harnesses.facts import spec_for
-    from agentstyle.harnesses.registry import visitors
 
     # (another harness's payload may come through this one's config: Cursor's, Claude Code's)
     for name in (harness, *visitors(harness)):

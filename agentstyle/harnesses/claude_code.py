@@ -120,9 +120,6 @@ NOTICE_EVENTS = frozenset(
 class ClaudeCode(HarnessAdapter):
     name = NAME
     spec = SPEC
-    # A `--fail-closed` refusal exits 1: with `onFailure: block` Claude Code blocks on it even
-    # if the JSON could not be read (docs/design/runtime.md#fail-modes).
-    fail_closed_exit = 1
     bad_exit = " (Claude Code reads it as a hook error)"
     notice_events = NOTICE_EVENTS
 
@@ -214,7 +211,7 @@ class ClaudeCode(HarnessAdapter):
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler with STYLE's timeout in seconds (docs/design/harnesses.md#timeouts)."""
-        from agentstyle.timeouts import written
+        from agentstyle.harnesses import written
 
         out: dict[str, Any] = {
             "type": "command",

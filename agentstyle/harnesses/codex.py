@@ -161,9 +161,6 @@ NOTICE_EVENTS = frozenset(e for e, (top, _inner) in ALLOWED_KEYS.items() if NOTI
 class Codex(HarnessAdapter):
     name = NAME
     spec = SPEC
-    # Codex has no onFailure switch: any exit but 0 and 2 lets the call run, so a
-    # `--fail-closed` refusal is the deny JSON with exit 0.
-    fail_closed_exit = 0
     bad_exit = ": Codex marks the hook failed and the call runs"
     notice_field = NOTICE_FIELD
     notice_events = NOTICE_EVENTS
@@ -230,7 +227,7 @@ class Codex(HarnessAdapter):
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler with STYLE's timeout (seconds, docs/design/harnesses.md#timeouts),
         whatever `gate` says: Codex has no fail-closed switch."""
-        from agentstyle.timeouts import written
+        from agentstyle.harnesses import written
 
         return {"type": "command", "command": command, "timeout": written(NAME, native_event)}
 

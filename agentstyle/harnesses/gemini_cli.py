@@ -131,8 +131,6 @@ _JS_ONLY_SPACES = (
 class GeminiCli(HarnessAdapter):
     name = NAME
     spec = SPEC
-    # No fail-closed switch in Gemini CLI: a refusal must be a readable deny (exit 0 + JSON).
-    fail_closed_exit = 0
     bad_exit = ": Gemini CLI only warns and continues"
     # Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
     # (docs/design/harnesses.md#gemini-cli-answers). An event STYLE does not know gets it on stderr.
@@ -215,7 +213,7 @@ class GeminiCli(HarnessAdapter):
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler; `timeout` in milliseconds (docs/design/harnesses.md#timeouts)."""
-        from agentstyle.timeouts import written
+        from agentstyle.harnesses import written
 
         return {
             "type": "command",

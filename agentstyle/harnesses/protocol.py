@@ -103,8 +103,17 @@ class HarnessAdapter(ABC):
 
     # -- answering -----------------------------------------------------------------------------
 
-    # The exit code of a `--fail-closed` refusal, beside the adapter's deny answer.
-    fail_closed_exit: ClassVar[int] = 0
+    @property
+    def fail_closed_exit(self) -> int:
+        """The exit code of a `--fail-closed` refusal beside the deny answer, from the one fact
+        of the harness's refusal exit (`HookFacts.refusal_exit`): exit 2 makes a client drop
+        the JSON, so the answer that carries the refusal exits 0; a client that refuses
+        another failing exit (Claude Code's 1 under `onFailure: block`) gets that exit with
+        the answer too, and refuses even if the JSON could not be read
+        (docs/design/runtime.md#fail-modes)."""
+        code = self.spec.hook.refusal_exit
+        return 0 if code == 2 else code
+
     # Where a notice for the person goes (`with_notice`): this field of the answer, on these
     # events; elsewhere stderr.
     notice_field: ClassVar[str] = "systemMessage"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from agentstyle.harnesses.registry import HARNESSES
+from agentstyle.harnesses import HARNESSES
 from agentstyle.install.protected import Item
 
 

@@ -6,7 +6,7 @@ import copy
 import json
 from typing import Any
 
-from agentstyle.harnesses.registry import SUPPORTED
+from agentstyle.harnesses import SUPPORTED
 from agentstyle.vocabulary import (
     DEFAULT_BUDGET,
     DEFAULT_PACKAGE_PRIORITY,

@@ -139,7 +139,7 @@ def _bare(call: HookCall, stage: str) -> tuple[str, str, int]:
     except BaseException:
         pass
     if call.fail_closed:
-        from agentstyle.harnesses.registry import refusal_exit
+        from agentstyle.harnesses import refusal_exit
 
         return "", f"STYLE: {text}; refused (--fail-closed)\n", refusal_exit(call.harness)
     return "", f"STYLE: {text}; allowed (fail open)\n", 0

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
 from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, mark_answer_once, user_home
-from agentstyle.harnesses.registry import HARNESSES, SUPPORTED, refusal_exit, visitors
+from agentstyle.harnesses import HARNESSES, SUPPORTED, refusal_exit, visitors
 from agentstyle.limits import MAX_STDIN, PAYLOAD_HEAD
 from agentstyle.runtime.causes import (
     Cause,
@@ -428,9 +428,8 @@ def _failure_answer(
         return wire.stdout, f"STYLE: {cause}; refused (fail: closed)\n", 0
     if call.fail_closed and adapter.can_refuse(seen.event):
         # docs/design/runtime.md#fail-modes: `style install --fail-closed` refuses on any handler
-        # error; Claude Code exits 1 (with `onFailure: block` it blocks even if the JSON were
-        # unreadable), the others answer with their deny JSON and exit 0 (the adapter's
-        # `fail_closed_exit`).
+        # error with the deny JSON, and the exit code the harness's refusal needs beside it
+        # (the adapter's `fail_closed_exit`, from `HookFacts.refusal_exit`).
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
             "was installed to refuse when it cannot check (--fail-closed, or a `fail: closed` "

@@ -170,8 +170,7 @@ class Engine:
         Nothing is recorded; a failure here only means the first answer is the slower one."""
         assert self.conn is not None and self.resident is not None
         try:
-            from agentstyle.harnesses import adapter_for
-            from agentstyle.harnesses.registry import DEFAULT
+            from agentstyle.harnesses import DEFAULT, adapter_for
             from agentstyle.runtime.direct import evaluate_on
             from agentstyle.runtime.hookcall import HookCall
 

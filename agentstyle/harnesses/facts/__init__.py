@@ -1,7 +1,7 @@
 """The harnesses STYLE supports and their capability tables: data every layer reads.
 
-One module per harness (named in `harnesses/registry.py`) holds its `SPEC`; the shape of that
-table is `base`, whose names this package's face repeats, with the registry's `SUPPORTED`.
+One module per harness (named in `harnesses.HARNESSES`) holds its `SPEC`; the shape of that
+table is `base`, whose names this package's face repeats, with `harnesses.SUPPORTED`.
 Nothing here imports the engine or an adapter, so the planner, the validator and the engine
 learn a fact about a harness without loading its adapter.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from agentstyle.harnesses import MODULES, SUPPORTED
 from agentstyle.harnesses.facts.base import (
     ALLOW,
     ASK,
@@ -20,7 +21,6 @@ from agentstyle.harnesses.facts.base import (
     PointSpec,
     Route,
 )
-from agentstyle.harnesses.registry import MODULES, SUPPORTED
 
 __all__ = [
     "ALLOW",

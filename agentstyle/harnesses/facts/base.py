@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentstyle.harnesses.registry import HARNESSES, HookFacts
-from agentstyle.timeouts import HANDLER_TIMEOUT_S
+from agentstyle.harnesses import HANDLER_TIMEOUT_S, HARNESSES, HookFacts
 
 # Capabilities a point can offer (docs/design/harnesses.md#capabilities).
 CONTEXT = "context"  # text the model reads
@@ -97,7 +96,7 @@ class HarnessSpec:
 
     @property
     def hook(self) -> HookFacts:
-        """What the hook reads of this harness before it loads anything (harnesses/registry.py)."""
+        """What the hook reads of this harness before it loads anything (`harnesses.HARNESSES`)."""
         return HARNESSES[self.name]
 
     def point_of(self, native_event: str) -> str | None:

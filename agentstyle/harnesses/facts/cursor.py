@@ -3,8 +3,8 @@ routes."""
 
 from __future__ import annotations
 
+from agentstyle.harnesses import timeout_for
 from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, HarnessSpec, PointSpec, Route
-from agentstyle.timeouts import timeout_for
 
 NAME = "cursor"
 

@@ -3,8 +3,8 @@ names."""
 
 from __future__ import annotations
 
+from agentstyle.harnesses import timeout_for
 from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
-from agentstyle.timeouts import timeout_for
 
 NAME = "gemini-cli"
 
