@@ -61,6 +61,7 @@ class HookFacts:
         "per_second",
         "project_dir_env",
         "refusal_exit",
+        "roots_key",
         "runs_other_configs",
         "session_env",
     )
@@ -74,6 +75,7 @@ class HookFacts:
         per_second: int = 1,
         event_timeouts: dict[str, int] | None = None,
         refusal_exit: int = 2,
+        roots_key: str | None = None,
         runs_other_configs: bool = False,
     ) -> None:
         # the module of its table in `facts/` and of its adapter in `harnesses/`
@@ -94,6 +96,9 @@ class HookFacts:
         # answer unless it is 2, which makes a client drop the answer
         # (`HarnessAdapter.fail_closed_exit`)
         self.refusal_exit = refusal_exit
+        # the payload key listing the workspace's folders, the first of which is the call's
+        # folder where the payload names no `cwd` (None: its payloads always name one)
+        self.roots_key = roots_key
         # the client also runs the hooks of another harness's config (Cursor runs Claude
         # Code's): a payload of this harness's shape that arrives through another's handler is
         # read and answered as this harness's (docs/design/harnesses.md#cursor-claude-hooks)
@@ -108,7 +113,13 @@ HARNESSES: dict[str, HookFacts] = {
     # call run
     "codex": HookFacts("codex", event_timeouts={"SessionEnd": 3}),
     # with `failClosed: true` Cursor blocks on exit 1 too, but the deny JSON with exit 0 says why
-    "cursor": HookFacts("cursor", project_dir_env="CURSOR_PROJECT_DIR", runs_other_configs=True),
+    # Cursor names the project only in `workspace_roots` on some events
+    "cursor": HookFacts(
+        "cursor",
+        project_dir_env="CURSOR_PROJECT_DIR",
+        roots_key="workspace_roots",
+        runs_other_configs=True,
+    ),
     # no fail-closed switch: a refusal must be a readable deny (exit 0 and JSON) or exit 2
     "gemini-cli": HookFacts(
         "gemini_cli",
@@ -120,6 +131,9 @@ HARNESSES: dict[str, HookFacts] = {
 SUPPORTED = tuple(HARNESSES)
 # harness name → the module name of its table in `facts/` and of its adapter
 MODULES = {name: facts.module for name, facts in HARNESSES.items()}
+# The payload keys that list a workspace's folders where a payload names no `cwd`: any
+# harness's, as a payload may arrive through another harness's handler (`runs_other_configs`).
+ROOTS_KEYS = tuple(facts.roots_key for facts in HARNESSES.values() if facts.roots_key)
 # The harness a command means when none is named (`--harness`'s default).
 DEFAULT = "claude-code"
 

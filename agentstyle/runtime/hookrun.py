@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
 from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, mark_answer_once, user_home
-from agentstyle.harnesses import HARNESSES, SUPPORTED, refusal_exit, visitors
+from agentstyle.harnesses import HARNESSES, ROOTS_KEYS, SUPPORTED, refusal_exit, visitors
 from agentstyle.limits import MAX_STDIN, PAYLOAD_HEAD
 from agentstyle.runtime.causes import (
     Cause,
@@ -37,6 +37,7 @@ from agentstyle.runtime.causes import (
     one_line,
 )
 from agentstyle.runtime.hookcall import HookCall
+from agentstyle.runtime.payloadin import first_root
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
     from agentstyle.engine.locking import Poll
@@ -323,8 +324,7 @@ def _cwd(payload: dict[str, Any]) -> str | None:
     cwd = payload.get("cwd")
     if isinstance(cwd, str):
         return cwd
-    roots = payload.get("workspace_roots")  # Cursor names the project only here on some events
-    return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    return first_root(payload, ROOTS_KEYS)  # where a harness names the project otherwise
 
 
 def _failure(
