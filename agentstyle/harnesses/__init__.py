@@ -14,8 +14,9 @@ transcript (transcripts/), finding STYLE's own extension (extension.py).
 Adding a harness (docs/design/harnesses.md#adding-a-harness says what each step decides):
 
 1. `HARNESSES` below: its entry, name → `HookFacts`: its module name, the variable naming the
-   project folder in its hooks' environment, its timeout unit and the events it caps, the exit
-   code of a refusal with no answer, whether its client runs other harnesses' configs.
+   project folder in its hooks' environment, the payload keys naming the session and the
+   workspace's folders, its timeout unit and the events it caps, the exit code of a
+   `--fail-closed` refusal, whether its client runs other harnesses' configs.
 2. `facts/<module>.py`: `NAME` and `SPEC`, a `HarnessSpec`: every point it offers with its
    native event and capabilities, its tool names, gate and bookkeeping events, the config
    folder and the files in it that could switch STYLE off, the instruction file.
@@ -64,6 +65,7 @@ class HookFacts:
         "roots_key",
         "runs_other_configs",
         "session_env",
+        "session_key",
     )
 
     def __init__(
@@ -72,6 +74,7 @@ class HookFacts:
         *,
         project_dir_env: str | None = None,
         session_env: str | None = None,
+        session_key: str = "session_id",
         per_second: int = 1,
         event_timeouts: dict[str, int] | None = None,
         refusal_exit: int = 2,
@@ -85,6 +88,8 @@ class HookFacts:
         # the variable naming the session in a hook's environment, for a payload too broken to
         # say (None: none is set)
         self.session_env = session_env
+        # the payload key naming the session, read even from a payload too broken to decode
+        self.session_key = session_key
         # units of the harness's handler `timeout` per second: 1 (seconds), 1000 (milliseconds)
         self.per_second = per_second
         # native event → seconds STYLE writes where the harness caps the timeout below
@@ -117,6 +122,7 @@ HARNESSES: dict[str, HookFacts] = {
     "cursor": HookFacts(
         "cursor",
         project_dir_env="CURSOR_PROJECT_DIR",
+        session_key="conversation_id",
         roots_key="workspace_roots",
         runs_other_configs=True,
     ),
@@ -134,6 +140,8 @@ MODULES = {name: facts.module for name, facts in HARNESSES.items()}
 # The payload keys that list a workspace's folders where a payload names no `cwd`: any
 # harness's, as a payload may arrive through another harness's handler (`runs_other_configs`).
 ROOTS_KEYS = tuple(facts.roots_key for facts in HARNESSES.values() if facts.roots_key)
+# The payload keys naming the session, any harness's, in `HARNESSES`' order (each once).
+SESSION_KEYS = tuple(dict.fromkeys(facts.session_key for facts in HARNESSES.values()))
 # The harness a command means when none is named (`--harness`'s default).
 DEFAULT = "claude-code"
 

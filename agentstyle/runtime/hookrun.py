@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
 from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, mark_answer_once, user_home
-from agentstyle.harnesses import HARNESSES, ROOTS_KEYS, SUPPORTED, refusal_exit, visitors
+from agentstyle.harnesses import (
+    HARNESSES,
+    ROOTS_KEYS,
+    SESSION_KEYS,
+    SUPPORTED,
+    refusal_exit,
+    visitors,
+)
 from agentstyle.limits import MAX_STDIN, PAYLOAD_HEAD
 from agentstyle.runtime.causes import (
     Cause,
@@ -61,16 +68,20 @@ def log_error(home: Path, call: HookCall, failure: HandlerError, outcome: str) -
         errorlog.write(home, call.harness, call.event, outcome, failure.text)
 
 
-# Where a payload that could not be decoded still names its session (Claude Code, Codex,
-# Gemini CLI: `session_id`; Cursor: `conversation_id`), so its notice is given once per session.
-_SESSION_FIELD = re.compile(rb'"(?:session_id|conversation_id)"\s*:\s*"((?:[^"\\]|\\.){1,256})"')
+# Where a payload that could not be decoded still names its session (each harness's
+# `HookFacts.session_key`), so its notice is given once per session.
+_SESSION_FIELD = re.compile(
+    rb'"(?:'
+    + b"|".join(re.escape(key.encode()) for key in SESSION_KEYS)
+    + rb')"\s*:\s*"((?:[^"\\]|\\.){1,256})"'
+)
 SESSION_ENV = tuple(h.session_env for h in HARNESSES.values() if h.session_env)
 
 
 def session_of(payload: dict[str, Any], stdin: bytes) -> str | None:
     """The session an event belongs to, read from the decoded payload, else from the first
     bytes of the raw input, else from the harness's environment; None when none names it."""
-    for key in ("session_id", "conversation_id"):
+    for key in SESSION_KEYS:
         value = payload.get(key)
         if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
             return str(value)
