@@ -40,7 +40,7 @@ rules:
     text: Careful with rm.
 """
 # The gate event of each harness and its shell-call fixture: every harness has one (a harness
-# added to the registry fails here until its fixture is named).
+# added to SUPPORTED fails here until its fixture is named).
 SHELL_FIXTURE = {
     "claude-code": "PreToolUse.bash-rm-rf.json",
     "codex": "PreToolUse.bash-rm-rf.json",

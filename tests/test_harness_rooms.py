@@ -1,5 +1,5 @@
 """A harness is one room (agentstyle/harnesses/__init__.py): its facts are its `HarnessSpec`, its
-behaviour its adapter, what the hook reads before it loads anything its registry entry, and the
+behaviour its adapter, what the hook reads before it loads anything its `HARNESSES` entry, and the
 code outside agentstyle/harnesses/ names no harness, so adding one is adding a room."""
 
 from __future__ import annotations
@@ -13,13 +13,28 @@ from agentstyle.harnesses import DEFAULT, HARNESSES, MODULES, SUPPORTED, adapter
 from agentstyle.harnesses.facts import spec_for
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentstyle"
-# What names a harness in code: its name, and its module's.
-NAMES = frozenset(SUPPORTED) | frozenset(MODULES.values())
+# What names a harness in code: its name, its module's, and the strings of its own facts the
+# hook reads (the variables of its environment, its payload keys), and its config folder.
+NAMES = (
+    frozenset(SUPPORTED)
+    | frozenset(MODULES.values())
+    | {
+        value
+        for facts in HARNESSES.values()
+        for value in (facts.project_dir_env, facts.session_env, facts.roots_key)
+        if value
+    }
+    | {facts.session_key for facts in HARNESSES.values()} - {"session_id"}  # shared default
+    | {folder for name in SUPPORTED if (folder := spec_for(name).config_folder)}
+)
 
 # (module relative to agentstyle/, the harness name it may hold): why it is no harness fact.
 ALLOWED = {
     # the demo is a scripted Claude Code session, fixtures and all (`make demo`)
     ("demo.py", "claude-code"): "the demo runs Claude Code's fixtures",
+    ("demo.py", ".claude"): "the demo shows the settings it installed",
+    # hookify (a Claude Code plugin) keeps its rule files in `.claude/`: a file format's place
+    ("imports/hookify.py", ".claude"): "an import format",
     # `style import --from cursor` reads Cursor's rule files: a file format, not a hook client
     ("cli/import_.py", "cursor"): "an import format",
     ("imports/importer.py", "cursor"): "an import format",
@@ -100,6 +115,11 @@ def test_the_scan_finds_a_harness_named_in_code() -> None:
     assert harness_names("import_module('agentstyle.harnesses.x')\nm = 'claude_code'\n") == [
         (2, "claude_code")
     ]
+    assert harness_names('os.environ.get("CURSOR_PROJECT_DIR")\n') == [(1, "CURSOR_PROJECT_DIR")]
+    assert harness_names('p.get("conversation_id") or p.get("session_id")\n') == [
+        (1, "conversation_id")
+    ]
+    assert harness_names('root / ".gemini" / "settings.json"\n') == [(1, ".gemini")]
     assert harness_names('if call.harness == "claude":\n    pass\n') == [
         (1, "call.harness == 'claude'")
     ]
@@ -136,7 +156,7 @@ def test_no_code_outside_the_harnesses_package_names_a_harness() -> None:
 
 @pytest.mark.parametrize("harness", SUPPORTED)
 def test_every_harness_has_its_room(harness: str) -> None:
-    """The registry entry, the spec and the adapter, under one name, and what the rest of
+    """The `HARNESSES` entry, the spec and the adapter, under one name, and what the rest of
     STYLE reads of each."""
     spec = spec_for(harness)
     adapter = adapter_for(harness)

@@ -31,7 +31,7 @@ from agentstyle.harnesses.install import is_style_command
 
 FIXTURES = HARNESS_FIXTURES
 DATA = Path(__file__).resolve().parent / "data" / "harness"
-# Every harness the tests run over: the registry's, so a harness added there is tested here.
+# Every harness the tests run over: SUPPORTED, so a harness added there is tested here.
 HARNESSES = SUPPORTED
 # The folder of each harness's sample payloads under tests/fixtures/ (a harness without one
 # fails every test that reads them: add its fixtures with it).

@@ -19,7 +19,7 @@ from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.harnesses.payload import MAX_SHELL_ROWS, SHELL_ROW_RESERVE
 
 # One shell-call fixture per harness and where its command lives (every harness has one: a
-# harness added to the registry fails here until it does).
+# harness added to SUPPORTED fails here until it does).
 SHELL_FIXTURES = {
     "claude-code": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
     "codex": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
