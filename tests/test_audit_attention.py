@@ -21,7 +21,7 @@ import pytest
 from conftest import Project, new_session
 from typer.testing import CliRunner
 
-from agentstyle.audit.attention import claude_transcripts
+from agentstyle.audit.attention import replay_sources
 from agentstyle.cli.app import app
 from agentstyle.engine.locking import FileLock
 from agentstyle.runtime import hookrun
@@ -136,7 +136,9 @@ def rows(project: Project, *args: str) -> list[dict[str, Any]]:
 
 def golden(name: str, text: str, project: Project) -> None:
     # The project folder is a temporary one: golden files name it ROOT.
-    text = text.replace(claude_transcripts(project.root.as_posix()), claude_transcripts("/ROOT"))
+    here, there = replay_sources(project.root.as_posix()), replay_sources("/ROOT")
+    assert here is not None and there is not None
+    text = text.replace(here, there)
     text = text.replace(project.root.as_posix(), "ROOT")
     path = GOLDEN / f"{name}.txt"
     if UPDATE:

@@ -13,6 +13,16 @@ from typing import Any
 import pytest
 from conftest import Project, style_in_process
 
+from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses.facts import SUPPORTED, spec_for
+
+
+def _shell_gate(harness: str) -> str:
+    gate = spec_for(harness).route_of("tool.pre", "shell")
+    assert gate is not None
+    return gate.native_event
+
+
 PACKAGE = """
 spec: style/v0.3
 name: live
@@ -26,18 +36,9 @@ rules:
     when: 'tool.input.command shell_regex "^rm "'
     text: "no rm here"
 """
-CONFIG = {
-    "claude-code": ".claude/settings.json",
-    "codex": ".codex/hooks.json",
-    "gemini-cli": ".gemini/settings.json",
-    "cursor": ".cursor/hooks.json",
-}
-GATE = {
-    "claude-code": "PreToolUse",
-    "codex": "PreToolUse",
-    "gemini-cli": "BeforeTool",
-    "cursor": "beforeShellExecution",
-}
+# Each harness's project config, and the native event that gates its shell calls.
+CONFIG = {h: adapter_for(h).config_file for h in SUPPORTED}
+GATE = {h: _shell_gate(h) for h in SUPPORTED}
 
 
 def install(project: Project, harness: str) -> Project:
@@ -70,7 +71,7 @@ def style_handlers(hooks: dict[str, Any], event: str) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("harness", sorted(GATE))
+@pytest.mark.parametrize("harness", SUPPORTED)
 def test_every_installed_gate_refuses_the_canary(make_project: Any, harness: str) -> None:
     project = install(make_project(harness), harness)
     code, found = live(project)

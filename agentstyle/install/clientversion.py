@@ -12,13 +12,6 @@ from agentstyle.harnesses import adapter_for
 from agentstyle.policy.compile import Compiled
 from agentstyle.policy.plan import PlanEntry
 
-ON_FAILURE_MIN = (2, 1, 295)
-
-
-def claude_version() -> tuple[int, ...] | None:
-    """`claude --version` as a tuple, or None when no client answers."""
-    return client_version("claude-code")
-
 
 def client_version(harness: str) -> tuple[int, ...] | None:
     """The harness client's version (its adapter's `version_command`), or None when none answers."""
