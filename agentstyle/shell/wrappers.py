@@ -41,7 +41,9 @@ from agentstyle.shell.wrapspecs import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+
+    Unwrapper = Callable[[str, list[str], "Unwrapped"], "Unwrapped | None"]
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
@@ -239,88 +241,9 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
         if name == "ip":
             return _unwrap_ip(argv, found)
         return _generic(argv, 2, RUNNERS[(name, argv[1])], found)
-    if name in ("npx", "pnpx", "bunx"):
-        return _generic(argv, 1, NPX, found)
-    if name == "uvx":
-        return _generic(argv, 1, UVX, found)
-    if name in ("env", "genv"):
-        return _unwrap_env(argv, found)
-    if name in ("xargs", "gxargs"):
-        return _unwrap_xargs(argv, found)
-    if name in ("parallel", "sem"):
-        return _unwrap_parallel(argv, found)
-    if name == "watch":
-        opts = _options(argv, 1, WATCH)
-        rest = argv[opts.end :]
-        found.repeats = True
-        if rest:
-            if "-x" in opts.seen or "--exec" in opts.seen:
-                found.argvs.append(rest)
-            else:
-                _joined(rest, found)
-        return found
-    if name == "script":
-        return _unwrap_script(argv, found)
-    if name in ("su", "runuser", "sg"):
-        return _unwrap_su(name, argv, found)
-    if name == "flock":
-        return _unwrap_flock(argv, found)
-    if name == "eval":
-        if len(argv) > 1:
-            found.strings.append((" ".join(argv[1:]), None))
-        return found
-    if name == "find":
-        return _unwrap_find(argv, found)
-    if name in CONTAINER_TOOLS or name in ("docker-compose", "kubectl", "oc"):
-        return _unwrap_container(name, argv, found)
-    if name in ("lxc", "incus", "multipass") and argv[1:2] == ["exec"]:
-        if "--" in argv:
-            rest = argv[argv.index("--") + 1 :]
-            if rest:
-                found.argvs.append(rest)
-        found.remote = True
-        return found
-    if name == "ssh":
-        opts = _options(argv, 1, SSH)
-        i = opts.end + 1  # the operand after the options is the host
-        if i < len(argv):
-            _joined(argv[i:], found)
-        found.remote = True
-        found.chdir = REMOTE_HOME
-        return found
-    if name == "vagrant" and argv[1:2] == ["ssh"]:
-        for k, word in enumerate(argv):
-            if word in ("-c", "--command") and k + 1 < len(argv):
-                found.strings.append((argv[k + 1], None))
-        found.remote = True
-        found.chdir = REMOTE_HOME
-        return found
-    if name == "tmux":
-        return _unwrap_tmux(argv, found)
-    if name == "screen":
-        opts = _options(argv, 1, Spec("SceHhpstTX", nocmd=("-X", "-r", "-R", "-x", "-ls", "-list")))
-        if not opts.nocmd and opts.end < len(argv):
-            found.argvs.append(argv[opts.end :])
-        return found
-    if name == "hyperfine":
-        opts = _options(argv, 1, HYPERFINE)
-        for text in opts.strings:
-            found.strings.append((text, None))
-        found.strings.extend((w, None) for w in argv[opts.end :])
-        return found
-    if name == "nix-shell":
-        for k, word in enumerate(argv):
-            if word in ("--run", "--command") and k + 1 < len(argv):
-                found.strings.append((argv[k + 1], None))
-        return found
-    if name == "nix" and argv[1:2] in (["shell"], ["develop"]):
-        for k, word in enumerate(argv):
-            if word in ("-c", "--command") and k + 1 < len(argv):
-                found.argvs.append(argv[k + 1 :])
-                break
-        return found
-    if name == "git":
-        return _unwrap_git(argv, found)
+    step = _UNWRAPPERS.get(name)
+    if step is not None:
+        return step(name, argv, found)
     if name in SHELLS:
         return _unwrap_shell(argv, found)
     return None
@@ -832,3 +755,114 @@ def shell_reads_script(argv: Sequence[str]) -> tuple[str | None, bool, bool]:
     if dash or "s" in letters or i >= len(argv):
         return None, True, noexec
     return argv[i], False, noexec
+
+
+def _unwrap_watch(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, WATCH)
+    rest = argv[opts.end :]
+    found.repeats = True
+    if rest:
+        if "-x" in opts.seen or "--exec" in opts.seen:
+            found.argvs.append(rest)
+        else:
+            _joined(rest, found)
+    return found
+
+
+def _unwrap_eval(argv: list[str], found: Unwrapped) -> Unwrapped:
+    if len(argv) > 1:
+        found.strings.append((" ".join(argv[1:]), None))
+    return found
+
+
+def _unwrap_machine_exec(argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    """`lxc exec NAME -- cmd` (incus, multipass): the command runs in the machine."""
+    if argv[1:2] != ["exec"]:
+        return None
+    if "--" in argv:
+        rest = argv[argv.index("--") + 1 :]
+        if rest:
+            found.argvs.append(rest)
+    found.remote = True
+    return found
+
+
+def _unwrap_ssh(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, SSH)
+    i = opts.end + 1  # the operand after the options is the host
+    if i < len(argv):
+        _joined(argv[i:], found)
+    found.remote = True
+    found.chdir = REMOTE_HOME
+    return found
+
+
+def _unwrap_vagrant(argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    if argv[1:2] != ["ssh"]:
+        return None
+    for k, word in enumerate(argv):
+        if word in ("-c", "--command") and k + 1 < len(argv):
+            found.strings.append((argv[k + 1], None))
+    found.remote = True
+    found.chdir = REMOTE_HOME
+    return found
+
+
+def _unwrap_screen(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, Spec("SceHhpstTX", nocmd=("-X", "-r", "-R", "-x", "-ls", "-list")))
+    if not opts.nocmd and opts.end < len(argv):
+        found.argvs.append(argv[opts.end :])
+    return found
+
+
+def _unwrap_hyperfine(argv: list[str], found: Unwrapped) -> Unwrapped:
+    opts = _options(argv, 1, HYPERFINE)
+    for text in opts.strings:
+        found.strings.append((text, None))
+    found.strings.extend((w, None) for w in argv[opts.end :])
+    return found
+
+
+def _unwrap_nix_shell(argv: list[str], found: Unwrapped) -> Unwrapped:
+    for k, word in enumerate(argv):
+        if word in ("--run", "--command") and k + 1 < len(argv):
+            found.strings.append((argv[k + 1], None))
+    return found
+
+
+def _unwrap_nix(argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    if argv[1:2] not in (["shell"], ["develop"]):
+        return None
+    for k, word in enumerate(argv):
+        if word in ("-c", "--command") and k + 1 < len(argv):
+            found.argvs.append(argv[k + 1 :])
+            break
+    return found
+
+
+# The wrappers that are not one option shape (SPECS, RUNNERS), by name: (name, argv, found).
+_UNWRAPPERS: dict[str, Unwrapper] = {
+    **dict.fromkeys(("npx", "pnpx", "bunx"), lambda _, argv, found: _generic(argv, 1, NPX, found)),
+    "uvx": lambda _, argv, found: _generic(argv, 1, UVX, found),
+    **dict.fromkeys(("env", "genv"), lambda _, argv, found: _unwrap_env(argv, found)),
+    **dict.fromkeys(("xargs", "gxargs"), lambda _, argv, found: _unwrap_xargs(argv, found)),
+    **dict.fromkeys(("parallel", "sem"), lambda _, argv, found: _unwrap_parallel(argv, found)),
+    "watch": lambda _, argv, found: _unwrap_watch(argv, found),
+    "script": lambda _, argv, found: _unwrap_script(argv, found),
+    **dict.fromkeys(("su", "runuser", "sg"), _unwrap_su),
+    "flock": lambda _, argv, found: _unwrap_flock(argv, found),
+    "eval": lambda _, argv, found: _unwrap_eval(argv, found),
+    "find": lambda _, argv, found: _unwrap_find(argv, found),
+    **dict.fromkeys((*CONTAINER_TOOLS, "docker-compose", "kubectl", "oc"), _unwrap_container),
+    **dict.fromkeys(
+        ("lxc", "incus", "multipass"), lambda _, argv, found: _unwrap_machine_exec(argv, found)
+    ),
+    "ssh": lambda _, argv, found: _unwrap_ssh(argv, found),
+    "vagrant": lambda _, argv, found: _unwrap_vagrant(argv, found),
+    "tmux": lambda _, argv, found: _unwrap_tmux(argv, found),
+    "screen": lambda _, argv, found: _unwrap_screen(argv, found),
+    "hyperfine": lambda _, argv, found: _unwrap_hyperfine(argv, found),
+    "nix-shell": lambda _, argv, found: _unwrap_nix_shell(argv, found),
+    "nix": lambda _, argv, found: _unwrap_nix(argv, found),
+    "git": lambda _, argv, found: _unwrap_git(argv, found),
+}
