@@ -243,21 +243,21 @@ def test_rule_file_fields_come_from_the_vocabulary() -> None:
 
 
 def test_patterns_agree_with_the_loader() -> None:
-    from agentstyle.policy import load
+    from agentstyle.policy import manifest
 
     # the loader and the schema both take SUPPORTED's names, in its order
     requires = S.package_schema()["properties"]["requires"]["properties"]["harnesses"]
-    assert tuple(requires["properties"]) == load.HARNESSES == SUPPORTED
+    assert tuple(requires["properties"]) == manifest.HARNESSES == SUPPORTED
     samples = [
         "a", "pkg", "team-guards", "Team", "-x", "a_b", "a/b", "a//b", "a/", "a..b", "a.b",
         "drafts/wip", "1.2.3", "1.2", "v1.2.3", "1.2.3-rc.1", "1.2.3+build.5", "01.2.3", "x" * 64,
         "x" * 65, "x" * 128, "x" * 129, "lang", "lang_2", "2lang", "",
     ]  # fmt: skip
     for s in samples:
-        assert bool(re.search(S.NAME_PATTERN, s)) == bool(load.NAME_RE.match(s)), s
-        assert bool(re.search(S.VERSION_PATTERN, s)) == bool(load.VERSION_RE.match(s)), s
-        assert bool(re.search(S.SETTING_NAME_PATTERN, s)) == bool(load.SETTING_RE.match(s)), s
-        assert bool(re.search(S.ID_PATTERN, s)) == (load.id_problem(s) is None), s
+        assert bool(re.search(S.NAME_PATTERN, s)) == bool(manifest.NAME_RE.match(s)), s
+        assert bool(re.search(S.VERSION_PATTERN, s)) == bool(manifest.VERSION_RE.match(s)), s
+        assert bool(re.search(S.SETTING_NAME_PATTERN, s)) == bool(manifest.SETTING_RE.match(s)), s
+        assert bool(re.search(S.ID_PATTERN, s)) == (manifest.id_problem(s) is None), s
 
 
 # --- samples -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from agentstyle.diagnostics import Diagnostic
-from agentstyle.policy.load import id_problem
+from agentstyle.policy.manifest import id_problem
 from agentstyle.vocabulary import RULE_FIELDS
 
 IMPORT_ROOT = "rules/imported"

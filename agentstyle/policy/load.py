@@ -23,6 +23,7 @@ from agentstyle.policy.manifest import (
     HARNESSES,
     INVALID,
     ManifestLoader,
+    id_problem,
     quote_hint,
 )
 from agentstyle.policy.model import (
@@ -41,8 +42,6 @@ from agentstyle.vocabulary import (
     RULE_FIELDS,
 )
 
-ID_RE = re.compile(r"^[a-z0-9][a-z0-9_./-]{0,127}$")
-
 NATIVE_HOOK_FIELDS = ("id", "event", "matcher", "command", "timeout", "harness")
 
 
@@ -50,21 +49,6 @@ NATIVE_HOOK_FIELDS = ("id", "event", "matcher", "command", "timeout", "harness")
 class LoadResult:
     package: Package | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-def id_problem(value: Any) -> str | None:
-    """Why `value` is not a valid rule id, or None."""
-    if not isinstance(value, str):
-        return "must be a string"
-    if ".." in value:
-        return "must not contain `..`"
-    if "//" in value:
-        return "must not contain `//`"
-    if value.endswith("/"):
-        return "must not end with `/`"
-    if not ID_RE.match(value):
-        return "must match `^[a-z0-9][a-z0-9_./-]{0,127}$`"
-    return None
 
 
 def bad_id(node: YNode, problem: str) -> Diagnostic:

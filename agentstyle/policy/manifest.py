@@ -40,14 +40,28 @@ from agentstyle.vocabulary import (
 )
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-
 VERSION_RE = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$"
 )
-
 SETTING_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-
 HARNESSES = SUPPORTED
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9_./-]{0,127}$")
+
+
+def id_problem(value: Any) -> str | None:
+    """Why `value` is not a valid rule id, or None."""
+    if not isinstance(value, str):
+        return "must be a string"
+    if ".." in value:
+        return "must not contain `..`"
+    if "//" in value:
+        return "must not contain `//`"
+    if value.endswith("/"):
+        return "must not end with `/`"
+    if not ID_RE.match(value):
+        return "must match `^[a-z0-9][a-z0-9_./-]{0,127}$`"
+    return None
+
 
 MARKER = "<!-- style:"
 

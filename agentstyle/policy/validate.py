@@ -96,7 +96,14 @@ class _Validator(TemplateChecks):
         `bad` holds the fields whose value failed its type check: checks that depend on them
         are skipped, since the loader already reported the cause.
         """
-        rid, target, action = rule.id, eff["target"], eff["action"]
+        self._placement(rule, eff, bad)
+        self._verdict(rule, eff, bad)
+        self._timing(rule, eff, bad)
+        self._unused(rule, eff, bad)
+
+    def _placement(self, rule: Rule, eff: dict[str, Any], bad: set[str]) -> None:
+        """Which fields apply to the target, and where the rule runs (event, tools, names)."""
+        rid, target = rule.id, eff["target"]
         fields = _valid(rule)
         # Written on this rule (not inherited from `defaults`, which apply wherever they can).
         own = {k for k, fv in fields.items() if fv.origin != "defaults"}
@@ -147,6 +154,12 @@ class _Validator(TemplateChecks):
         for name in ("mcp", "skill"):
             if target == name and name in fields:
                 self.name_glob(rule, fields[name])
+
+    def _verdict(self, rule: Rule, eff: dict[str, Any], bad: set[str]) -> None:
+        """What a block/ask/allow rule can do where it runs."""
+        rid, target, action = rule.id, eff["target"], eff["action"]
+        fields = _valid(rule)
+        own = {k for k, fv in fields.items() if fv.origin != "defaults"}
         pts = points(eff)
         verdict = action in VERDICT_ACTIONS
         if verdict and "action" not in bad:
@@ -180,6 +193,13 @@ class _Validator(TemplateChecks):
                     rule.span_of("repeat"),
                     rid,
                 )
+
+    def _timing(self, rule: Rule, eff: dict[str, Any], bad: set[str]) -> None:
+        """`fail: closed`, `refresh` and `reinject_on_compact` against where and how it runs."""
+        rid, target, action = rule.id, eff["target"], eff["action"]
+        fields = _valid(rule)
+        own = {k for k, fv in fields.items() if fv.origin != "defaults"}
+        pts = points(eff)
         if eff["fail"] == "closed" and not bad & {"target", "at", "event", "refresh"}:
             ok = bool(pts) and all(p in FAIL_CLOSED_POINTS for p in pts) and target != "system"
             if not ok:
@@ -221,6 +241,12 @@ class _Validator(TemplateChecks):
                 rule.span_of("reinject_on_compact"),
                 rid,
             )
+
+    def _unused(self, rule: Rule, eff: dict[str, Any], bad: set[str]) -> None:
+        """Fields that do nothing on this rule, and repeated injections without a reason."""
+        rid, action = rule.id, eff["action"]
+        fields = _valid(rule)
+        refresh = eff.get("refresh")
         if (
             "sources" in fields
             and not evaluated_at_session_start(eff)
