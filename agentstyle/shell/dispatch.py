@@ -108,6 +108,12 @@ class Dispatch(Scripts):
             # run-time word, `$(…)` or `$x` kept as written, is not a value.)
             self.emit(" ".join([_quote(argv[0]), *argv[1:]]))
             return None
+        name, argv, fresh = self._recorded(argv, stdin)
+        return self._run_named(name, argv, stdin, peeled, fresh)
+
+    def _recorded(self, argv: list[str], stdin: Stdin) -> tuple[str, list[str], list[str]]:
+        """Record `argv` (and its plain and lower-case names); the name it runs as, its words
+        (lower-cased where the name is), and the lines it added that were new."""
         raw = [self._line(argv)]
         head = argv[0]
         head_flags = self.flags.get(head, 0)
@@ -135,6 +141,13 @@ class Dispatch(Scripts):
         elif head_flags & (F_EXPANDED | F_POSITIONAL):
             self.add_dynamic(COMPUTED_COMMAND)
             self._origins_of(head)
+        return name, argv, fresh
+
+    def _run_named(
+        self, name: str, argv: list[str], stdin: Stdin, peeled: int, fresh: list[str]
+    ) -> Stdin | None:
+        """Walk what the recorded command runs: an alias, a function, a builtin, the commands
+        in its options, a wrapped command, an interpreter or a script; its stdout when known."""
         if (
             name in self.st.aliases
             and name not in self.calling
