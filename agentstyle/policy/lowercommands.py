@@ -13,6 +13,7 @@ sql/evaluate/commands.sql evaluates first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -365,32 +366,45 @@ def _atom(
     if item.kind == "head":
         return pred(FIELD_HEAD, "in", item.value)
     if item.kind == "path":
-        parts: list[Node] = []
-        if item.role is not None:
-            parts.append(pred(FIELD_PATH_ROLE, "in", (item.role, "path")))
-        if item.op in ("inside", "outside", "is"):
-            parts.append(pred(FIELD_PATH_TAG, "equals", f"{item.op}:{item.value}"))
-        elif item.op != "exists":
-            parts.append(valued(FIELD_PATH_FORM))
-        if not parts:
-            return pred(FIELD_PATH_ROLE, "exists", None)
-        return parts[0] if len(parts) == 1 else And(tuple(parts), span)
+        return _path_atom(item, pred, valued)
     if item.kind == "flow":
-        # the command feeding this one: how its output arrives, its names, what it has
-        flow = (
-            Pred(FIELD_FLOW, "equals", "code", span)
-            if item.op == "code"
-            else Pred(FIELD_FLOW, "exists", None, span)
-        )
-        parts = [flow]
-        if item.names:
-            source_heads = tuple(heads_of(CommandPred(item.names, None, span)))
-            parts.append(Pred(SOURCE_FIELD + "head", "in", source_heads, span))
-        if item.inner is not None:
-            source = item.names[0] if item.names else "*"
-            parts.append(_atoms(item.inner, source, info, low, rx, "from."))
-        return parts[0] if len(parts) == 1 else And(tuple(parts), span)
+        return _flow_atom(item, info, low, rx)
     raise TypeError(f"not a command part: {item.kind}")
+
+
+def _path_atom(
+    item: CommandItem, pred: Callable[[str, str, Value], Pred], valued: Callable[[str], Pred]
+) -> Node:
+    """`path …`: its role, where it is (inside, outside, is), or its form."""
+    span = item.span
+    parts: list[Node] = []
+    if item.role is not None:
+        parts.append(pred(FIELD_PATH_ROLE, "in", (item.role, "path")))
+    if item.op in ("inside", "outside", "is"):
+        parts.append(pred(FIELD_PATH_TAG, "equals", f"{item.op}:{item.value}"))
+    elif item.op != "exists":
+        parts.append(valued(FIELD_PATH_FORM))
+    if not parts:
+        return pred(FIELD_PATH_ROLE, "exists", None)
+    return parts[0] if len(parts) == 1 else And(tuple(parts), span)
+
+
+def _flow_atom(item: CommandItem, info: RuleInfo, low: Lowering, rx: Regexes) -> Node:
+    """`from …`: the command feeding this one: how its output arrives, its names, what it has."""
+    span = item.span
+    flow = (
+        Pred(FIELD_FLOW, "equals", "code", span)
+        if item.op == "code"
+        else Pred(FIELD_FLOW, "exists", None, span)
+    )
+    parts: list[Node] = [flow]
+    if item.names:
+        source_heads = tuple(heads_of(CommandPred(item.names, None, span)))
+        parts.append(Pred(SOURCE_FIELD + "head", "in", source_heads, span))
+    if item.inner is not None:
+        source = item.names[0] if item.names else "*"
+        parts.append(_atoms(item.inner, source, info, low, rx, "from."))
+    return parts[0] if len(parts) == 1 else And(tuple(parts), span)
 
 
 def _valued(field: str, item: CommandItem, info: RuleInfo, low: Lowering, rx: Regexes) -> Pred:
