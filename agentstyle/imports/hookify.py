@@ -28,7 +28,7 @@ differently — is rejected with the reason, never imported weaker or broader.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -297,55 +297,10 @@ def hookify_candidate(path: Path, display: str, cid: str) -> Candidate:
             line=at("event"),
         )
         return cand
-    conditions = values.get("conditions")
-    pattern = values.get("pattern")
-    preds: list[str] = []
-    if isinstance(conditions, list) and conditions:
-        if pattern:
-            cand.note("`pattern` is ignored: the rule has `conditions` (as in hookify)",
-                      line=at("pattern"))  # fmt: skip
-        for i, cond in enumerate(conditions):
-            where = front.item_lines[i] if i < len(front.item_lines) else at("conditions")
-            predicate = _condition(cand, event, cond, where)
-            if predicate is not None:
-                preds.append(predicate)
-    elif pattern:
-        legacy = LEGACY_FIELD.get(event)
-        if legacy is None:
-            cand.reject(
-                "a `pattern` on a stop rule is matched against a `content` field that stop "
-                "events do not have, so hookify never fires it; importing it would add a rule "
-                "the source does not enforce",
-                line=at("pattern"),
-            )
-            return cand
-        if event == "prompt":
-            cand.note(
-                "hookify's loader matches a prompt rule's `pattern` against the prompt "
-                "(`user_prompt`), as its docs and later releases do",
-                line=at("pattern"),
-            )
-        cond = {"field": legacy, "operator": "regex_match", "pattern": str(pattern)}
-        predicate = _condition(cand, event, cond, at("pattern"))
-        if predicate is not None:
-            preds.append(predicate)
-    else:
-        cand.reject("no `pattern` or `conditions`: hookify never fires a rule without one")
+    preds = _predicates(cand, event, front)
+    if preds is None or not cand.ok:
         return cand
-    if not cand.ok:
-        return cand
-    action = str(values.get("action", "warn")).strip() or "warn"
-    if action not in ("warn", "block"):
-        cand.note(f"`action: {action}`: hookify treats anything but `block` as `warn`",
-                  line=at("action"))  # fmt: skip
-        action = "warn"
-    if action == "block" and event == "prompt":
-        cand.note(
-            "hookify shows a `block` rule's message at a prompt without blocking the prompt: "
-            "imported as a warn",
-            line=at("action"),
-        )
-        action = "warn"
+    action = _action(cand, event, values, at)
     target, selector = EVENTS[event]
     origin = Origin(at("event"))
     cand.set("target", target, origin)
@@ -379,6 +334,71 @@ def hookify_candidate(path: Path, display: str, cid: str) -> Candidate:
     cand.body_origin = Origin(body_line)
     cand.fields = in_order(cand.fields)
     return cand
+
+
+def _predicates(cand: Candidate, event: str, front: Front) -> list[str] | None:
+    """The rule's `when` parts, from its `conditions` or its legacy `pattern`; None when the
+    candidate is rejected (a stop rule's pattern, neither written)."""
+    values, lines = front.values, front.lines
+
+    def at(key: str) -> int | None:
+        return lines.get(key)
+
+    conditions = values.get("conditions")
+    pattern = values.get("pattern")
+    preds: list[str] = []
+    if isinstance(conditions, list) and conditions:
+        if pattern:
+            cand.note("`pattern` is ignored: the rule has `conditions` (as in hookify)",
+                      line=at("pattern"))  # fmt: skip
+        for i, cond in enumerate(conditions):
+            where = front.item_lines[i] if i < len(front.item_lines) else at("conditions")
+            predicate = _condition(cand, event, cond, where)
+            if predicate is not None:
+                preds.append(predicate)
+    elif pattern:
+        legacy = LEGACY_FIELD.get(event)
+        if legacy is None:
+            cand.reject(
+                "a `pattern` on a stop rule is matched against a `content` field that stop "
+                "events do not have, so hookify never fires it; importing it would add a rule "
+                "the source does not enforce",
+                line=at("pattern"),
+            )
+            return None
+        if event == "prompt":
+            cand.note(
+                "hookify's loader matches a prompt rule's `pattern` against the prompt "
+                "(`user_prompt`), as its docs and later releases do",
+                line=at("pattern"),
+            )
+        cond = {"field": legacy, "operator": "regex_match", "pattern": str(pattern)}
+        predicate = _condition(cand, event, cond, at("pattern"))
+        if predicate is not None:
+            preds.append(predicate)
+    else:
+        cand.reject("no `pattern` or `conditions`: hookify never fires a rule without one")
+        return None
+    return preds
+
+
+def _action(
+    cand: Candidate, event: str, values: dict[str, Any], at: Callable[[str], int | None]
+) -> str:
+    """`warn` or `block`, as hookify runs it (anything else warns; a prompt is never blocked)."""
+    action = str(values.get("action", "warn")).strip() or "warn"
+    if action not in ("warn", "block"):
+        cand.note(f"`action: {action}`: hookify treats anything but `block` as `warn`",
+                  line=at("action"))  # fmt: skip
+        action = "warn"
+    if action == "block" and event == "prompt":
+        cand.note(
+            "hookify shows a `block` rule's message at a prompt without blocking the prompt: "
+            "imported as a warn",
+            line=at("action"),
+        )
+        action = "warn"
+    return action
 
 
 def rule_files(path: Path, display: str) -> Iterator[tuple[Path, str, str]]:
