@@ -55,6 +55,7 @@ GROUPS = (
     ("harnesses/*", "harness-adapters", 4),
     ("runtime/*", "runtime", 5),
     ("install/*", "install", 6),
+    ("doctor/*", "doctor", 6),  # `style doctor`: reads what install wrote
     ("audit/*", "audit", 6),
     ("imports/*", "imports", 6),
     ("cli/*", "cli", 7),
@@ -64,6 +65,8 @@ GROUPS = (
 DOWNSTREAM = {
     ("commands", "shell"),
     ("audit", "install"),
+    ("doctor", "install"),
+    ("audit", "doctor"),  # coverage reads the installed policy as doctor does
     ("imports", "install"),
     ("entries", "cli"),
     ("cli", "entries"),

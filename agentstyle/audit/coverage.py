@@ -180,9 +180,9 @@ def installed_handlers(root: Path, conn: Connection) -> dict[str, Installed]:
     """Per harness of `style.lock.yaml`: STYLE's handlers for its tool events as installed, and
     as the installed policy needs them."""
     from agentstyle.configfiles.hookconfig import installed
+    from agentstyle.doctor.checks import read_policy
     from agentstyle.engine.paths import StylePaths
     from agentstyle.harnesses import adapter_for
-    from agentstyle.install.doctor import read_policy
     from agentstyle.install.filechanges import relative
     from agentstyle.install.handlers import handler_groups
     from agentstyle.install.install import config_file, is_ours

@@ -11,7 +11,7 @@ from agentstyle.cli.common import Format, FormatOpt, emit_json
 from agentstyle.cli.install import project_root
 
 if TYPE_CHECKING:
-    from agentstyle.install.doctor import Finding
+    from agentstyle.doctor.checks import Finding
 
 
 def command(
@@ -43,14 +43,14 @@ def command(
     With --format json: a list of findings, each with `level` (ok, warning or error), `harness`
     (null for the project's own checks, `layers` for the layers section) and `message`.
     """
-    from agentstyle.install.doctor import run_doctor
-    from agentstyle.install.doctor_layers import layer_findings
+    from agentstyle.doctor.checks import run_doctor
+    from agentstyle.doctor.layers import layer_findings
 
     root = project_root()
     findings = run_doctor(root, fire=fire) + layer_findings(root)
     findings += coverage_findings(root)
     if live:
-        from agentstyle.install.canary import run_live
+        from agentstyle.doctor.live import run_live
 
         findings += run_live(root)
     if fmt == Format.json:
@@ -72,8 +72,8 @@ def coverage_findings(root: Path) -> list[Finding]:
     import datetime as dt
 
     from agentstyle.audit import coverage, report
+    from agentstyle.doctor.checks import Finding
     from agentstyle.engine.paths import StylePaths
-    from agentstyle.install.doctor import Finding
 
     if not StylePaths(root).database.exists():
         return []  # run_doctor said so already

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.diagnostics import StyleError
+from agentstyle.doctor.checks import Finding, forget
 from agentstyle.engine.paths import StylePaths
 from agentstyle.harnesses import project_dir_env
-from agentstyle.install.doctor import Finding, forget
 from agentstyle.install.hookcommand import MISSING
 from agentstyle.install.lockfile import read_lock
 
