@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from conftest import style_in_process
 
-from agentstyle.audit.testing import FIRING
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.decision import Decision
 from agentstyle.engine.evaluate import evaluate
+from agentstyle.engine.packagetests import FIRING
 from agentstyle.engine.store import Connection
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from agentstyle.imports.claude_permissions import bash_regex, path_globs

@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from agentstyle.audit.testing import fixture_files, run_package_tests
+from agentstyle.engine.packagetests import fixture_files, run_package_tests
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "datasets" / "packages"

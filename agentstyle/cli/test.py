@@ -17,7 +17,7 @@ from agentstyle.cli.common import (
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
-    from agentstyle.audit.testing import CaseResult
+    from agentstyle.engine.packagetests import CaseResult
 
 
 def command(
@@ -32,7 +32,7 @@ def command(
     With --format json: one object with `passed`, `failed`, `without_tests` (the packages
     without cases) and `cases` (each with `file`, `note`, `ok` and `failures`).
     """
-    from agentstyle.audit.testing import run_package_tests
+    from agentstyle.engine.packagetests import run_package_tests
     from agentstyle.policy.load import load_package
 
     results: list[CaseResult] = []
