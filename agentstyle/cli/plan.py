@@ -18,6 +18,7 @@ from agentstyle.diagnostics import render_text
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
+    from agentstyle.policy.compile import Compiled
     from agentstyle.policy.plan import PlanEntry
 
 
@@ -64,13 +65,7 @@ def command(
     by_rule: dict[str, list[PlanEntry]] = {}
     for entry in compiled.plan:
         by_rule.setdefault(entry.rule_id, []).append(entry)
-    narrowing: dict[str, list[dict[str, str]]] = {}
-    for x in compiled.rows.rule_exceptions:
-        if x.rule_id.startswith(x.package + "/"):
-            continue  # the rule's own `unless` is part of the rule, not an exception to it
-        narrowing.setdefault(x.rule_id, []).append(
-            {"package": x.package, "reason": x.reason, "source": f"{x.source_file}:{x.source_line}"}
-        )
+    narrowing = _narrowing(compiled)
     if fmt == Format.json:
         out = []
         for cp in ordered(compiled.packages):
@@ -122,6 +117,18 @@ def command(
     if verbose:
         for name, seconds in compiled.timings.items():
             typer.echo(f"pass {name}: {seconds * 1000:.1f} ms", err=True)
+
+
+def _narrowing(compiled: Compiled) -> dict[str, list[dict[str, str]]]:
+    """Per rule, the other packages' `exceptions:` entries that narrow it."""
+    narrowing: dict[str, list[dict[str, str]]] = {}
+    for x in compiled.rows.rule_exceptions:
+        if x.rule_id.startswith(x.package + "/"):
+            continue  # the rule's own `unless` is part of the rule, not an exception to it
+        narrowing.setdefault(x.rule_id, []).append(
+            {"package": x.package, "reason": x.reason, "source": f"{x.source_file}:{x.source_line}"}
+        )
+    return narrowing
 
 
 def _entry_dict(e: PlanEntry) -> dict[str, object]:

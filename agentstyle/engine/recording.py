@@ -157,32 +157,7 @@ def record(
             for e, latency in zip(evaluations, latencies, strict=True)
         ],
     )
-    # Each session's state is its last event's; a new one's first time is its first event's.
-    last: dict[tuple[str, str], tuple[Evaluation, float]] = {}
-    for e in evaluations:
-        key = (e.event.harness, e.event.session_id)
-        last[key] = (e, last[key][1] if key in last else e.event.ts)
-    opened: list[SessionRow] = []
-    stored: list[SessionUpdate] = []
-    for (harness, session), (e, first) in last.items():
-        state = SessionUpdate(
-            harness=harness,
-            session_id=session,
-            generation=e.generation,
-            compaction=e.compaction,
-            prompt_count=e.prompt_count,
-            model=e.model,
-            last_seen=e.event.ts,
-        )
-        if e.new_session:
-            opened.append(SessionRow(**state._asdict(), first_seen=first))
-        else:
-            stored.append(state)
-    if len(stored) == 1:  # a hook's event: the statement without lists is the cheaper one
-        execute(conn, "history/update_session", stored[0]._asdict())
-    else:
-        _store(conn, "history/update_sessions", stored)
-    _store(conn, "history/insert_sessions", opened)
+    _record_sessions(conn, evaluations)
     hits: list[HitRow] = []
     claims: list[ClaimRow] = []
     kept: list[FieldRow] = []
@@ -224,3 +199,33 @@ def record(
     _store(conn, "history/insert_facts", [f for e in evaluations if e.facts for f in facts_of(e)])
     _store(conn, "history/insert_hits", hits)
     _store(conn, "history/insert_claims", claims)
+
+
+def _record_sessions(conn: Connection, evaluations: list[Evaluation]) -> None:
+    """Each session's row after the batch: the new ones inserted, the others updated."""
+    # Each session's state is its last event's; a new one's first time is its first event's.
+    last: dict[tuple[str, str], tuple[Evaluation, float]] = {}
+    for e in evaluations:
+        key = (e.event.harness, e.event.session_id)
+        last[key] = (e, last[key][1] if key in last else e.event.ts)
+    opened: list[SessionRow] = []
+    stored: list[SessionUpdate] = []
+    for (harness, session), (e, first) in last.items():
+        state = SessionUpdate(
+            harness=harness,
+            session_id=session,
+            generation=e.generation,
+            compaction=e.compaction,
+            prompt_count=e.prompt_count,
+            model=e.model,
+            last_seen=e.event.ts,
+        )
+        if e.new_session:
+            opened.append(SessionRow(**state._asdict(), first_seen=first))
+        else:
+            stored.append(state)
+    if len(stored) == 1:  # a hook's event: the statement without lists is the cheaper one
+        execute(conn, "history/update_session", stored[0]._asdict())
+    else:
+        _store(conn, "history/update_sessions", stored)
+    _store(conn, "history/insert_sessions", opened)
