@@ -82,12 +82,7 @@ from agentstyle.engine.event import Event
 from agentstyle.engine.fixes import Fixing, fixed_by
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.statements import read_rows
-from agentstyle.engine.store import (
-    Connection,
-    memory_store,
-    replace_policy,
-    transaction,
-)
+from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.handlers import handler_groups

@@ -28,17 +28,9 @@ from typing import Any
 from agentstyle.commands.catalog import Catalog
 from agentstyle.engine.commandrows import command_events, commands_of, programs_in, rows_of
 from agentstyle.engine.decision import Decision
-from agentstyle.engine.evaluation import (
-    EMITTING,
-    Candidate,
-    Evaluation,
-)
+from agentstyle.engine.evaluation import EMITTING, Candidate, Evaluation
 from agentstyle.engine.event import Event
-from agentstyle.engine.recording import (
-    book,
-    facts_of,
-    record,
-)
+from agentstyle.engine.recording import book, facts_of, record
 from agentstyle.engine.records import (
     DecidedRow,
     EntryRow,

@@ -7,10 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentstyle.engine.evaluation import (
-    EMITTING,
-    Evaluation,
-)
+from agentstyle.engine.evaluation import EMITTING, Evaluation
 from agentstyle.engine.privacy import stored_value
 from agentstyle.engine.records import (
     BOUND,

@@ -11,9 +11,7 @@ from pathlib import Path
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
-from agentstyle.install.lockfile import (
-    atomic_write,
-)
+from agentstyle.install.lockfile import atomic_write
 
 
 @dataclass(slots=True)

@@ -30,10 +30,7 @@ from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.harnesses.install import is_style_command
 from agentstyle.install import layers
-from agentstyle.install.clientversion import (
-    client_version,
-    too_old,
-)
+from agentstyle.install.clientversion import client_version, too_old
 from agentstyle.install.filechanges import (
     FileChange,
     apply_changes,
@@ -41,18 +38,9 @@ from agentstyle.install.filechanges import (
     read_existing,
     relative,
 )
-from agentstyle.install.handlers import (
-    handler_groups,
-    native_groups,
-    static_blocks,
-)
+from agentstyle.install.handlers import handler_groups, native_groups, static_blocks
 from agentstyle.install.library import ref_path
-from agentstyle.install.lockfile import (
-    HarnessInstall,
-    PackageRef,
-    atomic_write,
-    read_lock,
-)
+from agentstyle.install.lockfile import HarnessInstall, PackageRef, atomic_write, read_lock
 from agentstyle.install.packagerefs import (
     chosen_settings,
     merge_refs,
@@ -62,6 +50,7 @@ from agentstyle.install.packagerefs import (
     setting_texts,
 )
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
+from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
 from agentstyle.policy.rows import PolicyRows
 
@@ -347,13 +336,7 @@ def _install(
         if note is not None:
             result.notes.append(note)
     result.notes.extend(adapter.install_notes(h.fail_closed))
-    groups = handler_groups(own_plan, harness, h.fail_closed, scope)
-    natives = native_groups(package_list, harness, result.notes)
-    h.native = sorted(
-        {str(hd["command"]) for gs in natives.values() for g in gs for hd in _handlers_of(g)}
-    )
-    for event, extra in natives.items():
-        groups.setdefault(event, []).extend(extra)
+    groups = _groups(own_plan, package_list, harness, h, scope, result.notes)
     ours = recognizer([*(previous.native if previous else []), *h.native])
     if previous is not None and previous.scope != scope and previous.scope != "user":
         old = config_file(root, previous.scope, harness)
@@ -396,6 +379,26 @@ def _install(
     atomic_write(paths.lockfile, lock.to_yaml())
     _built_from_lock(root)
     return result
+
+
+def _groups(
+    plan: list[PlanEntry],
+    packages: list[Package],
+    harness: str,
+    h: HarnessInstall,
+    scope: str,
+    notes: list[str],
+) -> dict[str, list[dict[str, Any]]]:
+    """The handler groups by native event: STYLE's own, then the packages' native hooks (their
+    commands kept in `h.native`, so a later install knows them as its own)."""
+    groups = handler_groups(plan, harness, h.fail_closed, scope)
+    natives = native_groups(packages, harness, notes)
+    h.native = sorted(
+        {str(hd["command"]) for gs in natives.values() for g in gs for hd in _handlers_of(g)}
+    )
+    for event, extra in natives.items():
+        groups.setdefault(event, []).extend(extra)
+    return groups
 
 
 def _built_from_lock(root: Path) -> None:

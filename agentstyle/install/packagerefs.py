@@ -10,10 +10,7 @@ from typing import Any
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.install.library import bundled, bundled_path, ref_path
-from agentstyle.install.lockfile import (
-    LockFile,
-    PackageRef,
-)
+from agentstyle.install.lockfile import LockFile, PackageRef
 from agentstyle.policy.compile import Compiled
 from agentstyle.policy.model import Package, SettingDecl
 

@@ -15,23 +15,9 @@ from typing import Any
 from agentstyle.diagnostics import Diagnostic, StyleError, did_you_mean, suggestion
 from agentstyle.globs import glob_to_regex
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
-from agentstyle.policy.files import (
-    MAX_RULE_FILES,
-    list_rule_files,
-)
-from agentstyle.policy.manifest import (
-    HARNESSES,
-    INVALID,
-    ManifestLoader,
-    id_problem,
-    quote_hint,
-)
-from agentstyle.policy.model import (
-    FieldValue,
-    NativeHook,
-    Package,
-    Rule,
-)
+from agentstyle.policy.files import MAX_RULE_FILES, list_rule_files
+from agentstyle.policy.manifest import HARNESSES, INVALID, ManifestLoader, id_problem, quote_hint
+from agentstyle.policy.model import FieldValue, NativeHook, Package, Rule
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq, text_node
 from agentstyle.source import Span
 from agentstyle.vocabulary import (

@@ -53,12 +53,7 @@ from agentstyle.policy.rows import (
 from agentstyle.policy.settingrefs import Setting
 from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.source import Span
-from agentstyle.vocabulary import (
-    COMMAND_FIELD,
-    COMMAND_LIST_FIELDS,
-    NEGATED_OPS,
-    RULE_STATE_FIELDS,
-)
+from agentstyle.vocabulary import COMMAND_FIELD, COMMAND_LIST_FIELDS, NEGATED_OPS, RULE_STATE_FIELDS
 
 MAX_CLAUSES = 512
 

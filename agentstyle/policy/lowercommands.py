@@ -18,12 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
-from agentstyle.policy.commandconds import (
-    Literal,
-    canonical_options,
-    heads_of,
-    where_clauses,
-)
+from agentstyle.policy.commandconds import Literal, canonical_options, heads_of, where_clauses
 from agentstyle.policy.lowervalues import Lowering, escaped, installed_value, number_of, scalar
 from agentstyle.policy.rows import CommandHeadRow, CommandLiteralRow, ConditionRow, PolicyRows
 from agentstyle.policy.validconditions import RuleInfo

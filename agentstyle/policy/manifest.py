@@ -16,16 +16,8 @@ from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.harnesses.facts import SUPPORTED
-from agentstyle.policy.files import (
-    PackageFile,
-    read_package_file,
-)
-from agentstyle.policy.model import (
-    ExceptionDecl,
-    FieldValue,
-    Package,
-    SettingDecl,
-)
+from agentstyle.policy.files import PackageFile, read_package_file
+from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, SettingDecl
 from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 from agentstyle.source import Span
 from agentstyle.vocabulary import (

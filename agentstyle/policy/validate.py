@@ -12,30 +12,14 @@ from typing import Any
 
 from agentstyle.diagnostics import Diagnostic, did_you_mean
 from agentstyle.globs import glob_to_regex, is_glob
-from agentstyle.grammar.ast import (
-    And,
-    Node,
-    Not,
-    Or,
-    Pred,
-    Var,
-)
+from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Var
 from agentstyle.policy.load import native_names, unknown_event
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
-from agentstyle.policy.settingrefs import (
-    uses,
-)
-from agentstyle.policy.validconditions import (
-    RuleInfo,
-    predicates_of,
-    resolve_tools,
-)
-from agentstyle.policy.validtemplates import (
-    CheckedTemplate,
-    TemplateChecks,
-)
+from agentstyle.policy.settingrefs import uses
+from agentstyle.policy.validconditions import RuleInfo, predicates_of, resolve_tools
+from agentstyle.policy.validtemplates import CheckedTemplate, TemplateChecks
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq
 from agentstyle.source import Span
 from agentstyle.vocabulary import (

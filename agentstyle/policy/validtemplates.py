@@ -10,12 +10,7 @@ from dataclasses import dataclass
 
 from agentstyle.diagnostics import closest, suggestion
 from agentstyle.globs import glob_to_regex
-from agentstyle.grammar.ast import (
-    GrammarError,
-    Segment,
-    Text,
-    Var,
-)
+from agentstyle.grammar.ast import GrammarError, Segment, Text, Var
 from agentstyle.grammar.parse import parse_template
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.validconditions import (

@@ -9,31 +9,11 @@ import re
 
 from agentstyle.shell import stdout as stdout_of
 from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
-from agentstyle.shell.syntax import (
-    parse,
-)
-from agentstyle.shell.tree import (
-    Lit,
-    Redir,
-    Simple,
-)
-from agentstyle.shell.walkstate import (
-    NO_STDIN,
-    Stdin,
-    WalkerBase,
-)
-from agentstyle.shell.words import (
-    F_GLOB,
-    F_PROCSUB,
-    F_SUB,
-    F_VAR,
-    UNKNOWN,
-    Symbolic,
-    expand_text,
-)
-from agentstyle.shell.wrappers import (
-    git_runs,
-)
+from agentstyle.shell.syntax import parse
+from agentstyle.shell.tree import Lit, Redir, Simple
+from agentstyle.shell.walkstate import NO_STDIN, Stdin, WalkerBase
+from agentstyle.shell.words import F_GLOB, F_PROCSUB, F_SUB, F_VAR, UNKNOWN, Symbolic, expand_text
+from agentstyle.shell.wrappers import git_runs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

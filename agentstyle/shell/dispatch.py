@@ -8,29 +8,12 @@ import posixpath
 import re
 import time
 
-from agentstyle.shell.builtins import (
-    PIPE_TO_SHELL,
-    SHELL_SETUP,
-    split_words,
-)
+from agentstyle.shell.builtins import PIPE_TO_SHELL, SHELL_SETUP, split_words
 from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
 from agentstyle.shell.programs import input_picks_program, lang
-from agentstyle.shell.scripts import (
-    Scripts,
-)
-from agentstyle.shell.walkstate import (
-    DECODE,
-    DOWNLOAD,
-    NO_STDIN,
-    Stdin,
-)
-from agentstyle.shell.words import (
-    F_EXPANDED,
-    F_POSITIONAL,
-    F_SUB,
-    F_VAR,
-    MAX_ALTERNATIVES,
-)
+from agentstyle.shell.scripts import Scripts
+from agentstyle.shell.walkstate import DECODE, DOWNLOAD, NO_STDIN, Stdin
+from agentstyle.shell.words import F_EXPANDED, F_POSITIONAL, F_SUB, F_VAR, MAX_ALTERNATIVES
 from agentstyle.shell.wrappers import command_name, commands_in_options, unwrap
 from agentstyle.shell.wrapspecs import SHELLS
 

@@ -9,17 +9,7 @@ from __future__ import annotations
 import re
 import time
 
-from agentstyle.shell.tree import (
-    Arith,
-    ArrayLit,
-    Heredoc,
-    Lit,
-    Param,
-    Part,
-    ProcSub,
-    Sub,
-    Word,
-)
+from agentstyle.shell.tree import Arith, ArrayLit, Heredoc, Lit, Param, Part, ProcSub, Sub, Word
 
 MAX_SYNTAX_DEPTH = 60  # constructs nested in each other (`$(`, `(`, `{`, `if`, …), strings included
 _CHECK_EVERY = 512  # tokens between two looks at the clock

@@ -6,28 +6,12 @@ from __future__ import annotations
 import os
 import re
 
-from agentstyle.shell.builtins import (
-    PIPE_TO_SHELL,
-    SOURCE_SUBSTITUTION,
-    STDIN_PATHS,
-    Builtins,
-)
+from agentstyle.shell.builtins import PIPE_TO_SHELL, SOURCE_SUBSTITUTION, STDIN_PATHS, Builtins
 from agentstyle.shell.programs import Lang, lang, program
 from agentstyle.shell.runs import FD_PATHS
-from agentstyle.shell.walkstate import (
-    NO_STDIN,
-    State,
-    Stdin,
-)
-from agentstyle.shell.words import (
-    F_PROCSUB,
-    F_SUB,
-    F_VAR,
-)
-from agentstyle.shell.wrappers import (
-    command_name,
-    shell_reads_script,
-)
+from agentstyle.shell.walkstate import NO_STDIN, State, Stdin
+from agentstyle.shell.words import F_PROCSUB, F_SUB, F_VAR
+from agentstyle.shell.wrappers import command_name, shell_reads_script
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentstyle.shell.syntax import (
-    parse,
-)
+from agentstyle.shell.syntax import parse
 from agentstyle.shell.tree import (
     AndOr,
     Case,

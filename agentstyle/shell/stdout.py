@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agentstyle.shell.lex import (
-    ANSI_C_SIMPLE,
-)
+from agentstyle.shell.lex import ANSI_C_SIMPLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,13 +16,9 @@ from __future__ import annotations
 import math
 import re
 
-from agentstyle.shell.dispatch import (
-    Dispatch,
-)
+from agentstyle.shell.dispatch import Dispatch
 from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
-from agentstyle.shell.syntax import (
-    parse,
-)
+from agentstyle.shell.syntax import parse
 from agentstyle.shell.tree import (
     AndOr,
     ArithCmd,
@@ -47,13 +43,7 @@ from agentstyle.shell.tree import (
     Subshell,
     Word,
 )
-from agentstyle.shell.walkstate import (
-    MAX_ELEMENTS,
-    MAX_VALUES,
-    NO_STDIN,
-    State,
-    Stdin,
-)
+from agentstyle.shell.walkstate import MAX_ELEMENTS, MAX_VALUES, NO_STDIN, State, Stdin
 from agentstyle.shell.words import (
     F_SUB,
     F_VAR,
@@ -64,9 +54,7 @@ from agentstyle.shell.words import (
     expand,
     expand_text,
 )
-from agentstyle.shell.wrappers import (
-    command_name,
-)
+from agentstyle.shell.wrappers import command_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,23 +14,9 @@ import re
 
 from agentstyle.shell import stdout as stdout_of
 from agentstyle.shell.runs import FD_PATHS, Run
-from agentstyle.shell.tree import (
-    Node,
-    ProcSub,
-    Seq,
-    Sub,
-)
-from agentstyle.shell.words import (
-    F_SUB,
-    F_VAR,
-    UNKNOWN,
-    Scope,
-    Value,
-    shown,
-)
-from agentstyle.shell.wrappers import (
-    command_name,
-)
+from agentstyle.shell.tree import Node, ProcSub, Seq, Sub
+from agentstyle.shell.words import F_SUB, F_VAR, UNKNOWN, Scope, Value, shown
+from agentstyle.shell.wrappers import command_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -11,15 +11,7 @@ from __future__ import annotations
 
 import re
 
-from agentstyle.shell.tree import (
-    Arith,
-    Lit,
-    Param,
-    Part,
-    ProcSub,
-    Sub,
-    Word,
-)
+from agentstyle.shell.tree import Arith, Lit, Param, Part, ProcSub, Sub, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
