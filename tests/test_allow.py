@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Saved, new_session
-from test_harness_support import DATA, HarnessProject
 
 from agentstyle.engine.allowances import allow_code, grant, looks_like_code, pick
 from agentstyle.engine.evaluate import evaluate
@@ -27,6 +25,9 @@ from agentstyle.harnesses import adapter_for
 from agentstyle.install.lockfile import HarnessInstall
 from agentstyle.install.selfprotect import builtin_package
 from agentstyle.policy.compile import compile_policy, load_and_validate
+from tests.support.harness import DATA, HarnessProject
+from tests.support.hooks import new_session
+from tests.support.project import Saved
 
 PUSH = "bash -lc 'git push --force-with-lease origin main'"
 

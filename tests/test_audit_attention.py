@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, new_session
 from typer.testing import CliRunner
 
 from agentstyle.audit.attention import claude_transcripts
@@ -26,6 +25,8 @@ from agentstyle.cli.app import app
 from agentstyle.engine.locking import FileLock
 from agentstyle.runtime import hookrun
 from agentstyle.runtime.hookcall import HookCall
+from tests.support.hooks import new_session
+from tests.support.project import Project
 
 DATA = Path(__file__).resolve().parent / "data" / "audit"
 GOLDEN = DATA / "golden"

@@ -21,23 +21,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, clean_env, new_session, style_in_process
 
 from agentstyle.install.hookcommand import MISSING
+from tests.support.cli import style_in_process
+from tests.support.environment import clean_env
+from tests.support.hooks import new_session
+from tests.support.packages import package_text
+from tests.support.project import Project
 
-PACKAGE = """
-spec: style/v0.3
-name: cov
-version: 1.0.0
-description: coverage scenario
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "no rm here"
-"""
+PACKAGE = package_text(
+    "cov",
+    """
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm "'
+  text: "no rm here"
+""",
+    description="coverage scenario",
+)
 
 
 def stamp(ts: float) -> str:
@@ -382,7 +385,8 @@ def run_gate(
     project: Project, harness: str, config: str, event: str, payload: dict[str, Any]
 ) -> None:
     """STYLE's installed handler for `event`, run as the harness runs it."""
-    from conftest import _encode, clean_env, finish
+    from tests.support.environment import clean_env
+    from tests.support.hooks import encode, finish
 
     hooks = json.loads((project.root / config).read_text())["hooks"][event]
     [command] = [h["command"] for g in hooks for h in g["hooks"] if "style-hook" in h["command"]]
@@ -395,7 +399,7 @@ def run_gate(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    finish(proc, _encode(payload))
+    finish(proc, encode(payload))
 
 
 def fixture(project: Project, folder: str, name: str, **overrides: Any) -> dict[str, Any]:

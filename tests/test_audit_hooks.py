@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HookResult, Project, clean_env, new_session, style_in_process
+
+from tests.support.cli import style_in_process
+from tests.support.environment import clean_env
+from tests.support.hooks import HookResult, new_session
+from tests.support.project import Project
 
 DATA = Path(__file__).resolve().parent / "data" / "audit"
 

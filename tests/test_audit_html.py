@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project
-from test_audit import DATA, build_history, write_history
 from typer.testing import CliRunner
 
 from agentstyle.cli.app import app
+from tests.support.history import DATA, build_history, write_history
+from tests.support.project import Project
 
 CHROMIUM = "/usr/bin/chromium"
 WIDTH = 1400

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cli_support import WIDTH
-from cli_support import Run as CliRun
-from conftest import style_in_process
 from typer.testing import CliRunner
 
 from agentstyle.cli.app import app
 from agentstyle.codes import CODES, explain
+from tests.support.cli import Run as CliRun
+from tests.support.cli import style_in_process
+from tests.support.environment import WIDTH
 
 MANIFEST = "spec: style/v0.3\nname: pkg\nversion: 1.0.0\ndescription: d\n"
 RULES_FROM = MANIFEST + "rules:\n  - from: rules/*.md\n"

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 import typer.main
-from cli_support import WIDTH, Run, style, style_many, style_on_a_terminal
-from conftest import style_in_process
 
 from agentstyle.cli.app import app
+from tests.support.cli import Run, style, style_in_process, style_many, style_on_a_terminal
+from tests.support.environment import WIDTH
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cli"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import WIDTH, Run, style_many
-from conftest import style_in_process
+
+from tests.support.cli import Run, style_in_process, style_many
+from tests.support.environment import WIDTH
 
 HARNESSES = "claude-code, codex, cursor, gemini-cli"
 # (what is wrong, the arguments, the one line on stderr)

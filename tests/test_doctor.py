@@ -16,8 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Saved
-from test_harness_support import DATA, HARNESSES, HarnessProject
+
+from tests.support.environment import BIN
+from tests.support.harness import DATA, HARNESSES, HarnessProject
+from tests.support.packages import package_text
+from tests.support.project import Saved
 
 
 def _installed(tmp_path: Path) -> HarnessProject:
@@ -175,19 +178,19 @@ def test_an_unreadable_database_is_one_line(project: HarnessProject) -> None:
 def test_rules_that_can_never_fire_are_listed(tmp_path: Path) -> None:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.write_package(
-        """
-        spec: style/v0.3
-        name: odd
-        version: 0.1.0
-        description: one rule for Gemini only, one for Claude Code
-        rules:
-          - id: gemini-only
-            when:
-              harness: [gemini-cli]
-            text: Hello Gemini.
-          - id: everywhere
-            text: Hello.
-        """
+        package_text(
+            "odd",
+            """
+- id: gemini-only
+  when:
+    harness: [gemini-cli]
+  text: Hello Gemini.
+- id: everywhere
+  text: Hello.
+""",
+            description="one rule for Gemini only, one for Claude Code",
+            version="0.1.0",
+        )
     )
     assert p.cli("install", pkg.name, "--harness", "claude-code").returncode == 0
     proc = p.cli("doctor")

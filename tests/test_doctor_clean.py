@@ -8,10 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import Saved
-from test_harness_support import HARNESSES, HarnessProject
 
 from agentstyle.install.library import LIBRARY, bundled_path
+from tests.support.harness import HARNESSES, HarnessProject
+from tests.support.project import Saved
 
 # `bundled()`'s names, without parsing every package at collection (in every test process)
 PACKAGES = sorted(p.name for p in LIBRARY.iterdir() if bundled_path(p.name))

@@ -11,21 +11,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, style_in_process
 
-PACKAGE = """
-spec: style/v0.3
-name: live
-version: 1.0.0
-description: doctor --live scenario
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "no rm here"
-"""
+from tests.support.cli import style_in_process
+from tests.support.packages import package_text
+from tests.support.project import Project
+
+PACKAGE = package_text(
+    "live",
+    """
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm "'
+  text: "no rm here"
+""",
+    description="doctor --live scenario",
+)
 CONFIG = {
     "claude-code": ".claude/settings.json",
     "codex": ".codex/hooks.json",

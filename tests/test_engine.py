@@ -16,40 +16,23 @@ from pathlib import Path
 import pytest
 
 from agentstyle.runtime import client
-from tests.conftest import Project, clean_env, feed, finish, new_session
+from tests.support.engine import installed, shell_call
+from tests.support.environment import clean_env
+from tests.support.hooks import feed, finish, new_session
+from tests.support.packages import NO_RM_RF, TIPS, package_text
+from tests.support.project import Project
 
-PACKAGE = """
-spec: style/v0.3
-name: eng
-version: 1.0.0
-description: engine tests
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-rf"'
-    text: No recursive deletes.
-  - id: tips
-    target: tool
-    tool: shell
-    at: before
-    text: Prefer small commands.
-"""
+PACKAGE = package_text("eng", NO_RM_RF, TIPS, description="engine tests")
 ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "60"}
 
 
 @pytest.fixture
 def engine_project(project: Project) -> Iterator[Project]:
-    project.install(str(project.write_package(PACKAGE)))
-    yield project
-    client.stop_engine(str(project.style), wait_s=5)
+    with installed(project, PACKAGE):
+        yield project
 
 
-def bash(project: Project, command: str, session: str) -> dict[str, object]:
-    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
-    payload["tool_input"] = {"command": command}
-    return payload
+bash = shell_call
 
 
 def hook(project: Project, command: str, session: str, env: dict[str, str] | None = None) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import Project, style_in_process
+from tests.support.cli import style_in_process
+from tests.support.project import Project
 
 TEAM = """
 spec: style/v0.3

@@ -13,9 +13,9 @@ from typing import Any
 
 import duckdb
 import pytest
-from conftest import style_in_process
 
 from agentstyle.install.selfprotect import FOLDERS, TEXTS
+from tests.support.cli import style_in_process
 
 REPO = Path(__file__).resolve().parent.parent
 AC_BLOCK = REPO / "datasets" / "packages" / "ac-block"

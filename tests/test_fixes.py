@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Project, clean_env, new_session
+from tests.support.environment import clean_env
+from tests.support.hooks import new_session
+from tests.support.project import Project
 
 PACKAGE = r"""
 spec: style/v0.3

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import style_in_process
+
+from tests.support.cli import style_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 # the seeds' examples and the bundled library

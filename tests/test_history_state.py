@@ -20,29 +20,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, new_session, style_in_process
-from test_harness_support import HarnessProject
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded
 from agentstyle.install.selfprotect import plan_packages
+from tests.support.cli import style_in_process
+from tests.support.harness import HarnessProject
+from tests.support.hooks import new_session
+from tests.support.packages import package_text
+from tests.support.project import Project
 
 PACKAGE = "tests-before-stop"
 
-FAILURES_PKG = """
-spec: style/v0.3
-name: retry
-version: 0.1.0
-description: stop a tool that keeps failing
-rules:
-  - id: third-try
-    target: tool
-    tool: shell
-    action: block
-    reason: two failures in a row of the same tool
-    when: 'state.failures >= 2'
-    text: "STYLE third-try: this command failed twice; read the error first."
-"""
+FAILURES_PKG = package_text(
+    "retry",
+    """
+- id: third-try
+  target: tool
+  tool: shell
+  action: block
+  reason: two failures in a row of the same tool
+  when: 'state.failures >= 2'
+  text: "STYLE third-try: this command failed twice; read the error first."
+""",
+    description="stop a tool that keeps failing",
+    version="0.1.0",
+)
 
 
 class Session:

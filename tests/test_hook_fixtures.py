@@ -17,7 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from conftest import CROWD_ENV, DATA, FIXTURES, Project, fixture_names, new_session
+
+from tests.support.environment import CROWD_ENV
+from tests.support.hooks import DATA, FIXTURES, fixture_names, new_session
+from tests.support.project import Project
 
 EXPECTED_MD = FIXTURES.parent / "expected-outputs.md"
 

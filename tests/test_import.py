@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import style_in_process
 
 from agentstyle.audit.testing import FIRING
 from agentstyle.engine.compiled import memory_policy
@@ -29,6 +28,7 @@ from agentstyle.imports.formats import slug
 from agentstyle.imports.importer import import_rules
 from agentstyle.imports.manifest import plan_manifest
 from agentstyle.policy.compile import load_and_validate
+from tests.support.cli import style_in_process
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "datasets" / "imports"

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import style_in_process
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
@@ -33,6 +32,7 @@ from agentstyle.install.install import (
     uninstall,
 )
 from agentstyle.install.lockfile import HarnessInstall
+from tests.support.cli import style_in_process
 
 DATA = Path(__file__).resolve().parent / "data" / "install"
 PYTHON = Path(sys.executable).absolute().as_posix()

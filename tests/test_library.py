@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import style_in_process
+
+from tests.support.cli import style_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = REPO / "agentstyle" / "library"

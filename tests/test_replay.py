@@ -19,12 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_CWD, FIXTURES, REPO, Project, clean_env, style_in_process
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded, read_sources
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.install.selfprotect import plan_packages
+from tests.support.cli import style_in_process
+from tests.support.environment import REPO, clean_env
+from tests.support.hooks import FIXTURE_CWD, FIXTURES
+from tests.support.project import Project
 
 DATA = Path(__file__).resolve().parent / "data" / "replay"
 TRANSCRIPTS = REPO / "datasets" / "transcripts"

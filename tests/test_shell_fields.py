@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_harness_support import FIXTURES, FOLDER
 
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.engine.event import MAX_FIELD_ROWS, Event
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.payload import MAX_SHELL_ROWS, SHELL_ROW_RESERVE
+from tests.support.harness import FIXTURES, FOLDER
 
 # One shell-call fixture per harness and where its command lives.
 SHELL_FIXTURES = {

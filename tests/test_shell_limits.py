@@ -14,9 +14,10 @@ import json
 import textwrap
 
 import pytest
-from conftest import REPO, Project
 
 from agentstyle.shell import parse_shell
+from tests.support.environment import REPO
+from tests.support.project import Project
 
 
 def stress_command() -> str:

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from conftest import REPO, clean_env
 
 from agentstyle.duck import duckdb
 from agentstyle.engine.records import GrammarRow
 from agentstyle.engine.statements import ColumnMismatch, execute, read_row, read_rows
 from agentstyle.engine.store import memory_store
+from tests.support.environment import REPO, clean_env
 
 
 def sql_files() -> list[str]:

@@ -20,51 +20,53 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, Saved, clean_env, style_in_process
 
 from agentstyle.audit.suggest import Consent, call_group, condition_for
+from tests.support.cli import style_in_process
+from tests.support.environment import clean_env
+from tests.support.packages import package_text
+from tests.support.project import Project, Saved
 
-PACKAGE = """
-spec: style/v0.3
-name: team
-version: 1.0.0
-description: guards a team learns from
-rules:
-  - id: ask-push
-    target: tool
-    tool: shell
-    action: ask
-    when: 'tool.input.command shell_regex "^git push( |$)"'
-    text: Pushing to the remote; confirm.
-  - id: no-rm-build
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm -rf build( |$)"'
-    text: Do not delete the build folder.
-  - id: no-destroy
-    target: tool
-    tool: shell
-    action: block
-    fail: closed
-    when: 'tool.input.command shell_regex "^terraform destroy( |$)"'
-    text: Never destroy the infrastructure.
-  - id: shell-note
-    target: tool
-    tool: shell
-    action: warn
-    at: after
-    repeat: every
-    when: 'tool.input.command regex "."'
-    text: A shell command ran.
-  - id: rust-note
-    target: tool
-    tool: file.edit
-    action: inject
-    when: 'file.path glob "**/*.rs"'
-    text: Prefer ? over unwrap.
-  - from: rules/*.md
-"""
+PACKAGE = package_text(
+    "team",
+    """
+- id: ask-push
+  target: tool
+  tool: shell
+  action: ask
+  when: 'tool.input.command shell_regex "^git push( |$)"'
+  text: Pushing to the remote; confirm.
+- id: no-rm-build
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm -rf build( |$)"'
+  text: Do not delete the build folder.
+- id: no-destroy
+  target: tool
+  tool: shell
+  action: block
+  fail: closed
+  when: 'tool.input.command shell_regex "^terraform destroy( |$)"'
+  text: Never destroy the infrastructure.
+- id: shell-note
+  target: tool
+  tool: shell
+  action: warn
+  at: after
+  repeat: every
+  when: 'tool.input.command regex "."'
+  text: A shell command ran.
+- id: rust-note
+  target: tool
+  tool: file.edit
+  action: inject
+  when: 'file.path glob "**/*.rs"'
+  text: Prefer ? over unwrap.
+- from: rules/*.md
+""",
+    description="guards a team learns from",
+)
 DEPLOY_RULE = """---
 target: tool
 tool: shell
@@ -426,19 +428,18 @@ def test_bad_input_gets_one_line(tmp_path: Path) -> None:
     assert line.startswith("style: no rules database at "), line
 
 
-ASK_ONLY = """
-spec: style/v0.3
-name: solo
-version: 1.0.0
-description: an ask and nothing after a call
-rules:
-  - id: ask-push
-    target: tool
-    tool: shell
-    action: ask
-    when: 'tool.input.command shell_regex "^git push( |$)"'
-    text: Pushing to the remote; confirm.
-"""
+ASK_ONLY = package_text(
+    "solo",
+    """
+- id: ask-push
+  target: tool
+  tool: shell
+  action: ask
+  when: 'tool.input.command shell_regex "^git push( |$)"'
+  text: Pushing to the remote; confirm.
+""",
+    description="an ask and nothing after a call",
+)
 
 
 REFUSAL = (
@@ -788,24 +789,23 @@ def test_two_proposals_on_one_rule_apply_together(tmp_path: Path) -> None:
     )
 
 
-CODEX_PACKAGE = """
-spec: style/v0.3
-name: cx
-version: 1.0.0
-description: an ask Codex has no prompt for
-rules:
-  - id: ask-push
-    target: tool
-    tool: shell
-    action: ask
-    fallback: degrade
-    when: 'tool.input.command shell_regex "^git push( |$)"'
-    text: Pushing; confirm.
-"""
+CODEX_PACKAGE = package_text(
+    "cx",
+    """
+- id: ask-push
+  target: tool
+  tool: shell
+  action: ask
+  fallback: degrade
+  when: 'tool.input.command shell_regex "^git push( |$)"'
+  text: Pushing; confirm.
+""",
+    description="an ask Codex has no prompt for",
+)
 
 
 def test_codex_refusals_let_through_narrow_the_asking_rule(tmp_path: Path) -> None:
-    from test_harness_support import HarnessProject
+    from tests.support.harness import HarnessProject
 
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     p.write_package(CODEX_PACKAGE, "cx")

@@ -14,20 +14,23 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from conftest import Project, style_in_process
 
 from agentstyle.install.library import LIBRARY
+from tests.support.cli import style_in_process
+from tests.support.packages import package_text
+from tests.support.project import Project
 
-TEAM = """
-spec: style/v0.3
-name: team
-version: 1.0.0
+TEAM = package_text(
+    "team",
+    """
+- id: brief
+  target: system
+  text: Keep the build cache under /opt/build-cache.
+""",
+    head="""
 description: the team's own rules
-rules:
-  - id: brief
-    target: system
-    text: Keep the build cache under /opt/build-cache.
-"""
+""",
+)
 CACHE = "rm -rf /opt/build-cache/x"
 RULE = "guard-destructive/rm-outside-project"
 

@@ -19,7 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ORDINARY_DEADLINE_S, REPO, style_in_process
+
+from tests.support.cli import style_in_process
+from tests.support.environment import ORDINARY_DEADLINE_S, REPO
 
 FORCE_PUSH = {"tool_name": "Bash", "tool_input": {"command": "git push -f origin main"}}
 HOUSE = """\

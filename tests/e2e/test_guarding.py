@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from e2e.clients import Session, is_style_command
-from e2e.conftest import HARNESSES
+from e2e.clients import HARNESSES, Session, is_style_command
 from e2e.mockapi import Script
 from e2e.scenarios import BLOCK_PACKAGE, shell, write
 
