@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from agentstyle.cli.app import app
 from agentstyle.codes import CODES, explain
 from tests.support.cli import Run as CliRun
-from tests.support.cli import style_in_process
+from tests.support.cli import style_in_process, style_process
 from tests.support.environment import WIDTH
 
 MANIFEST = "spec: style/v0.3\nname: pkg\nversion: 1.0.0\ndescription: d\n"
@@ -48,16 +48,7 @@ def style_here(cwd: Path, *args: str) -> Run:
 
 
 def style(cwd: Path, *args: str) -> Run:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")}
-    env["NO_COLOR"] = "1"
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = style_process(cwd, cwd, *args, env={"NO_COLOR": "1"})
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -28,7 +28,7 @@ from agentstyle.imports.formats import slug
 from agentstyle.imports.importer import import_rules
 from agentstyle.imports.manifest import plan_manifest
 from agentstyle.policy.compile import load_and_validate
-from tests.support.cli import style_in_process
+from tests.support.cli import style_in_process, style_process
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "datasets" / "imports"
@@ -705,16 +705,7 @@ def test_oh_my_pi_edge_mappings(tmp_path: Path) -> None:
 
 
 def style_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    env["STYLE_ENGINE"] = "off"
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return style_process(cwd, None, *args, timeout=300)
 
 
 def test_hookify_examples_import_validate_and_fire(tmp_path: Path) -> None:

@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 from agentstyle.audit.testing import fixture_files, run_package_tests
+from tests.support.cli import style_process
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "datasets" / "packages"
 
 
 def style(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = style_process(cwd, None, *args)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 

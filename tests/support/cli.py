@@ -87,7 +87,7 @@ def style_in_process(
 
 def style_process(
     cwd: Path,
-    home: Path,
+    home: Path | None,
     *args: str,
     env: dict[str, str] | None = None,
     stdin: str | None = None,
@@ -95,7 +95,11 @@ def style_process(
     timeout: float = TIMEOUT_S,
 ) -> subprocess.CompletedProcess[str]:
     """`python -m agentstyle ARGS` as a process of its own, in `clean_env` (with `terminal`,
-    as an 80-column terminal has it), from `cwd`."""
+    as an 80-column terminal has it), from `cwd`. No `home`: a folder of its own beside `cwd`
+    (`cwd-home`), never the developer's."""
+    if home is None:
+        home = cwd.with_name(cwd.name + "-home")
+        home.mkdir(exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "agentstyle", *args],
         cwd=cwd,
