@@ -27,6 +27,7 @@ from agentstyle.install.selfprotect import builtin_package
 from agentstyle.policy.compile import compile_policy, load_and_validate
 from tests.support.harness import DATA, HarnessProject
 from tests.support.hooks import new_session
+from tests.support.packages import package_text
 from tests.support.project import Saved
 
 PUSH = "bash -lc 'git push --force-with-lease origin main'"
@@ -341,27 +342,29 @@ def test_an_allowance_is_spent_once_however_often_it_is_asked_for(xh_codex: Harn
 
 # -- allow codes -------------------------------------------------------------------------------
 
-CODED = """\
-spec: style/v0.3
-name: coded
-version: 0.1.0
-description: Refusals that carry an allow code
+CODED = package_text(
+    "coded",
+    """
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm "'
+  text: "STYLE no-rm: deletes are blocked."
+- id: confirm-push
+  target: tool
+  tool: shell
+  action: ask
+  fallback: degrade
+  when: 'tool.input.command shell_regex "^git push"'
+  text: "STYLE confirm-push: pushing needs a yes."
+""",
+    description="Refusals that carry an allow code",
+    version="0.1.0",
+    head="""
 allow_code: true
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "STYLE no-rm: deletes are blocked."
-  - id: confirm-push
-    target: tool
-    tool: shell
-    action: ask
-    fallback: degrade
-    when: 'tool.input.command shell_regex "^git push"'
-    text: "STYLE confirm-push: pushing needs a yes."
-"""
+""",
+)
 PLAIN = CODED.replace("name: coded", "name: plain").replace("allow_code: true\n", "")
 PLAIN = PLAIN.replace('"^rm "', '"^rm -rf /"').replace('"^git push"', '"^git push --mirror"')
 

@@ -19,22 +19,22 @@ import pytest
 from agentstyle.install import plugin
 from tests.support.cli import style_in_process
 from tests.support.environment import REPO
+from tests.support.packages import package_text
 from tests.support.plugin import enable, install_plugin, write_json
 from tests.support.project import Project
 
-RM = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: no rm
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: no rm here
-"""
+RM = package_text(
+    "house",
+    """
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm "'
+  text: no rm here
+""",
+    description="no rm",
+)
 
 
 def doctor(

@@ -21,21 +21,21 @@ from agentstyle.install.hookcommand import MISSING
 from agentstyle.timeouts import written
 from tests.support.environment import REPO, clean_env
 from tests.support.hooks import FIXTURES, HookResult, encode, finish
+from tests.support.packages import package_text
 from tests.support.project import Project
 
-RM = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: no rm
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: PLUGIN-BLOCK no rm here
-"""
+RM = package_text(
+    "house",
+    """
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm "'
+  text: PLUGIN-BLOCK no rm here
+""",
+    description="no rm",
+)
 
 
 def committed(rel: str) -> dict[str, Any]:
@@ -199,23 +199,22 @@ def test_gemini_hooks_refuse_to_run_outside_gemini_cli(tmp_path: Path) -> None:
         assert (result.stdout, result.stderr.strip(), result.code) == expected
 
 
-BRIEF = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: no rm, and a brief per prompt
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: PLUGIN-BLOCK no rm here
-  - id: brief
-    target: event
-    event: prompt.submitted
-    text: PLUGIN-BRIEF the project brief
-"""
+BRIEF = package_text(
+    "house",
+    """
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm "'
+  text: PLUGIN-BLOCK no rm here
+- id: brief
+  target: event
+  event: prompt.submitted
+  text: PLUGIN-BRIEF the project brief
+""",
+    description="no rm, and a brief per prompt",
+)
 
 
 @pytest.mark.parametrize("plugin_first", [True, False], ids=["plugin-first", "settings-first"])

@@ -17,6 +17,7 @@ import pytest
 
 from agentstyle.shell import parse_shell
 from tests.support.environment import REPO
+from tests.support.packages import package_text
 from tests.support.project import Project
 
 
@@ -79,19 +80,18 @@ def test_incomplete_text_is_never_a_quiet_allow_of_what_follows() -> None:
     assert any("rm -rf /" in c for c in result.commands)
 
 
-PACKAGE = """\
-spec: style/v0.3
-name: stress
-version: 1.0.0
-description: says when the analysis was incomplete
-rules:
-  - id: partial
-    target: tool
-    tool: shell
-    action: block
-    when: 'exists(shell.incomplete)'
-    text: "STYLE stress/partial: the command was not fully analysed."
-"""
+PACKAGE = package_text(
+    "stress",
+    """
+- id: partial
+  target: tool
+  tool: shell
+  action: block
+  when: 'exists(shell.incomplete)'
+  text: "STYLE stress/partial: the command was not fully analysed."
+""",
+    description="says when the analysis was incomplete",
+)
 
 
 def test_stress_through_the_hook(project: Project) -> None:

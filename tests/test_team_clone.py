@@ -22,21 +22,21 @@ import pytest
 
 from tests.support.cli import style_in_process
 from tests.support.environment import ORDINARY_DEADLINE_S, REPO
+from tests.support.packages import package_text
 
 FORCE_PUSH = {"tool_name": "Bash", "tool_input": {"command": "git push -f origin main"}}
-HOUSE = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: House rules committed with the project
-rules:
-  - id: no-curl-pipe
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^curl .*"'
-    text: Do not download with curl here; use the vendored copy.
-"""
+HOUSE = package_text(
+    "house",
+    """
+- id: no-curl-pipe
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^curl .*"'
+  text: Do not download with curl here; use the vendored copy.
+""",
+    description="House rules committed with the project",
+)
 
 
 def git(cwd: Path, *args: str) -> str:
