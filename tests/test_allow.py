@@ -44,15 +44,12 @@ def _project(tmp_path: Path, harness: str = "codex") -> HarnessProject:
 @pytest.fixture(scope="module")
 def codex_install(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """xh installed for Codex once; each test refuses and allows calls in its own copy."""
-    base = tmp_path_factory.mktemp("allow")
-    _project(base)
-    return Saved(base)
+    return Saved.build(tmp_path_factory, "allow", _project)
 
 
 @pytest.fixture
 def xh_codex(codex_install: Saved) -> HarnessProject:
-    base = codex_install.restore()
-    return HarnessProject(base / "proj", base / "home")
+    return codex_install.project(HarnessProject)
 
 
 def _denied(stdout: str) -> bool:

@@ -35,15 +35,12 @@ def _installed(tmp_path: Path) -> HarnessProject:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """The cross package installed for every harness once; each test breaks its own copy."""
-    base = tmp_path_factory.mktemp("doctor")
-    _installed(base)
-    return Saved(base)
+    return Saved.build(tmp_path_factory, "doctor", _installed)
 
 
 @pytest.fixture
 def project(installed: Saved) -> HarnessProject:
-    base = installed.restore()
-    return HarnessProject(base / "proj", base / "home")
+    return installed.project(HarnessProject)
 
 
 def errors(out: str) -> list[str]:

@@ -154,20 +154,20 @@ def _make_history(p: Project) -> None:
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Saved:
-    base = tmp_path_factory.mktemp("suggest")
-    p = Project(base / "proj", base / "home")
-    folder = p.write_package(PACKAGE, "team")
-    (folder / "rules").mkdir()
-    (folder / "rules" / "ask-deploy.md").write_text(DEPLOY_RULE, encoding="utf-8")
-    p.install(str(folder), "--harness", "claude-code")
-    _make_history(p)
-    return Saved(base)
+    def setup(base: Path) -> None:
+        p = Project(base / "proj", base / "home")
+        folder = p.write_package(PACKAGE, "team")
+        (folder / "rules").mkdir()
+        (folder / "rules" / "ask-deploy.md").write_text(DEPLOY_RULE, encoding="utf-8")
+        p.install(str(folder), "--harness", "claude-code")
+        _make_history(p)
+
+    return Saved.build(tmp_path_factory, "suggest", setup)
 
 
 @pytest.fixture
 def project(history: Saved) -> Project:
-    base = history.restore()
-    return Project(base / "proj", base / "home")
+    return history.project(Project)
 
 
 @pytest.fixture(scope="module")
@@ -175,8 +175,7 @@ def report(history: Saved) -> dict[str, Any]:
     """`style suggest` over the module's history, once, for the tests that read its proposals
     (each restored copy holds the same history, so the same report; the one that checks that
     nothing is applied runs its own)."""
-    base = history.restore()
-    return _suggest(Project(base / "proj", base / "home"))
+    return _suggest(history.project(Project))
 
 
 def _suggest(p: Project, *args: str) -> dict[str, Any]:

@@ -23,21 +23,10 @@ import duckdb
 from e2e.clients import Session
 from e2e.mockapi import Say, Script
 from e2e.scenarios import block_script, tool_results
+from tests.support.packages import no_rm, package_text
 
 ORG_REASON = "E2E-ORG-REASON the organisation forbids deletes"
-ORG = f"""
-spec: style/v0.3
-name: org
-version: 1.0.0
-description: the organisation's guard
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "{ORG_REASON}"
-"""
+ORG = package_text("org", no_rm(ORG_REASON), description="the organisation's guard")
 IMPOSTOR = """
 spec: style/v0.3
 name: org

@@ -15,24 +15,17 @@ from typing import Any
 from tests.support.cli import style_in_process, style_process
 from tests.support.environment import clean_env
 from tests.support.hooks import FIXTURE_CWD, FIXTURES, HookResult, feed, finish, start
+from tests.support.packages import no_rm, package_text
 from tests.support.project import Project
 
 CLAUDE_MANAGED = "etc/claude-code/managed-settings.json"
 
 # The organisation's rule: deletes are refused, whatever the project says.
-ORG = """
-spec: style/v0.3
-name: org
-version: 1.0.0
-description: the organisation's guards
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "ORG no-rm: the organisation forbids deletes."
-"""
+ORG = package_text(
+    "org",
+    no_rm("ORG no-rm: the organisation forbids deletes."),
+    description="the organisation's guards",
+)
 
 
 class Machine:

@@ -7,6 +7,7 @@ A rule is YAML text starting `- id:`, at any indentation (it is dedented and put
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 SPEC = "style/v0.3"
@@ -21,15 +22,21 @@ NO_RM_RF = """
   text: No recursive deletes.
 """
 
-# Any `rm` refused.
-NO_RM = """
+
+def no_rm(text: str) -> str:
+    """The rule that refuses any `rm`, saying `text`."""
+    return f"""
 - id: no-rm
   target: tool
   tool: shell
   action: block
   when: 'tool.input.command shell_regex "^rm "'
-  text: No deletes.
+  text: {json.dumps(text)}
 """
+
+
+# Any `rm` refused.
+NO_RM = no_rm("No deletes.")
 
 # A note before every shell call.
 TIPS = """

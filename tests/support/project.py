@@ -10,10 +10,12 @@ import shutil
 import subprocess
 import textwrap
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 from tests.support.cli import style_in_process, style_process
 from tests.support.environment import CROWD_ENV, CROWD_TIMEOUT_S, ENGINE_ON, clean_env
@@ -234,6 +236,9 @@ class Project:
         return value
 
 
+P = TypeVar("P", bound=Project)
+
+
 class Saved:
     """A folder built once (a project installed through the real `style install`, its home)
     and put back byte for byte, at the same path, before each test that changes it.
@@ -250,7 +255,22 @@ class Saved:
         self._copy = folder.with_name(folder.name + ".saved")
         shutil.copytree(folder, self._copy, symlinks=True)
 
+    @classmethod
+    def build(
+        cls, tmp_path_factory: pytest.TempPathFactory, name: str, setup: Callable[[Path], object]
+    ) -> Saved:
+        """A new folder `name`, made by `setup(folder)` (a project in `folder/proj`, its home in
+        `folder/home`), saved."""
+        base = tmp_path_factory.mktemp(name)
+        setup(base)
+        return cls(base)
+
     def restore(self) -> Path:
         shutil.rmtree(self.folder)
         shutil.copytree(self._copy, self.folder, symlinks=True)
         return self.folder
+
+    def project(self, kind: type[P]) -> P:
+        """The folder put back, as the project `setup` made in it."""
+        base = self.restore()
+        return kind(base / "proj", base / "home")
