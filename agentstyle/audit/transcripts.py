@@ -658,7 +658,7 @@ def stored_events(conn: Any, label: str) -> tuple[list[list[Recorded]], int]:
                     ev.model = value
                 continue
             ev.fields.append((str(name), int(idx), "" if value is None else str(value)))
-        command = ev.first("tool.input.command") if tool == "shell" else None
+        command = ev.first("tool.input.command") if row.tool == "shell" else None
         if command is not None:
             # The stored shell fields are the event's; the command model (command conditions)
             # reads the parse itself, which no row keeps: parse the command again.

@@ -19,7 +19,9 @@ value is where the operands go, so every operand takes the repeating role: `cp -
 `listen` (the program then listens for connections: `nc -l`), `saves` (it then saves each URL
 to a file named after the URL's last part: `curl -O`), `recursive` (it then reads the files under
 the folders it reads: `grep -r`), `hidden` (and the hidden ones too: `rg --hidden`), `include`
-/ `exclude` (its value is a glob of file names it then reads, or leaves: `--include=*.py`).
+/ `exclude` (its value is a glob of file names it then reads, or leaves: `--include=*.py`),
+`flat` (it then reads a folder without what is under it: `tar --no-recursion`), `output` (the
+file an option of role `path` names is then one it writes: `tar -c -f x.tar`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ OPTION_FLAGS = frozenset(
         "include",
         "exclude",
         "flat",
+        "output",
     }
 )
 NODE_KEYS = frozenset(

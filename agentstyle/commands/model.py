@@ -457,7 +457,13 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     assert isinstance(run, Run)
     dirs = _dirs(parsed, run)
     words: list[tuple[str, str]] = [(w, r) for w, r in parsed.operands if r in PATH_ROLES]
-    words += [(v, r) for _n, v, r in parsed.option_values if r in PATH_ROLES and r != "cwd"]
+    # an option marked `output` makes the file the others name one it writes (`tar -c -f x`)
+    written = "output" in parsed.flags
+    words += [
+        (v, "writes" if written and r == "path" else r)
+        for _n, v, r in parsed.option_values
+        if r in PATH_ROLES and r != "cwd"
+    ]
     for w, r in [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]:
         if r == "address":  # socat's OPEN:file, CREATE:file
             address = network.from_socat(w)
