@@ -27,7 +27,7 @@ from agentstyle.install.selfprotect import builtin_package
 from agentstyle.policy.compile import compile_policy, load_and_validate
 from tests.support.harness import DATA, HarnessProject
 from tests.support.hooks import new_session
-from tests.support.packages import package_text
+from tests.support.packages import no_rm, package_text
 from tests.support.project import Saved
 
 PUSH = "bash -lc 'git push --force-with-lease origin main'"
@@ -341,13 +341,8 @@ def test_an_allowance_is_spent_once_however_often_it_is_asked_for(xh_codex: Harn
 
 CODED = package_text(
     "coded",
+    no_rm("STYLE no-rm: deletes are blocked."),
     """
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: "STYLE no-rm: deletes are blocked."
 - id: confirm-push
   target: tool
   tool: shell

@@ -26,19 +26,12 @@ from agentstyle.install.hookcommand import MISSING
 from tests.support.cli import style_in_process
 from tests.support.environment import clean_env
 from tests.support.hooks import new_session
-from tests.support.packages import package_text
+from tests.support.packages import no_rm, package_text
 from tests.support.project import Project
 
 PACKAGE = package_text(
     "cov",
-    """
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: "no rm here"
-""",
+    no_rm("no rm here"),
     description="coverage scenario",
 )
 

@@ -13,19 +13,12 @@ from typing import Any
 import pytest
 
 from tests.support.cli import style_in_process
-from tests.support.packages import package_text
+from tests.support.packages import no_rm, package_text
 from tests.support.project import Project
 
 PACKAGE = package_text(
     "live",
-    """
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: "no rm here"
-""",
+    no_rm("no rm here"),
     description="doctor --live scenario",
 )
 CONFIG = {

@@ -19,20 +19,13 @@ import pytest
 from agentstyle.install import plugin
 from tests.support.cli import style_in_process
 from tests.support.environment import REPO
-from tests.support.packages import package_text
+from tests.support.packages import no_rm, package_text
 from tests.support.plugin import enable, install_plugin, write_json
 from tests.support.project import Project
 
 RM = package_text(
     "house",
-    """
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: no rm here
-""",
+    no_rm("no rm here"),
     description="no rm",
 )
 

@@ -21,19 +21,12 @@ from agentstyle.install.hookcommand import MISSING
 from agentstyle.timeouts import written
 from tests.support.environment import REPO, clean_env
 from tests.support.hooks import FIXTURES, HookResult, encode, finish
-from tests.support.packages import package_text
+from tests.support.packages import no_rm, package_text
 from tests.support.project import Project
 
 RM = package_text(
     "house",
-    """
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: PLUGIN-BLOCK no rm here
-""",
+    no_rm("PLUGIN-BLOCK no rm here"),
     description="no rm",
 )
 
@@ -201,13 +194,8 @@ def test_gemini_hooks_refuse_to_run_outside_gemini_cli(tmp_path: Path) -> None:
 
 BRIEF = package_text(
     "house",
+    no_rm("PLUGIN-BLOCK no rm here"),
     """
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: PLUGIN-BLOCK no rm here
 - id: brief
   target: event
   event: prompt.submitted
