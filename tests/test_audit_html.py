@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -23,8 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentstyle.cli.app import app
-from tests.support.history import DATA, build_history, write_history
-from tests.support.project import Project
+from tests.support.history import audited_project
 
 CHROMIUM = "/usr/bin/chromium"
 WIDTH = 1400
@@ -100,11 +98,7 @@ def png_colours(path: Path) -> int:
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("audit-html")
-    project = Project(base / "acme", base / "home")
-    shutil.copytree(DATA / "pkg", project.root / "pkg")
-    (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
-    project.install("pkg")
-    write_history(project, build_history())
+    project = audited_project(base)
     out = base / "audit.html"
     mp = pytest.MonkeyPatch()
     mp.chdir(project.root)

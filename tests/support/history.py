@@ -1,12 +1,15 @@
 """A known history for the audit tests: the rows of `events`, `hits`, `event_fields`, `claims`
 and `sessions` over three days and three sessions (`build_history`), written into a project's
-database as the hooks would have left it (`write_history`)."""
+database as the hooks would have left it (`write_history`), in a project with the audit tests'
+package installed (`audited_project`)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -237,3 +240,17 @@ def write_history(project: Project, history: History) -> None:
             conn.execute("UPDATE event_counter SET last_id = (SELECT max(event_id) FROM events)")
         finally:
             conn.close()
+
+
+def audited_project(base: Path, *, history: bool = True) -> Project:
+    """The audit tests' package (tests/data/audit/pkg) installed in `base/acme`, its home
+    `base/home`, and with `history` the known history written into its database."""
+    project = Project(base / "acme", base / "home")
+    shutil.copytree(DATA / "pkg", project.root / "pkg")
+    # The reports are about the package's rules: self-protection
+    # (docs/design/cli.md#self-protection) is left out here.
+    (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
+    project.install("pkg")
+    if history:
+        write_history(project, build_history())
+    return project
