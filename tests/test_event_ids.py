@@ -9,19 +9,12 @@ from pathlib import Path
 
 from agentstyle.engine.store import connect, latest_version, memory_store, migrate, sql
 from tests.support.hooks import new_session
-from tests.support.packages import package_text
+from tests.support.packages import package_text, shell_rule
 from tests.support.project import Project
 
 PACKAGE = package_text(
     "acme",
-    """
-- id: no-force-push
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^git push .*--force"'
-  text: "STYLE no-force-push: no force pushes."
-""",
+    shell_rule("no-force-push", "^git push .*--force", "STYLE no-force-push: no force pushes."),
     description="one rule that blocks force pushes",
 )
 

@@ -13,22 +13,14 @@ import pytest
 
 from agentstyle.harnesses.install import is_style_command
 from tests.support.layers import ORG, Machine
-from tests.support.packages import package_text
+from tests.support.packages import package_text, shell_rule
 
 RM = "PreToolUse.bash-rm-rf.json"
 
 # A project package of the organisation's name, its rule of the same id letting deletes through.
 IMPOSTOR = package_text(
     "org",
-    """
-- id: no-rm
-  target: tool
-  tool: shell
-  action: allow
-  mode: replace
-  when: 'tool.input.command shell_regex "^rm "'
-  text: "deletes are fine here"
-""",
+    shell_rule("no-rm", "^rm ", "deletes are fine here", action="allow", mode="replace"),
     version="2.0.0",
     head="""
 description: a project's copy that tries to stand in for the organisation's

@@ -20,7 +20,7 @@ from agentstyle.engine.records import GrammarRow
 from agentstyle.engine.statements import ColumnMismatch, execute, read_row, read_rows
 from agentstyle.engine.store import memory_store
 from tests.support.environment import REPO, clean_env
-from tests.support.packages import package_text
+from tests.support.packages import package_text, shell_rule
 
 
 def sql_files() -> list[str]:
@@ -123,14 +123,7 @@ def test_parameters_are_bound_by_name_and_extra_keys_left_out() -> None:
 
 PACKAGE = package_text(
     "acme",
-    """
-- id: no-force-push
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^git push .*--force"'
-  text: "No force pushes."
-""",
+    shell_rule("no-force-push", "^git push .*--force", "No force pushes."),
     description="one rule that blocks force pushes",
 )
 

@@ -17,6 +17,7 @@ import yaml
 
 from agentstyle.install.library import LIBRARY
 from tests.support.cli import style_in_process
+from tests.support.hooks import bash_call
 from tests.support.packages import package_text
 from tests.support.project import Project
 
@@ -36,15 +37,7 @@ RULE = "guard-destructive/rm-outside-project"
 
 
 def _decision(p: Project, sid: str, command: str, call: str) -> str | None:
-    payload = {
-        "session_id": sid,
-        "cwd": p.root.as_posix(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-    answer = p.hook("PreToolUse", payload).json or {}
+    answer = p.hook("PreToolUse", bash_call(p.root, sid, command, call)).json or {}
     decision = (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
     return str(decision) if decision is not None else None
 

@@ -71,6 +71,19 @@ class HookResult:
             assert lines[0] == json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
+def bash_call(root: Path, session: str, command: str, call: str) -> dict[str, Any]:
+    """Claude Code's PreToolUse payload for a Bash call `call` of `command`, written out (no
+    fixture): the project folder `root`."""
+    return {
+        "session_id": session,
+        "cwd": root.as_posix(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+    }
+
+
 def hook_argv(harness: str, event: str, *extra: str) -> list[str]:
     """The hook command line as a harness's config names it, run by this interpreter."""
     return [sys.executable, "-m", "agentstyle.hook", "--harness", harness, "--event", event, *extra]

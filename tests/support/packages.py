@@ -23,16 +23,19 @@ NO_RM_RF = """
 """
 
 
+def shell_rule(rule_id: str, pattern: str, text: str, *, action: str = "block", **keys: str) -> str:
+    """A rule on shell calls whose command matches `pattern` (shell_regex): `action`, then any
+    other `keys` (`mode="replace"`), saying `text`."""
+    lines = [f"- id: {rule_id}", "  target: tool", "  tool: shell", f"  action: {action}"]
+    lines += [f"  {key}: {value}" for key, value in keys.items()]
+    lines.append(f"  when: 'tool.input.command shell_regex {json.dumps(pattern)}'")
+    lines.append(f"  text: {json.dumps(text)}")
+    return "\n".join(lines) + "\n"
+
+
 def no_rm(text: str) -> str:
     """The rule that refuses any `rm`, saying `text`."""
-    return f"""
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: {json.dumps(text)}
-"""
+    return shell_rule("no-rm", "^rm ", text)
 
 
 # Any `rm` refused.
