@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from agentstyle.harnesses import adapter_for
 from agentstyle.install.lockfile import HarnessInstall
 from agentstyle.install.selfprotect import builtin_package
 from agentstyle.policy.compile import compile_policy, load_and_validate
-from tests.support.harness import DATA, HarnessProject
+from tests.support.harness import DATA, HarnessProject, saved_cross_install
 from tests.support.hooks import new_session
 from tests.support.packages import no_rm, package_text
 from tests.support.project import Saved
@@ -35,16 +34,14 @@ PUSH = "bash -lc 'git push --force-with-lease origin main'"
 
 def _project(tmp_path: Path, harness: str = "codex") -> HarnessProject:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    proc = p.cli("install", "xh", "--harness", harness)
-    assert proc.returncode == 0, proc.stderr
+    p.install_cross(harness)
     return p
 
 
 @pytest.fixture(scope="module")
 def codex_install(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """xh installed for Codex once; each test refuses and allows calls in its own copy."""
-    return Saved.build(tmp_path_factory, "allow", _project)
+    return saved_cross_install(tmp_path_factory, "allow", "codex")
 
 
 @pytest.fixture

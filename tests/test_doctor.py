@@ -18,24 +18,15 @@ from pathlib import Path
 import pytest
 
 from tests.support.environment import BIN
-from tests.support.harness import DATA, HARNESSES, HarnessProject
+from tests.support.harness import DATA, HARNESSES, HarnessProject, saved_cross_install
 from tests.support.packages import package_text
 from tests.support.project import Saved
-
-
-def _installed(tmp_path: Path) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    for harness in HARNESSES:
-        proc = p.cli("install", "xh", "--harness", harness)
-        assert proc.returncode == 0, proc.stderr
-    return p
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """The cross package installed for every harness once; each test breaks its own copy."""
-    return Saved.build(tmp_path_factory, "doctor", _installed)
+    return saved_cross_install(tmp_path_factory, "doctor", *HARNESSES)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.layers import Machine
-from tests.support.packages import package_text
+from tests.support.packages import no_rm, package_text
 
 PROMPT = "UserPromptSubmit.json"
 RM = "PreToolUse.bash-rm-rf.json"
@@ -25,16 +25,9 @@ MINE = package_text(
   event: prompt.submitted
   when: 'prompt contains "tests"'
   text: "USER: I like small commits."
-- id: no-rm
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm "'
-  text: "USER no-rm: I never delete from an agent."
 """,
-    head="""
-description: the user's own rules
-""",
+    no_rm("USER no-rm: I never delete from an agent."),
+    description="the user's own rules",
 )
 
 TEAM = package_text(

@@ -133,17 +133,8 @@ def test_style_allow_cannot_lift_a_managed_refusal(machine: Machine) -> None:
 
 SHRED = package_text(
     "careful",
-    """
-- id: no-shred
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^shred "'
-  text: "PROJECT no-shred"
-""",
-    head="""
-description: the project's own block
-""",
+    shell_rule("no-shred", "^shred ", "PROJECT no-shred"),
+    description="the project's own block",
 )
 
 

@@ -24,7 +24,7 @@ import pytest
 from agentstyle.audit.suggest import Consent, call_group, condition_for
 from tests.support.cli import style_in_process
 from tests.support.environment import clean_env
-from tests.support.packages import package_text
+from tests.support.packages import package_text, shell_rule
 from tests.support.project import Project, Saved
 
 PACKAGE = package_text(
@@ -429,14 +429,7 @@ def test_bad_input_gets_one_line(tmp_path: Path) -> None:
 
 ASK_ONLY = package_text(
     "solo",
-    """
-- id: ask-push
-  target: tool
-  tool: shell
-  action: ask
-  when: 'tool.input.command shell_regex "^git push( |$)"'
-  text: Pushing to the remote; confirm.
-""",
+    shell_rule("ask-push", "^git push( |$)", "Pushing to the remote; confirm.", action="ask"),
     description="an ask and nothing after a call",
 )
 

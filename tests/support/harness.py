@@ -10,13 +10,16 @@ exact command written into the harness's config, run with `sh -c`), against the 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agentstyle.harnesses.install import is_style_command
 from tests.support.environment import REPO
 from tests.support.hooks import HARNESS_FIXTURES, HookResult, load_fixture, run_handler
-from tests.support.project import Project
+from tests.support.project import Project, Saved
 
 FIXTURES = HARNESS_FIXTURES
 DATA = REPO / "tests" / "data" / "harness"
@@ -91,3 +94,23 @@ class HarnessProject(Project):
         self, harness: str, native_event: str, payload: dict[str, Any]
     ) -> HookResult:
         return self.run_command(harness, self.installed_command(native_event, harness), payload)
+
+    def install_cross(self, *harnesses: str) -> None:
+        """The cross-harness package (tests/data/harness/cross) installed as `xh` for each of
+        `harnesses`."""
+        shutil.copytree(DATA / "cross", self.root / "xh")
+        for harness in harnesses:
+            proc = self.cli("install", "xh", "--harness", harness)
+            assert proc.returncode == 0, proc.stderr
+
+
+def saved_cross_install(
+    tmp_path_factory: pytest.TempPathFactory, name: str, *harnesses: str
+) -> Saved:
+    """The cross-harness package installed for `harnesses` once (`Saved`: each test gets it
+    back as it was, `saved.project(HarnessProject)`)."""
+
+    def setup(base: Path) -> None:
+        HarnessProject(base / "proj", base / "home").install_cross(*harnesses)
+
+    return Saved.build(tmp_path_factory, name, setup)

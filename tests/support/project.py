@@ -123,17 +123,11 @@ class Project:
         return start(argv, self.root, self.hook_env_for(env)), encode(payload)
 
     def hook(
-        self,
-        event: str,
-        payload: dict[str, Any] | bytes | str,
-        *,
-        env: dict[str, str] | None = None,
-        extra: Sequence[str] = (),
-        check: bool = True,
-        harness: str = "claude-code",
+        self, event: str, payload: dict[str, Any] | bytes | str, *, check: bool = True, **how: Any
     ) -> HookResult:
-        """Run `python -m agentstyle.hook --harness H --event E` with the payload on stdin."""
-        proc, data = self.start_hook(event, payload, env=env, extra=extra, harness=harness)
+        """Run `python -m agentstyle.hook --harness H --event E` with the payload on stdin and
+        wait for its answer; `how`: what `start_hook` takes (env, extra, harness)."""
+        proc, data = self.start_hook(event, payload, **how)
         return finish(proc, data, check=check)
 
     def start_engine(self) -> dict[str, object]:
