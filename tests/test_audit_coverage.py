@@ -14,7 +14,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -378,7 +377,6 @@ def run_gate(
     project: Project, harness: str, config: str, event: str, payload: dict[str, Any]
 ) -> None:
     """STYLE's installed handler for `event`, run as the harness runs it."""
-    from tests.support.environment import clean_env
     from tests.support.hooks import encode, finish
 
     hooks = json.loads((project.root / config).read_text())["hooks"][event]
@@ -637,14 +635,9 @@ def test_a_fifo_in_place_of_a_transcript_or_the_config_never_holds_the_report(
     config = installed.root / ".claude" / "settings.json"
     config.unlink()
     os.mkfifo(config)
-    argv = [sys.executable, "-m", "agentstyle", "audit", "coverage", "--format", "json"]
-    proc = subprocess.run(
-        [*argv, "--transcripts", str(tmp_path / "named.jsonl")],
-        cwd=installed.root,
-        env=clean_env(installed.home),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    named = str(tmp_path / "named.jsonl")
+    proc = installed.process(
+        "audit", "coverage", "--format", "json", "--transcripts", named, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -160,14 +160,7 @@ def test_the_history_keeps_both_commands_and_the_outcome_fixed(fixed: Project) -
 
 
 def style_json(project: Project, *args: str) -> dict[str, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args, "--format", "json"],
-        cwd=project.root,
-        env=clean_env(project.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = project.process(*args, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     doc: dict[str, Any] = json.loads(proc.stdout)
     return doc
