@@ -42,6 +42,13 @@ def style_import(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return style_in_process(cwd, Path.home(), "import", *args)
 
 
+def import_report(fmt: str, source: Path, tmp: Path) -> Any:
+    """Run `style import` into `tmp/pkg`, require success, and read its JSON report."""
+    proc = style_import(fmt, str(source), "--into", "pkg", "--format", "json", cwd=tmp)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 def imported(fmt: str, source: Path, tmp: Path, *extra: str) -> Path:
     """Run `style import` into `tmp/pkg` and require success."""
     proc = style_import(fmt, str(source), "--into", "pkg", *extra, cwd=tmp)
@@ -173,17 +180,7 @@ def test_oh_my_pi_rule_file_reads_as_written(tmp_path: Path) -> None:
 
 
 def test_cursor_sample(tmp_path: Path, policy: Any) -> None:
-    proc = style_import(
-        "cursor",
-        str(SAMPLES / "cursor/.cursor/rules"),
-        "--into",
-        "pkg",
-        "--format",
-        "json",
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = import_report("cursor", SAMPLES / "cursor/.cursor/rules", tmp_path)
     pkg = tmp_path / "pkg"
     assert_clean(pkg)
     rows = {r["id"]: r for r in report["rows"]}
@@ -377,17 +374,7 @@ def test_reimport_is_idempotent(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg"
     files = sorted(p for p in pkg.rglob("*") if p.is_file())
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files}
-    proc = style_import(
-        "claude-permissions",
-        str(SAMPLES / "claude-code/settings.json"),
-        "--into",
-        "pkg",
-        "--format",
-        "json",
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = import_report("claude-permissions", SAMPLES / "claude-code/settings.json", tmp_path)
     assert {r["status"] for r in report["rows"]} == {"unchanged"}
     assert report["manifest"] == "present"
     assert report["totals"]["unchanged"] == len(report["rows"]) == 12
