@@ -136,6 +136,17 @@ def committed(tmp_path: Path) -> tuple[Path, Path]:
     return first, tmp_path
 
 
+def teammate(committed: tuple[Path, Path], name: str) -> tuple[Path, Path, str]:
+    """A teammate's clone of the committed project (`name`), their home, and a PATH with this
+    environment's `style-hook` and the system's tools."""
+    first, tmp = committed
+    clone = tmp / name
+    git(tmp, "clone", "-q", str(first), str(clone))
+    home = tmp / f"{name}-home"
+    home.mkdir()
+    return clone, home, os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+
+
 def test_committed_files_name_no_path_of_the_first_machine(committed: tuple[Path, Path]) -> None:
     first, _ = committed
     tracked = git(first, "ls-files").split()
@@ -185,12 +196,7 @@ def test_a_build_slower_than_the_budget_is_answered_per_fail_and_goes_on(
     longer (compiling the guards takes seconds): it answers within the budget, per `fail` (the
     guards' `fail: closed` rules put `--fail-closed` on the handler: refused) naming the build,
     or, on a fast machine, evaluated; the build goes on, and a later hook blocks."""
-    first, tmp = committed
-    clone = tmp / "dora"
-    git(tmp, "clone", "-q", str(first), str(clone))
-    home = tmp / "dora-home"
-    home.mkdir()
-    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    clone, home, path = teammate(committed, "dora")
     t0 = time.monotonic()
     proc = run_installed(clone, home, path, "PreToolUse", FORCE_PUSH, budget=True)
     elapsed = time.monotonic() - t0
@@ -221,11 +227,7 @@ def test_a_build_slower_than_the_budget_is_answered_per_fail_and_goes_on(
 
 def test_a_lock_changed_by_a_pull_rebuilds_the_database(committed: tuple[Path, Path]) -> None:
     first, tmp = committed
-    clone = tmp / "carol"
-    git(tmp, "clone", "-q", str(first), str(clone))
-    home = tmp / "carol-home"
-    home.mkdir()
-    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    clone, home, path = teammate(committed, "carol")
     curl = {"tool_name": "Bash", "tool_input": {"command": "curl -s https://x.example"}}
     assert (
         run_hook(clone, home, path, "PreToolUse", curl)["hookSpecificOutput"]["permissionDecision"]
