@@ -351,31 +351,28 @@ def test_the_history_fields_are_unavailable_at_a_session_start(tmp_path: Path) -
     ) in codes
 
 
+def _stop_gate(when: str, text: str) -> str:
+    """A rule that blocks the stop when `when` holds, saying `text`."""
+    return (
+        f"- id: gate\n  target: event\n  event: stop\n  action: block\n"
+        f"  when: '{when}'\n  text: {json.dumps(text)}\n"
+    )
+
+
 def test_shell_regex_reads_a_command_list_at_stop(tmp_path: Path) -> None:
     """`shell_regex` on a history list is not `field-never-present` (it reads the list, not
     the event's shell commands), and a stop reason naming the list stays under T005."""
+    edited = "state.files_edited exists and not"
     found = _validate(
         tmp_path,
-        """
-        - id: gate
-          target: event
-          event: stop
-          action: block
-          when: 'state.files_edited exists and not state.commands_since_edit shell_regex "^pytest"'
-          text: "Edited {{event.state.files_edited}}; run pytest."
-        """,
+        _stop_gate(
+            f'{edited} state.commands_since_edit shell_regex "^pytest"',
+            "Edited {{event.state.files_edited}}; run pytest.",
+        ),
     )
     assert found == []
     found = _validate(
-        tmp_path,
-        """
-        - id: gate
-          target: event
-          event: stop
-          action: block
-          when: 'state.files_edited exists and not shell.commands shell_regex "^pytest"'
-          text: "Run pytest."
-        """,
+        tmp_path, _stop_gate(f'{edited} shell.commands shell_regex "^pytest"', "Run pytest.")
     )
     assert [d["code"] for d in found] == ["field-unavailable"]
 

@@ -111,23 +111,17 @@ def test_oh_my_pi_sample(tmp_path: Path, policy: Any) -> None:
     pkg = imported("oh-my-pi", SAMPLES / "oh-my-pi" / ".omp" / "rules", tmp_path)
     assert_clean(pkg)
     p = policy(pkg)
+
+    def edit_lib(new: str) -> Any:
+        return p.tool(
+            "PostToolUse", "Edit", file_path=path("src/lib.rs"), old_string="x", new_string=new
+        )
+
     # interruptMode never: the tool runs, the reminder comes with its result.
-    d, fired = p.tool(
-        "PostToolUse",
-        "Edit",
-        file_path=path("src/lib.rs"),
-        old_string="x",
-        new_string="let v = parse(s).unwrap();",
-    )
+    d, fired = edit_lib("let v = parse(s).unwrap();")
     assert fired == {"oh-my-pi/no-unwrap"} and d.verdict is None
     assert "Don't use .unwrap()" in "\n".join(d.contexts)
-    _, fired = p.tool(
-        "PostToolUse",
-        "Edit",
-        file_path=path("src/lib.rs"),
-        old_string="x",
-        new_string="let v = parse(s)?;",
-    )
+    _, fired = edit_lib("let v = parse(s)?;")
     assert fired == set()
     _, fired = p.tool("PostToolUse", "Write", file_path=path("notes.md"), content="x.unwrap()")
     assert fired == set()
