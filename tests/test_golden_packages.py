@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import style_in_process, style_process
+from tests.support.environment import SCRATCH_HOME
 
 REPO = Path(__file__).resolve().parents[1]
 # the seeds' examples and the bundled library
@@ -57,9 +58,9 @@ def run(args: list[str], *, process: bool = False) -> str:
     as `python -m agentstyle` against the same files."""
     env = {"NO_COLOR": "1", "COLUMNS": "200"}
     if process:
-        proc = style_process(REPO, Path.home(), *args, env=env)
+        proc = style_process(REPO, SCRATCH_HOME, *args, env=env)
     else:
-        proc = style_in_process(REPO, Path.home(), *args, env=env)
+        proc = style_in_process(REPO, SCRATCH_HOME, *args, env=env)
     return (
         f"$ style {' '.join(args)}\n"
         f"exit {proc.returncode}\n"

@@ -29,6 +29,7 @@ from agentstyle.imports.importer import import_rules
 from agentstyle.imports.manifest import plan_manifest
 from agentstyle.policy.compile import load_and_validate
 from tests.support.cli import style_in_process, style_process
+from tests.support.environment import SCRATCH_HOME
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "datasets" / "imports"
@@ -38,8 +39,8 @@ CWD = "/home/dev/acme-api"
 
 def style_import(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """`style import` is about the files it writes and what it says: its real code, run in
-    this process (the user's HOME, nothing of STYLE's in the environment)."""
-    return style_in_process(cwd, Path.home(), "import", *args)
+    this process (an empty HOME, nothing of STYLE's in the environment)."""
+    return style_in_process(cwd, SCRATCH_HOME, "import", *args)
 
 
 def import_report(fmt: str, source: Path, tmp: Path) -> Any:

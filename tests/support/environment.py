@@ -25,6 +25,12 @@ ORDINARY_DEADLINE_S = "20"
 # that run many hooks for their answers and records, not for the direct path. A warm hook costs
 # its process a tenth of a direct one's CPU (no duckdb import, no database open).
 ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "300"}
+# The home of a command a test runs from the repository itself (the bundled packages, the
+# golden outputs): empty, never the developer's own (their ~/.claude or user-scope policy would
+# change what the command sees). Beside a real home, not under the temporary folder: the
+# bundled guards let deletes under /tmp through, and their fixtures delete `~`.
+SCRATCH_HOME = Path.home() / ".cache" / "agentstyle-test-home"
+SCRATCH_HOME.mkdir(parents=True, exist_ok=True)
 BIN = str(Path(sys.executable).parent)  # the environment's scripts: style, style-hook
 PYCACHE = Path(tempfile.gettempdir()) / f"agentstyle-test-pycache-{os.getuid()}"
 # The same for the processes that copy this environment instead of building one (the demo in a
