@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from agentstyle.cli.app import app
 from tests.support.history import audited_project
 
 CHROMIUM = "/usr/bin/chromium"
@@ -100,16 +98,8 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("audit-html")
     project = audited_project(base)
     out = base / "audit.html"
-    mp = pytest.MonkeyPatch()
-    mp.chdir(project.root)
-    mp.delenv("STYLE_HOME", raising=False)
-    try:
-        result = CliRunner().invoke(
-            app, ["audit", "rules", "--format", "html", "--out", str(out), "--min-events", "4"]
-        )
-    finally:
-        mp.undo()
-    assert result.exit_code == 0, result.output
+    done = project.cli("audit", "rules", "--format", "html", "--out", str(out), "--min-events", "4")
+    assert done.returncode == 0, done.stdout + done.stderr
     return out
 
 

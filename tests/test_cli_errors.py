@@ -23,7 +23,7 @@ from agentstyle.cli.app import app
 from agentstyle.codes import CODES, explain
 from tests.support.cli import Run as CliRun
 from tests.support.cli import style_in_process, style_process
-from tests.support.environment import WIDTH
+from tests.support.environment import WIDTH, clean_env
 
 MANIFEST = "spec: style/v0.3\nname: pkg\nversion: 1.0.0\ndescription: d\n"
 RULES_FROM = MANIFEST + "rules:\n  - from: rules/*.md\n"
@@ -418,6 +418,7 @@ def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
         proc = subprocess.run(
             [sys.executable, "-m", "agentstyle", "schema"],
             cwd=tmp_path,
+            env=clean_env(tmp_path),
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,

@@ -77,14 +77,8 @@ def test_socket_is_private_and_stop_removes_it(engine_project: Project) -> None:
     wait_engine(engine_project)
     sock = engine_project.style / "engine.sock"
     assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600
-    out = subprocess.run(
-        [sys.executable, "-m", "agentstyle", "engine", "stop"],
-        cwd=engine_project.root,
-        env=clean_env(engine_project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = engine_project.process("engine", "stop", env=ENGINE_ON)
+    assert out.returncode == 0, out.stderr
     assert "stopped" in out.stdout
     assert not sock.exists()
     wait_engine(engine_project, up=False)
@@ -254,14 +248,7 @@ def test_no_engine_without_unix_sockets_still_answers(
 
 
 def _style(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=project.root,
-        env=clean_env(project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return project.process(*args, env=ENGINE_ON, timeout=60)
 
 
 def _served(project: Project) -> int:

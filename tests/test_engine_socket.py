@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,6 @@ import pytest
 
 from agentstyle.runtime import client, enginelog
 from tests.support.engine import installed
-from tests.support.environment import clean_env
 from tests.support.hooks import new_session
 from tests.support.packages import NO_RM_RF, package_text
 from tests.support.project import Project
@@ -27,14 +25,7 @@ ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "120"}
 
 
 def engine(project: Project, command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", "engine", command],
-        cwd=project.root,
-        env=clean_env(project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return project.process("engine", command, env=ENGINE_ON, timeout=60)
 
 
 @pytest.fixture

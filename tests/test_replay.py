@@ -24,8 +24,8 @@ from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded, read_sources
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.install.selfprotect import plan_packages
-from tests.support.cli import style_in_process
-from tests.support.environment import REPO, clean_env
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import REPO
 from tests.support.hooks import FIXTURE_CWD, FIXTURES
 from tests.support.project import Project
 
@@ -50,14 +50,7 @@ def style(
     say is under test); `process`: the real `python -m agentstyle`."""
     if not process:
         return style_in_process(cwd, home, *args)
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=clean_env(home),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return style_process(cwd, home, *args, timeout=300)
 
 
 def replay_json(cwd: Path, home: Path, *args: str) -> dict[str, Any]:

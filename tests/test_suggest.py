@@ -14,7 +14,6 @@ import hashlib
 import json
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ import pytest
 
 from agentstyle.audit.suggest import Consent, call_group, condition_for
 from tests.support.cli import style_in_process
-from tests.support.environment import clean_env
 from tests.support.packages import package_text, shell_rule
 from tests.support.project import Project, Saved
 
@@ -319,13 +317,7 @@ def test_every_diff_applies_and_validates(
             check=False,
         )
         assert applied.returncode == 0, (proposal["rule"], applied.stdout, applied.stderr)
-        valid = subprocess.run(
-            [sys.executable, "-m", "agentstyle", "validate", str(copy)],
-            env=clean_env(p.home),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        valid = p.process("validate", str(copy))
         assert valid.returncode == 0, (proposal["rule"], valid.stdout, valid.stderr)
         assert "0 error(s)" in valid.stderr
 
