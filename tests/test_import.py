@@ -7,10 +7,8 @@ fed Claude Code payloads through the real evaluator (inside a rolled-back transa
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,8 @@ from agentstyle.imports.manifest import plan_manifest
 from agentstyle.policy.compile import load_and_validate
 from tests.support.cli import style_in_process, style_process
 from tests.support.environment import SCRATCH_HOME
+from tests.support.hooks import bash_call
+from tests.support.project import Project
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "datasets" / "imports"
@@ -722,27 +722,9 @@ def test_hookify_rule_refuses_through_the_installed_hook(tmp_path: Path) -> None
     proc = style_import("hookify", ".", "--into", "guards", cwd=project)  # finds .claude/
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert style_cli("install", "guards", cwd=project).returncode == 0
-    payload = {
-        "session_id": "s1",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "cd build && rm -rf ./out"},
-        "tool_use_id": "toolu_1",
-    }
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    env["STYLE_ENGINE"] = "off"
-    hook = subprocess.run(
-        [sys.executable, "-m", "agentstyle.hook", "--harness", "claude-code", "--event",
-         "PreToolUse"],
-        input=json.dumps(payload),
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )  # fmt: skip
-    answer = json.loads(hook.stdout)["hookSpecificOutput"]
+    payload = bash_call(project, "s1", "cd build && rm -rf ./out", "toolu_1")
+    hook = Project(project, tmp_path / "proj-home").hook("PreToolUse", payload)
+    answer = (hook.json or {})["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
     assert "Dangerous rm command detected!" in answer["permissionDecisionReason"]
 
