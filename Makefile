@@ -8,7 +8,7 @@ CCSN_VERSION := 2.4.5
 CORPUS_CACHE := .corpus-cache
 CCSN := $(CORPUS_CACHE)/.installed-cc-safety-net-$(CCSN_VERSION)
 
-.PHONY: setup demo test test-typer e2e lint format bench bench-hook bench-history docs corpus clean
+.PHONY: setup demo test test-typer e2e lint format bench bench-hook bench-compare bench-history docs corpus clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -71,6 +71,11 @@ format: $(STAMP)
 
 bench: $(STAMP) $(CCSN)
 	$(BIN)/python -m bench.run
+
+# The engine's answer against the bundled guards beside an earlier checkout with its own .venv
+# (bench/compare_bench.py): make bench-compare REF=../ref
+bench-compare: $(STAMP)
+	$(BIN)/python -m bench.compare_bench $(REF)
 
 # The hook latency bench alone (bench/hook_bench.py): its section of bench/RESULTS.md rewritten,
 # the rest of the file left as the last `make bench` wrote it.

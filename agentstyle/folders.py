@@ -27,17 +27,15 @@ STYLE_HOME_ENV = "STYLE_HOME"  # names the `.style` folder outright
 # packages, read by every evaluation on the machine (docs/harnesses/index.md#layers).
 MANAGED_HOME_ENV = "STYLE_MANAGED_HOME"
 MANAGED_HOME = "/etc/style"
-# Where each harness names the project folder in a hook's environment.
-PROJECT_DIR_ENV = {
-    "claude-code": "CLAUDE_PROJECT_DIR",
-    "cursor": "CURSOR_PROJECT_DIR",
-    "gemini-cli": "GEMINI_PROJECT_DIR",
-}
 
 
 def project_dirs() -> tuple[str, ...]:
-    """The project folders the harnesses name in this process's environment."""
-    return tuple(d for d in (os.environ.get(v) for v in PROJECT_DIR_ENV.values()) if d)
+    """The project folders the harnesses name in this process's environment (each harness's
+    `HookFacts.project_dir_env`)."""
+    from agentstyle.harnesses import HARNESSES
+
+    names = (h.project_dir_env for h in HARNESSES.values() if h.project_dir_env)
+    return tuple(d for d in (os.environ.get(v) for v in names) if d)
 
 
 def working_folder() -> str | None:

@@ -249,9 +249,9 @@ def nothing_to_do(call: HookCall, stdin: bytes) -> bool:
 
     if folders.any_project(call.starts(payloadin.payload_cwd(stdin))):
         return False
-    session = payloadin.top_string(stdin, "session_id") or payloadin.top_string(
-        stdin, "conversation_id"
-    )
+    from agentstyle.harnesses import SESSION_KEYS  # loaded already: the deadline's
+
+    session = next(filter(None, (payloadin.top_string(stdin, k) for k in SESSION_KEYS)), None)
     # (no sessions folder: no marker to hash for, and `hashlib` stays unloaded)
     return not (
         session

@@ -1,7 +1,7 @@
 """Every bound a hook works within, each defined once: input size, deadline, their shares.
 
 Plain data, no imports: the hook's fast path reads it. The timeout in force for an event is
-`timeouts.py`'s; the deadline derived from it is `runtime/hookcall.py`'s.
+`harnesses/__init__.py`'s (`timeout_for`); the deadline derived from it is `runtime/hookcall.py`'s.
 """
 
 # A payload over this is never evaluated: it is answered per `fail` (docs/design/runtime.md step 1).

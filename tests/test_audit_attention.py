@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from agentstyle.audit.attention import claude_transcripts
+from agentstyle.audit.attention import replay_sources
 from agentstyle.engine.locking import FileLock
 from agentstyle.runtime import hookrun
 from agentstyle.runtime.hookcall import HookCall
@@ -127,7 +127,9 @@ def rows(project: Project, *args: str) -> list[dict[str, Any]]:
 
 def golden(name: str, text: str, project: Project) -> None:
     # The project folder is a temporary one: golden files name it ROOT.
-    text = text.replace(claude_transcripts(project.root.as_posix()), claude_transcripts("/ROOT"))
+    here, there = replay_sources(project.root.as_posix()), replay_sources("/ROOT")
+    assert here is not None and there is not None
+    text = text.replace(here, there)
     text = text.replace(project.root.as_posix(), "ROOT")
     path = GOLDEN / f"{name}.txt"
     if UPDATE:

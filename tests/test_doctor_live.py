@@ -12,27 +12,23 @@ from typing import Any
 
 import pytest
 
+from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from tests.support.cli import style_in_process
 from tests.support.packages import no_rm, package_text
 from tests.support.project import Project
 
-PACKAGE = package_text(
-    "live",
-    no_rm("no rm here"),
-    description="doctor --live scenario",
-)
-CONFIG = {
-    "claude-code": ".claude/settings.json",
-    "codex": ".codex/hooks.json",
-    "gemini-cli": ".gemini/settings.json",
-    "cursor": ".cursor/hooks.json",
-}
-GATE = {
-    "claude-code": "PreToolUse",
-    "codex": "PreToolUse",
-    "gemini-cli": "BeforeTool",
-    "cursor": "beforeShellExecution",
-}
+
+def _shell_gate(harness: str) -> str:
+    gate = spec_for(harness).route_of("tool.pre", "shell")
+    assert gate is not None
+    return gate.native_event
+
+
+PACKAGE = package_text("live", no_rm("no rm here"), description="doctor --live scenario")
+# Each harness's project config, and the native event that gates its shell calls.
+CONFIG = {h: adapter_for(h).config_file for h in SUPPORTED}
+GATE = {h: _shell_gate(h) for h in SUPPORTED}
 
 
 def install(project: Project, harness: str) -> Project:
@@ -65,7 +61,7 @@ def style_handlers(hooks: dict[str, Any], event: str) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("harness", sorted(GATE))
+@pytest.mark.parametrize("harness", SUPPORTED)
 def test_every_installed_gate_refuses_the_canary(make_project: Any, harness: str) -> None:
     project = install(make_project(harness), harness)
     code, found = live(project)

@@ -163,7 +163,7 @@ def test_a_codex_plugin_serves_codex(project: Project) -> None:
     config = project.root / ".codex" / "hooks.json"
     codex = project.home / ".codex"
     copy = codex / "plugins" / "cache" / "agentstyle" / "style" / "0.3.0"
-    shutil.copytree(REPO / plugin.CLAUDE_PLUGIN_DIR, copy)
+    shutil.copytree(REPO / plugin.PLUGIN_DIR, copy)
     (codex / "config.toml").write_text(
         '[plugins."style@agentstyle"]\nenabled = true\n', encoding="utf-8"
     )
@@ -193,7 +193,7 @@ def test_a_gemini_extension_serves_gemini_cli(project: Project) -> None:
     (project.root / ".gemini" / "settings.json").unlink()
     copy = project.home / ".gemini" / "extensions" / "style"
     (copy / "hooks").mkdir(parents=True)
-    for rel in (plugin.GEMINI_MANIFEST, plugin.GEMINI_HOOKS):
+    for rel in plugin.extension_paths("gemini-cli"):
         shutil.copyfile(REPO / rel, copy / rel)
     proc = doctor(project, fire=True)
     assert proc.returncode == 0, proc.stdout
@@ -225,6 +225,6 @@ def test_a_gemini_extension_serves_gemini_cli(project: Project) -> None:
     ],
 )
 def test_gemini_enablement_rules(rules: Any, folder: str, enabled: bool) -> None:
-    from agentstyle.install.pluginstate import gemini_enabled
+    from agentstyle.harnesses.gemini_cli import extension_enabled
 
-    assert gemini_enabled(rules, Path(folder)) is enabled
+    assert extension_enabled(rules, Path(folder)) is enabled

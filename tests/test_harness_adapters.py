@@ -10,14 +10,22 @@ from typing import Any
 import pytest
 
 from agentstyle.engine.decision import Decision
-from agentstyle.harnesses import adapter_for, claude_code, codex, cursor, gemini_cli
+from agentstyle.harnesses import (
+    HANDLER_TIMEOUT_S,
+    adapter_for,
+    claude_code,
+    codex,
+    cursor,
+    gemini_cli,
+    timeout_for,
+    written,
+)
 from agentstyle.harnesses.answer import with_approve_hint
 from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, spec_for
 from agentstyle.harnesses.facts import codex as codex_facts
 from agentstyle.harnesses.payload import CALL_KEY_FIELD, call_key
 from agentstyle.limits import BUDGET_S, DEADLINE_ENV, DEADLINE_S
 from agentstyle.runtime.hookcall import deadline_seconds
-from agentstyle.timeouts import HANDLER_TIMEOUT_S, timeout_for, written
 from tests.support.harness import FIXTURES, FOLDER, HARNESSES
 
 ROOT = "/home/dev/acme-api"
@@ -31,6 +39,16 @@ def load(harness: str, name: str, **overrides: Any) -> dict[str, Any]:
 
 def fixtures(harness: str) -> list[str]:
     return sorted(p.name for p in (FIXTURES / FOLDER[harness]).glob("*.json"))
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_every_harness_has_sample_payloads(harness: str) -> None:
+    """A harness's sample payloads (tests/fixtures/) are what every test below reads it by."""
+    adapter, points = adapter_for(harness), set()
+    for name in fixtures(harness):
+        payload = load(harness, name)
+        points.add(adapter.normalize(payload, str(payload["hook_event_name"])).point)
+    assert {"session.start", "prompt.submitted", "tool.pre", "tool.post", "stop"} <= points
 
 
 @pytest.mark.parametrize(("harness", "name"), [(h, n) for h in HARNESSES for n in fixtures(h)])
@@ -293,7 +311,7 @@ def test_every_harness_runs_with_the_timeout_install_writes(
     """The timeout in force is the one written (Cursor's own default is undocumented), in
     seconds, a little above the 2 s budget; the deadline is the budget's."""
     monkeypatch.delenv(DEADLINE_ENV, raising=False)
-    for harness in ("claude-code", "codex", "cursor", "gemini-cli"):
+    for harness in HARNESSES:
         assert timeout_for(harness, "preToolUse") == HANDLER_TIMEOUT_S
         assert BUDGET_S < timeout_for(harness, "stop") <= 2 * BUDGET_S
         assert deadline_seconds(timeout_for(harness, "stop")) == DEADLINE_S

@@ -1,6 +1,5 @@
-"""Handler failures on Codex, Cursor and Gemini CLI (docs/design/runtime.md#handler-failure): fail
-open in each harness's "no opinion" form, `fail: closed` as each harness's deny, never a
-traceback."""
+"""Handler failures on every harness (docs/design/runtime.md#handler-failure): fail open in each
+harness's "no opinion" form, `fail: closed` as each harness's deny, never a traceback."""
 
 from __future__ import annotations
 
@@ -9,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from agentstyle.harnesses import SUPPORTED
+from agentstyle.harnesses.facts import spec_for
 from tests.support.harness import HarnessProject
 from tests.support.packages import package_text
 
@@ -27,7 +28,24 @@ CLOSED = package_text(
     version="0.1.0",
 )
 OPEN = CLOSED.replace("    fail: closed\n", "")
-GATES = {"codex": "PreToolUse", "cursor": "beforeShellExecution", "gemini-cli": "BeforeTool"}
+
+
+def _gate(harness: str) -> str:
+    route = spec_for(harness).route_of("tool.pre", "shell")
+    assert route is not None, f"{harness} gates no shell call"
+    return route.native_event
+
+
+# Each harness's gate of a shell call, from its spec.
+GATES = {harness: _gate(harness) for harness in SUPPORTED}
+# Where each harness's deny answer says `deny` (a harness added to SUPPORTED fails here until
+# its form is named): the keys down to the decision.
+DENY_AT = {
+    "claude-code": ("hookSpecificOutput", "permissionDecision"),
+    "codex": ("hookSpecificOutput", "permissionDecision"),
+    "cursor": ("permission",),
+    "gemini-cli": ("decision",),
+}
 
 
 def _project(tmp_path: Path, text: str, harness: str) -> HarnessProject:
@@ -37,7 +55,7 @@ def _project(tmp_path: Path, text: str, harness: str) -> HarnessProject:
     return p
 
 
-@pytest.mark.parametrize("harness", sorted(GATES))
+@pytest.mark.parametrize("harness", SUPPORTED)
 def test_fail_closed_refuses_in_the_harness_form(tmp_path: Path, harness: str) -> None:
     p = _project(tmp_path, CLOSED, harness)
     result = p.hook_as(harness, GATES[harness], b"{not json", check=True)
@@ -46,12 +64,10 @@ def test_fail_closed_refuses_in_the_harness_form(tmp_path: Path, harness: str) -
     doc = json.loads(result.stdout)
     text = json.dumps(doc)
     assert "STYLE could not evaluate policy (malformed JSON on stdin" in text
-    if harness == "codex":
-        assert doc["hookSpecificOutput"]["permissionDecision"] == "deny"
-    elif harness == "cursor":
-        assert doc["permission"] == "deny"
-    else:
-        assert doc["decision"] == "deny"
+    assert harness in DENY_AT, f"name where {harness}'s deny answer says so"
+    for key in DENY_AT[harness]:
+        doc = doc[key]
+    assert doc == "deny"
 
 
 NOTICE = (
@@ -60,18 +76,20 @@ NOTICE = (
 )
 
 
-@pytest.mark.parametrize(
-    ("harness", "answer"),
-    [
-        ("codex", {"systemMessage": NOTICE}),
-        ("cursor", {"permission": "allow", "user_message": NOTICE}),
-        ("gemini-cli", {"systemMessage": NOTICE}),
-    ],
-)
-def test_fail_open_is_the_harness_no_opinion(
-    tmp_path: Path, harness: str, answer: dict[str, str]
-) -> None:
+# Each harness's "no opinion" with the notice (a harness added to SUPPORTED fails until named).
+NO_OPINION = {
+    "claude-code": {"systemMessage": NOTICE},
+    "codex": {"systemMessage": NOTICE},
+    "cursor": {"permission": "allow", "user_message": NOTICE},
+    "gemini-cli": {"systemMessage": NOTICE},
+}
+
+
+@pytest.mark.parametrize("harness", SUPPORTED)
+def test_fail_open_is_the_harness_no_opinion(tmp_path: Path, harness: str) -> None:
     """The harness's "no opinion", with the notice in the field it shows the person."""
+    assert harness in NO_OPINION, f"name {harness}'s no-opinion answer"
+    answer = NO_OPINION[harness]
     p = _project(tmp_path, OPEN, harness)
     result = p.hook_as(harness, GATES[harness], b"", check=True)
     assert (result.json, result.code) == (answer, 0)

@@ -42,6 +42,7 @@ CASES = [
     ("gemini-cli", "gemini.empty-tools.json"),
     ("gemini-cli", None),
     ("claude-code", "claude.settings.json"),
+    ("claude-code", None),
 ]
 
 
@@ -64,6 +65,14 @@ def _ours(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if any(is_style_command(h["command"]) for h in handlers):
             out.append(entry)
     return out
+
+
+def test_every_harness_has_its_install_cases() -> None:
+    """A harness added to SUPPORTED fails here until CASES installs into its config, with
+    none there before (`None`) and the user's own."""
+    for harness in HARNESSES:
+        users = [user for h, user in CASES if h == harness]
+        assert None in users and len(users) > 1, f"add {harness}'s configs to CASES"
 
 
 @pytest.mark.parametrize(("harness", "user"), CASES)
@@ -251,7 +260,7 @@ def test_instruction_file_text_outside_the_markers_is_kept(tmp_path: Path) -> No
 
 
 def test_a_config_that_is_not_json_is_refused_and_untouched(project: HarnessProject) -> None:
-    for harness in ("codex", "cursor", "gemini-cli"):
+    for harness in HARNESSES:
         config = project.config(harness)
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text('{"hooks": {,}}\n', encoding="utf-8")

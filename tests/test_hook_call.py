@@ -11,6 +11,7 @@ import pytest
 
 from agentstyle import folders, limits
 from agentstyle.engine.locking import LockHeldByStranger, LockTimeout
+from agentstyle.harnesses import timeout_for
 from agentstyle.runtime import errorlog
 from agentstyle.runtime.causes import (
     TEXTS,
@@ -25,7 +26,6 @@ from agentstyle.runtime.causes import (
 )
 from agentstyle.runtime.hookcall import HookCall, deadline_seconds
 from agentstyle.runtime.hookrun import decode
-from agentstyle.timeouts import timeout_for
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentstyle"
 

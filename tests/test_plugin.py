@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from agentstyle.harnesses.facts import spec_for
+from agentstyle.harnesses import adapter_for, claude_code, codex, gemini_cli, written
+from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.install import plugin
 from agentstyle.install.hookcommand import MISSING
-from agentstyle.timeouts import written
 from tests.support.environment import REPO, clean_env
 from tests.support.hooks import FIXTURES, HookResult, encode, finish
 from tests.support.packages import no_rm, package_text
@@ -48,27 +48,31 @@ def test_committed_file_is_what_the_code_generates(rel: str) -> None:
 
 
 def test_the_marketplace_names_the_plugin_folder() -> None:
-    market = committed(plugin.CLAUDE_MARKETPLACE)
+    market = committed(claude_code.MARKETPLACE_FILE)
     [entry] = market["plugins"]
-    assert entry["name"] == committed(plugin.CLAUDE_MANIFEST)["name"] == plugin.PLUGIN_NAME
+    assert entry["name"] == committed(claude_code.PLUGIN_MANIFEST)["name"] == plugin.PLUGIN_NAME
     source = REPO / entry["source"]
     assert (source / ".claude-plugin" / "plugin.json").is_file()
     assert (source / "hooks" / "hooks.json").is_file()
     assert f"{plugin.PLUGIN_NAME}@{market['name']}" == plugin.PLUGIN_ID
     # Codex reads the same plugin folder, through its own manifest and hooks file
-    codex = committed(plugin.CODEX_MANIFEST)
-    assert codex["name"] == plugin.PLUGIN_NAME
-    assert (source / codex["hooks"]).resolve() == (REPO / plugin.CODEX_HOOKS).resolve()
+    manifest = committed(codex.PLUGIN_MANIFEST)
+    assert manifest["name"] == plugin.PLUGIN_NAME
+    hooks = REPO / str(codex.ADAPTER.extension_hooks_file)
+    assert (source / manifest["hooks"]).resolve() == hooks.resolve()
 
 
-@pytest.mark.parametrize(
-    ("harness", "rel"),
-    [
-        ("claude-code", plugin.CLAUDE_HOOKS),
-        ("codex", plugin.CODEX_HOOKS),
-        ("gemini-cli", plugin.GEMINI_HOOKS),
-    ],
-)
+# Every harness whose client takes an extension from the repository, and its hooks file.
+EXTENSIONS = [
+    (h, hooks) for h in SUPPORTED if (hooks := adapter_for(h).extension_hooks_file) is not None
+]
+
+
+def test_the_clients_that_take_an_extension() -> None:
+    assert [h for h, _rel in EXTENSIONS] == ["claude-code", "codex", "gemini-cli"]
+
+
+@pytest.mark.parametrize(("harness", "rel"), EXTENSIONS)
 def test_one_handler_per_event_every_tool_never_fail_closed(harness: str, rel: str) -> None:
     spec = spec_for(harness)
     hooks = committed(rel)["hooks"]
@@ -90,7 +94,7 @@ def test_one_handler_per_event_every_tool_never_fail_closed(harness: str, rel: s
 
 
 def plugin_command(native: str, harness: str = "claude-code") -> str:
-    rel = plugin.CLAUDE_HOOKS if harness == "claude-code" else plugin.GEMINI_HOOKS
+    rel = str(adapter_for(harness).extension_hooks_file)
     [group] = committed(rel)["hooks"][native]
     command = group["hooks"][0]["command"]
     assert isinstance(command, str)
@@ -177,7 +181,7 @@ def test_gemini_hooks_refuse_to_run_outside_gemini_cli(tmp_path: Path) -> None:
     folder.mkdir()
     home.mkdir()
     for env, expected in (
-        ({}, ("", plugin.NOT_GEMINI, 1)),
+        ({}, ("", gemini_cli.NOT_HERE, 1)),
         ({"GEMINI_PROJECT_DIR": str(folder)}, ("", "", 0)),  # no project: nothing to say
     ):
         proc = subprocess.Popen(

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from agentstyle.codes import CODES
+from agentstyle.harnesses import SUPPORTED
 from agentstyle.policy import schema as S
 from agentstyle.vocabulary import (
     DEFAULT_BUDGET,
@@ -244,7 +245,9 @@ def test_rule_file_fields_come_from_the_vocabulary() -> None:
 def test_patterns_agree_with_the_loader() -> None:
     from agentstyle.policy import load
 
-    assert load.HARNESSES == S.HARNESSES
+    # the loader and the schema both take SUPPORTED's names, in its order
+    requires = S.package_schema()["properties"]["requires"]["properties"]["harnesses"]
+    assert tuple(requires["properties"]) == load.HARNESSES == SUPPORTED
     samples = [
         "a", "pkg", "team-guards", "Team", "-x", "a_b", "a/b", "a//b", "a/", "a..b", "a.b",
         "drafts/wip", "1.2.3", "1.2", "v1.2.3", "1.2.3-rc.1", "1.2.3+build.5", "01.2.3", "x" * 64,

@@ -54,7 +54,10 @@ ALL_CASES = load()
 HELD = held_categories(load_floors())
 CASES = [c for c in ALL_CASES if c.category in HELD]  # the held categories' own cases
 ISSUE_CLASSES = sorted({c.issue for c in CASES if c.issue})
-DEADLINE_S = 10.0  # far above what any of this takes; the hook's own deadline is seconds too
+# CPU seconds, far above what any of this takes: not a speed measure (bench/shell_bench.py is),
+# the line between linear work and a pattern or parse that blows up. The process's CPU time (the
+# evaluator's threads included), so a busy machine does not move it.
+DEADLINE_S = 10.0
 MIN_CASES = 1_000
 MIN_FORM_POSITIVES = 8  # cases per form that must refuse, so that a rate means something
 MIN_FORM_ALLOWS = 3
@@ -174,9 +177,9 @@ def test_long_command_through_evaluator(library: Connection, tmp_path: Path) -> 
     chain = " && ".join(f"git add crates/acme-auth/src/handlers/file{i:04}.rs" for i in range(1000))
     command = chain + " && git push -f origin main"
     assert len(command) > 50_000
-    started = time.perf_counter()
+    started = time.process_time()
     evaluation = run_bash(library, command, str(tmp_path))
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert "guard-destructive/force-push-protected" in matched(evaluation)
     assert evaluation.decision.verdict == "block"
     assert elapsed < DEADLINE_S
@@ -196,9 +199,9 @@ def test_long_command_through_evaluator(library: Connection, tmp_path: Path) -> 
 )
 def test_long_single_commands(library: Connection, tmp_path: Path, command: str) -> None:
     assert len(command) >= 50_000
-    started = time.perf_counter()
+    started = time.process_time()
     run_bash(library, command, str(tmp_path))
-    assert time.perf_counter() - started < DEADLINE_S
+    assert time.process_time() - started < DEADLINE_S
 
 
 def _nested_bash_c(command: str, depth: int) -> str:
@@ -221,9 +224,9 @@ HOSTILE = {
 def test_hostile_input_is_still_refused(library: Connection, tmp_path: Path, command: str) -> None:
     """No input makes the analysis drop a command silently (docs/design/shell.md#shell-incomplete);
     the guard refuses."""
-    started = time.perf_counter()
+    started = time.process_time()
     evaluation = run_bash(library, command, str(tmp_path))
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert evaluation.decision.verdict == "block", sorted(matched(evaluation))
     assert elapsed < DEADLINE_S
 
@@ -275,9 +278,9 @@ def test_pathological_patterns_are_linear(tmp_path: Path) -> None:
             "x" * 50_000 + "y": {"pathological/nested-plus"},
         }
         for command, rules in expected.items():
-            started = time.perf_counter()
+            started = time.process_time()
             evaluation = run_bash(conn, command, str(tmp_path))
-            elapsed = time.perf_counter() - started
+            elapsed = time.process_time() - started
             assert matched(evaluation) == rules, command[-10:]
             assert elapsed < DEADLINE_S
     finally:

@@ -7,7 +7,6 @@ it only ranks, explains and points.
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,14 +56,19 @@ def _source(rule: str, ctx: Context) -> str:
     return source
 
 
-def claude_transcripts(cwd: str) -> str:
-    """The folder where Claude Code keeps the transcripts of sessions run in `cwd`."""
-    return "~/.claude/projects/" + re.sub(r"[^A-Za-z0-9]", "-", cwd) + "/*.jsonl"
+def replay_sources(cwd: str) -> str | None:
+    """Where the transcripts `style replay` reads are kept for sessions run in `cwd`, as the
+    person types it (`TranscriptFormat.sessions_glob`)."""
+    from agentstyle.audit.transcripts import replayed_format
+
+    return replayed_format().sessions_glob(cwd)
 
 
 def _replay(rule: str, ctx: Context) -> str:
-    cwd = ctx.folders.get("claude-code")
-    sessions = claude_transcripts(cwd) if cwd else "SESSIONS"
+    from agentstyle.audit.transcripts import replayed_format
+
+    cwd = ctx.folders.get(replayed_format().harness)
+    sessions = (replay_sources(cwd) if cwd else None) or "SESSIONS"
     return f"style replay {sessions} --package {shlex.quote(_source(rule, ctx))}"
 
 

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import datetime as dt
 import glob
-import hashlib
 import json
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +28,7 @@ from typing import Any
 
 from agentstyle.audit.report import Filters, define_window
 from agentstyle.audit.rows import CoverageEventRow, CoverageSessionRow, FirstEventRow
-from agentstyle.audit.transcripts import ToolCall, tool_calls, transcript_harness
+from agentstyle.audit.transcripts import ToolCall, formats, tool_calls, transcript_harness
 from agentstyle.engine.statements import read_rows
 from agentstyle.engine.store import Connection
 from agentstyle.folders import open_regular, read_regular_text
@@ -145,109 +143,21 @@ class StyleEvent:
     verdict: str | None
 
 
-# -- where each client keeps its transcripts -------------------------------------------------------
-
-
-def claude_folder(home: Path, cwd: str) -> Path:
-    """Claude Code's transcripts of sessions run in `cwd` (its path, every other character `-`)."""
-    return home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd)
-
-
-def gemini_folders(home: Path, root: Path) -> list[Path]:
-    """Gemini CLI's chat folders of a project: `~/.gemini/tmp/<name>/` whose `.project_root`
-    names it, or (older versions) `~/.gemini/tmp/<sha256 of the path>/`."""
-    base = home / ".gemini" / "tmp"
-    found = [base / hashlib.sha256(str(root).encode()).hexdigest() / "chats"]
-    for marker in base.glob("*/.project_root"):
-        text = read_regular_text(marker)
-        try:
-            if text is not None and Path(text.strip()).resolve() == root.resolve():
-                found.append(marker.parent / "chats")
-        except OSError:
-            continue
-    return [f for f in found if f.is_dir()]
+# -- where each client keeps its transcripts (its adapter's `TranscriptFormat`) ------------------
 
 
 def discover(home: Path, root: Path, harnesses: Iterable[str], since: float = 0.0) -> list[Path]:
     """The transcripts each installed client keeps of sessions run in this project, written
     at or after `since` (a file last written before holds no call after)."""
-    out: list[Path] = []
     names = set(harnesses)
-    if "claude-code" in names:
-        for folder in {claude_folder(home, str(root)), claude_folder(home, str(root.resolve()))}:
-            # a subagent's calls: `<session>/subagents/agent-*.jsonl` in newer versions
-            out.extend(sorted([*folder.glob("*.jsonl"), *folder.glob("*/subagents/*.jsonl")]))
-            # sessions started in a subfolder have a folder of their own, named with the same
-            # prefix (as has a sibling `acme-api` of `acme`: the session's `cwd` tells them apart)
-            for other in sorted(folder.parent.glob(glob.escape(folder.name) + "-*")):
-                out.extend(
-                    p for p in sorted(other.glob("*.jsonl")) if _claude_cwd_in(p, root, since)
-                )
-    if "codex" in names:
-        codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
-        for path in sorted((codex_home / "sessions").glob("*/*/*/rollout-*.jsonl")):
-            if _mtime(path) >= since and _codex_cwd_in(path, root):
-                out.append(path)
-    if "gemini-cli" in names:
-        for folder in gemini_folders(home, root):
-            out.extend(sorted([*folder.glob("*.jsonl"), *folder.glob("*.json")]))
+    out = [p for f in formats() if f.harness in names for p in f.files(home, root, since)]
     return [p for p in out if _mtime(p) >= since]
-
-
-def _claude_cwd_in(path: Path, root: Path, since: float) -> bool:
-    """A Claude Code transcript whose session ran inside `root` (its first record's `cwd`)."""
-    if _mtime(path) < since:
-        return False
-    fh = open_regular(path)
-    if fh is None:
-        return False
-    try:
-        with fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                cwd = rec.get("cwd") if isinstance(rec, dict) else None
-                if isinstance(cwd, str) and cwd:
-                    return _inside(cwd, root)
-    except OSError:
-        return False
-    return False
-
-
-def _codex_cwd_in(path: Path, root: Path) -> bool:
-    fh = open_regular(path)
-    if fh is None:
-        return False
-    try:
-        with fh:
-            first = json.loads(fh.readline() or "{}")
-    except (OSError, ValueError):
-        return False
-    meta = first.get("payload") if isinstance(first, dict) else None
-    cwd = meta.get("cwd") if isinstance(meta, dict) else None
-    return isinstance(cwd, str) and _inside(cwd, root)
-
-
-def _inside(cwd: str, root: Path) -> bool:
-    try:
-        Path(cwd).resolve().relative_to(root.resolve())
-        return True
-    except (ValueError, OSError):
-        return False
 
 
 def transcript_of(home: Path, harness: str, session: str, cwd: str | None) -> Path | None:
     """Where a recorded session's transcript is, by its client's conventions."""
-    if harness == "claude-code" and cwd:
-        path = claude_folder(home, cwd) / f"{session}.jsonl"
-        return path if path.exists() else None
-    if harness == "codex" and re.fullmatch(r"[A-Za-z0-9-]+", session):
-        codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
-        found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*{session}.jsonl"))
-        return found[-1] if found else None
-    return None
+    fmt = next((f for f in formats() if f.harness == harness), None)
+    return fmt.of_session(home, session, cwd) if fmt is not None else None
 
 
 def expand(patterns: Iterable[str]) -> list[Path]:
@@ -499,7 +409,7 @@ def coverage(
 
     home = home or Path.home()
     configs = installed_handlers(root, conn)
-    harnesses = set(configs) or {"claude-code", "codex", "gemini-cli"}
+    harnesses = set(configs) or {f.harness for f in formats()}
     since = covered_since(conn, configs)
     params = {
         "since": filters.since,
@@ -532,10 +442,12 @@ def coverage(
     calls_by: dict[tuple[str, str], list[ToolCall]] = {}
     transcript_by: dict[tuple[str, str], str] = {}
     early: set[tuple[str, str]] = set()
+    titles = [spec_for(f.harness).title for f in formats()]
+    kinds = "a " + " or ".join(filter(None, (", ".join(titles[:-1]), titles[-1])))
     for path in files.values():
         if transcript_harness(path) is None:
             if str(path) in asked:
-                notes.append(f"{path}: not a Claude Code, Codex or Gemini CLI transcript; skipped")
+                notes.append(f"{path}: not {kinds} transcript; skipped")
             continue
         for call in tool_calls(path):
             key = (call.harness, call.session_id)

@@ -53,7 +53,13 @@ from agentstyle.audit.suggest_files import (
     unified_diff,
     write_copy,
 )
-from agentstyle.audit.transcripts import Recorded, call_answers, merge, stored_events
+from agentstyle.audit.transcripts import (
+    Recorded,
+    call_answers,
+    merge,
+    replayed_format,
+    stored_events,
+)
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.store import Connection, query_rows, sql
@@ -174,11 +180,6 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
     )
 
 
-# Transcripts `call_answers` reads: the other harnesses' files (Codex rollouts, Gemini CLI
-# chats) are of other shapes, and a shape misread must never count as an approval.
-TRANSCRIPT_HARNESSES = frozenset({"claude-code"})
-
-
 def from_transcripts(
     rows: list[dict[str, Any]],
 ) -> tuple[list[Consent], list[Consent], list[str]]:
@@ -196,7 +197,9 @@ def from_transcripts(
         if not path or not call_id:
             no_transcript += 1
             continue
-        if row["harness"] not in TRANSCRIPT_HARNESSES:
+        # `call_answers` reads the transcripts `style replay` reads: the other harnesses' files
+        # are of other shapes, and a shape misread must never count as an approval.
+        if row["harness"] != replayed_format().harness:
             unread += 1
             continue
         if path not in answers:

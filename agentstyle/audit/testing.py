@@ -14,6 +14,7 @@ from agentstyle.engine.compiled import PolicyErrors
 from agentstyle.engine.evaluate import EMITTING, evaluate
 from agentstyle.engine.fixes import fixed_by
 from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 from agentstyle.policy.compile import compile_policy, load_and_validate
 
 FIRING = (*EMITTING, "blocked", "asked", "allowed", "fixed")
@@ -204,7 +205,7 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-def run_package_tests(package: str, harness: str = "claude-code") -> list[CaseResult]:
+def run_package_tests(package: str, harness: str = DEFAULT_HARNESS) -> list[CaseResult]:
     """Every fixture file of a package, each against a fresh in-memory policy database."""
     files = fixture_files(package)
     if not files:

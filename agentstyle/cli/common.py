@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.harnesses.facts import SUPPORTED
+from agentstyle.harnesses import SUPPORTED
 
 
 class Format(enum.StrEnum):

@@ -19,6 +19,7 @@ from agentstyle.cli.common import (
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
     from agentstyle.engine.decision import Fix
@@ -47,7 +48,7 @@ def read_payload(payload: Path) -> dict[str, Any]:
 
 def command(
     packages: Annotated[list[str] | None, packages_argument("the installed policy")] = None,
-    harness: HarnessOpt = "claude-code",
+    harness: HarnessOpt = DEFAULT_HARNESS,
     payload: Annotated[
         Path,
         typer.Option("--payload", metavar="FILE", help="the hook's stdin JSON (`-`: read stdin)"),

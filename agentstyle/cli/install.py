@@ -19,6 +19,7 @@ from agentstyle.cli.common import (
 )
 from agentstyle.diagnostics import StyleError, render_text
 from agentstyle.engine.paths import StylePaths, find_root
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 # The installer (DuckDB, the compiler) is imported by the commands that run it: every `style`
 # command imports this module (`project_root`), and most never install.
@@ -156,7 +157,7 @@ def install_command(
             "those of the last install", "package folders or files, or bundled package names"
         ),
     ] = None,
-    harness: HarnessOpt = "claude-code",
+    harness: HarnessOpt = DEFAULT_HARNESS,
     scope: Annotated[
         str,
         choice(
@@ -225,7 +226,7 @@ def uninstall_command(
         list[str] | None,
         packages_argument("every package of the harness", "packages to take out, every harness"),
     ] = None,
-    harness: HarnessOpt = "claude-code",
+    harness: HarnessOpt = DEFAULT_HARNESS,
     scope: InstalledScope = None,
     dry_run: DryRun = False,
     fmt: FormatOpt = Format.text,

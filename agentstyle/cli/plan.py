@@ -15,6 +15,7 @@ from agentstyle.cli.common import (
     packages_or_cwd,
 )
 from agentstyle.diagnostics import render_text
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
     from agentstyle.policy.plan import PlanEntry
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 def command(
     packages: PackagesArg = None,
-    harness: HarnessOpt = "claude-code",
+    harness: HarnessOpt = DEFAULT_HARNESS,
     fmt: FormatOpt = Format.text,
     verbose: Annotated[
         bool, typer.Option("--verbose", help="time each compiler pass (on stderr)")

@@ -19,6 +19,7 @@ from agentstyle.cli.common import (
 )
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:  # polars and duckdb load only when the command runs
     from agentstyle.audit.replay import Replayed
@@ -71,7 +72,7 @@ def command(
             help="a package to replay (default: the installed ones)",
         ),
     ] = None,
-    harness: HarnessOpt = "claude-code",
+    harness: HarnessOpt = DEFAULT_HARNESS,
     baseline: Annotated[
         list[str] | None,
         typer.Option("--baseline", metavar="PKG", help="a package of the policy to compare with"),
@@ -96,8 +97,9 @@ def command(
     `evaluated`, `verdict_changes` and `diff`).
     """
     from agentstyle.audit import replay as rp
-    from agentstyle.audit.transcripts import read_sources
+    from agentstyle.audit.transcripts import read_sources, replayed_format
     from agentstyle.engine.paths import StylePaths
+    from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.lockfile import read_lock
     from agentstyle.install.selfprotect import plan_packages
 
@@ -114,8 +116,10 @@ def command(
         typer.echo(f"style: {read.skipped_lines} line(s) were not JSON records; skipped", err=True)
     if not read.events:
         raise StyleError("no events in the sources")
-    if harness != "claude-code" and any(r.kind == "transcript" for r in read.events):
-        raise StyleError("Claude Code transcripts are replayed with `--harness claude-code`")
+    replayed = replayed_format().harness
+    if harness != replayed and any(r.kind == "transcript" for r in read.events):
+        title = spec_for(replayed).title
+        raise StyleError(f"{title} transcripts are replayed with `--harness {replayed}`")
     # The built-in self-protection rules go with every install, so with every replay too
     # (as `style plan` shows them), unless the lock file says `protect: false`.
     with plan_packages(harness, root) as builtin:

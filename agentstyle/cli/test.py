@@ -14,6 +14,7 @@ from agentstyle.cli.common import (
     emit_json,
     packages_or_cwd,
 )
+from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
     from agentstyle.audit.testing import CaseResult
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 def command(
     packages: PackagesArg = None,
-    harness: HarnessOpt = "claude-code",
+    harness: HarnessOpt = DEFAULT_HARNESS,
     fmt: FormatOpt = Format.text,
 ) -> None:
     """Run packages' test cases (tests/*.yaml) through the evaluator.

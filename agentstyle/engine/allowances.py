@@ -130,9 +130,11 @@ class Refusal:
 def asks_natively(harness: str, native_event: str) -> bool:
     """Whether the harness put an `ask` to the person itself at this native event (then the
     person already answered it there); otherwise STYLE's ask was delivered as a refusal."""
+    from agentstyle.harnesses import visitors
     from agentstyle.harnesses.facts import spec_for
 
-    for name in (harness, "cursor"):  # a Cursor payload may arrive through a Claude config
+    # (another harness's payload may come through this one's config: Cursor's, Claude Code's)
+    for name in (harness, *visitors(harness)):
         spec = spec_for(name).spec_of(native_event)
         if spec is not None:
             return ASK in spec.capabilities and not spec_for(name).ask_may_refuse

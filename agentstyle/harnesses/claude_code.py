@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,10 +11,13 @@ from agentstyle.engine.event import Event
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.claude_code import NAME, SPEC
+from agentstyle.harnesses.install import PLUGIN_DIR
 from agentstyle.harnesses.protocol import HarnessAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
+    from agentstyle.harnesses.extension import PluginInstall
+    from agentstyle.harnesses.transcripts import TranscriptFormat
 
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
@@ -116,9 +120,6 @@ NOTICE_EVENTS = frozenset(
 class ClaudeCode(HarnessAdapter):
     name = NAME
     spec = SPEC
-    # A `--fail-closed` refusal exits 1: with `onFailure: block` Claude Code blocks on it even
-    # if the JSON could not be read (docs/design/runtime.md#fail-modes).
-    fail_closed_exit = 1
     bad_exit = " (Claude Code reads it as a hook error)"
     notice_events = NOTICE_EVENTS
 
@@ -210,7 +211,7 @@ class ClaudeCode(HarnessAdapter):
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler with STYLE's timeout in seconds (docs/design/harnesses.md#timeouts)."""
-        from agentstyle.timeouts import written
+        from agentstyle.harnesses import written
 
         out: dict[str, Any] = {
             "type": "command",
@@ -228,6 +229,94 @@ class ClaudeCode(HarnessAdapter):
         from agentstyle.configfiles.jsonspans import Dialect
 
         return Dialect(client="claude code")
+
+    def fail_closed_check(self, version: tuple[int, ...] | None) -> str | None:
+        """`onFailure: block` needs Claude Code `fail_closed_since` or newer."""
+        from agentstyle.diagnostics import StyleError
+
+        since = SPEC.fail_closed_since or ()
+        needs = ".".join(map(str, since))
+        if version is None:
+            return (
+                "could not run `claude --version`; wrote onFailure: block, "
+                f"which needs Claude Code {needs} or newer"
+            )
+        if version < since:
+            raise StyleError(
+                f"--fail-closed needs Claude Code {needs}+ (onFailure); `claude --version` "
+                f"says {'.'.join(map(str, version))}"
+            )
+        return None
+
+    # -- its plugin (docs/harnesses/claude-code.md#as-a-plugin) --------------------------------
+
+    extension_kind = "plugin"
+    extension_hooks_file = f"{PLUGIN_DIR}/hooks/hooks.json"
+
+    def extension_files(self) -> dict[str, dict[str, Any]]:
+        """A plugin marketplace at the repository root holding the `style` plugin."""
+        from agentstyle import __version__
+        from agentstyle.harnesses import extension as ext
+
+        marketplace = {
+            "name": ext.MARKETPLACE_NAME,
+            "owner": {"name": "STYLE"},
+            "metadata": {"description": "The STYLE policy engine as a Claude Code plugin"},
+            "plugins": [
+                {
+                    "name": ext.PLUGIN_NAME,
+                    "source": f"./{PLUGIN_DIR}",
+                    "description": ext.DESCRIPTION,
+                    "version": __version__,
+                }
+            ],
+        }
+        return {MARKETPLACE_FILE: marketplace, PLUGIN_MANIFEST: ext.plugin_manifest()}
+
+    def extension(self, root: Path) -> PluginInstall | None:
+        """STYLE's plugin when one is enabled for `root` (`enabledPlugins` of the settings
+        files, the more specific deciding), its copy found in `installed_plugins.json`; a plugin
+        is STYLE's when the hooks of that copy run STYLE's hook command, so a fork under another
+        name is known too. A `--plugin-dir` plugin lives for one session and leaves no file:
+        none is seen."""
+        from agentstyle.harnesses import extension as ext
+
+        for plugin_id, decided_by in _enabled_plugins(self.settings_files(root)).items():
+            disable = f"claude plugin disable {plugin_id}"
+            for install_path in _install_paths(plugin_id, root):
+                hooks = _plugin_hooks(install_path)
+                commands = ext.style_commands(hooks)
+                if commands:
+                    runs = ext.runs_style_hook(commands)
+                    shown = ext.label(Path(install_path), root)
+                    enabled_in = ext.label(decided_by, root)
+                    return ext.PluginInstall(
+                        plugin_id, enabled_in, shown, runs, hooks, disable=disable
+                    )
+            if plugin_id == ext.PLUGIN_ID:  # enabled, its copy not (yet) fetched by the client
+                enabled_in = ext.label(decided_by, root)
+                return ext.PluginInstall(plugin_id, enabled_in, None, True, disable=disable)
+        return None
+
+    def settings_files(self, root: Path) -> list[Path]:
+        """The settings files for `root`, the one that decides first: managed, then
+        `.claude/settings.local.json`, `.claude/settings.json`, then `~/.claude/settings.json`
+        (the home folder's own settings once, where `root` is the home folder)."""
+        out: list[Path] = []
+        seen: set[str] = set()
+        user = self.config_path(root, "user")
+        project = (self.config_path(root, "local"), self.config_path(root, "project"))
+        for path in (MANAGED_SETTINGS, *project, user):
+            key = os.path.realpath(path)
+            if key not in seen:
+                seen.add(key)
+                out.append(path)
+        return out
+
+    def transcripts(self) -> TranscriptFormat:
+        from agentstyle.harnesses.transcripts.claude_code import FORMAT
+
+        return FORMAT
 
     # -- doctor --------------------------------------------------------------------------------
 
@@ -257,3 +346,65 @@ class ClaudeCode(HarnessAdapter):
 
 
 ADAPTER = ClaudeCode()
+
+
+# -- its plugin --------------------------------------------------------------------------------
+
+# The marketplace at the repository root, and the plugin's manifest in its folder.
+MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
+PLUGIN_MANIFEST = f"{PLUGIN_DIR}/.claude-plugin/plugin.json"
+
+# Where the enabled state is decided first (`enabledPlugins`), whatever the user sets.
+MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+# Where each installed plugin's copy lives (`plugins.<id>[].installPath`).
+INSTALLED_PLUGINS = ".claude/plugins/installed_plugins.json"
+
+
+def _enabled_plugins(settings: list[Path]) -> dict[str, Path]:
+    """Each plugin id enabled by the settings files (the most specific first), with the file
+    whose value decides (`"style@agentstyle": true`; `claude plugin disable` writes `false`)."""
+    from agentstyle.harnesses.extension import read_json
+
+    decided: dict[str, tuple[bool, Path]] = {}
+    for path in settings:
+        doc = read_json(path)
+        plugins = doc.get("enabledPlugins") if isinstance(doc, dict) else None
+        if not isinstance(plugins, dict):
+            continue
+        for plugin_id, value in plugins.items():
+            if isinstance(plugin_id, str) and plugin_id not in decided:
+                # a list of versions enables it too (claude-code-settings: `PluginEnabled`)
+                on = value is True or (isinstance(value, list) and bool(value))
+                decided[plugin_id] = (on, path)
+    return {pid: path for pid, (on, path) in decided.items() if on}
+
+
+def _install_paths(plugin_id: str, root: Path) -> list[str]:
+    """The client's copies of an installed plugin that apply to `root` (user-wide ones, and
+    those installed for this project)."""
+    from agentstyle.harnesses.extension import read_json
+    from agentstyle.harnesses.install import home_path
+
+    doc = read_json(home_path(INSTALLED_PLUGINS))
+    plugins = doc.get("plugins") if isinstance(doc, dict) else None
+    entries = plugins.get(plugin_id) if isinstance(plugins, dict) else None
+    out: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("installPath"), str):
+            continue
+        project = entry.get("projectPath")
+        if isinstance(project, str) and Path(project).resolve() != root.resolve():
+            continue
+        if entry["installPath"] not in out:
+            out.append(entry["installPath"])
+    return out
+
+
+def _plugin_hooks(install_path: str) -> dict[str, list[dict[str, Any]]] | None:
+    from agentstyle.harnesses.extension import read_json
+
+    doc = read_json(Path(install_path) / "hooks" / "hooks.json")
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    if not isinstance(hooks, dict):
+        return None
+    return {k: v for k, v in hooks.items() if isinstance(k, str) and isinstance(v, list)}

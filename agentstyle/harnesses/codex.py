@@ -8,7 +8,9 @@ only.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
@@ -16,10 +18,13 @@ from agentstyle.engine.event import Event
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.codex import NAME, SPEC
+from agentstyle.harnesses.install import PLUGIN_DIR, home_path
 from agentstyle.harnesses.protocol import HarnessAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
+    from agentstyle.harnesses.extension import PluginInstall
+    from agentstyle.harnesses.transcripts import TranscriptFormat
 
 NATIVE_TOOLS: dict[str, str] = {
     "Bash": "shell",
@@ -28,6 +33,9 @@ NATIVE_TOOLS: dict[str, str] = {
     "update_plan": "todo",
 }
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact"}
+# The plugin's manifest for Codex, and the hooks file it names, in the plugin folder.
+PLUGIN_MANIFEST = f"{PLUGIN_DIR}/.codex-plugin/plugin.json"
+PLUGIN_HOOKS = "hooks/codex.json"
 
 # The keys each event's output schema accepts (generated schemas,
 # docs/design/harnesses.md#codex-answers). Top level and `hookSpecificOutput`; nothing else is ever
@@ -153,9 +161,6 @@ NOTICE_EVENTS = frozenset(e for e, (top, _inner) in ALLOWED_KEYS.items() if NOTI
 class Codex(HarnessAdapter):
     name = NAME
     spec = SPEC
-    # Codex has no onFailure switch: any exit but 0 and 2 lets the call run, so a
-    # `--fail-closed` refusal is the deny JSON with exit 0.
-    fail_closed_exit = 0
     bad_exit = ": Codex marks the hook failed and the call runs"
     notice_field = NOTICE_FIELD
     notice_events = NOTICE_EVENTS
@@ -222,7 +227,7 @@ class Codex(HarnessAdapter):
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler with STYLE's timeout (seconds, docs/design/harnesses.md#timeouts),
         whatever `gate` says: Codex has no fail-closed switch."""
-        from agentstyle.timeouts import written
+        from agentstyle.harnesses import written
 
         return {"type": "command", "command": command, "timeout": written(NAME, native_event)}
 
@@ -233,6 +238,69 @@ class Codex(HarnessAdapter):
         from agentstyle.configfiles.jsonspans import Dialect
 
         return Dialect(client="codex", bom=False)
+
+    # -- its plugin: the Claude Code plugin folder, with a manifest of its own --------------------
+
+    # Codex 0.171.0 reads the same marketplace and, without a manifest of its own, runs the
+    # Claude Code hooks there (`--harness claude-code`); its own manifest names its own hooks
+    # file, and then it runs only that one (tests/e2e/test_plugin.py).
+    extension_kind = "plugin"
+    extension_hooks_file = f"{PLUGIN_DIR}/{PLUGIN_HOOKS}"
+
+    def extension_files(self) -> dict[str, dict[str, Any]]:
+        from agentstyle.harnesses.extension import plugin_manifest
+
+        return {PLUGIN_MANIFEST: {**plugin_manifest(), "hooks": f"./{PLUGIN_HOOKS}"}}
+
+    def extension(self, root: Path) -> PluginInstall | None:
+        """STYLE's plugin when one is enabled: `[plugins."<id>"] enabled = true` in
+        `$CODEX_HOME/config.toml`, its copy in `plugins/cache/<marketplace>/<name>/<version>/`
+        running the hooks its `.codex-plugin/plugin.json` names (as `codex plugin add` left them
+        in tests/e2e/test_plugin.py)."""
+        import tomllib
+
+        from agentstyle.folders import read_regular
+        from agentstyle.harnesses import extension as ext
+
+        config = codex_home() / "config.toml"
+        raw = read_regular(str(config), ext.MAX_SETTINGS)
+        try:
+            doc = tomllib.loads(raw.decode("utf-8")) if raw else {}
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            return None
+        plugins = doc.get("plugins")
+        for plugin_id, entry in plugins.items() if isinstance(plugins, dict) else []:
+            if not (isinstance(entry, dict) and entry.get("enabled") is True and "@" in plugin_id):
+                continue
+            name, market = plugin_id.split("@", 1)
+            cache = codex_home() / "plugins" / "cache" / market / name
+            versions = sorted(cache.iterdir()) if cache.is_dir() else []
+            for copy in reversed(versions):
+                manifest = ext.read_json(copy / ".codex-plugin" / "plugin.json")
+                named = manifest.get("hooks") if isinstance(manifest, dict) else None
+                hooks_file = copy / (named if isinstance(named, str) else "hooks/hooks.json")
+                hooks_doc = ext.read_json(hooks_file)
+                hooks = hooks_doc.get("hooks") if isinstance(hooks_doc, dict) else None
+                if ext.style_commands(hooks) and isinstance(hooks, dict):
+                    return ext.PluginInstall(
+                        plugin_id,
+                        ext.label(config, root),
+                        ext.label(copy, root),
+                        ext.runs_style_hook(ext.style_commands(hooks)),
+                        hooks,
+                        disable=f"codex plugin remove {plugin_id}",
+                    )
+        return None
+
+    def settings_files(self, root: Path) -> list[Path]:
+        """The project's hooks file, and the user's in `$CODEX_HOME`."""
+        project, user = root / self.config_file, codex_home() / "hooks.json"
+        return [project] if project.resolve() == user.resolve() else [project, user]
+
+    def transcripts(self) -> TranscriptFormat:
+        from agentstyle.harnesses.transcripts.codex import FORMAT
+
+        return FORMAT
 
     # -- doctor --------------------------------------------------------------------------------
 
@@ -282,3 +350,8 @@ class Codex(HarnessAdapter):
 
 
 ADAPTER = Codex()
+
+
+def codex_home() -> Path:
+    """Codex's own folder: `$CODEX_HOME`, else `~/.codex`."""
+    return Path(os.environ.get("CODEX_HOME") or home_path(".codex"))

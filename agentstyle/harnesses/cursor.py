@@ -248,9 +248,6 @@ STATIC_FRONT_MATTER = (
 class Cursor(HarnessAdapter):
     name = NAME
     spec = SPEC
-    # With `failClosed: true` Cursor blocks on exit 1 too, but the deny JSON with exit 0 says
-    # why.
-    fail_closed_exit = 0
     bad_exit = ": Cursor reads it as a failed hook"
     notice_field = NOTICE_FIELD
     notice_events = NOTICE_EVENTS
@@ -373,7 +370,7 @@ class Cursor(HarnessAdapter):
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler with STYLE's timeout in seconds (docs/design/harnesses.md#timeouts)."""
-        from agentstyle.timeouts import written
+        from agentstyle.harnesses import written
 
         out: dict[str, Any] = {"command": command, "timeout": written(NAME, native_event)}
         if gate:

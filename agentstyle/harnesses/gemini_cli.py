@@ -10,6 +10,7 @@ field (the model reads text there only as a deny reason); a failed tool is an Af
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.engine.decision import Decision, Wire
@@ -17,11 +18,13 @@ from agentstyle.engine.event import Event
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.gemini_cli import NAME, SPEC
-from agentstyle.harnesses.install import Key
+from agentstyle.harnesses.install import PLUGIN_DIR, Key, home_path, sh_literal
 from agentstyle.harnesses.protocol import HarnessAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
+    from agentstyle.harnesses.extension import PluginInstall
+    from agentstyle.harnesses.transcripts import TranscriptFormat
 
 NATIVE_TOOLS: dict[str, str] = {
     native: tool for tool, natives in SPEC.tool_names.items() for native in natives
@@ -128,8 +131,6 @@ _JS_ONLY_SPACES = (
 class GeminiCli(HarnessAdapter):
     name = NAME
     spec = SPEC
-    # No fail-closed switch in Gemini CLI: a refusal must be a readable deny (exit 0 + JSON).
-    fail_closed_exit = 0
     bad_exit = ": Gemini CLI only warns and continues"
     # Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
     # (docs/design/harnesses.md#gemini-cli-answers). An event STYLE does not know gets it on stderr.
@@ -212,7 +213,7 @@ class GeminiCli(HarnessAdapter):
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler; `timeout` in milliseconds (docs/design/harnesses.md#timeouts)."""
-        from agentstyle.timeouts import written
+        from agentstyle.harnesses import written
 
         return {
             "type": "command",
@@ -224,6 +225,66 @@ class GeminiCli(HarnessAdapter):
     def config_keys(self, text: str) -> list[Key]:
         """The hooks system's switch, on (`ENABLE_FLAG`)."""
         return [(ENABLE_FLAG, True)]
+
+    # -- its extension: the repository root (0.61.0 installs from a root, no sub-folder) ------
+
+    extension_kind = "extension"
+    # read beside `gemini-extension.json`
+    extension_hooks_file = "hooks/hooks.json"
+
+    def extension_files(self) -> dict[str, dict[str, Any]]:
+        from agentstyle import __version__
+        from agentstyle.harnesses.extension import DESCRIPTION
+
+        manifest = {"name": EXTENSION_NAME, "version": __version__, "description": DESCRIPTION}
+        return {EXTENSION_MANIFEST: manifest}
+
+    def extension_command(self, command: str) -> str:
+        """`command`, run only where Gemini CLI started it; elsewhere one line on stderr, exit 1
+        (a non-blocking hook error, shown to the person): Claude Code takes any folder with a
+        top-level `hooks/` as a plugin (`claude --plugin-dir <repository root>`) and would run
+        these hooks as its own. Gemini CLI names the project in every hook's environment (read
+        braced, so its own `$GEMINI_PROJECT_DIR` substitution in the command leaves it alone):
+        where it is not set, the hook says which folder is the Claude Code plugin, instead of
+        answering in the wrong dialect."""
+        only = SPEC.hook.project_dir_env
+        return (
+            f'[ -n "${{{only}-}}" ] || {{ cat >/dev/null; echo {sh_literal(NOT_HERE)} '
+            f">&2; exit 1; }}; {command}"
+        )
+
+    def extension(self, root: Path) -> PluginInstall | None:
+        """STYLE's extension when one is installed in `~/.gemini/extensions/<name>/` (its
+        `hooks/hooks.json` running STYLE's hook) and enabled for `root`."""
+        from agentstyle.harnesses import extension as ext
+
+        folder = home_path(".gemini/extensions")
+        enablement = ext.read_json(folder / "extension-enablement.json")
+        for copy in sorted(folder.iterdir()) if folder.is_dir() else []:
+            manifest = ext.read_json(copy / EXTENSION_MANIFEST)
+            hooks_doc = ext.read_json(copy / "hooks" / "hooks.json")
+            hooks = hooks_doc.get("hooks") if isinstance(hooks_doc, dict) else None
+            if not isinstance(manifest, dict) or not isinstance(hooks, dict):
+                continue
+            name = manifest.get("name") if isinstance(manifest.get("name"), str) else copy.name
+            entry = enablement.get(name) if isinstance(enablement, dict) else None
+            rules = entry.get("overrides") if isinstance(entry, dict) else None
+            if ext.style_commands(hooks) and extension_enabled(rules, root):
+                return ext.PluginInstall(
+                    str(name),
+                    ext.label(folder, root),
+                    ext.label(copy, root),
+                    ext.runs_style_hook(ext.style_commands(hooks)),
+                    hooks,
+                    kind=self.extension_kind,
+                    disable=f"gemini extensions disable {name}",
+                )
+        return None
+
+    def transcripts(self) -> TranscriptFormat:
+        from agentstyle.harnesses.transcripts.gemini_cli import FORMAT
+
+        return FORMAT
 
     # -- doctor --------------------------------------------------------------------------------
 
@@ -255,3 +316,31 @@ class GeminiCli(HarnessAdapter):
 
 
 ADAPTER = GeminiCli()
+
+
+# -- its extension ----------------------------------------------------------------------------
+
+EXTENSION_NAME = "style"
+EXTENSION_MANIFEST = "gemini-extension.json"
+NOT_HERE = (
+    "STYLE: these are the Gemini CLI extension's hooks (the repository root); Claude Code "
+    f"loads STYLE from {PLUGIN_DIR} (claude --plugin-dir <checkout>/{PLUGIN_DIR})"
+)
+
+
+def extension_enabled(rules: Any, folder: Path) -> bool:
+    """The `extension-enablement.json` rules for one extension, applied to a folder as 0.61.0
+    applies them: each matching rule decides in turn (`!` disables), a trailing `*` takes the
+    sub-folders too; enabled where none matches."""
+    path = "/" + folder.resolve().as_posix().strip("/") + "/"
+    enabled = True
+    for rule in rules if isinstance(rules, list) else []:
+        if not isinstance(rule, str):
+            continue
+        off = rule.startswith("!")
+        base = rule[1:] if off else rule
+        subdirs = base.endswith("*")
+        base = "/" + (base[:-1] if subdirs else base).strip("/") + "/"
+        if path == base or (subdirs and path.startswith(base)):
+            enabled = not off
+    return enabled

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 # portable `style-hook` console script (committed configs: install/hookcommand.py).
 HOOK_MODULE = "agentstyle.hook"
 HOOK_SCRIPT = "style-hook"
+# The plugin folder of STYLE's repository (its marketplace's one plugin, which Claude Code and
+# Codex read), relative to the repository root (harnesses/extension.py).
+PLUGIN_DIR = "plugins/style"
 # A config's hook entries: native event → its matcher groups (or, flat, its handlers).
 Groups = dict[str, list[dict[str, Any]]]
 # A key STYLE sets beside its handlers (Gemini CLI's enable flag, Cursor's `version`).
@@ -35,6 +38,11 @@ def is_style_command(text: str) -> bool:
         or f"{HOOK_SCRIPT} --harness " in text
         or f'/{HOOK_SCRIPT}" --harness ' in text
     )
+
+
+def sh_literal(text: str) -> str:
+    """`text` as one single-quoted `sh` word."""
+    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def home_path(relative: str) -> Path:

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
     from agentstyle.engine.event import Event
     from agentstyle.engine.fixes import Fixing
+    from agentstyle.harnesses.extension import PluginInstall
     from agentstyle.harnesses.install import Groups, Key
+    from agentstyle.harnesses.transcripts import TranscriptFormat
 
 
 class HarnessAdapter(ABC):
@@ -101,8 +103,17 @@ class HarnessAdapter(ABC):
 
     # -- answering -----------------------------------------------------------------------------
 
-    # The exit code of a `--fail-closed` refusal, beside the adapter's deny answer.
-    fail_closed_exit: ClassVar[int] = 0
+    @property
+    def fail_closed_exit(self) -> int:
+        """The exit code of a `--fail-closed` refusal beside the deny answer, from the one fact
+        of the harness's refusal exit (`HookFacts.refusal_exit`): exit 2 makes a client drop
+        the JSON, so the answer that carries the refusal exits 0; a client that refuses
+        another failing exit (Claude Code's 1 under `onFailure: block`) gets that exit with
+        the answer too, and refuses even if the JSON could not be read
+        (docs/design/runtime.md#fail-modes)."""
+        code = self.spec.hook.refusal_exit
+        return 0 if code == 2 else code
+
     # Where a notice for the person goes (`with_notice`): this field of the answer, on these
     # events; elsewhere stderr.
     notice_field: ClassVar[str] = "systemMessage"
@@ -231,6 +242,47 @@ class HarnessAdapter(ABC):
         if self.spec.fail_closed_switch:
             return []
         return install.no_fail_closed_notes(self.spec.title, fail_closed)
+
+    def fail_closed_check(self, version: tuple[int, ...] | None) -> str | None:
+        """What a `--fail-closed` install notes of the client's version (`version_command`'s
+        answer; None: no client answered), where the switch needs a newer client than the
+        hooks (`spec.fail_closed_since`): a note, None, or StyleError for a client too old."""
+        return None
+
+    # -- its own extension (docs/harnesses/index.md#plugins-and-extensions) -------------------
+
+    # what the client calls STYLE installed as its own extension (`plugin`, `extension`);
+    # None: the client takes none from STYLE's repository
+    extension_kind: ClassVar[str | None] = None
+    # the extension's hooks file, relative to the repository root
+    extension_hooks_file: ClassVar[str | None] = None
+
+    def extension_files(self) -> dict[str, dict[str, Any]]:
+        """The repository's files the extension needs beside its hooks file (manifests, a
+        marketplace): path relative to the repository root → JSON document."""
+        return {}
+
+    def extension_command(self, command: str) -> str:
+        """A hook command as the extension's hooks file runs it."""
+        return command
+
+    def extension(self, root: Path) -> PluginInstall | None:
+        """STYLE's extension where the client runs it for `root`, read from the files the
+        client itself writes (None: none is enabled, or the client has none)."""
+        return None
+
+    def settings_files(self, root: Path) -> list[Path]:
+        """The hook configs that apply to `root` where a settings install of STYLE would be,
+        the most specific first (beside an extension, STYLE would run twice)."""
+        project, user = root / self.config_file, self.config_path(root, "user")
+        return [project] if project.resolve() == user.resolve() else [project, user]
+
+    # -- its transcripts (`style audit coverage`, `style replay`: docs/audit.md) ---------------
+
+    def transcripts(self) -> TranscriptFormat | None:
+        """How the client keeps its transcripts (harnesses/transcripts/; None: it keeps none
+        STYLE reads)."""
+        return None
 
     # -- checking (`style doctor`) -------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths
-from agentstyle.folders import PROJECT_DIR_ENV
+from agentstyle.harnesses import project_dir_env
 from agentstyle.install.doctor import Finding, forget
 from agentstyle.install.hookcommand import MISSING
 from agentstyle.install.lockfile import read_lock
@@ -189,8 +189,9 @@ def _run(
     """`command` as the harness runs a hook: `sh -c`, the payload on stdin, the project as
     working folder and in the harness's project variable."""
     env = dict(os.environ)
-    if harness in PROJECT_DIR_ENV:
-        env[PROJECT_DIR_ENV[harness]] = str(root)
+    variable = project_dir_env(harness)
+    if variable is not None:
+        env[variable] = str(root)
     return subprocess.run(
         ["/bin/sh", "-c", command],
         input=json.dumps(payload).encode("utf-8"),
@@ -204,8 +205,7 @@ def _run(
 def start_session(root: Path, harness: str, start: tuple[str, str], session: str) -> None:
     """The canary session's start, as the harness sends it first: the session's bookkeeping,
     and the engine started as a session start starts it. Its answer is doctor's to judge."""
-    from agentstyle.harnesses import adapter_for
-    from agentstyle.timeouts import timeout_for
+    from agentstyle.harnesses import adapter_for, timeout_for
 
     event, command = start
     payload = adapter_for(harness).synthetic_payload(event, root.as_posix(), session)
@@ -215,9 +215,8 @@ def start_session(root: Path, harness: str, start: tuple[str, str], session: str
 
 def fire(root: Path, probe: Probe, session: str) -> Finding:
     """Run one probe's command as the harness would; the finding says what it answered."""
-    from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses import adapter_for, timeout_for
     from agentstyle.harnesses.facts import spec_for
-    from agentstyle.timeouts import timeout_for
 
     where = f"{probe.event} ({probe.tool})"
     if probe.command is None:

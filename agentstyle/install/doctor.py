@@ -27,7 +27,7 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.engine.paths import StylePaths, privacy_warning
 from agentstyle.engine.statements import execute, read_rows
 from agentstyle.engine.store import Connection, transaction
-from agentstyle.folders import PROJECT_DIR_ENV
+from agentstyle.harnesses import project_dir_env
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
@@ -491,11 +491,10 @@ def fire_harness(
     """Run the installed commands of a harness with synthetic payloads (`hooks`: those of a
     plugin instead of the config's); True if any ran."""
     from agentstyle.configfiles.hookconfig import installed
-    from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses import adapter_for, timeout_for
     from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.install import config_file, is_ours
     from agentstyle.runtime.hookcall import deadline_seconds
-    from agentstyle.timeouts import timeout_for
 
     adapter = adapter_for(name)
     spec = spec_for(name)
@@ -522,8 +521,9 @@ def fire_harness(
         deadline = deadline_seconds(timeout)
         payload = adapter.synthetic_payload(event, root.as_posix(), session)
         env = dict(os.environ)
-        if name in PROJECT_DIR_ENV:  # where each harness names the project to a hook
-            env[PROJECT_DIR_ENV[name]] = str(root)
+        variable = project_dir_env(name)  # where the harness names the project to a hook
+        if variable is not None:
+            env[variable] = str(root)
         started = time.monotonic()
         ran = True
         try:

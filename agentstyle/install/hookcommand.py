@@ -22,7 +22,7 @@ from pathlib import Path
 
 from agentstyle.engine.decision import Decision
 from agentstyle.harnesses import adapter_for
-from agentstyle.harnesses.install import HOOK_MODULE, HOOK_SCRIPT
+from agentstyle.harnesses.install import HOOK_MODULE, HOOK_SCRIPT, sh_literal
 
 MISSING = (
     "STYLE is not installed on this machine: pipx install agentstyle / uv tool install "
@@ -55,11 +55,6 @@ def personal_program() -> str:
 def quoted(path: str) -> str:
     """A path in double quotes for `sh -c`: `$`, backquote, `"` and backslash stay literal."""
     return '"' + re.sub(r'([\\"$`])', r"\\\1", path) + '"'
-
-
-def sh_literal(text: str) -> str:
-    """`text` as one single-quoted `sh` word."""
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def missing_answer(harness: str, native_event: str, fail_closed: bool) -> tuple[str, str, int]:

@@ -50,7 +50,6 @@ from agentstyle.policy.model import Package, SettingDecl
 from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
 from agentstyle.policy.rows import PolicyRows
 
-ON_FAILURE_MIN = (2, 1, 295)
 SCOPES = ("project", "local", "user", "managed")
 # Handlers `--fail-closed` protects (onFailure / failClosed + the flag): the tool gates always
 # (docs/design/runtime.md#fail-modes: PreToolUse), another gate event (a prompt gate) only when a
@@ -130,11 +129,8 @@ def extension_serves(root: Path, harness: str) -> bool:
     """Whether the harness also runs STYLE as its own extension for `root` (an enabled plugin
     or extension), so that its handlers and this install's fire for the same events
     (docs/design/runtime.md#answered-once)."""
-    from agentstyle.install.pluginstate import FINDERS
-
-    find = FINDERS.get(harness)
     try:
-        return find is not None and find(root) is not None
+        return adapter_for(harness).extension(root) is not None
     except Exception:  # the client's files say nothing readable: no extension seen
         return False
 
@@ -294,11 +290,6 @@ def native_groups(
                 handler["timeout"] = hook.timeout
             groups.setdefault(ps.native_event, []).append(adapter.group(handler, hook.matcher))
     return groups
-
-
-def claude_version() -> tuple[int, ...] | None:
-    """`claude --version` as a tuple, or None when no client answers."""
-    return client_version("claude-code")
 
 
 def client_version(harness: str) -> tuple[int, ...] | None:
@@ -732,18 +723,10 @@ def _install(
     result.blocked += too_old(compiled, harness, result.notes)
     if result.blocked:
         return result
-    if h.fail_closed and harness == "claude-code":
-        version = claude_version()
-        if version is None:
-            result.notes.append(
-                "could not run `claude --version`; wrote onFailure: block, "
-                "which needs Claude Code 2.1.295 or newer"
-            )
-        elif version < ON_FAILURE_MIN:
-            raise StyleError(
-                f"--fail-closed needs Claude Code 2.1.295+ (onFailure); `claude --version` "
-                f"says {'.'.join(map(str, version))}"
-            )
+    if h.fail_closed and adapter.spec.fail_closed_since is not None:
+        note = adapter.fail_closed_check(client_version(harness))
+        if note is not None:
+            result.notes.append(note)
     result.notes.extend(adapter.install_notes(h.fail_closed))
     groups = handler_groups(own_plan, harness, h.fail_closed, scope)
     natives = native_groups(package_list, harness, result.notes)

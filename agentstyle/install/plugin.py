@@ -10,8 +10,10 @@ the portable `style-hook` command of a committed config (install/hookcommand.py)
 at once where there is none. No handler is `--fail-closed`: that would make every folder on
 the machine a STYLE project (hook.py `nothing_to_do`).
 
-The committed files are generated here: `python -m agentstyle.install.plugin` writes them, and
-tests/test_plugin.py fails when a committed one differs from what this module generates.
+Each client's extension form is its adapter's (where its files go, what its manifests say:
+`HarnessAdapter.extension_files`, harnesses/extension.py); the committed files are generated
+here: `python -m agentstyle.install.plugin` writes them, and tests/test_plugin.py fails when a
+committed one differs from what this module generates.
 """
 
 from __future__ import annotations
@@ -21,58 +23,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentstyle import __version__
-from agentstyle.harnesses import adapter_for
+from agentstyle.harnesses import adapter_for, adapters
+from agentstyle.harnesses.extension import DESCRIPTION, PLUGIN_ID, PLUGIN_NAME
 from agentstyle.harnesses.facts import spec_for
-from agentstyle.install.hookcommand import hook_command, sh_literal
+from agentstyle.harnesses.install import PLUGIN_DIR
+from agentstyle.install.hookcommand import hook_command
 
-PLUGIN_NAME = "style"
-MARKETPLACE_NAME = "agentstyle"
-PLUGIN_ID = f"{PLUGIN_NAME}@{MARKETPLACE_NAME}"
-DESCRIPTION = (
-    "STYLE policy engine: guards every project that carries a style.lock.yaml "
-    "(needs the style-hook command: pipx install agentstyle)"
-)
-# Where each file lives, relative to the repository root.
-CLAUDE_PLUGIN_DIR = "plugins/style"
-CLAUDE_MARKETPLACE = ".claude-plugin/marketplace.json"
-CLAUDE_MANIFEST = f"{CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json"
-CLAUDE_HOOKS = f"{CLAUDE_PLUGIN_DIR}/hooks/hooks.json"
-# Codex 0.171.0 reads the same marketplace and, without a manifest of its own, runs the Claude
-# Code hooks above (`--harness claude-code`); its own manifest names its own hooks file, and
-# then it runs only that one (tests/e2e/test_plugin.py).
-CODEX_MANIFEST = f"{CLAUDE_PLUGIN_DIR}/.codex-plugin/plugin.json"
-CODEX_HOOKS_NAME = "hooks/codex.json"
-CODEX_HOOKS = f"{CLAUDE_PLUGIN_DIR}/{CODEX_HOOKS_NAME}"
-# Gemini CLI installs an extension from a repository's root (no sub-folder option in 0.61.0)
-# and reads its hooks from `hooks/hooks.json` beside `gemini-extension.json`.
-GEMINI_MANIFEST = "gemini-extension.json"
-GEMINI_HOOKS = "hooks/hooks.json"
-GEMINI_EXTENSION_NAME = "style"
-# Claude Code takes any folder with a top-level `hooks/` as a plugin (`claude --plugin-dir
-# <repository root>`) and would run the Gemini CLI hooks there as its own. Gemini CLI names the
-# project in every hook's environment (`GEMINI_PROJECT_DIR`; read braced, so Gemini CLI's own
-# `$GEMINI_PROJECT_DIR` substitution in the command leaves it alone): where it is not set, the
-# hook says which folder is the Claude Code plugin, instead of answering in the wrong dialect.
-GEMINI_ONLY_ENV = "GEMINI_PROJECT_DIR"
-NOT_GEMINI = (
-    "STYLE: these are the Gemini CLI extension's hooks (the repository root); Claude Code "
-    f"loads STYLE from {CLAUDE_PLUGIN_DIR} (claude --plugin-dir <checkout>/{CLAUDE_PLUGIN_DIR})"
-)
+__all__ = [
+    "DESCRIPTION",
+    "PLUGIN_DIR",
+    "PLUGIN_ID",
+    "PLUGIN_NAME",
+    "extension_hooks",
+    "extension_paths",
+    "files",
+]
 
 
 def every_tool(harness: str) -> str:
     """The matcher that covers every tool, in the harness's matcher syntax."""
     return ".*" if spec_for(harness).matcher_style == "regex" else "*"
-
-
-def only_in_gemini(command: str) -> str:
-    """`command`, run only where Gemini CLI started it; elsewhere one line on stderr, exit 1
-    (a non-blocking hook error, shown to the person)."""
-    return (
-        f'[ -n "${{{GEMINI_ONLY_ENV}-}}" ] || {{ cat >/dev/null; echo {sh_literal(NOT_GEMINI)} '
-        f">&2; exit 1; }}; {command}"
-    )
 
 
 def extension_hooks(harness: str) -> dict[str, Any]:
@@ -83,61 +53,32 @@ def extension_hooks(harness: str) -> dict[str, Any]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for native in spec.native_events():
         command = hook_command(harness, native, False, "project", plugin=True)
-        if harness == "gemini-cli":
-            command = only_in_gemini(command)
-        handler = adapter.handler(command, native, False)
+        handler = adapter.handler(adapter.extension_command(command), native, False)
         point = spec.spec_of(native)
         matcher = every_tool(harness) if point is not None and point.matcher == "tool" else None
         groups[native] = [adapter.group(handler, matcher)]
     return {"description": DESCRIPTION, "hooks": groups}
 
 
-def claude_manifest() -> dict[str, Any]:
-    return {
-        "name": PLUGIN_NAME,
-        "version": __version__,
-        "description": DESCRIPTION,
-        "author": {"name": "STYLE"},
-        "license": "MIT",
-        "keywords": ["policy", "hooks", "guardrails"],
-    }
-
-
-def codex_manifest() -> dict[str, Any]:
-    return {**claude_manifest(), "hooks": f"./{CODEX_HOOKS_NAME}"}
-
-
-def claude_marketplace() -> dict[str, Any]:
-    return {
-        "name": MARKETPLACE_NAME,
-        "owner": {"name": "STYLE"},
-        "metadata": {"description": "The STYLE policy engine as a Claude Code plugin"},
-        "plugins": [
-            {
-                "name": PLUGIN_NAME,
-                "source": f"./{CLAUDE_PLUGIN_DIR}",
-                "description": DESCRIPTION,
-                "version": __version__,
-            }
-        ],
-    }
-
-
-def gemini_manifest() -> dict[str, Any]:
-    return {"name": GEMINI_EXTENSION_NAME, "version": __version__, "description": DESCRIPTION}
+def extension_paths(harness: str) -> list[str]:
+    """The repository's files of one harness's extension, relative to its root (none: the
+    client takes no extension from the repository)."""
+    adapter = adapter_for(harness)
+    if adapter.extension_hooks_file is None:
+        return []
+    return [*adapter.extension_files(), adapter.extension_hooks_file]
 
 
 def files() -> dict[str, str]:
-    """Each committed file (path relative to the repository root) and its text."""
-    content: dict[str, dict[str, Any]] = {
-        CLAUDE_MARKETPLACE: claude_marketplace(),
-        CLAUDE_MANIFEST: claude_manifest(),
-        CLAUDE_HOOKS: extension_hooks("claude-code"),
-        CODEX_MANIFEST: codex_manifest(),
-        CODEX_HOOKS: extension_hooks("codex"),
-        GEMINI_MANIFEST: gemini_manifest(),
-        GEMINI_HOOKS: extension_hooks("gemini-cli"),
-    }
+    """Each committed file (path relative to the repository root) and its text: per harness
+    with an extension of its own, its manifests (`HarnessAdapter.extension_files`) and its
+    hooks file (`extension_hooks_file`)."""
+    content: dict[str, dict[str, Any]] = {}
+    for adapter in adapters():
+        if adapter.extension_hooks_file is None:
+            continue
+        content.update(adapter.extension_files())
+        content[adapter.extension_hooks_file] = extension_hooks(adapter.name)
     return {path: json.dumps(value, indent=2) + "\n" for path, value in content.items()}
 
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.harnesses.install import system_path
 from agentstyle.install.lockfile import HarnessInstall
 
@@ -36,34 +37,6 @@ POLICY = "policy"
 STATE = "state"
 CODE = "code"
 CATEGORIES = (HOOK_CONFIGS, POLICY, STATE, CODE)
-
-# A harness's files that can drop or disable STYLE's hooks, relative to the project and to
-# the home folder, and its managed (system) settings. Beyond the file STYLE writes: the
-# siblings that override it (`settings.local.json` `disableAllHooks`, Codex's `config.toml`
-# `[features] hooks = false`, Gemini's `.env` that sets the hooks' environment).
-HARNESS_FILES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
-    # harness: (folder, files in it, managed settings folders or files)
-    "claude-code": (
-        ".claude",
-        ("settings.json", "settings.local.json"),
-        ("/etc/claude-code", "/Library/Application Support/ClaudeCode"),
-    ),
-    "codex": (
-        ".codex",
-        ("hooks.json", "config.toml", "requirements.toml", "managed_config.toml"),
-        ("/etc/codex",),
-    ),
-    "cursor": (
-        ".cursor",
-        ("hooks.json",),
-        ("/etc/cursor/hooks.json", "/Library/Application Support/Cursor/hooks.json"),
-    ),
-    "gemini-cli": (
-        ".gemini",
-        ("settings.json", ".env", "system-defaults.json"),
-        ("/etc/gemini-cli",),
-    ),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,15 +100,22 @@ def _placed(category: str, kind: str, path: Path, root: Path) -> list[Item]:
 
 
 def harness_items(harnesses: Iterable[str]) -> list[Item]:
+    """A harness's files that can drop or disable STYLE's hooks, relative to the project and to
+    the home folder, and its managed (system) settings (`HarnessSpec.config_folder`, …)."""
     out: list[Item] = []
     for name in sorted(harnesses):
-        if name not in HARNESS_FILES:
+        if name not in SUPPORTED:
             continue
-        folder, files, managed = HARNESS_FILES[name]
+        spec = spec_for(name)
+        folder = spec.config_folder
+        if folder is None:
+            continue
         # The same names in the project and in the home folder (user scope): loose names.
         out.append(Item(HOOK_CONFIGS, "folder", "loose", folder))
-        out += [Item(HOOK_CONFIGS, "file", "loose", f"{folder}/{f}") for f in files]
-        for path in managed:
+        out += [
+            Item(HOOK_CONFIGS, "file", "loose", f"{folder}/{f}") for f in spec.hook_config_files
+        ]
+        for path in spec.managed_configs:
             kind = "file" if Path(path).suffix else "tree"
             out.append(Item(HOOK_CONFIGS, kind, "abs", path))
             moved = system_path(path)  # STYLE_MANAGED_CONFIG_ROOT: where `--scope managed` wrote

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -46,6 +47,7 @@ import yaml
 
 from agentstyle import __version__
 from agentstyle.engine.paths import StylePaths
+from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.install import protected as pr
 from agentstyle.install import selfprotect_patterns as sp
 from agentstyle.install.lockfile import HarnessInstall, atomic_write, read_lock
@@ -58,6 +60,8 @@ FOLDER = ("builtin", PACKAGE)
 TMP_PREFIX = "style-builtin-"
 SHELL_AND_FILES = ["shell", "file.write", "file.edit", "notebook.edit"]
 YOURS = "The user can do it from their own terminal."
+# Each harness's config folder (`.claude`, …: HarnessSpec.config_folder).
+CONFIG_FOLDERS = [f for f in (spec_for(h).config_folder for h in SUPPORTED) if f is not None]
 
 TEXTS = {
     COMMANDS: (
@@ -65,8 +69,8 @@ TEXTS = {
         f"stop change the guards. {YOURS}"
     ),
     pr.HOOK_CONFIGS: (
-        "STYLE self-protect: the harness configs (.claude/, .codex/, .cursor/, .gemini/) hold "
-        f"its hooks; read only. {YOURS}"
+        f"STYLE self-protect: the harness configs ({', '.join(f'{f}/' for f in CONFIG_FOLDERS)}) "
+        f"hold its hooks; read only. {YOURS}"
     ),
     pr.POLICY: (
         "STYLE self-protect: style.lock.yaml and the installed packages are the policy; "
@@ -97,7 +101,7 @@ REASONS = {
 # raw text mentions what the category guards (nothing it could not see is allowed unseen).
 MENTIONS = {
     COMMANDS: r"\b(style|agentstyle)\b.*\b(allow|install|uninstall|sync|prune|stop)\b",
-    pr.HOOK_CONFIGS: r"\.(claude|codex|cursor|gemini)\b",
+    pr.HOOK_CONFIGS: "(" + "|".join(re.escape(f) for f in CONFIG_FOLDERS) + r")\b",
     pr.POLICY: r"style\.lock\.yaml|STYLE\.yaml",
     pr.STATE: r"\.style\b|engine\.sock|agentstyle-[0-9]|\b(kill|pkill|killall)\b",
     pr.CODE: r"agentstyle|style-hook|site-packages",
@@ -253,17 +257,9 @@ def _state_extras(b: Builder, items: list[pr.Item], places: sp.Places) -> None:
 
 
 def _hook_config_extras(b: Builder) -> None:
-    name = sp.NAME
-    b.add(
-        "a nested Claude Code without the project's settings or hooks",
-        "shell.commands",
-        rf"{name}claude( \S+)* (--setting-sources(=| )|--settings(=| ).*(disableAllHooks|hooks))",
-    )
-    b.add(
-        "a nested Codex with hooks turned off",
-        "shell.commands",
-        rf"{name}codex( \S+)* ((-c|--config)(=| )\S*hooks|--disable(=| )\S*hooks)",
-    )
+    for harness in SUPPORTED:
+        for what, program, arguments in spec_for(harness).hooks_off_commands:
+            b.add(what, "shell.commands", f"{sp.NAME}{re.escape(program)}{arguments}")
 
 
 def _code_extras(b: Builder) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from agentstyle.harnesses import HARNESSES
 from agentstyle.install.protected import Item
 
 
@@ -33,6 +34,12 @@ END = r"[)\x22\x27]*( |$)"
 LEAD = r"(\S*[=:@])?"
 # A quote, a backquote or a bracket: where a string literal starts or ends in code.
 QUOTE = r"[\x22\x27\x60]"
+# A variable naming the project folder in a harness's hooks (`$CLAUDE_PROJECT_DIR`).
+PROJECT_VARIABLE = (
+    r"\$\{?("
+    + "|".join(h.project_dir_env for h in HARNESSES.values() if h.project_dir_env)
+    + r")\}?"
+)
 
 # Programs that never write the files they name (or whose writing forms have their own
 # pattern below: `sed -i`, `sort -o`, `find -delete`, a copy's destination, git's subcommands,
@@ -171,7 +178,7 @@ class Places:
         """In front of a project-relative path: nothing, `./`, `$PWD/`, the project's absolute
         path, `~/…` when it is under the home folder, or any path through `..`."""
         forms = [absolute(r) for r in self.roots]
-        forms += [r"\$\{?PWD\}?", r"\$\(pwd\)", r"\$\{?(CLAUDE|GEMINI|CURSOR)_PROJECT_DIR\}?"]
+        forms += [r"\$\{?PWD\}?", r"\$\(pwd\)", PROJECT_VARIABLE]
         for r in self.roots:
             rel = _under(r, self.home)
             if rel:
@@ -306,7 +313,7 @@ def holder(folders: Sequence[str], places: Places) -> str:
     `./`, `~`, `$HOME`, `$PWD`, `/`, their absolute paths, `../proj`."""
     tail = r"(/+\.)*/*"
     forms = [r"\.\.?(/+\.\.?)*", r"~", r"\$\{?HOME\}?", r"\$\{?PWD\}?", r"\$\(pwd\)", ""]
-    forms.append(r"\$\{?(CLAUDE|GEMINI|CURSOR)_PROJECT_DIR\}?")
+    forms.append(PROJECT_VARIABLE)
     forms += [absolute(folder) for folder in folders]
     for r in places.roots:
         parts = [p for p in r.split("/") if p]

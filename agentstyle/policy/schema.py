@@ -6,6 +6,7 @@ import copy
 import json
 from typing import Any
 
+from agentstyle.harnesses import SUPPORTED
 from agentstyle.vocabulary import (
     DEFAULT_BUDGET,
     DEFAULT_PACKAGE_PRIORITY,
@@ -35,7 +36,6 @@ VERSION_PATTERN = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(
 ID_PATTERN = r"^(?!.*\.\.)(?!.*//)(?!.*/$)[a-z0-9][a-z0-9_./-]{0,127}$"
 SETTING_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 FROM_PATTERN = r"^(\./)?rules/.+\.md$"
-HARNESSES = ("claude-code", "codex", "cursor", "gemini-cli")
 SETTING_TYPES = ("string", "int", "bool", "enum", "list")
 
 # The vocabulary types these as plain strings so that the loader can give them their own codes
@@ -56,7 +56,7 @@ _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
 
 _STRINGS: Schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}
 _SCALAR_TYPES = ["string", "number", "boolean"]
-_HARNESS: Schema = {"enum": list(HARNESSES)}
+_HARNESS: Schema = {"enum": list(SUPPORTED)}
 
 
 def _field_schema(name: str, ft: FieldType) -> Schema:
@@ -255,7 +255,7 @@ def _package_field_schema(name: str) -> Schema:
         s = {"type": "array", "items": {"$ref": "#/$defs/setting"}}
     elif name == "requires":
         harnesses = {
-            h: {"type": "string", "description": "version range, e.g. >=2.1.0"} for h in HARNESSES
+            h: {"type": "string", "description": "version range, e.g. >=2.1.0"} for h in SUPPORTED
         }
         package = _object(
             {

@@ -139,6 +139,7 @@ def _bare(call: HookCall, stage: str) -> tuple[str, str, int]:
     except BaseException:
         pass
     if call.fail_closed:
-        code = 1 if call.harness == "claude-code" else 2
-        return "", f"STYLE: {text}; refused (--fail-closed)\n", code
+        from agentstyle.harnesses import refusal_exit
+
+        return "", f"STYLE: {text}; refused (--fail-closed)\n", refusal_exit(call.harness)
     return "", f"STYLE: {text}; allowed (fail open)\n", 0

@@ -120,7 +120,7 @@ class HookCall:
         """`--harness H --event E [--fail-closed] [--plugin]` and this process's environment.
         Unknown words are passed over (argparse costs milliseconds of import, and a bad option must
         fail open like a missing one, never be a usage error)."""
-        from agentstyle.timeouts import timeout_for
+        from agentstyle.harnesses import timeout_for
 
         harness = event = ""
         fail_closed = via_plugin = False

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.engine.decision import Wire
 from agentstyle.engine.locking import Handover
 from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, mark_answer_once, user_home
-from agentstyle.harnesses.facts import SUPPORTED
+from agentstyle.harnesses import (
+    HARNESSES,
+    ROOTS_KEYS,
+    SESSION_KEYS,
+    SUPPORTED,
+    refusal_exit,
+    visitors,
+)
 from agentstyle.limits import MAX_STDIN, PAYLOAD_HEAD
 from agentstyle.runtime.causes import (
     Cause,
@@ -37,6 +44,7 @@ from agentstyle.runtime.causes import (
     one_line,
 )
 from agentstyle.runtime.hookcall import HookCall
+from agentstyle.runtime.payloadin import first_root
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
     from agentstyle.engine.locking import Poll
@@ -60,16 +68,20 @@ def log_error(home: Path, call: HookCall, failure: HandlerError, outcome: str) -
         errorlog.write(home, call.harness, call.event, outcome, failure.text)
 
 
-# Where a payload that could not be decoded still names its session (Claude Code, Codex,
-# Gemini CLI: `session_id`; Cursor: `conversation_id`), so its notice is given once per session.
-_SESSION_FIELD = re.compile(rb'"(?:session_id|conversation_id)"\s*:\s*"((?:[^"\\]|\\.){1,256})"')
-SESSION_ENV = ("GEMINI_SESSION_ID",)
+# Where a payload that could not be decoded still names its session (each harness's
+# `HookFacts.session_key`), so its notice is given once per session.
+_SESSION_FIELD = re.compile(
+    rb'"(?:'
+    + b"|".join(re.escape(key.encode()) for key in SESSION_KEYS)
+    + rb')"\s*:\s*"((?:[^"\\]|\\.){1,256})"'
+)
+SESSION_ENV = tuple(h.session_env for h in HARNESSES.values() if h.session_env)
 
 
 def session_of(payload: dict[str, Any], stdin: bytes) -> str | None:
     """The session an event belongs to, read from the decoded payload, else from the first
     bytes of the raw input, else from the harness's environment; None when none names it."""
-    for key in ("session_id", "conversation_id"):
+    for key in SESSION_KEYS:
         value = payload.get(key)
         if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
             return str(value)
@@ -132,9 +144,8 @@ def run(call: HookCall, stdin: bytes, poll: Poll | None = None) -> Answer:
     except Exception as exc:  # the last net: even a broken installation answers in one line
         failure = failure_of(exc)
         if call.fail_closed:
-            # No JSON can be trusted here. Claude Code refuses exit 1 under `onFailure: block`;
-            # elsewhere exit 2 with the reason on stderr is the documented refusal.
-            code = 1 if call.harness == "claude-code" else 2
+            # No JSON can be trusted here: the harness's bare refusal (`HookFacts.refusal_exit`).
+            code = refusal_exit(call.harness)
             return "", f"STYLE: {failure.text}; refused (--fail-closed)\n", code
         return "", f"STYLE: {failure.text}; allowed (fail open)\n", 0
 
@@ -307,16 +318,16 @@ def dialect(
 ) -> tuple[HarnessAdapter, str]:
     """(reader adapter, native event) for a payload: the payload decides the dialect.
 
-    Cursor runs the hooks of a Claude Code config too
-    (docs/design/harnesses.md#cursor-claude-hooks): a Cursor-shaped payload arriving through that
-    config is read, and answered, as Cursor's.
+    A client may run the hooks of another harness's config too (Cursor runs Claude Code's:
+    docs/design/harnesses.md#cursor-claude-hooks): a payload of its shape arriving through that
+    config is read, and answered, as its own (`HookFacts.runs_other_configs`).
     """
-    if harness != "cursor":
-        from agentstyle.harnesses import adapter_for
+    from agentstyle.harnesses import adapter_for
 
-        cursor = adapter_for("cursor")
-        if cursor.looks_like(payload):
-            return cursor, cursor.native_event_of(payload, native_event)
+    for name in visitors(harness):
+        visitor = adapter_for(name)
+        if visitor.looks_like(payload):
+            return visitor, visitor.native_event_of(payload, native_event)
     return adapter, native_event
 
 
@@ -324,8 +335,7 @@ def _cwd(payload: dict[str, Any]) -> str | None:
     cwd = payload.get("cwd")
     if isinstance(cwd, str):
         return cwd
-    roots = payload.get("workspace_roots")  # Cursor names the project only here on some events
-    return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    return first_root(payload, ROOTS_KEYS)  # where a harness names the project otherwise
 
 
 def _failure(
@@ -429,9 +439,8 @@ def _failure_answer(
         return wire.stdout, f"STYLE: {cause}; refused (fail: closed)\n", 0
     if call.fail_closed and adapter.can_refuse(seen.event):
         # docs/design/runtime.md#fail-modes: `style install --fail-closed` refuses on any handler
-        # error; Claude Code exits 1 (with `onFailure: block` it blocks even if the JSON were
-        # unreadable), the others answer with their deny JSON and exit 0 (the adapter's
-        # `fail_closed_exit`).
+        # error with the deny JSON, and the exit code the harness's refusal needs beside it
+        # (the adapter's `fail_closed_exit`, from `HookFacts.refusal_exit`).
         reason = (
             f"STYLE could not evaluate policy ({cause}); the call is refused because STYLE "
             "was installed to refuse when it cannot check (--fail-closed, or a `fail: closed` "

@@ -15,6 +15,11 @@ from __future__ import annotations
 import os
 import time
 
+# `typing` is no import of the hook's fast path: mypy reads this name as typing's.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # With a complete-looking object read and stdin still open, wait this long for more.
 STALL_S = 0.02
 _SPACE = b" \t\r\n"
@@ -114,18 +119,32 @@ def _complete(data: bytes) -> bool:
 
 
 def payload_cwd(data: bytes) -> str | None:
-    """The folder the payload names as the call's (runtime/hookrun.py `_cwd`): `cwd`, else
-    Cursor's first `workspace_roots`."""
+    """The folder the payload names as the call's (runtime/hookrun.py `_cwd`): `cwd`, else the
+    first of the workspace's folders where a harness lists them (`harnesses.ROOTS_KEYS`)."""
     cwd = top_string(data, "cwd")
-    if cwd is not None or b'"workspace_roots"' not in data or len(data) > DECODE_LIMIT:
+    if cwd is not None or len(data) > DECODE_LIMIT:
         return cwd
+    from agentstyle.harnesses import ROOTS_KEYS
+
+    keys = [key for key in ROOTS_KEYS if f'"{key}"'.encode() in data]
+    if not keys:
+        return None
     import json
 
     try:
-        roots = json.loads(data.decode("utf-8", "replace")).get("workspace_roots")
+        payload = json.loads(data.decode("utf-8", "replace"))
+        return first_root(payload, keys)
     except (ValueError, RecursionError, AttributeError):
         return None
-    return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+
+
+def first_root(payload: dict[str, Any], keys: tuple[str, ...] | list[str]) -> str | None:
+    """The first folder of the first of `keys` that lists the workspace's folders."""
+    for key in keys:
+        roots = payload.get(key)
+        if isinstance(roots, list) and roots and isinstance(roots[0], str):
+            return roots[0]
+    return None
 
 
 class Unsure(Exception):

@@ -170,20 +170,17 @@ class Engine:
         Nothing is recorded; a failure here only means the first answer is the slower one."""
         assert self.conn is not None and self.resident is not None
         try:
-            from agentstyle.harnesses import adapter_for
+            from agentstyle.harnesses import DEFAULT, adapter_for
             from agentstyle.runtime.direct import evaluate_on
             from agentstyle.runtime.hookcall import HookCall
 
-            payload = {
-                "session_id": "style-engine-warm-up",
-                "cwd": str(self.home.parent),
-                "hook_event_name": "PreToolUse",
-                "tool_name": "Bash",
-                "tool_input": {"command": "git status && ls -la"},
-                "tool_use_id": "style-engine-warm-up",
-            }
-            event = adapter_for("claude-code").normalize(payload, "PreToolUse")
-            call = HookCall.served("claude-code", "PreToolUse", False, 5.0, str(self.home))
+            adapter = adapter_for(DEFAULT)  # any harness's shell call warms the same engine
+            native = adapter.spec.points["tool.pre"].native_event
+            session = "style-engine-warm-up"
+            payload = adapter.synthetic_payload(native, str(self.home.parent), session)
+            payload, _input = adapter.with_command(payload, native, "git status && ls -la")
+            event = adapter.normalize(payload, native)
+            call = HookCall.served(adapter.name, native, False, 5.0, str(self.home))
             evaluate_on(self.conn, event, call, home=self.home, resident=self.resident)
         except Exception as exc:
             enginelog.write(self.home, f"warm-up skipped: {type(exc).__name__}: {exc}")

@@ -435,7 +435,11 @@ class _Parser:
     def _lex(self) -> Token:
         self.tokens += 1
         deadline = self.deadline
-        if deadline is not None and self.tokens % _CHECK_EVERY == 0 and time.monotonic() > deadline:
+        if (
+            deadline is not None
+            and self.tokens % _CHECK_EVERY == 0
+            and time.thread_time() > deadline
+        ):
             raise _TooLate
         s = self.s
         while True:

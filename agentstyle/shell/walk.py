@@ -1145,7 +1145,7 @@ class Walker(Scope):
             return None
         self.runs += 1
         self.st.just_cd = False
-        if self.runs % _CLOCK_EVERY == 0 and time.monotonic() > self.deadline:
+        if self.runs % _CLOCK_EVERY == 0 and time.thread_time() > self.deadline:
             self.full = True
             self.issue("deadline")
             return None

@@ -11,6 +11,7 @@ import subprocess
 import textwrap
 import time
 
+from agentstyle.harnesses.gemini_cli import NOT_HERE as NOT_GEMINI
 from agentstyle.install import plugin
 from e2e.clients import CLIENT, REPO, RUN_TIMEOUT_S, Session, binary, end_group
 from e2e.mockapi import Say, Script
@@ -18,7 +19,6 @@ from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, shell, tool_results
 
 PLUGIN_DIR = REPO / "plugins" / "style"
 PLUGIN_ID = "style@agentstyle"
-NOT_GEMINI = plugin.NOT_GEMINI
 WARM_UP = "E2E-WARM-UP say hello"
 BUILD_WAIT_S = 90.0
 
@@ -157,7 +157,7 @@ def install_gemini_extension(s: Session) -> None:
     local install copies its whole source, and a checkout has virtual environments in it)."""
     source = s.root / "extension-source"
     (source / "hooks").mkdir(parents=True)
-    for rel in (plugin.GEMINI_MANIFEST, plugin.GEMINI_HOOKS):
+    for rel in plugin.extension_paths("gemini-cli"):
         shutil.copyfile(REPO / rel, source / rel)
     # the client asks before it installs from a folder it does not trust
     trusted = s.home / ".gemini" / "trustedFolders.json"

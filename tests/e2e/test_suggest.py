@@ -17,6 +17,7 @@ each hook payload named (`transcript_path`).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -108,9 +109,11 @@ def test_an_approved_ask_becomes_an_allow_proposal(session) -> None:
     assert "+    action: allow" in proposal["diff"]
     # the person applies the diff to the package and installs it again: the same call now
     # runs without a question (STYLE answers allow, so the prompt tool is not asked)
+    # as `patch -p1` would (nothing installs `patch` here): git apply outside any repository
     subprocess.run(
-        ["patch", "-p1", "--batch"],
+        ["git", "apply", "-p1", "-"],
         cwd=s.root / "pkg",
+        env={**os.environ, "GIT_CEILING_DIRECTORIES": str(s.root)},
         input=proposal["diff"],
         text=True,
         check=True,

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from agentstyle.harnesses import SUPPORTED, adapter_for, project_dir_env
 from agentstyle.harnesses.install import is_style_command
 from tests.support.environment import REPO
 from tests.support.hooks import HARNESS_FIXTURES, HookResult, load_fixture, run_handler
@@ -23,25 +24,15 @@ from tests.support.project import Project, Saved
 
 FIXTURES = HARNESS_FIXTURES
 DATA = REPO / "tests" / "data" / "harness"
-FOLDER = {
-    "claude-code": "claude-code",
-    "codex": "codex",
-    "cursor": "cursor",
-    "gemini-cli": "gemini",
-}
-HARNESSES = tuple(FOLDER)
-CONFIG = {
-    "claude-code": ".claude/settings.json",
-    "codex": ".codex/hooks.json",
-    "cursor": ".cursor/hooks.json",
-    "gemini-cli": ".gemini/settings.json",
-}
+# Every harness the tests run over: SUPPORTED, so a harness added there is tested here.
+HARNESSES = SUPPORTED
+# The folder of each harness's sample payloads under tests/fixtures/ (a harness without one
+# fails every test that reads them: add its fixtures with it).
+FOLDER = {name: name for name in HARNESSES} | {"gemini-cli": "gemini"}
+# The project config install writes for each harness (its adapter's `config_file`).
+CONFIG = {name: adapter_for(name).config_file for name in HARNESSES}
 # The project folder a harness names to its hooks (Codex runs them in the session's cwd).
-PROJECT_ENV = {
-    "claude-code": "CLAUDE_PROJECT_DIR",
-    "cursor": "CURSOR_PROJECT_DIR",
-    "gemini-cli": "GEMINI_PROJECT_DIR",
-}
+PROJECT_ENV = {name: env for name in HARNESSES if (env := project_dir_env(name)) is not None}
 
 
 def fixture_text(harness: str, name: str) -> str:

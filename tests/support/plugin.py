@@ -25,7 +25,7 @@ def install_plugin(
     recorded in installed_plugins.json, enabled in ~/.claude/settings.json."""
     name, market = plugin_id.split("@")
     copy = home / ".claude" / "plugins" / "cache" / market / name / "0.3.0"
-    shutil.copytree(source or REPO / plugin.CLAUDE_PLUGIN_DIR, copy)
+    shutil.copytree(source or REPO / plugin.PLUGIN_DIR, copy)
     record = {"scope": "user", "installPath": str(copy), "version": "0.3.0"}
     installed = home / ".claude" / "plugins" / "installed_plugins.json"
     doc = json.loads(installed.read_text()) if installed.exists() else {"version": 2, "plugins": {}}

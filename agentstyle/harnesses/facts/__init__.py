@@ -1,15 +1,16 @@
 """The harnesses STYLE supports and their capability tables: data every layer reads.
 
-One module per harness (`claude_code`, `codex`, `cursor`, `gemini_cli`) holds its `SPEC`; the
-shape of that table is `base`, whose names this package's face repeats. Nothing here imports
-the engine or an adapter, so the planner, the validator and the engine learn a fact about a
-harness without loading its adapter.
+One module per harness (named in `harnesses.HARNESSES`) holds its `SPEC`; the shape of that
+table is `base`, whose names this package's face repeats, with `harnesses.SUPPORTED`.
+Nothing here imports the engine or an adapter, so the planner, the validator and the engine
+learn a fact about a harness without loading its adapter.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 
+from agentstyle.harnesses import MODULES, SUPPORTED
 from agentstyle.harnesses.facts.base import (
     ALLOW,
     ASK,
@@ -34,15 +35,6 @@ __all__ = [
     "Route",
     "spec_for",
 ]
-
-SUPPORTED = ("claude-code", "codex", "cursor", "gemini-cli")
-# harness name → the module name of its table here (and of its adapter in harnesses/)
-MODULES = {
-    "claude-code": "claude_code",
-    "codex": "codex",
-    "cursor": "cursor",
-    "gemini-cli": "gemini_cli",
-}
 
 
 def spec_for(name: str) -> HarnessSpec:

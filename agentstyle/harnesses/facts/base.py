@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentstyle.timeouts import HANDLER_TIMEOUT_S
+from agentstyle.harnesses import HANDLER_TIMEOUT_S, HARNESSES, HookFacts
 
 # Capabilities a point can offer (docs/design/harnesses.md#capabilities).
 CONTEXT = "context"  # text the model reads
@@ -79,6 +79,25 @@ class HarnessSpec:
     # native tools that search the contents of the files under a folder (Grep): such a call
     # reads every file there, and `file.path` names them (harnesses/payload.py searched_files)
     content_search: frozenset[str] = frozenset()
+    # What self-protection guards of the harness (install/protected.py): its config folder, in
+    # the project and in the home folder (`.claude`); the files in it that can drop or disable
+    # STYLE's hooks, the one STYLE writes and the siblings that override it; the system-wide
+    # settings (folders or files) no user setting overrides.
+    config_folder: str | None = None
+    hook_config_files: tuple[str, ...] = ()
+    managed_configs: tuple[str, ...] = ()
+    # How an agent starts the harness's client again with STYLE's hooks off (self-protection
+    # refuses it): (what it is, the program, a regex over the arguments after it).
+    hooks_off_commands: tuple[tuple[str, str, str], ...] = ()
+    # `--fail-closed` needs this client version or newer (`fail_closed_switch` came after the
+    # hooks): install checks `version_command` (the adapter's `fail_closed_check` says what it
+    # makes of the answer); None: every version honours the switch.
+    fail_closed_since: tuple[int, ...] | None = None
+
+    @property
+    def hook(self) -> HookFacts:
+        """What the hook reads of this harness before it loads anything (`harnesses.HARNESSES`)."""
+        return HARNESSES[self.name]
 
     def point_of(self, native_event: str) -> str | None:
         for point, spec in self.points.items():

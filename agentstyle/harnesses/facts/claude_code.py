@@ -3,8 +3,8 @@ tool names."""
 
 from __future__ import annotations
 
+from agentstyle.harnesses import timeout_for
 from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
-from agentstyle.timeouts import timeout_for
 
 NAME = "claude-code"
 
@@ -63,6 +63,19 @@ SPEC = HarnessSpec(
     # docs/design/harnesses.md#claude-code-payloads; Grep/Glob/LS, NotebookEdit, TodoWrite shapes
     # are not fully documented.
     content_search=frozenset({"Grep"}),
+    # `settings.local.json` can set `disableAllHooks`
+    config_folder=".claude",
+    hook_config_files=("settings.json", "settings.local.json"),
+    managed_configs=("/etc/claude-code", "/Library/Application Support/ClaudeCode"),
+    hooks_off_commands=(
+        (
+            "a nested Claude Code without the project's settings or hooks",
+            "claude",
+            r"( \S+)* (--setting-sources(=| )|--settings(=| ).*(disableAllHooks|hooks))",
+        ),
+    ),
+    # `onFailure: block` (docs/design/harnesses.md#claude-code-failure)
+    fail_closed_since=(2, 1, 295),
     input_keys={
         "shell": frozenset({"command", "description", "timeout", "run_in_background"}),
         "file.read": frozenset({"file_path", "offset", "limit"}),

@@ -3,8 +3,8 @@ tool names."""
 
 from __future__ import annotations
 
+from agentstyle.harnesses import timeout_for
 from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
-from agentstyle.timeouts import timeout_for
 
 NAME = "codex"
 
@@ -69,6 +69,17 @@ SPEC = HarnessSpec(
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
     # docs/design/harnesses.md#codex-payloads: Bash has only `command` in the schema
     # (PermissionRequest adds a `description`); apply_patch sends the whole patch as `command`.
+    # `config.toml` can turn hooks off (`[features] hooks = false`)
+    config_folder=".codex",
+    hook_config_files=("hooks.json", "config.toml", "requirements.toml", "managed_config.toml"),
+    managed_configs=("/etc/codex",),
+    hooks_off_commands=(
+        (
+            "a nested Codex with hooks turned off",
+            "codex",
+            r"( \S+)* ((-c|--config)(=| )\S*hooks|--disable(=| )\S*hooks)",
+        ),
+    ),
     input_keys={
         "shell": frozenset({"command", "description"}),
         "file.write": frozenset({"command"}),

@@ -3,8 +3,8 @@ routes."""
 
 from __future__ import annotations
 
+from agentstyle.harnesses import timeout_for
 from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, HarnessSpec, PointSpec, Route
-from agentstyle.timeouts import timeout_for
 
 NAME = "cursor"
 
@@ -80,6 +80,9 @@ SPEC = HarnessSpec(
     # UNCONFIRMED.
     content_search=frozenset({"Grep"}),
     input_keys={"shell": frozenset({"command", "working_directory"})},
+    config_folder=".cursor",
+    hook_config_files=("hooks.json",),
+    managed_configs=("/etc/cursor/hooks.json", "/Library/Application Support/Cursor/hooks.json"),
     gate_events=(
         "preToolUse",
         "beforeShellExecution",

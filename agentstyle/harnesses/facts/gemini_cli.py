@@ -3,8 +3,8 @@ names."""
 
 from __future__ import annotations
 
+from agentstyle.harnesses import timeout_for
 from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
-from agentstyle.timeouts import timeout_for
 
 NAME = "gemini-cli"
 
@@ -63,6 +63,10 @@ SPEC = HarnessSpec(
     # run_shell_command's parameters are Gemini CLI's tool schema (`directory` in older releases,
     # `dir_path`/`is_background` in newer).
     content_search=frozenset({"search_file_content"}),
+    # `.env` sets the hooks' environment
+    config_folder=".gemini",
+    hook_config_files=("settings.json", ".env", "system-defaults.json"),
+    managed_configs=("/etc/gemini-cli",),
     input_keys={
         "shell": frozenset({"command", "description", "directory", "dir_path", "is_background"}),
         "file.write": frozenset({"file_path", "content"}),
