@@ -2,7 +2,7 @@
 whatever fails, as an attacker or a broken machine would make it fail.
 
 Every hook that must give a fail answer here runs with the real default budget (no
-STYLE_DEADLINE_S, which the other hook tests raise for a loaded machine: conftest.py
+STYLE_DEADLINE_S, which the other hook tests raise for a loaded machine: support.environment
 `clean_env`); those whose answer is an evaluation keep that room, and what they assert is the
 time (a hook that waited for what never comes would take the 20 s). What is asserted per
 failure: the answer came within BOUND_S measured around the subprocess, it is the fail mode's

@@ -81,7 +81,8 @@ def run_installed(
     """The committed handler for `event`, run as Claude Code runs it (`sh -c`, project cwd).
 
     `budget`: with the hook's real 2 s budget; else with the room the other hook tests give a
-    loaded machine (conftest.py ORDINARY_DEADLINE_S), so the first-use build is waited for."""
+    loaded machine (support.environment ORDINARY_DEADLINE_S), so the first-use build is waited
+    for."""
     settings = json.loads((clone / ".claude" / "settings.json").read_text("utf-8"))
     [group] = [g for g in settings["hooks"][event] if "style-hook" in g["hooks"][0]["command"]]
     command = group["hooks"][0]["command"]
