@@ -584,6 +584,13 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-destructive/git-clean-unguarded",
         "guard-destructive/repo-metadata-in-code",
         "guard-destructive/repo-metadata-edit",
+        "guard-destructive/system-moved",
+        "guard-destructive/privilege-grant",
+        "guard-destructive/accounts-deleted",
+        "guard-destructive/kernel-settings",
+        "guard-destructive/logs-wiped",
+        "guard-git/git-hook-planted",
+        "guard-git/git-hook-planted-edit",
     }
 )
 
