@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Saved, new_session
-from test_harness_support import DATA, HarnessProject
 
 from agentstyle.engine.allowances import allow_code, grant, looks_like_code, pick
 from agentstyle.engine.evaluate import evaluate
@@ -27,30 +24,29 @@ from agentstyle.harnesses import adapter_for
 from agentstyle.install.lockfile import HarnessInstall
 from agentstyle.install.selfprotect import builtin_package
 from agentstyle.policy.compile import compile_policy, load_and_validate
+from tests.support.harness import DATA, HarnessProject, saved_cross_install
+from tests.support.hooks import new_session
+from tests.support.packages import no_rm, package_text
+from tests.support.project import Saved
 
 PUSH = "bash -lc 'git push --force-with-lease origin main'"
 
 
 def _project(tmp_path: Path, harness: str = "codex") -> HarnessProject:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    proc = p.cli("install", "xh", "--harness", harness)
-    assert proc.returncode == 0, proc.stderr
+    p.install_cross(harness)
     return p
 
 
 @pytest.fixture(scope="module")
 def codex_install(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """xh installed for Codex once; each test refuses and allows calls in its own copy."""
-    base = tmp_path_factory.mktemp("allow")
-    _project(base)
-    return Saved(base)
+    return saved_cross_install(tmp_path_factory, "allow", "codex")
 
 
 @pytest.fixture
 def xh_codex(codex_install: Saved) -> HarnessProject:
-    base = codex_install.restore()
-    return HarnessProject(base / "proj", base / "home")
+    return codex_install.project(HarnessProject)
 
 
 def _denied(stdout: str) -> bool:
@@ -340,27 +336,24 @@ def test_an_allowance_is_spent_once_however_often_it_is_asked_for(xh_codex: Harn
 
 # -- allow codes -------------------------------------------------------------------------------
 
-CODED = """\
-spec: style/v0.3
-name: coded
-version: 0.1.0
-description: Refusals that carry an allow code
+CODED = package_text(
+    "coded",
+    no_rm("STYLE no-rm: deletes are blocked."),
+    """
+- id: confirm-push
+  target: tool
+  tool: shell
+  action: ask
+  fallback: degrade
+  when: 'tool.input.command shell_regex "^git push"'
+  text: "STYLE confirm-push: pushing needs a yes."
+""",
+    description="Refusals that carry an allow code",
+    version="0.1.0",
+    head="""
 allow_code: true
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "STYLE no-rm: deletes are blocked."
-  - id: confirm-push
-    target: tool
-    tool: shell
-    action: ask
-    fallback: degrade
-    when: 'tool.input.command shell_regex "^git push"'
-    text: "STYLE confirm-push: pushing needs a yes."
-"""
+""",
+)
 PLAIN = CODED.replace("name: coded", "name: plain").replace("allow_code: true\n", "")
 PLAIN = PLAIN.replace('"^rm "', '"^rm -rf /"').replace('"^git push"', '"^git push --mirror"')
 

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from agentstyle.harnesses import MODULES
 from agentstyle.runtime import client
-from tests.conftest import ENGINE_ON, Project, clean_env
+from tests.support.environment import ENGINE_ON, clean_env
+from tests.support.packages import package_text
+from tests.support.project import Project
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentstyle"
 
@@ -356,19 +358,20 @@ WARM_HOOK_IMPORTS = NO_PROJECT_IMPORTS | {
     "agentstyle.runtime.peer",
     "faulthandler",
 }
-WARM_PACKAGE = """
-spec: style/v0.3
-name: warm
-version: 1.0.0
+WARM_PACKAGE = package_text(
+    "warm",
+    """
+- id: no-recursive-delete
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm .*-rf"'
+  text: No recursive deletes.
+""",
+    head="""
 description: the warm hook's imports
-rules:
-  - id: no-recursive-delete
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-rf"'
-    text: No recursive deletes.
-"""
+""",
+)
 
 
 def test_a_warm_hook_loads_only_the_engine_client(project: Project) -> None:

@@ -12,10 +12,6 @@ import datetime as dt
 import json
 import os
 import shutil
-import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -23,252 +19,27 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
-from conftest import Project, clean_env
-from typer.testing import CliRunner
 
 from agentstyle.audit import report
 from agentstyle.cli import audit as audit_cli
-from agentstyle.cli.app import app
-from agentstyle.engine.locking import FileLock
+from tests.support.cli import Run
+from tests.support.history import (
+    CC,
+    DATA,
+    DAY1,
+    DAY2,
+    DAY3,
+    audited_project,
+)
+from tests.support.project import Project
 
-DATA = Path(__file__).resolve().parent / "data" / "audit"
 GOLDEN = DATA / "golden"
 UPDATE = os.environ.get("STYLE_UPDATE_GOLDEN") == "1"
-
-DAY1 = dt.datetime(2024, 5, 1, 10, 0, 0)
-DAY2 = dt.datetime(2024, 5, 2, 14, 0, 0)
-DAY3 = dt.datetime(2024, 5, 3, 9, 0, 0)
-CC = "claude-code"
-
-
-# -- the known history ---------------------------------------------------------------------------
-
-
-@dataclass
-class History:
-    """Rows for the history tables, in the schema's column order."""
-
-    events: list[tuple[Any, ...]] = field(default_factory=list)
-    hits: list[tuple[Any, ...]] = field(default_factory=list)
-    fields: list[tuple[Any, ...]] = field(default_factory=list)
-    claims: list[tuple[Any, ...]] = field(default_factory=list)
-    sessions: list[tuple[Any, ...]] = field(default_factory=list)
-
-    def event(
-        self,
-        ts: dt.datetime,
-        point: str,
-        native: str,
-        session: str,
-        *,
-        harness: str = CC,
-        tool: str | None = None,
-        native_tool: str | None = None,
-        call_id: str | None = None,
-        failed: bool = False,
-        verdict: str = "none",
-        latency_us: int | None = 2000,
-        error: str | None = None,
-    ) -> int:
-        event_id = len(self.events) + 1
-        self.events.append(
-            (
-                event_id,
-                ts,
-                harness,
-                native,
-                point,
-                session,
-                None,
-                1,
-                0,
-                0,
-                tool,
-                native_tool,
-                call_id,
-                failed,
-                "/work/acme",
-                verdict,
-                latency_us,
-                error,
-            )
-        )
-        return event_id
-
-    def hit(self, event_id: int, rule: str, outcome: str, tokens: int = 0) -> None:
-        point = self.events[event_id - 1][4]
-        detail = "template error: `x` is undefined" if outcome == "error" else None
-        self.hits.append((event_id, rule, point, outcome, tokens, detail))
-
-    def field(self, event_id: int, name: str, value: str) -> None:
-        self.fields.append((event_id, name, 0, value))
-
-    def claim(self, event_id: int, rule: str) -> None:
-        _, _, harness, _, _, session, *_ = self.events[event_id - 1]
-        self.claims.append((f"key-{event_id}-{rule}", harness, session, rule, event_id, 0))
-
-
-class Clock:
-    """One event a second from `start`."""
-
-    def __init__(self, start: dt.datetime) -> None:
-        self.now = start - dt.timedelta(seconds=1)
-
-    def __call__(self) -> dt.datetime:
-        self.now += dt.timedelta(seconds=1)
-        return self.now
-
-
-def build_history() -> History:
-    h = History()
-    # Day 1, session s1 (claude-code): 140 events from 10:00:00, one a second.
-    tick = Clock(DAY1)
-    start = h.event(tick(), "session.start", "SessionStart", "s1")
-    h.hit(start, "audit/brief", "emitted", 20)
-    h.claim(start, "audit/brief")
-    for k in range(1, 11):  # ten prompts taking 1..10 ms
-        e = h.event(tick(), "prompt.submitted", "UserPromptSubmit", "s1", latency_us=1000 * k)
-        if k == 3:
-            h.hit(e, "audit/quiet", "emitted", 5)
-            h.hit(e, "old/gone", "emitted", 7)  # a rule since uninstalled
-            h.field(e, "prompt", "deploy it")
-        if k == 7:
-            h.hit(e, "audit/quiet", "dedup-suppressed", 5)
-            h.field(e, "prompt", "deploy again")
-    for i in range(120):  # 120 shell calls: 10 blocked by no-rm, 30 asked by push-ask
-        verdict = "block" if i < 10 else "ask" if i < 40 else "none"
-        e = h.event(
-            tick(),
-            "tool.pre",
-            "PreToolUse",
-            "s1",
-            tool="shell",
-            native_tool="Bash",
-            call_id=f"s1-bash-{i}",
-            verdict=verdict,
-        )
-        if i < 10:
-            h.hit(e, "audit/no-rm", "blocked", 12)
-            h.field(e, "tool.input.command", "rm -rf ./target")
-        elif i < 40:
-            h.hit(e, "audit/push-ask", "asked", 8)
-            h.field(e, "tool.input.command", "git push origin main")
-    for i in range(5):  # edit-note never fires
-        h.event(
-            tick(),
-            "tool.pre",
-            "PreToolUse",
-            "s1",
-            tool="file.edit",
-            native_tool="Edit",
-            call_id=f"s1-edit-{i}",
-        )
-    flaky = ["error", "error", "emitted", "budget-dropped"]
-    for i, outcome in enumerate(flaky):  # flaky fires on every write, failing twice
-        e = h.event(
-            tick(),
-            "tool.pre",
-            "PreToolUse",
-            "s1",
-            tool="file.write",
-            native_tool="Write",
-            call_id=f"s1-write-{i}",
-        )
-        h.hit(e, "audit/flaky", outcome, 0 if outcome == "error" else 10)
-        if outcome == "emitted":
-            h.claim(e, "audit/flaky")
-    s1_last = tick.now
-    # Day 2, session s2 (claude-code): 25 events from 14:00:00.
-    tick = Clock(DAY2)
-    start = h.event(tick(), "session.start", "SessionStart", "s2")
-    h.hit(start, "audit/brief", "budget-truncated", 15)
-    h.claim(start, "audit/brief")
-    for i in range(20):  # 20 shell calls, 5 blocked
-        e = h.event(
-            tick(),
-            "tool.pre",
-            "PreToolUse",
-            "s2",
-            tool="shell",
-            native_tool="Bash",
-            call_id=f"s2-bash-{i}",
-            verdict="block" if i < 5 else "none",
-        )
-        if i < 5:
-            h.hit(e, "audit/no-rm", "blocked", 12)
-            h.field(e, "tool.input.command", "rm -rf /tmp/x")
-    h.event(
-        tick(),
-        "tool.pre",
-        "PreToolUse",
-        "s2",
-        latency_us=None,
-        error="the rules database stayed locked past the deadline",
-    )
-    for i, (point, native, failed) in enumerate(
-        [
-            ("tool.post", "PostToolUse", False),
-            ("tool.post", "PostToolUse", False),
-            ("tool.failed", "PostToolUseFailure", True),
-        ]
-    ):
-        h.event(
-            tick(),
-            point,
-            native,
-            "s2",
-            tool="shell",
-            native_tool="Bash",
-            call_id=f"s2-bash-{10 + i}",
-            failed=failed,
-        )
-    s2_last = tick.now
-    # Day 3, session s3 on another harness (no rules placed there): 4 prompts.
-    tick = Clock(DAY3)
-    for _ in range(4):
-        h.event(tick(), "prompt.submitted", "user_prompt", "s3", harness="codex", latency_us=500)
-    s3_last = tick.now
-    h.sessions = [
-        (CC, "s1", 1, 0, 10, "claude-sonnet-4-5", DAY1, s1_last),
-        (CC, "s2", 1, 0, 0, "claude-opus-4", DAY2, s2_last),
-        ("codex", "s3", 1, 0, 4, "gpt-5", DAY3, s3_last),
-    ]
-    return h
-
-
-def write_history(project: Project, history: History) -> None:
-    with FileLock(project.style / "style.lock", time.monotonic() + 30):
-        conn = duckdb.connect(str(project.database))
-        try:
-            for table, rows in (
-                ("events", history.events),
-                ("hits", history.hits),
-                ("event_fields", history.fields),
-                ("claims", history.claims),
-                ("sessions", history.sessions),
-            ):
-                # the rows give the leading columns; later migrations' columns keep defaults
-                names = [c[0] for c in conn.execute(f"DESCRIBE {table}").fetchall()]
-                columns = ", ".join(names[: len(rows[0])])
-                marks = ", ".join("?" * len(rows[0]))
-                conn.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
-            # the id counter as the hooks that wrote these events would have left it
-            conn.execute("UPDATE event_counter SET last_id = (SELECT max(event_id) FROM events)")
-        finally:
-            conn.close()
 
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    base = tmp_path_factory.mktemp("audit")
-    project = Project(base / "acme", base / "home")
-    shutil.copytree(DATA / "pkg", project.root / "pkg")
-    # The reports are about the package's rules: self-protection
-    # (docs/design/cli.md#self-protection) is left out here.
-    (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
-    project.install("pkg")
-    write_history(project, build_history())
-    return project
+    return audited_project(tmp_path_factory.mktemp("audit"))
 
 
 @pytest.fixture
@@ -282,42 +53,20 @@ def scratch(audited: Project, tmp_path: Path) -> Project:
 # -- running the command -------------------------------------------------------------------------
 
 
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
-
-    @property
-    def json(self) -> Any:
-        return json.loads(self.stdout)
-
-
-def style(project: Project, *args: str, monkeypatch: pytest.MonkeyPatch) -> Run:
-    """`style ARGS` in-process (Typer's runner) from the project folder."""
-    monkeypatch.chdir(project.root)
-    monkeypatch.delenv("STYLE_HOME", raising=False)
-    result = CliRunner().invoke(app, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Run(result.exit_code, result.stdout, result.stderr)
+def style(project: Project, *args: str) -> Run:
+    """`style ARGS` in-process (`style_in_process`) from the project folder."""
+    done = project.cli(*args)
+    return Run(tuple(args), done.returncode, done.stdout, done.stderr)
 
 
 def style_process(project: Project, *args: str) -> Run:
     """`python -m agentstyle ARGS` as a user runs it (exit codes and stderr of `main`)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=project.root,
-        env=clean_env(project.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return Run(proc.returncode, proc.stdout, proc.stderr)
+    done = project.process(*args)
+    return Run(tuple(args), done.returncode, done.stdout, done.stderr)
 
 
-def rows(project: Project, monkeypatch: pytest.MonkeyPatch, *args: str) -> list[dict[str, Any]]:
-    run = style(project, "audit", *args, "--format", "json", monkeypatch=monkeypatch)
+def rows(project: Project, *args: str) -> list[dict[str, Any]]:
+    run = style(project, "audit", *args, "--format", "json")
     assert run.code == 0, run.stderr
     doc = run.json
     assert list(doc) == ["report", "source", "filters", "columns", "rows"]
@@ -364,8 +113,8 @@ def summary_row(
     return dict(zip(SUMMARY_COLUMNS, values, strict=True))
 
 
-def test_summary(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert rows(audited, monkeypatch) == [
+def test_summary(audited: Project) -> None:
+    assert rows(audited) == [
         # 10 prompts: 2 with a hit; latencies 1..10 ms: p50 5.5, p95 9 + 0.55 × 1 = 9.55
         summary_row(CC, "prompt.submitted", 10, hit=2, p50=5.5, p95=9.55),
         summary_row(CC, "session.start", 2, hit=2),
@@ -375,7 +124,7 @@ def test_summary(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
         summary_row(CC, "tool.pre", 150, hit=49, blocked=15, asked=30, rate=0.1, errors=1),
         summary_row("codex", "prompt.submitted", 4, p50=0.5, p95=0.5),
     ]
-    assert rows(audited, monkeypatch, "summary") == rows(audited, monkeypatch)
+    assert rows(audited, "summary") == rows(audited)
 
 
 RULE_COLUMNS = [
@@ -418,10 +167,8 @@ def at(start: dt.datetime, seconds: int) -> str:
     return (start + dt.timedelta(seconds=seconds)).isoformat()
 
 
-def test_rules_report_counts_rates_and_flags(
-    audited: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    got = rows(audited, monkeypatch, "rules")
+def test_rules_report_counts_rates_and_flags(audited: Project) -> None:
+    got = rows(audited, "rules")
     assert [r["rule"] for r in got] == [
         "audit/no-rm",
         "audit/push-ask",
@@ -489,11 +236,9 @@ def test_rules_report_counts_rates_and_flags(
     assert got == want
 
 
-def test_min_events_is_the_sample_a_flag_needs(
-    audited: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_min_events_is_the_sample_a_flag_needs(audited: Project) -> None:
     def flags(*args: str) -> dict[str, Any]:
-        return {r["rule"]: r["flag"] for r in rows(audited, monkeypatch, "rules", *args)}
+        return {r["rule"]: r["flag"] for r in rows(audited, "rules", *args)}
 
     want = {
         "audit/no-rm": None,
@@ -509,26 +254,23 @@ def test_min_events_is_the_sample_a_flag_needs(
     # five candidate events are too few at 5 for flaky; dead needs 5 × 31 = 155 > 150 at tool.pre
     assert flags("--min-events", "5")["audit/flaky"] == "erroring"
     assert flags("--min-events", "31")["audit/edit-note"] is None
-    doc = style(audited, "audit", "rules", "--min-events", "4", "--format", "json",
-                monkeypatch=monkeypatch).json  # fmt: skip
+    doc = style(audited, "audit", "rules", "--min-events", "4", "--format", "json").json
     assert doc["filters"]["min_events"] == 4
 
 
-def test_errors_report_holds_hook_failures_and_rule_errors(
-    audited: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    got = rows(audited, monkeypatch, "errors")
+def test_errors_report_holds_hook_failures_and_rule_errors(audited: Project) -> None:
+    got = rows(audited, "errors")
     assert [(r["rule"], r["cause"], r["failures"], r["fail_open"]) for r in got] == [
         ("audit/flaky", "template error: `x` is undefined", 2, 2),
         (None, "the rules database stayed locked past the deadline", 1, 1),
     ]
-    flaky = rows(audited, monkeypatch, "errors", "--rule", "audit/flaky")
+    flaky = rows(audited, "errors", "--rule", "audit/flaky")
     assert [(r["rule"], r["native_events"]) for r in flaky] == [("audit/flaky", "PreToolUse")]
-    assert rows(audited, monkeypatch, "errors", "--until", "2024-05-01", "--rule", "x/*") == []
+    assert rows(audited, "errors", "--until", "2024-05-01", "--rule", "x/*") == []
 
 
-def test_tools_report(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert rows(audited, monkeypatch, "tools") == [
+def test_tools_report(audited: Project) -> None:
+    assert rows(audited, "tools") == [
         # 120 + 20 calls (the day-2 post and failure events share their call ids)
         {
             "tool": "shell",
@@ -560,8 +302,8 @@ def test_tools_report(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None
     ]
 
 
-def test_sessions_report(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert rows(audited, monkeypatch, "sessions") == [
+def test_sessions_report(audited: Project) -> None:
+    assert rows(audited, "sessions") == [
         {
             "harness": CC,
             "session": "s1",
@@ -598,30 +340,47 @@ def test_sessions_report(audited: Project, monkeypatch: pytest.MonkeyPatch) -> N
     ]
 
 
-def test_timeline_by_day_and_hour(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert rows(audited, monkeypatch, "timeline") == [
-        {"bucket": "2024-05-01T00:00:00", "events": 140, "hits": 48, "blocks": 10, "asks": 30,
-         "block_rate": 0.0714, "ask_rate": 0.2143},
-        {"bucket": "2024-05-02T00:00:00", "events": 25, "hits": 6, "blocks": 5, "asks": 0,
-         "block_rate": 0.2, "ask_rate": 0.0},
-        {"bucket": "2024-05-03T00:00:00", "events": 4, "hits": 0, "blocks": 0, "asks": 0,
-         "block_rate": 0.0, "ask_rate": 0.0},
-    ]  # fmt: skip
-    hourly = rows(audited, monkeypatch, "timeline", "--bucket", "hour")
+def test_timeline_by_day_and_hour(audited: Project) -> None:
+    assert rows(audited, "timeline") == [
+        {
+            "bucket": "2024-05-01T00:00:00",
+            "events": 140,
+            "hits": 48,
+            "blocks": 10,
+            "asks": 30,
+            "block_rate": 0.0714,
+            "ask_rate": 0.2143,
+        },
+        {
+            "bucket": "2024-05-02T00:00:00",
+            "events": 25,
+            "hits": 6,
+            "blocks": 5,
+            "asks": 0,
+            "block_rate": 0.2,
+            "ask_rate": 0.0,
+        },
+        {
+            "bucket": "2024-05-03T00:00:00",
+            "events": 4,
+            "hits": 0,
+            "blocks": 0,
+            "asks": 0,
+            "block_rate": 0.0,
+            "ask_rate": 0.0,
+        },
+    ]
+    hourly = rows(audited, "timeline", "--bucket", "hour")
     # 2024-05-01 10:00 … 2024-05-03 09:00: 48 hours, the empty ones included
     assert len(hourly) == 48
     busy = {r["bucket"]: r["events"] for r in hourly if r["events"]}
-    assert busy == {"2024-05-01T10:00:00": 140, "2024-05-02T14:00:00": 25,
-                    "2024-05-03T09:00:00": 4}  # fmt: skip
-    assert all(r["block_rate"] is None and r["ask_rate"] is None
-               for r in hourly if not r["events"])  # fmt: skip
+    assert busy == {"2024-05-01T10:00:00": 140, "2024-05-02T14:00:00": 25, "2024-05-03T09:00:00": 4}
+    assert all(r["block_rate"] is None and r["ask_rate"] is None for r in hourly if not r["events"])
 
 
 @pytest.mark.parametrize("name", report.REPORTS)
-def test_text_tables_are_golden(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    run = style(audited, "audit", name, monkeypatch=monkeypatch)
+def test_text_tables_are_golden(audited: Project, name: str) -> None:
+    run = style(audited, "audit", name)
     assert run.code == 0, run.stderr
     assert "\x1b[" not in run.stdout  # no colour when stdout is not a terminal
     golden(name, run.stdout)
@@ -647,8 +406,8 @@ def test_every_report_has_a_command_and_help() -> None:
 # -- filters ---------------------------------------------------------------------------------------
 
 
-def test_since_until_dates(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    since = rows(audited, monkeypatch, "summary", "--since", "2024-05-02")
+def test_since_until_dates(audited: Project) -> None:
+    since = rows(audited, "summary", "--since", "2024-05-02")
     assert [(r["harness"], r["point"], r["events"]) for r in since] == [
         (CC, "session.start", 1),
         (CC, "tool.failed", 1),
@@ -664,21 +423,17 @@ def test_since_until_dates(audited: Project, monkeypatch: pytest.MonkeyPatch) ->
         round(5 / 21, 4),
     )
     # --until DATE includes that day
-    day1 = rows(audited, monkeypatch, "timeline", "--until", "2024-05-01")
+    day1 = rows(audited, "timeline", "--until", "2024-05-01")
     assert [(r["bucket"], r["events"]) for r in day1] == [("2024-05-01T00:00:00", 140)]
-    window = rows(
-        audited, monkeypatch, "sessions", "--since", "2024-05-01T10:00:30", "--until", "2024-05-01"
-    )
+    window = rows(audited, "sessions", "--since", "2024-05-01T10:00:30", "--until", "2024-05-01")
     assert [(r["session"], r["events"], r["first_seen"]) for r in window] == [
         ("s1", 110, at(DAY1, 30))
     ]
 
 
-def test_since_duration_is_relative_to_now(
-    audited: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert rows(audited, monkeypatch, "summary", "--since", "7d") == []
-    run = style(audited, "audit", "--since", "7d", monkeypatch=monkeypatch)
+def test_since_duration_is_relative_to_now(audited: Project) -> None:
+    assert rows(audited, "summary", "--since", "7d") == []
+    run = style(audited, "audit", "--since", "7d")
     assert run.code == 0
     lines = run.stdout.splitlines()
     assert lines[0].startswith("needs attention: nothing (flags need 20 candidate events")
@@ -687,22 +442,20 @@ def test_since_duration_is_relative_to_now(
     assert lines[-1] == "(no rows)"
 
 
-def test_session_harness_and_rule_filters(
-    audited: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    s2 = rows(audited, monkeypatch, "sessions", "--session", "s2")
+def test_session_harness_and_rule_filters(audited: Project) -> None:
+    s2 = rows(audited, "sessions", "--session", "s2")
     assert [r["session"] for r in s2] == ["s2"]
-    codex = rows(audited, monkeypatch, "summary", "--harness", "codex")
+    codex = rows(audited, "summary", "--harness", "codex")
     assert [(r["harness"], r["events"]) for r in codex] == [("codex", 4)]
     # --rule: the events that rule fired on
-    no_rm = rows(audited, monkeypatch, "summary", "--rule", "audit/no-rm")
+    no_rm = rows(audited, "summary", "--rule", "audit/no-rm")
     assert no_rm == [summary_row(CC, "tool.pre", 15, hit=15, blocked=15, rate=1.0)]
-    tools = rows(audited, monkeypatch, "tools", "--rule", "audit/push-ask")
+    tools = rows(audited, "tools", "--rule", "audit/push-ask")
     assert [(r["tool"], r["calls"], r["asked"], r["top_blocking_rule"]) for r in tools] == [
         ("shell", 30, 30, None)
     ]
     # a glob over rule ids picks report rows
-    assert [r["rule"] for r in rows(audited, monkeypatch, "rules", "--rule", "audit/*")] == [
+    assert [r["rule"] for r in rows(audited, "rules", "--rule", "audit/*")] == [
         "audit/no-rm",
         "audit/push-ask",
         "audit/brief",
@@ -710,35 +463,26 @@ def test_session_harness_and_rule_filters(
         "audit/flaky",
         "audit/quiet",
     ]
-    only = rows(audited, monkeypatch, "rules", "--rule", "audit/p*", "--session", "s1")
+    only = rows(audited, "rules", "--rule", "audit/p*", "--session", "s1")
     assert [(r["rule"], r["candidates"], r["fired"]) for r in only] == [("audit/push-ask", 120, 30)]
 
 
-def test_filters_given_before_the_report_name(
-    audited: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = style(
-        audited, "audit", "--session", "s2", "--format", "json", "sessions", monkeypatch=monkeypatch
-    )
+def test_filters_given_before_the_report_name(audited: Project) -> None:
+    run = style(audited, "audit", "--session", "s2", "--format", "json", "sessions")
     doc = run.json
     assert doc["report"] == "sessions" and doc["filters"]["session"] == "s2"
     assert [r["session"] for r in doc["rows"]] == ["s2"]
 
 
-def test_options_of_other_commands_go_after_their_name(
-    scratch: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = style(scratch, "audit", "--format", "json", "prune", "--older-than", "30d",
-                monkeypatch=monkeypatch)  # fmt: skip
+def test_options_of_other_commands_go_after_their_name(scratch: Project) -> None:
+    run = style(scratch, "audit", "--format", "json", "prune", "--older-than", "30d")
     assert run.code == 2 and "after its name" in " ".join(run.stderr.replace("│", " ").split())
     assert scratch.scalar("SELECT count(*) FROM events") == 169
 
 
-def test_dead_needs_a_hundred_events_at_its_point(
-    audited: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_dead_needs_a_hundred_events_at_its_point(audited: Project) -> None:
     # on day 2 alone tool.pre saw 21 events: edit-note is not called dead there
-    day2 = rows(audited, monkeypatch, "rules", "--since", "2024-05-02", "--rule", "audit/edit-note")
+    day2 = rows(audited, "rules", "--since", "2024-05-02", "--rule", "audit/edit-note")
     assert (day2[0]["candidates"], day2[0]["fired"], day2[0]["flag"]) == (0, 0, None)
 
 
@@ -753,10 +497,8 @@ def test_dead_needs_a_hundred_events_at_its_point(
         (["--format", "yaml"], "yaml"),
     ],
 )
-def test_usage_errors_exit_2(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
-) -> None:
-    run = style(audited, "audit", "summary", *args, monkeypatch=monkeypatch)
+def test_usage_errors_exit_2(audited: Project, args: list[str], message: str) -> None:
+    run = style(audited, "audit", "summary", *args)
     assert run.code == 2
     assert message in " ".join(run.stderr.replace("│", " ").split())
 
@@ -776,13 +518,11 @@ def test_parse_time() -> None:
 # -- formats ---------------------------------------------------------------------------------------
 
 
-def test_json_csv_parquet_hold_the_same_rows(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_json_csv_parquet_hold_the_same_rows(audited: Project, tmp_path: Path) -> None:
     import polars as pl
 
-    want = rows(audited, monkeypatch, "rules")
-    csv_run = style(audited, "audit", "rules", "--format", "csv", monkeypatch=monkeypatch)
+    want = rows(audited, "rules")
+    csv_run = style(audited, "audit", "rules", "--format", "csv")
     lines = csv_run.stdout.splitlines()
     assert lines[0] == ",".join(RULE_COLUMNS)
     assert (
@@ -791,9 +531,7 @@ def test_json_csv_parquet_hold_the_same_rows(
     )
     assert lines[5].endswith(",erroring")
     out = tmp_path / "rules.parquet"
-    run = style(
-        audited, "audit", "rules", "--format", "parquet", "--out", str(out), monkeypatch=monkeypatch
-    )
+    run = style(audited, "audit", "rules", "--format", "parquet", "--out", str(out))
     assert run.code == 0 and run.stdout == ""
     frame = pl.read_parquet(out)
     assert frame.columns == RULE_COLUMNS
@@ -802,8 +540,7 @@ def test_json_csv_parquet_hold_the_same_rows(
     assert frame.schema["last_fired"] == pl.Datetime("us")
     # --out works for the text formats too
     json_out = tmp_path / "rules.json"
-    style(audited, "audit", "rules", "--format", "json", "--out", str(json_out),
-          monkeypatch=monkeypatch)  # fmt: skip
+    style(audited, "audit", "rules", "--format", "json", "--out", str(json_out))
     assert json.loads(json_out.read_text("utf-8"))["rows"] == want
 
 
@@ -830,13 +567,9 @@ class PageParser(HTMLParser):
             self.scripts[-1] = (attrs, text + data)
 
 
-def test_html_is_one_self_contained_page(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_html_is_one_self_contained_page(audited: Project, tmp_path: Path) -> None:
     out = tmp_path / "audit.html"
-    run = style(
-        audited, "audit", "rules", "--format", "html", "--out", str(out), monkeypatch=monkeypatch
-    )
+    run = style(audited, "audit", "rules", "--format", "html", "--out", str(out))
     assert run.code == 0, run.stderr
     text = out.read_text("utf-8")
     page = PageParser()
@@ -854,13 +587,21 @@ def test_html_is_one_self_contained_page(
     # three inline SVG charts, what needs attention first, then every report's table, the
     # asked one first
     assert [a.get("id") for t, a in page.tags if t == "svg"] == [
-        "chart-rules", "chart-rate", "chart-latency"
-    ]  # fmt: skip
+        "chart-rules",
+        "chart-rate",
+        "chart-latency",
+    ]
     sections = [a.get("id") for t, a in page.tags if t == "section"]
     assert sections[:2] == ["attention", "charts"]
     tables = [a.get("id") for t, a in page.tags if t == "table"]
-    assert tables == ["table-rules", "table-summary", "table-errors", "table-tools",
-                      "table-sessions", "table-timeline"]  # fmt: skip
+    assert tables == [
+        "table-rules",
+        "table-summary",
+        "table-errors",
+        "table-tools",
+        "table-sessions",
+        "table-timeline",
+    ]
     # the header names the report and the window the history covers
     assert "<h1>STYLE audit: rules</h1>" in text
     assert "169 events from 2024-05-01 10:00:00 to 2024-05-03 09:00:03 UTC" in text
@@ -870,9 +611,11 @@ def test_html_is_one_self_contained_page(
     doc = json.loads(data)
     assert doc["report"] == "rules"
     assert [i["subject"] for i in doc["attention"]["items"]] == [
-        "audit/flaky", "the rules database stayed locked past the deadline", "audit/push-ask",
+        "audit/flaky",
+        "the rules database stayed locked past the deadline",
+        "audit/push-ask",
         "audit/edit-note",
-    ]  # fmt: skip
+    ]
     charts = doc["charts"]
     by_rule = {p["rule"]: (p["hits"], p["asks"], p["blocks"]) for p in charts["rules"]}
     assert by_rule["audit/no-rm"] == (15, 0, 15) and by_rule["audit/push-ask"] == (30, 30, 0)
@@ -925,7 +668,7 @@ def test_html_escapes_what_it_shows(tmp_path: Path) -> None:
 # -- audit sql -------------------------------------------------------------------------------------
 
 
-def test_sql_runs_a_select(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sql_runs_a_select(audited: Project) -> None:
     run = style(
         audited,
         "audit",
@@ -933,7 +676,6 @@ def test_sql_runs_a_select(audited: Project, monkeypatch: pytest.MonkeyPatch) ->
         "SELECT verdict, count(*) AS n FROM events GROUP BY verdict ORDER BY n DESC",
         "--format",
         "json",
-        monkeypatch=monkeypatch,
     )
     assert run.code == 0, run.stderr
     assert run.json["rows"] == [
@@ -941,8 +683,7 @@ def test_sql_runs_a_select(audited: Project, monkeypatch: pytest.MonkeyPatch) ->
         {"verdict": "ask", "n": 30},
         {"verdict": "block", "n": 15},
     ]
-    text = style(audited, "audit", "sql", "FROM rules SELECT count(*) AS rules",
-                 monkeypatch=monkeypatch)  # fmt: skip
+    text = style(audited, "audit", "sql", "FROM rules SELECT count(*) AS rules")
     assert text.stdout == "RULES\n    6\n"
 
 
@@ -974,10 +715,8 @@ WRITES = [
 
 
 @pytest.mark.parametrize("statement", WRITES)
-def test_sql_refuses_anything_but_one_read(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, statement: str
-) -> None:
-    run = style(audited, "audit", "sql", statement, monkeypatch=monkeypatch)
+def test_sql_refuses_anything_but_one_read(audited: Project, statement: str) -> None:
+    run = style(audited, "audit", "sql", statement)
     assert run.code == 1
     assert run.stdout == ""
     assert len(run.stderr.splitlines()) == 1 and run.stderr.startswith("style: ")
@@ -986,13 +725,12 @@ def test_sql_refuses_anything_but_one_read(
     assert not (audited.root / "out.csv").exists() and not (audited.root / "dump").exists()
 
 
-def test_sql_cannot_reach_files(audited: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sql_cannot_reach_files(audited: Project) -> None:
     (audited.root / "secret.csv").write_text("a\n1\n", encoding="utf-8")
-    run = style(audited, "audit", "sql", "SELECT * FROM read_csv('secret.csv')",
-                monkeypatch=monkeypatch)  # fmt: skip
+    run = style(audited, "audit", "sql", "SELECT * FROM read_csv('secret.csv')")
     assert run.code == 1 and run.stdout == ""
     # a select's own error: one line too
-    run = style(audited, "audit", "sql", "SELECT nope FROM events", monkeypatch=monkeypatch)
+    run = style(audited, "audit", "sql", "SELECT nope FROM events")
     assert run.code == 1
     run = style_process(audited, "audit", "sql", "SELECT nope FROM events")
     assert run.code == 1 and len(run.stderr.splitlines()) == 1, run.stderr
@@ -1008,15 +746,20 @@ def test_refusal_through_the_real_command(audited: Project) -> None:
 # -- prune -----------------------------------------------------------------------------------------
 
 
-def test_prune_deletes_old_history_in_one_go(
-    scratch: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    dry = style(scratch, "audit", "prune", "--older-than", "2024-05-02", "--dry-run",
-                "--format", "json", monkeypatch=monkeypatch)  # fmt: skip
+def test_prune_deletes_old_history_in_one_go(scratch: Project) -> None:
+    dry = style(
+        scratch, "audit", "prune", "--older-than", "2024-05-02", "--dry-run", "--format", "json"
+    )
     assert dry.code == 0
     # day 1: 140 events, 42 field rows (40 shell + 2 prompts), 48 hits, 2 claims; session s1
-    counts = {"claims": 2, "hits": 48, "event_fields": 42, "session_facts": 0, "events": 140,
-              "sessions": 1}  # fmt: skip
+    counts = {
+        "claims": 2,
+        "hits": 48,
+        "event_fields": 42,
+        "session_facts": 0,
+        "events": 140,
+        "sessions": 1,
+    }
     assert dry.json == {
         "cutoff": "2024-05-02T00:00:00",
         "dry_run": True,
@@ -1024,7 +767,7 @@ def test_prune_deletes_old_history_in_one_go(
         "database": None,
     }
     assert scratch.scalar("SELECT count(*) FROM events") == 169  # a dry run deletes nothing
-    run = style(scratch, "audit", "prune", "--older-than", "2024-05-02", monkeypatch=monkeypatch)
+    run = style(scratch, "audit", "prune", "--older-than", "2024-05-02")
     assert run.code == 0
     first, second = run.stdout.splitlines()
     assert first == (
@@ -1039,11 +782,11 @@ def test_prune_deletes_old_history_in_one_go(
     assert scratch.scalar("SELECT count(*) FROM claims") == 1
     assert scratch.query("SELECT session_id FROM sessions ORDER BY 1") == [("s2",), ("s3",)]
     assert scratch.scalar("SELECT count(*) FROM rules") == 6  # the policy stays
-    assert [r["bucket"] for r in rows(scratch, monkeypatch, "timeline")] == [
+    assert [r["bucket"] for r in rows(scratch, "timeline")] == [
         "2024-05-02T00:00:00",
         "2024-05-03T00:00:00",
     ]
-    again = style(scratch, "audit", "prune", "--older-than", "2024-05-02", monkeypatch=monkeypatch)
+    again = style(scratch, "audit", "prune", "--older-than", "2024-05-02")
     assert again.stdout.startswith("deleted 0 events")
 
 
@@ -1068,17 +811,14 @@ def _old_events(project: Project, n: int, day: str) -> None:
     project.execute("UPDATE event_counter SET last_id = last_id + ?", [n])
 
 
-def test_pruning_regularly_keeps_the_database_bounded(
-    scratch: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_pruning_regularly_keeps_the_database_bounded(scratch: Project) -> None:
     """Month after month of history, each pruned: the rows stay those of the kept window and
     the file reuses the space the pruned rows took instead of growing with every month."""
     kept = scratch.scalar("SELECT count(*) FROM events")
     sizes = []
     for month in range(1, 5):
         _old_events(scratch, 60_000, f"2023-0{month}-01")
-        run = style(scratch, "audit", "prune", "--older-than", "2024-01-01", "--format", "json",
-                    monkeypatch=monkeypatch)  # fmt: skip
+        run = style(scratch, "audit", "prune", "--older-than", "2024-01-01", "--format", "json")
         assert run.json["deleted"]["events"] == 60_000
         assert run.json["deleted"]["hits"] == run.json["deleted"]["event_fields"] == 60_000
         assert scratch.scalar("SELECT count(*) FROM events") == kept
@@ -1091,12 +831,11 @@ def test_pruning_regularly_keeps_the_database_bounded(
     assert scratch.scalar("SELECT last_id FROM event_counter") >= 4 * 60_000
 
 
-def test_prune_needs_older_than(scratch: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert style(scratch, "audit", "prune", monkeypatch=monkeypatch).code == 2
-    assert style(scratch, "audit", "prune", "--older-than", "soon",
-                 monkeypatch=monkeypatch).code == 2  # fmt: skip
+def test_prune_needs_older_than(scratch: Project) -> None:
+    assert style(scratch, "audit", "prune").code == 2
+    assert style(scratch, "audit", "prune", "--older-than", "soon").code == 2
     # 30d before now: the whole 2024 history goes
-    run = style(scratch, "audit", "prune", "--older-than", "30d", monkeypatch=monkeypatch)
+    run = style(scratch, "audit", "prune", "--older-than", "30d")
     assert run.stdout.startswith("deleted 169 events")
 
 
@@ -1125,17 +864,15 @@ def test_prune_is_one_transaction() -> None:
 # -- export and --from -----------------------------------------------------------------------------
 
 
-def export(project: Project, out: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> Run:
-    run = style(project, "audit", "export", "--out", str(out), *extra, monkeypatch=monkeypatch)
+def export(project: Project, out: Path, *extra: str) -> Run:
+    run = style(project, "audit", "export", "--out", str(out), *extra)
     assert run.code == 0, run.stderr
     return run
 
 
-def test_export_partitions_by_day_with_a_machine(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_export_partitions_by_day_with_a_machine(audited: Project, tmp_path: Path) -> None:
     out = tmp_path / "share"
-    run = export(audited, out, monkeypatch, "--machine", "ana@laptop", "--format", "json")
+    run = export(audited, out, "--machine", "ana@laptop", "--format", "json")
     doc = run.json
     assert doc["days"] == ["2024-05-01", "2024-05-02", "2024-05-03"]
     assert doc["rows"] == {
@@ -1149,8 +886,7 @@ def test_export_partitions_by_day_with_a_machine(
         "entries": 6,
         "rule_tools": 4,
     }
-    window = export(audited, tmp_path / "window", monkeypatch, "--since", "2024-05-02",
-                    "--format", "json").json  # fmt: skip
+    window = export(audited, tmp_path / "window", "--since", "2024-05-02", "--format", "json").json
     assert window["days"] == ["2024-05-02", "2024-05-03"]
     assert (window["rows"]["events"], window["rows"]["hits"], window["rows"]["sessions"]) == (
         29,
@@ -1160,11 +896,13 @@ def test_export_partitions_by_day_with_a_machine(
     assert sorted(p.name for p in out.iterdir()) == ["machine=ana@laptop"]
     folders = sorted(p.name for p in (out / "machine=ana@laptop").iterdir())
     today = dt.datetime.now(dt.UTC).date().isoformat()
-    assert folders == sorted({"date=2024-05-01", "date=2024-05-02", "date=2024-05-03",
-                              f"date={today}"})  # fmt: skip
+    assert folders == sorted(
+        {"date=2024-05-01", "date=2024-05-02", "date=2024-05-03", f"date={today}"}
+    )
     day1 = sorted(p.name for p in (out / "machine=ana@laptop" / "date=2024-05-01").iterdir())
-    assert day1 == [f"{t}.parquet"
-                    for t in ("claims", "event_fields", "events", "hits", "sessions")]  # fmt: skip
+    assert day1 == [
+        f"{t}.parquet" for t in ("claims", "event_fields", "events", "hits", "sessions")
+    ]
     # any Parquet engine reads the folders as the machine and date columns
     con = duckdb.connect()
     try:
@@ -1193,13 +931,11 @@ def test_export_partitions_by_day_with_a_machine(
     assert hits.height == 54 and set(hits["machine"]) == {"ana@laptop"}
 
 
-def test_from_with_a_window_loads_only_its_days(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_from_with_a_window_loads_only_its_days(audited: Project, tmp_path: Path) -> None:
     from agentstyle.audit.export import export_files
 
     out = tmp_path / "share"
-    export(audited, out, monkeypatch, "--machine", "ana@laptop")
+    export(audited, out, "--machine", "ana@laptop")
     files = export_files(str(out), since=dt.datetime(2024, 5, 2), until=dt.datetime(2024, 5, 3))
     assert [Path(f).parent.name for f in files["events"]] == ["date=2024-05-02"]
     assert "rules" in files  # the policy, written on the day of the export, always
@@ -1211,8 +947,8 @@ def test_from_with_a_window_loads_only_its_days(
     )
     for args in windows:
         for name in ("summary", "rules", "sessions", "timeline", "tools"):
-            got = rows(audited, monkeypatch, name, "--from", str(out), *args)
-            assert got == rows(audited, monkeypatch, name, *args), (name, args)
+            got = rows(audited, name, "--from", str(out), *args)
+            assert got == rows(audited, name, *args), (name, args)
 
 
 def _as_older_layout(out: Path) -> None:
@@ -1228,28 +964,24 @@ def _as_older_layout(out: Path) -> None:
         machine_dir.rmdir()
 
 
-def test_from_reads_the_older_layout_beside_the_new(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_from_reads_the_older_layout_beside_the_new(audited: Project, tmp_path: Path) -> None:
     out = tmp_path / "share"
-    export(audited, out, monkeypatch, "--machine", "ana@laptop")
+    export(audited, out, "--machine", "ana@laptop")
     _as_older_layout(out)
     assert sorted(p.name for p in out.iterdir())[0] == "date=2024-05-01"
-    live = rows(audited, monkeypatch, "summary")
-    assert rows(audited, monkeypatch, "summary", "--from", str(out)) == live
-    export(audited, out, monkeypatch, "--machine", "bo@desktop")  # the new layout beside it
-    both = rows(audited, monkeypatch, "summary", "--from", str(out))
+    live = rows(audited, "summary")
+    assert rows(audited, "summary", "--from", str(out)) == live
+    export(audited, out, "--machine", "bo@desktop")  # the new layout beside it
+    both = rows(audited, "summary", "--from", str(out))
     assert [r["events"] for r in both] == [2 * r["events"] for r in live]
-    only_bo = rows(audited, monkeypatch, "summary", "--from", str(out), "--machine", "bo@desktop")
-    only_ana = rows(audited, monkeypatch, "summary", "--from", str(out), "--machine", "ana@laptop")
+    only_bo = rows(audited, "summary", "--from", str(out), "--machine", "bo@desktop")
+    only_ana = rows(audited, "summary", "--from", str(out), "--machine", "ana@laptop")
     assert only_bo == only_ana == live
 
 
-def test_from_exports_gives_the_same_reports(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_from_exports_gives_the_same_reports(audited: Project, tmp_path: Path) -> None:
     out = tmp_path / "share"
-    export(audited, out, monkeypatch)
+    export(audited, out)
     windows = [
         report.Filters(),
         report.Filters(since=dt.datetime(2024, 5, 2)),
@@ -1262,8 +994,11 @@ def test_from_exports_gives_the_same_reports(
 
     def every_report(**source: Any) -> list[list[dict[str, Any]]]:
         with report.history(audited.root, **source) as conn:
-            got = [report.records(report.run_report(conn, name, window))
-                   for name in report.REPORTS for window in windows]  # fmt: skip
+            got = [
+                report.records(report.run_report(conn, name, window))
+                for name in report.REPORTS
+                for window in windows
+            ]
             got.append(report.records(report.latency_frame(conn, report.Filters())))
             return got
 
@@ -1272,48 +1007,47 @@ def test_from_exports_gives_the_same_reports(
     assert every_report(from_glob=str(out / "**" / "*.parquet")) == live
     # and through the command
     for name in report.REPORTS:
-        assert rows(audited, monkeypatch, name, "--from", str(out)) == rows(
-            audited, monkeypatch, name
-        )
-    text = style(audited, "audit", "rules", "--from", str(out), monkeypatch=monkeypatch).stdout
+        assert rows(audited, name, "--from", str(out)) == rows(audited, name)
+    text = style(audited, "audit", "rules", "--from", str(out)).stdout
     assert text.splitlines()[0] == f"audit rules (from {out})"
     assert text.splitlines()[1:] == (GOLDEN / "rules.txt").read_text("utf-8").splitlines()[1:]
 
 
-def test_from_many_machines_and_repeated_exports(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_from_many_machines_and_repeated_exports(audited: Project, tmp_path: Path) -> None:
     out = tmp_path / "share"
-    export(audited, out, monkeypatch, "--machine", "ana@laptop")
-    export(audited, out, monkeypatch, "--machine", "ana@laptop")  # the same files again
-    export(audited, out, monkeypatch, "--machine", "bo@desktop")  # same ids, another machine
-    summary = rows(audited, monkeypatch, "summary", "--from", str(out))
-    live = rows(audited, monkeypatch, "summary")
+    export(audited, out, "--machine", "ana@laptop")
+    export(audited, out, "--machine", "ana@laptop")  # the same files again
+    export(audited, out, "--machine", "bo@desktop")  # same ids, another machine
+    summary = rows(audited, "summary", "--from", str(out))
+    live = rows(audited, "summary")
     assert [r["events"] for r in summary] == [2 * r["events"] for r in live]
     assert [r["events_hit"] for r in summary] == [2 * r["events_hit"] for r in live]
-    rules = {r["rule"]: r for r in rows(audited, monkeypatch, "rules", "--from", str(out))}
+    rules = {r["rule"]: r for r in rows(audited, "rules", "--from", str(out))}
     assert (rules["audit/no-rm"]["candidates"], rules["audit/no-rm"]["fired"]) == (280, 30)
-    sql = style(audited, "audit", "sql", "SELECT machine, count(*) AS n FROM events "
-                "GROUP BY ALL ORDER BY machine", "--from", str(out), "--format", "json",
-                monkeypatch=monkeypatch)  # fmt: skip
+    sql = style(
+        audited,
+        "audit",
+        "sql",
+        "SELECT machine, count(*) AS n FROM events GROUP BY ALL ORDER BY machine",
+        "--from",
+        str(out),
+        "--format",
+        "json",
+    )
     assert sql.json["rows"] == [
         {"machine": "ana@laptop", "n": 169},
         {"machine": "bo@desktop", "n": 169},
     ]
     # the sessions are the same ids on both machines here: each is counted once
-    assert len(rows(audited, monkeypatch, "sessions", "--from", str(out))) == 3
+    assert len(rows(audited, "sessions", "--from", str(out))) == 3
 
 
-def test_from_refuses_writes_and_missing_exports(
-    audited: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_from_refuses_writes_and_missing_exports(audited: Project, tmp_path: Path) -> None:
     out = tmp_path / "share"
-    export(audited, out, monkeypatch)
-    run = style(audited, "audit", "sql", "DROP TABLE events", "--from", str(out),
-                monkeypatch=monkeypatch)  # fmt: skip
+    export(audited, out)
+    run = style(audited, "audit", "sql", "DROP TABLE events", "--from", str(out))
     assert run.code == 1 and run.stderr.startswith("style: refused")
-    run = style(audited, "audit", "sql", "SELECT * FROM read_csv('x.csv')", "--from", str(out),
-                monkeypatch=monkeypatch)  # fmt: skip
+    run = style(audited, "audit", "sql", "SELECT * FROM read_csv('x.csv')", "--from", str(out))
     assert run.code == 1
     missing = style_process(audited, "audit", "--from", str(tmp_path / "nothing" / "*.parquet"))
     assert missing.code == 1

@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, new_session
-from typer.testing import CliRunner
 
 from agentstyle.audit.attention import replay_sources
-from agentstyle.cli.app import app
 from agentstyle.engine.locking import FileLock
 from agentstyle.runtime import hookrun
 from agentstyle.runtime.hookcall import HookCall
+from tests.support.hooks import new_session
+from tests.support.project import Project
 
 DATA = Path(__file__).resolve().parent / "data" / "audit"
 GOLDEN = DATA / "golden"
@@ -116,16 +115,8 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 
 def style(project: Project, *args: str) -> tuple[int, str]:
-    mp = pytest.MonkeyPatch()
-    mp.chdir(project.root)
-    mp.delenv("STYLE_HOME", raising=False)
-    try:
-        result = CliRunner().invoke(app, list(args))
-    finally:
-        mp.undo()
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.stdout
+    done = project.cli(*args)
+    return done.returncode, done.stdout
 
 
 def rows(project: Project, *args: str) -> list[dict[str, Any]]:

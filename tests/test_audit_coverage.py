@@ -14,30 +14,25 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, clean_env, new_session, style_in_process
 
 from agentstyle.install.hookcommand import MISSING
+from tests.support.cli import style_in_process
+from tests.support.environment import clean_env
+from tests.support.hooks import new_session
+from tests.support.packages import no_rm, package_text
+from tests.support.project import Project
 
-PACKAGE = """
-spec: style/v0.3
-name: cov
-version: 1.0.0
-description: coverage scenario
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "no rm here"
-"""
+PACKAGE = package_text(
+    "cov",
+    no_rm("no rm here"),
+    description="coverage scenario",
+)
 
 
 def stamp(ts: float) -> str:
@@ -382,7 +377,7 @@ def run_gate(
     project: Project, harness: str, config: str, event: str, payload: dict[str, Any]
 ) -> None:
     """STYLE's installed handler for `event`, run as the harness runs it."""
-    from conftest import _encode, clean_env, finish
+    from tests.support.hooks import encode, finish
 
     hooks = json.loads((project.root / config).read_text())["hooks"][event]
     [command] = [h["command"] for g in hooks for h in g["hooks"] if "style-hook" in h["command"]]
@@ -395,7 +390,7 @@ def run_gate(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    finish(proc, _encode(payload))
+    finish(proc, encode(payload))
 
 
 def fixture(project: Project, folder: str, name: str, **overrides: Any) -> dict[str, Any]:
@@ -640,14 +635,9 @@ def test_a_fifo_in_place_of_a_transcript_or_the_config_never_holds_the_report(
     config = installed.root / ".claude" / "settings.json"
     config.unlink()
     os.mkfifo(config)
-    argv = [sys.executable, "-m", "agentstyle", "audit", "coverage", "--format", "json"]
-    proc = subprocess.run(
-        [*argv, "--transcripts", str(tmp_path / "named.jsonl")],
-        cwd=installed.root,
-        env=clean_env(installed.home),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    named = str(tmp_path / "named.jsonl")
+    proc = installed.process(
+        "audit", "coverage", "--format", "json", "--transcripts", named, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr

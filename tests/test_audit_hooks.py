@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,25 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HookResult, Project, clean_env, new_session, style_in_process
 
-DATA = Path(__file__).resolve().parent / "data" / "audit"
+from tests.support.cli import style_in_process
+from tests.support.environment import clean_env
+from tests.support.history import audited_project
+from tests.support.hooks import HookResult, new_session
+from tests.support.project import Project
 
 
 def style(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
     """The reports are about what they say: the real commands, run in this process."""
     return style_in_process(project.root, project.home, *args)
-
-
-def style_process(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=project.root,
-        env=clean_env(project.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def report(project: Project, *args: str) -> list[dict[str, Any]]:
@@ -47,12 +38,7 @@ def report(project: Project, *args: str) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, list[HookResult]]:
     base = tmp_path_factory.mktemp("audit-hooks")
-    project = Project(base / "acme", base / "home")
-    shutil.copytree(DATA / "pkg", project.root / "pkg")
-    # The reports are about the package's rules: self-protection
-    # (docs/design/cli.md#self-protection) is left out here.
-    (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
-    project.install("pkg")
+    project = audited_project(base, history=False)
     sid = new_session()
     root = project.root.as_posix()
 
@@ -190,7 +176,7 @@ def test_audit_stops_a_running_engine_first(
         while not (project.style / "engine.sock").exists():
             assert engine.poll() is None and time.monotonic() < deadline, "engine did not start"
             time.sleep(0.05)
-        proc = style_process(project, "audit", "sessions", "--format", "json")
+        proc = project.process("audit", "sessions", "--format", "json")
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["rows"][0]["events"] == 9
         assert engine.wait(timeout=20) == 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -20,11 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project
-from test_audit import DATA, build_history, write_history
-from typer.testing import CliRunner
 
-from agentstyle.cli.app import app
+from tests.support.history import audited_project
 
 CHROMIUM = "/usr/bin/chromium"
 WIDTH = 1400
@@ -100,22 +96,10 @@ def png_colours(path: Path) -> int:
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("audit-html")
-    project = Project(base / "acme", base / "home")
-    shutil.copytree(DATA / "pkg", project.root / "pkg")
-    (project.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
-    project.install("pkg")
-    write_history(project, build_history())
+    project = audited_project(base)
     out = base / "audit.html"
-    mp = pytest.MonkeyPatch()
-    mp.chdir(project.root)
-    mp.delenv("STYLE_HOME", raising=False)
-    try:
-        result = CliRunner().invoke(
-            app, ["audit", "rules", "--format", "html", "--out", str(out), "--min-events", "4"]
-        )
-    finally:
-        mp.undo()
-    assert result.exit_code == 0, result.output
+    done = project.cli("audit", "rules", "--format", "html", "--out", str(out), "--min-events", "4")
+    assert done.returncode == 0, done.stdout + done.stderr
     return out
 
 

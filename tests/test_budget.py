@@ -2,7 +2,7 @@
 whatever fails, as an attacker or a broken machine would make it fail.
 
 Every hook that must give a fail answer here runs with the real default budget (no
-STYLE_DEADLINE_S, which the other hook tests raise for a loaded machine: conftest.py
+STYLE_DEADLINE_S, which the other hook tests raise for a loaded machine: support.environment
 `clean_env`); those whose answer is an evaluation keep that room, and what they assert is the
 time (a hook that waited for what never comes would take the 20 s). What is asserted per
 failure: the answer came within BOUND_S measured around the subprocess, it is the fail mode's
@@ -29,25 +29,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import ENGINE_ON, Project, clean_env, lock_held, new_session
 
 from agentstyle.limits import BUDGET_S, DEADLINE_ENV
 from agentstyle.runtime import client
+from tests.support.engine import installed
+from tests.support.environment import ENGINE_ON, clean_env
+from tests.support.hooks import lock_held, new_session
+from tests.support.packages import NO_RM_RF, package_text
+from tests.support.project import Project
 
 BOUND_S = BUDGET_S + 1.5
-PACKAGE = """
-spec: style/v0.3
-name: budget
-version: 1.0.0
-description: budget tests
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-rf"'
-    text: No recursive deletes.
-"""
+PACKAGE = package_text("budget", NO_RM_RF, description="budget tests")
 NOTICE = "STYLE could not check this call ({why}); it was allowed. Run `style doctor`."
 INSTALL_REASON = (
     "STYLE could not evaluate policy ({cause}); the call is refused because STYLE was "
@@ -180,9 +172,8 @@ def assert_refused(run: Run, cause: str) -> None:
 
 @pytest.fixture
 def guarded(project: Project) -> Iterator[Project]:
-    project.install(str(project.write_package(PACKAGE)))
-    yield project
-    client.stop_engine(str(project.style), wait_s=5)
+    with installed(project, PACKAGE):
+        yield project
 
 
 @pytest.fixture

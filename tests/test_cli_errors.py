@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cli_support import WIDTH
-from cli_support import Run as CliRun
-from conftest import style_in_process
 from typer.testing import CliRunner
 
 from agentstyle.cli.app import app
 from agentstyle.codes import CODES, explain
+from tests.support.cli import Run as CliRun
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import WIDTH, clean_env
 
 MANIFEST = "spec: style/v0.3\nname: pkg\nversion: 1.0.0\ndescription: d\n"
 RULES_FROM = MANIFEST + "rules:\n  - from: rules/*.md\n"
@@ -48,16 +48,7 @@ def style_here(cwd: Path, *args: str) -> Run:
 
 
 def style(cwd: Path, *args: str) -> Run:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")}
-    env["NO_COLOR"] = "1"
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = style_process(cwd, cwd, *args, env={"NO_COLOR": "1"})
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -427,6 +418,7 @@ def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
         proc = subprocess.run(
             [sys.executable, "-m", "agentstyle", "schema"],
             cwd=tmp_path,
+            env=clean_env(tmp_path),
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 import typer.main
-from cli_support import WIDTH, Run, style, style_many, style_on_a_terminal
-from conftest import style_in_process
 
 from agentstyle.cli.app import app
+from tests.support.cli import Run, style, style_in_process, style_many, style_on_a_terminal
+from tests.support.environment import WIDTH
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cli"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -49,7 +49,7 @@ LONG = [(), ("install",), ("audit",), ("audit", "sql")]
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Run]:
     """`style PATH -h` of every command, by the command line's own code in this process (the
-    terminal width and colour settings of `cli_support.style`; NO_COLOR empty is unset). The
+    terminal width and colour settings of `support.cli.style`; NO_COLOR empty is unset). The
     `--help` pages below are real processes, and `test_help_is_h` finds them the same."""
     cwd = tmp_path_factory.mktemp("help")
     env = {"COLUMNS": WIDTH, "NO_COLOR": ""}

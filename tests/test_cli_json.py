@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_support import Run, style
-from conftest import style_in_process
+
+from tests.support.cli import Run, style, style_in_process
 
 Style = Callable[..., Run]
 INSTALL_KEYS = {

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import environment, style, style_on_a_terminal
+
+from tests.support.cli import style, style_on_a_terminal
+from tests.support.environment import terminal_env
 
 ESC = "\x1b["
 
@@ -65,7 +67,7 @@ def in_bash(home: Path, *args: str, extra: dict[str, str] | None = None) -> str:
     proc = subprocess.run(
         ["bash", "-c", f"{command}; exit $?"],  # two commands: bash stays the parent
         cwd=home,
-        env=environment(home, extra),
+        env=terminal_env(home, extra),
         capture_output=True,
         text=True,
         timeout=120,
@@ -100,7 +102,7 @@ def test_completion_completes(tmp_path: Path, words: str, cword: int, expected: 
     out = subprocess.run(
         [sys.executable, "-m", "agentstyle"],
         cwd=tmp_path,
-        env=environment(tmp_path, env),
+        env=terminal_env(tmp_path, env),
         capture_output=True,
         text=True,
         timeout=120,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import WIDTH, Run, style_many
-from conftest import style_in_process
+
+from tests.support.cli import Run, style_in_process, style_many
+from tests.support.environment import WIDTH
 
 HARNESSES = "claude-code, codex, cursor, gemini-cli"
 # (what is wrong, the arguments, the one line on stderr)
@@ -139,7 +140,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     usage errors are StyleGroup.main's, the same in a process); the tests below run the real
     `python -m agentstyle`, a usage error among them."""
     cwd = tmp_path_factory.mktemp("usage")
-    env = {"COLUMNS": WIDTH, "NO_COLOR": ""}  # cli_support.style's terminal
+    env = {"COLUMNS": WIDTH, "NO_COLOR": ""}  # support.cli.style's terminal
     found = {}
     for name, args, _ in CASES:
         done = style_in_process(cwd, cwd, *args, env=env)

@@ -4,7 +4,6 @@ the hand-written pages link only to codes that exist."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import yaml
 
 from agentstyle.codes import CODES, explain
 from agentstyle.vocabulary import EVENTS, OPERATORS, TOOLS
+from tests.support.docs import rendered_docs
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -164,20 +164,10 @@ def test_warning_examples_match_the_validator(
         assert got == rendered, f"{name}: update the example in agentstyle/codes.yaml"
 
 
-def _docs_pages() -> dict[str, str]:
-    """The pages of docs/ as the build renders them (generated parts expanded)."""
-    spec = importlib.util.spec_from_file_location("docsgen", DOCS / "hooks" / "docsgen.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    pages: dict[str, str] = module.rendered_pages()
-    return pages
-
-
 def test_the_docs_have_a_section_for_every_code() -> None:
     """docs/diagnostics.md holds each code's section with its level, summary and fix, in the
     registry's order, and no code the registry does not have."""
-    page = _docs_pages()["diagnostics.md"]
+    page = rendered_docs()["diagnostics.md"]
     found = re.findall(r"^## `([^`]+)` \{ #([^ ]+) \}\n\n\*\*(error|warning)\*\*", page, re.M)
     assert [(name, level) for name, _, level in found] == [
         (c.name, c.level) for c in CODES.values()
@@ -193,7 +183,7 @@ def test_the_docs_link_only_to_codes_that_exist() -> None:
     of the registry (a removed or renamed code fails here, and `mkdocs build --strict` fails
     on the dead anchor too)."""
     linked: set[str] = set()
-    for name, text in _docs_pages().items():
+    for name, text in rendered_docs().items():
         if name == "diagnostics.md":
             continue
         for code in re.findall(r"diagnostics\.md#([A-Za-z0-9-]+)", text):

@@ -18,66 +18,68 @@ from agentstyle.engine.store import Connection, memory_store, replace_policy
 from agentstyle.grammar.ast import strip_spans
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from agentstyle.policy.compile import compile_policy, load_and_validate
+from tests.support.packages import package_text
 
-GUARD = """\
-spec: style/v0.3
-name: guard
-version: 1.0.0
-description: guards written on command conditions
+GUARD = package_text(
+    "guard",
+    """
+- id: clean-force
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "git clean" where (option "--force" and not option "--dry-run")'
+  text: No forced clean.
+- id: rm-outside
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "rm" where (option "--recursive" and path outside project)'
+  text: No recursive delete outside the project.
+- id: kube-delete
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "kubectl delete" where (operand in ["namespace", "ns", "all"] or option "--all")'
+  text: No namespace deletes.
+- id: kube-prod
+  target: tool
+  tool: shell
+  action: ask
+  when: 'command "kubectl" where (option "--context" in settings.contexts)'
+  text: Production.
+- id: destroy
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "terraform destroy"'
+  text: No destroy.
+- id: helm-gone
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "helm delete"'
+  text: No uninstall.
+- id: node-out
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "kubectl" where (subcommand regex "^(drain|cordon)$")'
+  text: No node out of service.
+- id: push-unnamed
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "git push" where (option "--force" and operands < 2)'
+  text: Name the branch you force-push.
+""",
+    description="guards written on command conditions",
+    head="""
 settings:
   - name: contexts
     type: list
     default: [prod, production]
-rules:
-  - id: clean-force
-    target: tool
-    tool: shell
-    action: block
-    when: 'command "git clean" where (option "--force" and not option "--dry-run")'
-    text: No forced clean.
-  - id: rm-outside
-    target: tool
-    tool: shell
-    action: block
-    when: 'command "rm" where (option "--recursive" and path outside project)'
-    text: No recursive delete outside the project.
-  - id: kube-delete
-    target: tool
-    tool: shell
-    action: block
-    when: 'command "kubectl delete" where (operand in ["namespace", "ns", "all"] or option "--all")'
-    text: No namespace deletes.
-  - id: kube-prod
-    target: tool
-    tool: shell
-    action: ask
-    when: 'command "kubectl" where (option "--context" in settings.contexts)'
-    text: Production.
-  - id: destroy
-    target: tool
-    tool: shell
-    action: block
-    when: 'command "terraform destroy"'
-    text: No destroy.
-  - id: helm-gone
-    target: tool
-    tool: shell
-    action: block
-    when: 'command "helm delete"'
-    text: No uninstall.
-  - id: node-out
-    target: tool
-    tool: shell
-    action: block
-    when: 'command "kubectl" where (subcommand regex "^(drain|cordon)$")'
-    text: No node out of service.
-  - id: push-unnamed
-    target: tool
-    tool: shell
-    action: block
-    when: 'command "git push" where (option "--force" and operands < 2)'
-    text: Name the branch you force-push.
-"""
+""",
+)
 
 CASES = [
     # (command, the rules that refuse it)
@@ -180,18 +182,17 @@ def test_a_resident_engine_decides_the_same(
 
 
 def test_the_mapping_form_is_the_same_condition(tmp_path: Path) -> None:
-    expression = """\
-        spec: style/v0.3
-        name: a
-        version: 1.0.0
-        description: x
-        rules:
-          - id: r
-            target: tool
-            tool: shell
-            when: 'command ["rm", "unlink"] where (option "-r" and path outside project)'
-            text: x
-    """
+    expression = package_text(
+        "a",
+        """
+- id: r
+  target: tool
+  tool: shell
+  when: 'command ["rm", "unlink"] where (option "-r" and path outside project)'
+  text: x
+""",
+        description="x",
+    )
     mapping = expression.replace(
         """when: 'command ["rm", "unlink"] where (option "-r" and path outside project)'""",
         """when:
@@ -208,20 +209,19 @@ def test_the_mapping_form_is_the_same_condition(tmp_path: Path) -> None:
     assert trees[0] == trees[1]
 
 
-UNLESS = """\
-    spec: style/v0.3
-    name: guard
-    version: 1.0.0
-    description: x
-    rules:
-      - id: rm-outside
-        target: tool
-        tool: shell
-        action: block
-        when: 'command "rm" where (option "-r" and path outside project)'
-        unless: 'command "rm" where (path glob "/opt/build-cache/**")'
-        text: No.
-"""
+UNLESS = package_text(
+    "guard",
+    """
+- id: rm-outside
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "rm" where (option "-r" and path outside project)'
+  unless: 'command "rm" where (path glob "/opt/build-cache/**")'
+  text: No.
+""",
+    description="x",
+)
 
 
 @pytest.mark.parametrize(
@@ -333,25 +333,24 @@ def test_a_lone_negated_path_test_means_no_such_path(tmp_path: Path) -> None:
     assert decided(conn, "rm -rf build /etc", project).decision.verdict is None  # one is inside
 
 
-TWO_LEVEL = """\
-    spec: style/v0.3
-    name: guard
-    version: 1.0.0
-    description: command conditions that are not inlined
-    rules:
-      - id: push-untested
-        target: tool
-        tool: shell
-        action: ask
-        when: 'command "git push" and not command ["pytest", "cargo test"]'
-        text: Test first.
-      - id: cat-no-secret
-        target: tool
-        tool: shell
-        action: block
-        when: 'command "cat" where (option "-A" and not reads glob "**/.env")'
-        text: x
-"""
+TWO_LEVEL = package_text(
+    "guard",
+    """
+- id: push-untested
+  target: tool
+  tool: shell
+  action: ask
+  when: 'command "git push" and not command ["pytest", "cargo test"]'
+  text: Test first.
+- id: cat-no-secret
+  target: tool
+  tool: shell
+  action: block
+  when: 'command "cat" where (option "-A" and not reads glob "**/.env")'
+  text: x
+""",
+    description="command conditions that are not inlined",
+)
 
 
 @pytest.mark.parametrize(
@@ -374,56 +373,55 @@ def test_conditions_that_are_not_inlined_evaluate_in_two_levels(
     assert refusing(decided(conn, command, tmp_path / "p")) == rules
 
 
-EFFECTS = """\
-    spec: style/v0.3
-    name: effects
-    version: 1.0.0
-    description: what commands do, and where their data goes
-    rules:
-      - id: download-run
-        target: tool
-        tool: shell
-        action: block
-        when: 'command where (code from (network))'
-        text: x
-      - id: network-shell
-        target: tool
-        tool: shell
-        action: block
-        when: >-
-          command where (runs stdin and network stdin and network stdout)
-          or command where (runs stdin and network stdout and input from (network))
-        text: x
-      - id: shell-on-a-socket
-        target: tool
-        tool: shell
-        action: block
-        # two command conditions in one clause: read on the two-level rows
-        when: 'command where (network stdin and network stdout) and not command "ssh"'
-        text: x
-      - id: exfil
-        target: tool
-        tool: shell
-        action: block
-        when: >-
-          command where (network and (reads glob "**/.env" or
-          input from (reads glob "**/.env" or reads glob "~/.ssh/**")))
-        text: x
-      - id: runaway
-        target: tool
-        tool: shell
-        action: block
-        when: 'command where (runs background and runs repeatedly)'
-        text: x
-      - id: listener-from-cat
-        target: tool
-        tool: shell
-        action: ask
-        when: >-
-          command "nc" where (network listen and
-          input from command "cat" where (reads inside home))
-        text: x
-"""
+EFFECTS = package_text(
+    "effects",
+    """
+- id: download-run
+  target: tool
+  tool: shell
+  action: block
+  when: 'command where (code from (network))'
+  text: x
+- id: network-shell
+  target: tool
+  tool: shell
+  action: block
+  when: >-
+    command where (runs stdin and network stdin and network stdout)
+    or command where (runs stdin and network stdout and input from (network))
+  text: x
+- id: shell-on-a-socket
+  target: tool
+  tool: shell
+  action: block
+  # two command conditions in one clause: read on the two-level rows
+  when: 'command where (network stdin and network stdout) and not command "ssh"'
+  text: x
+- id: exfil
+  target: tool
+  tool: shell
+  action: block
+  when: >-
+    command where (network and (reads glob "**/.env" or
+    input from (reads glob "**/.env" or reads glob "~/.ssh/**")))
+  text: x
+- id: runaway
+  target: tool
+  tool: shell
+  action: block
+  when: 'command where (runs background and runs repeatedly)'
+  text: x
+- id: listener-from-cat
+  target: tool
+  tool: shell
+  action: ask
+  when: >-
+    command "nc" where (network listen and
+    input from command "cat" where (reads inside home))
+  text: x
+""",
+    description="what commands do, and where their data goes",
+)
 
 
 @pytest.mark.parametrize(
@@ -462,25 +460,24 @@ def test_effects_and_flows(tmp_path: Path, command: str, rules: set[str]) -> Non
     assert refusing(decided(conn, command, tmp_path / "p")) == rules
 
 
-SECRETS = """\
-    spec: style/v0.3
-    name: secrets
-    version: 1.0.0
-    description: a secret file, by the shell and by the file tools
-    rules:
-      - id: secret-files
-        target: tool
-        tool: [file.read, file.search, file.edit, file.write]
-        action: block
-        when: 'file.path glob "**/.env"'
-        text: x
-      - id: secret-shell
-        target: tool
-        tool: shell
-        action: block
-        when: 'command where (reads glob "**/.env")'
-        text: x
-"""
+SECRETS = package_text(
+    "secrets",
+    """
+- id: secret-files
+  target: tool
+  tool: [file.read, file.search, file.edit, file.write]
+  action: block
+  when: 'file.path glob "**/.env"'
+  text: x
+- id: secret-shell
+  target: tool
+  tool: shell
+  action: block
+  when: 'command where (reads glob "**/.env")'
+  text: x
+""",
+    description="a secret file, by the shell and by the file tools",
+)
 
 
 @pytest.fixture
@@ -548,29 +545,30 @@ def test_a_secret_read_in_every_form(
     assert e.decision.verdict == verdict
 
 
-LISTED = """\
-spec: style/v0.3
-name: listed
-version: 1.0.0
-description: a list setting in globs
+LISTED = package_text(
+    "listed",
+    """
+- id: by-file
+  target: tool
+  tool: file.read
+  action: block
+  when: 'file.path glob "{{settings.names}}{,.bak}"'
+  text: x
+- id: by-shell
+  target: tool
+  tool: shell
+  action: block
+  when: 'command where (path glob "{{settings.names}}" and not path glob "**/keep/**")'
+  text: x
+""",
+    description="a list setting in globs",
+    head="""
 settings:
   - name: names
     type: list
     default: ["**/.env", "**/*.@(pem|key)", "**/id_rsa!(*.pub)"]
-rules:
-  - id: by-file
-    target: tool
-    tool: file.read
-    action: block
-    when: 'file.path glob "{{settings.names}}{,.bak}"'
-    text: x
-  - id: by-shell
-    target: tool
-    tool: shell
-    action: block
-    when: 'command where (path glob "{{settings.names}}" and not path glob "**/keep/**")'
-    text: x
-"""
+""",
+)
 
 
 def test_a_glob_of_a_list_setting_is_one_test_per_item(tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Project
 
 from bench.corpus import Case, guard_paths, load, run
+from tests.support.project import Project
 
 PER_FORM_AND_VERDICT = 1  # cases sampled for each (form, verdict) pair
 

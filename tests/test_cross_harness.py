@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import new_session
-from test_harness_support import DATA, HARNESSES, HarnessProject
+
+from tests.support.harness import DATA, HARNESSES, HarnessProject
+from tests.support.hooks import new_session
 
 BRIEF = "acme-api: Rust workspace; never edit generated/ files."
 TESTS = "Run the tests with 'cargo test --workspace'."

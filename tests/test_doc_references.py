@@ -13,7 +13,6 @@ the specification, issue numbers), fail too: nobody who clones the project can f
 from __future__ import annotations
 
 import ast
-import importlib.util
 import io
 import re
 import tokenize
@@ -24,6 +23,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
+from tests.support.docs import rendered_docs
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
@@ -226,17 +227,6 @@ def slug(heading: str) -> str:
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     text = re.sub(r"[^\w\s-]", "", text).strip().lower()
     return re.sub(r"[-\s]+", "-", text)
-
-
-@cache
-def rendered_docs() -> dict[str, str]:
-    """The pages of docs/ as the site renders them (their generated parts expanded)."""
-    spec = importlib.util.spec_from_file_location("docsgen", DOCS / "hooks" / "docsgen.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    pages: dict[str, str] = module.rendered_pages()
-    return pages
 
 
 @cache

@@ -16,35 +16,34 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Saved
-from test_harness_support import DATA, HARNESSES, HarnessProject
 
-
-def _installed(tmp_path: Path) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    for harness in HARNESSES:
-        proc = p.cli("install", "xh", "--harness", harness)
-        assert proc.returncode == 0, proc.stderr
-    return p
+from tests.support.environment import BIN
+from tests.support.harness import DATA, HARNESSES, HarnessProject, saved_cross_install
+from tests.support.packages import package_text
+from tests.support.project import Saved
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """The cross package installed for every harness once; each test breaks its own copy."""
-    base = tmp_path_factory.mktemp("doctor")
-    _installed(base)
-    return Saved(base)
+    return saved_cross_install(tmp_path_factory, "doctor", *HARNESSES)
 
 
 @pytest.fixture
 def project(installed: Saved) -> HarnessProject:
-    base = installed.restore()
-    return HarnessProject(base / "proj", base / "home")
+    return installed.project(HarnessProject)
 
 
 def errors(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("error:")]
+
+
+def the_one_error(p: HarnessProject) -> str:
+    """`style doctor` fails, and says so in exactly one error line: that line."""
+    proc = p.cli("doctor")
+    assert proc.returncode == 1
+    [line] = errors(proc.stdout)
+    return line
 
 
 def test_a_healthy_install_answers_everywhere(project: HarnessProject) -> None:
@@ -84,20 +83,26 @@ def test_style_hook_missing_from_path_is_one_line_per_harness(project: HarnessPr
     assert "pipx install agentstyle" in codex and BIN in codex
 
 
-def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
-    """A personal-scope config keeps the absolute path of this environment's `style-hook`; when
-    the environment moves, one line."""
+def installed_locally(tmp_path: Path) -> tuple[HarnessProject, Path, str]:
+    """The cross package installed for Claude Code in the personal (local) scope: the project,
+    its config, and the `style-hook` program the config runs."""
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     shutil.copytree(DATA / "cross", p.root / "xh")
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
+    doc = json.loads(config.read_text("utf-8"))
+    program: str = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
+    return p, config, program
+
+
+def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
+    """A personal-scope config keeps the absolute path of this environment's `style-hook`; when
+    the environment moves, one line."""
+    p, config, program = installed_locally(tmp_path)
     text = config.read_text("utf-8")
-    program = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
     assert program == str(Path(sys.executable).parent / "style-hook")
     config.write_text(text.replace(program, "/gone/venv/bin/style-hook"), encoding="utf-8")
-    proc = p.cli("doctor")
-    assert proc.returncode == 1
-    [line] = errors(proc.stdout)
+    line = the_one_error(p)
     assert line.startswith("error: claude-code: ")
     assert "/gone/venv/bin/style-hook, which is missing (STYLE's environment moved?)" in line
 
@@ -105,12 +110,8 @@ def test_an_interpreter_that_moved_is_one_line(tmp_path: Path) -> None:
 def test_the_same_program_spelled_otherwise_is_not_a_change(tmp_path: Path) -> None:
     """A personal scope's `style-hook` written by another path to the same environment's folder
     is the same program."""
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
-    config = p.root / ".claude" / "settings.local.json"
+    p, config, program = installed_locally(tmp_path)
     text = config.read_text("utf-8")
-    program = json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split('"')[1]
     bin_folder = Path(program).parent
     other = f"{bin_folder}/../{bin_folder.name}/style-hook"
     assert Path(other).resolve() == Path(program).resolve()
@@ -165,9 +166,7 @@ def test_a_missing_config_is_one_line(project: HarnessProject) -> None:
 
 def test_an_unreadable_database_is_one_line(project: HarnessProject) -> None:
     project.database.write_bytes(b"this is not a DuckDB file\n" * 100)
-    proc = project.cli("doctor")
-    assert proc.returncode == 1
-    [line] = errors(proc.stdout)
+    line = the_one_error(project)
     assert line.startswith("error: the rules database .style/style.duckdb ")
     assert "move it away (its history goes with it) and run `style sync`" in line
 
@@ -175,19 +174,19 @@ def test_an_unreadable_database_is_one_line(project: HarnessProject) -> None:
 def test_rules_that_can_never_fire_are_listed(tmp_path: Path) -> None:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.write_package(
-        """
-        spec: style/v0.3
-        name: odd
-        version: 0.1.0
-        description: one rule for Gemini only, one for Claude Code
-        rules:
-          - id: gemini-only
-            when:
-              harness: [gemini-cli]
-            text: Hello Gemini.
-          - id: everywhere
-            text: Hello.
-        """
+        package_text(
+            "odd",
+            """
+- id: gemini-only
+  when:
+    harness: [gemini-cli]
+  text: Hello Gemini.
+- id: everywhere
+  text: Hello.
+""",
+            description="one rule for Gemini only, one for Claude Code",
+            version="0.1.0",
+        )
     )
     assert p.cli("install", pkg.name, "--harness", "claude-code").returncode == 0
     proc = p.cli("doctor")

@@ -8,10 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import Saved
-from test_harness_support import HARNESSES, HarnessProject
 
 from agentstyle.install.library import LIBRARY, bundled_path
+from tests.support.harness import HARNESSES, HarnessProject
+from tests.support.project import Saved
 
 # `bundled()`'s names, without parsing every package at collection (in every test process)
 PACKAGES = sorted(p.name for p in LIBRARY.iterdir() if bundled_path(p.name))
@@ -39,17 +39,18 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     """guard-destructive installed for every harness once; each test breaks its own copy."""
-    base = tmp_path_factory.mktemp("guarded")
-    p = HarnessProject(base / "proj", base / "home")
-    for harness in HARNESSES:
-        assert p.cli("install", "guard-destructive", "--harness", harness).returncode == 0
-    return Saved(base)
+
+    def setup(base: Path) -> None:
+        p = HarnessProject(base / "proj", base / "home")
+        for harness in HARNESSES:
+            assert p.cli("install", "guard-destructive", "--harness", harness).returncode == 0
+
+    return Saved.build(tmp_path_factory, "guarded", setup)
 
 
 @pytest.fixture
 def guarded(installed: Saved) -> HarnessProject:
-    base = installed.restore()
-    return HarnessProject(base / "proj", base / "home")
+    return installed.project(HarnessProject)
 
 
 def _fixed_by_its_advice(p: HarnessProject) -> None:

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, style_in_process
 
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
+from tests.support.cli import style_in_process
+from tests.support.packages import no_rm, package_text
+from tests.support.project import Project
 
 
 def _shell_gate(harness: str) -> str:
@@ -23,19 +25,7 @@ def _shell_gate(harness: str) -> str:
     return gate.native_event
 
 
-PACKAGE = """
-spec: style/v0.3
-name: live
-version: 1.0.0
-description: doctor --live scenario
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "no rm here"
-"""
+PACKAGE = package_text("live", no_rm("no rm here"), description="doctor --live scenario")
 # Each harness's project config, and the native event that gates its shell calls.
 CONFIG = {h: adapter_for(h).config_file for h in SUPPORTED}
 GATE = {h: _shell_gate(h) for h in SUPPORTED}

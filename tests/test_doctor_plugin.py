@@ -15,51 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Project, style_in_process
 
 from agentstyle.install import plugin
+from tests.support.cli import style_in_process
+from tests.support.environment import REPO
+from tests.support.packages import no_rm, package_text
+from tests.support.plugin import enable, install_plugin, write_json
+from tests.support.project import Project
 
-RM = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: no rm
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: no rm here
-"""
-
-
-def write_json(path: Path, doc: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
-
-
-def install_plugin(
-    home: Path, plugin_id: str = plugin.PLUGIN_ID, *, source: Path | None = None
-) -> Path:
-    """What `claude plugin install <id>` (user scope) leaves: the plugin copied into the cache,
-    recorded in installed_plugins.json, enabled in ~/.claude/settings.json."""
-    name, market = plugin_id.split("@")
-    copy = home / ".claude" / "plugins" / "cache" / market / name / "0.3.0"
-    shutil.copytree(source or REPO / plugin.PLUGIN_DIR, copy)
-    record = {"scope": "user", "installPath": str(copy), "version": "0.3.0"}
-    installed = home / ".claude" / "plugins" / "installed_plugins.json"
-    doc = json.loads(installed.read_text()) if installed.exists() else {"version": 2, "plugins": {}}
-    doc["plugins"][plugin_id] = [record]
-    write_json(installed, doc)
-    enable(home / ".claude" / "settings.json", plugin_id, True)
-    return copy
-
-
-def enable(settings: Path, plugin_id: str, on: bool) -> None:
-    doc = json.loads(settings.read_text()) if settings.exists() else {}
-    doc.setdefault("enabledPlugins", {})[plugin_id] = on
-    write_json(settings, doc)
+RM = package_text(
+    "house",
+    no_rm("no rm here"),
+    description="no rm",
+)
 
 
 def doctor(

@@ -16,40 +16,23 @@ from pathlib import Path
 import pytest
 
 from agentstyle.runtime import client
-from tests.conftest import Project, clean_env, feed, finish, new_session
+from tests.support.engine import installed, shell_call
+from tests.support.environment import clean_env
+from tests.support.hooks import feed, finish, new_session
+from tests.support.packages import NO_RM_RF, TIPS, package_text
+from tests.support.project import Project
 
-PACKAGE = """
-spec: style/v0.3
-name: eng
-version: 1.0.0
-description: engine tests
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-rf"'
-    text: No recursive deletes.
-  - id: tips
-    target: tool
-    tool: shell
-    at: before
-    text: Prefer small commands.
-"""
+PACKAGE = package_text("eng", NO_RM_RF, TIPS, description="engine tests")
 ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "60"}
 
 
 @pytest.fixture
 def engine_project(project: Project) -> Iterator[Project]:
-    project.install(str(project.write_package(PACKAGE)))
-    yield project
-    client.stop_engine(str(project.style), wait_s=5)
+    with installed(project, PACKAGE):
+        yield project
 
 
-def bash(project: Project, command: str, session: str) -> dict[str, object]:
-    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
-    payload["tool_input"] = {"command": command}
-    return payload
+bash = shell_call
 
 
 def hook(project: Project, command: str, session: str, env: dict[str, str] | None = None) -> str:
@@ -94,14 +77,8 @@ def test_socket_is_private_and_stop_removes_it(engine_project: Project) -> None:
     wait_engine(engine_project)
     sock = engine_project.style / "engine.sock"
     assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600
-    out = subprocess.run(
-        [sys.executable, "-m", "agentstyle", "engine", "stop"],
-        cwd=engine_project.root,
-        env=clean_env(engine_project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = engine_project.process("engine", "stop", env=ENGINE_ON)
+    assert out.returncode == 0, out.stderr
     assert "stopped" in out.stdout
     assert not sock.exists()
     wait_engine(engine_project, up=False)
@@ -271,14 +248,7 @@ def test_no_engine_without_unix_sockets_still_answers(
 
 
 def _style(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=project.root,
-        env=clean_env(project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return project.process(*args, env=ENGINE_ON, timeout=60)
 
 
 def _served(project: Project) -> int:

@@ -9,40 +9,23 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Project, clean_env, new_session
 
 from agentstyle.runtime import client, enginelog
+from tests.support.engine import installed
+from tests.support.hooks import new_session
+from tests.support.packages import NO_RM_RF, package_text
+from tests.support.project import Project
 
-PACKAGE = """
-spec: style/v0.3
-name: sock
-version: 1.0.0
-description: engine socket tests
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-rf"'
-    text: No recursive deletes.
-"""
+PACKAGE = package_text("sock", NO_RM_RF, description="engine socket tests")
 ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "120"}
 
 
 def engine(project: Project, command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", "engine", command],
-        cwd=project.root,
-        env=clean_env(project.home, ENGINE_ON),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return project.process("engine", command, env=ENGINE_ON, timeout=60)
 
 
 @pytest.fixture
@@ -51,9 +34,8 @@ def deep(tmp_path: Path) -> Iterator[Project]:
     root = tmp_path / ("a-project-folder-with-a-long-name-" * 5) / "proj"
     project = Project(root, tmp_path / "home")
     assert len(str(project.style / "engine.sock")) > 150
-    project.install(str(project.write_package(PACKAGE)))
-    yield project
-    client.stop_engine(str(project.style), wait_s=5)
+    with installed(project, PACKAGE):
+        yield project
 
 
 def test_a_deep_project_gets_a_short_private_socket(deep: Project) -> None:

@@ -15,28 +15,14 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import HookResult, Project, new_session
 
 from agentstyle.runtime import client
+from tests.support.engine import installed, shell_call
+from tests.support.hooks import HookResult, new_session
+from tests.support.packages import NO_RM_RF, TIPS, package_text
+from tests.support.project import Project
 
-PACKAGE = """
-spec: style/v0.3
-name: eng
-version: 1.0.0
-description: engine stall tests
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-rf"'
-    text: No recursive deletes.
-  - id: tips
-    target: tool
-    tool: shell
-    at: before
-    text: Prefer small commands.
-"""
+PACKAGE = package_text("eng", NO_RM_RF, TIPS, description="engine stall tests")
 # `fail: closed` on the same event: a call STYLE cannot evaluate is refused.
 CLOSED = PACKAGE.replace("    action: block\n", "    action: block\n    fail: closed\n")
 ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "120"}
@@ -50,22 +36,17 @@ CLOSED_REASON = (
 
 @pytest.fixture
 def closed(project: Project) -> Iterator[Project]:
-    project.install(str(project.write_package(CLOSED)))
-    yield project
-    client.stop_engine(str(project.style), wait_s=5)
+    with installed(project, CLOSED):
+        yield project
 
 
 @pytest.fixture
 def open_(project: Project) -> Iterator[Project]:
-    project.install(str(project.write_package(PACKAGE)))
-    yield project
-    client.stop_engine(str(project.style), wait_s=5)
+    with installed(project, PACKAGE):
+        yield project
 
 
-def bash(project: Project, command: str, session: str | None = None) -> dict[str, object]:
-    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session or new_session())
-    payload["tool_input"] = {"command": command}
-    return payload
+bash = shell_call
 
 
 def huge(project: Project) -> bytes:

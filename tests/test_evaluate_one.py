@@ -16,43 +16,34 @@ from agentstyle.engine.evaluation import EMITTING, Evaluation
 from agentstyle.engine.recording import record
 from agentstyle.engine.store import Connection, memory_store, replace_policy
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
+from tests.support.packages import NO_RM, TIPS, package_text
 
-PACKAGE = """\
-spec: style/v0.3
-name: one
-version: 1.0.0
-description: one event against a batch
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: No deletes.
-  - id: confirm-push
-    target: tool
-    tool: shell
-    action: ask
-    when: 'tool.input.command shell_regex "^git push"'
-    text: Pushing needs a yes.
-  - id: ls-ok
-    target: tool
-    tool: shell
-    action: allow
-    when: 'tool.input.command shell_regex "^ls"'
-    text: Listing is fine.
-  - id: careful-sudo
-    target: tool
-    tool: shell
-    action: warn
-    when: 'tool.input.command contains "sudo"'
-    text: Careful with sudo.
-  - id: tips
-    target: tool
-    tool: shell
-    at: before
-    text: Prefer small commands.
-"""
+PACKAGE = package_text(
+    "one",
+    NO_RM,
+    """
+- id: confirm-push
+  target: tool
+  tool: shell
+  action: ask
+  when: 'tool.input.command shell_regex "^git push"'
+  text: Pushing needs a yes.
+- id: ls-ok
+  target: tool
+  tool: shell
+  action: allow
+  when: 'tool.input.command shell_regex "^ls"'
+  text: Listing is fine.
+- id: careful-sudo
+  target: tool
+  tool: shell
+  action: warn
+  when: 'tool.input.command contains "sudo"'
+  text: Careful with sudo.
+""",
+    TIPS,
+    description="one event against a batch",
+)
 COMMANDS = [
     "rm x",
     "rm x && git push",

@@ -7,23 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Project, new_session
-
 from agentstyle.engine.store import connect, latest_version, memory_store, migrate, sql
+from tests.support.hooks import new_session
+from tests.support.packages import package_text, shell_rule
+from tests.support.project import Project
 
-PACKAGE = """
-    spec: style/v0.3
-    name: acme
-    version: 1.0.0
-    description: one rule that blocks force pushes
-    rules:
-      - id: no-force-push
-        target: tool
-        tool: shell
-        action: block
-        when: 'tool.input.command shell_regex "^git push .*--force"'
-        text: "STYLE no-force-push: no force pushes."
-"""
+PACKAGE = package_text(
+    "acme",
+    shell_rule("no-force-push", "^git push .*--force", "STYLE no-force-push: no force pushes."),
+    description="one rule that blocks force pushes",
+)
 
 
 def _as_before_010(project: Project, ids: list[int]) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import Project, style_in_process
+from tests.support.cli import style_in_process
+from tests.support.hooks import bash_call
+from tests.support.project import Project
 
 TEAM = """
 spec: style/v0.3
@@ -22,15 +24,7 @@ RULE = "guard-destructive/rm-outside-project"
 
 
 def _decision(p: Project, command: str, call: str) -> str | None:
-    payload = {
-        "session_id": "s1",
-        "cwd": p.root.as_posix(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-    answer = p.hook("PreToolUse", payload).json or {}
+    answer = p.hook("PreToolUse", bash_call(p.root, "s1", command, call)).json or {}
     return (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
 
 

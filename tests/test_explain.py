@@ -4,7 +4,6 @@ payloads."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -13,9 +12,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from conftest import style_in_process
 
 from agentstyle.install.selfprotect import FOLDERS, TEXTS
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import clean_env
 
 REPO = Path(__file__).resolve().parent.parent
 AC_BLOCK = REPO / "datasets" / "packages" / "ac-block"
@@ -30,9 +30,7 @@ AC_BLOCK_WIRE = (
 
 
 def env(home: Path) -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    out.update(HOME=str(home), STYLE_ENGINE="off", PYTHONDONTWRITEBYTECODE="1")
-    return out
+    return clean_env(home)
 
 
 def style(
@@ -44,15 +42,7 @@ def style(
         proc = style_in_process(cwd, cwd.parent / "home", *args)
         assert proc.returncode == code, f"{args}\n{proc.stdout}\n{proc.stderr}"
         return proc
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env(cwd.parent / "home"),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = style_process(cwd, cwd.parent / "home", *args, stdin=stdin)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == code, f"{args}\n{proc.stdout}\n{proc.stderr}"
     return proc

@@ -19,26 +19,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HookResult, new_session
-from test_harness_support import HarnessProject
 
 from agentstyle.harnesses import adapter_for, codex
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.runtime import notified
+from tests.support.harness import HarnessProject
+from tests.support.hooks import HookResult, new_session
+from tests.support.packages import package_text
 
-OPEN = """
-spec: style/v0.3
-name: tips
-version: 0.1.0
-description: one warning on shell calls, nothing that refuses
-rules:
-  - id: careful
-    target: tool
-    tool: shell
-    action: warn
-    when: 'tool.input.command contains "rm "'
-    text: Careful with rm.
-"""
+OPEN = package_text(
+    "tips",
+    """
+- id: careful
+  target: tool
+  tool: shell
+  action: warn
+  when: 'tool.input.command contains "rm "'
+  text: Careful with rm.
+""",
+    description="one warning on shell calls, nothing that refuses",
+    version="0.1.0",
+)
 # The gate event of each harness and its shell-call fixture: every harness has one (a harness
 # added to SUPPORTED fails here until its fixture is named).
 SHELL_FIXTURE = {
@@ -334,25 +335,25 @@ def test_markers_are_pruned(tmp_path: Path) -> None:
 
 # -- style doctor ---------------------------------------------------------------------------------
 
-CLOSED_PROMPT = """
-spec: style/v0.3
-name: mixed
-version: 0.1.0
-description: a prompt gate that must hold, a shell tip that may fail open
-rules:
-  - id: prompt-guard
-    target: event
-    event: prompt.submitted
-    action: block
-    fail: closed
-    when: 'prompt contains "never-typed-by-anyone"'
-    text: Guarded.
-  - id: tip
-    target: tool
-    tool: shell
-    at: before
-    text: Prefer rg.
-"""
+CLOSED_PROMPT = package_text(
+    "mixed",
+    """
+- id: prompt-guard
+  target: event
+  event: prompt.submitted
+  action: block
+  fail: closed
+  when: 'prompt contains "never-typed-by-anyone"'
+  text: Guarded.
+- id: tip
+  target: tool
+  tool: shell
+  at: before
+  text: Prefer rg.
+""",
+    description="a prompt gate that must hold, a shell tip that may fail open",
+    version="0.1.0",
+)
 
 
 def test_doctor_lists_the_weeks_fail_open_answers_per_cause(tmp_path: Path) -> None:

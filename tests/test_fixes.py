@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Project, clean_env, new_session
+from tests.support.environment import clean_env
+from tests.support.hooks import new_session
+from tests.support.project import Project
 
 PACKAGE = r"""
 spec: style/v0.3
@@ -158,14 +160,7 @@ def test_the_history_keeps_both_commands_and_the_outcome_fixed(fixed: Project) -
 
 
 def style_json(project: Project, *args: str) -> dict[str, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args, "--format", "json"],
-        cwd=project.root,
-        env=clean_env(project.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = project.process(*args, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     doc: dict[str, Any] = json.loads(proc.stdout)
     return doc

@@ -12,12 +12,12 @@ committing it.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import style_in_process
+
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import SCRATCH_HOME
 
 REPO = Path(__file__).resolve().parents[1]
 # the seeds' examples and the bundled library
@@ -58,17 +58,9 @@ def run(args: list[str], *, process: bool = False) -> str:
     as `python -m agentstyle` against the same files."""
     env = {"NO_COLOR": "1", "COLUMNS": "200"}
     if process:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("STYLE_")} | env
-        proc = subprocess.run(
-            [sys.executable, "-m", "agentstyle", *args],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        proc = style_process(REPO, SCRATCH_HOME, *args, env=env)
     else:
-        proc = style_in_process(REPO, Path.home(), *args, env=env)
+        proc = style_in_process(REPO, SCRATCH_HOME, *args, env=env)
     return (
         f"$ style {' '.join(args)}\n"
         f"exit {proc.returncode}\n"

@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from test_harness_support import FIXTURES, FOLDER, HARNESSES
 
 from agentstyle.engine.decision import Decision
 from agentstyle.harnesses import (
@@ -27,6 +26,7 @@ from agentstyle.harnesses.facts import codex as codex_facts
 from agentstyle.harnesses.payload import CALL_KEY_FIELD, call_key
 from agentstyle.limits import BUDGET_S, DEADLINE_ENV, DEADLINE_S
 from agentstyle.runtime.hookcall import deadline_seconds
+from tests.support.harness import FIXTURES, FOLDER, HARNESSES
 
 ROOT = "/home/dev/acme-api"
 
@@ -391,3 +391,8 @@ def test_no_two_points_share_a_native_event_except_gemini_after_tool() -> None:
         dupes = {n for n in natives if natives.count(n) > 1}
         assert dupes == ({"AfterTool"} if harness == "gemini-cli" else set()), harness
     assert list(itertools.chain(*cursor.SPEC.routes.values()))
+
+
+def test_every_harness_has_fixtures() -> None:
+    for harness in HARNESSES:
+        assert list((FIXTURES / FOLDER[harness]).glob("*.json")), harness

@@ -9,8 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
-from conftest import new_session
-from test_harness_support import DATA, HarnessProject
+from tests.support.harness import DATA, HarnessProject
+from tests.support.hooks import new_session
 
 RM = "STYLE no-rm-rf: recursive deletes are blocked; use 'cargo clean'."
 

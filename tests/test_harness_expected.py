@@ -30,10 +30,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from conftest import new_session
-from test_harness_support import DATA, FIXTURES, HarnessProject
 
 from agentstyle.harnesses import cursor
+from tests.support.harness import DATA, FIXTURES, HarnessProject
+from tests.support.hooks import new_session
 
 EXPECTED_MD = FIXTURES / "expected-outputs.md"
 FOLDERS = {"codex": "codex", "cursor": "cursor", "gemini": "gemini-cli"}

@@ -7,25 +7,26 @@ import json
 from pathlib import Path
 
 import pytest
-from test_harness_support import HarnessProject
 
 from agentstyle.harnesses import SUPPORTED
 from agentstyle.harnesses.facts import spec_for
+from tests.support.harness import HarnessProject
+from tests.support.packages import package_text
 
-CLOSED = """
-spec: style/v0.3
-name: closed
-version: 0.1.0
-description: a gate that must hold when STYLE fails
-rules:
-  - id: no-force
-    target: tool
-    tool: shell
-    action: block
-    fail: closed
-    when: 'tool.input.command contains "--force"'
-    text: No force.
-"""
+CLOSED = package_text(
+    "closed",
+    """
+- id: no-force
+  target: tool
+  tool: shell
+  action: block
+  fail: closed
+  when: 'tool.input.command contains "--force"'
+  text: No force.
+""",
+    description="a gate that must hold when STYLE fails",
+    version="0.1.0",
+)
 OPEN = CLOSED.replace("    fail: closed\n", "")
 
 

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_harness_support import CONFIG, DATA, HARNESSES, HarnessProject
 
 from agentstyle.harnesses.install import is_style_command
 from agentstyle.install.hookcommand import hook_command
+from tests.support.harness import CONFIG, DATA, HARNESSES, HarnessProject
+from tests.support.packages import package_text
 
 CONFIGS = DATA / "configs"
 PYTHON = Path(sys.executable).absolute().as_posix()
@@ -282,18 +283,20 @@ def test_requires_harnesses_refuses_an_older_client(tmp_path: Path) -> None:
     """`requires.harnesses` against the client's `--version` (a fake codex on PATH)."""
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     pkg = p.write_package(
-        """
-        spec: style/v0.3
-        name: needs-new
-        version: 0.1.0
-        description: needs codex 0.145
-        requires:
-          harnesses:
-            codex: ">=0.145.0"
-        rules:
-          - id: brief
-            text: Hello.
-        """
+        package_text(
+            "needs-new",
+            """
+- id: brief
+  text: Hello.
+""",
+            description="needs codex 0.145",
+            version="0.1.0",
+            head="""
+requires:
+  harnesses:
+    codex: ">=0.145.0"
+""",
+        )
     )
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -341,7 +344,7 @@ def test_gemini_settings_with_comments_come_back_byte_for_byte(
 ) -> None:
     """Gemini CLI reads `settings.json` with its comments: install keeps every one, and
     uninstall gives the file back exactly."""
-    from test_jsonc import comment_texts, gemini_reads
+    from tests.support.jsondocs import comment_texts, gemini_reads
 
     config = project.config("gemini-cli")
     config.parent.mkdir(parents=True)

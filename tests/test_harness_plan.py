@@ -7,86 +7,87 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from test_harness_support import HARNESSES
 
 from agentstyle.policy.compile import compile_policy, load_and_validate
+from tests.support.harness import HARNESSES
+from tests.support.packages import package_text
 
-PACKAGE = """
-spec: style/v0.3
-name: p
-version: 0.1.0
-description: every plan status
-rules:
-  - id: brief
-    target: system
-    text: Hello.
-  - id: static-tone
-    target: system
-    mode: replace
-    text: Answer in short sentences.
-  - id: push-ask
-    target: tool
-    tool: shell
-    action: ask
-    fallback: degrade
-    text: Sure?
-  - id: edit-ask
-    target: tool
-    tool: file.edit
-    action: ask
-    fallback: degrade
-    text: Sure?
-  - id: edit-ask-strict
-    target: tool
-    tool: file.edit
-    action: ask
-    text: Sure?
-  - id: closed-ask
-    target: tool
-    tool: shell
-    action: ask
-    fail: closed
-    fallback: degrade
-    text: Sure?
-  - id: closed-mixed
-    target: tool
-    tool: [shell, file.edit]
-    action: block
-    fail: closed
-    text: No.
-  - id: pre-warn
-    target: tool
-    tool: shell
-    at: before
-    action: warn
-    text: Careful.
-  - id: prompt-inject
-    target: event
-    event: prompt.submitted
-    text: Context.
-  - id: prompt-inject-skip
-    target: event
-    event: prompt.submitted
-    fallback: skip
-    text: Context.
-  - id: failed-note
-    target: event
-    event: tool.failed
-    text: It failed.
-  - id: sub-start
-    target: event
-    event: subagent.start
-    text: Child context.
-  - id: compact-warn
-    target: event
-    event: compact
-    action: warn
-    text: Compacting.
-  - id: gemini-only
-    when:
-      harness: [gemini-cli]
-    text: Hi Gemini.
-"""
+PACKAGE = package_text(
+    "p",
+    """
+- id: brief
+  target: system
+  text: Hello.
+- id: static-tone
+  target: system
+  mode: replace
+  text: Answer in short sentences.
+- id: push-ask
+  target: tool
+  tool: shell
+  action: ask
+  fallback: degrade
+  text: Sure?
+- id: edit-ask
+  target: tool
+  tool: file.edit
+  action: ask
+  fallback: degrade
+  text: Sure?
+- id: edit-ask-strict
+  target: tool
+  tool: file.edit
+  action: ask
+  text: Sure?
+- id: closed-ask
+  target: tool
+  tool: shell
+  action: ask
+  fail: closed
+  fallback: degrade
+  text: Sure?
+- id: closed-mixed
+  target: tool
+  tool: [shell, file.edit]
+  action: block
+  fail: closed
+  text: No.
+- id: pre-warn
+  target: tool
+  tool: shell
+  at: before
+  action: warn
+  text: Careful.
+- id: prompt-inject
+  target: event
+  event: prompt.submitted
+  text: Context.
+- id: prompt-inject-skip
+  target: event
+  event: prompt.submitted
+  fallback: skip
+  text: Context.
+- id: failed-note
+  target: event
+  event: tool.failed
+  text: It failed.
+- id: sub-start
+  target: event
+  event: subagent.start
+  text: Child context.
+- id: compact-warn
+  target: event
+  event: compact
+  action: warn
+  text: Compacting.
+- id: gemini-only
+  when:
+    harness: [gemini-cli]
+  text: Hi Gemini.
+""",
+    description="every plan status",
+    version="0.1.0",
+)
 
 # harness → rule → (status, reason prefix or None)
 EXPECTED: dict[str, dict[str, tuple[str, str | None]]] = {

@@ -20,31 +20,34 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, new_session, style_in_process
-from test_harness_support import HarnessProject
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded
 from agentstyle.harnesses import SUPPORTED
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.selfprotect import plan_packages
+from tests.support.cli import style_in_process
+from tests.support.harness import HarnessProject
+from tests.support.hooks import new_session
+from tests.support.packages import package_text
+from tests.support.project import Project
 
 PACKAGE = "tests-before-stop"
 
-FAILURES_PKG = """
-spec: style/v0.3
-name: retry
-version: 0.1.0
-description: stop a tool that keeps failing
-rules:
-  - id: third-try
-    target: tool
-    tool: shell
-    action: block
-    reason: two failures in a row of the same tool
-    when: 'state.failures >= 2'
-    text: "STYLE third-try: this command failed twice; read the error first."
-"""
+FAILURES_PKG = package_text(
+    "retry",
+    """
+- id: third-try
+  target: tool
+  tool: shell
+  action: block
+  reason: two failures in a row of the same tool
+  when: 'state.failures >= 2'
+  text: "STYLE third-try: this command failed twice; read the error first."
+""",
+    description="stop a tool that keeps failing",
+    version="0.1.0",
+)
 
 
 class Session:
@@ -350,31 +353,28 @@ def test_the_history_fields_are_unavailable_at_a_session_start(tmp_path: Path) -
     ) in codes
 
 
+def _stop_gate(when: str, text: str) -> str:
+    """A rule that blocks the stop when `when` holds, saying `text`."""
+    return (
+        f"- id: gate\n  target: event\n  event: stop\n  action: block\n"
+        f"  when: '{when}'\n  text: {json.dumps(text)}\n"
+    )
+
+
 def test_shell_regex_reads_a_command_list_at_stop(tmp_path: Path) -> None:
     """`shell_regex` on a history list is not `field-never-present` (it reads the list, not
     the event's shell commands), and a stop reason naming the list stays under T005."""
+    edited = "state.files_edited exists and not"
     found = _validate(
         tmp_path,
-        """
-        - id: gate
-          target: event
-          event: stop
-          action: block
-          when: 'state.files_edited exists and not state.commands_since_edit shell_regex "^pytest"'
-          text: "Edited {{event.state.files_edited}}; run pytest."
-        """,
+        _stop_gate(
+            f'{edited} state.commands_since_edit shell_regex "^pytest"',
+            "Edited {{event.state.files_edited}}; run pytest.",
+        ),
     )
     assert found == []
     found = _validate(
-        tmp_path,
-        """
-        - id: gate
-          target: event
-          event: stop
-          action: block
-          when: 'state.files_edited exists and not shell.commands shell_regex "^pytest"'
-          text: "Run pytest."
-        """,
+        tmp_path, _stop_gate(f'{edited} shell.commands shell_regex "^pytest"', "Run pytest.")
     )
     assert [d["code"] for d in found] == ["field-unavailable"]
 

@@ -14,26 +14,30 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import CROWD_ENV, CROWD_TIMEOUT_S, Project, feed, finish, new_session
 
-PKG = """
-spec: style/v0.3
-name: busy
-version: 0.1.0
-description: parallel tool calls
-rules:
-  - id: tips
-    target: tool
-    tool: shell
-    at: before
-    text: "Prefer rg over grep."
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-[a-zA-Z]*r[a-zA-Z]*f"'
-    text: "Do not run rm -rf."
-"""
+from tests.support.environment import CROWD_ENV, CROWD_TIMEOUT_S
+from tests.support.hooks import feed, finish, new_session
+from tests.support.packages import package_text
+from tests.support.project import Project
+
+PKG = package_text(
+    "busy",
+    """
+- id: tips
+  target: tool
+  tool: shell
+  at: before
+  text: "Prefer rg over grep."
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm .*-[a-zA-Z]*r[a-zA-Z]*f"'
+  text: "Do not run rm -rf."
+""",
+    description="parallel tool calls",
+    version="0.1.0",
+)
 
 TIPS = (
     '{"hookSpecificOutput":{"hookEventName":"PreToolUse",'

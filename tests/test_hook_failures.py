@@ -21,39 +21,42 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import HookResult, Project, clean_env, feed, finish, lock_held, new_session
 
 from agentstyle.limits import DEADLINE_ENV
 from agentstyle.runtime import hookcall
+from tests.support.environment import clean_env
+from tests.support.hooks import HookResult, feed, finish, lock_held, new_session
+from tests.support.packages import package_text
+from tests.support.project import Project
 
-OPEN_PKG = """
-spec: style/v0.3
-name: open
-version: 0.1.0
-description: fail open
-rules:
-  - id: tips
-    target: tool
-    tool: shell
-    at: before
-    text: "Prefer rg over grep."
-"""
+OPEN_PKG = package_text(
+    "open",
+    """
+- id: tips
+  target: tool
+  tool: shell
+  at: before
+  text: "Prefer rg over grep."
+""",
+    description="fail open",
+    version="0.1.0",
+)
 
 # `fail: closed` protects the whole native event, whether or not `when` would match.
-CLOSED_PKG = """
-spec: style/v0.3
-name: closed
-version: 0.1.0
-description: fail closed
-rules:
-  - id: guard
-    target: tool
-    tool: shell
-    action: block
-    fail: closed
-    when: 'tool.input.command contains "never-typed-by-anyone"'
-    text: "Guarded."
-"""
+CLOSED_PKG = package_text(
+    "closed",
+    """
+- id: guard
+  target: tool
+  tool: shell
+  action: block
+  fail: closed
+  when: 'tool.input.command contains "never-typed-by-anyone"'
+  text: "Guarded."
+""",
+    description="fail closed",
+    version="0.1.0",
+)
 
 CLOSED_REASON = (
     "STYLE could not evaluate policy ({cause}); the call is refused because a rule requires it."

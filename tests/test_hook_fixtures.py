@@ -17,7 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from conftest import CROWD_ENV, DATA, FIXTURES, Project, fixture_names, new_session
+
+from tests.support.environment import CROWD_ENV
+from tests.support.hooks import DATA, FIXTURES, fixture_names, new_session
+from tests.support.project import Project
 
 EXPECTED_MD = FIXTURES.parent / "expected-outputs.md"
 
@@ -198,8 +201,8 @@ def _run_variant(tmp_path_factory: pytest.TempPathFactory, variant: str) -> dict
         calls.append((str(payload["hook_event_name"]), payload))
     out: dict[str, Any] = {"project": project}
     # The answers are under test here, not the deadlines (test_hook_failures): the crowd gets
-    # room (conftest.CROWD_DEADLINE_S), and so does SessionEnd, whose 1.35 s a busy machine
-    # spends starting the hook.
+    # room (support.environment CROWD_DEADLINE_S), and so does SessionEnd, whose 1.35 s a busy
+    # machine spends starting the hook.
     out.update(zip(names, project.hooks_parallel(calls), strict=True))
     if ALONE in GOLDEN[variant]:
         payload = project.payload(ALONE, session_id=new_session())

@@ -18,176 +18,182 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HookResult, Project, new_session, run_all
 
 from agentstyle.install.selfprotect import FOLDERS, TEXTS
 from agentstyle.vocabulary import estimate_tokens
+from tests.support.hooks import HookResult, new_session, run_all
+from tests.support.packages import package_text
+from tests.support.project import Project
 
 FOLDERS_TEXT = TEXTS[FOLDERS]
 
-SESSIONS_PKG = """
-spec: style/v0.3
-name: sessions
-version: 0.1.0
-description: dedup scopes
-rules:
-  - id: brief
-    target: system
-    text: "BRIEF: keep answers short."
-  - id: once
-    target: system
-    reinject_on_compact: false
-    sources: [startup, resume, clear, compact]
-    text: "ONCE: this is a monorepo."
-  - id: tool-reinject
-    target: tool
-    tool: shell
-    at: before
-    reinject_on_compact: true
-    when: 'tool.input.command starts_with "ls"'
-    text: "TOOL-R: ls output is long."
-  - id: tool-once
-    target: tool
-    tool: shell
-    at: before
-    when: 'tool.input.command starts_with "ls"'
-    text: "TOOL-1: use rg for search."
-  - id: per-turn
-    target: tool
-    tool: shell
-    at: before
-    repeat: turn
-    reason: once per turn is enough
-    when: 'tool.input.command starts_with "cat"'
-    text: "TURN: prefer head over cat."
-"""
+SESSIONS_PKG = package_text(
+    "sessions",
+    """
+- id: brief
+  target: system
+  text: "BRIEF: keep answers short."
+- id: once
+  target: system
+  reinject_on_compact: false
+  sources: [startup, resume, clear, compact]
+  text: "ONCE: this is a monorepo."
+- id: tool-reinject
+  target: tool
+  tool: shell
+  at: before
+  reinject_on_compact: true
+  when: 'tool.input.command starts_with "ls"'
+  text: "TOOL-R: ls output is long."
+- id: tool-once
+  target: tool
+  tool: shell
+  at: before
+  when: 'tool.input.command starts_with "ls"'
+  text: "TOOL-1: use rg for search."
+- id: per-turn
+  target: tool
+  tool: shell
+  at: before
+  repeat: turn
+  reason: once per turn is enough
+  when: 'tool.input.command starts_with "cat"'
+  text: "TURN: prefer head over cat."
+""",
+    description="dedup scopes",
+    version="0.1.0",
+)
 
-REFRESH_PKG = """
-spec: style/v0.3
-name: refresh
-version: 0.1.0
-description: refresh every N prompts
-rules:
-  - id: sys-refresh
-    target: system
-    refresh: 3
-    reason: long sessions drift
-    text: "SYS: plans have at most five steps."
-  - id: plan-refresh
-    target: event
-    event: prompt.submitted
-    refresh: 2
-    reason: remind about the plan format while planning
-    when: 'prompt contains "plan"'
-    text: "PLAN: number the steps."
-"""
+REFRESH_PKG = package_text(
+    "refresh",
+    """
+- id: sys-refresh
+  target: system
+  refresh: 3
+  reason: long sessions drift
+  text: "SYS: plans have at most five steps."
+- id: plan-refresh
+  target: event
+  event: prompt.submitted
+  refresh: 2
+  reason: remind about the plan format while planning
+  when: 'prompt contains "plan"'
+  text: "PLAN: number the steps."
+""",
+    description="refresh every N prompts",
+    version="0.1.0",
+)
 
-GATES_PKG = """
-spec: style/v0.3
-name: gates
-version: 0.1.0
-description: verdict precedence
-rules:
-  - id: no-root
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command contains " /"'
-    text: "Do not touch the filesystem root."
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    priority: 90
-    when: 'tool.input.command contains "rm -rf"'
-    text: "Do not run rm -rf."
-  - id: shell-tips
-    target: tool
-    tool: shell
-    at: before
-    text: "Prefer trash over rm."
-  - id: rm-warn
-    target: tool
-    tool: shell
-    at: before
-    action: warn
-    when: 'tool.input.command contains "rm"'
-    text: "STYLE: rm deletes for good."
-  - id: push-ask
-    target: tool
-    tool: shell
-    action: ask
-    when: 'tool.input.command shell_regex "^git push"'
-    text: "STYLE: confirm this push."
-  - id: git-allow
-    target: tool
-    tool: shell
-    action: allow
-    when: 'tool.input.command shell_regex "^git "'
-    text: "STYLE: git is pre-approved."
-  - id: done-check
-    target: event
-    event: stop
-    action: block
-    when: 'response.text contains "not run"'
-    text: "Run the tests first."
-  - id: sub-done-check
-    target: event
-    event: subagent.stop
-    action: block
-    when: 'response.text contains "not run"'
-    text: "Subagent: run the tests first."
-"""
+GATES_PKG = package_text(
+    "gates",
+    """
+- id: no-root
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command contains " /"'
+  text: "Do not touch the filesystem root."
+- id: no-rm
+  target: tool
+  tool: shell
+  action: block
+  priority: 90
+  when: 'tool.input.command contains "rm -rf"'
+  text: "Do not run rm -rf."
+- id: shell-tips
+  target: tool
+  tool: shell
+  at: before
+  text: "Prefer trash over rm."
+- id: rm-warn
+  target: tool
+  tool: shell
+  at: before
+  action: warn
+  when: 'tool.input.command contains "rm"'
+  text: "STYLE: rm deletes for good."
+- id: push-ask
+  target: tool
+  tool: shell
+  action: ask
+  when: 'tool.input.command shell_regex "^git push"'
+  text: "STYLE: confirm this push."
+- id: git-allow
+  target: tool
+  tool: shell
+  action: allow
+  when: 'tool.input.command shell_regex "^git "'
+  text: "STYLE: git is pre-approved."
+- id: done-check
+  target: event
+  event: stop
+  action: block
+  when: 'response.text contains "not run"'
+  text: "Run the tests first."
+- id: sub-done-check
+  target: event
+  event: subagent.stop
+  action: block
+  when: 'response.text contains "not run"'
+  text: "Subagent: run the tests first."
+""",
+    description="verdict precedence",
+    version="0.1.0",
+)
 
-BUDGET_PKG = """
-spec: style/v0.3
-name: budget
-version: 0.1.0
-description: budget cuts
+BUDGET_PKG = package_text(
+    "budget",
+    """
+- id: b-low
+  target: tool
+  tool: web.fetch
+  at: before
+  priority: 10
+  text: "LOW: {pad}"
+- id: b-mid
+  target: tool
+  tool: web.fetch
+  at: before
+  priority: 50
+  text: "MID: {pad}"
+- id: b-high
+  target: tool
+  tool: web.fetch
+  at: before
+  priority: 90
+  text: "HIGH: {pad}"
+- id: b-trunc
+  target: tool
+  tool: file.read
+  at: before
+  max_tokens: 30
+  text: "TRUNC: mode={{{{harness.permission_mode}}}}"
+""",
+    description="budget cuts",
+    version="0.1.0",
+    head="""
 budget:
   per_event: 100
-rules:
-  - id: b-low
-    target: tool
-    tool: web.fetch
-    at: before
-    priority: 10
-    text: "LOW: {pad}"
-  - id: b-mid
-    target: tool
-    tool: web.fetch
-    at: before
-    priority: 50
-    text: "MID: {pad}"
-  - id: b-high
-    target: tool
-    tool: web.fetch
-    at: before
-    priority: 90
-    text: "HIGH: {pad}"
-  - id: b-trunc
-    target: tool
-    tool: file.read
-    at: before
-    max_tokens: 30
-    text: "TRUNC: mode={{{{harness.permission_mode}}}}"
-""".format(pad="x" * 150)
+""",
+).format(pad="x" * 150)
 
-FENCE_PKG = """
-spec: style/v0.3
-name: fence
-version: 0.1.0
-description: untrusted event content
+FENCE_PKG = package_text(
+    "fence",
+    """
+- id: review-write
+  target: tool
+  tool: file.write
+  at: before
+  max_tokens: 2000
+  text: "Review this write: {{event.tool.input.content}}"
+""",
+    description="untrusted event content",
+    version="0.1.0",
+    head="""
 budget:
   per_event: 4000
-rules:
-  - id: review-write
-    target: tool
-    tool: file.write
-    at: before
-    max_tokens: 2000
-    text: "Review this write: {{event.tool.input.content}}"
-"""
+""",
+)
 
 
 def texts(result: HookResult) -> list[str]:

@@ -7,16 +7,13 @@ fed Claude Code payloads through the real evaluator (inside a rolled-back transa
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import style_in_process
 
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.decision import Decision
@@ -29,6 +26,10 @@ from agentstyle.imports.formats import slug
 from agentstyle.imports.importer import import_rules
 from agentstyle.imports.manifest import plan_manifest
 from agentstyle.policy.compile import load_and_validate
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import SCRATCH_HOME
+from tests.support.hooks import bash_call
+from tests.support.project import Project
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "datasets" / "imports"
@@ -38,8 +39,15 @@ CWD = "/home/dev/acme-api"
 
 def style_import(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """`style import` is about the files it writes and what it says: its real code, run in
-    this process (the user's HOME, nothing of STYLE's in the environment)."""
-    return style_in_process(cwd, Path.home(), "import", *args)
+    this process (an empty HOME, nothing of STYLE's in the environment)."""
+    return style_in_process(cwd, SCRATCH_HOME, "import", *args)
+
+
+def import_report(fmt: str, source: Path, tmp: Path) -> Any:
+    """Run `style import` into `tmp/pkg`, require success, and read its JSON report."""
+    proc = style_import(fmt, str(source), "--into", "pkg", "--format", "json", cwd=tmp)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
 
 
 def imported(fmt: str, source: Path, tmp: Path, *extra: str) -> Path:
@@ -104,23 +112,17 @@ def test_oh_my_pi_sample(tmp_path: Path, policy: Any) -> None:
     pkg = imported("oh-my-pi", SAMPLES / "oh-my-pi" / ".omp" / "rules", tmp_path)
     assert_clean(pkg)
     p = policy(pkg)
+
+    def edit_lib(new: str) -> Any:
+        return p.tool(
+            "PostToolUse", "Edit", file_path=path("src/lib.rs"), old_string="x", new_string=new
+        )
+
     # interruptMode never: the tool runs, the reminder comes with its result.
-    d, fired = p.tool(
-        "PostToolUse",
-        "Edit",
-        file_path=path("src/lib.rs"),
-        old_string="x",
-        new_string="let v = parse(s).unwrap();",
-    )
+    d, fired = edit_lib("let v = parse(s).unwrap();")
     assert fired == {"oh-my-pi/no-unwrap"} and d.verdict is None
     assert "Don't use .unwrap()" in "\n".join(d.contexts)
-    _, fired = p.tool(
-        "PostToolUse",
-        "Edit",
-        file_path=path("src/lib.rs"),
-        old_string="x",
-        new_string="let v = parse(s)?;",
-    )
+    _, fired = edit_lib("let v = parse(s)?;")
     assert fired == set()
     _, fired = p.tool("PostToolUse", "Write", file_path=path("notes.md"), content="x.unwrap()")
     assert fired == set()
@@ -173,17 +175,7 @@ def test_oh_my_pi_rule_file_reads_as_written(tmp_path: Path) -> None:
 
 
 def test_cursor_sample(tmp_path: Path, policy: Any) -> None:
-    proc = style_import(
-        "cursor",
-        str(SAMPLES / "cursor/.cursor/rules"),
-        "--into",
-        "pkg",
-        "--format",
-        "json",
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = import_report("cursor", SAMPLES / "cursor/.cursor/rules", tmp_path)
     pkg = tmp_path / "pkg"
     assert_clean(pkg)
     rows = {r["id"]: r for r in report["rows"]}
@@ -377,17 +369,7 @@ def test_reimport_is_idempotent(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg"
     files = sorted(p for p in pkg.rglob("*") if p.is_file())
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files}
-    proc = style_import(
-        "claude-permissions",
-        str(SAMPLES / "claude-code/settings.json"),
-        "--into",
-        "pkg",
-        "--format",
-        "json",
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = import_report("claude-permissions", SAMPLES / "claude-code/settings.json", tmp_path)
     assert {r["status"] for r in report["rows"]} == {"unchanged"}
     assert report["manifest"] == "present"
     assert report["totals"]["unchanged"] == len(report["rows"]) == 12
@@ -705,16 +687,7 @@ def test_oh_my_pi_edge_mappings(tmp_path: Path) -> None:
 
 
 def style_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    env["STYLE_ENGINE"] = "off"
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return style_process(cwd, None, *args, timeout=300)
 
 
 def test_hookify_examples_import_validate_and_fire(tmp_path: Path) -> None:
@@ -749,27 +722,9 @@ def test_hookify_rule_refuses_through_the_installed_hook(tmp_path: Path) -> None
     proc = style_import("hookify", ".", "--into", "guards", cwd=project)  # finds .claude/
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert style_cli("install", "guards", cwd=project).returncode == 0
-    payload = {
-        "session_id": "s1",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "cd build && rm -rf ./out"},
-        "tool_use_id": "toolu_1",
-    }
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    env["STYLE_ENGINE"] = "off"
-    hook = subprocess.run(
-        [sys.executable, "-m", "agentstyle.hook", "--harness", "claude-code", "--event",
-         "PreToolUse"],
-        input=json.dumps(payload),
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )  # fmt: skip
-    answer = json.loads(hook.stdout)["hookSpecificOutput"]
+    payload = bash_call(project, "s1", "cd build && rm -rf ./out", "toolu_1")
+    hook = Project(project, tmp_path / "proj-home").hook("PreToolUse", payload)
+    answer = (hook.json or {})["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
     assert "Dangerous rm command detected!" in answer["permissionDecisionReason"]
 

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import style_process
+
 
 def style(cwd: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = style_process(cwd, None, *args)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == code, f"{args}\n{proc.stdout}\n{proc.stderr}"
     return proc

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import style_in_process
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.engine.locking import FileLock
@@ -28,6 +27,8 @@ from agentstyle.install.filechanges import relative
 from agentstyle.install.hookcommand import hook_command, quoted
 from agentstyle.install.install import _created, engine_free_store, install, uninstall
 from agentstyle.install.lockfile import HarnessInstall
+from tests.support.cli import style_in_process
+from tests.support.environment import clean_env
 
 DATA = Path(__file__).resolve().parent / "data" / "install"
 PYTHON = Path(sys.executable).absolute().as_posix()
@@ -54,15 +55,9 @@ class Scratch:
         return name
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-        env.update(
-            HOME=str(self.home),
-            # a fake `claude` first, then STYLE's scripts as an installed STYLE puts them on PATH
-            PATH=os.pathsep.join([str(self.bin), str(Path(sys.executable).parent)]),
-            PYTHONDONTWRITEBYTECODE="1",
-            STYLE_ENGINE="off",
-        )
-        return env
+        # a fake `claude` first, then STYLE's scripts as an installed STYLE puts them on PATH
+        path = os.pathsep.join([str(self.bin), str(Path(sys.executable).parent)])
+        return clean_env(self.home, {"PATH": path})
 
     def style(self, *args: str, code: int | None = 0) -> subprocess.CompletedProcess[str]:
         # install is about the files it writes and what it says: its real code runs in this

@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 import pytest
-from test_jsonedit import GROUPS, dump, is_ours, random_document, random_style
 
 from agentstyle.configfiles.hookconfig import (
     ensure_key,
@@ -32,67 +31,20 @@ from agentstyle.configfiles.jsonedit import (
 )
 from agentstyle.configfiles.jsonspans import parse_document
 from agentstyle.harnesses import adapter_for
+from tests.support.jsondocs import (
+    GEMINI,
+    GROUPS,
+    comment_texts,
+    dump,
+    gemini_reads,
+    is_ours,
+    random_document,
+    random_style,
+)
 
-GEMINI = adapter_for("gemini-cli").config_dialect()
 # The editor with comments and a byte order mark both read (no client has this pair; it puts
 # the BOM through the comment-aware code paths).
 COMMENTS_AND_BOM = Dialect(client="test", comments=True, bom=True)
-
-
-# JavaScript's `\s`, which strip-json-comments 3.1.1 leaves in place when it blanks a comment.
-JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
-
-
-def _blank(comment: str) -> str:
-    return "".join(ch if JS_SPACE.match(ch) else " " for ch in comment)
-
-
-def gemini_reads(text: str) -> Any:
-    """What Gemini CLI's settings loader makes of `text`: strip-json-comments 3.1.1 blanks each
-    comment outside strings but JavaScript's whitespace (a line comment ends at "\\n", an
-    unclosed block comment runs to the end), then strict JSON. Raises ValueError where Gemini
-    CLI reports an error."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        ch = text[i]
-        if in_string:
-            out.append(ch)
-            if ch == "\\":
-                out.append(text[i + 1 : i + 2])
-                i += 2
-                continue
-            in_string = ch != '"'
-            i += 1
-            continue
-        if text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out.append(_blank(text[i:end]))
-            i = end
-        elif text.startswith("/*", i):
-            close = text.find("*/", i + 2)
-            end = n if close < 0 else close + 2
-            out.append(_blank(text[i:end]))
-            i = end
-        else:
-            in_string = ch == '"'
-            out.append(ch)
-            i += 1
-    stripped = "".join(out)
-    if stripped.startswith("\ufeff"):
-        raise ValueError("JSON.parse does not skip a byte order mark")
-    return json.loads(stripped, parse_constant=_no_constant)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"`{name}` is not JSON")
-
-
-def comment_texts(text: str, dialect: Dialect = GEMINI) -> list[str]:
-    doc = parse_document(text, dialect=dialect)
-    return [text[c.start : c.end] for c in doc.comments]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,42 +10,39 @@ import json
 from pathlib import Path
 
 import pytest
-from layer_support import Machine
+
+from tests.support.layers import Machine
+from tests.support.packages import no_rm, package_text
 
 PROMPT = "UserPromptSubmit.json"
 RM = "PreToolUse.bash-rm-rf.json"
 
-MINE = """
-spec: style/v0.3
-name: mine
-version: 1.0.0
-description: the user's own rules
-rules:
-  - id: personal-note
-    target: event
-    event: prompt.submitted
-    when: 'prompt contains "tests"'
-    text: "USER: I like small commits."
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "USER no-rm: I never delete from an agent."
-"""
+MINE = package_text(
+    "mine",
+    """
+- id: personal-note
+  target: event
+  event: prompt.submitted
+  when: 'prompt contains "tests"'
+  text: "USER: I like small commits."
+""",
+    no_rm("USER no-rm: I never delete from an agent."),
+    description="the user's own rules",
+)
 
-TEAM = """
-spec: style/v0.3
-name: team
-version: 1.0.0
+TEAM = package_text(
+    "team",
+    """
+- id: brief
+  target: event
+  event: prompt.submitted
+  when: 'prompt contains "tests"'
+  text: "PROJECT: cargo test --all."
+""",
+    head="""
 description: the project's rules
-rules:
-  - id: brief
-    target: event
-    event: prompt.submitted
-    when: 'prompt contains "tests"'
-    text: "PROJECT: cargo test --all."
-"""
+""",
+)
 
 
 @pytest.fixture

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import style_in_process
+
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import SCRATCH_HOME
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = REPO / "agentstyle" / "library"
@@ -37,18 +38,11 @@ MIN_CASES = 6
 
 
 def style(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=300,
-        check=False,
-    )
+    return style_process(REPO, SCRATCH_HOME, *args, timeout=300)
 
 
 def style_json(*args: str) -> tuple[int, Any]:
-    done = style_in_process(REPO, Path.home(), *args, "--format", "json")
+    done = style_in_process(REPO, SCRATCH_HOME, *args, "--format", "json")
     try:
         return done.returncode, json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -203,11 +197,5 @@ def test_commands_take_a_bundled_package_by_name(tmp_path: Path) -> None:
         ("plan", "guard-destructive", "--harness", "codex"),
         ("test", "project-brief"),
     ):
-        proc = subprocess.run(
-            [sys.executable, "-m", "agentstyle", *args],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        proc = style_process(tmp_path, None, *args)
         assert proc.returncode == 0, (args, proc.stdout, proc.stderr)

@@ -10,47 +10,41 @@ import json
 from pathlib import Path
 
 import pytest
-from layer_support import ORG, Machine
 
 from agentstyle.harnesses.install import is_style_command
+from tests.support.layers import ORG, Machine
+from tests.support.packages import package_text, shell_rule
 
 RM = "PreToolUse.bash-rm-rf.json"
 
 # A project package of the organisation's name, its rule of the same id letting deletes through.
-IMPOSTOR = """
-spec: style/v0.3
-name: org
-version: 2.0.0
+IMPOSTOR = package_text(
+    "org",
+    shell_rule("no-rm", "^rm ", "deletes are fine here", action="allow", mode="replace"),
+    version="2.0.0",
+    head="""
 description: a project's copy that tries to stand in for the organisation's
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: allow
-    mode: replace
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "deletes are fine here"
-"""
+""",
+)
 
 # A project package of its own name that allows deletes outright.
-ALLOWER = """
-spec: style/v0.3
-name: lenient
-version: 1.0.0
-description: allows what it can
-rules:
-  - id: rm-ok
-    target: tool
-    tool: shell
-    action: allow
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "deletes are pre-approved"
-  - id: note
-    target: event
-    event: prompt.submitted
-    when: 'prompt contains "tests"'
-    text: "PROJECT: run the tests."
-"""
+ALLOWER = package_text(
+    "lenient",
+    """
+- id: rm-ok
+  target: tool
+  tool: shell
+  action: allow
+  when: 'tool.input.command shell_regex "^rm "'
+  text: "deletes are pre-approved"
+- id: note
+  target: event
+  event: prompt.submitted
+  when: 'prompt contains "tests"'
+  text: "PROJECT: run the tests."
+""",
+    description="allows what it can",
+)
 
 
 @pytest.fixture
@@ -137,19 +131,11 @@ def test_style_allow_cannot_lift_a_managed_refusal(machine: Machine) -> None:
     assert machine.project.scalar("SELECT count(*) FROM allowance_uses") == 0
 
 
-SHRED = """
-spec: style/v0.3
-name: careful
-version: 1.0.0
-description: the project's own block
-rules:
-  - id: no-shred
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^shred "'
-    text: "PROJECT no-shred"
-"""
+SHRED = package_text(
+    "careful",
+    shell_rule("no-shred", "^shred ", "PROJECT no-shred"),
+    description="the project's own block",
+)
 
 
 def test_the_same_allowance_lifts_a_project_rule(machine: Machine) -> None:

@@ -14,26 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, REPO, HookResult, Project, _encode, clean_env, finish
 
 from agentstyle.harnesses import adapter_for, claude_code, codex, gemini_cli, written
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.install import plugin
 from agentstyle.install.hookcommand import MISSING
+from tests.support.environment import REPO, clean_env
+from tests.support.hooks import FIXTURES, HookResult, encode, finish
+from tests.support.packages import no_rm, package_text
+from tests.support.project import Project
 
-RM = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: no rm
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: PLUGIN-BLOCK no rm here
-"""
+RM = package_text(
+    "house",
+    no_rm("PLUGIN-BLOCK no rm here"),
+    description="no rm",
+)
 
 
 def committed(rel: str) -> dict[str, Any]:
@@ -119,7 +114,7 @@ def run_plugin_hook(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    return finish(proc, _encode(payload))
+    return finish(proc, encode(payload))
 
 
 def payload(fixture: str, cwd: Path, **overrides: Any) -> dict[str, Any]:
@@ -197,27 +192,21 @@ def test_gemini_hooks_refuse_to_run_outside_gemini_cli(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        result = finish(proc, _encode(payload("SessionStart.startup.json", folder)))
+        result = finish(proc, encode(payload("SessionStart.startup.json", folder)))
         assert (result.stdout, result.stderr.strip(), result.code) == expected
 
 
-BRIEF = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: no rm, and a brief per prompt
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: PLUGIN-BLOCK no rm here
-  - id: brief
-    target: event
-    event: prompt.submitted
-    text: PLUGIN-BRIEF the project brief
-"""
+BRIEF = package_text(
+    "house",
+    no_rm("PLUGIN-BLOCK no rm here"),
+    """
+- id: brief
+  target: event
+  event: prompt.submitted
+  text: PLUGIN-BRIEF the project brief
+""",
+    description="no rm, and a brief per prompt",
+)
 
 
 @pytest.mark.parametrize("plugin_first", [True, False], ids=["plugin-first", "settings-first"])
@@ -272,7 +261,7 @@ def test_a_plugin_beside_a_settings_install_answers_each_event_once(
 def test_install_marks_answer_once_where_the_plugin_is_enabled(project: Project) -> None:
     """Installed after the plugin was enabled: install sees it and marks the project, so even
     the first event is answered once."""
-    from test_doctor_plugin import install_plugin
+    from tests.support.plugin import install_plugin
 
     install_plugin(project.home)
     project.write_package(RM, "policy")

@@ -26,8 +26,11 @@ import yaml
 
 import agentstyle
 from agentstyle.runtime import client
-from tests.conftest import HookResult, Project, clean_env, lock_held, new_session
-from tests.test_engine_trust import IMPOSTOR, wait_engine
+from tests.support.engine import IMPOSTOR, wait_engine
+from tests.support.environment import clean_env
+from tests.support.hooks import HookResult, lock_held, new_session
+from tests.support.packages import package_text
+from tests.support.project import Project
 
 CASES = yaml.safe_load(
     (Path(__file__).resolve().parent / "data" / "redteam" / "chains.yaml").read_text("utf-8")
@@ -43,20 +46,19 @@ NAMES = {
 }
 YOURS = "The user can do it from their own terminal."
 # The call the agent wanted through: refused by the package, `fail: closed`.
-PACKAGE = """
-spec: style/v0.3
-name: pkg
-version: 1.0.0
-description: red-team target
-rules:
-  - id: no-reset-hard
-    target: tool
-    tool: shell
-    action: block
-    fail: closed
-    when: 'tool.input.command shell_regex "^git reset --hard"'
-    text: "STYLE no-reset-hard: keep the work tree; use git stash."
-"""
+PACKAGE = package_text(
+    "pkg",
+    """
+- id: no-reset-hard
+  target: tool
+  tool: shell
+  action: block
+  fail: closed
+  when: 'tool.input.command shell_regex "^git reset --hard"'
+  text: "STYLE no-reset-hard: keep the work tree; use git stash."
+""",
+    description="red-team target",
+)
 GATED = "git reset --hard HEAD~3"
 ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "60"}
 

@@ -19,12 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_CWD, FIXTURES, REPO, Project, clean_env, style_in_process
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded, read_sources
 from agentstyle.engine.evaluate import evaluate
 from agentstyle.install.selfprotect import plan_packages
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import REPO
+from tests.support.hooks import FIXTURE_CWD, FIXTURES
+from tests.support.project import Project
 
 DATA = Path(__file__).resolve().parent / "data" / "replay"
 TRANSCRIPTS = REPO / "datasets" / "transcripts"
@@ -47,14 +50,7 @@ def style(
     say is under test); `process`: the real `python -m agentstyle`."""
     if not process:
         return style_in_process(cwd, home, *args)
-    return subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=clean_env(home),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return style_process(cwd, home, *args, timeout=300)
 
 
 def replay_json(cwd: Path, home: Path, *args: str) -> dict[str, Any]:
@@ -588,6 +584,13 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-destructive/git-clean-unguarded",
         "guard-destructive/repo-metadata-in-code",
         "guard-destructive/repo-metadata-edit",
+        "guard-destructive/system-moved",
+        "guard-destructive/privilege-grant",
+        "guard-destructive/accounts-deleted",
+        "guard-destructive/kernel-settings",
+        "guard-destructive/logs-wiped",
+        "guard-git/git-hook-planted",
+        "guard-git/git-hook-planted-edit",
     }
 )
 

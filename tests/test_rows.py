@@ -22,6 +22,7 @@ from agentstyle.engine.store import (
 )
 from agentstyle.install.library import bundled
 from agentstyle.policy.rows import POLICY_TABLES, ROW_TYPES, PolicyRows
+from tests.support.packages import package_text
 
 
 def columns(conn: Connection, table: str) -> list[str]:
@@ -46,25 +47,24 @@ def test_a_policy_row_class_names_its_table_columns_in_order(conn: Connection, t
 
 # The two-level rows of a command condition (policy/lowercommands.py lower_command) are for what
 # cannot be inlined: a package beside the library has one, so that every table is exercised.
-TWO_LEVEL = """\
-spec: style/v0.3
-name: two-level
-version: 1.0.0
-description: a command condition under a not, and one of a role negated alone
-rules:
-  - id: push-without-tests
-    target: tool
-    tool: shell
-    action: ask
-    when: 'command "git push" and not command ["pytest", "cargo test"]'
-    text: Run the tests before you push.
-  - id: reads-nothing-secret
-    target: tool
-    tool: shell
-    action: warn
-    when: 'command "cat" where (not reads glob "**/.env*")'
-    text: Fine.
-"""
+TWO_LEVEL = package_text(
+    "two-level",
+    """
+- id: push-without-tests
+  target: tool
+  tool: shell
+  action: ask
+  when: 'command "git push" and not command ["pytest", "cargo test"]'
+  text: Run the tests before you push.
+- id: reads-nothing-secret
+  target: tool
+  tool: shell
+  action: warn
+  when: 'command "cat" where (not reads glob "**/.env*")'
+  text: Fine.
+""",
+    description="a command condition under a not, and one of a role negated alone",
+)
 
 
 def test_the_bundled_packages_read_back_field_for_field(tmp_path: Path) -> None:

@@ -13,107 +13,110 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import Project, new_session, run_all
 
-EDGE_PKG = """
-spec: style/v0.3
-name: edge
-version: 0.1.0
-description: runtime edge cases
-rules:
-  - id: env-guard
-    target: tool
-    tool: [file.read, file.write, file.edit]
-    action: block
-    when: 'file.path glob "**/.env*"'
-    text: "No .env files."
-  - id: rm-guard
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-[a-zA-Z]*r[a-zA-Z]*f"'
-    text: "No rm -rf."
-  - id: url-guard
-    target: tool
-    tool: web.fetch
-    action: block
-    when: 'tool.input.url contains "evil.example"'
-    text: "Not that site."
-  - id: sub-warn
-    target: event
-    event: subagent.start
-    action: warn
-    model_text: "Keep it short."
-    text: "Subagent started. Keep it short."
-  - id: stop-warn
-    target: event
-    event: stop
-    action: warn
-    text: "Stopping now. Summarize first."
-  - id: tests-stop
-    target: event
-    event: stop
-    action: block
-    when: 'response.text contains "skipped the tests"'
-    text: "Run the tests."
-  - id: brief
-    target: system
-    text: "BRIEF: be brief."
-  - id: cooldown
-    target: tool
-    tool: web.search
-    at: before
-    action: warn
-    when: 'state.since_last_s > 300'
-    text: "Search results may be stale."
-  - id: failing
-    target: event
-    event: tool.failed
-    action: warn
-    when: 'state.failures >= 3 and state.since_last_s > 300'
-    text: "This tool failed three times in a row. Step back."
-"""
+from tests.support.hooks import new_session, run_all
+from tests.support.packages import package_text
+from tests.support.project import Project
 
-BROKEN_PKG = """
-spec: style/v0.3
-name: broken
-version: 0.1.0
-description: rules whose templates break after install
-rules:
-  - id: guard
-    target: tool
-    tool: shell
-    action: block
-    fail: closed
-    when: 'tool.input.command contains "danger"'
-    text: "Danger in {{harness.cwd | default: 'here'}}."
-  - id: hint
-    target: tool
-    tool: shell
-    at: before
-    text: "Hint for {{harness.cwd | default: 'here'}}."
-  - id: plain
-    target: tool
-    tool: shell
-    at: before
-    text: "Plain hint."
-"""
+EDGE_PKG = package_text(
+    "edge",
+    """
+- id: env-guard
+  target: tool
+  tool: [file.read, file.write, file.edit]
+  action: block
+  when: 'file.path glob "**/.env*"'
+  text: "No .env files."
+- id: rm-guard
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm .*-[a-zA-Z]*r[a-zA-Z]*f"'
+  text: "No rm -rf."
+- id: url-guard
+  target: tool
+  tool: web.fetch
+  action: block
+  when: 'tool.input.url contains "evil.example"'
+  text: "Not that site."
+- id: sub-warn
+  target: event
+  event: subagent.start
+  action: warn
+  model_text: "Keep it short."
+  text: "Subagent started. Keep it short."
+- id: stop-warn
+  target: event
+  event: stop
+  action: warn
+  text: "Stopping now. Summarize first."
+- id: tests-stop
+  target: event
+  event: stop
+  action: block
+  when: 'response.text contains "skipped the tests"'
+  text: "Run the tests."
+- id: brief
+  target: system
+  text: "BRIEF: be brief."
+- id: cooldown
+  target: tool
+  tool: web.search
+  at: before
+  action: warn
+  when: 'state.since_last_s > 300'
+  text: "Search results may be stale."
+- id: failing
+  target: event
+  event: tool.failed
+  action: warn
+  when: 'state.failures >= 3 and state.since_last_s > 300'
+  text: "This tool failed three times in a row. Step back."
+""",
+    description="runtime edge cases",
+    version="0.1.0",
+)
 
-LOG_PKG = """
-spec: style/v0.3
-name: logged
-version: 0.1.0
-description: log modes
-rules:
-  - id: tip
-    target: tool
-    tool: shell
-    at: before
-    repeat: every
-    reason: every call in this test
-    when: 'tool.input.command starts_with "ls"'
-    text: "Tip."
-"""
+BROKEN_PKG = package_text(
+    "broken",
+    """
+- id: guard
+  target: tool
+  tool: shell
+  action: block
+  fail: closed
+  when: 'tool.input.command contains "danger"'
+  text: "Danger in {{harness.cwd | default: 'here'}}."
+- id: hint
+  target: tool
+  tool: shell
+  at: before
+  text: "Hint for {{harness.cwd | default: 'here'}}."
+- id: plain
+  target: tool
+  tool: shell
+  at: before
+  text: "Plain hint."
+""",
+    description="rules whose templates break after install",
+    version="0.1.0",
+)
+
+LOG_PKG = package_text(
+    "logged",
+    """
+- id: tip
+  target: tool
+  tool: shell
+  at: before
+  repeat: every
+  reason: every call in this test
+  when: 'tool.input.command starts_with "ls"'
+  text: "Tip."
+""",
+    description="log modes",
+    version="0.1.0",
+)
 
 
 @dataclass(frozen=True, slots=True)

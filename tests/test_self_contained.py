@@ -56,22 +56,14 @@ def test_a_clone_with_nothing_beside_it_runs_the_demo_and_collects_every_test(
     assert sorted(p.name for p in (tmp_path / "alone").iterdir()) == ["style"]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
     env["PYTHONPATH"] = str(clone)
-    demo = subprocess.run(
-        [sys.executable, "-m", "agentstyle.demo"],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+
+    def python(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, *args], cwd=clone, env=env, capture_output=True, text=True, timeout=300
+        )
+
+    demo = python("-m", "agentstyle.demo")
     assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-2000:]
-    collect = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    collect = python("-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider")
     assert collect.returncode == 0, collect.stdout[-3000:] + collect.stderr[-2000:]
     assert "error" not in collect.stdout.lower().splitlines()[-1]

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import new_session
-from test_harness_support import DATA, HARNESSES, HarnessProject
 
 from agentstyle.runtime import client
+from tests.support.harness import DATA, HARNESSES, HarnessProject
+from tests.support.hooks import new_session
 
 REFUSE_COMMANDS = "STYLE self-protect: `style allow`, install, sync, uninstall"
 YOURS = "The user can do it from their own terminal."

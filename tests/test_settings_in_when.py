@@ -19,7 +19,8 @@ import yaml
 from agentstyle.diagnostics import render_text
 from agentstyle.policy.compile import compile_policy, load_and_validate
 from agentstyle.policy.rows import ConditionRow
-from tests.conftest import Project, style_in_process
+from tests.support.cli import style_in_process
+from tests.support.project import Project
 
 DATA = Path(__file__).resolve().parent / "data" / "settings-when"
 PUSH = "PreToolUse.bash-git-push-force.json"

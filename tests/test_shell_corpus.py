@@ -49,6 +49,7 @@ from bench.corpus import (
     score,
     table,
 )
+from tests.support.packages import package_text
 
 ALL_CASES = load()
 HELD = held_categories(load_floors())
@@ -231,31 +232,31 @@ def test_hostile_input_is_still_refused(library: Connection, tmp_path: Path, com
     assert elapsed < DEADLINE_S
 
 
-PATHOLOGICAL = """\
-spec: style/v0.3
-name: pathological
-version: 0.1.0
-description: Catastrophic-backtracking patterns, harmless under RE2
-rules:
-  - id: nested-plus
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^(x+x+)+y$"'
-    text: never matches an all-x command
-  - id: nested-star-end
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command regex "^(a+)+$"'
-    text: never matches a command ending in b
-  - id: alternation-blowup
-    target: tool
-    tool: shell
-    action: block
-    when: 'shell.commands regex "^(a|aa)+c$"'
-    text: never matches without a c
-"""
+PATHOLOGICAL = package_text(
+    "pathological",
+    """
+- id: nested-plus
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^(x+x+)+y$"'
+  text: never matches an all-x command
+- id: nested-star-end
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command regex "^(a+)+$"'
+  text: never matches a command ending in b
+- id: alternation-blowup
+  target: tool
+  tool: shell
+  action: block
+  when: 'shell.commands regex "^(a|aa)+c$"'
+  text: never matches without a c
+""",
+    description="Catastrophic-backtracking patterns, harmless under RE2",
+    version="0.1.0",
+)
 
 
 def test_pathological_patterns_are_linear(tmp_path: Path) -> None:

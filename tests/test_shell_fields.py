@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_harness_support import FIXTURES, FOLDER
 
 from agentstyle.engine.compiled import memory_policy
 from agentstyle.engine.evaluate import evaluate
@@ -17,6 +16,8 @@ from agentstyle.engine.event import MAX_FIELD_ROWS, Event
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.harnesses.payload import MAX_SHELL_ROWS, SHELL_ROW_RESERVE
+from tests.support.harness import FIXTURES, FOLDER
+from tests.support.packages import package_text
 
 # One shell-call fixture per harness and where its command lives (every harness has one: a
 # harness added to SUPPORTED fails here until it does).
@@ -74,31 +75,30 @@ def test_code_larger_than_a_field_value_is_flagged() -> None:
     assert any("field-size-limit" in n for n in ev.notes)
 
 
-PACKAGE = """\
-spec: style/v0.3
-name: shellfields
-version: 1.0.0
-description: rules on the new shell fields
-rules:
-  - id: unknown-code
-    target: tool
-    tool: shell
-    action: block
-    when: 'shell.dynamic == "pipe-to-shell" or shell.dynamic == "eval-substitution"'
-    text: "code built at run time"
-  - id: partial
-    target: tool
-    tool: shell
-    action: block
-    when: 'exists(shell.incomplete) and tool.input.command regex "rm"'
-    text: "not fully analysed"
-  - id: rm-root
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm -rf /( |$)"'
-    text: "rm -rf /"
-"""
+PACKAGE = package_text(
+    "shellfields",
+    """
+- id: unknown-code
+  target: tool
+  tool: shell
+  action: block
+  when: 'shell.dynamic == "pipe-to-shell" or shell.dynamic == "eval-substitution"'
+  text: "code built at run time"
+- id: partial
+  target: tool
+  tool: shell
+  action: block
+  when: 'exists(shell.incomplete) and tool.input.command regex "rm"'
+  text: "not fully analysed"
+- id: rm-root
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm -rf /( |$)"'
+  text: "rm -rf /"
+""",
+    description="rules on the new shell fields",
+)
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,11 @@ import json
 import textwrap
 
 import pytest
-from conftest import CROWD_ENV, REPO, Project
 
 from agentstyle.shell import parse_shell
+from tests.support.environment import CROWD_ENV, REPO
+from tests.support.packages import package_text
+from tests.support.project import Project
 
 
 def stress_command() -> str:
@@ -78,19 +80,18 @@ def test_incomplete_text_is_never_a_quiet_allow_of_what_follows() -> None:
     assert any("rm -rf /" in c for c in result.commands)
 
 
-PACKAGE = """\
-spec: style/v0.3
-name: stress
-version: 1.0.0
-description: says when the analysis was incomplete
-rules:
-  - id: partial
-    target: tool
-    tool: shell
-    action: block
-    when: 'exists(shell.incomplete)'
-    text: "STYLE stress/partial: the command was not fully analysed."
-"""
+PACKAGE = package_text(
+    "stress",
+    """
+- id: partial
+  target: tool
+  tool: shell
+  action: block
+  when: 'exists(shell.incomplete)'
+  text: "STYLE stress/partial: the command was not fully analysed."
+""",
+    description="says when the analysis was incomplete",
+)
 
 
 def test_stress_through_the_hook(project: Project) -> None:

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from conftest import REPO, clean_env
 
 from agentstyle.duck import duckdb
 from agentstyle.engine.records import GrammarRow
 from agentstyle.engine.statements import ColumnMismatch, execute, read_row, read_rows
 from agentstyle.engine.store import memory_store
+from tests.support.environment import REPO, clean_env
+from tests.support.packages import package_text, shell_rule
 
 
 def sql_files() -> list[str]:
@@ -120,19 +121,11 @@ def test_parameters_are_bound_by_name_and_extra_keys_left_out() -> None:
         conn.close()
 
 
-PACKAGE = """\
-spec: style/v0.3
-name: acme
-version: 1.0.0
-description: one rule that blocks force pushes
-rules:
-  - id: no-force-push
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^git push .*--force"'
-    text: "No force pushes."
-"""
+PACKAGE = package_text(
+    "acme",
+    shell_rule("no-force-push", "^git push .*--force", "No force pushes."),
+    description="one rule that blocks force pushes",
+)
 
 DECIDE = """\
 import sys

@@ -3,29 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 from agentstyle.engine.packagetests import fixture_files, run_package_tests
+from tests.support.cli import style_process
+from tests.support.packages import package_text
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "datasets" / "packages"
 
 
 def style(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STYLE_", "CLAUDE_"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentstyle", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = style_process(cwd, None, *args)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -87,19 +79,21 @@ def test_settings_in_a_test_file_and_single_file_fixtures(tmp_path: Path) -> Non
     (pkg / "tests").mkdir(parents=True)
     (pkg / "STYLE.yaml").write_text(
         textwrap.dedent(
-            """\
-            spec: style/v0.3
-            name: team
-            version: 0.1.0
-            description: a setting rendered into a rule
-            settings:
-              - {name: owner, description: who owns the code}
-            rules:
-              - id: owner
-                target: event
-                event: prompt.submitted
-                text: "Ask {{settings.owner}} before changing the API."
-            """
+            package_text(
+                "team",
+                """
+- id: owner
+  target: event
+  event: prompt.submitted
+  text: "Ask {{settings.owner}} before changing the API."
+""",
+                description="a setting rendered into a rule",
+                version="0.1.0",
+                head="""
+settings:
+  - {name: owner, description: who owns the code}
+""",
+            )
         ),
         encoding="utf-8",
     )

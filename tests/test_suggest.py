@@ -14,57 +14,57 @@ import hashlib
 import json
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, Saved, clean_env, style_in_process
 
 from agentstyle.audit.suggest import Consent, call_group, condition_for
+from tests.support.cli import style_in_process
+from tests.support.packages import package_text, shell_rule
+from tests.support.project import Project, Saved
 
-PACKAGE = """
-spec: style/v0.3
-name: team
-version: 1.0.0
-description: guards a team learns from
-rules:
-  - id: ask-push
-    target: tool
-    tool: shell
-    action: ask
-    when: 'tool.input.command shell_regex "^git push( |$)"'
-    text: Pushing to the remote; confirm.
-  - id: no-rm-build
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm -rf build( |$)"'
-    text: Do not delete the build folder.
-  - id: no-destroy
-    target: tool
-    tool: shell
-    action: block
-    fail: closed
-    when: 'tool.input.command shell_regex "^terraform destroy( |$)"'
-    text: Never destroy the infrastructure.
-  - id: shell-note
-    target: tool
-    tool: shell
-    action: warn
-    at: after
-    repeat: every
-    when: 'tool.input.command regex "."'
-    text: A shell command ran.
-  - id: rust-note
-    target: tool
-    tool: file.edit
-    action: inject
-    when: 'file.path glob "**/*.rs"'
-    text: Prefer ? over unwrap.
-  - from: rules/*.md
-"""
+PACKAGE = package_text(
+    "team",
+    """
+- id: ask-push
+  target: tool
+  tool: shell
+  action: ask
+  when: 'tool.input.command shell_regex "^git push( |$)"'
+  text: Pushing to the remote; confirm.
+- id: no-rm-build
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^rm -rf build( |$)"'
+  text: Do not delete the build folder.
+- id: no-destroy
+  target: tool
+  tool: shell
+  action: block
+  fail: closed
+  when: 'tool.input.command shell_regex "^terraform destroy( |$)"'
+  text: Never destroy the infrastructure.
+- id: shell-note
+  target: tool
+  tool: shell
+  action: warn
+  at: after
+  repeat: every
+  when: 'tool.input.command regex "."'
+  text: A shell command ran.
+- id: rust-note
+  target: tool
+  tool: file.edit
+  action: inject
+  when: 'file.path glob "**/*.rs"'
+  text: Prefer ? over unwrap.
+- from: rules/*.md
+""",
+    description="guards a team learns from",
+)
 DEPLOY_RULE = """---
 target: tool
 tool: shell
@@ -152,20 +152,20 @@ def _make_history(p: Project) -> None:
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Saved:
-    base = tmp_path_factory.mktemp("suggest")
-    p = Project(base / "proj", base / "home")
-    folder = p.write_package(PACKAGE, "team")
-    (folder / "rules").mkdir()
-    (folder / "rules" / "ask-deploy.md").write_text(DEPLOY_RULE, encoding="utf-8")
-    p.install(str(folder), "--harness", "claude-code")
-    _make_history(p)
-    return Saved(base)
+    def setup(base: Path) -> None:
+        p = Project(base / "proj", base / "home")
+        folder = p.write_package(PACKAGE, "team")
+        (folder / "rules").mkdir()
+        (folder / "rules" / "ask-deploy.md").write_text(DEPLOY_RULE, encoding="utf-8")
+        p.install(str(folder), "--harness", "claude-code")
+        _make_history(p)
+
+    return Saved.build(tmp_path_factory, "suggest", setup)
 
 
 @pytest.fixture
 def project(history: Saved) -> Project:
-    base = history.restore()
-    return Project(base / "proj", base / "home")
+    return history.project(Project)
 
 
 @pytest.fixture(scope="module")
@@ -173,8 +173,7 @@ def report(history: Saved) -> dict[str, Any]:
     """`style suggest` over the module's history, once, for the tests that read its proposals
     (each restored copy holds the same history, so the same report; the one that checks that
     nothing is applied runs its own)."""
-    base = history.restore()
-    return _suggest(Project(base / "proj", base / "home"))
+    return _suggest(history.project(Project))
 
 
 def _suggest(p: Project, *args: str) -> dict[str, Any]:
@@ -319,13 +318,7 @@ def test_every_diff_applies_and_validates(
             check=False,
         )
         assert applied.returncode == 0, (proposal["rule"], applied.stdout, applied.stderr)
-        valid = subprocess.run(
-            [sys.executable, "-m", "agentstyle", "validate", str(copy)],
-            env=clean_env(p.home),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        valid = p.process("validate", str(copy))
         assert valid.returncode == 0, (proposal["rule"], valid.stdout, valid.stderr)
         assert "0 error(s)" in valid.stderr
 
@@ -427,19 +420,11 @@ def test_bad_input_gets_one_line(tmp_path: Path) -> None:
     assert line.startswith("style: no rules database at "), line
 
 
-ASK_ONLY = """
-spec: style/v0.3
-name: solo
-version: 1.0.0
-description: an ask and nothing after a call
-rules:
-  - id: ask-push
-    target: tool
-    tool: shell
-    action: ask
-    when: 'tool.input.command shell_regex "^git push( |$)"'
-    text: Pushing to the remote; confirm.
-"""
+ASK_ONLY = package_text(
+    "solo",
+    shell_rule("ask-push", "^git push( |$)", "Pushing to the remote; confirm.", action="ask"),
+    description="an ask and nothing after a call",
+)
 
 
 REFUSAL = (
@@ -789,24 +774,23 @@ def test_two_proposals_on_one_rule_apply_together(tmp_path: Path) -> None:
     )
 
 
-CODEX_PACKAGE = """
-spec: style/v0.3
-name: cx
-version: 1.0.0
-description: an ask Codex has no prompt for
-rules:
-  - id: ask-push
-    target: tool
-    tool: shell
-    action: ask
-    fallback: degrade
-    when: 'tool.input.command shell_regex "^git push( |$)"'
-    text: Pushing; confirm.
-"""
+CODEX_PACKAGE = package_text(
+    "cx",
+    """
+- id: ask-push
+  target: tool
+  tool: shell
+  action: ask
+  fallback: degrade
+  when: 'tool.input.command shell_regex "^git push( |$)"'
+  text: Pushing; confirm.
+""",
+    description="an ask Codex has no prompt for",
+)
 
 
 def test_codex_refusals_let_through_narrow_the_asking_rule(tmp_path: Path) -> None:
-    from test_harness_support import HarnessProject
+    from tests.support.harness import HarnessProject
 
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     p.write_package(CODEX_PACKAGE, "cx")

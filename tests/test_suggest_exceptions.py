@@ -14,34 +14,30 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from conftest import Project, style_in_process
 
 from agentstyle.install.library import LIBRARY
+from tests.support.cli import style_in_process
+from tests.support.hooks import bash_call
+from tests.support.packages import package_text
+from tests.support.project import Project
 
-TEAM = """
-spec: style/v0.3
-name: team
-version: 1.0.0
+TEAM = package_text(
+    "team",
+    """
+- id: brief
+  target: system
+  text: Keep the build cache under /opt/build-cache.
+""",
+    head="""
 description: the team's own rules
-rules:
-  - id: brief
-    target: system
-    text: Keep the build cache under /opt/build-cache.
-"""
+""",
+)
 CACHE = "rm -rf /opt/build-cache/x"
 RULE = "guard-destructive/rm-outside-project"
 
 
 def _decision(p: Project, sid: str, command: str, call: str) -> str | None:
-    payload = {
-        "session_id": sid,
-        "cwd": p.root.as_posix(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-    answer = p.hook("PreToolUse", payload).json or {}
+    answer = p.hook("PreToolUse", bash_call(p.root, sid, command, call)).json or {}
     decision = (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
     return str(decision) if decision is not None else None
 

@@ -4,27 +4,16 @@ from __future__ import annotations
 
 import shutil
 
-from tests.conftest import Project, new_session
+from tests.support.engine import shell_call
+from tests.support.hooks import new_session
+from tests.support.packages import NO_RM_RF, package_text
+from tests.support.project import Project
 
-PACKAGE = """
-spec: style/v0.3
-name: guard
-version: 1.0.0
-description: tamper tests
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm .*-rf"'
-    text: No recursive deletes.
-"""
+PACKAGE = package_text("guard", NO_RM_RF, description="tamper tests")
 
 
 def call(project: Project, session: str, command: str = "ls") -> dict[str, object]:
-    payload = project.payload("PreToolUse.bash-rm-rf.json", session_id=session)
-    payload["tool_input"] = {"command": command}
-    return payload
+    return shell_call(project, command, session)
 
 
 def test_a_deleted_style_folder_is_tampering_and_is_built_again(project: Project) -> None:

@@ -19,22 +19,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ORDINARY_DEADLINE_S, REPO, style_in_process
+
+from tests.support.cli import style_in_process
+from tests.support.environment import ORDINARY_DEADLINE_S, REPO
+from tests.support.packages import package_text
 
 FORCE_PUSH = {"tool_name": "Bash", "tool_input": {"command": "git push -f origin main"}}
-HOUSE = """\
-spec: style/v0.3
-name: house
-version: 1.0.0
-description: House rules committed with the project
-rules:
-  - id: no-curl-pipe
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^curl .*"'
-    text: Do not download with curl here; use the vendored copy.
-"""
+HOUSE = package_text(
+    "house",
+    """
+- id: no-curl-pipe
+  target: tool
+  tool: shell
+  action: block
+  when: 'tool.input.command shell_regex "^curl .*"'
+  text: Do not download with curl here; use the vendored copy.
+""",
+    description="House rules committed with the project",
+)
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -79,7 +81,8 @@ def run_installed(
     """The committed handler for `event`, run as Claude Code runs it (`sh -c`, project cwd).
 
     `budget`: with the hook's real 2 s budget; else with the room the other hook tests give a
-    loaded machine (conftest.py ORDINARY_DEADLINE_S), so the first-use build is waited for."""
+    loaded machine (support.environment ORDINARY_DEADLINE_S), so the first-use build is waited
+    for."""
     settings = json.loads((clone / ".claude" / "settings.json").read_text("utf-8"))
     [group] = [g for g in settings["hooks"][event] if "style-hook" in g["hooks"][0]["command"]]
     command = group["hooks"][0]["command"]
@@ -134,6 +137,17 @@ def committed(tmp_path: Path) -> tuple[Path, Path]:
     return first, tmp_path
 
 
+def teammate(committed: tuple[Path, Path], name: str) -> tuple[Path, Path, str]:
+    """A teammate's clone of the committed project (`name`), their home, and a PATH with this
+    environment's `style-hook` and the system's tools."""
+    first, tmp = committed
+    clone = tmp / name
+    git(tmp, "clone", "-q", str(first), str(clone))
+    home = tmp / f"{name}-home"
+    home.mkdir()
+    return clone, home, os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+
+
 def test_committed_files_name_no_path_of_the_first_machine(committed: tuple[Path, Path]) -> None:
     first, _ = committed
     tracked = git(first, "ls-files").split()
@@ -183,12 +197,7 @@ def test_a_build_slower_than_the_budget_is_answered_per_fail_and_goes_on(
     longer (compiling the guards takes seconds): it answers within the budget, per `fail` (the
     guards' `fail: closed` rules put `--fail-closed` on the handler: refused) naming the build,
     or, on a fast machine, evaluated; the build goes on, and a later hook blocks."""
-    first, tmp = committed
-    clone = tmp / "dora"
-    git(tmp, "clone", "-q", str(first), str(clone))
-    home = tmp / "dora-home"
-    home.mkdir()
-    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    clone, home, path = teammate(committed, "dora")
     t0 = time.monotonic()
     proc = run_installed(clone, home, path, "PreToolUse", FORCE_PUSH, budget=True)
     elapsed = time.monotonic() - t0
@@ -219,11 +228,7 @@ def test_a_build_slower_than_the_budget_is_answered_per_fail_and_goes_on(
 
 def test_a_lock_changed_by_a_pull_rebuilds_the_database(committed: tuple[Path, Path]) -> None:
     first, tmp = committed
-    clone = tmp / "carol"
-    git(tmp, "clone", "-q", str(first), str(clone))
-    home = tmp / "carol-home"
-    home.mkdir()
-    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    clone, home, path = teammate(committed, "carol")
     curl = {"tool_name": "Bash", "tool_input": {"command": "curl -s https://x.example"}}
     assert (
         run_hook(clone, home, path, "PreToolUse", curl)["hookSpecificOutput"]["permissionDecision"]

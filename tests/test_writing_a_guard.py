@@ -8,7 +8,9 @@ import re
 from pathlib import Path
 
 import yaml
-from conftest import REPO, style_in_process
+
+from tests.support.cli import style_in_process
+from tests.support.environment import REPO
 
 PAGE = REPO / "docs" / "writing-a-guard.md"
 SECTION = "## Say what the command does"

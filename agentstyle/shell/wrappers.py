@@ -326,8 +326,9 @@ _GIT_VALUED = frozenset(
 
 
 def _git_commands(argv: Sequence[str]) -> list[str]:
-    """What git runs with sh from its words: `-c KEY=CMD` for a setting it runs, and
-    `rebase --exec CMD` (`-x CMD`, `--exec=CMD`, `-xCMD`), run after every commit rebased."""
+    """What git runs with sh from its words: `-c KEY=CMD` for a setting it runs, `rebase --exec
+    CMD` (`-x CMD`, `--exec=CMD`, `-xCMD`), run after every commit rebased, `submodule foreach
+    CMD`, `bisect run CMD` and `difftool -x CMD`."""
     out: list[str] = []
     k = 1
     while k < len(argv) and argv[k].startswith("-"):
@@ -336,7 +337,25 @@ def _git_commands(argv: Sequence[str]) -> list[str]:
             if eq and git_runs(key):
                 out.append(value.removeprefix("!"))
         k += 2 if argv[k] in _GIT_VALUED else 1
-    if k >= len(argv) or argv[k] != "rebase":
+    if k >= len(argv):
+        return out
+    # `submodule foreach CMD…` and `bisect run CMD…` run their words with sh; `difftool -x CMD`
+    # runs CMD on each pair of files
+    if argv[k] in ("submodule", "bisect") and argv[k + 1 : k + 2] in (["foreach"], ["run"]):
+        words = [w for w in argv[k + 2 :] if w not in ("--recursive", "-q", "--quiet")]
+        if words and words[0] == "--":
+            words = words[1:]
+        if len(words) > 1:  # several words are a command's argv (git runs `sh -c '"$@"'`)
+            words = [" ".join("'" + w.replace("'", "'\\''") + "'" for w in words)]
+        return [*out, *words]
+    if argv[k] == "difftool":
+        for j, word in enumerate(argv[k + 1 :], start=k + 1):
+            if word in ("-x", "--extcmd") and j + 1 < len(argv):
+                out.append(argv[j + 1])
+            elif word.startswith("--extcmd="):
+                out.append(word.removeprefix("--extcmd="))
+        return out
+    if argv[k] != "rebase":
         return out
     rest = list(argv[k + 1 :])
     j = 0

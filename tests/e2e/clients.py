@@ -31,6 +31,8 @@ REPO = install_clients.REPO
 STYLE = [str(Path(sys.executable).parent / "style")]
 RUN_TIMEOUT_S = 150.0  # one client run, on a loaded 2-core machine
 STYLE_TIMEOUT_S = 120.0
+# the clients the suite drives
+HARNESSES = ("claude-code", "codex", "gemini-cli")
 API_OF = {"claude-code": "anthropic", "codex": "openai", "gemini-cli": "gemini"}
 # Hook durations measured by the clients, collected over the whole suite (conftest prints them).
 DURATIONS: list[tuple[str, str, float]] = []

@@ -20,8 +20,6 @@ from e2e.clients import DURATIONS, Session
 from e2e.install_clients import cache_root
 from e2e.mockapi import Script
 
-HARNESSES = ("claude-code", "codex", "gemini-cli")
-
 
 @pytest.fixture(scope="session")
 def e2e_root() -> Iterator[Path]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from e2e.clients import Session
 from e2e.mockapi import Call, Say, Script
+from tests.support.packages import no_rm, package_text
 
 
 def shell(harness: str, command: str) -> Call:
@@ -78,19 +79,7 @@ def count_in(text: str, needle: str) -> int:
 
 BLOCK_REASON = "E2E-BLOCK-REASON deleting files is not allowed here"
 
-BLOCK_PACKAGE = f"""
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: end-to-end block scenario
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "{BLOCK_REASON}"
-"""
+BLOCK_PACKAGE = package_text("e2e", no_rm(BLOCK_REASON), description="end-to-end block scenario")
 
 
 def block_script(harness: str) -> Script:

@@ -8,8 +8,7 @@ import sys
 
 import pytest
 
-from e2e.clients import Session, is_style_command
-from e2e.conftest import HARNESSES
+from e2e.clients import HARNESSES, Session, is_style_command
 from e2e.scenarios import BLOCK_PACKAGE, BLOCK_REASON, assert_blocked, block_script, tool_results
 
 

@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from e2e.clients import Session
-from e2e.conftest import HARNESSES
+from e2e.clients import HARNESSES, Session
 from e2e.mockapi import Say, Script
 from e2e.scenarios import edit, shell
 

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from e2e.clients import Session
-from e2e.conftest import HARNESSES
+from e2e.clients import HARNESSES, Session
 from e2e.mockapi import Say, Script
 from e2e.scenarios import BLOCK_PACKAGE, assert_blocked, block_script, shell
 

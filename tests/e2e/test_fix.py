@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from e2e.clients import Session
-from e2e.conftest import HARNESSES
+from e2e.clients import HARNESSES, Session
 from e2e.scenarios import block_script, tool_results
 
 FIX_TEXT = "E2E-FIX keep a copy instead of deleting"

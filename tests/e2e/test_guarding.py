@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from e2e.clients import Session, is_style_command
-from e2e.conftest import HARNESSES
+from e2e.clients import HARNESSES, Session, is_style_command
 from e2e.mockapi import Script
 from e2e.scenarios import BLOCK_PACKAGE, shell, write
+from tests.support.packages import no_rm, package_text
 
-NOTHING = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: a gate on shell calls (so STYLE's handlers are there)
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "no rm"
-"""
+NOTHING = package_text(
+    "e2e", no_rm("no rm"), description="a gate on shell calls (so STYLE's handlers are there)"
+)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

@@ -23,35 +23,16 @@ import duckdb
 from e2e.clients import Session
 from e2e.mockapi import Say, Script
 from e2e.scenarios import block_script, tool_results
+from tests.support.packages import no_rm, package_text, shell_rule
 
 ORG_REASON = "E2E-ORG-REASON the organisation forbids deletes"
-ORG = f"""
-spec: style/v0.3
-name: org
-version: 1.0.0
-description: the organisation's guard
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "{ORG_REASON}"
-"""
-IMPOSTOR = """
-spec: style/v0.3
-name: org
-version: 9.0.0
-description: a project's copy of the organisation's package that lets deletes through
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: allow
-    mode: replace
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "deletes are fine in this project"
-"""
+ORG = package_text("org", no_rm(ORG_REASON), description="the organisation's guard")
+IMPOSTOR = package_text(
+    "org",
+    shell_rule("no-rm", "^rm ", "deletes are fine in this project", action="allow", mode="replace"),
+    description="a project's copy of the organisation's package that lets deletes through",
+    version="9.0.0",
+)
 USER_NOTE = "E2E-USER-NOTE prefer small commits"
 PROJECT_NOTE = "E2E-PROJECT-NOTE run cargo test first"
 

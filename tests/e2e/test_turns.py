@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from e2e.clients import Session, is_style_command
-from e2e.conftest import HARNESSES
+from e2e.clients import HARNESSES, Session, is_style_command
 from e2e.mockapi import ANTHROPIC_MODEL, Call, Say, Script
 from e2e.scenarios import shell, tool_results
 

@@ -8,38 +8,24 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from conftest import (
-    FIXTURE_CWD,
-    FIXTURES,
-    HookResult,
-    Project,
-    clean_env,
-    feed,
-    finish,
-    style_in_process,
-)
+from tests.support.cli import style_in_process, style_process
+from tests.support.environment import clean_env
+from tests.support.hooks import FIXTURE_CWD, FIXTURES, HookResult, feed, finish, start
+from tests.support.packages import no_rm, package_text
+from tests.support.project import Project
 
 CLAUDE_MANAGED = "etc/claude-code/managed-settings.json"
 
 # The organisation's rule: deletes are refused, whatever the project says.
-ORG = """
-spec: style/v0.3
-name: org
-version: 1.0.0
-description: the organisation's guards
-rules:
-  - id: no-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm "'
-    text: "ORG no-rm: the organisation forbids deletes."
-"""
+ORG = package_text(
+    "org",
+    no_rm("ORG no-rm: the organisation forbids deletes."),
+    description="the organisation's guards",
+)
 
 
 class Machine:
@@ -74,14 +60,7 @@ class Machine:
         (`style_in_process`), or with `process` as a process of its own."""
         where, environment = cwd or self.project.root, {**self.env, **env}
         if process:
-            proc = subprocess.run(
-                [sys.executable, "-m", "agentstyle", *args],
-                cwd=where,
-                env=clean_env(self.home, environment),
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            proc = style_process(where, self.home, *args, env=environment)
         else:
             proc = style_in_process(where, self.home, *args, env=environment)
         if check and proc.returncode != 0:
@@ -129,17 +108,11 @@ class Machine:
     def run_together(self, commands: list[str], payload: bytes, **env: str) -> list[HookResult]:
         """Every handler started at once, as the client starts the matching hooks of one event,
         each with the same payload."""
+        environment = clean_env(
+            self.home, {**self.env, "CLAUDE_PROJECT_DIR": str(self.project.root), **env}
+        )
         procs = [
-            subprocess.Popen(
-                ["/bin/sh", "-c", command],
-                cwd=self.project.root,
-                env=clean_env(
-                    self.home, {**self.env, "CLAUDE_PROJECT_DIR": str(self.project.root), **env}
-                ),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
+            start(["/bin/sh", "-c", command], self.project.root, environment)
             for command in commands
         ]
         for proc in procs:

@@ -4,33 +4,26 @@ from the shared fixtures of each harness, and the hook run as each harness runs 
 Every hook is a real subprocess: `python -m agentstyle.hook --harness H --event E` (or the
 exact command written into the harness's config, run with `sh -c`), against the project's own
 `.style/style.duckdb`. The `style` commands run their own code in the test process
-(`HarnessProject.cli`).
+(`Project.cli`).
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import (
-    FIXTURE_CWD,
-    HARNESS_FIXTURES,
-    HookResult,
-    Project,
-    _encode,
-    clean_env,
-    finish,
-    style_in_process,
-)
+import pytest
 
 from agentstyle.harnesses import SUPPORTED, adapter_for, project_dir_env
 from agentstyle.harnesses.install import is_style_command
+from tests.support.environment import REPO
+from tests.support.hooks import HARNESS_FIXTURES, HookResult, load_fixture, run_handler
+from tests.support.project import Project, Saved
 
 FIXTURES = HARNESS_FIXTURES
-DATA = Path(__file__).resolve().parent / "data" / "harness"
+DATA = REPO / "tests" / "data" / "harness"
 # Every harness the tests run over: SUPPORTED, so a harness added there is tested here.
 HARNESSES = SUPPORTED
 # The folder of each harness's sample payloads under tests/fixtures/ (a harness without one
@@ -49,26 +42,12 @@ def fixture_text(harness: str, name: str) -> str:
 class HarnessProject(Project):
     """A scratch project; every harness can be installed into it."""
 
-    def cli(
-        self, *args: str, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        """`style ARGS`, its real code run in the test process (conftest.style_in_process): the
-        harness tests are about what the commands say and write, not about their process."""
-        return style_in_process(self.root, self.home, *args, env=env)
-
     def config(self, harness: str) -> Path:
         return self.root / CONFIG[harness]
 
     def fixture(self, harness: str, name: str, **overrides: Any) -> dict[str, Any]:
         """A shared fixture of a harness, its project folder rewritten to this project."""
-        text = fixture_text(harness, name).replace(FIXTURE_CWD, self.root.as_posix())
-        data: dict[str, Any] = json.loads(text)
-        for key, value in overrides.items():
-            if value is None:
-                data.pop(key, None)
-            else:
-                data[key] = value
-        return data
+        return load_fixture(FIXTURES / FOLDER[harness] / name, self.root, overrides)
 
     def hook_as(
         self,
@@ -81,24 +60,7 @@ class HarnessProject(Project):
         check: bool = True,
     ) -> HookResult:
         """`python -m agentstyle.hook --harness H --event E` with the payload on stdin."""
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "agentstyle.hook",
-                "--harness",
-                harness,
-                "--event",
-                event,
-                *extra,
-            ],
-            cwd=self.root,
-            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        return finish(proc, _encode(payload), check=check)
+        return self.hook(event, payload, extra=extra, env=env, check=check, harness=harness)
 
     def installed_command(self, native_event: str, harness: str = "claude-code") -> str:
         """STYLE's handler command for a native event, as written into the harness's config."""
@@ -117,22 +79,29 @@ class HarnessProject(Project):
     ) -> HookResult:
         """A handler command run as the harnesses run one: `sh -c`, cwd the project."""
         env = {PROJECT_ENV[harness]: str(self.root)} if harness in PROJECT_ENV else None
-        proc = subprocess.Popen(
-            ["/bin/sh", "-c", command],
-            cwd=self.root,
-            env=clean_env(self.home, {**self.hook_env, **(env or {})}),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        return finish(proc, _encode(payload), check=check)
+        return run_handler(command, payload, cwd=self.root, env=self.hook_env_for(env), check=check)
 
     def run_installed_as(
         self, harness: str, native_event: str, payload: dict[str, Any]
     ) -> HookResult:
         return self.run_command(harness, self.installed_command(native_event, harness), payload)
 
+    def install_cross(self, *harnesses: str) -> None:
+        """The cross-harness package (tests/data/harness/cross) installed as `xh` for each of
+        `harnesses`."""
+        shutil.copytree(DATA / "cross", self.root / "xh")
+        for harness in harnesses:
+            proc = self.cli("install", "xh", "--harness", harness)
+            assert proc.returncode == 0, proc.stderr
 
-def test_every_harness_has_fixtures() -> None:
-    for harness in HARNESSES:
-        assert list((FIXTURES / FOLDER[harness]).glob("*.json")), harness
+
+def saved_cross_install(
+    tmp_path_factory: pytest.TempPathFactory, name: str, *harnesses: str
+) -> Saved:
+    """The cross-harness package installed for `harnesses` once (`Saved`: each test gets it
+    back as it was, `saved.project(HarnessProject)`)."""
+
+    def setup(base: Path) -> None:
+        HarnessProject(base / "proj", base / "home").install_cross(*harnesses)
+
+    return Saved.build(tmp_path_factory, name, setup)
