@@ -138,7 +138,12 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         if program == "git" and run.env:
             args = [*git_env_options(run.env), *args]
         if run.found:  # `find … -exec cat {} ;`: cat reads the files find finds
-            args = [f for word in args for f in (run.found if word == "{}" else (word,))]
+            # (GNU find also fills in `{}` inside a word: `curl -F f=@{}`)
+            args = [
+                f
+                for word in args
+                for f in ((word.replace("{}", x) for x in run.found) if "{}" in word else (word,))
+            ]
         parsed = read_words(program, args, grammar)
         command = Command(
             program=program,

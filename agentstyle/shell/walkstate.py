@@ -312,7 +312,7 @@ class WalkerBase(Scope):
             background=self.background > 0,
             repeating=self.repeating > 0 or recursive,
             fds=tuple((n, str(f[1])) for n, f in self.fds.items() if f[0] == "file"),
-            found=self.found if "{}" in argv else (),
+            found=self.found if any("{}" in w for w in argv) else (),
         )
         key = run.key()
         if key not in self.recorded:
