@@ -127,3 +127,41 @@ def test_every_code_name_exists() -> None:
         f"docs/design/{doc}:{line}: {problem(span)}" for doc, line, span in spans() if problem(span)
     ]
     assert not problems, "\n".join(problems)
+
+
+# A bare name written as a constant (`FAIL_CLOSED_EXIT`, `MAX_STDIN`): a module-level name of
+# the code, or a variable the harnesses or the installed files use (`CLAUDE_PLUGIN_ROOT`).
+CONSTANT = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+# Variables a client sets that STYLE never reads, named to explain a client's behaviour.
+CLIENTS_OWN = frozenset({"CLAUDE_PLUGIN_ROOT"})
+
+
+@cache
+def repository_text() -> str:
+    """Every tracked text file outside docs/, where a constant the docs name must stand."""
+    out = []
+    for name in tracked_files():
+        if name.startswith(("docs/", "site/", "tests/test_doc_code_names")) or not name.endswith(
+            (".py", ".sql", ".json", ".toml", ".yaml", ".yml", ".sh", ".md", ".lark")
+        ):
+            continue
+        path = REPO / name
+        if path.is_file():
+            out.append(path.read_text("utf-8", errors="replace"))
+    return "\n".join(out)
+
+
+def test_every_constant_named_exists() -> None:
+    """docs/design once named five constants that no longer existed (`FAIL_CLOSED_EXIT`,
+    `REFUSABLE_EVENTS`, …): a bare name in constant case must still be somewhere."""
+    text = repository_text()
+    missing = [
+        f"docs/design/{doc}:{line}: `{span}` is nowhere in the repository"
+        for doc, line, span in spans()
+        if CONSTANT.match(span.strip())
+        and span.strip() not in CLIENTS_OWN
+        and not re.search(
+            r"(?<![A-Za-z0-9_])" + re.escape(span.strip()) + r"(?![A-Za-z0-9_])", text
+        )
+    ]
+    assert not missing, "\n".join(missing)
