@@ -21,7 +21,8 @@ to a file named after the URL's last part: `curl -O`), `recursive` (it then read
 the folders it reads: `grep -r`), `hidden` (and the hidden ones too: `rg --hidden`), `include`
 / `exclude` (its value is a glob of file names it then reads, or leaves: `--include=*.py`),
 `flat` (it then reads a folder without what is under it: `tar --no-recursion`), `output` (the
-file an option of role `path` names is then one it writes: `tar -c -f x.tar`).
+file an option of role `path` names is then one it writes: `tar -c -f x.tar`), `extracts` (it
+then writes into the folder it runs in: `tar -x`, moved by `-C`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ OPTION_FLAGS = frozenset(
         "exclude",
         "flat",
         "output",
+        "extracts",
     }
 )
 NODE_KEYS = frozenset(

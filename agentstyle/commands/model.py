@@ -462,8 +462,11 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     assert isinstance(run, Run)
     dirs = _dirs(parsed, run)
     words: list[tuple[str, str]] = [(w, r) for w, r in parsed.operands if r in PATH_ROLES]
-    # an option marked `output` makes the file the others name one it writes (`tar -c -f x`)
+    # an option marked `output` makes the file the others name one it writes (`tar -c -f x`);
+    # one marked `extracts` writes into the folder it runs in (`tar -x`, moved by `-C`)
     written = "output" in parsed.flags
+    if "extracts" in parsed.flags:
+        words.append((".", "writes"))
     words += [
         (v, "writes" if written and r == "path" else r)
         for _n, v, r in parsed.option_values
