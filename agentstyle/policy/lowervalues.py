@@ -121,16 +121,26 @@ def _alternatives(pred: Pred, low: Lowering) -> list[str] | None:
         return None
 
 
+def _glob_alternatives(pred: Pred, low: Lowering) -> tuple[list[str], list[str]] | None:
+    """The values a glob predicate's list setting splits it into, with their regexes; None when
+    it does not split (one value, too many, or a glob that does not translate: that is
+    reported where the whole glob is lowered)."""
+    values = _alternatives(pred, low)
+    if values is None or len(values) < 2:
+        return None
+    try:
+        return values, [glob_to_regex(value) for value in values]
+    except ValueError:
+        return None
+
+
 def _split_pred(pred: Pred, info: RuleInfo, low: Lowering) -> Node:
     if id(pred) not in info.setting_preds:
         return pred
-    values = _alternatives(pred, low)
-    if values is None or len(values) < 2:
+    split = _glob_alternatives(pred, low)
+    if split is None:
         return pred
-    try:
-        regexes = [glob_to_regex(value) for value in values]
-    except ValueError:
-        return pred  # reported where the whole glob is lowered
+    values, regexes = split
     parts = [Pred(pred.field, pred.op, value, pred.span) for value in values]
     for one, regex in zip(parts, regexes, strict=True):
         info.regexes[id(one)] = regex
@@ -142,13 +152,10 @@ def _split_item(item: CommandItem, info: RuleInfo, low: Lowering) -> Node:
     proxy = info.item_preds.get(id(item))
     if proxy is None or id(proxy) not in info.setting_preds:
         return item
-    values = _alternatives(proxy, low)
-    if values is None or len(values) < 2:
+    split = _glob_alternatives(proxy, low)
+    if split is None:
         return item
-    try:
-        regexes = [glob_to_regex(value) for value in values]
-    except ValueError:
-        return item  # reported where the whole glob is lowered
+    values, regexes = split
     parts = [replace(item, value=value) for value in values]
     for one, value, regex in zip(parts, values, regexes, strict=True):
         stand_in = Pred(proxy.field, proxy.op, value, proxy.span)
