@@ -287,3 +287,15 @@ def test_allow_codes_and_allowances_through_the_engine(project: Project) -> None
     blocked = "SELECT count(*) FROM events WHERE verdict = 'block' AND session_id = ?"
     assert project.scalar(blocked, [session]) == 2
     assert project.scalar(blocked, [other]) == 1
+
+
+def test_stop_waits_for_an_engine_still_starting(engine_project: Project) -> None:
+    """An engine holds the database's lock before its socket listens. Asked to stop in that
+    window (a hook started it a moment ago: `make demo` right after its hooks), it is waited
+    for and stopped, instead of being missed and keeping the lock until it is idle."""
+    home = str(engine_project.style)
+    assert client.start_engine(home)  # detached: it is starting, not yet listening
+    assert os.path.exists(os.path.join(home, client.STARTING_NAME))
+    assert client.stop_engine(home, wait_s=30.0)
+    wait_engine(engine_project, up=False)
+    assert engine_project.scalar("SELECT count(*) FROM events") == 0  # the lock is free again

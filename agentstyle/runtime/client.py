@@ -312,10 +312,25 @@ def ask_to_stop(home: str, timeout: float = 1.0) -> bool:
     return answer is not None
 
 
-def stop_engine(home: str, wait_s: float = 5.0) -> bool:
-    """Ask a running engine to exit and wait for it to let go; True when one answered."""
-    if not ask_to_stop(home, wait_s):
+def _starting(home: str) -> bool:
+    """Whether an engine is starting: its marker is fresh (the engine removes it once its
+    socket listens; a start that died leaves it to go stale)."""
+    try:
+        return time.time() - os.lstat(os.path.join(home, STARTING_NAME)).st_mtime < STARTING_FRESH_S
+    except OSError:
         return False
+
+
+def stop_engine(home: str, wait_s: float = 5.0) -> bool:
+    """Ask a running engine to exit and wait for it to let go; True when one answered. An
+    engine still starting holds the database's lock before its socket listens: it is waited
+    for (at most `wait_s`) and then asked, so the caller does not wait for the lock of an
+    engine that will only leave when idle."""
+    deadline = time.monotonic() + wait_s
+    while not ask_to_stop(home, wait_s):
+        if not _starting(home) or time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
     try:
         path = socket_path(home)
     except OSError:
