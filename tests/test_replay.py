@@ -594,6 +594,7 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-containers/host-exposed",
         "guard-network/files-served",
         "guard-network/tunnel-opened",
+        "guard-git/git-config-program",
         "guard-git/git-hook-planted",
         "guard-git/git-hook-planted-edit",
     }
