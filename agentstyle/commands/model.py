@@ -566,10 +566,13 @@ def _saved(url: str) -> str | None:
 
 
 def _data_files(value: str) -> list[str]:
-    """The files a `data` value reads: `@file`, or a form field's `name=@file` / `name=<file`
-    (`curl -F f=@.env`, several: `f=@a,b`); `@-` is stdin."""
+    """The files a `data` value reads: `@file`, `name@file` (curl --data-urlencode), or a form
+    field's `name=@file` / `name=<file` (`curl -F f=@.env`, several: `f=@a,b`); `@-` is stdin."""
     if value.startswith("@"):
         return [value[1:]] if value != "@-" else []
+    field, at, path = value.partition("@")
+    if at and field.replace("_", "").replace("-", "").isalnum() and path not in ("", "-"):
+        return [path]
     name, eq, rest = value.partition("=")
     if eq and name and rest[:1] in ("@", "<") and rest[1:] not in ("", "-"):
         files = rest[1:].split(";")[0]
