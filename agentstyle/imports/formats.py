@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentstyle import codes
 from agentstyle.globs import is_glob
 from agentstyle.imports.convert import Candidate, Origin, in_order
 from agentstyle.policy.files import MAX_FILE_BYTES, decode
@@ -219,7 +220,9 @@ def markdown_candidate(path: Path, display: str, cid: str) -> Candidate:
         cand.reject(f"cannot read `{display}`: {(exc.strerror or str(exc)).lower()}")
         return cand
     if cand.raw is None:
-        cand.reject(f"`{display}` is {size} bytes, over the 256 KiB limit", code="file-too-large")
+        cand.reject(
+            f"`{display}` is {size} bytes, over the 256 KiB limit", code=codes.FILE_TOO_LARGE
+        )
     return cand
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agentstyle import codes
 from agentstyle.commands.catalog import shipped_grammar
 from agentstyle.commands.grammar import Grammar, Node
 from agentstyle.diagnostics import closest, suggestion
@@ -140,7 +141,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
     rid = info.rule.id
     if not shell:
         v.emit(
-            "field-unavailable",
+            codes.FIELD_UNAVAILABLE,
             f"a command condition reads the simple commands of shell calls, and rule `{rid}` "
             "is not about shell calls",
             command.span,
@@ -153,7 +154,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
         program = head.split()[0]
         if grammar is None:
             v.emit(
-                "no-grammar",
+                codes.NO_GRAMMAR,
                 f"no grammar for `{program}`: STYLE reads its options and operands with the "
                 "generic split",
                 command.span,
@@ -164,7 +165,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
             known = _node_of(" ".join(parent))[1]
             names = sorted(known.subcommands) if known is not None else []
             v.emit(
-                "unknown-subcommand",
+                codes.UNKNOWN_SUBCOMMAND,
                 f"`{' '.join(parent)}` has no subcommand `{unknown[0]}` in its grammar",
                 command.span,
                 rid,
@@ -183,7 +184,7 @@ def check_flow_places(v: Checks, tree: Condition, rid: str, negated: bool = Fals
         flows = [i for i in items_of(tree.where)] if tree.where is not None else []
         if negated and any(i.kind == "flow" for i in flows):
             v.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 "a command condition with `input from` or `code from` cannot be negated",
                 tree.span,
                 rid,
@@ -218,7 +219,7 @@ def _check_flows(v: Checks, where: Condition, rid: str) -> None:
     flows = [i for i in items_of(where) if i.kind == "flow"]
     if len(flows) > 1:
         v.emit(
-            "invalid-condition",
+            codes.INVALID_CONDITION,
             "one `input from` or `code from` per command condition; write another command "
             "condition for another flow",
             flows[1].span,
@@ -227,7 +228,7 @@ def _check_flows(v: Checks, where: Condition, rid: str) -> None:
     for negated in _negated_items(where, False):
         if negated.kind == "flow":
             v.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"`{negated.op} from` cannot be negated: say what the feeding command has",
                 negated.span,
                 rid,
@@ -256,7 +257,7 @@ def _check_option(v: Checks, command: CommandPred, item: CommandItem, info: Any)
         if name in spelled or lookup in spelled:
             continue
         v.emit(
-            "unknown-option",
+            codes.UNKNOWN_OPTION,
             f"`{head}` has no option `{name}` in its grammar",
             item.span,
             info.rule.id,

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
@@ -50,7 +51,7 @@ def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, s
     try:
         value = resolve(pred, low.settings)
     except SettingProblem as exc:
-        low.diags.append(Diagnostic.make("invalid-condition", exc.message, span, rule=rid))
+        low.diags.append(Diagnostic.make(codes.INVALID_CONDITION, exc.message, span, rule=rid))
         return None, None
     except KeyError:
         return None, None  # no value at all: `setting-missing`, reported by `settings_for`
@@ -65,7 +66,7 @@ def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, s
             return value, glob_to_regex(str(value))
         except ValueError as exc:
             low.diags.append(
-                Diagnostic.make("bad-pattern", f"glob `{value}`{note}: {exc}", span, rule=rid)
+                Diagnostic.make(codes.BAD_PATTERN, f"glob `{value}`{note}: {exc}", span, rule=rid)
             )
             return None, None
     return value, None
