@@ -1,0 +1,1 @@
+"""The condition and template languages: Lark grammars, their parser and typed nodes."""

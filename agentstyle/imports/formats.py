@@ -1,5 +1,6 @@
-"""Rule files of STYLE, oh-my-pi and Cursor as import candidates
-(docs/import.md#markdown-style-rule-files).
+"""Rule files of STYLE, oh-my-pi and Cursor as import candidates.
+
+See docs/import.md#markdown-style-rule-files.
 
 Each converter maps what it can faithfully and rejects the rest with the reason: a rule is
 never imported weaker than its source (an oh-my-pi `astCondition` is rejected, not dropped).

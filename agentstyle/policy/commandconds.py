@@ -1,5 +1,7 @@
-"""Command conditions in the policy: the names they match, their options in canonical spelling,
-their `where` as clauses, and their checks (docs/conditions.md#command-conditions).
+"""Command conditions in the policy: their names, options, `where` clauses and checks.
+
+The names they match, their options in canonical spelling, their `where` as clauses, and their
+checks (docs/conditions.md#command-conditions).
 
 `command "git clean" where (option "-f")` is checked against git's grammar (an option or
 subcommand it does not know is a warning with a did-you-mean; a program STYLE has no grammar

@@ -1,5 +1,6 @@
-"""Lower validated rules and their plan into the rows of the policy tables
-(docs/design/storage.md#policy-tables)."""
+"""Lower validated rules and their plan into the rows of the policy tables.
+
+See docs/design/storage.md#policy-tables."""
 
 from __future__ import annotations
 

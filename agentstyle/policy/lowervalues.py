@@ -1,5 +1,7 @@
-"""What a condition's value lowers to: settings filled in as installed, its RE2 regex, the
-scalars as the rows store them (used by policy/lower.py and policy/lowercommands.py)."""
+"""What a condition's value lowers to: settings filled in, its RE2 regex, its scalars.
+
+Settings filled in as installed, its RE2 regex, the scalars as the rows store them (used by
+policy/lower.py and policy/lowercommands.py)."""
 
 from __future__ import annotations
 

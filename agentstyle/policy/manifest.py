@@ -1,5 +1,7 @@
-"""Loading a package's manifest: the top-level keys, name, version, budget, settings,
-exceptions and requires, and the fields of a rule with their types, each diagnostic collected.
+"""Loading a package's manifest: its top-level keys and the typed fields of a rule.
+
+The top-level keys (name, version, budget, settings, exceptions and requires) and the fields of a
+rule with their types, each diagnostic collected.
 
 The loader is one class in two parts: this one, and `load.py` (the rules, their files and
 native hooks), built on it."""

@@ -1,7 +1,7 @@
-"""Validate a loaded package: every semantic diagnostic of docs/diagnostics.md, collected at
-once. Here a rule's structure and the rule as a whole; its conditions and templates are
-checked in `validconditions.py` and `validtemplates.py`, the parts the validator is built
-on."""
+"""Validate a loaded package: every semantic diagnostic of docs/diagnostics.md, at once.
+
+Here a rule's structure and the rule as a whole; its conditions and templates are checked in
+`validconditions.py` and `validtemplates.py`, the parts the validator is built on."""
 
 from __future__ import annotations
 

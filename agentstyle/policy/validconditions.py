@@ -1,6 +1,8 @@
-"""The validator's checks of a rule's conditions: `when` in each of its forms (mapping items,
-expressions, `model`, `harness`, commands), the predicates' fields, operators and values, the
-settings a condition reads, and what can never be present where the rule is evaluated.
+"""The validator's checks of a rule's conditions, in each form `when` takes.
+
+`when` in each of its forms (mapping items, expressions, `model`, `harness`, commands), the
+predicates' fields, operators and values, the settings a condition reads, and what can never be
+present where the rule is evaluated.
 
 The validator is one class in parts (`validconditions` → `validtemplates` → `validate`),
 each built on the one before."""

@@ -1,5 +1,6 @@
-"""The validator's checks of a rule's templates (`message`, `context`, a fix's `with`): each
-`{{ variable }}` known, available where the rule is evaluated, and given a default where it
+"""The validator's checks of a rule's templates: `message`, `context`, a fix's `with`.
+
+Each `{{ variable }}` known, available where the rule is evaluated, and given a default where it
 may be empty."""
 
 from __future__ import annotations
