@@ -1,5 +1,6 @@
-"""What a lead looks at first: the flagged rules and the failure causes, worst first, each with a
-one-line reason and the command that digs in.
+"""What a lead looks at first: the flagged rules and the failure causes, worst first.
+
+Each comes with a one-line reason and the command that digs in.
 
 Built from the `rules` and `errors` reports (sql/audit), so it says nothing those reports do not;
 it only ranks, explains and points.

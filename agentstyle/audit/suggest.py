@@ -1,5 +1,6 @@
-"""`style suggest`: policy changes learned from the history, proposed and backtested, never
-applied (docs/audit.md#suggest).
+"""`style suggest`: policy changes learned from the history, backtested, never applied.
+
+See docs/audit.md#suggest.
 
 Three sources of proposals, each from what the history already holds:
 

@@ -1,5 +1,6 @@
-"""The command model: each simple command as a record a rule can read
-(docs/design/commands.md#the-model).
+"""The command model: each simple command as a record a rule can read.
+
+See docs/design/commands.md#the-model.
 
 For every simple command the shell would run (`shell.Run`): its program (after wrappers, by
 basename), the command names a rule may use (`git`, `git clean`), its options in one canonical

@@ -1,5 +1,6 @@
-"""The command model of a batch's shell calls as rows for sql/evaluate/commands.sql
-(docs/design/commands.md#evaluation).
+"""The command model of a batch's shell calls as rows for sql/evaluate/commands.sql.
+
+See docs/design/commands.md#evaluation.
 
 Each simple command of a shell call becomes rows of kinds `head` (every name a `command "…"`
 condition may use, and `*`), `sub` (each of its subcommand words), `opt` (canonical name,

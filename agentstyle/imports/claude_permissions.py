@@ -1,5 +1,6 @@
-"""Claude Code permission rules (`permissions.deny` / `.ask`) as STYLE rules
-(docs/design/harnesses.md#claude-code-permission-rules).
+"""Claude Code permission rules (`permissions.deny` / `.ask`) as STYLE rules.
+
+See docs/design/harnesses.md#claude-code-permission-rules.
 
 `Bash(git push:*)` becomes a shell rule whose `shell_regex` runs over each simple command,
 `Read(...)`/`Edit(...)` gitignore patterns become `file.path` globs, `WebFetch(domain:…)` a

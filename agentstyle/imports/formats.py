@@ -1,5 +1,6 @@
-"""Rule files of STYLE, oh-my-pi and Cursor as import candidates
-(docs/import.md#markdown-style-rule-files).
+"""Rule files of STYLE, oh-my-pi and Cursor as import candidates.
+
+See docs/import.md#markdown-style-rule-files.
 
 Each converter maps what it can faithfully and rejects the rest with the reason: a rule is
 never imported weaker than its source (an oh-my-pi `astCondition` is rejected, not dropped).
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentstyle import codes
 from agentstyle.globs import is_glob
 from agentstyle.imports.convert import Candidate, Origin, in_order
 from agentstyle.policy.files import MAX_FILE_BYTES, decode
@@ -219,7 +221,9 @@ def markdown_candidate(path: Path, display: str, cid: str) -> Candidate:
         cand.reject(f"cannot read `{display}`: {(exc.strerror or str(exc)).lower()}")
         return cand
     if cand.raw is None:
-        cand.reject(f"`{display}` is {size} bytes, over the 256 KiB limit", code="file-too-large")
+        cand.reject(
+            f"`{display}` is {size} bytes, over the 256 KiB limit", code=codes.FILE_TOO_LARGE
+        )
     return cand
 
 

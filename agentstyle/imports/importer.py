@@ -23,6 +23,7 @@ from typing import Any
 
 import polars as pl
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.imports.claude_permissions import permission_candidate, permission_entries
 from agentstyle.imports.convert import (
@@ -334,7 +335,7 @@ def _collisions(cands: list[Candidate], fmt: str) -> None:
             continue
         for c in group:
             others = ", ".join(o.label for o in group if o is not c)
-            c.reject(f"id `{rule_id(fmt, cid)}` is also produced by {others}", code="dup-id")
+            c.reject(f"id `{rule_id(fmt, cid)}` is also produced by {others}", code=codes.DUP_ID)
 
 
 def _stage_base() -> str | None:

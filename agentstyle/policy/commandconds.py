@@ -1,5 +1,7 @@
-"""Command conditions in the policy: the names they match, their options in canonical spelling,
-their `where` as clauses, and their checks (docs/conditions.md#command-conditions).
+"""Command conditions in the policy: their names, options, `where` clauses and checks.
+
+The names they match, their options in canonical spelling, their `where` as clauses, and their
+checks (docs/conditions.md#command-conditions).
 
 `command "git clean" where (option "-f")` is checked against git's grammar (an option or
 subcommand it does not know is a warning with a did-you-mean; a program STYLE has no grammar
@@ -14,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agentstyle import codes
 from agentstyle.commands.catalog import shipped_grammar
 from agentstyle.commands.grammar import Grammar, Node
 from agentstyle.diagnostics import closest, suggestion
@@ -140,7 +143,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
     rid = info.rule.id
     if not shell:
         v.emit(
-            "field-unavailable",
+            codes.FIELD_UNAVAILABLE,
             f"a command condition reads the simple commands of shell calls, and rule `{rid}` "
             "is not about shell calls",
             command.span,
@@ -153,7 +156,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
         program = head.split()[0]
         if grammar is None:
             v.emit(
-                "no-grammar",
+                codes.NO_GRAMMAR,
                 f"no grammar for `{program}`: STYLE reads its options and operands with the "
                 "generic split",
                 command.span,
@@ -164,7 +167,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
             known = _node_of(" ".join(parent))[1]
             names = sorted(known.subcommands) if known is not None else []
             v.emit(
-                "unknown-subcommand",
+                codes.UNKNOWN_SUBCOMMAND,
                 f"`{' '.join(parent)}` has no subcommand `{unknown[0]}` in its grammar",
                 command.span,
                 rid,
@@ -183,7 +186,7 @@ def check_flow_places(v: Checks, tree: Condition, rid: str, negated: bool = Fals
         flows = [i for i in items_of(tree.where)] if tree.where is not None else []
         if negated and any(i.kind == "flow" for i in flows):
             v.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 "a command condition with `input from` or `code from` cannot be negated",
                 tree.span,
                 rid,
@@ -218,7 +221,7 @@ def _check_flows(v: Checks, where: Condition, rid: str) -> None:
     flows = [i for i in items_of(where) if i.kind == "flow"]
     if len(flows) > 1:
         v.emit(
-            "invalid-condition",
+            codes.INVALID_CONDITION,
             "one `input from` or `code from` per command condition; write another command "
             "condition for another flow",
             flows[1].span,
@@ -227,7 +230,7 @@ def _check_flows(v: Checks, where: Condition, rid: str) -> None:
     for negated in _negated_items(where, False):
         if negated.kind == "flow":
             v.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"`{negated.op} from` cannot be negated: say what the feeding command has",
                 negated.span,
                 rid,
@@ -256,7 +259,7 @@ def _check_option(v: Checks, command: CommandPred, item: CommandItem, info: Any)
         if name in spelled or lookup in spelled:
             continue
         v.emit(
-            "unknown-option",
+            codes.UNKNOWN_OPTION,
             f"`{head}` has no option `{name}` in its grammar",
             item.span,
             info.rule.id,

@@ -1,5 +1,6 @@
-"""Lower validated rules and their plan into the rows of the policy tables
-(docs/design/storage.md#policy-tables)."""
+"""Lower validated rules and their plan into the rows of the policy tables.
+
+See docs/design/storage.md#policy-tables."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import (
@@ -442,7 +444,7 @@ def lower_rule(
         except TooComplex:
             diags.append(
                 Diagnostic.make(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"condition of `{rule.id}` is too complex (over "
                     f"{MAX_CLAUSES} alternatives once expanded)",
                     rule.span_of("when"),
@@ -452,7 +454,7 @@ def lower_rule(
         except FlowNotInlined:
             diags.append(
                 Diagnostic.make(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"in `{rule.id}`, a command condition with `input from` or `code from` "
                     "stands under a `not` or beside another command condition",
                     rule.span_of("when"),

@@ -1,6 +1,8 @@
-"""The validator's checks of a rule's conditions: `when` in each of its forms (mapping items,
-expressions, `model`, `harness`, commands), the predicates' fields, operators and values, the
-settings a condition reads, and what can never be present where the rule is evaluated.
+"""The validator's checks of a rule's conditions, in each form `when` takes.
+
+`when` in each of its forms (mapping items, expressions, `model`, `harness`, commands), the
+predicates' fields, operators and values, the settings a condition reads, and what can never be
+present where the rule is evaluated.
 
 The validator is one class in parts (`validconditions` → `validtemplates` → `validate`),
 each built on the one before."""
@@ -12,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import (
@@ -207,7 +210,7 @@ class ConditionChecks:
             f"`{key}` key",
             self.diags.append,
             rule.id,
-            code="invalid-condition",
+            code=codes.INVALID_CONDITION,
             listing=True,
         )
         for key in node:
@@ -229,7 +232,7 @@ class ConditionChecks:
             elif key == "expr":
                 if not isinstance(value.value, str):
                     self.emit(
-                        "invalid-condition", "`when.expr` must be a string", value.span, rule.id
+                        codes.INVALID_CONDITION, "`when.expr` must be a string", value.span, rule.id
                     )
                     continue
                 parsed = self.parse_expr(value, rule)
@@ -243,7 +246,7 @@ class ConditionChecks:
         nodes = value.nodes if isinstance(value, YSeq) else [value]
         if not nodes or not all(isinstance(n.value, str) for n in nodes):
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 "`when.model` must be a glob or a list of globs",
                 value.span,
                 rule.id,
@@ -259,11 +262,13 @@ class ConditionChecks:
     def harness_list(self, value: YNode, rule: Rule) -> list[str]:
         nodes = value.nodes if isinstance(value, YSeq) else [value]
         if not nodes:
-            self.emit("invalid-condition", "`when.harness` is an empty list", value.span, rule.id)
+            self.emit(
+                codes.INVALID_CONDITION, "`when.harness` is an empty list", value.span, rule.id
+            )
         for n in nodes:
             if not isinstance(n.value, str) or n.value not in HARNESSES:
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"unknown harness `{n.value}` in `when.harness` (expected one of: "
                     f"{', '.join(HARNESSES)})",
                     n.span,
@@ -276,7 +281,7 @@ class ConditionChecks:
         try:
             tree = parse_condition(node.value, node.locate)
         except GrammarError as exc:
-            self.emit("invalid-condition", exc.message, exc.span, rule.id, exc.hint)
+            self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
             return None
         for pred in predicates_of(tree):
             self.expr_nodes[id(pred)] = node
@@ -285,7 +290,7 @@ class ConditionChecks:
     def items(self, value: YNode, rule: Rule, key: str) -> list[Node]:
         if not isinstance(value, YSeq):
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"`when.{key}` must be a list of conditions",
                 value.span,
                 rule.id,
@@ -295,7 +300,7 @@ class ConditionChecks:
         for item in value.nodes:
             if not isinstance(item, YMap):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     "a condition item is a mapping {field, op, pattern}",
                     item.span,
                     rule.id,
@@ -309,7 +314,7 @@ class ConditionChecks:
                 "condition key",
                 self.diags.append,
                 rule.id,
-                code="invalid-condition",
+                code=codes.INVALID_CONDITION,
                 listing=True,
             )
             if item.get("command") is not None or item.get("where") is not None:
@@ -322,15 +327,15 @@ class ConditionChecks:
                 continue
             if fld is None or not isinstance(fld.value, str):
                 where = fld.span if fld is not None else item.span
-                self.emit("invalid-condition", "condition item needs a `field`", where, rule.id)
+                self.emit(codes.INVALID_CONDITION, "condition item needs a `field`", where, rule.id)
                 continue
             if op is None or not isinstance(op.value, str):
                 where = op.span if op is not None else item.span
-                self.emit("invalid-condition", "condition item needs an `op`", where, rule.id)
+                self.emit(codes.INVALID_CONDITION, "condition item needs an `op`", where, rule.id)
                 continue
             if op.value not in OPERATORS:
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"unknown operator `{op.value}`",
                     op.span,
                     rule.id,
@@ -344,7 +349,7 @@ class ConditionChecks:
             val: Any = tuple(raw) if isinstance(raw, list) else raw
             if op.value not in ("exists", "missing") and pat is None:
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"operator `{op.value}` needs a `pattern`",
                     op.span,
                     rule.id,
@@ -364,7 +369,7 @@ class ConditionChecks:
         others = [k for k in item if k not in ("command", "where")]
         if others:
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"a command condition item has `command` and `where`, not `{others[0]}`",
                 item.items[others[0]][0].span,
                 rule.id,
@@ -376,7 +381,7 @@ class ConditionChecks:
             written = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else None
             if not written or not all(isinstance(n, str) and n.split() for n in written):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     "`command` names a program and its subcommand words, or a list of them",
                     names_node.span,
                     rule.id,
@@ -387,7 +392,7 @@ class ConditionChecks:
         if where_node is not None:
             if not isinstance(where_node.value, str):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     "`where` is the inside of a `where ( … )`, as a string",
                     where_node.span,
                     rule.id,
@@ -396,7 +401,7 @@ class ConditionChecks:
             try:
                 where = parse_where(where_node.value, where_node.locate)
             except GrammarError as exc:
-                self.emit("invalid-condition", exc.message, exc.span, rule.id, exc.hint)
+                self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
                 return None
         span = names_node.span if names_node is not None else item.span
         return CommandPred(tuple(names), where, span)
@@ -465,7 +470,7 @@ class ConditionChecks:
         else:
             holds = "always" if fixed else "never"
             message = f"in rule `{rid}`, {what}, so this test {holds} holds"
-        self.emit("field-never-present", message, pred.span, rid, hint)
+        self.emit(codes.FIELD_NEVER_PRESENT, message, pred.span, rid, hint)
 
     # -- settings in conditions ---------------------------------------------------------
 
@@ -480,7 +485,7 @@ class ConditionChecks:
                 if name in RUNTIME_VARS or event_base(name) in EVENT_VARS:
                     at = index if isinstance(pred.value, tuple) else None
                     self.emit(
-                        "invalid-condition",
+                        codes.INVALID_CONDITION,
                         f"`{{{{{name}}}}}` is known only when the hook runs; a condition can "
                         "fill in `{{settings.NAME}}` only",
                         self.use_span(pred, Use(name, None, offset, at), name),
@@ -500,7 +505,7 @@ class ConditionChecks:
                 spelled = f"settings.{use.name}" if use.ref else f"{{{{settings.{use.name}}}}}"
                 meant = closest(use.name, list(self.settings))
                 self.emit(
-                    "undeclared-var",
+                    codes.UNDECLARED_VAR,
                     f"`{spelled}` uses undeclared setting `{use.name}`",
                     self.use_span(pred, use),
                     rid,
@@ -517,7 +522,7 @@ class ConditionChecks:
         try:
             value = resolve(pred, values)
         except SettingProblem as exc:
-            self.emit("invalid-condition", exc.message, self.use_span(pred, exc.use), rid)
+            self.emit(codes.INVALID_CONDITION, exc.message, self.use_span(pred, exc.use), rid)
             return None
         # A value that breaks the pattern is reported at the (first) setting; the pattern
         # with stand-ins is checked first, so a mistake of the pattern itself is reported
@@ -586,7 +591,7 @@ class ConditionChecks:
         avail = field_availability(pred.field)
         if avail is None:
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"unknown field `{pred.field}`",
                 pred.span,
                 rid,
@@ -599,7 +604,7 @@ class ConditionChecks:
         ):
             where = ", ".join(info.points) or "no point"
             self.emit(
-                "field-unavailable",
+                codes.FIELD_UNAVAILABLE,
                 f"field `{pred.field}` cannot exist at {where} for rule `{rid}`",
                 pred.span,
                 rid,
@@ -628,7 +633,7 @@ class ConditionChecks:
             or op in ("contains", "not_contains", "starts_with", "ends_with")
         ) and not isinstance(value, str):
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"operator `{op}` needs a string pattern",
                 self.value_span(pred),
                 rid,
@@ -639,7 +644,7 @@ class ConditionChecks:
         if quote and isinstance(value, bool) and raw and raw.lower() not in ("true", "false"):
             # `pattern: on` compares with `true`: YAML 1.1 read a word as a boolean.
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"`{raw}` is not a string here",
                 self.value_span(pred),
                 rid,
@@ -654,17 +659,21 @@ class ConditionChecks:
             try:
                 info.regexes[id(pred)] = glob_to_regex(str(value))
             except ValueError as exc:
-                self.emit("bad-pattern", f"glob `{value}`{note}: {exc}", self.value_span(pred), rid)
+                self.emit(
+                    codes.BAD_PATTERN, f"glob `{value}`{note}: {exc}", self.value_span(pred), rid
+                )
         elif op in NUMERIC_OPS:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"operator `{op}` needs a number",
                     self.value_span(pred),
                     rid,
                 )
         elif op == "in" and not isinstance(value, tuple):
-            self.emit("invalid-condition", "operator `in` needs a list", self.value_span(pred), rid)
+            self.emit(
+                codes.INVALID_CONDITION, "operator `in` needs a list", self.value_span(pred), rid
+            )
         return True
 
 

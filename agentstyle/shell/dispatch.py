@@ -1,5 +1,7 @@
-"""Running one argument vector: wrappers peeled, then a builtin, a function, a script, an
-interpreter, xargs or parallel, or a program recorded as it is."""
+"""Running one argument vector: wrappers peeled, then what its first word names.
+
+A builtin, a function, a script, an interpreter, xargs or parallel, or a program recorded as it
+is."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Shell commands inside interpreter code: what `os.system`, `subprocess.run`, `execSync`,
-Perl/Ruby `system` and backticks, PHP `shell_exec`, awk `system()`, … are given.
+"""Shell commands inside interpreter code: what its calls that run a shell are given.
+
+What `os.system`, `subprocess.run`, `execSync`, Perl/Ruby `system` and backticks, PHP
+`shell_exec`, awk `system()`, … are given.
 
 `shell_calls(family, code)` tokenizes the code (strings decoded, comments dropped), finds the
 calls of the APIs that run commands, and reads their literal arguments: a string is a shell

@@ -1,5 +1,7 @@
-"""The walker's interpreters and scripts: code given to `python -c`, a pipe into `sh`, a local
-script read and walked in turn, and the shell commands inside interpreter code."""
+"""The walker's interpreters and scripts: the code a command line hands to another program.
+
+Code given to `python -c`, a pipe into `sh`, a local script read and walked in turn, and the
+shell commands inside interpreter code."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""The walker's state and its results: the limits of one walk, the kinds of code built at run
-time, what a point of the walk knows (`State`, `Stdin`), and the base of the `Walker`
-(`walk.py`): what it has recorded, what word expansion asks it, what a command prints.
+"""The walker's state and its results, and the base of the `Walker` (`walk.py`).
+
+The limits of one walk, the kinds of code built at run time, what a point of the walk knows
+(`State`, `Stdin`), and the base of the `Walker`: what it has recorded, what word expansion asks
+it, what a command prints.
 
 The walker is one class in parts, one module a part, each built on the one before:
 `walkstate` → `builtins` → `scripts` → `dispatch` → `walk`.
