@@ -41,6 +41,7 @@ __all__ = [
     "Dialect",
     "JsonEditError",
     "ensure_key",
+    "handlers_of",
     "install_flat",
     "install_groups",
     "installed",
@@ -116,6 +117,13 @@ def installed(
             if ours:
                 found[event] = ours
     return found
+
+
+def handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
+    """The handlers of an event's list item: a group's `hooks` (groups layout), or the item
+    itself, a handler (flat layout)."""
+    hooks = group.get("hooks")
+    return [h for h in hooks if isinstance(h, dict)] if isinstance(hooks, list) else [group]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from agentstyle.configfiles.hookconfig import handlers_of
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
@@ -394,7 +395,7 @@ def _groups(
     groups = handler_groups(plan, harness, h.fail_closed, scope)
     natives = native_groups(packages, harness, notes)
     h.native = sorted(
-        {str(hd["command"]) for gs in natives.values() for g in gs for hd in _handlers_of(g)}
+        {str(hd["command"]) for gs in natives.values() for g in gs for hd in handlers_of(g)}
     )
     for event, extra in natives.items():
         groups.setdefault(event, []).extend(extra)
@@ -466,12 +467,6 @@ class RuleCount(NamedTuple):
 def _has_policy(conn: Connection) -> bool:
     row = read_row(conn, "policy/count_rules", RuleCount)
     return bool(row and row.rules)
-
-
-def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
-    """The handlers of a group (groups layout) or the handler itself (flat layout)."""
-    hooks = group.get("hooks")
-    return list(hooks) if isinstance(hooks, list) else [group]
 
 
 def _stop_engine(home: Path) -> None:
