@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -92,15 +92,8 @@ class Filters:
     min_events: int = MIN_EVENTS  # the sample a flag needs (`--min-events`)
 
     def params(self) -> dict[str, Any]:
-        return {
-            "since": self.since,
-            "until": self.until,
-            "rule": self.rule,
-            "session": self.session,
-            "harness": self.harness,
-            "bucket": self.bucket,
-            "min_events": self.min_events,
-        }
+        """The statements' `$parameters`: one per field, of the same name."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def describe(self) -> dict[str, Any]:
         return {k: plain(v) for k, v in self.params().items()}
