@@ -17,6 +17,7 @@ from agentstyle.cli.common import (
     emit_json,
     fail,
     output_file,
+    progress_bar,
     usage_error,
     use_color,
     writing,
@@ -28,7 +29,6 @@ from agentstyle.harnesses.facts import SUPPORTED
 
 if TYPE_CHECKING:  # polars and duckdb load only when an audit command runs
     from agentstyle.audit import report
-    from agentstyle.audit.export import Progress
 
 
 REPORT_FORMATS = ("text", "json", "csv", "parquet", "html")
@@ -269,7 +269,7 @@ def run_report(name: str, options: Options) -> None:
         from_glob=options.from_glob,
         machine=options.machine,
         window=filters,
-        progress=_progress("reading exports"),
+        progress=progress_bar("reading exports"),
     ) as conn:
         if fmt == "html":
             doc = report.dashboard(conn, filters, first=name, source=source, where=where)
@@ -348,29 +348,6 @@ def _output(out: Path | None) -> Iterator[TextIO]:
         return
     with writing(out), out.open("w", encoding="utf-8", newline="") as stream:
         yield stream
-
-
-class _Bar:
-    """A progress bar on stderr, drawn only when stderr is a terminal
-    (docs/design/cli.md#progress-bars)."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar: Any = None
-        self.done = 0
-
-    def __call__(self, done: int, total: int, step: str) -> None:
-        if self.bar is None:
-            self.bar = typer.progressbar(length=total, label=self.label, file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.done)
-        self.done = done
-        if done >= total:
-            self.bar.__exit__(None, None, None)
-
-
-def _progress(label: str) -> Progress | None:
-    return _Bar(label) if sys.stderr.isatty() else None
 
 
 # -- coverage --------------------------------------------------------------------------------------
@@ -465,7 +442,7 @@ def sql_command(
         project_root(),
         from_glob=from_glob,
         machine=machine,
-        progress=_progress("reading exports"),
+        progress=progress_bar("reading exports"),
     ) as conn:
         report.lock_down(conn)
         try:
@@ -577,7 +554,7 @@ def export_command(
             machine=machine,
             since=filters.since,
             until=filters.until,
-            progress=_progress("exporting"),
+            progress=progress_bar("exporting"),
         )
     if fmt == "json":
         emit_json(
