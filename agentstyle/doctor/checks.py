@@ -137,7 +137,7 @@ def forget(conn: Connection, prefix: str) -> None:
 def forget_in(paths: StylePaths, prefix: str) -> Exception | None:
     """`forget` in the project's database, its resident engine stopped first; what went wrong
     when it could not."""
-    from agentstyle.install.install import engine_free_store
+    from agentstyle.install.enginefree import engine_free_store
 
     try:
         with engine_free_store(paths, create=False, wait_s=10.0) as conn:
@@ -149,7 +149,7 @@ def forget_in(paths: StylePaths, prefix: str) -> Exception | None:
 
 def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
     """Every check for the installation at `root`."""
-    from agentstyle.install.install import engine_free_store
+    from agentstyle.install.enginefree import engine_free_store
 
     paths = StylePaths(root)
     findings: list[Finding] = []
