@@ -132,34 +132,10 @@ class Options:
         return replace(base, **{k: v for k, v in given.items() if v is not None})
 
 
-@app.callback(invoke_without_command=True)
-def main(
-    ctx: typer.Context,
-    since: SinceOpt = None,
-    until: UntilOpt = None,
-    rule: RuleOpt = None,
-    session: SessionOpt = None,
-    harness: HarnessOpt = None,
-    bucket: BucketOpt = None,
-    fmt: ReportFormatOpt = None,
-    out: OutOpt = None,
-    from_glob: FromOpt = None,
-    min_events: MinEventsOpt = None,
-    machine: MachineOpt = None,
-) -> None:
-    """Reports over the recorded history (default: summary)."""
-    options = Options(
-        since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events, machine
-    )
-    if ctx.invoked_subcommand is None:
-        run_report("summary", options)
-    elif ctx.invoked_subcommand in REPORT_HELP:
-        ctx.obj = options
-    elif options != Options():
-        raise usage_error(f"give the options of `{ctx.invoked_subcommand}` after its name")
+def _taking_options(run: Callable[[typer.Context, Options], None]) -> Callable[..., None]:
+    """A command that takes the report options (its one list of them), handed to `run` as one
+    `Options`: `style audit` itself, and each report."""
 
-
-def _report_command(name: str) -> Callable[..., None]:
     def command(
         ctx: typer.Context,
         since: SinceOpt = None,
@@ -174,13 +150,33 @@ def _report_command(name: str) -> Callable[..., None]:
         min_events: MinEventsOpt = None,
         machine: MachineOpt = None,
     ) -> None:
-        local = Options(
+        options = Options(
             since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events, machine
         )
+        run(ctx, options)
+
+    return command
+
+
+def _main(ctx: typer.Context, options: Options) -> None:
+    """Reports over the recorded history (default: summary)."""
+    if ctx.invoked_subcommand is None:
+        run_report("summary", options)
+    elif ctx.invoked_subcommand in REPORT_HELP:
+        ctx.obj = options
+    elif options != Options():
+        raise usage_error(f"give the options of `{ctx.invoked_subcommand}` after its name")
+
+
+main = app.callback(invoke_without_command=True)(_taking_options(_main))
+
+
+def _report_command(name: str) -> Callable[..., None]:
+    def run(ctx: typer.Context, local: Options) -> None:
         base = ctx.obj if isinstance(ctx.obj, Options) else None
         run_report(name, local.over(base))
 
-    return command
+    return _taking_options(run)
 
 
 REPORT_HELP = {
