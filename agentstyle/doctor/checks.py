@@ -34,6 +34,7 @@ from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.install.pluginstate import doctor_views
 from agentstyle.policy.plan import PlanEntry
+from agentstyle.policy.rows import EntryRow
 
 if TYPE_CHECKING:
     from agentstyle.harnesses.protocol import HarnessAdapter
@@ -73,20 +74,10 @@ def _cause(exc: BaseException) -> str:
     return failure_of(exc).text
 
 
-class EntryRow(NamedTuple):
-    """An installed plan entry (doctor/entries.sql)."""
+class ClosedRow(NamedTuple):
+    """A rule that fails closed (doctor/closed_rules.sql)."""
 
     rule_id: str
-    harness: str
-    point: str | None
-    native_event: str | None
-    matcher: str | None
-    status: str
-    reason: str | None
-    effective_action: str
-    effective_repeat: str | None
-    capability: str | None
-    fail_closed: bool
 
 
 class UnplacedRow(NamedTuple):
@@ -104,20 +95,10 @@ class DeadRow(NamedTuple):
 
 
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
+    closed = {r.rule_id for r in read_rows(conn, "doctor/closed_rules", ClosedRow)}
+    # An entry row is a plan entry but for `fail_closed`, which is its rule's.
     entries = [
-        PlanEntry(
-            e.rule_id,
-            e.harness,
-            e.point,
-            e.native_event,
-            e.matcher,
-            e.status,
-            e.reason,
-            e.effective_action,
-            e.effective_repeat,
-            e.capability,
-            bool(e.fail_closed),
-        )
+        PlanEntry(*e, fail_closed=e.rule_id in closed)
         for e in read_rows(conn, "doctor/entries", EntryRow)
     ]
     rows = read_rows(conn, "doctor/unplaced", UnplacedRow, {"harnesses": harnesses})
