@@ -211,9 +211,9 @@ class Where:
 
 
 def define_window(conn: Connection) -> None:
-    """The window's table macros (`window_events`, `report_events`) on this connection: the
-    one definition of a report's window that every `sql/audit` report reads. Temporary, so a
-    read-only history takes them too."""
+    """The window's table macros (`window_events`, `report_events`, `window_hits`) on this
+    connection: the one definition of a report's window that every `sql/audit` report reads.
+    Temporary, so a read-only history takes them too."""
     conn.execute(sql("audit/window_macros"))
 
 
