@@ -151,6 +151,7 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
             "the history has no recorded events yet: `style suggest` learns from sessions the "
             "installed hooks answered"
         )
+    conn.execute(sql("suggest/asked_macros"))
     consents = [Consent(**row) for row in _rows(conn, "suggest/consented")]
     approved, declined, unseen = from_transcripts(_rows(conn, "suggest/unseen_asks"))
     consents = sorted(consents + approved, key=lambda c: (c.rule_id, c.event_id))
