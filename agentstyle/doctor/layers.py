@@ -55,7 +55,7 @@ def layer_findings(root: Path) -> list[Finding]:
         out.append(Finding("ok", SECTION, _describe(layer)))
     if not paths.database.is_file():
         return out
-    from agentstyle.install.install import engine_free_store
+    from agentstyle.install.enginefree import engine_free_store
     from agentstyle.runtime import freshness
 
     why = freshness.stale(str(root))
