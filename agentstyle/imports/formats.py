@@ -208,6 +208,22 @@ def pointer_body(description: str, source: str) -> str:
     )
 
 
+def _pointer_rule(
+    cand: Candidate, description: str, doc: SourceDoc, line: int | None, kind: str
+) -> None:
+    """A rule the agent applies by its description: injected as a one-line pointer to the source
+    file, not with its body."""
+    origin = Origin(line)
+    cand.set("target", "system", origin)
+    cand.set("action", "inject", origin)
+    cand.body = pointer_body(description, doc.display)
+    cand.body_origin = origin
+    cand.note(
+        f"{kind}: imported as a one-line pointer to the source file, the body is not injected",
+        line=line,
+    )
+
+
 # -- markdown (STYLE rule files) -----------------------------------------------------------------
 
 
@@ -492,16 +508,7 @@ def _omp_context_rule(
         return
     desc = description.value if description is not None else None
     if description is not None and isinstance(desc, str) and desc.strip():
-        d_origin = Origin(description.span.line)
-        cand.set("target", "system", d_origin)
-        cand.set("action", "inject", d_origin)
-        cand.body = pointer_body(desc, doc.display)
-        cand.body_origin = d_origin
-        cand.note(
-            "description-only rule: imported as a one-line pointer to the source file, "
-            "the body is not injected",
-            line=description.span.line,
-        )
+        _pointer_rule(cand, desc, doc, description.span.line, "description-only rule")
         if globs:
             cand.note("`globs` is ignored: the agent decides from the description")
         return
@@ -692,16 +699,8 @@ def cursor_candidate(doc: SourceDoc, cid: str) -> Candidate:
             if not is_glob(g) and "/" not in g:
                 cand.note(f"glob `{g}` has no wildcard: it matches that file name at any depth")
     elif isinstance(desc, str) and desc.strip():
-        origin = Origin(_line(front, "description"))
-        cand.set("target", "system", origin)
-        cand.set("action", "inject", origin)
-        cand.body = pointer_body(desc, doc.display)
-        cand.body_origin = origin
-        cand.note(
-            "description-only rule (Apply Intelligently): imported as a one-line pointer to the "
-            "source file, the body is not injected",
-            line=_line(front, "description"),
-        )
+        line = _line(front, "description")
+        _pointer_rule(cand, desc, doc, line, "description-only rule (Apply Intelligently)")
     else:
         cand.reject(
             "manual rule (no `alwaysApply`, `globs` or `description`): Cursor applies it only "

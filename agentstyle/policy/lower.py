@@ -24,6 +24,7 @@ from agentstyle.grammar.ast import (
     Var,
 )
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
+from agentstyle.policy.conditiontree import leaves, normal_form
 from agentstyle.policy.lowercommands import (
     FlowNotInlined,
     InlineTooComplex,
@@ -76,29 +77,17 @@ def field_regex(field_name: str) -> str | None:
     return "^" + r"\.".join(parts) + "$"
 
 
-def _literals(
-    node: Node, ids: dict[int, int], negate: bool = False
-) -> list[list[tuple[int, bool]]]:
+def _literals(node: Node, ids: dict[int, int]) -> list[list[tuple[int, bool]]]:
     """The DNF of `node` (negation pushed to the predicates) as clauses of (node id, negated)."""
-    if isinstance(node, (Pred, CommandPred)):
-        return [[(ids[id(node)], negate)]]
-    if isinstance(node, Not):
-        return _literals(node.item, ids, not negate)
-    if isinstance(node, CommandItem):
-        raise TypeError("a command item outside a command condition")
-    conj = isinstance(node, And) != negate  # De Morgan: a negated or is an and
-    parts = [_literals(child, ids, negate) for child in node.items]
-    if not conj:
-        out = [clause for part in parts for clause in part]
-    else:
-        out = [[]]
-        for part in parts:
-            out = [a + b for a in out for b in part]
-            if len(out) > MAX_CLAUSES:
-                raise TooComplex
-    if len(out) > MAX_CLAUSES:
-        raise TooComplex
-    return out
+
+    def leaf(n: Node) -> int | None:
+        if isinstance(n, (Pred, CommandPred)):
+            return ids[id(n)]
+        if isinstance(n, CommandItem):
+            raise TypeError("a command item outside a command condition")
+        return None
+
+    return normal_form(node, leaf, MAX_CLAUSES, TooComplex, limit_alternatives=True)
 
 
 def lower_condition(
@@ -321,13 +310,7 @@ def lower_template(
 
 
 def uses_rule_state(node: Node | None) -> bool:
-    if node is None or isinstance(node, (CommandPred, CommandItem)):
-        return False
-    if isinstance(node, Pred):
-        return node.field in RULE_STATE_FIELDS
-    if isinstance(node, Not):
-        return uses_rule_state(node.item)
-    return any(uses_rule_state(c) for c in node.items)
+    return node is not None and any(p.field in RULE_STATE_FIELDS for p in leaves(node, Pred))
 
 
 def lower_rule(
