@@ -82,22 +82,20 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
+# YAML's name of each type a value loads as, for messages; bool before int (a bool is an int)
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "list"),
+    (dict, "mapping"),
+)
+
+
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "mapping"
-    return type(value).__name__
+    return next((name for t, name in _TYPE_NAMES if isinstance(value, t)), type(value).__name__)
 
 
 Emit = Callable[[Diagnostic], None]
