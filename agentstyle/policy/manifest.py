@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +244,23 @@ class ManifestLoader:
     ) -> YMap:
         return recover_keys(node, known, label, self.diags.append, rule, candidates)
 
+    def entries(
+        self, node: YNode | None, code: str, not_list: str, not_mapping: str
+    ) -> Iterator[YMap]:
+        """The entries of a list field that are mappings, in order; a value that is not a list
+        and each entry that is not a mapping are reported as `code`, with these messages (as
+        the walk meets them)."""
+        if node is None:
+            return
+        if not isinstance(node, YSeq):
+            self.emit(code, not_list, node.span)
+            return
+        for item in node.nodes:
+            if isinstance(item, YMap):
+                yield item
+            else:
+                self.emit(code, not_mapping, item.span)
+
     def read(self, rel: str, at: Span) -> PackageFile | None:
         pf, problem = read_package_file(self.root, rel, self.root_display, at)
         if problem is not None:
@@ -433,16 +450,13 @@ class ManifestLoader:
                 pkg.per_event = value.value
 
     def settings(self, node: YNode | None, pkg: Package) -> None:
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit(codes.INVALID_SCHEMA, "field `settings` must be a list", node.span)
-            return
         seen: set[str] = set()
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit(codes.INVALID_SCHEMA, "a setting must be a mapping", item.span)
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_SCHEMA,
+            "field `settings` must be a list",
+            "a setting must be a mapping",
+        ):
             item = self.recover(item, SETTING_FIELDS, "setting field")
             name = item.get("name")
             if name is None or not isinstance(name.value, str) or not SETTING_RE.match(name.value):
@@ -519,19 +533,12 @@ class ManifestLoader:
     def exceptions(self, node: YNode | None, pkg: Package) -> None:
         """`exceptions:` entries {rule, unless, reason}; their conditions are parsed and checked
         by the validator (policy/validate.py), like a rule's `unless`."""
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit(codes.INVALID_SCHEMA, "field `exceptions` must be a list", node.span)
-            return
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit(
-                    codes.INVALID_SCHEMA,
-                    "an exception is a mapping {rule, unless, reason}",
-                    item.span,
-                )
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_SCHEMA,
+            "field `exceptions` must be a list",
+            "an exception is a mapping {rule, unless, reason}",
+        ):
             item = self.recover(item, list(EXCEPTION_FIELDS), "exception field")
             missing = [k for k in EXCEPTION_FIELDS if item.get(k) is None]
             if missing:
