@@ -40,35 +40,28 @@ def normal_form(
     node's leaf value, None for `and`, `or` and `not` (it raises on a node that may not stand
     there). A product over `limit` clauses raises `too_complex`; with `limit_alternatives`, so
     does an `or` over it."""
-    found = leaf(node)
-    if found is not None:
-        return [[(found, negate)]]
-    if isinstance(node, Not):
-        return normal_form(
-            node.item,
-            leaf,
-            limit,
-            too_complex,
-            limit_alternatives=limit_alternatives,
-            negate=not negate,
-        )
-    if not isinstance(node, (And, Or)):
-        raise TypeError(f"not a condition tree: {node!r}")
-    conj = isinstance(node, And) != negate  # De Morgan: a negated `or` is an `and`
-    parts = [
-        normal_form(
-            child, leaf, limit, too_complex, limit_alternatives=limit_alternatives, negate=negate
-        )
-        for child in node.items
-    ]
-    if not conj:
-        out = [clause for part in parts for clause in part]
-    else:
-        out = [[]]
-        for part in parts:
-            out = [a + b for a in out for b in part]
-            if len(out) > limit:
-                raise too_complex
-    if limit_alternatives and len(out) > limit:
-        raise too_complex
-    return out
+
+    def walk(n: Node, negated: bool) -> Clauses[L]:
+        found = leaf(n)
+        if found is not None:
+            return [[(found, negated)]]
+        if isinstance(n, Not):
+            return walk(n.item, not negated)
+        if not isinstance(n, (And, Or)):
+            raise TypeError(f"not a condition tree: {n!r}")
+        conj = isinstance(n, And) != negated  # De Morgan: a negated `or` is an `and`
+        parts = [walk(child, negated) for child in n.items]
+        out: Clauses[L]
+        if not conj:
+            out = [clause for part in parts for clause in part]
+        else:
+            out = [[]]
+            for part in parts:
+                out = [a + b for a in out for b in part]
+                if len(out) > limit:
+                    raise too_complex
+        if limit_alternatives and len(out) > limit:
+            raise too_complex
+        return out
+
+    return walk(node, negate)
