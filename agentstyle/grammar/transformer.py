@@ -124,6 +124,12 @@ def _unescape(token: Token, locate: Locate) -> str:
     return text
 
 
+def _spliced(items: list[Node], kind: type[And] | type[Or]) -> tuple[Node, ...]:
+    """The operands of an `and` or an `or`, each of the same kind spliced in: `a or (b or c)`
+    is one `or` of three."""
+    return tuple(x for item in items for x in (item.items if isinstance(item, kind) else (item,)))
+
+
 def _names_and_where(children: list[Any]) -> tuple[tuple[str, ...], Node | None]:
     """The parts of `command NAMES where ( … )` (and of a flow's `from`): the names (none: any
     command) and the `where`, each optional."""
@@ -149,17 +155,11 @@ class ConditionTransformer(Transformer[Token, Node]):
 
     @v_args(meta=True)
     def or_expr(self, meta: Meta, items: list[Node]) -> Or:
-        flat: list[Node] = []
-        for item in items:
-            flat.extend(item.items if isinstance(item, Or) else (item,))
-        return Or(tuple(flat), self._span(meta))
+        return Or(_spliced(items, Or), self._span(meta))
 
     @v_args(meta=True)
     def and_expr(self, meta: Meta, items: list[Node]) -> And:
-        flat: list[Node] = []
-        for item in items:
-            flat.extend(item.items if isinstance(item, And) else (item,))
-        return And(tuple(flat), self._span(meta))
+        return And(_spliced(items, And), self._span(meta))
 
     where_or = or_expr
     where_and = and_expr
