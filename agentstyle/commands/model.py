@@ -23,6 +23,10 @@ from agentstyle.commands.listing import files_under
 from agentstyle.commands.network import Endpoint
 from agentstyle.commands.paths import Place, Where, host_place, machine, place
 
+TYPE_CHECKING = False  # mypy reads this name as typing's (the shell is imported where it runs)
+if TYPE_CHECKING:
+    from agentstyle.shell import Run
+
 Grammars = Callable[[str], Grammar | None]
 
 # Paths a command may name before the model stops taking more (a generous bound: a command line
@@ -146,18 +150,7 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
                 for f in ((word.replace("{}", x) for x in run.found) if "{}" in word else (word,))
             ]
         parsed = read_words(program, args, grammar)
-        command = Command(
-            program=program,
-            words=parsed.words,
-            heads=parsed.heads,
-            options=parsed.options,
-            operands=[w for w, _role in parsed.operands],
-            remote=run.remote,
-            text=run.text,
-            does_nothing=parsed.does_nothing,
-            grammar=parsed.grammar,
-            env=run.env,
-        )
+        command = _command(program, parsed, run)
         if budget > 0:
             command.paths = _paths(parsed, run, where)[:budget]
             budget -= len(command.paths)
@@ -418,22 +411,28 @@ def _runs_commands(parsed: Parsed, run: object, where: Where, grammars: Grammars
             text=text,
         )
         dirs = _dirs(parsed, inner)
-        command = Command(
-            program=program,
-            words=parsed.words,
-            heads=parsed.heads,
-            options=parsed.options,
-            operands=[w for w, _role in parsed.operands],
-            paths=_paths(parsed, inner, where),
-            remote=run.remote,
-            text=text,
-            does_nothing=parsed.does_nothing,
-            grammar=parsed.grammar,
-            env=run.env,
-        )
+        command = _command(program, parsed, inner)
+        command.paths = _paths(parsed, inner, where)
         _effects(command, parsed, inner, grammar)
         out.append(command)
     return out
+
+
+def _command(program: str, parsed: Parsed, run: Run) -> Command:
+    """The command a run's words make as its program's grammar read them (`parsed`), before its
+    paths and effects are added."""
+    return Command(
+        program=program,
+        words=parsed.words,
+        heads=parsed.heads,
+        options=parsed.options,
+        operands=[w for w, _role in parsed.operands],
+        remote=run.remote,
+        text=run.text,
+        does_nothing=parsed.does_nothing,
+        grammar=parsed.grammar,
+        env=run.env,
+    )
 
 
 def _dirs(parsed: Parsed, run: object) -> list[str]:

@@ -125,18 +125,15 @@ class _Loader(ManifestLoader):
     def rules(self, node: YNode | None, pkg: Package, defaults: dict[str, FieldValue]) -> None:
         if node is None:
             return
-        if not isinstance(node, YSeq):
-            self.emit(codes.INVALID_PACKAGE, "`rules` must be a list", node.span)
-            return
         claimed: dict[str, Span] = {}
         inline_allowed = set(RULE_FIELDS) - {"from"}
         all_files: list[str] | None = None
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit(
-                    codes.INVALID_PACKAGE, "each item of `rules` must be a mapping", item.span
-                )
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_PACKAGE,
+            "`rules` must be a list",
+            "each item of `rules` must be a mapping",
+        ):
             # Typos are read as meant before the entry's kind is known (`fom:` is a `from`).
             item = self.recover(item, list(RULE_FIELDS), "rule field", self.item_id(item))
             if "from" in item:
@@ -402,15 +399,12 @@ class _Loader(ManifestLoader):
         )
 
     def native_hooks(self, node: YNode | None, pkg: Package) -> None:
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit(codes.INVALID_PACKAGE, "`native_hooks` must be a list", node.span)
-            return
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit(codes.INVALID_PACKAGE, "each native hook must be a mapping", item.span)
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_PACKAGE,
+            "`native_hooks` must be a list",
+            "each native hook must be a mapping",
+        ):
             item = self.recover(item, NATIVE_HOOK_FIELDS, "native hook field")
             values = item.plain()
             id_node = item.get("id")

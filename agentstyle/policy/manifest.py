@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,22 +82,20 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
+# YAML's name of each type a value loads as, for messages; bool before int (a bool is an int)
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "list"),
+    (dict, "mapping"),
+)
+
+
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "mapping"
-    return type(value).__name__
+    return next((name for t, name in _TYPE_NAMES if isinstance(value, t)), type(value).__name__)
 
 
 Emit = Callable[[Diagnostic], None]
@@ -245,6 +243,23 @@ class ManifestLoader:
         candidates: Sequence[str] | None = None,
     ) -> YMap:
         return recover_keys(node, known, label, self.diags.append, rule, candidates)
+
+    def entries(
+        self, node: YNode | None, code: str, not_list: str, not_mapping: str
+    ) -> Iterator[YMap]:
+        """The entries of a list field that are mappings, in order; a value that is not a list
+        and each entry that is not a mapping are reported as `code`, with these messages (as
+        the walk meets them)."""
+        if node is None:
+            return
+        if not isinstance(node, YSeq):
+            self.emit(code, not_list, node.span)
+            return
+        for item in node.nodes:
+            if isinstance(item, YMap):
+                yield item
+            else:
+                self.emit(code, not_mapping, item.span)
 
     def read(self, rel: str, at: Span) -> PackageFile | None:
         pf, problem = read_package_file(self.root, rel, self.root_display, at)
@@ -435,16 +450,13 @@ class ManifestLoader:
                 pkg.per_event = value.value
 
     def settings(self, node: YNode | None, pkg: Package) -> None:
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit(codes.INVALID_SCHEMA, "field `settings` must be a list", node.span)
-            return
         seen: set[str] = set()
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit(codes.INVALID_SCHEMA, "a setting must be a mapping", item.span)
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_SCHEMA,
+            "field `settings` must be a list",
+            "a setting must be a mapping",
+        ):
             item = self.recover(item, SETTING_FIELDS, "setting field")
             name = item.get("name")
             if name is None or not isinstance(name.value, str) or not SETTING_RE.match(name.value):
@@ -521,19 +533,12 @@ class ManifestLoader:
     def exceptions(self, node: YNode | None, pkg: Package) -> None:
         """`exceptions:` entries {rule, unless, reason}; their conditions are parsed and checked
         by the validator (policy/validate.py), like a rule's `unless`."""
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit(codes.INVALID_SCHEMA, "field `exceptions` must be a list", node.span)
-            return
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit(
-                    codes.INVALID_SCHEMA,
-                    "an exception is a mapping {rule, unless, reason}",
-                    item.span,
-                )
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_SCHEMA,
+            "field `exceptions` must be a list",
+            "an exception is a mapping {rule, unless, reason}",
+        ):
             item = self.recover(item, list(EXCEPTION_FIELDS), "exception field")
             missing = [k for k in EXCEPTION_FIELDS if item.get(k) is None]
             if missing:

@@ -33,6 +33,7 @@ from agentstyle.grammar.parse import parse_condition, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.commandconds import check_command, check_flow_places
+from agentstyle.policy.conditiontree import leaves
 from agentstyle.policy.manifest import HARNESSES, INVALID, quote_hint, recover_keys
 from agentstyle.policy.model import Package, Rule
 from agentstyle.policy.settingrefs import (
@@ -166,6 +167,17 @@ def is_available(
         if target == "tool" and (tools & avail.tools or "other" in tools or names):
             return True
     return False
+
+
+def unavailable_at(avail: Availability, info: RuleInfo, bad: set[str]) -> str | None:
+    """Where the rule runs, said for a message, when a field or variable of availability `avail`
+    can have no value there; None when it can, or when the rule's placement fields are in error
+    (`bad`: said already)."""
+    if bad & PLACEMENT_FIELDS or is_available(
+        avail, info.points, info.eff, resolve_tools(info.tools), info.names
+    ):
+        return None
+    return ", ".join(info.points) or "no point"
 
 
 class ConditionChecks:
@@ -410,16 +422,10 @@ class ConditionChecks:
         for pred in predicates_of(node):
             if self.check_pred(pred, info, bad) and not bad & PLACEMENT_FIELDS:
                 self.never_present(pred, info, node)
-        commands = _commands(node)
+        commands = leaves(node, CommandPred)
         if not commands:
             return
-        shell = bool(bad & PLACEMENT_FIELDS) or is_available(
-            CONDITION_FIELDS["shell.commands"],
-            info.points,
-            info.eff,
-            resolve_tools(info.tools),
-            info.names,
-        )
+        shell = unavailable_at(CONDITION_FIELDS["shell.commands"], info, bad) is None
         for command in commands:
             check_command(self, command, info, bad, shell)
         check_flow_places(self, node, info.rule.id)
@@ -598,19 +604,15 @@ class ConditionChecks:
                 field_hint(pred.field),
             )
             return False
-        available = True
-        if not bad & PLACEMENT_FIELDS and not is_available(
-            avail, info.points, info.eff, resolve_tools(info.tools), info.names
-        ):
-            where = ", ".join(info.points) or "no point"
+        where = unavailable_at(avail, info, bad)
+        if where is not None:
             self.emit(
                 codes.FIELD_UNAVAILABLE,
                 f"field `{pred.field}` cannot exist at {where} for rule `{rid}`",
                 pred.span,
                 rid,
             )
-            available = False
-        return self.check_value(pred, info) and available
+        return self.check_value(pred, info) and where is None
 
     def check_value(self, pred: Pred, info: RuleInfo) -> bool:
         """Check a predicate's value for its operator (settings filled in, RE2, globs,
@@ -679,24 +681,7 @@ class ConditionChecks:
 
 def predicates_of(node: Node) -> list[Pred]:
     """The field predicates of a condition (not those inside a command condition)."""
-    if isinstance(node, Pred):
-        return [node]
-    if isinstance(node, (CommandPred, CommandItem)):
-        return []
-    if isinstance(node, Not):
-        return predicates_of(node.item)
-    return [p for child in node.items for p in predicates_of(child)]
-
-
-def _commands(node: Node) -> list[CommandPred]:
-    """The command conditions of a condition tree."""
-    if isinstance(node, CommandPred):
-        return [node]
-    if isinstance(node, (Pred, CommandItem)):
-        return []
-    if isinstance(node, Not):
-        return _commands(node.item)
-    return [c for child in node.items for c in _commands(child)]
+    return leaves(node, Pred)
 
 
 def _decided(node: Node, pred: Pred, value: bool) -> bool | None:

@@ -16,12 +16,10 @@ from agentstyle.grammar.ast import GrammarError, Segment, Text, Var
 from agentstyle.grammar.parse import parse_template
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.validconditions import (
-    PLACEMENT_FIELDS,
     ConditionChecks,
     RuleInfo,
     event_base,
-    is_available,
-    resolve_tools,
+    unavailable_at,
 )
 from agentstyle.policy.yamlpos import YNode
 from agentstyle.source import Span
@@ -125,19 +123,9 @@ class TemplateChecks(ConditionChecks):
                 )
                 return "error"
             if base not in EVENT_VARS:
-                self.emit(
-                    codes.UNDECLARED_VAR,
-                    f"unknown variable `{{{{{name}}}}}`",
-                    var.span,
-                    rid,
-                    self.var_hint(name),
-                )
-                return "error"
-            avail = CONDITION_FIELDS[base[len("event.") :]]
-            if not bad & PLACEMENT_FIELDS and not is_available(
-                avail, info.points, info.eff, resolve_tools(info.tools), info.names
-            ):
-                where = ", ".join(info.points) or "no point"
+                return self.unknown_var(var, rid)
+            where = unavailable_at(CONDITION_FIELDS[base[len("event.") :]], info, bad)
+            if where is not None:
                 self.emit(
                     codes.EVENT_VAR_UNAVAILABLE,
                     f"`{{{{{name}}}}}` is not available at {where}",
@@ -154,6 +142,12 @@ class TemplateChecks(ConditionChecks):
                 rid,
             )
             return "error"
+        return self.unknown_var(var, rid)
+
+    def unknown_var(self, var: Var, rid: str) -> str:
+        """`undeclared-var` for a name no setting, runtime or event variable has, with the one
+        it probably meant; the variable's kind is then "error"."""
+        name = var.name
         self.emit(
             codes.UNDECLARED_VAR,
             f"unknown variable `{{{{{name}}}}}`",

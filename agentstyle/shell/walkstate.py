@@ -353,6 +353,17 @@ class WalkerBase(Scope):
         if text.strip():
             self.code[text] = None
 
+    def add_unknown_parts(self, text: str, substitution: str, variable: str) -> None:
+        """The dynamic kinds of code text (run by `eval`, `sh -c`, an interpreter's `-c`) that
+        is not known before it runs: `substitution` where it holds a command substitution (whose
+        origins then count), `variable` where it holds a variable."""
+        flags = self.flags.get(text, 0)
+        if flags & F_SUB:
+            self.add_dynamic(substitution)
+            self._origins_of(text)
+        if flags & F_VAR:
+            self.add_dynamic(variable)
+
     # -- Scope (what word expansion asks) ------------------------------------------------------
 
     def values(self, name: str) -> tuple[Value, ...] | None:
