@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 import re
 import threading
 import time
@@ -65,12 +67,20 @@ class Resident:
 class Watchdog:
     """One thread per process that interrupts the connection of the event in flight when its
     deadline passes. Arming and disarming take a lock each; a timer thread per event cost a
-    thread start, which a loaded machine can delay by milliseconds."""
+    thread start, which a loaded machine can delay by milliseconds.
+
+    Nor does arming wake the thread where it need not: unarmed, the thread looks again every
+    IDLE_LOOK_S, so an event whose deadline is later than the thread's next look (a hook's, in
+    the resident engine) is armed without a wake-up, which would pass the interpreter's lock
+    to the thread and back in the middle of the evaluation."""
+
+    IDLE_LOOK_S = 1.0
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._armed: tuple[Connection, float, threading.Event] | None = None
         self._thread: threading.Thread | None = None
+        self._looks_at = math.inf  # when the thread looks at `_armed` next
 
     def arm(self, conn: Connection, deadline: float) -> threading.Event:
         """Watch `conn` until `disarm`; the event is set when it was interrupted."""
@@ -82,7 +92,8 @@ class Watchdog:
                     target=self._watch, name="style-deadline", daemon=True
                 )
                 self._thread.start()
-            self._cond.notify()
+            elif deadline < self._looks_at:
+                self._cond.notify()
         return fired
 
     def disarm(self) -> None:
@@ -93,13 +104,15 @@ class Watchdog:
         with self._cond:
             while True:
                 job = self._armed
+                now = time.monotonic()
                 if job is None:
-                    self._cond.wait()
+                    self._looks_at = now + self.IDLE_LOOK_S
+                    self._cond.wait(self.IDLE_LOOK_S)
                     continue
                 conn, deadline, fired = job
-                left = deadline - time.monotonic()
-                if left > 0:
-                    self._cond.wait(left)
+                if deadline > now:
+                    self._looks_at = deadline
+                    self._cond.wait(deadline - now)
                     continue
                 self._armed = None
                 fired.set()
@@ -187,6 +200,10 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
 
 
 _LOG_LINE = re.compile(r"^log:[ \t]*['\"]?(hits|full|off)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
+# lock file path → (its stat as `_stamp` gives it, its `log` mode): the resident engine reads
+# the mode of every event, and the file only when it changed (as runtime/freshness.py tells a
+# changed lock: its size or its modification time)
+_LOG_MODES: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 
 
 def log_mode(home: Path | None) -> str:
@@ -197,14 +214,24 @@ def log_mode(home: Path | None) -> str:
     """
     if home is None:
         return "hits"
+    path = str(home.parent / "style.lock.yaml")
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "hits"
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    known = _LOG_MODES.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
     from agentstyle.folders import read_regular
 
-    raw = read_regular(str(home.parent / "style.lock.yaml"), 1 << 20)
+    raw = read_regular(path, 1 << 20)
     if raw is None:
         return "hits"
-    text = raw.decode("utf-8", "replace")
-    m = _LOG_LINE.search(text)
-    return m.group(1) if m else "hits"
+    m = _LOG_LINE.search(raw.decode("utf-8", "replace"))
+    mode = m.group(1) if m else "hits"
+    _LOG_MODES[path] = (stamp, mode)
+    return mode
 
 
 def evaluate_hook(
