@@ -312,9 +312,12 @@ class Engine:
                 for client, message, raw in connections.requests(ACCEPT_POLL_S):
                     with client:
                         client.settimeout(RECEIVE_S)  # the answer is small: it goes out at once
-                        self._serve(client, message, raw)
-                    if self.done:
-                        break
+                        try:
+                            self._serve(client, message, raw)
+                        except Exception as exc:  # an engine never dies of one request
+                            enginelog.write(
+                                self.home, f"request failed: {type(exc).__name__}: {exc}"
+                            )
 
     def _serve(self, client: socket.socket, message: object, raw: bytes | None) -> None:
         def reply(answer: dict[str, object]) -> None:
@@ -359,6 +362,8 @@ class Engine:
         problem = malformed(message)
         if problem is not None:
             return {"error": problem}  # the hook evaluates by itself
+        if self.done:
+            return {"error": "engine stopping"}  # (asked to stop by a request read before it)
         try:
             answer = self.handle(message)
         except Exception as exc:  # an engine never dies of one request
