@@ -37,10 +37,10 @@ DUCKDB_RETRY_S = 0.02
 class Resident:
     """What the resident engine keeps beside its open database: what it read once of the
     policy (`Held`: its policy cannot change while it holds the lock) and the answered events
-    left to record."""
+    left to record (each a step that records its event, and commits it when told to)."""
 
     held: Held
-    pending: list[Callable[[], None]] = field(default_factory=list)
+    pending: list[Callable[[bool], None]] = field(default_factory=list)
 
     @classmethod
     def of(cls, conn: Connection) -> Resident:
@@ -58,10 +58,21 @@ class Resident:
         steps, self.pending[:] = list(self.pending), []
         for step in steps:
             try:
-                step()
+                step(True)
             except Exception as exc:
                 failed.append(exc)
         return failed
+
+    def rehearse(self, conn: Connection) -> None:
+        """Record the evaluated events and roll them back: the engine's warm-up runs the
+        record's statements once (a fresh process's first run of them costs milliseconds)
+        and keeps nothing."""
+        steps, self.pending[:] = list(self.pending), []
+        try:
+            for step in steps:
+                step(False)
+        finally:
+            _rollback(conn)
 
 
 class Watchdog:
@@ -305,16 +316,20 @@ def evaluate_on(
     finally:
         WATCHDOG.disarm()
     if after is not None:
-        after.append(lambda: _record_and_commit(conn, result, log, latency))
+        after.append(lambda keep: _record_and_commit(conn, result, log, latency, keep))
     return result.decision
 
 
-def _record_and_commit(conn: Connection, result: Evaluation, log: str, latency: int) -> None:
-    """The engine's second half of an event, after its answer went out; on failure nothing of
-    the event stays (the answer stands, the engine logs the loss)."""
+def _record_and_commit(
+    conn: Connection, result: Evaluation, log: str, latency: int, keep: bool
+) -> None:
+    """The engine's second half of an event, after its answer went out, committed where
+    `keep` (else left for the caller to roll back); on failure nothing of the event stays
+    (the answer stands, the engine logs the loss)."""
     try:
         record(conn, [result], log, [latency])
-        commit(conn)
+        if keep:
+            commit(conn)
     except BaseException:
         _rollback(conn)
         raise

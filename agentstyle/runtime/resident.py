@@ -266,24 +266,33 @@ class Engine:
         return 0
 
     def _warm_up(self) -> None:
-        """Evaluate one harmless call and roll it back before the first request: a fresh
-        engine's first answer otherwise costs about twice a later one (the imports and caches
-        of the hot path are filled then), and that answer is the first hook of a session.
-        Nothing is recorded; a failure here only means the first answer is the slower one."""
+        """Answer one harmless call as a hook's request is answered (`handle`), record it and
+        roll it all back, before the first request: a fresh engine's first answer otherwise
+        pays for all that a request runs for the first time in a process (its modules, the
+        adapters of the harnesses that may send another's payload, the statements), about
+        twice a later one, and its record after it as much again; that answer is the first
+        hook of a session, and the record holds up the second. Nothing is kept but the session
+        marker of the warm-up's own session (runtime/tamper.py), which no harness sends; a
+        failure here only means the first answer is the slower one."""
         assert self.conn is not None and self.resident is not None
         try:
+            import json
+
             from agentstyle.harnesses import DEFAULT, adapter_for
-            from agentstyle.runtime.direct import evaluate_on
-            from agentstyle.runtime.hookcall import HookCall
 
             adapter = adapter_for(DEFAULT)  # any harness's shell call warms the same engine
             native = adapter.spec.points["tool.pre"].native_event
             session = "style-engine-warm-up"
             payload = adapter.synthetic_payload(native, str(self.home.parent), session)
             payload, _input = adapter.with_command(payload, native, "git status && ls -la")
-            event = adapter.normalize(payload, native)
-            call = HookCall.served(adapter.name, native, False, 5.0, str(self.home))
-            evaluate_on(self.conn, event, call, home=self.home, resident=self.resident)
+            request: dict[str, object] = {
+                "harness": adapter.name,
+                "event": native,
+                "budget_s": 5.0,
+                "stdin_raw": json.dumps(payload).encode("utf-8"),
+            }
+            self.handle(request)
+            self.resident.rehearse(self.conn)
         except Exception as exc:
             enginelog.write(self.home, f"warm-up skipped: {type(exc).__name__}: {exc}")
         finally:
