@@ -36,11 +36,16 @@ DUCKDB_RETRY_S = 0.02
 @dataclass(slots=True)
 class Resident:
     """What the resident engine keeps beside its open database: what it read once of the
-    policy (`Held`: its policy cannot change while it holds the lock) and the answered events
-    left to record (each a step that records its event, and commits it when told to)."""
+    policy (`Held`: its policy cannot change while it holds the lock) and what is left to do
+    once the answer is out (each answered event's record, the session's marker), each step
+    told whether to keep what it does."""
 
     held: Held
     pending: list[Callable[[bool], None]] = field(default_factory=list)
+
+    def later(self, step: Callable[[bool], None]) -> None:
+        """Do `step` once the answer is out (`finish`), before the next request is read."""
+        self.pending.append(step)
 
     @classmethod
     def of(cls, conn: Connection) -> Resident:
@@ -270,12 +275,11 @@ def evaluate_on(
 
     Past the deadline nothing of the event is committed and `DeadlineExceeded` is raised, so
     the caller answers per `fail` (docs/design/runtime.md#fail-modes). For the `resident` engine,
-    recording and committing are left to a callable in `resident.pending`, which the engine runs
+    recording and committing are left to a step of `resident.later`, which the engine runs
     once the answer is sent and before it reads the next request: the next event sees this one's
     claims, and a kill before the commit loses this event only, whole. `fixing`: how a refused
     shell call is rebuilt for its rules' fixes (engine/fixes.py).
     """
-    after = resident.pending if resident is not None else None
     log = log_mode(home)
     deadline = call.deadline
     if time.monotonic() >= deadline:
@@ -297,11 +301,11 @@ def evaluate_on(
             if event.identity is not None:
                 answered.keep(conn, event.identity, result.event_id, result.decision)
             latency = int((time.monotonic() - call.started) * 1_000_000)
-            if after is None:
+            if resident is None:
                 record(conn, [result], log, [latency])
             if time.monotonic() >= deadline:
                 raise DeadlineExceeded()
-            if after is None:
+            if resident is None:
                 commit(conn)
         except BaseException:
             WATCHDOG.disarm()
@@ -315,8 +319,8 @@ def evaluate_on(
         raise
     finally:
         WATCHDOG.disarm()
-    if after is not None:
-        after.append(lambda keep: _record_and_commit(conn, result, log, latency, keep))
+    if resident is not None:
+        resident.later(lambda keep: _record_and_commit(conn, result, log, latency, keep))
     return result.decision
 
 

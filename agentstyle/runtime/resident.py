@@ -271,9 +271,9 @@ class Engine:
         pays for all that a request runs for the first time in a process (its modules, the
         adapters of the harnesses that may send another's payload, the statements), about
         twice a later one, and its record after it as much again; that answer is the first
-        hook of a session, and the record holds up the second. Nothing is kept but the session
-        marker of the warm-up's own session (runtime/tamper.py), which no harness sends; a
-        failure here only means the first answer is the slower one."""
+        hook of a session, and the record holds up the second. Nothing is kept (nor is the
+        warm-up's session marked: runtime/tamper.py); a failure here only means the first
+        answer is the slower one."""
         assert self.conn is not None and self.resident is not None
         try:
             import json
