@@ -31,6 +31,9 @@ from agentstyle.runtime.hookcall import HookCall
 LOCK_FILE = "style.lock"  # in `.style/` (engine/paths.py `StylePaths.lock`)
 # While another program holds DuckDB's own file lock, retry opening at this interval.
 DUCKDB_RETRY_S = 0.02
+# A transaction the engine began ahead of an event (`Resident.ahead`) is the event's own when
+# begun at most this long before it (a hook sends its request right after it connects).
+BEGUN_FOR_S = 0.5
 
 
 @dataclass(slots=True)
@@ -42,6 +45,7 @@ class Resident:
 
     held: Held
     pending: list[Callable[[bool], None]] = field(default_factory=list)
+    begun: float | None = None  # when the transaction begun ahead of an event was (`ahead`)
 
     def later(self, step: Callable[[bool], None]) -> None:
         """Do `step` once the answer is out (`finish`), before the next request is read."""
@@ -51,10 +55,35 @@ class Resident:
     def of(cls, conn: Connection) -> Resident:
         return cls(Held.of(conn))
 
+    def ahead(self, conn: Connection) -> None:
+        """Begin the next event's transaction now, while its hook is still sending the request
+        (the engine calls this when a client connects): a first statement after a pause costs
+        several times a later one, and the hook proving who it talks to takes as long. Nothing
+        but the engine writes while it holds the lock, so the event reads what it would have
+        read; a transaction begun longer ago than BEGUN_FOR_S is not taken (`begun_for`), as
+        `now()` in it is its start."""
+        if self.begun is None and not self.pending:
+            try:
+                begin(conn)
+            except Exception:  # the event begins its own
+                return
+            self.begun = time.monotonic()
+
+    def begun_for(self, conn: Connection) -> bool:
+        """Whether a transaction begun `ahead` is the event's now (else it begins its own)."""
+        if self.begun is None:
+            return False
+        recent = time.monotonic() - self.begun < BEGUN_FOR_S
+        self.begun = None
+        if not recent:
+            _rollback(conn)
+        return recent
+
     def discard(self, conn: Connection) -> None:
         """Forget the events evaluated but not answered (their answer failed)."""
-        if self.pending:
+        if self.pending or self.begun is not None:
             self.pending.clear()
+            self.begun = None
             _rollback(conn)
 
     def finish(self) -> list[BaseException]:
@@ -286,7 +315,8 @@ def evaluate_on(
         raise DeadlineExceeded()
     timed_out = WATCHDOG.arm(conn, deadline)
     try:
-        begin(conn)
+        if resident is None or not resident.begun_for(conn):
+            begin(conn)
         try:
             if event.identity is not None:
                 repeated = answered.earlier(conn, event.identity)

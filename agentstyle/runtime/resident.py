@@ -87,8 +87,9 @@ class Connections:
     not sent its request whole within RECEIVE_S is dropped, and more than MAX_CLIENTS at once
     are closed (those hooks evaluate directly)."""
 
-    def __init__(self, server: socket.socket) -> None:
+    def __init__(self, server: socket.socket, connected: Callable[[], None]) -> None:
         self.server = server
+        self.connected = connected  # called when clients connected (their requests to come)
         self.incoming: dict[int, Incoming] = {}
         self.selector = selectors.DefaultSelector()
         server.setblocking(False)
@@ -127,6 +128,8 @@ class Connections:
             try:
                 sock, _ = self.server.accept()
             except OSError:  # none left (BlockingIOError), or one that went away meanwhile
+                if self.incoming:
+                    self.connected()
                 return
             if len(self.incoming) >= MAX_CLIENTS:
                 sock.close()  # too many at once: those hooks evaluate directly
@@ -314,7 +317,7 @@ class Engine:
         """
         # Idle means no hook served: a status ping does not keep the engine alive.
         self.last_work = time.monotonic()
-        with Connections(server) as connections:
+        with Connections(server, self._expect_request) as connections:
             while not self.done:
                 if time.monotonic() - self.last_work >= IDLE_EXIT_S:
                     return  # idle: exit and free the database
@@ -327,6 +330,12 @@ class Engine:
                             enginelog.write(
                                 self.home, f"request failed: {type(exc).__name__}: {exc}"
                             )
+
+    def _expect_request(self) -> None:
+        """A client connected: its request comes once its hook has checked that this is the
+        engine, time in which the engine begins the event's transaction (`Resident.ahead`)."""
+        if self.resident is not None and self.conn is not None:
+            self.resident.ahead(self.conn)
 
     def _serve(self, client: socket.socket, message: object, raw: bytes | None) -> None:
         def reply(answer: dict[str, object]) -> None:
