@@ -8,7 +8,7 @@ CCSN_VERSION := 2.4.5
 CORPUS_CACHE := .corpus-cache
 CCSN := $(CORPUS_CACHE)/.installed-cc-safety-net-$(CCSN_VERSION)
 
-.PHONY: setup demo test test-typer e2e lint format bench bench-hook bench-compare bench-history docs corpus clean
+.PHONY: setup demo test test-typer e2e lint format bench bench-hook bench-compare bench-history docs readme-layout corpus clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -61,13 +61,13 @@ e2e: $(STAMP)
 	$(BIN)/pytest tests/e2e
 
 lint: $(STAMP)
-	$(BIN)/ruff check agentstyle tests bench docs/hooks
-	$(BIN)/ruff format --check agentstyle tests bench docs/hooks
+	$(BIN)/ruff check agentstyle tests bench docs/hooks scripts
+	$(BIN)/ruff format --check agentstyle tests bench docs/hooks scripts
 	$(BIN)/mypy
 
 format: $(STAMP)
-	$(BIN)/ruff format agentstyle tests bench docs/hooks
-	$(BIN)/ruff check --fix agentstyle tests bench docs/hooks
+	$(BIN)/ruff format agentstyle tests bench docs/hooks scripts
+	$(BIN)/ruff check --fix agentstyle tests bench docs/hooks scripts
 
 bench: $(STAMP) $(CCSN)
 	$(BIN)/python -m bench.run
@@ -91,6 +91,11 @@ bench-history: $(STAMP)
 # The user documentation (docs/, mkdocs.yml) as a site in site/; warnings fail the build.
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# The README's Layout, written from each module's docstring (its first line) by
+# scripts/readme_layout.py; tests/test_readme_layout.py fails while it is stale.
+readme-layout: $(STAMP)
+	$(BIN)/python scripts/readme_layout.py
 
 # The guard corpus: STYLE's precision and recall per category and form, and beside it
 # cc-safety-net (CCSN_VERSION, installed from the npm registry into the git-ignored

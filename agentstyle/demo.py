@@ -1,5 +1,7 @@
-"""`make demo`: validate and plan the bundled packages, install one, drive a session through it,
-audit it, and replay a recorded transcript against a package."""
+"""`make demo`: a tour of STYLE on the bundled packages, from validate to replay.
+
+It validates and plans the bundled packages, installs one, drives a session through it, audits
+it, and replays a recorded transcript against a package."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Where STYLE's files are: a project's `.style/` folder, found upwards from where a hook or a
-command starts, and the user's own `~/.style`.
+"""Where STYLE's files are: a project's `.style/` folder and the user's own `~/.style`.
+
+The project's folder is found upwards from where a hook or a command starts.
 
 `os.path` only: the hook's fast path finds the engine's folder with it before anything else.
 """

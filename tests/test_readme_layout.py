@@ -1,38 +1,77 @@
-"""The README's Layout names every module of the package, so a maintainer finds each one there
-(and a new module that is not added fails here). A harness's own modules are named by the
-Layout's "one adapter per harness" and "one per harness" (their file names are the harnesses'),
-and cli/'s per-command modules by "one module per command"."""
+"""The README's Layout is the map scripts/readme_layout.py writes from the modules' docstrings
+(`make readme-layout`): every module, each named by the first line of its docstring, which
+stands alone as its summary. A new module, a moved one or a changed summary fails here until
+the map is written again, so the README never lists a module that is gone or misses one."""
 
 from __future__ import annotations
 
-import re
+import importlib.util
+import shutil
+from pathlib import Path
+from types import ModuleType
 
-from support.environment import REPO
-
-from agentstyle.harnesses import HARNESSES
+from tests.support.environment import REPO
 
 PACKAGE = REPO / "agentstyle"
 
 
-def layout_words() -> set[str]:
-    text = (REPO / "README.md").read_text("utf-8")
-    section = text[text.index("## Layout") :]
-    block = section.split("```")[1]
-    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", block))
+def load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "readme_layout", REPO / "scripts" / "readme_layout.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_every_module_is_in_the_layout() -> None:
-    words = layout_words()
-    per_harness = {facts.module for facts in HARNESSES.values()}
-    missing = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE)
-        if rel.parts[0] == "library" or path.stem == "__init__":
-            continue
-        if rel.parts[0] == "harnesses" and path.stem in per_harness:
-            continue  # "one adapter per harness", facts/ and transcripts/ "one per harness"
-        if rel.parts[0] == "cli" and len(rel.parts) == 2:
-            continue  # "one module per command"
-        if path.stem not in words:
-            missing.append(str(rel))
-    assert missing == [], "modules the README's Layout does not name"
+readme_layout = load_script()
+
+
+def test_every_module_has_a_summary_line() -> None:
+    assert readme_layout.problems() == []
+
+
+def test_the_readme_holds_the_map_the_script_writes() -> None:
+    assert readme_layout.current() == readme_layout.layout(), (
+        "README.md's Layout is stale: run `make readme-layout`"
+    )
+
+
+def test_the_map_names_every_module_once() -> None:
+    """A module in a folder the map does not walk (no `__init__.py`) would be missing."""
+    text = readme_layout.layout()
+    modules = [
+        p
+        for p in PACKAGE.rglob("*.py")
+        if "library" not in p.relative_to(PACKAGE).parts and p.name != "__init__.py"
+    ]
+    assert len(modules) > 150
+    entries = text.count("\n  - `")
+    assert entries == len(modules)
+    for path in modules:
+        folder = path.parent.relative_to(REPO).as_posix()
+        section = text.split(f"- **`{folder}/`**: ", 1)[1].split("\n- **", 1)[0]
+        assert f"\n  - `{path.name}`: " in section, path
+
+
+def test_a_run_on_first_line_is_no_summary(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text('"""Reads the thing: its parts, where\nthey are, and why."""\n', "utf-8")
+    assert readme_layout.summary(module) is None
+    module.write_text('"""Reads the thing.\n\nIts parts, where they are."""\n', "utf-8")
+    assert readme_layout.summary(module) == "Reads the thing."
+    module.write_text("x = 1\n", "utf-8")
+    assert readme_layout.summary(module) is None
+
+
+def test_the_script_rewrites_a_stale_map_and_its_check_then_passes(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    shutil.copy(REPO / "README.md", readme)
+    stale = readme.read_text("utf-8").replace("  - `hook.py`: ", "  - `hook.py`: Old words. ", 1)
+    readme.write_text(stale, "utf-8")
+    assert readme_layout.main(["--check"], readme) == 1
+    assert readme.read_text("utf-8") == stale  # --check writes nothing
+    assert readme_layout.main([], readme) == 0
+    assert readme.read_text("utf-8") == (REPO / "README.md").read_text("utf-8")
+    assert readme_layout.main(["--check"], readme) == 0

@@ -589,6 +589,12 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-destructive/accounts-deleted",
         "guard-destructive/kernel-settings",
         "guard-destructive/logs-wiped",
+        "guard-destructive/security-disabled",
+        "guard-destructive/machine-changed",
+        "guard-containers/host-exposed",
+        "guard-network/files-served",
+        "guard-network/tunnel-opened",
+        "guard-git/git-config-program",
         "guard-git/git-hook-planted",
         "guard-git/git-hook-planted-edit",
     }

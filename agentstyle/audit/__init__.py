@@ -1,0 +1,1 @@
+"""The history read back: reports, coverage, replay, suggestions and exports."""

@@ -1,5 +1,6 @@
-"""What a lead looks at first: the flagged rules and the failure causes, worst first, each with a
-one-line reason and the command that digs in.
+"""What a lead looks at first: the flagged rules and the failure causes, worst first.
+
+Each comes with a one-line reason and the command that digs in.
 
 Built from the `rules` and `errors` reports (sql/audit), so it says nothing those reports do not;
 it only ranks, explains and points.
@@ -73,49 +74,63 @@ def _replay(rule: str, ctx: Context) -> str:
 
 
 def _rule_items(row: dict[str, Any], ctx: Context) -> list[Item]:
-    rule, action = str(row["rule"]), row["action"] or "fire"
+    rule = str(row["rule"])
     flags = [f for f in str(row["flag"] or "").split(",") if f]
-    cands, fired, blocked = int(row["candidates"]), int(row["fired"]), int(row["blocked"])
     out = []
     for flag in flags:
-        if flag == "erroring":
-            detail, _n = ctx.errors.get(rule, ("", 0))
-            reason = f"{row['errors']} of its {fired} firings failed" + (
-                f": {_one_line(detail)}" if detail else ""
-            )
-            out.append(Item(flag, rule, reason, f"style audit errors --rule {rule}"))
-        elif flag == "looping":
-            reason = (
-                f"blocks {_pct(blocked, cands)} of stops ({blocked} of {cands}): the agent is "
-                "sent back most times it tries to finish"
-            )
-            out.append(Item(flag, rule, reason, _replay(rule, ctx)))
-        elif flag == "noisy":
-            verb = {"warn": "warns", "ask": "asks", "inject": "injects"}.get(action, "fires")
-            reason = f"{verb} on {_pct(fired, cands)} of its candidate events ({fired} of {cands})"
-            reason += (
-                ": a question asked this often trains a reflexive yes"
-                if action == "ask"
-                else f", {row['tokens_emitted']} tokens"
-                if action == "inject"
-                else ": a warning this frequent is read past"
-            )
-            out.append(Item(flag, rule, reason, _replay(rule, ctx)))
-        elif flag == "broad":
-            reason = (
-                f"its condition held on every one of its {cands} candidate events: it may not "
-                "say what was meant"
-            )
-            out.append(Item(flag, rule, reason, _replay(rule, ctx)))
-        elif flag == "dead":
-            reason = (
-                f"never fired on its {cands} candidate events"
-                if cands
-                else "never fired: no event of the window was a candidate (check its tool and "
-                "event)"
-            )
-            out.append(Item(flag, rule, reason, f"style audit rules --rule {rule}"))
+        reason = _flag_reason(flag, row, ctx)
+        if reason is not None:
+            out.append(Item(flag, rule, reason, _dig_in(flag, rule, ctx)))
     return out
+
+
+def _flag_reason(flag: str, row: dict[str, Any], ctx: Context) -> str | None:
+    """Why the rule of a `rules` report row carries `flag`, with its numbers (None: a flag
+    this list does not know)."""
+    rule, action = str(row["rule"]), row["action"] or "fire"
+    cands, fired, blocked = int(row["candidates"]), int(row["fired"]), int(row["blocked"])
+    if flag == "erroring":
+        detail, _n = ctx.errors.get(rule, ("", 0))
+        return f"{row['errors']} of its {fired} firings failed" + (
+            f": {_one_line(detail)}" if detail else ""
+        )
+    if flag == "looping":
+        return (
+            f"blocks {_pct(blocked, cands)} of stops ({blocked} of {cands}): the agent is "
+            "sent back most times it tries to finish"
+        )
+    if flag == "noisy":
+        verb = {"warn": "warns", "ask": "asks", "inject": "injects"}.get(action, "fires")
+        reason = f"{verb} on {_pct(fired, cands)} of its candidate events ({fired} of {cands})"
+        return reason + (
+            ": a question asked this often trains a reflexive yes"
+            if action == "ask"
+            else f", {row['tokens_emitted']} tokens"
+            if action == "inject"
+            else ": a warning this frequent is read past"
+        )
+    if flag == "broad":
+        return (
+            f"its condition held on every one of its {cands} candidate events: it may not "
+            "say what was meant"
+        )
+    if flag == "dead":
+        return (
+            f"never fired on its {cands} candidate events"
+            if cands
+            else "never fired: no event of the window was a candidate (check its tool and event)"
+        )
+    return None
+
+
+def _dig_in(flag: str, rule: str, ctx: Context) -> str:
+    """The command that looks closer at a flagged rule: its errors, its `rules` row (a dead
+    rule has no firing to replay), or a replay of its firings."""
+    if flag == "erroring":
+        return f"style audit errors --rule {rule}"
+    if flag == "dead":
+        return f"style audit rules --rule {rule}"
+    return _replay(rule, ctx)
 
 
 def _one_line(text: str, n: int = 120) -> str:

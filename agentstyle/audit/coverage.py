@@ -51,16 +51,10 @@ CAUSE_TEXT = {
     NOT_RECORDED: "the hook ran or not, STYLE has no record of it",
 }
 ERROR_SLACK_S = 10.0  # how far an errors.log line may be from the call it explains
-COLUMNS = (
-    "session",
-    "harness",
-    "transcript",
-    "tool_calls",
-    "seen",
-    "unguarded",
-    "unseen",
-    "causes",
-)
+# A session's counts, as both the text table and the JSON rows have them; then its unseen calls:
+# their number and causes in the table, the calls themselves in JSON.
+COUNTS = ("session", "harness", "transcript", "tool_calls", "seen", "unguarded")
+COLUMNS = (*COUNTS, "unseen", "causes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,31 +83,21 @@ class SessionCoverage:
     def wholly_unseen(self) -> bool:
         return bool(self.tool_calls) and self.recorded_events == 0
 
+    def counts(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in COUNTS}
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "session": self.session,
-            "harness": self.harness,
-            "transcript": self.transcript,
-            "tool_calls": self.tool_calls,
-            "seen": self.seen,
-            "unguarded": self.unguarded,
-            "unseen": [u.to_json() for u in self.unseen],
-            "wholly_unseen": self.wholly_unseen,
-        }
+        unseen = [u.to_json() for u in self.unseen]
+        return {**self.counts(), "unseen": unseen, "wholly_unseen": self.wholly_unseen}
 
     def row(self) -> dict[str, Any]:
-        counts: dict[str, int] = {}
+        causes: dict[str, int] = {}
         for u in self.unseen:
-            counts[u.cause] = counts.get(u.cause, 0) + 1
+            causes[u.cause] = causes.get(u.cause, 0) + 1
         return {
-            "session": self.session,
-            "harness": self.harness,
-            "transcript": self.transcript,
-            "tool_calls": self.tool_calls,
-            "seen": self.seen,
-            "unguarded": self.unguarded,
+            **self.counts(),
             "unseen": len(self.unseen),
-            "causes": ", ".join(f"{c} ×{n}" for c, n in counts.items()),
+            "causes": ", ".join(f"{c} ×{n}" for c, n in causes.items()),
         }
 
 
@@ -413,20 +397,51 @@ def coverage(
     configs = installed_handlers(root, conn)
     harnesses = set(configs) or {f.harness for f in formats()}
     since = covered_since(conn, configs)
-    params = {
-        "since": filters.since,
-        "until": filters.until,
-        "session": filters.session,
-        "harness": filters.harness,
-    }
     define_window(conn)
-    rows = read_rows(conn, "audit/coverage_sessions", CoverageSessionRow, params)
-    known = {(str(r.harness), str(r.session)): (r.cwd, int(r.events)) for r in rows}
+    rows = read_rows(conn, "audit/coverage_sessions", CoverageSessionRow, filters.params())
+    known = {(str(r.harness), str(r.session)): r.cwd for r in rows}
     notes: list[str] = []
-
     window_start = filters.since.replace(tzinfo=dt.UTC).timestamp() if filters.since else 0.0
+    files, asked = _transcript_files(
+        home, root, harnesses, max(window_start, since or 0.0), extra, known, notes
+    )
+    calls = _read_calls(files, asked, filters, since, notes)
+    keys = set(calls.by_session) | set(known)
+    recorded = _recorded(conn, sorted({s for _h, s in keys}))
+    error_entries = errorlog.read(StylePaths(root).error_log, 0.0)
+    out: list[SessionCoverage] = []
+    for key in sorted(keys):
+        harness, session = key
+        events = recorded.get(key, [])
+        transcript = calls.transcripts.get(key)
+        if transcript is None:
+            out.append(SessionCoverage(session, harness, None, None, None, len(events)))
+            continue
+        errors = [(e.when, e.event) for e in error_entries if e.harness == harness]
+        session_calls = sorted(calls.by_session.get(key, []), key=lambda c: c.ts)
+        installed = configs.get(harness)
+        out.append(_join(key, transcript, session_calls, events, installed, errors))
+    out.sort(
+        key=lambda s: (not (s.unseen or s.wholly_unseen), -len(s.unseen), s.harness, s.session)
+    )
+    before = len(calls.early - set(calls.by_session) - set(known))
+    return Coverage(out, since, before, notes)
+
+
+def _transcript_files(
+    home: Path,
+    root: Path,
+    harnesses: set[str],
+    since: float,
+    extra: Iterable[str],
+    known: dict[tuple[str, str], str | None],
+    notes: list[str],
+) -> tuple[list[Path], set[str]]:
+    """The transcripts to read, each once: those the clients keep of this project's sessions
+    since `since`, those `--transcripts` names (the second part: their names, so a file that
+    is no transcript can be told), and those of the sessions STYLE recorded."""
     files: dict[str, Path] = {}
-    for path in discover(home, root, harnesses, max(window_start, since or 0.0)):
+    for path in discover(home, root, harnesses, since):
         files.setdefault(str(path), path)
     asked: set[str] = set()
     for pattern in extra:
@@ -436,17 +451,31 @@ def coverage(
         for path in named:
             files.setdefault(str(path), path)
             asked.add(str(path))
-    for (harness, session), (cwd, _n_events) in known.items():
+    for (harness, session), cwd in known.items():
         found = transcript_of(home, harness, session, cwd)
         if found is not None:
             files.setdefault(str(found), found)
+    return list(files.values()), asked
 
-    calls_by: dict[tuple[str, str], list[ToolCall]] = {}
-    transcript_by: dict[tuple[str, str], str] = {}
-    early: set[tuple[str, str]] = set()
+
+@dataclass(slots=True)
+class _Calls:
+    """The transcripts' tool calls by (harness, session), within the window and the filters."""
+
+    by_session: dict[tuple[str, str], list[ToolCall]] = field(default_factory=dict)
+    transcripts: dict[tuple[str, str], str] = field(default_factory=dict)
+    early: set[tuple[str, str]] = field(default_factory=set)  # calls from before STYLE was here
+
+
+def _read_calls(
+    files: list[Path], asked: set[str], filters: Filters, since: float | None, notes: list[str]
+) -> _Calls:
+    """The tool calls of `files` by session; a file `--transcripts` named that no client
+    wrote is a note."""
+    out = _Calls()
     titles = [spec_for(f.harness).title for f in formats()]
     kinds = "a " + " or ".join(filter(None, (", ".join(titles[:-1]), titles[-1])))
-    for path in files.values():
+    for path in files:
         if transcript_harness(path) is None:
             if str(path) in asked:
                 notes.append(f"{path}: not {kinds} transcript; skipped")
@@ -457,79 +486,70 @@ def coverage(
                 continue
             if filters.session is not None and call.session_id != filters.session:
                 continue
-            transcript_by.setdefault(key, call.transcript)
+            out.transcripts.setdefault(key, call.transcript)
             if not _in_window(call.ts, filters):
                 continue
             if since is not None and call.ts and call.ts < since:
-                early.add(key)  # before STYLE was here: not a call it missed
+                out.early.add(key)  # before STYLE was here: not a call it missed
                 continue
-            calls_by.setdefault(key, []).append(call)
-    keys = set(calls_by) | set(known)
-    recorded = _recorded(conn, sorted({s for _h, s in keys}))
-    error_entries = errorlog.read(StylePaths(root).error_log, 0.0)
+            out.by_session.setdefault(key, []).append(call)
+    return out
 
-    out: list[SessionCoverage] = []
-    for key in sorted(keys):
-        harness, session = key
-        calls = sorted(calls_by.get(key, []), key=lambda c: c.ts)
-        events = recorded.get(key, [])
-        transcript = transcript_by.get(key)
-        if transcript is None:
-            out.append(SessionCoverage(session, harness, None, None, None, len(events)))
-            continue
-        installed = configs.get(harness)
-        spec = spec_for(harness)
-        pre_spec, post_spec = spec.points.get("tool.pre"), spec.points.get("tool.post")
-        pre = pre_spec.native_event if pre_spec is not None else None
-        post = post_spec.native_event if post_spec is not None else None
-        missing = _mentions_missing(transcript)
-        errors = [(e.when, e.event) for e in error_entries if e.harness == harness]
-        if installed is None and not events:
-            pre_due = list(calls)  # STYLE is not installed for this harness: nothing was seen
-        else:
-            pre_due = [c for c in calls if _due(pre, c.tool, installed, events)]
-        pre_hits: dict[int, StyleEvent | None] = {}
-        if pre is not None:
-            pre_hits = dict(
-                zip(map(id, pre_due), _match(pre_due, events, pre, ("tool.pre",)), strict=True)
-            )
-        post_due = [
-            c
-            for c in calls
-            if c.finished
-            and _due(post, c.tool, installed, events)
-            and not _refused(pre_hits.get(id(c)))
-        ]
-        post_hits: dict[int, StyleEvent | None] = {}
-        if post is not None:
-            matched = _match(post_due, events, post, ("tool.post", "tool.failed"))
-            post_hits = dict(zip(map(id, post_due), matched, strict=True))
-        unseen: list[Unseen] = []
-        seen = unguarded = 0
-        for call in calls:
-            misses = [
-                event
-                for event, hits in ((pre, pre_hits), (post, post_hits))
-                if event is not None and id(call) in hits and hits[id(call)] is None
-            ]
-            if id(call) not in pre_hits and id(call) not in post_hits:
-                unguarded += 1
-                continue
-            for event in misses:
-                assert event is not None
-                cause = _cause(call, event, installed, len(events), missing, errors)
-                unseen.append(Unseen(call.tool, event, _stamp(call.ts), cause))
-            seen += not misses
-        out.append(
-            SessionCoverage(
-                session, harness, transcript, len(calls), seen, len(events), unseen, unguarded
-            )
+
+def _join(
+    key: tuple[str, str],
+    transcript: str,
+    calls: list[ToolCall],
+    events: list[StyleEvent],
+    installed: Installed | None,
+    errors: list[tuple[float, str]],
+) -> SessionCoverage:
+    """One session's calls (`key`: harness, session) matched to its recorded events at the
+    tool gate and after the call."""
+    harness, session = key
+    spec = spec_for(harness)
+    pre_spec, post_spec = spec.points.get("tool.pre"), spec.points.get("tool.post")
+    pre = pre_spec.native_event if pre_spec is not None else None
+    post = post_spec.native_event if post_spec is not None else None
+    if installed is None and not events:
+        pre_due = list(calls)  # STYLE is not installed for this harness: nothing was seen
+    else:
+        pre_due = [c for c in calls if _due(pre, c.tool, installed, events)]
+    pre_hits: dict[int, StyleEvent | None] = {}
+    if pre is not None:
+        pre_hits = dict(
+            zip(map(id, pre_due), _match(pre_due, events, pre, ("tool.pre",)), strict=True)
         )
-    out.sort(
-        key=lambda s: (not (s.unseen or s.wholly_unseen), -len(s.unseen), s.harness, s.session)
+    post_due = [
+        c
+        for c in calls
+        if c.finished
+        and _due(post, c.tool, installed, events)
+        and not _refused(pre_hits.get(id(c)))
+    ]
+    post_hits: dict[int, StyleEvent | None] = {}
+    if post is not None:
+        matched = _match(post_due, events, post, ("tool.post", "tool.failed"))
+        post_hits = dict(zip(map(id, post_due), matched, strict=True))
+    missing = _mentions_missing(transcript)
+    unseen: list[Unseen] = []
+    seen = unguarded = 0
+    for call in calls:
+        if id(call) not in pre_hits and id(call) not in post_hits:
+            unguarded += 1
+            continue
+        misses = [
+            event
+            for event, hits in ((pre, pre_hits), (post, post_hits))
+            if event is not None and id(call) in hits and hits[id(call)] is None
+        ]
+        for event in misses:
+            cause = _cause(call, event, installed, len(events), missing, errors)
+            unseen.append(Unseen(call.tool, event, _stamp(call.ts), cause))
+        seen += not misses
+    return SessionCoverage(
+        session, harness, transcript, len(calls), seen, len(events), unseen, unguarded
     )
-    before = len(early - set(calls_by) - set(known))
-    return Coverage(out, since, before, notes)
 
 
 # -- output ----------------------------------------------------------------------------------------
@@ -541,15 +561,7 @@ def document(found: Coverage, filters: Filters) -> dict[str, Any]:
         "report": "coverage",
         "source": "database",
         "filters": filters.describe(),
-        "columns": [
-            "session",
-            "harness",
-            "transcript",
-            "tool_calls",
-            "seen",
-            "unguarded",
-            "unseen",
-        ],
+        "columns": [*COUNTS, "unseen"],
         "rows": [s.to_json() for s in found.sessions],
         "totals": totals_of(found),
         "covered_since": _stamp(found.covered_since) if found.covered_since else None,

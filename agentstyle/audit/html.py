@@ -1,5 +1,6 @@
-"""The audit as one self-contained HTML page: what needs attention, inline SVG charts, every
-report's table, and the charts' data as JSON.
+"""The audit as one self-contained HTML page.
+
+What needs attention, inline SVG charts, every report's table, and the charts' data as JSON.
 
 Nothing on the page points outside it (no scripts, fonts, stylesheets or images to fetch), so
 it opens the same from a laptop, an attachment or an air-gapped share. The page uses the whole

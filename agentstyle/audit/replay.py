@@ -65,7 +65,7 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -224,15 +224,8 @@ class Example:
     origin: str  # `file:line` of the source
 
     def as_dict(self) -> dict[str, str]:
-        return {
-            "outcome": self.outcome,
-            "event": self.event,
-            "tool": self.tool,
-            "input": self.input,
-            "output": self.output,
-            "session": self.session,
-            "origin": self.origin,
-        }
+        """Every field but the rule (the report lists the examples under their rule)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "rule"}
 
 
 @dataclass(slots=True)

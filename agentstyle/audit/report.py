@@ -7,10 +7,9 @@ import datetime as dt
 import decimal
 import json
 import re
-import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -21,18 +20,16 @@ from agentstyle.audit.cells import scalar_text
 from agentstyle.audit.export import Progress, load_exports
 from agentstyle.audit.rows import RuleSourceRow, SessionFolderRow, WindowIdsRow, WindowRow
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.statements import read_row, read_rows
 from agentstyle.engine.store import (
     Connection,
     DatabaseError,
-    open_store,
-    open_store_read_only,
     query_rows,
     sql,
     statement_kinds,
 )
+from agentstyle.install.enginefree import LOCK_WAIT_S, engine_free_store
 
 Frame = pl.DataFrame
 REPORTS = ("summary", "attention", "rules", "errors", "tools", "sessions", "timeline")
@@ -41,7 +38,6 @@ FLAGS = ("erroring", "looping", "noisy", "broad", "dead")
 # The sample a flag needs by default: a rate over fewer candidate events says little (and a
 # young history would flag everything); `dead` needs five times as many at its point.
 MIN_EVENTS = 20
-LOCK_WAIT_S = 30.0
 
 # -- filters -------------------------------------------------------------------------------------
 
@@ -92,31 +88,14 @@ class Filters:
     min_events: int = MIN_EVENTS  # the sample a flag needs (`--min-events`)
 
     def params(self) -> dict[str, Any]:
-        return {
-            "since": self.since,
-            "until": self.until,
-            "rule": self.rule,
-            "session": self.session,
-            "harness": self.harness,
-            "bucket": self.bucket,
-            "min_events": self.min_events,
-        }
+        """The statements' `$parameters`: one per field, of the same name."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def describe(self) -> dict[str, Any]:
         return {k: plain(v) for k, v in self.params().items()}
 
 
 # -- where the history comes from ------------------------------------------------------------------
-
-
-def _stop_engine(home: Path) -> None:
-    """A resident engine holds the database open; ask it to exit first
-    (docs/design/storage.md#who-stops-the-engine)."""
-    try:
-        from agentstyle.runtime.client import stop_engine
-    except ImportError:  # pragma: no cover - builds without the resident engine
-        return
-    stop_engine(str(home))
 
 
 @contextmanager
@@ -131,25 +110,7 @@ def project_history(
     paths = StylePaths(root)
     if not paths.database.exists():
         raise StyleError(f"no rules database at {paths.database}; run `style install` first")
-    deadline = time.monotonic() + wait_s
-    with ExitStack() as stack:
-        while True:
-            _stop_engine(paths.home)
-            round_end = min(deadline, time.monotonic() + 2.0)
-            opener = (
-                open_store(paths, deadline=round_end, create=False)
-                if write
-                else open_store_read_only(paths, deadline=round_end)
-            )
-            try:
-                conn = stack.enter_context(opener)
-                break
-            except LockTimeout:
-                if time.monotonic() >= deadline:
-                    raise StyleError(
-                        f"the rules database stayed locked by another process for "
-                        f"{wait_s:.0f} s; try again"
-                    ) from None
+    with engine_free_store(paths, create=False, wait_s=wait_s, read_only=not write) as conn:
         yield conn
 
 
@@ -250,9 +211,9 @@ class Where:
 
 
 def define_window(conn: Connection) -> None:
-    """The window's table macros (`window_events`, `report_events`) on this connection: the
-    one definition of a report's window that every `sql/audit` report reads. Temporary, so a
-    read-only history takes them too."""
+    """The window's table macros (`window_events`, `report_events`, `window_hits`) on this
+    connection: the one definition of a report's window that every `sql/audit` report reads.
+    Temporary, so a read-only history takes them too."""
     conn.execute(sql("audit/window_macros"))
 
 

@@ -1,5 +1,6 @@
-"""`style suggest`: policy changes learned from the history, proposed and backtested, never
-applied (docs/audit.md#suggest).
+"""`style suggest`: policy changes learned from the history, backtested, never applied.
+
+See docs/audit.md#suggest.
 
 Three sources of proposals, each from what the history already holds:
 
@@ -151,6 +152,7 @@ def _read(conn: Connection, *, sessions: int, min_events: int) -> History:
             "the history has no recorded events yet: `style suggest` learns from sessions the "
             "installed hooks answered"
         )
+    conn.execute(sql("suggest/asked_macros"))
     consents = [Consent(**row) for row in _rows(conn, "suggest/consented")]
     approved, declined, unseen = from_transcripts(_rows(conn, "suggest/unseen_asks"))
     consents = sorted(consents + approved, key=lambda c: (c.rule_id, c.event_id))
@@ -383,30 +385,15 @@ def _free_id(taken: set[str], base: str) -> str:
     return candidate
 
 
+CallGroup = tuple[str, str, tuple[str, ...]]  # rule, tool, the calls' group (call_group)
+
+
 def consent_proposals(
     history: History, min_calls: int, notes: list[str], bundled: set[str]
 ) -> list[Proposal]:
     """Allow and narrow proposals; for a rule of a `bundled` package, an `exceptions:` entry in
     the project's own package instead of an edit of the bundled file."""
-    groups: dict[tuple[str, str, tuple[str, ...]], list[Consent]] = {}
-    unnamed = 0
-    for c in history.consents:
-        key = call_group(c)
-        if key is None:
-            unnamed += 1
-            continue
-        groups.setdefault((c.rule_id, c.tool or "", key), []).append(c)
-    refused: dict[tuple[str, str, tuple[str, ...]], int] = {}
-    for c in history.declined:
-        key = call_group(c)
-        if key is not None:
-            group = (c.rule_id, c.tool or "", key)
-            refused[group] = refused.get(group, 0) + 1
-    if unnamed:
-        notes.append(
-            f"{unnamed} approved or allowed call(s) were stored without their input "
-            "(`log: off`): nothing can name them"
-        )
+    groups, refused = _consent_groups(history, notes)
     taken = {f.local_id for f in history.rules.values()}
     out = []
     for (rule_id, tool, key), found in groups.items():
@@ -425,22 +412,17 @@ def consent_proposals(
         )
         sessions = len({(c.harness, c.session_id) for c in found})
         reason = f"{described}: {how} in {sessions} session(s)"
+        evidence = _evidence(found, declined)
         if facts.package in bundled:
             entry = (
                 ("rule", patch.scalar(rule_id, quoted=False)),
                 ("unless", patch.scalar(condition)),
                 ("reason", patch.scalar(f"The user {how} (style suggest).")),
             )
+            ops = [Op("except", fields=entry)]
             out.append(
                 Proposal(
-                    "narrow",
-                    rule_id,
-                    facts.package,
-                    reason,
-                    [Op("except", fields=entry)],
-                    _evidence(found, declined),
-                    condition,
-                    edits=OWN,
+                    "narrow", rule_id, facts.package, reason, ops, evidence, condition, edits=OWN
                 )
             )
             continue
@@ -453,48 +435,69 @@ def consent_proposals(
             )
             continue
         ops = [Op("exception", facts.local_id, value=condition)]
-        kind = "narrow"
-        single_file = not Path(facts.source).is_dir()
-        if (
-            facts.action == "ask"
-            and approved
-            and facts.target == "tool"
-            and tool
-            and not single_file
-        ):
-            kind = "allow"
-            base = "allow-" + facts.local_id.replace("/", "-")
-            ops.append(
-                Op(
-                    "append",
-                    fields=(
-                        ("id", patch.scalar(_free_id(taken, base), quoted=False)),
-                        ("target", "tool"),
-                        ("tool", patch.scalar(tool, quoted=False)),
-                        ("action", "allow"),
-                        ("when", patch.scalar(condition)),
-                        (
-                            "text",
-                            patch.scalar(
-                                f"The user approved this call {approved} time(s) when "
-                                f"{rule_id} asked (style suggest)."
-                            ),
-                        ),
-                    ),
-                )
-            )
-        out.append(
-            Proposal(
-                kind,
-                rule_id,
-                facts.package,
-                reason,
-                ops,
-                _evidence(found, declined),
-                condition,
-            )
-        )
+        allow = _allow_rule(facts, tool, condition, approved, taken)
+        if allow is not None:
+            ops.append(allow)
+        kind = "narrow" if allow is None else "allow"
+        out.append(Proposal(kind, rule_id, facts.package, reason, ops, evidence, condition))
     return out
+
+
+def _consent_groups(
+    history: History, notes: list[str]
+) -> tuple[dict[CallGroup, list[Consent]], dict[CallGroup, int]]:
+    """The calls let through by rule, tool and group of calls, and how many of each group the
+    person refused at the prompt; calls stored without their input are only counted in a
+    note."""
+    groups: dict[CallGroup, list[Consent]] = {}
+    unnamed = 0
+    for c in history.consents:
+        key = call_group(c)
+        if key is None:
+            unnamed += 1
+            continue
+        groups.setdefault((c.rule_id, c.tool or "", key), []).append(c)
+    refused: dict[CallGroup, int] = {}
+    for c in history.declined:
+        key = call_group(c)
+        if key is not None:
+            group = (c.rule_id, c.tool or "", key)
+            refused[group] = refused.get(group, 0) + 1
+    if unnamed:
+        notes.append(
+            f"{unnamed} approved or allowed call(s) were stored without their input "
+            "(`log: off`): nothing can name them"
+        )
+    return groups, refused
+
+
+def _allow_rule(
+    facts: RuleFacts, tool: str, condition: str, approved: int, taken: set[str]
+) -> Op | None:
+    """The rule an `ask` rule's approved calls propose beside the exception: one that allows
+    them outright, so they are not asked about again (None: not for this rule, or a rule in
+    a single file)."""
+    single_file = not Path(facts.source).is_dir()
+    if facts.action != "ask" or not approved or facts.target != "tool" or not tool or single_file:
+        return None
+    base = "allow-" + facts.local_id.replace("/", "-")
+    return Op(
+        "append",
+        fields=(
+            ("id", patch.scalar(_free_id(taken, base), quoted=False)),
+            ("target", "tool"),
+            ("tool", patch.scalar(tool, quoted=False)),
+            ("action", "allow"),
+            ("when", patch.scalar(condition)),
+            (
+                "text",
+                patch.scalar(
+                    f"The user approved this call {approved} time(s) when "
+                    f"{facts.rule_id} asked (style suggest)."
+                ),
+            ),
+        ),
+    )
 
 
 def noise_proposals(history: History) -> list[Proposal]:

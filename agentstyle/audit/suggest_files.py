@@ -1,6 +1,8 @@
-"""The package files `style suggest` edits (docs/audit.md#suggest): which package an edit goes
-to (a rule's own, or for a bundled rule the project's own package's `exceptions:`), the edits
-made on a copy of its files (audit/suggest_patch.py), their diff, and the copy loaded again."""
+"""The package files `style suggest` edits: found, copied, edited, diffed, loaded again.
+
+Which package an edit goes to (a rule's own, or for a bundled rule the project's own package's
+`exceptions:`), the edits made on a copy of its files (audit/suggest_patch.py), their diff, and
+the copy loaded again (docs/audit.md#suggest)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""The command line: each `style` command in its own module, `app.py` joining them."""

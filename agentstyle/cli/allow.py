@@ -64,7 +64,7 @@ def command(
     """
     from agentstyle.engine.allowances import grant, pick, refusals
     from agentstyle.engine.store import transaction
-    from agentstyle.install.install import engine_free_store
+    from agentstyle.install.enginefree import engine_free_store
 
     if last and target is not None:
         raise usage_error("give --last, an EVENT_ID or a CODE, not both")

@@ -17,6 +17,7 @@ from agentstyle.cli.common import (
     emit_json,
     fail,
     output_file,
+    progress_bar,
     usage_error,
     use_color,
     writing,
@@ -28,7 +29,6 @@ from agentstyle.harnesses.facts import SUPPORTED
 
 if TYPE_CHECKING:  # polars and duckdb load only when an audit command runs
     from agentstyle.audit import report
-    from agentstyle.audit.export import Progress
 
 
 REPORT_FORMATS = ("text", "json", "csv", "parquet", "html")
@@ -132,34 +132,10 @@ class Options:
         return replace(base, **{k: v for k, v in given.items() if v is not None})
 
 
-@app.callback(invoke_without_command=True)
-def main(
-    ctx: typer.Context,
-    since: SinceOpt = None,
-    until: UntilOpt = None,
-    rule: RuleOpt = None,
-    session: SessionOpt = None,
-    harness: HarnessOpt = None,
-    bucket: BucketOpt = None,
-    fmt: ReportFormatOpt = None,
-    out: OutOpt = None,
-    from_glob: FromOpt = None,
-    min_events: MinEventsOpt = None,
-    machine: MachineOpt = None,
-) -> None:
-    """Reports over the recorded history (default: summary)."""
-    options = Options(
-        since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events, machine
-    )
-    if ctx.invoked_subcommand is None:
-        run_report("summary", options)
-    elif ctx.invoked_subcommand in REPORT_HELP:
-        ctx.obj = options
-    elif options != Options():
-        raise usage_error(f"give the options of `{ctx.invoked_subcommand}` after its name")
+def _taking_options(run: Callable[[typer.Context, Options], None]) -> Callable[..., None]:
+    """A command that takes the report options (its one list of them), handed to `run` as one
+    `Options`: `style audit` itself, and each report."""
 
-
-def _report_command(name: str) -> Callable[..., None]:
     def command(
         ctx: typer.Context,
         since: SinceOpt = None,
@@ -174,13 +150,33 @@ def _report_command(name: str) -> Callable[..., None]:
         min_events: MinEventsOpt = None,
         machine: MachineOpt = None,
     ) -> None:
-        local = Options(
+        options = Options(
             since, until, rule, session, harness, bucket, fmt, out, from_glob, min_events, machine
         )
+        run(ctx, options)
+
+    return command
+
+
+def _main(ctx: typer.Context, options: Options) -> None:
+    """Reports over the recorded history (default: summary)."""
+    if ctx.invoked_subcommand is None:
+        run_report("summary", options)
+    elif ctx.invoked_subcommand in REPORT_HELP:
+        ctx.obj = options
+    elif options != Options():
+        raise usage_error(f"give the options of `{ctx.invoked_subcommand}` after its name")
+
+
+main = app.callback(invoke_without_command=True)(_taking_options(_main))
+
+
+def _report_command(name: str) -> Callable[..., None]:
+    def run(ctx: typer.Context, local: Options) -> None:
         base = ctx.obj if isinstance(ctx.obj, Options) else None
         run_report(name, local.over(base))
 
-    return command
+    return _taking_options(run)
 
 
 REPORT_HELP = {
@@ -269,7 +265,7 @@ def run_report(name: str, options: Options) -> None:
         from_glob=options.from_glob,
         machine=options.machine,
         window=filters,
-        progress=_progress("reading exports"),
+        progress=progress_bar("reading exports"),
     ) as conn:
         if fmt == "html":
             doc = report.dashboard(conn, filters, first=name, source=source, where=where)
@@ -348,29 +344,6 @@ def _output(out: Path | None) -> Iterator[TextIO]:
         return
     with writing(out), out.open("w", encoding="utf-8", newline="") as stream:
         yield stream
-
-
-class _Bar:
-    """A progress bar on stderr, drawn only when stderr is a terminal
-    (docs/design/cli.md#progress-bars)."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar: Any = None
-        self.done = 0
-
-    def __call__(self, done: int, total: int, step: str) -> None:
-        if self.bar is None:
-            self.bar = typer.progressbar(length=total, label=self.label, file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.done)
-        self.done = done
-        if done >= total:
-            self.bar.__exit__(None, None, None)
-
-
-def _progress(label: str) -> Progress | None:
-    return _Bar(label) if sys.stderr.isatty() else None
 
 
 # -- coverage --------------------------------------------------------------------------------------
@@ -465,7 +438,7 @@ def sql_command(
         project_root(),
         from_glob=from_glob,
         machine=machine,
-        progress=_progress("reading exports"),
+        progress=progress_bar("reading exports"),
     ) as conn:
         report.lock_down(conn)
         try:
@@ -577,7 +550,7 @@ def export_command(
             machine=machine,
             since=filters.since,
             until=filters.until,
-            progress=_progress("exporting"),
+            progress=progress_bar("exporting"),
         )
     if fmt == "json":
         emit_json(

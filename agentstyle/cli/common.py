@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -159,3 +160,31 @@ def writing(path: Path) -> Iterator[None]:
         yield
     except OSError as exc:
         raise StyleError(f"cannot write `{path}`: {_reason(exc)}") from None
+
+
+class ProgressBar:
+    """A progress bar on stderr (docs/design/cli.md#progress-bars), drawn once `after_s` has
+    passed with the work not yet done (0: from the first step)."""
+
+    def __init__(self, label: str, after_s: float = 0.0) -> None:
+        self.label = label
+        self.after_s = after_s
+        self.bar: Any = None
+        self.done = 0
+        self.started = time.monotonic()
+
+    def __call__(self, done: int, total: int, step: str = "") -> None:
+        if self.bar is None:
+            if self.after_s and (done >= total or time.monotonic() - self.started < self.after_s):
+                return
+            self.bar = typer.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.done)
+        self.done = done
+        if done >= total:
+            self.bar.__exit__(None, None, None)
+
+
+def progress_bar(label: str, after_s: float = 0.0) -> ProgressBar | None:
+    """A `ProgressBar` where stderr is a terminal (None elsewhere: no bar in a log)."""
+    return ProgressBar(label, after_s) if sys.stderr.isatty() else None

@@ -1,5 +1,6 @@
-"""`style engine start|stop|status`: the resident engine of this project
-(docs/design/storage.md#the-resident-engine)."""
+"""`style engine start|stop|status`: the resident engine of this project.
+
+See docs/design/storage.md#the-resident-engine."""
 
 from __future__ import annotations
 

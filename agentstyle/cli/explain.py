@@ -75,7 +75,7 @@ def command(
     from agentstyle.engine.compiled import memory_policy
     from agentstyle.engine.explain import explain_event
     from agentstyle.harnesses import adapter_for
-    from agentstyle.install.install import engine_free_store
+    from agentstyle.install.enginefree import engine_free_store
 
     data = read_payload(payload)
     native = event or str(data.get("hook_event_name") or "")

@@ -258,6 +258,11 @@ def uninstall_command(
         return
     if not changes:
         typer.echo(f"nothing of STYLE's found for {harness}")
+    _echo_taken_out(changes, dry_run)
+
+
+def _echo_taken_out(changes: list[FileChange], dry_run: bool) -> None:
+    """What uninstalling changed, a line a file: its diff on a dry run."""
     for change in changes:
         if dry_run:
             typer.echo(change.diff(), nl=False)
@@ -293,12 +298,7 @@ def _remove(packages: list[str], scope: str | None, dry_run: bool, fmt: str, har
         if not all(d["ok"] for d in docs):
             raise typer.Exit(1)
         return
-    for change in changes:
-        if dry_run:
-            typer.echo(change.diff(), nl=False)
-        else:
-            verb = "restored" if change.after is not None else "removed"
-            typer.echo(f"{verb} {change.label or change.path}")
+    _echo_taken_out(changes, dry_run)
     for name, result in results:
         _report(result, name, dry_run)
     typer.echo(f"{'would take' if dry_run else 'took'} out {', '.join(packages)}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -15,6 +14,7 @@ from agentstyle.cli.common import (
     HarnessOpt,
     emit_json,
     packages_or_cwd,
+    progress_bar,
     use_color,
 )
 from agentstyle.cli.install import project_root
@@ -22,36 +22,11 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:  # polars and duckdb load only when the command runs
-    from agentstyle.audit.replay import Replayed
+    from agentstyle.audit.replay import Policy, Replayed
     from agentstyle.audit.transcripts import Sources
 
 # A replay that ends sooner draws no bar (docs/design/cli.md#progress-bars).
 BAR_AFTER_S = 1.0
-
-
-class _Bar:
-    """A progress bar on stderr, only when stderr is a terminal and the replay takes a while."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar: Any = None
-        self.done = 0
-        self.started = time.monotonic()
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            if done >= total or time.monotonic() - self.started < BAR_AFTER_S:
-                return
-            self.bar = typer.progressbar(length=total, label=self.label, file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.done)
-        self.done = done
-        if done >= total:
-            self.bar.__exit__(None, None, None)
-
-
-def _progress(label: str) -> _Bar | None:
-    return _Bar(label) if sys.stderr.isatty() else None
 
 
 def command(
@@ -97,11 +72,8 @@ def command(
     `evaluated`, `verdict_changes` and `diff`).
     """
     from agentstyle.audit import replay as rp
-    from agentstyle.audit.transcripts import read_sources, replayed_format
     from agentstyle.engine.paths import StylePaths
-    from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.lockfile import read_lock
-    from agentstyle.install.selfprotect import plan_packages
 
     root = project_root()
     settings = read_lock(StylePaths(root).lockfile).settings
@@ -109,6 +81,42 @@ def command(
         packages = packages_or_cwd(list(package))
     else:
         packages, settings = rp.installed_packages(root)
+    read = _read_events(sources, harness)
+    policy, base_policy = _load_policies(
+        root, packages, baseline, harness, settings, layered=None if package else root
+    )
+    try:
+        result = rp.replay(
+            policy,
+            read.events,
+            batch_size=batch_size,
+            examples=examples,
+            progress=progress_bar("replaying", BAR_AFTER_S),
+        )
+        base = (
+            rp.replay(
+                base_policy,
+                read.events,
+                batch_size=batch_size,
+                examples=0,
+                progress=progress_bar("replaying the baseline", BAR_AFTER_S),
+            )
+            if base_policy is not None
+            else None
+        )
+        _render(read, result, base, fmt, examples)
+    finally:
+        policy.close()
+        if base_policy is not None:
+            base_policy.close()
+
+
+def _read_events(sources: list[Path], harness: str) -> Sources:
+    """The recorded events of `sources`, their notes said on stderr; a StyleError when there
+    are none, or when they are transcripts of another harness than `harness`."""
+    from agentstyle.audit.transcripts import read_sources, replayed_format
+    from agentstyle.harnesses.facts import spec_for
+
     read = read_sources(sources)
     for note in read.notes:
         typer.echo(f"style: {note}", err=True)
@@ -120,13 +128,28 @@ def command(
     if harness != replayed and any(r.kind == "transcript" for r in read.events):
         title = spec_for(replayed).title
         raise StyleError(f"{title} transcripts are replayed with `--harness {replayed}`")
+    return read
+
+
+def _load_policies(
+    root: Path,
+    packages: list[str],
+    baseline: list[str] | None,
+    harness: str,
+    settings: dict[str, dict[str, Any]],
+    *,
+    layered: Path | None,
+) -> tuple[Policy, Policy | None]:
+    """The policy to replay and the baseline's (None: no --baseline), each with the built-in
+    self-protection rules; `layered`: the install root whose other layers apply."""
+    from agentstyle.audit import replay as rp
+    from agentstyle.install.selfprotect import plan_packages
+
     # The built-in self-protection rules go with every install, so with every replay too
     # (as `style plan` shows them), unless the lock file says `protect: false`.
     with plan_packages(harness, root) as builtin:
         # The installed policy is replayed as the hooks evaluate it: with the other layers.
-        policy = rp.load_policy(
-            packages + builtin, harness, settings, layered=None if package else root
-        )
+        policy = rp.load_policy(packages + builtin, harness, settings, layered=layered)
         try:
             base_policy = (
                 rp.load_policy(packages_or_cwd(list(baseline)) + builtin, harness, settings)
@@ -136,30 +159,7 @@ def command(
         except BaseException:
             policy.close()
             raise
-    try:
-        result = rp.replay(
-            policy,
-            read.events,
-            batch_size=batch_size,
-            examples=examples,
-            progress=_progress("replaying"),
-        )
-        base = (
-            rp.replay(
-                base_policy,
-                read.events,
-                batch_size=batch_size,
-                examples=0,
-                progress=_progress("replaying the baseline"),
-            )
-            if base_policy is not None
-            else None
-        )
-        _render(read, result, base, fmt, examples)
-    finally:
-        policy.close()
-        if base_policy is not None:
-            base_policy.close()
+    return policy, base_policy
 
 
 def _render(

@@ -1,5 +1,6 @@
-"""The program grammars STYLE ships, and the catalog the evaluator reads them from
-(docs/design/commands.md#grammars).
+"""The program grammars STYLE ships, and the catalog the evaluator reads them from.
+
+See docs/design/commands.md#grammars.
 
 `shipped()` reads the family files under `commands/programs/` (YAML; when a policy is compiled).
 The compiled policy keeps each program's entry as JSON in `program_grammars`; a `Catalog` built

@@ -158,17 +158,21 @@ class Grammar:
 
     def nodes(self) -> list[Node]:
         """Every node, the root first."""
-        out: list[Node] = []
-        todo = [self.root]
-        seen: set[int] = set()
-        while todo:
-            node = todo.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            out.append(node)
-            todo.extend(node.subcommands.values())
-        return out
+        return subtrees([self.root], set())
+
+
+def subtrees(todo: list[Node], seen: set[int]) -> list[Node]:
+    """The nodes of `todo` and every subcommand under them, depth first, each once (a node two
+    subcommands share, an alias) and none whose id is in `seen` (which this extends)."""
+    out: list[Node] = []
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        out.append(node)
+        todo.extend(node.subcommands.values())
+    return out
 
 
 def parse_option(spec: str, attributes: Any, where: str) -> Option:

@@ -1,5 +1,6 @@
-"""The command model: each simple command as a record a rule can read
-(docs/design/commands.md#the-model).
+"""The command model: each simple command as a record a rule can read.
+
+See docs/design/commands.md#the-model.
 
 For every simple command the shell would run (`shell.Run`): its program (after wrappers, by
 basename), the command names a rule may use (`git`, `git clean`), its options in one canonical
@@ -21,6 +22,10 @@ from agentstyle.commands.grammar import PATH_ROLES, Grammar
 from agentstyle.commands.listing import files_under
 from agentstyle.commands.network import Endpoint
 from agentstyle.commands.paths import Place, Where, host_place, machine, place
+
+TYPE_CHECKING = False  # mypy reads this name as typing's (the shell is imported where it runs)
+if TYPE_CHECKING:
+    from agentstyle.shell import Run
 
 Grammars = Callable[[str], Grammar | None]
 
@@ -145,18 +150,7 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
                 for f in ((word.replace("{}", x) for x in run.found) if "{}" in word else (word,))
             ]
         parsed = read_words(program, args, grammar)
-        command = Command(
-            program=program,
-            words=parsed.words,
-            heads=parsed.heads,
-            options=parsed.options,
-            operands=[w for w, _role in parsed.operands],
-            remote=run.remote,
-            text=run.text,
-            does_nothing=parsed.does_nothing,
-            grammar=parsed.grammar,
-            env=run.env,
-        )
+        command = _command(program, parsed, run)
         if budget > 0:
             command.paths = _paths(parsed, run, where)[:budget]
             budget -= len(command.paths)
@@ -417,22 +411,28 @@ def _runs_commands(parsed: Parsed, run: object, where: Where, grammars: Grammars
             text=text,
         )
         dirs = _dirs(parsed, inner)
-        command = Command(
-            program=program,
-            words=parsed.words,
-            heads=parsed.heads,
-            options=parsed.options,
-            operands=[w for w, _role in parsed.operands],
-            paths=_paths(parsed, inner, where),
-            remote=run.remote,
-            text=text,
-            does_nothing=parsed.does_nothing,
-            grammar=parsed.grammar,
-            env=run.env,
-        )
+        command = _command(program, parsed, inner)
+        command.paths = _paths(parsed, inner, where)
         _effects(command, parsed, inner, grammar)
         out.append(command)
     return out
+
+
+def _command(program: str, parsed: Parsed, run: Run) -> Command:
+    """The command a run's words make as its program's grammar read them (`parsed`), before its
+    paths and effects are added."""
+    return Command(
+        program=program,
+        words=parsed.words,
+        heads=parsed.heads,
+        options=parsed.options,
+        operands=[w for w, _role in parsed.operands],
+        remote=run.remote,
+        text=run.text,
+        does_nothing=parsed.does_nothing,
+        grammar=parsed.grammar,
+        env=run.env,
+    )
 
 
 def _dirs(parsed: Parsed, run: object) -> list[str]:
@@ -566,10 +566,13 @@ def _saved(url: str) -> str | None:
 
 
 def _data_files(value: str) -> list[str]:
-    """The files a `data` value reads: `@file`, or a form field's `name=@file` / `name=<file`
-    (`curl -F f=@.env`, several: `f=@a,b`); `@-` is stdin."""
+    """The files a `data` value reads: `@file`, `name@file` (curl --data-urlencode), or a form
+    field's `name=@file` / `name=<file` (`curl -F f=@.env`, several: `f=@a,b`); `@-` is stdin."""
     if value.startswith("@"):
         return [value[1:]] if value != "@-" else []
+    field, at, path = value.partition("@")
+    if at and field.replace("_", "").replace("-", "").isalnum() and path not in ("", "-"):
+        return [path]
     name, eq, rest = value.partition("=")
     if eq and name and rest[:1] in ("@", "<") and rest[1:] not in ("", "-"):
         files = rest[1:].split(";")[0]

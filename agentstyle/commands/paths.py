@@ -130,7 +130,7 @@ def machine(root: str | None) -> Where:
     return Where(
         root=root,
         home=posixpath.normpath(home) if home.startswith("/") else "/",
-        tmpdir=_real(tmp.rstrip("/") or "/") if tmp and tmp.startswith("/") else None,
+        tmpdir=real_path(tmp.rstrip("/") or "/") if tmp and tmp.startswith("/") else None,
         links={},
     )
 
@@ -154,7 +154,7 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     # The kernel takes `..` after a symbolic link from where the link leads (`cd linked && rm
     # -rf ../x` leaves the link's target, not its folder): the real path is resolved as
     # written, before `..` is taken as text.
-    real = _real(lexical if lexical != normal else absolute)
+    real = real_path(lexical if lexical != normal else absolute)
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
     names = well_known(word)
@@ -179,7 +179,7 @@ def _expanded(word: str, directory: str, where: Where) -> list[str]:
     at = _absolute(folder + slash if slash else ".", directory, where)
     if at is None:
         return []
-    return [folder + slash + name for name in entries_matching(_real(at), last)]
+    return [folder + slash + name for name in entries_matching(real_path(at), last)]
 
 
 def host_place(word: str) -> Place | None:
@@ -330,7 +330,8 @@ def _through_links(path: str, links: dict[str, str]) -> str:
     return path
 
 
-def _real(path: str) -> str:
+def real_path(path: str) -> str:
+    """`path` with its links resolved; as given where it cannot be (a loop, a NUL byte)."""
     try:
         return os.path.realpath(path)
     except (OSError, ValueError):

@@ -1,0 +1,1 @@
+"""Byte-preserving edits of the config files STYLE shares with their owners."""

@@ -29,9 +29,10 @@ from agentstyle.configfiles.jsonedit import (
     _kind_name,
     _layout,
     _parse_object,
-    append_to_hooks,
+    all_ours,
     install_hooks,
     installed_handlers,
+    replace_ours,
     uninstall_hooks,
 )
 from agentstyle.configfiles.jsonspans import Document, JsonValue, span_at
@@ -41,6 +42,7 @@ __all__ = [
     "Dialect",
     "JsonEditError",
     "ensure_key",
+    "handlers_of",
     "install_flat",
     "install_groups",
     "installed",
@@ -82,11 +84,9 @@ def install_flat(
 ) -> str:
     """Replace STYLE's handlers of a flat layout: remove the old ones, append `handlers`."""
     for event, wanted in handlers.items():
-        if not all(isinstance(h, dict) and is_ours(h) for h in wanted):
+        if not all_ours(wanted, is_ours):
             raise ValueError(f"a handler for `{event}` is not recognised as STYLE's")
-    base = text if text else "{}\n"
-    cleaned = uninstall_flat(base, is_ours=is_ours, name=name, dialect=dialect)
-    return append_to_hooks(cleaned, handlers, name=name, dialect=dialect)
+    return replace_ours(text, handlers, uninstall_flat, is_ours=is_ours, name=name, dialect=dialect)
 
 
 def installed(
@@ -116,6 +116,13 @@ def installed(
             if ours:
                 found[event] = ours
     return found
+
+
+def handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
+    """The handlers of an event's list item: a group's `hooks` (groups layout), or the item
+    itself, a handler (flat layout)."""
+    hooks = group.get("hooks")
+    return [h for h in hooks if isinstance(h, dict)] if isinstance(hooks, list) else [group]
 
 
 # ---------------------------------------------------------------------------------------------

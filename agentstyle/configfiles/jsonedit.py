@@ -30,10 +30,12 @@ __all__ = [
     "JsonEditError",
     "Member",
     "Node",
+    "all_ours",
     "append_to_hooks",
     "install_hooks",
     "installed_handlers",
     "parse_with_spans",
+    "replace_ours",
     "uninstall_hooks",
 ]
 
@@ -538,12 +540,31 @@ def install_hooks(
             handlers = g.get("hooks")
             if not isinstance(handlers, list) or not handlers:
                 raise ValueError(f"group for `{event}` has no `hooks` list")
-            if not all(isinstance(h, dict) and is_ours(h) for h in handlers):
+            if not all_ours(handlers, is_ours):
                 # Uninstall could not find such a handler again: installs would pile up.
                 raise ValueError(f"group for `{event}` holds a handler `is_ours` rejects")
+    return replace_ours(text, groups, uninstall_hooks, is_ours=is_ours, name=name, dialect=dialect)
+
+
+def all_ours(handlers: Sequence[object], is_ours: IsOurs) -> bool:
+    """Every one of `handlers` a handler `is_ours` recognises (what install may write)."""
+    return all(isinstance(h, dict) and is_ours(h) for h in handlers)
+
+
+def replace_ours(
+    text: str | None,
+    entries: Mapping[str, Sequence[dict[str, Any]]],
+    uninstall: Callable[..., str],
+    *,
+    is_ours: IsOurs,
+    name: str,
+    dialect: Dialect,
+) -> str:
+    """Both layouts' install: STYLE's old entries removed with the layout's `uninstall`, then
+    `entries` appended per event (`text` None or "": no file yet)."""
     base = text if text else "{}\n"
-    cleaned = uninstall_hooks(base, is_ours=is_ours, name=name, dialect=dialect)
-    return append_to_hooks(cleaned, groups, name=name, dialect=dialect)
+    cleaned = uninstall(base, is_ours=is_ours, name=name, dialect=dialect)
+    return append_to_hooks(cleaned, entries, name=name, dialect=dialect)
 
 
 def append_to_hooks(

@@ -1,6 +1,7 @@
-"""`style doctor`'s "layers" section: which policies are in force where it runs
-(docs/harnesses/index.md#layers): each layer's folder, lock, packages and installs, what the
-evaluating database holds of each, and whether it is current with every layer's lock."""
+"""`style doctor`'s "layers" section: which policies are in force where it runs.
+
+Each layer's folder, lock, packages and installs, what the evaluating database holds of each, and
+whether it is current with every layer's lock (docs/harnesses/index.md#layers)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def layer_findings(root: Path) -> list[Finding]:
         out.append(Finding("ok", SECTION, _describe(layer)))
     if not paths.database.is_file():
         return out
-    from agentstyle.install.install import engine_free_store
+    from agentstyle.install.enginefree import engine_free_store
     from agentstyle.runtime import freshness
 
     why = freshness.stale(str(root))

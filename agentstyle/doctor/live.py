@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import time
 import uuid
@@ -30,9 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.doctor.checks import Finding, forget
+from agentstyle.doctor.checks import Finding, forget_in, gate_timeout, run_as_harness, style_command
 from agentstyle.engine.paths import StylePaths
-from agentstyle.harnesses import project_dir_env
 from agentstyle.install.hookcommand import MISSING
 from agentstyle.install.lockfile import read_lock
 
@@ -59,11 +57,6 @@ class Probe:
     tool: str
     command: str | None  # the installed handler's command (None: no handler takes the tool)
     why_none: str = ""
-
-
-def _handlers(group: dict[str, Any]) -> list[dict[str, Any]]:
-    hooks = group.get("hooks")
-    return [h for h in hooks if isinstance(h, dict)] if isinstance(hooks, list) else [group]
 
 
 def _with_canary(payload: Any) -> tuple[Any, bool]:
@@ -171,36 +164,12 @@ def probes(root: Path, name: str, scope: str) -> Gates | str:
                 out.append(Probe(name, event, tool, None, f"{label} has no STYLE handler for it"))
             continue  # a second gate (PermissionRequest) is installed only where rules need it
         taking = [g for g in groups if matcher_accepts(_matcher(g), tool)]
-        command = next(
-            (str(h["command"]) for g in taking for h in _handlers(g) if is_ours(h)), None
-        )
+        command = style_command(taking)
         why = "" if command else f"no STYLE handler in {label} has `{tool}` in its matcher"
         out.append(Probe(name, event, tool, command, why))
     start = next((e for e in spec.bookkeeping if spec.point_of(e) == "session.start"), None)
-    start_command = next(
-        (str(h["command"]) for g in found.get(start or "", []) for h in _handlers(g) if is_ours(h)),
-        None,
-    )
+    start_command = style_command(found.get(start or "", []))
     return Gates((start, start_command) if start and start_command else None, out)
-
-
-def _run(
-    root: Path, harness: str, event: str, command: str, payload: dict[str, Any], timeout: float
-) -> subprocess.CompletedProcess[bytes]:
-    """`command` as the harness runs a hook: `sh -c`, the payload on stdin, the project as
-    working folder and in the harness's project variable."""
-    env = dict(os.environ)
-    variable = project_dir_env(harness)
-    if variable is not None:
-        env[variable] = str(root)
-    return subprocess.run(
-        ["/bin/sh", "-c", command],
-        input=json.dumps(payload).encode("utf-8"),
-        cwd=root,
-        env=env,
-        capture_output=True,
-        timeout=timeout,
-    )
 
 
 def start_session(root: Path, harness: str, start: tuple[str, str], session: str) -> None:
@@ -211,24 +180,22 @@ def start_session(root: Path, harness: str, start: tuple[str, str], session: str
     event, command = start
     payload = adapter_for(harness).synthetic_payload(event, root.as_posix(), session)
     with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-        _run(root, harness, event, command, payload, timeout_for(harness, event))
+        run_as_harness(root, harness, command, payload, timeout_for(harness, event))
 
 
 def fire(root: Path, probe: Probe, session: str) -> Finding:
     """Run one probe's command as the harness would; the finding says what it answered."""
-    from agentstyle.harnesses import adapter_for, timeout_for
-    from agentstyle.harnesses.facts import spec_for
+    from agentstyle.harnesses import adapter_for
 
     where = f"{probe.event} ({probe.tool})"
     if probe.command is None:
         return Finding("error", probe.harness, f"{where}: {probe.why_none}; run `style sync`")
     adapter = adapter_for(probe.harness)
-    ps = spec_for(probe.harness).spec_of(probe.event)
-    timeout = ps.timeout_s if ps is not None else timeout_for(probe.harness, probe.event)
+    timeout = gate_timeout(probe.harness, probe.event)
     payload, _ = _with_canary(adapter.synthetic_payload(probe.event, root.as_posix(), session))
     started = time.monotonic()
     try:
-        proc = _run(root, probe.harness, probe.event, probe.command, payload, timeout)
+        proc = run_as_harness(root, probe.harness, probe.command, payload, timeout)
     except subprocess.TimeoutExpired:
         return Finding(
             "error",
@@ -280,7 +247,6 @@ def fire(root: Path, probe: Probe, session: str) -> Finding:
 
 def run_live(root: Path) -> list[Finding]:
     """The canary through every installed harness's tool gates; its events dropped after."""
-    from agentstyle.install.install import engine_free_store
 
     paths = StylePaths(root)
     try:
@@ -317,12 +283,9 @@ def run_live(root: Path) -> list[Finding]:
             fired = fired or probe.command is not None
             f = fire(root, probe, session)
             findings.append(Finding(f.level, f.harness, f"live: {f.message}"))
-    if fired and paths.database.exists():
-        try:
-            with engine_free_store(paths, create=False, wait_s=10.0) as conn:
-                forget(conn, SESSION_PREFIX)
-        except Exception as exc:
-            findings.append(
-                Finding("warning", None, f"live: could not drop the canary's events: {exc}")
-            )
+    failed = forget_in(paths, SESSION_PREFIX) if fired and paths.database.exists() else None
+    if failed is not None:
+        findings.append(
+            Finding("warning", None, f"live: could not drop the canary's events: {failed}")
+        )
     return findings

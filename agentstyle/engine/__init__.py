@@ -1,0 +1,1 @@
+"""The evaluator: an event matched, rendered and decided in SQL, and recorded."""

@@ -1,5 +1,6 @@
-"""`style allow` (docs/design/cli.md#allowances): the person lets one refused tool call through,
-once or for the session.
+"""`style allow`: the person lets one refused tool call through, once or for the session.
+
+See docs/design/cli.md#allowances.
 
 An allowance names the refused event, the rules that refused it, and the call's key (harness
 native tool plus the whole input: `harnesses/payload.py` `call_key`). One refusal gets one

@@ -1,5 +1,6 @@
-"""One answer per event when more than one STYLE handler fires for it
-(docs/design/runtime.md#answered-once).
+"""One answer per event when more than one STYLE handler fires for it.
+
+See docs/design/runtime.md#answered-once.
 
 A user install and a project install (or a plugin beside a settings install) each put a STYLE
 handler on the same native event; the client runs both and merges their answers. Both reach

@@ -1,5 +1,6 @@
-"""The command model of a batch's shell calls as rows for sql/evaluate/commands.sql
-(docs/design/commands.md#evaluation).
+"""The command model of a batch's shell calls as rows for sql/evaluate/commands.sql.
+
+See docs/design/commands.md#evaluation.
 
 Each simple command of a shell call becomes rows of kinds `head` (every name a `command "…"`
 condition may use, and `*`), `sub` (each of its subcommand words), `opt` (canonical name,
@@ -12,13 +13,13 @@ for the programs the event names.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentstyle.commands.catalog import Catalog
 from agentstyle.commands.model import Command, PathUse, build, program_of
+from agentstyle.commands.paths import real_path
 from agentstyle.vocabulary import (
     FIELD_ARG,
     FIELD_ENV,
@@ -53,7 +54,7 @@ def commands_of(event: Any, catalog: Catalog) -> list[Command]:
     parsed = event.shell
     if parsed is None or not parsed.runs:
         return []
-    root = _real(event.cwd) if event.cwd else None
+    root = real_path(event.cwd) if event.cwd else None
     return build(parsed.runs, root, catalog)
 
 
@@ -138,13 +139,6 @@ def place_tags(tags: frozenset[str]) -> list[str]:
         if f"is:{place}" not in tags and f"inside:{place}" not in tags:
             out.append(f"outside:{place}")
     return out
-
-
-def _real(path: str) -> str:
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return path
 
 
 @dataclass(slots=True)

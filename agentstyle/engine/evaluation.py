@@ -1,5 +1,6 @@
-"""What an evaluation of one event is: its candidates (the trace `explain` shows) and its
-decision, as `decide` makes them and `record` writes them."""
+"""What an evaluation of one event is: its candidates and its decision.
+
+The candidates are the trace `explain` shows; `decide` makes both and `record` writes them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""A refused shell command rewritten by its rules' `fix`, when the whole policy lets the result
-through (docs/design/runtime.md#fixes).
+"""A refused shell command rewritten by its rules' `fix`, when the policy lets it through.
+
+The whole policy decides the rewritten command (docs/design/runtime.md#fixes).
 
 The fix is applied to the simple commands the refusing rule matched, not to the line: each
 simple command written in the line is evaluated as a call of its own to learn which ones the

@@ -1,5 +1,6 @@
-"""The OS file lock every process takes before it opens the rules database
-(docs/design/runtime.md#lock-order)."""
+"""The OS file lock every process takes before it opens the rules database.
+
+See docs/design/runtime.md#lock-order."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""What may be stored: values cut to 4 KiB and known secret shapes redacted
-(docs/audit.md#privacy-and-pruning)."""
+"""What may be stored: values cut to 4 KiB and known secret shapes redacted.
+
+See docs/audit.md#privacy-and-pruning."""
 
 from __future__ import annotations
 

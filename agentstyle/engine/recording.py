@@ -1,6 +1,8 @@
-"""Record a decided batch (docs/design/runtime.md#record): the events with their answers, the
-session rows, the session facts, every candidate's outcome and the claims. The resident engine
-answers first and records after (runtime/direct.py); `evaluate` does both in one transaction."""
+"""Record a decided batch: its events and answers, sessions, outcomes and claims.
+
+The events with their answers, the session rows, the session facts, every candidate's outcome and
+the claims (docs/design/runtime.md#record). The resident engine answers first and records after
+(runtime/direct.py); `evaluate` does both in one transaction."""
 
 from __future__ import annotations
 

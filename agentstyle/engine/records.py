@@ -1,5 +1,6 @@
-"""The rows the engine binds to its statements by name, and the rows it reads from them: one
-NamedTuple per statement's row."""
+"""The rows the engine binds to its statements and reads from them, each by name.
+
+One NamedTuple per statement's row."""
 
 from __future__ import annotations
 

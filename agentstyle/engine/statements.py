@@ -1,5 +1,7 @@
-"""The statements of `sql/` as the code runs them: parsed once per process, their parameters
-bound by name, their rows read as a named type (docs/design/storage.md#sql-files).
+"""The statements of `sql/` as the code runs them: parsed once, bound and read by name.
+
+Parsed once per process, their parameters bound by name, their rows read as a named type
+(docs/design/storage.md#sql-files).
 
 A statement that returns rows is read through `read_rows` (or `read_row` for one row) with
 the NamedTuple its rows are: the fields are the statement's result columns, same names, same

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from importlib import resources
+from typing import TypeVar
 
-from lark import Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.exceptions import VisitError
 
 from agentstyle.grammar.ast import GrammarError, Node, Segment, Text
@@ -28,6 +30,7 @@ _KEYWORDS = frozenset({"and", "or", "not"})
 _WORD_OR_CHAR = re.compile(r"[A-Za-z0-9_.-]+|\{\{|\}\}|\"[^\"\n]*\"|'[^'\n]*'|\S")
 _SHOWN_CHARS = 30
 _QUOTES = ("'", '"')
+T = TypeVar("T")
 
 
 @functools.cache
@@ -49,27 +52,18 @@ def parse_condition(text: str, locate: Locate) -> Node:
 
     Raises GrammarError at the offending token on any syntax error.
     """
-    try:
-        tree = _parser("condition").parse(text, start="start")
-    except UnexpectedInput as err:
-        raise _condition_error(text, err, locate) from None
-    try:
-        return ConditionTransformer(locate).transform(tree)
-    except VisitError as err:
-        raise _unwrap(err) from None
+    return _condition(text, locate, "start")
 
 
 def parse_where(text: str, locate: Locate) -> Node:
     """The tree of the inside of a `where ( … )` alone: a command condition item's `where`
     (docs/conditions.md#command-conditions). Raises GrammarError like `parse_condition`."""
-    try:
-        tree = _parser("condition").parse(text, start="where_start")
-    except UnexpectedInput as err:
-        raise _condition_error(text, err, locate) from None
-    try:
-        return ConditionTransformer(locate).transform(tree)
-    except VisitError as err:
-        raise _unwrap(err) from None
+    return _condition(text, locate, "where_start")
+
+
+def _condition(text: str, locate: Locate, start: str) -> Node:
+    """The condition grammar from its rule `start`, its tree transformed to typed nodes."""
+    return _parse(text, locate, "condition", start, _condition_error, ConditionTransformer)
 
 
 def parse_template(text: str, locate: Locate) -> tuple[Segment, ...]:
@@ -80,12 +74,25 @@ def parse_template(text: str, locate: Locate) -> tuple[Segment, ...]:
     if "{{" not in text:
         # Most bodies are plain text; skipping the parser keeps loading large packages fast.
         return (Text(text, locate(0)),) if text else ()
+    return _parse(text, locate, "template", "start", _template_error, TemplateTransformer)
+
+
+def _parse(
+    text: str,
+    locate: Locate,
+    grammar: str,
+    start: str,
+    error: Callable[[str, UnexpectedInput, Locate], GrammarError],
+    transformer: Callable[[Locate], Transformer[Token, T]],
+) -> T:
+    """`text` parsed by `<grammar>.lark` from its rule `start` and transformed to typed nodes; a
+    syntax error is `error`'s GrammarError, one a transformer callback raises is itself."""
     try:
-        tree = _parser("template").parse(text)
+        tree = _parser(grammar).parse(text, start=start)
     except UnexpectedInput as err:
-        raise _template_error(text, err, locate) from None
+        raise error(text, err, locate) from None
     try:
-        return TemplateTransformer(locate).transform(tree)
+        return transformer(locate).transform(tree)
     except VisitError as err:
         raise _unwrap(err) from None
 

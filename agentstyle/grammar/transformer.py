@@ -124,6 +124,25 @@ def _unescape(token: Token, locate: Locate) -> str:
     return text
 
 
+def _spliced(items: list[Node], kind: type[And] | type[Or]) -> tuple[Node, ...]:
+    """The operands of an `and` or an `or`, each of the same kind spliced in: `a or (b or c)`
+    is one `or` of three."""
+    return tuple(x for item in items for x in (item.items if isinstance(item, kind) else (item,)))
+
+
+def _names_and_where(children: list[Any]) -> tuple[tuple[str, ...], Node | None]:
+    """The parts of `command NAMES where ( … )` (and of a flow's `from`): the names (none: any
+    command) and the `where`, each optional."""
+    names: tuple[str, ...] = ()
+    where: Node | None = None
+    for child in children:
+        if isinstance(child, tuple):
+            names = child
+        elif child is not None:
+            where = child
+    return names, where
+
+
 class ConditionTransformer(Transformer[Token, Node]):
     """Builds `Pred`/`And`/`Or`/`Not` with spans; flattens nested `and`s and `or`s."""
 
@@ -136,17 +155,11 @@ class ConditionTransformer(Transformer[Token, Node]):
 
     @v_args(meta=True)
     def or_expr(self, meta: Meta, items: list[Node]) -> Or:
-        flat: list[Node] = []
-        for item in items:
-            flat.extend(item.items if isinstance(item, Or) else (item,))
-        return Or(tuple(flat), self._span(meta))
+        return Or(_spliced(items, Or), self._span(meta))
 
     @v_args(meta=True)
     def and_expr(self, meta: Meta, items: list[Node]) -> And:
-        flat: list[Node] = []
-        for item in items:
-            flat.extend(item.items if isinstance(item, And) else (item,))
-        return And(tuple(flat), self._span(meta))
+        return And(_spliced(items, And), self._span(meta))
 
     where_or = or_expr
     where_and = and_expr
@@ -178,13 +191,7 @@ class ConditionTransformer(Transformer[Token, Node]):
 
     @v_args(meta=True)
     def command_pred(self, meta: Meta, children: list[Any]) -> CommandPred:
-        names: tuple[str, ...] = ()
-        where: Node | None = None
-        for child in children:
-            if isinstance(child, tuple):
-                names = child
-            elif child is not None:
-                where = child
+        names, where = _names_and_where(children)
         return CommandPred(names, where, self._span(meta))
 
     @v_args(meta=True)
@@ -341,13 +348,7 @@ class ConditionTransformer(Transformer[Token, Node]):
     @v_args(meta=True)
     def flow_command(self, meta: Meta, children: list[Any]) -> CommandItem:
         word, *rest = children
-        names: tuple[str, ...] = ()
-        inner: Node | None = None
-        for child in rest:
-            if isinstance(child, tuple):
-                names = child
-            elif child is not None:
-                inner = child
+        names, inner = _names_and_where(rest)
         return CommandItem("flow", str(word), None, self._span(meta), inner=inner, names=names)
 
     @v_args(meta=True)

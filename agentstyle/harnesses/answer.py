@@ -1,5 +1,7 @@
-"""Writing a harness's answer: the JSON every harness reads, notices for the person, and the
-check `style doctor` makes of an answer. Standard library only (the hook path imports it)."""
+"""Writing a harness's answer: its JSON, notices for the person, and doctor's check of it.
+
+The JSON every harness reads, notices for the person, and the check `style doctor` makes of an
+answer. Standard library only (the hook path imports it)."""
 
 from __future__ import annotations
 

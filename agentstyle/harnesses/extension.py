@@ -1,6 +1,8 @@
-"""STYLE as a client's own extension (a Claude Code or Codex plugin, a Gemini CLI extension): what
-the adapters share to describe the repository's extension files and to find an enabled copy in
-the files the client itself writes (docs/harnesses/index.md#plugins-and-extensions).
+"""STYLE as a client's own extension: a plugin, or the client's extension form.
+
+A Claude Code or Codex plugin, a Gemini CLI extension: what the adapters share to describe the
+repository's extension files and to find an enabled copy in the files the client itself writes
+(docs/harnesses/index.md#plugins-and-extensions).
 
 Each adapter that has one says where its files go and how the client keeps it
 (`HarnessAdapter.extension_files`, `extension`); `install/plugin.py` writes the files and

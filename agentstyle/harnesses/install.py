@@ -1,5 +1,7 @@
-"""Installing into a harness: how STYLE's handlers are told from a user's, where config and
-instruction files live, and the byte-preserving edits of a JSON hook config.
+"""Installing into a harness: what the adapters share to write and find STYLE's handlers.
+
+How STYLE's handlers are told from a user's, where config and instruction files live, and the
+byte-preserving edits of a JSON hook config.
 
 Standard library only at import (the hook path reads `is_style_command`); the config editors
 are imported by the functions that edit.

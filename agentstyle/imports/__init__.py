@@ -1,0 +1,1 @@
+"""`style import`: rules kept elsewhere brought into a package as rule files."""

@@ -1,5 +1,6 @@
-"""Claude Code permission rules (`permissions.deny` / `.ask`) as STYLE rules
-(docs/design/harnesses.md#claude-code-permission-rules).
+"""Claude Code permission rules (`permissions.deny` / `.ask`) as STYLE rules.
+
+See docs/design/harnesses.md#claude-code-permission-rules.
 
 `Bash(git push:*)` becomes a shell rule whose `shell_regex` runs over each simple command,
 `Read(...)`/`Edit(...)` gitignore patterns become `file.path` globs, `WebFetch(domain:…)` a
@@ -199,80 +200,52 @@ def permission_candidate(pe: PermissionEntry, display: str, settings_name: str) 
         )
     if tool.startswith("mcp__"):
         _mcp(cand, tool, spec, action)
-        _order(cand)
-        return cand
-    cand.set("target", "tool")
-    if spec is None or spec.strip() in ("", "*"):
-        tools = BARE_TOOLS.get(tool)
-        if tools is None:
-            cand.set("names", [tool])
+    else:
+        cand.set("target", "tool")
+        if spec is None or spec.strip() in ("", "*"):
+            _set_tools(cand, tool)
+            cand.set("action", action)
         else:
-            cand.set("tool", tools[0] if len(tools) == 1 else tools)
-        cand.set("action", action)
-        _order(cand)
-        return cand
+            _specified(cand, entry, tool, spec, action)
+            if not cand.ok:
+                return cand
+    _order(cand)
+    return cand
+
+
+def _set_tools(cand: Candidate, tool: str) -> None:
+    """The STYLE tools of a Claude Code tool name; a name STYLE has no tool for is matched as the
+    harness's native name."""
+    tools = BARE_TOOLS.get(tool)
+    if tools is None:
+        cand.set("names", [tool])
+    else:
+        cand.set("tool", tools[0] if len(tools) == 1 else tools)
+
+
+def _specified(cand: Candidate, entry: str, tool: str, spec: str, action: str) -> None:
+    """A `Tool(specifier)` entry: its tool, action and `when`, or rejected with the reason."""
     param = _PARAM.match(spec)
     if tool == "Bash":
-        if param is not None and param.group(1) == "command":
-            cand.reject("`Bash(command:…)` is ignored by Claude Code (a primary field)")
-            return cand
-        if _SHELL_OPERATOR.search(spec):
-            cand.reject(
-                f"`{entry}` spans a shell operator; STYLE matches each simple command of a "
-                "command line, which such a pattern never equals: write one rule per command"
-            )
-            return cand
-        regex, notes = bash_regex(spec)
-        for n in notes:
-            cand.note(n)
-        cand.set("tool", "shell")
-        cand.set("action", action)
-        if regex is not None:
-            cand.set("when", f"tool.input.command shell_regex {quote_regex(regex)}")
+        _bash(cand, entry, spec, param, action)
     elif tool in ("Read", "Edit"):
-        globs, why, notes = path_globs(spec, tool)
-        if globs is None:
-            cand.reject(f"`{entry}`: {why}")
-            return cand
-        for n in notes:
-            cand.note(n)
-        preds = [f"file.path glob {quote(g)}" for g in globs]
-        if tool == "Read":
-            # Claude Code applies Read rules to the tools that read files, Grep and Glob too
-            # (file.search, whose `file.path` is the folder searched): a search of the folder
-            # itself reads what is inside it.
-            tools = ["file.read", "file.search"]
-            folders = [g[: -len("/**")] for g in globs if g.endswith("/**")]
-            folders = [f for f in folders if f and f != "**" and f not in globs]
-            if folders:
-                inside = any_of([f"file.path glob {quote(f)}" for f in folders])
-                preds.append(f'(tool.name == "file.search" and {inside})')
-        else:
-            tools = BARE_TOOLS["Edit"]
-        cand.set("tool", tools[0] if len(tools) == 1 else tools)
-        cand.set("action", action)
-        cand.set("when", any_of(preds, top=True))
+        _read_edit(cand, entry, tool, spec, action)
     elif tool in NEVER_CONSULTED:
         cand.reject(
             f"Claude Code never consults `{tool}(...)` path rules (use `Edit(...)`); "
             "importing it would add a rule the source does not enforce"
         )
-        return cand
     elif tool == "WebFetch":
         if not spec.startswith("domain:") or not spec[len("domain:") :].strip():
             cand.reject(f"`{entry}`: only `WebFetch(domain:HOST)` can be imported")
-            return cand
+            return
         cand.set("tool", "web.fetch")
         cand.set("action", action)
         regex = domain_regex(spec[len("domain:") :])
         cand.set("when", f"tool.input.url regex {quote_regex(regex)}")
     elif param is not None:
         name, value = param.group(1), param.group(2).strip()
-        tools = BARE_TOOLS.get(tool)
-        if tools is None:
-            cand.set("names", [tool])
-        else:
-            cand.set("tool", tools[0] if len(tools) == 1 else tools)
+        _set_tools(cand, tool)
         cand.set("action", action)
         cand.set("when", f"tool.input.{name} == {quote(value)}")
     elif tool in ("Agent", "Task"):
@@ -281,9 +254,52 @@ def permission_candidate(pe: PermissionEntry, display: str, settings_name: str) 
         cand.set("when", f"tool.input.subagent_type == {quote(spec.strip())}")
     else:
         cand.reject(f"`{entry}`: no STYLE mapping for a `{tool}(...)` specifier")
-        return cand
-    _order(cand)
-    return cand
+
+
+def _bash(cand: Candidate, entry: str, spec: str, param: re.Match[str] | None, action: str) -> None:
+    """`Bash(pattern)`: a shell rule whose regex runs over each simple command."""
+    if param is not None and param.group(1) == "command":
+        cand.reject("`Bash(command:…)` is ignored by Claude Code (a primary field)")
+        return
+    if _SHELL_OPERATOR.search(spec):
+        cand.reject(
+            f"`{entry}` spans a shell operator; STYLE matches each simple command of a "
+            "command line, which such a pattern never equals: write one rule per command"
+        )
+        return
+    regex, notes = bash_regex(spec)
+    for n in notes:
+        cand.note(n)
+    cand.set("tool", "shell")
+    cand.set("action", action)
+    if regex is not None:
+        cand.set("when", f"tool.input.command shell_regex {quote_regex(regex)}")
+
+
+def _read_edit(cand: Candidate, entry: str, tool: str, spec: str, action: str) -> None:
+    """`Read(path)` and `Edit(path)`: gitignore patterns as `file.path` globs."""
+    globs, why, notes = path_globs(spec, tool)
+    if globs is None:
+        cand.reject(f"`{entry}`: {why}")
+        return
+    for n in notes:
+        cand.note(n)
+    preds = [f"file.path glob {quote(g)}" for g in globs]
+    if tool == "Read":
+        # Claude Code applies Read rules to the tools that read files, Grep and Glob too
+        # (file.search, whose `file.path` is the folder searched): a search of the folder
+        # itself reads what is inside it.
+        tools = ["file.read", "file.search"]
+        folders = [g[: -len("/**")] for g in globs if g.endswith("/**")]
+        folders = [f for f in folders if f and f != "**" and f not in globs]
+        if folders:
+            inside = any_of([f"file.path glob {quote(f)}" for f in folders])
+            preds.append(f'(tool.name == "file.search" and {inside})')
+    else:
+        tools = BARE_TOOLS["Edit"]
+    cand.set("tool", tools[0] if len(tools) == 1 else tools)
+    cand.set("action", action)
+    cand.set("when", any_of(preds, top=True))
 
 
 def _mcp(cand: Candidate, name: str, spec: str | None, action: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.policy.manifest import id_problem
 from agentstyle.vocabulary import RULE_FIELDS
@@ -132,9 +133,9 @@ def check_id(cand: Candidate, fmt: str) -> None:
         full = rule_id(fmt, cand.id)
         problem = id_problem(full)
         if problem is not None:
-            cand.reject(f"rule id `{full}` {problem}", code="bad-id")
+            cand.reject(f"rule id `{full}` {problem}", code=codes.BAD_ID)
         return
-    cand.reject(f"rule id `{cand.id}` {problem}", code="bad-id")
+    cand.reject(f"rule id `{cand.id}` {problem}", code=codes.BAD_ID)
 
 
 def _scalar(value: str | int | bool, *, in_flow: bool = False) -> str:
@@ -320,9 +321,9 @@ def row_candidate(
     cand = Candidate(source, line, label, None)
     raw_id = row.get("id")
     if _is_empty(raw_id):
-        cand.reject("the row has no `id`", code="inline-missing-id")
+        cand.reject("the row has no `id`", code=codes.INLINE_MISSING_ID)
     elif isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
-        cand.reject(f"`id` must be a string, not `{raw_id}`", code="bad-id")
+        cand.reject(f"`id` must be a string, not `{raw_id}`", code=codes.BAD_ID)
     else:
         cand.id = str(raw_id).strip()
     for column in columns:
@@ -334,14 +335,16 @@ def row_candidate(
             cand.body_origin = Origin(line, "text")
             continue
         if column in NOT_IMPORTABLE:
-            cand.reject(NOT_IMPORTABLE[column], code="invalid-schema")
+            cand.reject(NOT_IMPORTABLE[column], code=codes.INVALID_SCHEMA)
             continue
         if column not in RULE_FIELDS:
-            cand.reject(f"unknown rule field `{column}` (column `{column}`)", code="invalid-schema")
+            cand.reject(
+                f"unknown rule field `{column}` (column `{column}`)", code=codes.INVALID_SCHEMA
+            )
             continue
         cand.set(column, cell_value(column, value), Origin(line, column))
     if _is_empty(row.get("text")):
-        cand.reject("the row has no `text` (the rule body)", code="empty-body")
+        cand.reject("the row has no `text` (the rule body)", code=codes.EMPTY_BODY)
     # Front matter in the order of docs/rules.md, whatever the column order.
     cand.fields = in_order(cand.fields)
     return cand

@@ -1,5 +1,6 @@
-"""Rule files of STYLE, oh-my-pi and Cursor as import candidates
-(docs/import.md#markdown-style-rule-files).
+"""Rule files of STYLE, oh-my-pi and Cursor as import candidates.
+
+See docs/import.md#markdown-style-rule-files.
 
 Each converter maps what it can faithfully and rejects the rest with the reason: a rule is
 never imported weaker than its source (an oh-my-pi `astCondition` is rejected, not dropped).
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentstyle import codes
 from agentstyle.globs import is_glob
 from agentstyle.imports.convert import Candidate, Origin, in_order
 from agentstyle.policy.files import MAX_FILE_BYTES, decode
@@ -206,6 +208,22 @@ def pointer_body(description: str, source: str) -> str:
     )
 
 
+def _pointer_rule(
+    cand: Candidate, description: str, doc: SourceDoc, line: int | None, kind: str
+) -> None:
+    """A rule the agent applies by its description: injected as a one-line pointer to the source
+    file, not with its body."""
+    origin = Origin(line)
+    cand.set("target", "system", origin)
+    cand.set("action", "inject", origin)
+    cand.body = pointer_body(description, doc.display)
+    cand.body_origin = origin
+    cand.note(
+        f"{kind}: imported as a one-line pointer to the source file, the body is not injected",
+        line=line,
+    )
+
+
 # -- markdown (STYLE rule files) -----------------------------------------------------------------
 
 
@@ -219,7 +237,9 @@ def markdown_candidate(path: Path, display: str, cid: str) -> Candidate:
         cand.reject(f"cannot read `{display}`: {(exc.strerror or str(exc)).lower()}")
         return cand
     if cand.raw is None:
-        cand.reject(f"`{display}` is {size} bytes, over the 256 KiB limit", code="file-too-large")
+        cand.reject(
+            f"`{display}` is {size} bytes, over the 256 KiB limit", code=codes.FILE_TOO_LARGE
+        )
     return cand
 
 
@@ -318,19 +338,23 @@ def js_regex(pattern: str) -> str:
     return re.sub(r"(?<!\\)((?:\\\\)*)\\u([0-9A-Fa-f]{4})", r"\1\\x{\2}", pattern)
 
 
-def omp_candidate(doc: SourceDoc, cid: str) -> Candidate:
+def _doc_candidate(doc: SourceDoc, cid: str, tool: str) -> tuple[Candidate, YMap]:
+    """The candidate of a markdown source file of `tool` (its body kept as text) and the file's
+    front matter (an empty mapping where it has none)."""
     cand = Candidate(doc.display, 1, doc.display, cid)
-    cand.comment = f"imported from {Path(doc.display).name} (oh-my-pi) by style import"
+    cand.comment = f"imported from {Path(doc.display).name} ({tool}) by style import"
     front = doc.front if doc.front is not None else YMap({}, Span(doc.display, 1, 1))
     body, first = body_of(doc)
     cand.body = escape_template(body)
     cand.body_origin = Origin(first)
+    return cand, front
+
+
+def omp_candidate(doc: SourceDoc, cid: str) -> Candidate:
+    cand, front = _doc_candidate(doc, cid, "oh-my-pi")
     for key in front:
         if key not in OMP_KNOWN:
             cand.note(f"`{key}` is not an oh-my-pi rule field; ignored", line=_line(front, key))
-
-    def origin(key: str) -> Origin:
-        return Origin(_line(front, key) or 1)
 
     def values(key: str, *, commas: bool = False) -> list[str]:
         got = _strings(front.get(key), split_commas=commas)
@@ -339,6 +363,39 @@ def omp_candidate(doc: SourceDoc, cid: str) -> Candidate:
             return []
         return got
 
+    _omp_unmappable(cand, front)
+    mode = _omp_mode(cand, front)
+    cond_key = next((k for k in ("condition", "ttsr_trigger", "ttsrTrigger") if k in front), None)
+    conditions = values(cond_key) if cond_key else []
+    globs = values("globs", commas=True)
+    agents = [a.lower() for a in values("agents", commas=True)]
+    scope = [t for v in values("scope") for t in split_scope(v)]
+    inferred: list[str] = []
+    regexes: list[str] = []
+    for token in conditions:
+        if looks_like_file_glob(token):
+            inferred += [f"tool:edit({token})", f"tool:write({token})"]
+        else:
+            regexes.append(token)
+    scope = list(dict.fromkeys(scope + inferred))
+    _omp_body_and_reason(cand, front, bool(conditions))
+    if not cand.ok:
+        return cand
+    if not conditions:
+        _omp_context_rule(cand, front, globs, scope, doc)
+        return cand
+    always = front.get("alwaysApply")
+    if always is not None and always.value is True:
+        cand.note(
+            "`alwaysApply` is ignored: oh-my-pi treats a rule with a condition as a stream rule"
+        )
+    _omp_stream_rule(cand, front, mode, regexes, globs, agents, scope)
+    return cand
+
+
+def _omp_unmappable(cand: Candidate, front: YMap) -> None:
+    """Rejects the rule where a field holds what STYLE cannot keep: a judge model's question, an
+    ast-grep pattern, a repeat after a gap of messages, a non-boolean `enabled`."""
     enabled = front.get("enabled")
     if enabled is not None and not isinstance(enabled.value, bool):
         cand.reject("`enabled` must be true or false", line=enabled.span.line)
@@ -362,29 +419,25 @@ def omp_candidate(doc: SourceDoc, cid: str) -> Candidate:
             "session, turn or event, not after a gap of messages",
             line=repeat_mode.span.line,
         )
+
+
+def _omp_mode(cand: Candidate, front: YMap) -> str:
+    """The rule's interrupt mode (oh-my-pi's default `always`); an unknown one rejects it."""
     mode_node = front.get("interruptMode")
-    mode = "always"
-    if mode_node is not None:
-        if mode_node.value not in INTERRUPT_MODES:
-            cand.reject(
-                f"`interruptMode: {mode_node.value}` is not one of: {', '.join(INTERRUPT_MODES)}",
-                line=mode_node.span.line,
-            )
-        else:
-            mode = str(mode_node.value)
-    cond_key = next((k for k in ("condition", "ttsr_trigger", "ttsrTrigger") if k in front), None)
-    conditions = values(cond_key) if cond_key else []
-    globs = values("globs", commas=True)
-    agents = [a.lower() for a in values("agents", commas=True)]
-    scope = [t for v in values("scope") for t in split_scope(v)]
-    inferred: list[str] = []
-    regexes: list[str] = []
-    for token in conditions:
-        if looks_like_file_glob(token):
-            inferred += [f"tool:edit({token})", f"tool:write({token})"]
-        else:
-            regexes.append(token)
-    scope = list(dict.fromkeys(scope + inferred))
+    if mode_node is None:
+        return "always"
+    if mode_node.value not in INTERRUPT_MODES:
+        cand.reject(
+            f"`interruptMode: {mode_node.value}` is not one of: {', '.join(INTERRUPT_MODES)}",
+            line=mode_node.span.line,
+        )
+        return "always"
+    return str(mode_node.value)
+
+
+def _omp_body_and_reason(cand: Candidate, front: YMap, has_condition: bool) -> None:
+    """The body from a short `reminder` (what oh-my-pi sends), the reason from the description
+    of a rule that applies by itself, and `enabled: false` kept."""
     reminder = front.get("reminder")
     if (
         isinstance(reminder, YNode)
@@ -399,19 +452,24 @@ def omp_candidate(doc: SourceDoc, cid: str) -> Candidate:
     desc = description.value if description is not None else None
     always = front.get("alwaysApply")
     is_always = always is not None and always.value is True
-    if isinstance(desc, str) and desc.strip() and (conditions or is_always):
-        cand.set("reason", _one_line(desc), origin("description"))
+    if isinstance(desc, str) and desc.strip() and (has_condition or is_always):
+        cand.set("reason", _one_line(desc), Origin(_line(front, "description") or 1))
+    enabled = front.get("enabled")
     if enabled is not None and enabled.value is False:
-        cand.set("enabled", False, origin("enabled"))
-    if not cand.ok:
-        return cand
-    if not conditions:
-        _omp_context_rule(cand, front, globs, scope, doc)
-        return cand
-    if is_always:
-        cand.note(
-            "`alwaysApply` is ignored: oh-my-pi treats a rule with a condition as a stream rule"
-        )
+        cand.set("enabled", False, Origin(_line(front, "enabled") or 1))
+
+
+def _omp_stream_rule(
+    cand: Candidate,
+    front: YMap,
+    mode: str,
+    regexes: list[str],
+    globs: list[str],
+    agents: list[str],
+    scope: list[str],
+) -> None:
+    """A rule with a condition watches one stream: the reply's text or the tool calls its scope
+    names; one that watches the model's thinking, or both streams, is rejected."""
     agent_pred = any_of([f"harness.agent glob {quote(a)}" for a in agents]) if agents else ""
     text_tokens = [t for t in scope if t == "text"]
     other = [t for t in scope if t != "text"]
@@ -419,18 +477,17 @@ def omp_candidate(doc: SourceDoc, cid: str) -> Candidate:
         cand.reject(
             "scope `thinking`: STYLE does not see the model's thinking", line=_line(front, "scope")
         )
-        return cand
+        return
     if text_tokens and other:
         cand.reject(
             "scope mixes the text stream and tool calls; split it into two rules",
             line=_line(front, "scope"),
         )
-        return cand
+        return
     if not other:
         _omp_text_rule(cand, front, mode, regexes, globs, agent_pred)
     else:
         _omp_tool_rule(cand, front, mode, regexes, globs, agent_pred, other)
-    return cand
 
 
 def _omp_context_rule(
@@ -451,16 +508,7 @@ def _omp_context_rule(
         return
     desc = description.value if description is not None else None
     if description is not None and isinstance(desc, str) and desc.strip():
-        d_origin = Origin(description.span.line)
-        cand.set("target", "system", d_origin)
-        cand.set("action", "inject", d_origin)
-        cand.body = pointer_body(desc, doc.display)
-        cand.body_origin = d_origin
-        cand.note(
-            "description-only rule: imported as a one-line pointer to the source file, "
-            "the body is not injected",
-            line=description.span.line,
-        )
+        _pointer_rule(cand, desc, doc, description.span.line, "description-only rule")
         if globs:
             cand.note("`globs` is ignored: the agent decides from the description")
         return
@@ -607,12 +655,7 @@ CURSOR_KNOWN = ("description", "globs", "alwaysApply")
 
 
 def cursor_candidate(doc: SourceDoc, cid: str) -> Candidate:
-    cand = Candidate(doc.display, 1, doc.display, cid)
-    cand.comment = f"imported from {Path(doc.display).name} (Cursor) by style import"
-    front = doc.front if doc.front is not None else YMap({}, Span(doc.display, 1, 1))
-    body, first = body_of(doc)
-    cand.body = escape_template(body)
-    cand.body_origin = Origin(first)
+    cand, front = _doc_candidate(doc, cid, "Cursor")
     for key in front:
         if key not in CURSOR_KNOWN:
             cand.note(f"`{key}` is not a Cursor rule field; ignored (Cursor ignores it too)")
@@ -656,16 +699,8 @@ def cursor_candidate(doc: SourceDoc, cid: str) -> Candidate:
             if not is_glob(g) and "/" not in g:
                 cand.note(f"glob `{g}` has no wildcard: it matches that file name at any depth")
     elif isinstance(desc, str) and desc.strip():
-        origin = Origin(_line(front, "description"))
-        cand.set("target", "system", origin)
-        cand.set("action", "inject", origin)
-        cand.body = pointer_body(desc, doc.display)
-        cand.body_origin = origin
-        cand.note(
-            "description-only rule (Apply Intelligently): imported as a one-line pointer to the "
-            "source file, the body is not injected",
-            line=_line(front, "description"),
-        )
+        line = _line(front, "description")
+        _pointer_rule(cand, desc, doc, line, "description-only rule (Apply Intelligently)")
     else:
         cand.reject(
             "manual rule (no `alwaysApply`, `globs` or `description`): Cursor applies it only "

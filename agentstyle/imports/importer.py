@@ -23,6 +23,7 @@ from typing import Any
 
 import polars as pl
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, StyleError
 from agentstyle.imports.claude_permissions import permission_candidate, permission_entries
 from agentstyle.imports.convert import (
@@ -334,7 +335,7 @@ def _collisions(cands: list[Candidate], fmt: str) -> None:
             continue
         for c in group:
             others = ", ".join(o.label for o in group if o is not c)
-            c.reject(f"id `{rule_id(fmt, cid)}` is also produced by {others}", code="dup-id")
+            c.reject(f"id `{rule_id(fmt, cid)}` is also produced by {others}", code=codes.DUP_ID)
 
 
 def _stage_base() -> str | None:
@@ -493,6 +494,55 @@ def import_rules(
     report = ImportReport(fmt, into)
     timings = report.timings
     t0 = time.perf_counter()
+    cands = _convert(fmt, sources, input_format, report, progress)
+    timings["convert"] = time.perf_counter() - t0
+
+    folder = pkg / IMPORT_ROOT / fmt
+    report.manifest_entry = f"{IMPORT_ROOT}/{fmt}/**/*.md"
+    manifest_path = pkg / "STYLE.yaml"
+    manifest_text = _text(manifest_path, f"{into}/STYLE.yaml") if manifest_path.exists() else None
+    existing = _existing(folder, pkg)
+    t0 = time.perf_counter()
+    checked = _check(pkg, into, fmt, cands, existing, manifest_text, prune, skip_invalid, progress)
+    timings["validate"] = time.perf_counter() - t0
+
+    reasons = checked.reasons
+    # Candidates are compared by identity: dataclass equality would compare every field.
+    rejected = {id(c) for c in cands if not c.ok or _has_error(reasons.get(id(c)))}
+    valid = [c for c in cands if id(c) not in rejected]
+    report.package = checked.package
+    write = bool(valid) and not report.package_errors and (skip_invalid or not rejected)
+    if not valid and prune and not rejected and existing:
+        write = False
+        report.notes.append("the sources hold no rules; nothing pruned (the folder would be empty)")
+    t0 = time.perf_counter()
+    for i, c in enumerate(cands):
+        report.rows.append(
+            _row_result(pkg, fmt, c, reasons.get(id(c), []), id(c) in rejected, write)
+        )
+        if progress is not None and (i + 1) % 500 == 0:
+            progress("writing", i + 1, len(cands))
+    if write:
+        assert checked.manifest is not None
+        _write_manifest(report, manifest_path, checked.manifest)
+        for rel in checked.removed:
+            (pkg / rel).unlink(missing_ok=True)
+        report.removed = checked.removed
+        _remove_empty_dirs(folder)
+    report.written = write
+    timings["write"] = time.perf_counter() - t0
+    return report
+
+
+def _convert(
+    fmt: str,
+    sources: list[str],
+    input_format: str | None,
+    report: ImportReport,
+    progress: Progress | None,
+) -> list[Candidate]:
+    """Every source row or file as a candidate, its id checked against the others' and, where it
+    is still valid, its rule file rendered."""
     cands = collect(fmt, sources, input_format, report, progress)
     for c in cands:
         check_id(c, fmt)
@@ -500,29 +550,44 @@ def import_rules(
     for c in cands:
         if c.ok:
             render(c, fmt)
-    timings["convert"] = time.perf_counter() - t0
+    return cands
 
-    folder = pkg / IMPORT_ROOT / fmt
-    pattern = f"{IMPORT_ROOT}/{fmt}/**/*.md"
-    report.manifest_entry = pattern
-    manifest_path = pkg / "STYLE.yaml"
-    manifest_text = _text(manifest_path, f"{into}/STYLE.yaml") if manifest_path.exists() else None
-    existing = _existing(folder, pkg)
 
-    reasons: dict[int, list[Reason]] = {}
-    package: list[Reason] = []
+@dataclass(slots=True)
+class _Checked:
+    """What the validation passes leave: each candidate's diagnostics, the package's own, the
+    manifest as it would be written and the files `--prune` removes."""
+
+    reasons: dict[int, list[Reason]] = field(default_factory=dict)
+    package: list[Reason] = field(default_factory=list)
     manifest: ManifestPlan | None = None
-    removed: list[str] = []
-    t0 = time.perf_counter()
+    removed: list[str] = field(default_factory=list)
+
+
+def _check(
+    pkg: Path,
+    into: str,
+    fmt: str,
+    cands: list[Candidate],
+    existing: list[str],
+    manifest_text: str | None,
+    prune: bool,
+    skip_invalid: bool,
+    progress: Progress | None,
+) -> _Checked:
+    """The valid candidates validated in the staged package; with `skip_invalid`, again without
+    the ones a pass rejected (up to MAX_PASSES), as dropping one can change another's."""
+    pattern = f"{IMPORT_ROOT}/{fmt}/**/*.md"
+    out = _Checked()
     for _ in range(MAX_PASSES):
-        valid = [c for c in cands if c.ok and not _has_error(reasons.get(id(c)))]
+        valid = [c for c in cands if c.ok and not _has_error(out.reasons.get(id(c)))]
         # A row still in the source keeps its file, even when it is rejected this time.
         sourced = {f"{IMPORT_ROOT}/{fmt}/{c.id}.md" for c in cands if c.id is not None}
-        removed = [r for r in existing if r not in sourced] if prune else []
-        manifest = None
+        out.removed = [r for r in existing if r not in sourced] if prune else []
+        out.manifest = None
         if not valid:
             break  # nothing to write: nothing to validate either
-        manifest = plan_manifest(
+        out.manifest = plan_manifest(
             manifest_text,
             package_name(pkg),
             pattern,
@@ -530,75 +595,63 @@ def import_rules(
         )
         if progress is not None:
             progress("validating", 0, 1)
-        check = _validate(pkg, into, valid, removed, manifest)
+        check = _validate(pkg, into, valid, out.removed, out.manifest)
         if progress is not None:
             progress("validating", 1, 1)
         changed = any(_has_error(check.reasons.get(id(c))) for c in valid)
         for c in valid:
-            reasons[id(c)] = check.reasons.get(id(c), [])
-        package = check.package
+            out.reasons[id(c)] = check.reasons.get(id(c), [])
+        out.package = check.package
         if not (skip_invalid and changed):
             break
-    timings["validate"] = time.perf_counter() - t0
+    return out
 
-    # Candidates are compared by identity: dataclass equality would compare every field.
-    rejected = {id(c) for c in cands if not c.ok or _has_error(reasons.get(id(c)))}
-    valid = [c for c in cands if id(c) not in rejected]
-    report.package = package
-    write = bool(valid) and not report.package_errors and (skip_invalid or not rejected)
-    if not valid and prune and not rejected and existing:
-        write = False
-        report.notes.append("the sources hold no rules; nothing pruned (the folder would be empty)")
-    t0 = time.perf_counter()
-    for i, c in enumerate(cands):
-        errors = c.problems + [r for r in reasons.get(id(c), []) if r.level == "error"]
-        warnings = [r for r in reasons.get(id(c), []) if r.level != "error"]
-        if id(c) in rejected:
-            status = "rejected"
+
+def _row_result(
+    pkg: Path, fmt: str, c: Candidate, reasons: list[Reason], rejected: bool, write: bool
+) -> RowResult:
+    """A candidate's line of the report; when `write`, its rule file is written first (a file
+    that holds the same bytes is left untouched)."""
+    errors = c.problems + [r for r in reasons if r.level == "error"]
+    warnings = [r for r in reasons if r.level != "error"]
+    if rejected:
+        status = "rejected"
+    else:
+        target = pkg / c.rel
+        old = target.read_bytes() if target.is_file() else None
+        if not write:
+            status = "valid"
+        elif old == c.data:
+            status = "unchanged"
         else:
-            target = pkg / c.rel
-            old = target.read_bytes() if target.is_file() else None
-            if not write:
-                status = "valid"
-            elif old == c.data:
-                status = "unchanged"
-            else:
-                _write_bytes(target, c.data)
-                status = "created" if old is None else "updated"
-        report.rows.append(
-            RowResult(
-                status,
-                c.label,
-                c.source,
-                c.line,
-                c.id,
-                rule_id(fmt, c.id) if c.id is not None else None,
-                f"{IMPORT_ROOT}/{fmt}/{c.id}.md" if c.id is not None else None,
-                errors + warnings if status == "rejected" else warnings,
-                c.notes,
+            _write_bytes(target, c.data)
+            status = "created" if old is None else "updated"
+    return RowResult(
+        status,
+        c.label,
+        c.source,
+        c.line,
+        c.id,
+        rule_id(fmt, c.id) if c.id is not None else None,
+        f"{IMPORT_ROOT}/{fmt}/{c.id}.md" if c.id is not None else None,
+        errors + warnings if status == "rejected" else warnings,
+        c.notes,
+    )
+
+
+def _write_manifest(report: ImportReport, manifest_path: Path, manifest: ManifestPlan) -> None:
+    """STYLE.yaml written where the import creates it or adds its `from` entry; the report says
+    which, and names an existing entry that already covers the imported files."""
+    if manifest.action in ("created", "added"):
+        atomic_write(manifest_path, manifest.text)
+    report.manifest = manifest.action
+    if manifest.action == "covered":
+        report.manifest_entry = manifest.covering or report.manifest_entry
+        if manifest.overrides:
+            report.notes.append(
+                f"`from: {manifest.covering}` already selects the imported files and sets "
+                f"{', '.join(f'`{o}`' for o in manifest.overrides)} on them"
             )
-        )
-        if progress is not None and (i + 1) % 500 == 0:
-            progress("writing", i + 1, len(cands))
-    if write:
-        assert manifest is not None
-        if manifest.action in ("created", "added"):
-            atomic_write(manifest_path, manifest.text)
-        report.manifest = manifest.action
-        if manifest.action == "covered":
-            report.manifest_entry = manifest.covering or pattern
-            if manifest.overrides:
-                report.notes.append(
-                    f"`from: {manifest.covering}` already selects the imported files and sets "
-                    f"{', '.join(f'`{o}`' for o in manifest.overrides)} on them"
-                )
-        for rel in removed:
-            (pkg / rel).unlink(missing_ok=True)
-        report.removed = removed
-        _remove_empty_dirs(folder)
-    report.written = write
-    timings["write"] = time.perf_counter() - t0
-    return report
 
 
 def _has_error(reasons: list[Reason] | None) -> bool:

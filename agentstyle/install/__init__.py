@@ -1,0 +1,1 @@
+"""Putting a policy into a project: compile, write the handlers, lock, protect, undo."""

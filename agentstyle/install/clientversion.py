@@ -1,5 +1,7 @@
-"""The client's version, and what it means for an install: version bounds read from a
-package, and the rules whose hook events need a newer client than the one installed."""
+"""The client's version, and what it means for an install.
+
+Version bounds read from a package, and the rules whose hook events need a newer client than the
+one installed."""
 
 from __future__ import annotations
 

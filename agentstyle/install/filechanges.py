@@ -1,5 +1,7 @@
-"""Writing an install's file changes: each config file checked writable, its folders made, the
-old text kept as a backup beside it, the new text written atomically."""
+"""Writing an install's file changes: each one checked, backed up and written atomically.
+
+Each config file checked writable, its folders made, the old text kept as a backup beside it, the
+new text written atomically."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The hook handlers an install writes: which native events a plan needs, grouped as the
-harness's config holds them (matcher, command, timeout), and the static blocks of the rules
-a harness can refuse without running STYLE."""
+"""The hook handlers an install writes, grouped as the harness's config holds them.
+
+Which native events a plan needs, grouped as the harness's config holds them (matcher, command,
+timeout), and the static blocks of the rules a harness can refuse without running STYLE."""
 
 from __future__ import annotations
 

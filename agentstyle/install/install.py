@@ -6,22 +6,20 @@ import contextlib
 import hashlib
 import json
 import shutil
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from agentstyle.configfiles.hookconfig import handlers_of
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
-from agentstyle.engine.locking import LockTimeout
 from agentstyle.engine.paths import StylePaths
 from agentstyle.engine.statements import execute, read_row
 from agentstyle.engine.store import (
     Connection,
     index_policy,
-    open_store,
     replace_policy,
     transaction,
 )
@@ -31,6 +29,7 @@ from agentstyle.harnesses.facts import spec_for
 from agentstyle.harnesses.install import is_style_command
 from agentstyle.install import layers
 from agentstyle.install.clientversion import client_version, too_old
+from agentstyle.install.enginefree import LOCK_WAIT_S, engine_free_store
 from agentstyle.install.filechanges import (
     FileChange,
     apply_changes,
@@ -59,7 +58,6 @@ SCOPES = ("project", "local", "user", "managed")
 # handlers (Cursor's `version`, Gemini's enable flag): `<file>#<marker>` (configedit.py).
 MARKER_SEP = "#"
 
-LOCK_WAIT_S = 30.0
 DIGEST_FILE = "policy.digest"  # read by the hook and the resident engine (runtime/client.py)
 
 IsOurs = Callable[[dict[str, Any]], bool]
@@ -394,7 +392,7 @@ def _groups(
     groups = handler_groups(plan, harness, h.fail_closed, scope)
     natives = native_groups(packages, harness, notes)
     h.native = sorted(
-        {str(hd["command"]) for gs in natives.values() for g in gs for hd in _handlers_of(g)}
+        {str(hd["command"]) for gs in natives.values() for g in gs for hd in handlers_of(g)}
     )
     for event, extra in natives.items():
         groups.setdefault(event, []).extend(extra)
@@ -466,48 +464,6 @@ class RuleCount(NamedTuple):
 def _has_policy(conn: Connection) -> bool:
     row = read_row(conn, "policy/count_rules", RuleCount)
     return bool(row and row.rules)
-
-
-def _handlers_of(group: dict[str, Any]) -> list[dict[str, Any]]:
-    """The handlers of a group (groups layout) or the handler itself (flat layout)."""
-    hooks = group.get("hooks")
-    return list(hooks) if isinstance(hooks, list) else [group]
-
-
-def _stop_engine(home: Path) -> None:
-    """A resident engine holds the lock and the open database; ask it to exit
-    (docs/design/storage.md#who-stops-the-engine)."""
-    try:
-        from agentstyle.runtime.client import stop_engine
-    except ImportError:  # pragma: no cover - builds without the resident engine
-        return
-    stop_engine(str(home))
-
-
-@contextlib.contextmanager
-def engine_free_store(
-    paths: StylePaths, *, create: bool = True, wait_s: float = LOCK_WAIT_S
-) -> Iterator[Connection]:
-    """The database under the OS lock, a running engine asked to stop first.
-
-    A hook may start a new engine between the request and our lock, so the lock is tried in
-    short rounds, each after another stop request, until `wait_s` passes.
-    """
-    deadline = time.monotonic() + wait_s
-    with contextlib.ExitStack() as stack:
-        while True:
-            _stop_engine(paths.home)
-            round_end = min(deadline, time.monotonic() + 2.0)
-            try:
-                conn = stack.enter_context(open_store(paths, deadline=round_end, create=create))
-                break
-            except LockTimeout:
-                if time.monotonic() >= deadline:
-                    raise StyleError(
-                        f"the rules database stayed locked by another process for "
-                        f"{wait_s:.0f} s; try again"
-                    ) from None
-        yield conn
 
 
 def policy_digest(rows: PolicyRows) -> str:

@@ -1,5 +1,6 @@
-"""The policies an install root's database is compiled from: its own, and the managed and user
-layers above it (docs/design/storage.md#layers).
+"""The policies a database is compiled from: its root's own, and the managed and user layers.
+
+See docs/design/storage.md#layers.
 
 One evaluation answers for every layer that applies to a call, so the nearest `.style/` holds
 the rules of all of them, each row naming its layer. A package name belongs to the highest layer

@@ -1,5 +1,7 @@
-"""One first-use build of a project's rules database from its `style.lock.yaml`, as the process
-the hook starts for it (runtime/firstbuild.py): `python -I -m agentstyle.install.lockbuild ROOT`.
+"""One first-use build of a project's rules database from its `style.lock.yaml`.
+
+Run as the process the hook starts for it (runtime/firstbuild.py): `python -I -m
+agentstyle.install.lockbuild ROOT`.
 
 The outcome (the build's notes for the person, or why it failed) is left for the hook that
 waits, and the marker that says a build runs is removed, whatever happens.

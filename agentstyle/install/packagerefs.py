@@ -1,5 +1,7 @@
-"""The packages an install names: a reference made from what was given (a path, a bundled
-name), merged with the lock file's, and the settings chosen for them (`--set pkg.key=value`)."""
+"""The packages an install names, merged with the lock file's, and the settings chosen.
+
+A reference is made from what was given (a path, a bundled name) and merged with the lock file's;
+the settings chosen for the packages come from `--set pkg.key=value`."""
 
 from __future__ import annotations
 

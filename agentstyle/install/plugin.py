@@ -1,6 +1,8 @@
-"""The repository as the clients' own extension forms: a Claude Code plugin marketplace holding
-the `style` plugin (which Codex reads too, with a manifest of its own), and a Gemini CLI
-extension (docs/harnesses/index.md#plugins-and-extensions).
+"""The repository as the clients' own extension forms: plugin marketplace and extension.
+
+A Claude Code plugin marketplace holding the `style` plugin (which Codex reads too, with a
+manifest of its own), and a Gemini CLI extension
+(docs/harnesses/index.md#plugins-and-extensions).
 
 An extension is installed once per person, not per project, so its hooks cannot know a
 project's rules: one handler per native event STYLE handles, every tool matched, each running

@@ -1,5 +1,7 @@
-"""Whether a client runs STYLE as its own extension for a project (a plugin, an extension), and
-what `style doctor` says of it (docs/harnesses/index.md#plugins-and-extensions).
+"""Whether a client runs STYLE as its own extension for a project, and what doctor says.
+
+The extension is a plugin or the client's own extension form
+(docs/harnesses/index.md#plugins-and-extensions); `style doctor` reports it.
 
 Each adapter finds its client's extension in the files the client itself writes
 (`HarnessAdapter.extension`, e.g. docs/harnesses/claude-code.md#as-a-plugin); this module turns

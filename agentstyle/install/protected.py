@@ -1,5 +1,7 @@
-"""What self-protection guards on this machine: every file, folder and place that, changed by
-the agent, would switch STYLE off, weaken its policy or hide what it did.
+"""What self-protection guards on this machine: every place that could switch STYLE off.
+
+Every file, folder and place that, changed by the agent, would switch STYLE off, weaken its
+policy or hide what it did.
 
 The list is computed at install (and sync, and the first hook's rebuild) from the install root,
 the harnesses installed, the packages installed and the running STYLE itself, then turned into

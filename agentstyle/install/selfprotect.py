@@ -1,5 +1,6 @@
-"""Self-protection (docs/design/cli.md#self-protection): built-in gate rules, package `style`,
-installed with every package.
+"""Self-protection: built-in gate rules, package `style`, installed with every package.
+
+See docs/design/cli.md#self-protection.
 
 They refuse the agent's tool calls that would switch STYLE off, weaken its policy or erase its
 record, from inside the session (an approval has to come from the person; the

@@ -1,0 +1,1 @@
+"""The policy compiler: package files to the rows the evaluator joins (docs/design/policy.md)."""

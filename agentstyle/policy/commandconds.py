@@ -1,5 +1,7 @@
-"""Command conditions in the policy: the names they match, their options in canonical spelling,
-their `where` as clauses, and their checks (docs/conditions.md#command-conditions).
+"""Command conditions in the policy: their names, options, `where` clauses and checks.
+
+The names they match, their options in canonical spelling, their `where` as clauses, and their
+checks (docs/conditions.md#command-conditions).
 
 `command "git clean" where (option "-f")` is checked against git's grammar (an option or
 subcommand it does not know is a warning with a did-you-mean; a program STYLE has no grammar
@@ -14,11 +16,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agentstyle import codes
 from agentstyle.commands.catalog import shipped_grammar
-from agentstyle.commands.grammar import Grammar, Node
+from agentstyle.commands.grammar import Grammar, Node, subtrees
 from agentstyle.diagnostics import closest, suggestion
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Not, Or, Pred
 from agentstyle.grammar.ast import Node as Condition
+from agentstyle.policy.conditiontree import leaves, normal_form
 
 
 class Checks(Protocol):
@@ -103,17 +107,7 @@ def _reachable(grammar: Grammar, head: str) -> list[Node]:
             break
         chain.append(child)
         node = child
-    below: list[Node] = []
-    todo = list(node.subcommands.values())
-    seen = {id(n) for n in chain}
-    while todo:
-        n = todo.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        below.append(n)
-        todo.extend(n.subcommands.values())
-    return chain + below
+    return chain + subtrees(list(node.subcommands.values()), {id(n) for n in chain})
 
 
 def canonical_options(command: CommandPred, name: str) -> list[str]:
@@ -140,7 +134,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
     rid = info.rule.id
     if not shell:
         v.emit(
-            "field-unavailable",
+            codes.FIELD_UNAVAILABLE,
             f"a command condition reads the simple commands of shell calls, and rule `{rid}` "
             "is not about shell calls",
             command.span,
@@ -153,7 +147,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
         program = head.split()[0]
         if grammar is None:
             v.emit(
-                "no-grammar",
+                codes.NO_GRAMMAR,
                 f"no grammar for `{program}`: STYLE reads its options and operands with the "
                 "generic split",
                 command.span,
@@ -164,7 +158,7 @@ def check_command(v: Checks, command: CommandPred, info: Any, bad: set[str], she
             known = _node_of(" ".join(parent))[1]
             names = sorted(known.subcommands) if known is not None else []
             v.emit(
-                "unknown-subcommand",
+                codes.UNKNOWN_SUBCOMMAND,
                 f"`{' '.join(parent)}` has no subcommand `{unknown[0]}` in its grammar",
                 command.span,
                 rid,
@@ -183,7 +177,7 @@ def check_flow_places(v: Checks, tree: Condition, rid: str, negated: bool = Fals
         flows = [i for i in items_of(tree.where)] if tree.where is not None else []
         if negated and any(i.kind == "flow" for i in flows):
             v.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 "a command condition with `input from` or `code from` cannot be negated",
                 tree.span,
                 rid,
@@ -218,7 +212,7 @@ def _check_flows(v: Checks, where: Condition, rid: str) -> None:
     flows = [i for i in items_of(where) if i.kind == "flow"]
     if len(flows) > 1:
         v.emit(
-            "invalid-condition",
+            codes.INVALID_CONDITION,
             "one `input from` or `code from` per command condition; write another command "
             "condition for another flow",
             flows[1].span,
@@ -227,7 +221,7 @@ def _check_flows(v: Checks, where: Condition, rid: str) -> None:
     for negated in _negated_items(where, False):
         if negated.kind == "flow":
             v.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"`{negated.op} from` cannot be negated: say what the feeding command has",
                 negated.span,
                 rid,
@@ -256,7 +250,7 @@ def _check_option(v: Checks, command: CommandPred, item: CommandItem, info: Any)
         if name in spelled or lookup in spelled:
             continue
         v.emit(
-            "unknown-option",
+            codes.UNKNOWN_OPTION,
             f"`{head}` has no option `{name}` in its grammar",
             item.span,
             info.rule.id,
@@ -264,14 +258,8 @@ def _check_option(v: Checks, command: CommandPred, item: CommandItem, info: Any)
         )
 
 
-def items_of(node: Condition) -> Iterator[CommandItem]:
-    if isinstance(node, CommandItem):
-        yield node
-    elif isinstance(node, Not):
-        yield from items_of(node.item)
-    elif isinstance(node, (And, Or)):
-        for child in node.items:
-            yield from items_of(child)
+def items_of(node: Condition) -> list[CommandItem]:
+    return leaves(node, CommandItem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +284,7 @@ def where_clauses(where: Condition | None) -> list[list[Literal]]:
     if where is None:
         return [[idle]] if idle is not None else [[]]
     out: list[list[Literal]] = []
-    for clause in _dnf(where, False):
+    for clause in _dnf(where):
         paths = [(item, neg) for item, neg in clause if item.kind == "path"]
         rest = [Literal(item, neg) for item, neg in clause if item.kind != "path"]
         if any(not neg for _item, neg in paths):
@@ -316,26 +304,11 @@ def _says_nothing(where: Condition) -> bool:
     return any(i.kind == "runs" and i.value == "nothing" for i in items_of(where))
 
 
-def _dnf(node: Condition, negate: bool) -> list[list[tuple[CommandItem, bool]]]:
-    if isinstance(node, CommandItem):
-        return [[(node, negate)]]
-    if isinstance(node, Not):
-        return _dnf(node.item, not negate)
-    if not isinstance(node, (And, Or)):
-        raise TypeError(f"not a where node: {node!r}")
-    conj = isinstance(node, And) != negate
-    parts = [_dnf(child, negate) for child in node.items]
-    if not conj:
-        out = [clause for part in parts for clause in part]
-    else:
-        out = [[]]
-        for part in parts:
-            out = [a + b for a in out for b in part]
-            if len(out) > MAX_WHERE_CLAUSES:
-                raise WhereTooComplex
-    if len(out) > MAX_WHERE_CLAUSES:
-        raise WhereTooComplex
-    return out
+def _dnf(where: Condition) -> list[list[tuple[CommandItem, bool]]]:
+    def leaf(node: Condition) -> CommandItem | None:
+        return node if isinstance(node, CommandItem) else None
+
+    return normal_form(where, leaf, MAX_WHERE_CLAUSES, WhereTooComplex, limit_alternatives=True)
 
 
 # -- exceptions: a rule narrowed by `unless` (docs/rules.md#unless) -------------------------------
@@ -356,7 +329,7 @@ def narrowed(
     tests of one clause speak of one path, `rm -rf /opt/cache/x /` is refused too.
     """
     anchor = unless
-    if not _commands_in(unless) or when is None or not _positive_commands(when, False):
+    if not leaves(unless, CommandPred) or when is None or not _positive_commands(when, False):
         base = [when] if when is not None else []
         return And((*base, Not(unless, _span(anchor))), _span(anchor))
     return _replace(when, unless, False)
@@ -364,16 +337,6 @@ def narrowed(
 
 def _span(node: Condition) -> Any:
     return node.span
-
-
-def _commands_in(node: Condition) -> bool:
-    if isinstance(node, CommandPred):
-        return True
-    if isinstance(node, Not):
-        return _commands_in(node.item)
-    if isinstance(node, (And, Or)):
-        return any(_commands_in(c) for c in node.items)
-    return False
 
 
 def _positive_commands(node: Condition, negated: bool) -> bool:
@@ -475,20 +438,10 @@ Atom = Any  # CommandItem | Pred
 def _atoms_dnf(node: Condition, negate: bool) -> list[list[tuple[Atom, bool]]]:
     """The DNF of `node` (negated when `negate`) over command items and event predicates;
     the constants (empty And/Or) fold away."""
-    if isinstance(node, (CommandItem, Pred)):
-        return [[(node, negate)]]
-    if isinstance(node, CommandPred):
-        raise TypeError("a command condition left inside a restricted unless")
-    if isinstance(node, Not):
-        return _atoms_dnf(node.item, not negate)
-    assert isinstance(node, (And, Or))
-    conj = isinstance(node, And) != negate
-    parts = [_atoms_dnf(child, negate) for child in node.items]
-    if not conj:
-        return [clause for part in parts for clause in part]
-    out: list[list[tuple[Atom, bool]]] = [[]]
-    for part in parts:
-        out = [a + b for a in out for b in part]
-        if len(out) > MAX_WHERE_CLAUSES:
-            raise WhereTooComplex
-    return out
+
+    def leaf(n: Condition) -> Atom | None:
+        if isinstance(n, CommandPred):
+            raise TypeError("a command condition left inside a restricted unless")
+        return n if isinstance(n, (CommandItem, Pred)) else None
+
+    return normal_form(node, leaf, MAX_WHERE_CLAUSES, WhereTooComplex, negate=negate)

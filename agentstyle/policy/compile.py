@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, sort_diagnostics
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.load import load_package
@@ -66,7 +67,7 @@ def load_and_validate(paths: list[str]) -> Compiled:
         if cp.package.name in names:
             diags.append(
                 Diagnostic.make(
-                    "dup-id",
+                    codes.DUP_ID,
                     f"package `{cp.package.name}` is given twice",
                     cp.package.manifest_span,
                 )
@@ -94,7 +95,7 @@ def settings_for(pkg: Package, chosen: dict[str, Any]) -> tuple[dict[str, str], 
         else:
             diags.append(
                 Diagnostic.make(
-                    "setting-missing",
+                    codes.SETTING_MISSING,
                     f"setting `{s.name}` of `{pkg.name}` has no default; pass "
                     f"`--set {s.name}=VALUE`",
                     s.span,
@@ -115,7 +116,7 @@ def installed_regex_errors(low: Lowering) -> list[Diagnostic]:
     errors = regex_errors(sorted({pattern for pattern, _, _, _ in low.regex_checks}))
     return [
         Diagnostic.make(
-            "bad-pattern", f"regex `{pattern}`{note}: {errors[pattern]}", span, rule=rid
+            codes.BAD_PATTERN, f"regex `{pattern}`{note}: {errors[pattern]}", span, rule=rid
         )
         for pattern, span, rid, note in low.regex_checks
         if pattern in errors
@@ -145,7 +146,7 @@ def exceptions_by_rule(
             if owner is None:
                 diags.append(
                     Diagnostic.make(
-                        "exception-target",
+                        codes.EXCEPTION_TARGET,
                         f"exception for `{target}`: no rule of that id is installed with it, so "
                         "it narrows nothing",
                         exc.decl.rule_span,
@@ -157,7 +158,7 @@ def exceptions_by_rule(
             if LAYER_STRENGTH.get(mine, 0) < LAYER_STRENGTH.get(theirs, 0):
                 diags.append(
                     Diagnostic.make(
-                        "exception-target",
+                        codes.EXCEPTION_TARGET,
                         f"exception for `{target}`: that rule is the {theirs} policy's, which "
                         f"a {mine} package cannot narrow",
                         exc.decl.rule_span,

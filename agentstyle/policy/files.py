@@ -7,6 +7,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.source import Span
 
@@ -46,7 +47,7 @@ def decode(
     nul = raw.find(b"\x00")
     if nul >= 0:
         return None, Diagnostic.make(
-            "bad-encoding",
+            codes.BAD_ENCODING,
             f"`{name}` is binary (NUL byte); package files are UTF-8 text",
             _byte_span(raw, nul, display),
         )
@@ -54,7 +55,7 @@ def decode(
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, Diagnostic.make(
-            "bad-encoding",
+            codes.BAD_ENCODING,
             f"`{name}` is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
             _byte_span(raw, exc.start, display),
         )
@@ -80,39 +81,41 @@ def read_package_file(
     """Read `rel` under `root`; `at` is where the reference was written (for errors)."""
     display = display_path(root_display, rel)
     if os.path.isabs(rel) or rel.startswith("~"):
-        return None, Diagnostic.make("path-escape", f"`{rel}` is not a relative path", at)
+        return None, Diagnostic.make(codes.PATH_ESCAPE, f"`{rel}` is not a relative path", at)
     real_root = root.resolve()
     candidate = root / rel
     try:
         resolved = candidate.resolve()
     except (OSError, RuntimeError):
         return None, Diagnostic.make(
-            "file-not-found", f"cannot resolve `{rel}` (a loop of symbolic links)", at
+            codes.FILE_NOT_FOUND, f"cannot resolve `{rel}` (a loop of symbolic links)", at
         )
     if not inside(real_root, resolved):
         return None, Diagnostic.make(
-            "path-escape", f"`{rel}` resolves outside the package folder", at
+            codes.PATH_ESCAPE, f"`{rel}` resolves outside the package folder", at
         )
     try:
         st = os.stat(resolved)
     except FileNotFoundError:
-        return None, Diagnostic.make("file-not-found", f"file `{rel}` does not exist", at)
+        return None, Diagnostic.make(codes.FILE_NOT_FOUND, f"file `{rel}` does not exist", at)
     except OSError as exc:
-        return None, Diagnostic.make("file-not-found", f"cannot read `{rel}`: {exc.strerror}", at)
+        return None, Diagnostic.make(
+            codes.FILE_NOT_FOUND, f"cannot read `{rel}`: {exc.strerror}", at
+        )
     if not stat.S_ISREG(st.st_mode):
-        return None, Diagnostic.make("file-too-large", f"`{rel}` is not a regular file", at)
+        return None, Diagnostic.make(codes.FILE_TOO_LARGE, f"`{rel}` is not a regular file", at)
     if st.st_size > MAX_FILE_BYTES:
         return None, Diagnostic.make(
-            "file-too-large", f"`{rel}` is {st.st_size} bytes, over the 256 KiB limit", at
+            codes.FILE_TOO_LARGE, f"`{rel}` is {st.st_size} bytes, over the 256 KiB limit", at
         )
     try:
         with open(resolved, "rb") as fh:
             raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
-        return None, Diagnostic.make("file-not-found", f"cannot read `{rel}`: {reason}", at)
+        return None, Diagnostic.make(codes.FILE_NOT_FOUND, f"cannot read `{rel}`: {reason}", at)
     if len(raw) > MAX_FILE_BYTES:
-        return None, Diagnostic.make("file-too-large", f"`{rel}` is over the 256 KiB limit", at)
+        return None, Diagnostic.make(codes.FILE_TOO_LARGE, f"`{rel}` is over the 256 KiB limit", at)
     text, problem = decode(raw, display, rel)
     if text is None:
         return None, problem

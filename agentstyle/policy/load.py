@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, StyleError, did_you_mean, suggestion
 from agentstyle.globs import glob_to_regex
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
@@ -39,7 +40,7 @@ class LoadResult:
 
 def bad_id(node: YNode, problem: str) -> Diagnostic:
     shown = node.value if isinstance(node.value, str) else node.source_text() or node.value
-    return Diagnostic.make("bad-id", f"rule id `{shown}` {problem}", node.span).hinted(
+    return Diagnostic.make(codes.BAD_ID, f"rule id `{shown}` {problem}", node.span).hinted(
         quote_hint(node)
     )
 
@@ -70,9 +71,11 @@ def unknown_event(event: Any, span: Span, rule: str | None) -> Diagnostic:
     native = native_names()[0].get(event) if isinstance(event, str) else None
     if native is not None:
         message = f"`{event}` is a harness's native event name, not a normalized one"
-        return Diagnostic.make("unknown-event", message, span, rule=rule).hinted(suggestion(native))
+        return Diagnostic.make(codes.UNKNOWN_EVENT, message, span, rule=rule).hinted(
+            suggestion(native)
+        )
     message = f"`{event}` is not a normalized event name"
-    return Diagnostic.make("unknown-event", message, span, rule=rule).hinted(
+    return Diagnostic.make(codes.UNKNOWN_EVENT, message, span, rule=rule).hinted(
         did_you_mean(event, EVENTS)
     )
 
@@ -113,7 +116,7 @@ class _Loader(ManifestLoader):
         if node is None:
             return {}
         if not isinstance(node, YMap):
-            self.emit("invalid-schema", "field `defaults` must be a mapping", node.span)
+            self.emit(codes.INVALID_SCHEMA, "field `defaults` must be a mapping", node.span)
             return {}
         return self.rule_fields(
             node, "defaults", allowed=set(DEFAULTABLE_FIELDS), where="`defaults`", rule=None
@@ -122,16 +125,15 @@ class _Loader(ManifestLoader):
     def rules(self, node: YNode | None, pkg: Package, defaults: dict[str, FieldValue]) -> None:
         if node is None:
             return
-        if not isinstance(node, YSeq):
-            self.emit("invalid-package", "`rules` must be a list", node.span)
-            return
         claimed: dict[str, Span] = {}
         inline_allowed = set(RULE_FIELDS) - {"from"}
         all_files: list[str] | None = None
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit("invalid-package", "each item of `rules` must be a mapping", item.span)
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_PACKAGE,
+            "`rules` must be a list",
+            "each item of `rules` must be a mapping",
+        ):
             # Typos are read as meant before the entry's kind is known (`fom:` is a `from`).
             item = self.recover(item, list(RULE_FIELDS), "rule field", self.item_id(item))
             if "from" in item:
@@ -139,7 +141,7 @@ class _Loader(ManifestLoader):
                     all_files = list_rule_files(self.root)
                     if len(all_files) > MAX_RULE_FILES:
                         self.emit(
-                            "invalid-package",
+                            codes.INVALID_PACKAGE,
                             f"`rules/` holds {len(all_files)} rule "
                             f"files, over the limit of {MAX_RULE_FILES}",
                             node.span,
@@ -160,7 +162,7 @@ class _Loader(ManifestLoader):
         id_node = item.get("id")
         rule_id = id_node.value if id_node is not None and isinstance(id_node.value, str) else None
         if id_node is None:
-            self.emit("inline-missing-id", "inline rule has no `id`", item.span)
+            self.emit(codes.INLINE_MISSING_ID, "inline rule has no `id`", item.span)
         else:
             problem = id_problem(id_node.value)
             if problem:
@@ -175,14 +177,14 @@ class _Loader(ManifestLoader):
         body_node: YNode | None = None
         if has_file and has_text:
             self.emit(
-                "file-and-text",
+                codes.FILE_AND_TEXT,
                 f"{label} has both `file` and `text`",
                 item.key_span("file"),
                 rule_id,
             )
         elif not has_file and not has_text:
             self.emit(
-                "invalid-schema",
+                codes.INVALID_SCHEMA,
                 f"{label} needs `text` or `file`",
                 item.span,
                 rule_id,
@@ -226,7 +228,7 @@ class _Loader(ManifestLoader):
         norm = posixpath.normpath(rel.replace("\\", "/")) if rel else ""
         if norm == "rules" or norm.startswith("rules/"):
             self.emit(
-                "file-into-rules",
+                codes.FILE_INTO_RULES,
                 f"`file: {rel}` points under `rules/`; use a `from` entry",
                 node.span,
                 rule,
@@ -238,7 +240,7 @@ class _Loader(ManifestLoader):
         if _under_rules(self.root, rel):
             # A body that is a symbolic link into rules/ is a rule file all the same.
             self.emit(
-                "file-into-rules",
+                codes.FILE_INTO_RULES,
                 f"`file: {rel}` resolves to a file under `rules/`; use a `from` entry",
                 node.span,
                 rule,
@@ -247,7 +249,7 @@ class _Loader(ManifestLoader):
         fm, _, _ = split_front_matter(pf.text)
         if fm is not None:
             self.emit(
-                "body-has-frontmatter",
+                codes.BODY_HAS_FRONTMATTER,
                 f"`{rel}` starts with front matter; a `file` body is plain text",
                 Span(pf.display, 1, 1),
                 rule,
@@ -269,25 +271,29 @@ class _Loader(ManifestLoader):
         from_node = item.items["from"][1]
         pattern = from_node.value
         # These keys get their own codes; they are not also reported as invalid overrides.
-        own_code = {"id": "from-and-inline", "file": "from-and-inline", "text": "from-and-inline"}
-        own_code["target"] = "override-target"
+        own_code = {
+            "id": codes.FROM_AND_INLINE,
+            "file": codes.FROM_AND_INLINE,
+            "text": codes.FROM_AND_INLINE,
+        }
+        own_code["target"] = codes.OVERRIDE_TARGET
         for key, code in own_code.items():
             if key not in item:
                 continue
-            if code == "override-target":
+            if code == codes.OVERRIDE_TARGET:
                 message = "a `from` entry cannot override `target`; set it in each rule file"
             else:
                 message = f"a `from` entry cannot declare `{key}`"
             self.emit(code, message, item.key_span(key))
         if not isinstance(pattern, str) or not pattern.strip():
-            self.emit("invalid-package", "`from` must be a non-empty glob", from_node.span)
+            self.emit(codes.INVALID_PACKAGE, "`from` must be a non-empty glob", from_node.span)
             return
         norm = pattern.strip()
         while norm.startswith("./"):
             norm = norm[2:]
         if not norm.startswith("rules/") or not norm.endswith(".md") or ".." in norm.split("/"):
             self.emit(
-                "invalid-schema",
+                codes.INVALID_SCHEMA,
                 f"`from: {pattern}` must name `.md` files under `rules/`",
                 from_node.span,
             )
@@ -295,7 +301,7 @@ class _Loader(ManifestLoader):
         try:
             regex = re.compile(glob_to_regex(norm))
         except (ValueError, re.error) as exc:
-            self.emit("invalid-schema", f"`from: {pattern}`: {exc}", from_node.span)
+            self.emit(codes.INVALID_SCHEMA, f"`from: {pattern}`: {exc}", from_node.span)
             return
         override_node = YMap(None, item.span)
         override_node.items = {k: v for k, v in item.items.items() if k not in own_code}
@@ -309,14 +315,16 @@ class _Loader(ManifestLoader):
         )
         matched = [f for f in all_files if regex.fullmatch(f)]
         if not matched:
-            self.emit("file-not-found", f"`from: {pattern}` matches no rule file", from_node.span)
+            self.emit(
+                codes.FILE_NOT_FOUND, f"`from: {pattern}` matches no rule file", from_node.span
+            )
             return
         for rel in matched:
             if rel in claimed:
                 first = claimed[rel]
                 rule_id = rel[len("rules/") : -len(".md")]
                 self.emit(
-                    "dup-id",
+                    codes.DUP_ID,
                     f"rule `{rule_id}` is matched by two `from` globs (first at line {first.line})",
                     from_node.span,
                     rule_id,
@@ -340,7 +348,7 @@ class _Loader(ManifestLoader):
         problem = id_problem(rule_id)
         if problem:
             self.emit(
-                "bad-id",
+                codes.BAD_ID,
                 f"rule id `{rule_id}` (from its path) {problem}",
                 Span(pf.display, 1, 1),
                 rule_id,
@@ -351,13 +359,15 @@ class _Loader(ManifestLoader):
         if fm is not None:
             fm_node = self.parse(fm, pf.display)
             if fm_node is not None and not isinstance(fm_node, YMap):
-                self.emit("invalid-schema", "front matter must be a mapping", fm_node.span, rule_id)
+                self.emit(
+                    codes.INVALID_SCHEMA, "front matter must be a mapping", fm_node.span, rule_id
+                )
             elif isinstance(fm_node, YMap):
                 pkg_only = set(PACKAGE_FIELDS) - set(RULE_FIELDS)
                 for key in list(fm_node):
                     if key in pkg_only:
                         self.emit(
-                            "rule-file-pkg-field",
+                            codes.RULE_FILE_PKG_FIELD,
                             f"rule file front matter cannot set package field `{key}`",
                             fm_node.key_span(key),
                             rule_id,
@@ -389,23 +399,20 @@ class _Loader(ManifestLoader):
         )
 
     def native_hooks(self, node: YNode | None, pkg: Package) -> None:
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit("invalid-package", "`native_hooks` must be a list", node.span)
-            return
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit("invalid-package", "each native hook must be a mapping", item.span)
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_PACKAGE,
+            "`native_hooks` must be a list",
+            "each native hook must be a mapping",
+        ):
             item = self.recover(item, NATIVE_HOOK_FIELDS, "native hook field")
             values = item.plain()
             id_node = item.get("id")
             hook_id: str | None = None
             if id_node is None:
-                self.emit("inline-missing-id", "native hook has no `id`", item.span)
+                self.emit(codes.INLINE_MISSING_ID, "native hook has no `id`", item.span)
             elif problem := id_problem(id_node.value):
-                self.emit("bad-id", f"native hook id `{id_node.value}` {problem}", id_node.span)
+                self.emit(codes.BAD_ID, f"native hook id `{id_node.value}` {problem}", id_node.span)
             else:
                 hook_id = id_node.value
                 self.hook_ids.append((hook_id, id_node.span))
@@ -414,7 +421,10 @@ class _Loader(ManifestLoader):
             event_node = item.get("event")
             if event_node is None:
                 self.emit(
-                    "unknown-event", f"native hook `{hook_id}` needs an `event`", item.span, hook_id
+                    codes.UNKNOWN_EVENT,
+                    f"native hook `{hook_id}` needs an `event`",
+                    item.span,
+                    hook_id,
                 )
                 ok = False
             elif not isinstance(event, str) or event not in EVENTS:
@@ -424,7 +434,7 @@ class _Loader(ManifestLoader):
             if not isinstance(command, str) or not command.strip():
                 command_node = item.get("command")
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     f"native hook `{hook_id}` needs a `command` string",
                     command_node.span if command_node is not None else item.span,
                     hook_id,
@@ -435,7 +445,7 @@ class _Loader(ManifestLoader):
                 isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
             ):
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     "native hook `timeout` must be a positive integer",
                     item.items["timeout"][1].span,
                     hook_id,
@@ -445,7 +455,7 @@ class _Loader(ManifestLoader):
             if harness is not None and (not isinstance(harness, str) or harness not in HARNESSES):
                 self.diags.append(
                     Diagnostic.make(
-                        "invalid-schema",
+                        codes.INVALID_SCHEMA,
                         f"unknown harness `{harness}` (expected one of: {', '.join(HARNESSES)})",
                         item.items["harness"][1].span,
                         rule=hook_id,
@@ -455,7 +465,7 @@ class _Loader(ManifestLoader):
             matcher = values.get("matcher")
             if matcher is not None and not isinstance(matcher, str):
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     "native hook `matcher` must be a string",
                     item.items["matcher"][1].span,
                     hook_id,
@@ -476,7 +486,7 @@ class _Loader(ManifestLoader):
             if rule_id in seen:
                 first = seen[rule_id]
                 where = f"line {first.line}" if first.file == span.file else str(first)
-                self.emit("dup-id", f"id `{rule_id}` is already used at {where}", span, rule_id)
+                self.emit(codes.DUP_ID, f"id `{rule_id}` is already used at {where}", span, rule_id)
             else:
                 seen[rule_id] = span
 
@@ -531,10 +541,10 @@ def _load_directory(root: Path) -> LoadResult:
     top = ld.parse(pf.text, pf.display)
     if top is None:
         if not ld.diags:
-            ld.emit("invalid-package", "`STYLE.yaml` is empty", manifest_span)
+            ld.emit(codes.INVALID_PACKAGE, "`STYLE.yaml` is empty", manifest_span)
         return LoadResult(None, ld.diags)
     if not isinstance(top, YMap):
-        ld.emit("invalid-package", "`STYLE.yaml` must be a mapping of package fields", top.span)
+        ld.emit(codes.INVALID_PACKAGE, "`STYLE.yaml` must be a mapping of package fields", top.span)
         return LoadResult(None, ld.diags)
     top = ld.top_keys(top, single_file=False)
     pkg = ld.manifest(top, pf.display, single_file=False)
@@ -549,7 +559,7 @@ def _load_directory(root: Path) -> LoadResult:
     empty_hooks = hooks_node is None or (isinstance(hooks_node, YSeq) and not hooks_node.nodes)
     if empty_rules and empty_hooks and not pkg.exceptions:
         where = top.key_span("rules") if rules_node is not None else top.span
-        ld.emit("invalid-package", "the package has no `rules` and no `native_hooks`", where)
+        ld.emit(codes.INVALID_PACKAGE, "the package has no `rules` and no `native_hooks`", where)
     ld.dup_ids(pkg)
     pkg.digest = ld.digest.hexdigest()
     return LoadResult(pkg, ld.diags)
@@ -565,7 +575,7 @@ def _load_single_file(path: Path) -> LoadResult:
     fm, body_raw, body_line = split_front_matter(pf.text)
     if fm is None:
         ld.emit(
-            "invalid-package",
+            codes.INVALID_PACKAGE,
             "a single-file package starts with `---` front matter",
             Span(pf.display, 1, 1),
         )
@@ -573,7 +583,7 @@ def _load_single_file(path: Path) -> LoadResult:
     top = ld.parse(fm, pf.display)
     if not isinstance(top, YMap):
         ld.emit(
-            "invalid-package",
+            codes.INVALID_PACKAGE,
             "front matter must be a mapping of package fields",
             top.span if top is not None else Span(pf.display, 1, 1),
         )

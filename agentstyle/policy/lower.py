@@ -1,5 +1,6 @@
-"""Lower validated rules and their plan into the rows of the policy tables
-(docs/design/storage.md#policy-tables)."""
+"""Lower validated rules and their plan into the rows of the policy tables.
+
+See docs/design/storage.md#policy-tables."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import (
@@ -22,6 +24,7 @@ from agentstyle.grammar.ast import (
     Var,
 )
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
+from agentstyle.policy.conditiontree import leaves, normal_form
 from agentstyle.policy.lowercommands import (
     FlowNotInlined,
     InlineTooComplex,
@@ -74,29 +77,17 @@ def field_regex(field_name: str) -> str | None:
     return "^" + r"\.".join(parts) + "$"
 
 
-def _literals(
-    node: Node, ids: dict[int, int], negate: bool = False
-) -> list[list[tuple[int, bool]]]:
+def _literals(node: Node, ids: dict[int, int]) -> list[list[tuple[int, bool]]]:
     """The DNF of `node` (negation pushed to the predicates) as clauses of (node id, negated)."""
-    if isinstance(node, (Pred, CommandPred)):
-        return [[(ids[id(node)], negate)]]
-    if isinstance(node, Not):
-        return _literals(node.item, ids, not negate)
-    if isinstance(node, CommandItem):
-        raise TypeError("a command item outside a command condition")
-    conj = isinstance(node, And) != negate  # De Morgan: a negated or is an and
-    parts = [_literals(child, ids, negate) for child in node.items]
-    if not conj:
-        out = [clause for part in parts for clause in part]
-    else:
-        out = [[]]
-        for part in parts:
-            out = [a + b for a in out for b in part]
-            if len(out) > MAX_CLAUSES:
-                raise TooComplex
-    if len(out) > MAX_CLAUSES:
-        raise TooComplex
-    return out
+
+    def leaf(n: Node) -> int | None:
+        if isinstance(n, (Pred, CommandPred)):
+            return ids[id(n)]
+        if isinstance(n, CommandItem):
+            raise TypeError("a command item outside a command condition")
+        return None
+
+    return normal_form(node, leaf, MAX_CLAUSES, TooComplex, limit_alternatives=True)
 
 
 def lower_condition(
@@ -319,13 +310,7 @@ def lower_template(
 
 
 def uses_rule_state(node: Node | None) -> bool:
-    if node is None or isinstance(node, (CommandPred, CommandItem)):
-        return False
-    if isinstance(node, Pred):
-        return node.field in RULE_STATE_FIELDS
-    if isinstance(node, Not):
-        return uses_rule_state(node.item)
-    return any(uses_rule_state(c) for c in node.items)
+    return node is not None and any(p.field in RULE_STATE_FIELDS for p in leaves(node, Pred))
 
 
 def lower_rule(
@@ -346,13 +331,32 @@ def lower_rule(
         d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings
     }
     low.diags = diags
-    eff, rule = info.eff, info.rule
-    rid = qualified(pkg, rule.id)
+    rid = qualified(pkg, info.rule.id)
     condition = info.condition
     unlesses = [*([info.unless] if info.unless is not None else [])]
     unlesses += [exc.condition for _pkg, exc in excepted]
     for unless in unlesses:
         condition = narrowed(condition, unless)
+    _lower_exceptions(pkg, info, rid, excepted, rows)
+    body_id = f"{rid}#body"
+    mt_id = f"{rid}#model_text" if info.model_text is not None else None
+    rows.rules.append(_rule_row(pkg, info, rid, rule_order, condition, body_id, mt_id))
+    _lower_tools(info, rid, rows)
+    if condition is not None:
+        _lower_conditions(info, rid, condition, bool(unlesses), rows, diags, low)
+    lower_template(body_id, info.body, settings, rows)
+    if mt_id is not None and info.model_text is not None:
+        lower_template(mt_id, info.model_text, settings, rows)
+
+
+def _lower_exceptions(
+    pkg: Package,
+    info: RuleInfo,
+    rid: str,
+    excepted: Sequence[tuple[Package, Any]],
+    rows: PolicyRows,
+) -> None:
+    """The `rule_exceptions` rows: each package's exception to the rule, then its own `unless`."""
     for owner, exc in excepted:
         rows.rule_exceptions.append(
             RuleExceptionRow(
@@ -364,50 +368,66 @@ def lower_rule(
             )
         )
     if info.unless is not None:
+        span = info.rule.span_of("unless")
         rows.rule_exceptions.append(
             RuleExceptionRow(
                 rule_id=rid,
                 package=pkg.name,
                 reason="its own `unless`",
-                source_file=rule.span_of("unless").file,
-                source_line=rule.span_of("unless").line,
+                source_file=span.file,
+                source_line=span.line,
             )
         )
-    body_id = f"{rid}#body"
-    mt_id = f"{rid}#model_text" if info.model_text is not None else None
-    rows.rules.append(
-        RuleRow(
-            rule_id=rid,
-            package=pkg.name,
-            local_id=rule.id,
-            target=eff["target"],
-            action=eff["action"],
-            timing=eff.get("at"),
-            repeat=None if eff["action"] in ("block", "ask", "allow") else eff.get("repeat"),
-            fail=eff["fail"],
-            refresh=int(eff.get("refresh") or 0),
-            reinject=bool(eff["reinject_on_compact"]),
-            mode=eff["mode"],
-            priority=int(eff["priority"]),
-            max_tokens=int(eff["max_tokens"]),
-            enabled=bool(eff["enabled"]),
-            decl_order=rule.order,
-            rule_order=rule_order,
-            event=eff.get("event"),
-            sources=list(eff["sources"]),
-            harnesses=info.harnesses,
-            body_template=body_id,
-            model_text_template=mt_id,
-            is_static=info.static,
-            has_condition=condition is not None,
-            uses_rule_state=uses_rule_state(condition),
-            source_file=rule.source,
-            source_line=rule.span.line,
-            source_column=rule.span.column,
-            fix_pattern=info.fix[0] if info.fix else None,
-            fix_template=info.fix[1] if info.fix else None,
-        )
+
+
+def _rule_row(
+    pkg: Package,
+    info: RuleInfo,
+    rid: str,
+    rule_order: int,
+    condition: Node | None,
+    body_id: str,
+    mt_id: str | None,
+) -> RuleRow:
+    """The `rules` row: the rule's effective settings, its templates and where it was written.
+    `condition` is the narrowed one (its exceptions applied)."""
+    eff, rule = info.eff, info.rule
+    return RuleRow(
+        rule_id=rid,
+        package=pkg.name,
+        local_id=rule.id,
+        target=eff["target"],
+        action=eff["action"],
+        timing=eff.get("at"),
+        repeat=None if eff["action"] in ("block", "ask", "allow") else eff.get("repeat"),
+        fail=eff["fail"],
+        refresh=int(eff.get("refresh") or 0),
+        reinject=bool(eff["reinject_on_compact"]),
+        mode=eff["mode"],
+        priority=int(eff["priority"]),
+        max_tokens=int(eff["max_tokens"]),
+        enabled=bool(eff["enabled"]),
+        decl_order=rule.order,
+        rule_order=rule_order,
+        event=eff.get("event"),
+        sources=list(eff["sources"]),
+        harnesses=info.harnesses,
+        body_template=body_id,
+        model_text_template=mt_id,
+        is_static=info.static,
+        has_condition=condition is not None,
+        uses_rule_state=uses_rule_state(condition),
+        source_file=rule.source,
+        source_line=rule.span.line,
+        source_column=rule.span.column,
+        fix_pattern=info.fix[0] if info.fix else None,
+        fix_template=info.fix[1] if info.fix else None,
     )
+
+
+def _lower_tools(info: RuleInfo, rid: str, rows: PolicyRows) -> None:
+    """The `rule_tools` rows: the tools, native names, MCP server or skill the rule targets."""
+    eff = info.eff
     target = eff["target"]
     if target == "tool":
         for t in info.tools:
@@ -431,37 +451,47 @@ def lower_rule(
         rows.rule_tools.append(
             RuleToolRow(rule_id=rid, kind="skill", pattern=skill, regex=glob_to_regex(skill))
         )
-    if condition is not None:
-        try:
-            lower_condition(rid, condition, info, rows, low)
-            if unlesses:
-                # the condition as written: where it holds and the narrowed one does not, an
-                # exception took effect (match.sql's `excepted`)
-                written = info.condition or Pred(_NEVER_FIELD, "missing", None, rule.span)
-                lower_condition(rid, written, info, rows, low, shadow=True)
-        except TooComplex:
-            diags.append(
-                Diagnostic.make(
-                    "invalid-condition",
-                    f"condition of `{rule.id}` is too complex (over "
-                    f"{MAX_CLAUSES} alternatives once expanded)",
-                    rule.span_of("when"),
-                    rule=rule.id,
-                )
+
+
+def _lower_conditions(
+    info: RuleInfo,
+    rid: str,
+    condition: Node,
+    excepted: bool,
+    rows: PolicyRows,
+    diags: list[Diagnostic],
+    low: Lowering,
+) -> None:
+    """The condition rows of the narrowed `condition` and, where the rule has exceptions, of the
+    condition as written (its shadow); one that cannot be lowered is a diagnostic."""
+    rule = info.rule
+    try:
+        lower_condition(rid, condition, info, rows, low)
+        if excepted:
+            # the condition as written: where it holds and the narrowed one does not, an
+            # exception took effect (match.sql's `excepted`)
+            written = info.condition or Pred(_NEVER_FIELD, "missing", None, rule.span)
+            lower_condition(rid, written, info, rows, low, shadow=True)
+    except TooComplex:
+        diags.append(
+            Diagnostic.make(
+                codes.INVALID_CONDITION,
+                f"condition of `{rule.id}` is too complex (over "
+                f"{MAX_CLAUSES} alternatives once expanded)",
+                rule.span_of("when"),
+                rule=rule.id,
             )
-        except FlowNotInlined:
-            diags.append(
-                Diagnostic.make(
-                    "invalid-condition",
-                    f"in `{rule.id}`, a command condition with `input from` or `code from` "
-                    "stands under a `not` or beside another command condition",
-                    rule.span_of("when"),
-                    rule=rule.id,
-                )
+        )
+    except FlowNotInlined:
+        diags.append(
+            Diagnostic.make(
+                codes.INVALID_CONDITION,
+                f"in `{rule.id}`, a command condition with `input from` or `code from` "
+                "stands under a `not` or beside another command condition",
+                rule.span_of("when"),
+                rule=rule.id,
             )
-    lower_template(body_id, info.body, settings, rows)
-    if mt_id is not None and info.model_text is not None:
-        lower_template(mt_id, info.model_text, settings, rows)
+        )
 
 
 def lower_entries(entries: list[PlanEntry], rows: PolicyRows) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
 from agentstyle.policy.commandconds import Literal, canonical_options, heads_of, where_clauses
+from agentstyle.policy.conditiontree import leaves, normal_form
 from agentstyle.policy.lowervalues import Lowering, escaped, installed_value, number_of, scalar
 from agentstyle.policy.rows import CommandHeadRow, CommandLiteralRow, ConditionRow, PolicyRows
 from agentstyle.policy.validconditions import RuleInfo
@@ -80,7 +81,9 @@ def lower_command(
     (docs/design/commands.md#evaluation)."""
     for head in heads_of(command):
         rows.command_heads.append(CommandHeadRow(rule_id=rule_id, node_id=nid, head=head))
-    if command.where is not None and any(i.kind == "flow" for i in _items(command.where)):
+    if command.where is not None and any(
+        i.kind == "flow" for i in leaves(command.where, CommandItem)
+    ):
         raise FlowNotInlined
     clauses = where_clauses(command.where)
     for cid, clause in enumerate(clauses, start=1):
@@ -242,7 +245,7 @@ def inlinable(command: CommandPred) -> bool:
                 return False
             if lit.item is not None and lit.item.kind == "flow" and lit.negated:
                 return False
-    flows = [i for i in _items(command.where)] if command.where is not None else []
+    flows = [i for i in leaves(command.where, CommandItem)] if command.where is not None else []
     return sum(1 for i in flows if i.kind == "flow") <= 1
 
 
@@ -252,7 +255,7 @@ def inline(command: CommandPred, info: RuleInfo, low: Lowering) -> list[Inlined]
     span = command.span
     regexes: Regexes = {}  # id(atom) → its regex, while the atoms of one head live
     says_nothing = command.where is not None and any(
-        i.kind == "runs" and i.value == "nothing" for i in _items(command.where)
+        i.kind == "runs" and i.value == "nothing" for i in leaves(command.where, CommandItem)
     )
     for head in heads_of(command):
         regexes.clear()
@@ -263,7 +266,7 @@ def inline(command: CommandPred, info: RuleInfo, low: Lowering) -> list[Inlined]
             # a command that does nothing (a dry run, --help) is not what the condition is about
             parts.append(Not(Pred(FIELD_NOTHING, "exists", None, span), span))
         tree: Node = parts[0] if len(parts) == 1 else And(tuple(parts), span)
-        for clause in _dnf(tree, False):
+        for clause in _dnf(tree):
             found = {k: regexes[id(p)] for k, (p, _neg) in enumerate(clause) if id(p) in regexes}
             out.append(Inlined(head, _route(clause), clause, found))
     return out
@@ -284,16 +287,6 @@ def _route(clause: list[tuple[Pred, bool]]) -> str:
 
 def _negative(pred: Pred, negated: bool) -> bool:
     return negated != (pred.op in NEGATED_OPS or pred.op == "missing")
-
-
-def _items(node: Node) -> list[CommandItem]:
-    if isinstance(node, CommandItem):
-        return [node]
-    if isinstance(node, Not):
-        return _items(node.item)
-    if isinstance(node, (And, Or)):
-        return [i for child in node.items for i in _items(child)]
-    return []
 
 
 Regexes = dict[int, str]
@@ -414,24 +407,13 @@ def _valued(field: str, item: CommandItem, info: RuleInfo, low: Lowering, rx: Re
     return pred
 
 
-def _dnf(node: Node, negate: bool) -> list[list[tuple[Pred, bool]]]:
+def _dnf(node: Node) -> list[list[tuple[Pred, bool]]]:
     """Clauses of (predicate, negated) of a tree of predicates."""
-    if isinstance(node, Pred):
-        return [[(node, negate)]]
-    if isinstance(node, Not):
-        return _dnf(node.item, not negate)
-    if not isinstance(node, (And, Or)):
-        raise TypeError(f"not a predicate tree: {node!r}")
-    conj = isinstance(node, And) != negate
-    parts = [_dnf(child, negate) for child in node.items]
-    if not conj:
-        return [clause for part in parts for clause in part]
-    out: list[list[tuple[Pred, bool]]] = [[]]
-    for part in parts:
-        out = [a + b for a in out for b in part]
-        if len(out) > MAX_INLINED:
-            raise InlineTooComplex
-    return out
+
+    def leaf(n: Node) -> Pred | None:
+        return n if isinstance(n, Pred) else None
+
+    return normal_form(node, leaf, MAX_INLINED, InlineTooComplex)
 
 
 MAX_INLINED = 256

@@ -1,5 +1,7 @@
-"""What a condition's value lowers to: settings filled in as installed, its RE2 regex, the
-scalars as the rows store them (used by policy/lower.py and policy/lowercommands.py)."""
+"""What a condition's value lowers to: settings filled in, its RE2 regex, its scalars.
+
+Settings filled in as installed, its RE2 regex, the scalars as the rows store them (used by
+policy/lower.py and policy/lowercommands.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
@@ -50,7 +53,7 @@ def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, s
     try:
         value = resolve(pred, low.settings)
     except SettingProblem as exc:
-        low.diags.append(Diagnostic.make("invalid-condition", exc.message, span, rule=rid))
+        low.diags.append(Diagnostic.make(codes.INVALID_CONDITION, exc.message, span, rule=rid))
         return None, None
     except KeyError:
         return None, None  # no value at all: `setting-missing`, reported by `settings_for`
@@ -65,7 +68,7 @@ def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, s
             return value, glob_to_regex(str(value))
         except ValueError as exc:
             low.diags.append(
-                Diagnostic.make("bad-pattern", f"glob `{value}`{note}: {exc}", span, rule=rid)
+                Diagnostic.make(codes.BAD_PATTERN, f"glob `{value}`{note}: {exc}", span, rule=rid)
             )
             return None, None
     return value, None

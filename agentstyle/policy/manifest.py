@@ -1,5 +1,7 @@
-"""Loading a package's manifest: the top-level keys, name, version, budget, settings,
-exceptions and requires, and the fields of a rule with their types, each diagnostic collected.
+"""Loading a package's manifest: its top-level keys and the typed fields of a rule.
+
+The top-level keys (name, version, budget, settings, exceptions and requires) and the fields of a
+rule with their types, each diagnostic collected.
 
 The loader is one class in two parts: this one, and `load.py` (the rules, their files and
 native hooks), built on it."""
@@ -10,10 +12,11 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.policy.files import PackageFile, read_package_file
@@ -79,22 +82,20 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
+# YAML's name of each type a value loads as, for messages; bool before int (a bool is an int)
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "list"),
+    (dict, "mapping"),
+)
+
+
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "mapping"
-    return type(value).__name__
+    return next((name for t, name in _TYPE_NAMES if isinstance(value, t)), type(value).__name__)
 
 
 Emit = Callable[[Diagnostic], None]
@@ -108,7 +109,7 @@ def recover_keys(
     rule: str | None = None,
     candidates: Sequence[str] | None = None,
     *,
-    code: str = "invalid-schema",
+    code: str = codes.INVALID_SCHEMA,
     listing: bool = False,
 ) -> YMap:
     """`node` with its unknown keys reported, each as `unknown <label> `key``.
@@ -143,7 +144,7 @@ def recover_keys(
 def check_type(name: str, node: YNode, ftype: FieldType) -> Diagnostic | None:
     """A type/enum problem of one field value, as the right code (refresh has its own)."""
     v = node.value
-    code = "refresh-invalid" if name == "refresh" else "invalid-schema"
+    code = codes.REFRESH_INVALID if name == "refresh" else codes.INVALID_SCHEMA
     problem: str | None = None
     if ftype.kind in ("str",) and not isinstance(v, str):
         problem = f"must be a string, not {_type_name(v)}"
@@ -243,6 +244,23 @@ class ManifestLoader:
     ) -> YMap:
         return recover_keys(node, known, label, self.diags.append, rule, candidates)
 
+    def entries(
+        self, node: YNode | None, code: str, not_list: str, not_mapping: str
+    ) -> Iterator[YMap]:
+        """The entries of a list field that are mappings, in order; a value that is not a list
+        and each entry that is not a mapping are reported as `code`, with these messages (as
+        the walk meets them)."""
+        if node is None:
+            return
+        if not isinstance(node, YSeq):
+            self.emit(code, not_list, node.span)
+            return
+        for item in node.nodes:
+            if isinstance(item, YMap):
+                yield item
+            else:
+                self.emit(code, not_mapping, item.span)
+
     def read(self, rel: str, at: Span) -> PackageFile | None:
         pf, problem = read_package_file(self.root, rel, self.root_display, at)
         if problem is not None:
@@ -257,10 +275,10 @@ class ManifestLoader:
         try:
             node = load_yaml(text, display, duplicates)
         except YamlError as exc:
-            self.emit("invalid-package", exc.message, exc.span)
+            self.emit(codes.INVALID_PACKAGE, exc.message, exc.span)
             return None
         for dup in duplicates:
-            self.emit("invalid-schema", dup.message, dup.span)
+            self.emit(codes.INVALID_SCHEMA, dup.message, dup.span)
         return node
 
     # -- rule fields -------------------------------------------------------------------------
@@ -278,7 +296,7 @@ class ManifestLoader:
             value = node.items[key][1]
             if key not in allowed:
                 self.emit(
-                    "invalid-schema", f"field `{key}` is not allowed in {where}", key_span, rule
+                    codes.INVALID_SCHEMA, f"field `{key}` is not allowed in {where}", key_span, rule
                 )
                 continue
             if key == "id":
@@ -302,11 +320,11 @@ class ManifestLoader:
     def body_checks(self, body: str, node: YNode, rule: str | None) -> None:
         if not body.strip():
             name = f"rule `{rule}`" if rule else "a rule without a valid id"
-            self.emit("empty-body", f"{name} has an empty body", node.span, rule)
+            self.emit(codes.EMPTY_BODY, f"{name} has an empty body", node.span, rule)
         marker = body.find(MARKER)
         if marker >= 0:
             self.emit(
-                "marker-in-body",
+                codes.MARKER_IN_BODY,
                 "body contains the reserved marker `<!-- style:`",
                 node.locate(marker),
                 rule,
@@ -321,7 +339,7 @@ class ManifestLoader:
         for key in list(top):
             if single_file and key in ("rules", "native_hooks"):
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     f"a single-file package cannot declare `{key}`",
                     top.key_span(key),
                 )
@@ -329,7 +347,7 @@ class ManifestLoader:
             elif not single_file and key in RULE_FIELDS and key not in PACKAGE_FIELDS:
                 self.diags.append(
                     Diagnostic.make(
-                        "invalid-schema", f"unknown package field `{key}`", top.key_span(key)
+                        codes.INVALID_SCHEMA, f"unknown package field `{key}`", top.key_span(key)
                     ).hinted(f"`{key}` is a rule field: set it on a rule under `rules`")
                 )
                 del top.items[key]
@@ -341,11 +359,11 @@ class ManifestLoader:
     def manifest(self, top: YMap, display: str, *, single_file: bool) -> Package | None:
         for key in REQUIRED_PACKAGE_FIELDS:
             if key not in top:
-                self.emit("invalid-schema", f"missing required package field `{key}`", top.span)
+                self.emit(codes.INVALID_SCHEMA, f"missing required package field `{key}`", top.span)
         spec = top.get("spec")
         if spec is not None and spec.value != SPEC_VERSION:
             self.emit(
-                "unsupported-spec",
+                codes.UNSUPPORTED_SPEC,
                 f"`spec` is `{spec.value}`; this STYLE reads `{SPEC_VERSION}`",
                 spec.span,
             )
@@ -353,7 +371,7 @@ class ManifestLoader:
         name = name_node.value if name_node is not None else ""
         if name_node is not None and (not isinstance(name, str) or not NAME_RE.match(name)):
             self.emit(
-                "bad-name",
+                codes.BAD_NAME,
                 f"package name `{name if isinstance(name, str) else name_node.source_text()}` "
                 "must match "
                 "`^[a-z0-9][a-z0-9-]{0,63}$`",
@@ -365,7 +383,7 @@ class ManifestLoader:
             not isinstance(version, str) or not VERSION_RE.match(version)
         ):
             self.emit(
-                "bad-version",
+                codes.BAD_VERSION,
                 f"version `{version}` is not MAJOR.MINOR.PATCH[-pre]",
                 version_node.span,
             )
@@ -374,12 +392,12 @@ class ManifestLoader:
         if desc_node is not None and not isinstance(description, str):
             self.diags.append(
                 Diagnostic.make(
-                    "invalid-schema", "field `description` must be a string", desc_node.span
+                    codes.INVALID_SCHEMA, "field `description` must be a string", desc_node.span
                 ).hinted(quote_hint(desc_node))
             )
         elif isinstance(description, str) and "\n" in description.strip():
             self.emit(
-                "invalid-schema",
+                codes.INVALID_SCHEMA,
                 "field `description` must be one line",
                 desc_node.span if desc_node else None,
             )
@@ -417,14 +435,14 @@ class ManifestLoader:
         if node is None:
             return
         if not isinstance(node, YMap):
-            self.emit("invalid-schema", "field `budget` must be a mapping", node.span)
+            self.emit(codes.INVALID_SCHEMA, "field `budget` must be a mapping", node.span)
             return
         node = self.recover(node, list(DEFAULT_BUDGET), "budget field")
         for key in node:
             value = node.items[key][1]
             if isinstance(value.value, bool) or not isinstance(value.value, int) or value.value < 1:
                 self.emit(
-                    "invalid-schema", f"budget `{key}` must be a positive integer", value.span
+                    codes.INVALID_SCHEMA, f"budget `{key}` must be a positive integer", value.span
                 )
             elif key == "per_rule":
                 pkg.per_rule = value.value
@@ -432,21 +450,18 @@ class ManifestLoader:
                 pkg.per_event = value.value
 
     def settings(self, node: YNode | None, pkg: Package) -> None:
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit("invalid-schema", "field `settings` must be a list", node.span)
-            return
         seen: set[str] = set()
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit("invalid-schema", "a setting must be a mapping", item.span)
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_SCHEMA,
+            "field `settings` must be a list",
+            "a setting must be a mapping",
+        ):
             item = self.recover(item, SETTING_FIELDS, "setting field")
             name = item.get("name")
             if name is None or not isinstance(name.value, str) or not SETTING_RE.match(name.value):
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     "setting `name` must match `^[a-z][a-z0-9_]{0,63}$`",
                     name.span if name else item.span,
                 )
@@ -457,14 +472,16 @@ class ManifestLoader:
                     )
                 continue
             if name.value in seen:
-                self.emit("invalid-schema", f"setting `{name.value}` is declared twice", name.span)
+                self.emit(
+                    codes.INVALID_SCHEMA, f"setting `{name.value}` is declared twice", name.span
+                )
             seen.add(name.value)
             typ = item.get("type")
             type_name = typ.value if typ is not None else "string"
             if type_name not in SETTING_TYPES:
                 self.diags.append(
                     Diagnostic.make(
-                        "invalid-schema",
+                        codes.INVALID_SCHEMA,
                         f"setting type `{type_name}` is not one of: {', '.join(SETTING_TYPES)}",
                         typ.span if typ else item.span,
                     ).hinted(did_you_mean(type_name, SETTING_TYPES))
@@ -474,7 +491,7 @@ class ManifestLoader:
                 values is None or not isinstance(values.value, list) or not values.value
             ):
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     f"enum setting `{name.value}` needs a non-empty `values` list",
                     values.span if values is not None else name.span,
                 )
@@ -493,7 +510,7 @@ class ManifestLoader:
                 if problem:
                     self.diags.append(
                         Diagnostic.make(
-                            "invalid-schema",
+                            codes.INVALID_SCHEMA,
                             f"default of setting `{name.value}` {problem}",
                             default.span,
                         ).hinted(hint)
@@ -516,24 +533,17 @@ class ManifestLoader:
     def exceptions(self, node: YNode | None, pkg: Package) -> None:
         """`exceptions:` entries {rule, unless, reason}; their conditions are parsed and checked
         by the validator (policy/validate.py), like a rule's `unless`."""
-        if node is None:
-            return
-        if not isinstance(node, YSeq):
-            self.emit("invalid-schema", "field `exceptions` must be a list", node.span)
-            return
-        for item in node.nodes:
-            if not isinstance(item, YMap):
-                self.emit(
-                    "invalid-schema",
-                    "an exception is a mapping {rule, unless, reason}",
-                    item.span,
-                )
-                continue
+        for item in self.entries(
+            node,
+            codes.INVALID_SCHEMA,
+            "field `exceptions` must be a list",
+            "an exception is a mapping {rule, unless, reason}",
+        ):
             item = self.recover(item, list(EXCEPTION_FIELDS), "exception field")
             missing = [k for k in EXCEPTION_FIELDS if item.get(k) is None]
             if missing:
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     f"an exception needs `{missing[0]}`"
                     + (
                         " (say why the rule does not apply there)" if missing[0] == "reason" else ""
@@ -545,13 +555,13 @@ class ManifestLoader:
             assert rule is not None and unless is not None and reason is not None
             if not isinstance(rule.value, str) or rule.value.count("/") != 1:
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     "an exception's `rule` is a qualified rule id: `package/rule`",
                     rule.span,
                 )
                 continue
             if not isinstance(reason.value, str) or not reason.value.strip():
-                self.emit("invalid-schema", "an exception's `reason` is text", reason.span)
+                self.emit(codes.INVALID_SCHEMA, "an exception's `reason` is text", reason.span)
                 continue
             pkg.exceptions.append(
                 ExceptionDecl(rule.value, unless, reason.value.strip(), item.span, rule.span)
@@ -561,7 +571,7 @@ class ManifestLoader:
         if node is None:
             return
         if not isinstance(node, YMap):
-            self.emit("invalid-schema", "field `requires` must be a mapping", node.span)
+            self.emit(codes.INVALID_SCHEMA, "field `requires` must be a mapping", node.span)
             return
         node = self.recover(node, REQUIRES_FIELDS, "requires field")
         for key in node:
@@ -569,19 +579,19 @@ class ManifestLoader:
             if key == "harnesses":
                 if not isinstance(value, YMap):
                     self.emit(
-                        "invalid-schema", "`requires.harnesses` must be a mapping", value.span
+                        codes.INVALID_SCHEMA, "`requires.harnesses` must be a mapping", value.span
                     )
                     continue
                 for h in value:
                     if h not in HARNESSES:
                         self.diags.append(
                             Diagnostic.make(
-                                "invalid-schema", f"unknown harness `{h}`", value.key_span(h)
+                                codes.INVALID_SCHEMA, f"unknown harness `{h}`", value.key_span(h)
                             ).hinted(did_you_mean(h, HARNESSES))
                         )
                     elif not isinstance(value.items[h][1].value, str):
                         self.emit(
-                            "invalid-schema",
+                            codes.INVALID_SCHEMA,
                             f"version range for `{h}` must be a string",
                             value.items[h][1].span,
                         )
@@ -589,7 +599,7 @@ class ManifestLoader:
                 isinstance(n, YMap) and isinstance(n.value.get("name"), str) for n in value.nodes
             ):  # `packages`: the only other key left by `recover`
                 self.emit(
-                    "invalid-schema",
+                    codes.INVALID_SCHEMA,
                     "`requires.packages` must be a list of {name, version}",
                     value.span,
                 )

@@ -1,7 +1,7 @@
-"""Validate a loaded package: every semantic diagnostic of docs/diagnostics.md, collected at
-once. Here a rule's structure and the rule as a whole; its conditions and templates are
-checked in `validconditions.py` and `validtemplates.py`, the parts the validator is built
-on."""
+"""Validate a loaded package: every semantic diagnostic of docs/diagnostics.md, at once.
+
+Here a rule's structure and the rule as a whole; its conditions and templates are checked in
+`validconditions.py` and `validtemplates.py`, the parts the validator is built on."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, did_you_mean
 from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Var
@@ -103,7 +104,7 @@ class _Validator(TemplateChecks):
             for name, is_wrong in wrong.items():
                 if is_wrong and name in own:
                     self.emit(
-                        "field-target",
+                        codes.FIELD_TARGET,
                         f"field `{name}` does not apply to target `{target}`",
                         rule.span_of(name),
                         rid,
@@ -115,7 +116,7 @@ class _Validator(TemplateChecks):
             and "names" not in fields
         ):
             self.emit(
-                "tool-missing",
+                codes.TOOL_MISSING,
                 f"tool rule `{rid}` needs `tool` or `names`",
                 rule.span_of("target"),
                 rid,
@@ -124,7 +125,7 @@ class _Validator(TemplateChecks):
             event = eff.get("event")
             if event is None:
                 self.emit(
-                    "unknown-event",
+                    codes.UNKNOWN_EVENT,
                     f"event rule `{rid}` needs an `event`",
                     rule.span_of("target"),
                     rid,
@@ -153,7 +154,7 @@ class _Validator(TemplateChecks):
             if not deny_ok and not bad & {"target", "event"}:
                 where = f"event `{pts[0]}`" if target == "event" and pts else f"target `{target}`"
                 self.emit(
-                    "action-target",
+                    codes.ACTION_TARGET,
                     f"rule `{rid}` cannot `{action}` on {where}: it cannot deny",
                     rule.span_of("action"),
                     rid,
@@ -165,14 +166,14 @@ class _Validator(TemplateChecks):
                 and "target" not in bad
             ):
                 self.emit(
-                    "block-after",
+                    codes.BLOCK_AFTER,
                     f"rule `{rid}` is a {action} rule and cannot run at: after",
                     rule.span_of("at"),
                     rid,
                 )
             if "repeat" in own:
                 self.emit(
-                    "block-repeat",
+                    codes.BLOCK_REPEAT,
                     f"`repeat` is ignored on {action} rule `{rid}`",
                     rule.span_of("repeat"),
                     rid,
@@ -188,7 +189,7 @@ class _Validator(TemplateChecks):
             ok = bool(pts) and all(p in FAIL_CLOSED_POINTS for p in pts) and target != "system"
             if not ok:
                 self.emit(
-                    "fail-closed-target",
+                    codes.FAIL_CLOSED_TARGET,
                     f"rule `{rid}` uses `fail: closed` where the point cannot deny",
                     rule.span_of("fail"),
                     rid,
@@ -207,7 +208,7 @@ class _Validator(TemplateChecks):
                 problem = "`subagent.start`"
             if problem:
                 self.emit(
-                    "refresh-incompatible",
+                    codes.REFRESH_INCOMPATIBLE,
                     f"positive `refresh` cannot be used with {problem}",
                     rule.span_of("refresh"),
                     rid,
@@ -219,7 +220,7 @@ class _Validator(TemplateChecks):
             and not bad & {"action", "repeat"}
         ):
             self.emit(
-                "reinject-unused",
+                codes.REINJECT_UNUSED,
                 f"`reinject_on_compact` has no effect without `repeat: "
                 f"session` (rule `{rid}` repeats `{eff.get('repeat')}`)",
                 rule.span_of("reinject_on_compact"),
@@ -237,14 +238,14 @@ class _Validator(TemplateChecks):
             and not bad & {"target", "event", "refresh"}
         ):
             self.emit(
-                "sources-unused",
+                codes.SOURCES_UNUSED,
                 f"`sources` has no effect: rule `{rid}` is not evaluated at session.start",
                 rule.span_of("sources"),
                 rid,
             )
         if "model_text" in fields and action != "warn" and "action" not in bad:
             self.emit(
-                "model-text-unused",
+                codes.MODEL_TEXT_UNUSED,
                 f"`model_text` is only used by warn rules, rule `{rid}` is `{action}`",
                 rule.span_of("model_text"),
                 rid,
@@ -259,7 +260,7 @@ class _Validator(TemplateChecks):
             and not bad & {"action", "repeat", "refresh"}
         ):
             self.emit(
-                "T007",
+                codes.REPEATED_INJECT_NO_REASON,
                 f"rule `{rid}` injects repeatedly; add a `reason` saying why",
                 rule.span,
                 rid,
@@ -279,14 +280,14 @@ class _Validator(TemplateChecks):
                 try:
                     glob_to_regex(name)
                 except ValueError as exc:
-                    self.emit("bad-pattern", f"tool glob `{name}`: {exc}", item.span, rule.id)
+                    self.emit(codes.BAD_PATTERN, f"tool glob `{name}`: {exc}", item.span, rule.id)
                     ok = False
             elif name not in TOOLS:
                 ok = False
                 native = native_names()[1].get(name)
                 if native is not None:
                     self.emit(
-                        "unknown-tool",
+                        codes.UNKNOWN_TOOL,
                         f"`{name}` is a native tool name (match it with `names: [{name}]`)",
                         item.span,
                         rule.id,
@@ -294,7 +295,7 @@ class _Validator(TemplateChecks):
                     )
                 elif (typo := did_you_mean(name, TOOLS)) is not None:
                     self.emit(
-                        "unknown-tool",
+                        codes.UNKNOWN_TOOL,
                         f"`{name}` is not a normalized tool",
                         item.span,
                         rule.id,
@@ -302,7 +303,7 @@ class _Validator(TemplateChecks):
                     )
                 else:
                     self.emit(
-                        "unknown-tool",
+                        codes.UNKNOWN_TOOL,
                         f"`{name}` is not a normalized tool; use `names` for native tool names",
                         item.span,
                         rule.id,
@@ -315,7 +316,7 @@ class _Validator(TemplateChecks):
         try:
             glob_to_regex(fv.value)
         except ValueError as exc:
-            self.emit("bad-pattern", f"glob `{fv.value}`: {exc}", fv.span, rule.id)
+            self.emit(codes.BAD_PATTERN, f"glob `{fv.value}`: {exc}", fv.span, rule.id)
 
     # -- whole rule ---------------------------------------------------------------------------
 
@@ -332,7 +333,7 @@ class _Validator(TemplateChecks):
         ):
             what = f"`{action}`" if action != "block" else "not a `tool: shell` rule"
             self.emit(
-                "fix-not-block",
+                codes.FIX_NOT_BLOCK,
                 f"`fix` needs a `block` rule on shell calls; rule `{rid}` is {what}",
                 fv.span,
                 rid,
@@ -344,7 +345,7 @@ class _Validator(TemplateChecks):
         unknown = [k for k in node if k not in ("replace", "with")]
         if unknown:
             self.emit(
-                "fix-not-block",
+                codes.FIX_NOT_BLOCK,
                 f"`fix` has `{unknown[0]}`; it takes `replace` and `with`",
                 node.key_span(unknown[0]),
                 rid,
@@ -354,11 +355,11 @@ class _Validator(TemplateChecks):
         for key in ("replace", "with"):
             part = node.get(key)
             if part is None:
-                self.emit("fix-not-block", f"`fix` needs `{key}`", fv.span, rid)
+                self.emit(codes.FIX_NOT_BLOCK, f"`fix` needs `{key}`", fv.span, rid)
                 return None
             if not isinstance(part.value, str) or (key == "replace" and not part.value):
                 kind = "a non-empty pattern" if key == "replace" else "a string"
-                self.emit("fix-not-block", f"`fix.{key}` must be {kind}", part.span, rid)
+                self.emit(codes.FIX_NOT_BLOCK, f"`fix.{key}` must be {kind}", part.span, rid)
                 return None
             parts[key] = part
         pattern, replacement = str(parts["replace"].value), str(parts["with"].value)
@@ -391,7 +392,7 @@ class _Validator(TemplateChecks):
             info.unless, unless_harnesses = self.when(rule, "unless")
             if unless_harnesses is not None:
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     "`unless` cannot name harnesses; narrow the rule with `when.harness`",
                     rule.span_of("unless"),
                     rule.id,
@@ -417,7 +418,7 @@ class _Validator(TemplateChecks):
             and "action" not in bad
         ):
             self.emit(
-                "event-warn-model-text",
+                codes.EVENT_WARN_MODEL_TEXT,
                 f"warn rule `{rule.id}` uses event content; add a `model_text` for the model",
                 body.first_event,
                 rule.id,
@@ -432,14 +433,14 @@ class _Validator(TemplateChecks):
         where = rule.body_node.span if rule.body else rule.span
         if worst > max_tokens and "max_tokens" not in bad:
             self.emit(
-                "budget-rule",
+                codes.BUDGET_RULE,
                 f"rule `{rule.id}` may use {worst} tokens, over its `max_tokens` of {max_tokens}",
                 where,
                 rule.id,
             )
         if worst > self.pkg.per_event:
             self.emit(
-                "budget-event",
+                codes.BUDGET_EVENT,
                 f"rule `{rule.id}` alone may use {worst} tokens, over "
                 f"`budget.per_event` of {self.pkg.per_event}",
                 where,
@@ -448,7 +449,7 @@ class _Validator(TemplateChecks):
         info.model_span = _model_span(info)
         if info.model_span is not None and "session.start" in info.points:
             self.emit(
-                "model-unknown-at-start",
+                codes.MODEL_UNKNOWN_AT_START,
                 f"rule `{rule.id}` reads the model at session.start, where Claude Code and "
                 "Gemini CLI do not name it yet: there it is `unknown` when a session starts",
                 info.model_span,
@@ -459,7 +460,7 @@ class _Validator(TemplateChecks):
         reason = worst - body.state_tokens if set(info.points) <= STOP_POINTS else worst
         if eff["action"] == "block" and reason > BLOCK_REASON_TOKENS:
             self.emit(
-                "T005",
+                codes.BLOCK_REASON_LONG,
                 f"block reason of `{rule.id}` is about {reason} tokens; keep it "
                 f"under {BLOCK_REASON_TOKENS}",
                 where,
@@ -485,7 +486,7 @@ class _Validator(TemplateChecks):
         condition, harnesses = self.when(rule, "unless")
         if harnesses is not None:
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 "an exception's `unless` cannot name harnesses",
                 decl.unless.span,
                 decl.rule,
@@ -497,7 +498,7 @@ class _Validator(TemplateChecks):
         preds = [*predicates_of(condition), *info.item_preds.values()]
         if any(uses(p.value) for p in preds):
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 "an exception's condition cannot use settings: it is compiled into another "
                 "package's rule",
                 decl.unless.span,
@@ -534,7 +535,7 @@ class _Validator(TemplateChecks):
                     if point not in warned:
                         warned.add(point)
                         self.emit(
-                            "budget-sum",
+                            codes.BUDGET_SUM,
                             f"rules at {point} could together use {total} "
                             f"tokens, over `budget.per_event` of {self.pkg.per_event}",
                             info.rule.span,
@@ -566,7 +567,7 @@ def validate_package(pkg: Package) -> Validation:
                 problem = errors[pattern]
                 if shown != pattern:  # RE2 quotes the text with stand-ins: not what was written
                     problem = problem.split(": ", 1)[0]
-                v.emit("bad-pattern", f"regex `{shown}`{note}: {problem}", span, rid)
+                v.emit(codes.BAD_PATTERN, f"regex `{shown}`{note}: {problem}", span, rid)
     if v.rewrite_checks:
         _check_rewrites(v, errors)
     return Validation(infos, v.diags, exceptions)
@@ -579,7 +580,7 @@ def _check_target(v: _Validator, decl: ExceptionDecl) -> None:
     if ids is None or rule in ids:
         return  # another package's: whether it is installed is known at install (compile.py)
     v.emit(
-        "exception-target",
+        codes.EXCEPTION_TARGET,
         f"exception for `{decl.rule}`: package `{package}` has no rule `{rule}`",
         decl.rule_span,
         None,
@@ -633,7 +634,7 @@ def _check_rewrites(v: _Validator, pattern_errors: dict[str, str]) -> None:
                 f"`fix.with` has `{shown or replacement}`: after a backslash RE2 takes only "
                 "a digit (`\\0` to `\\9`) or another backslash"
             )
-        v.emit("fix-rewrite", message, node.locate(offset), rid)
+        v.emit(codes.FIX_REWRITE, message, node.locate(offset), rid)
 
 
 _GROUPS = re.compile(r"only has (\d+) parenthesized")

@@ -1,6 +1,8 @@
-"""The validator's checks of a rule's conditions: `when` in each of its forms (mapping items,
-expressions, `model`, `harness`, commands), the predicates' fields, operators and values, the
-settings a condition reads, and what can never be present where the rule is evaluated.
+"""The validator's checks of a rule's conditions, in each form `when` takes.
+
+`when` in each of its forms (mapping items, expressions, `model`, `harness`, commands), the
+predicates' fields, operators and values, the settings a condition reads, and what can never be
+present where the rule is evaluated.
 
 The validator is one class in parts (`validconditions` → `validtemplates` → `validate`),
 each built on the one before."""
@@ -12,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import (
@@ -30,6 +33,7 @@ from agentstyle.grammar.parse import parse_condition, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.commandconds import check_command, check_flow_places
+from agentstyle.policy.conditiontree import leaves
 from agentstyle.policy.manifest import HARNESSES, INVALID, quote_hint, recover_keys
 from agentstyle.policy.model import Package, Rule
 from agentstyle.policy.settingrefs import (
@@ -165,6 +169,17 @@ def is_available(
     return False
 
 
+def unavailable_at(avail: Availability, info: RuleInfo, bad: set[str]) -> str | None:
+    """Where the rule runs, said for a message, when a field or variable of availability `avail`
+    can have no value there; None when it can, or when the rule's placement fields are in error
+    (`bad`: said already)."""
+    if bad & PLACEMENT_FIELDS or is_available(
+        avail, info.points, info.eff, resolve_tools(info.tools), info.names
+    ):
+        return None
+    return ", ".join(info.points) or "no point"
+
+
 class ConditionChecks:
     """The validator's state and its checks of conditions."""
 
@@ -207,7 +222,7 @@ class ConditionChecks:
             f"`{key}` key",
             self.diags.append,
             rule.id,
-            code="invalid-condition",
+            code=codes.INVALID_CONDITION,
             listing=True,
         )
         for key in node:
@@ -229,7 +244,7 @@ class ConditionChecks:
             elif key == "expr":
                 if not isinstance(value.value, str):
                     self.emit(
-                        "invalid-condition", "`when.expr` must be a string", value.span, rule.id
+                        codes.INVALID_CONDITION, "`when.expr` must be a string", value.span, rule.id
                     )
                     continue
                 parsed = self.parse_expr(value, rule)
@@ -243,7 +258,7 @@ class ConditionChecks:
         nodes = value.nodes if isinstance(value, YSeq) else [value]
         if not nodes or not all(isinstance(n.value, str) for n in nodes):
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 "`when.model` must be a glob or a list of globs",
                 value.span,
                 rule.id,
@@ -259,11 +274,13 @@ class ConditionChecks:
     def harness_list(self, value: YNode, rule: Rule) -> list[str]:
         nodes = value.nodes if isinstance(value, YSeq) else [value]
         if not nodes:
-            self.emit("invalid-condition", "`when.harness` is an empty list", value.span, rule.id)
+            self.emit(
+                codes.INVALID_CONDITION, "`when.harness` is an empty list", value.span, rule.id
+            )
         for n in nodes:
             if not isinstance(n.value, str) or n.value not in HARNESSES:
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"unknown harness `{n.value}` in `when.harness` (expected one of: "
                     f"{', '.join(HARNESSES)})",
                     n.span,
@@ -276,7 +293,7 @@ class ConditionChecks:
         try:
             tree = parse_condition(node.value, node.locate)
         except GrammarError as exc:
-            self.emit("invalid-condition", exc.message, exc.span, rule.id, exc.hint)
+            self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
             return None
         for pred in predicates_of(tree):
             self.expr_nodes[id(pred)] = node
@@ -285,7 +302,7 @@ class ConditionChecks:
     def items(self, value: YNode, rule: Rule, key: str) -> list[Node]:
         if not isinstance(value, YSeq):
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"`when.{key}` must be a list of conditions",
                 value.span,
                 rule.id,
@@ -295,7 +312,7 @@ class ConditionChecks:
         for item in value.nodes:
             if not isinstance(item, YMap):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     "a condition item is a mapping {field, op, pattern}",
                     item.span,
                     rule.id,
@@ -309,7 +326,7 @@ class ConditionChecks:
                 "condition key",
                 self.diags.append,
                 rule.id,
-                code="invalid-condition",
+                code=codes.INVALID_CONDITION,
                 listing=True,
             )
             if item.get("command") is not None or item.get("where") is not None:
@@ -322,15 +339,15 @@ class ConditionChecks:
                 continue
             if fld is None or not isinstance(fld.value, str):
                 where = fld.span if fld is not None else item.span
-                self.emit("invalid-condition", "condition item needs a `field`", where, rule.id)
+                self.emit(codes.INVALID_CONDITION, "condition item needs a `field`", where, rule.id)
                 continue
             if op is None or not isinstance(op.value, str):
                 where = op.span if op is not None else item.span
-                self.emit("invalid-condition", "condition item needs an `op`", where, rule.id)
+                self.emit(codes.INVALID_CONDITION, "condition item needs an `op`", where, rule.id)
                 continue
             if op.value not in OPERATORS:
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"unknown operator `{op.value}`",
                     op.span,
                     rule.id,
@@ -344,7 +361,7 @@ class ConditionChecks:
             val: Any = tuple(raw) if isinstance(raw, list) else raw
             if op.value not in ("exists", "missing") and pat is None:
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"operator `{op.value}` needs a `pattern`",
                     op.span,
                     rule.id,
@@ -364,7 +381,7 @@ class ConditionChecks:
         others = [k for k in item if k not in ("command", "where")]
         if others:
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"a command condition item has `command` and `where`, not `{others[0]}`",
                 item.items[others[0]][0].span,
                 rule.id,
@@ -376,7 +393,7 @@ class ConditionChecks:
             written = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else None
             if not written or not all(isinstance(n, str) and n.split() for n in written):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     "`command` names a program and its subcommand words, or a list of them",
                     names_node.span,
                     rule.id,
@@ -387,7 +404,7 @@ class ConditionChecks:
         if where_node is not None:
             if not isinstance(where_node.value, str):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     "`where` is the inside of a `where ( … )`, as a string",
                     where_node.span,
                     rule.id,
@@ -396,7 +413,7 @@ class ConditionChecks:
             try:
                 where = parse_where(where_node.value, where_node.locate)
             except GrammarError as exc:
-                self.emit("invalid-condition", exc.message, exc.span, rule.id, exc.hint)
+                self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
                 return None
         span = names_node.span if names_node is not None else item.span
         return CommandPred(tuple(names), where, span)
@@ -405,16 +422,10 @@ class ConditionChecks:
         for pred in predicates_of(node):
             if self.check_pred(pred, info, bad) and not bad & PLACEMENT_FIELDS:
                 self.never_present(pred, info, node)
-        commands = _commands(node)
+        commands = leaves(node, CommandPred)
         if not commands:
             return
-        shell = bool(bad & PLACEMENT_FIELDS) or is_available(
-            CONDITION_FIELDS["shell.commands"],
-            info.points,
-            info.eff,
-            resolve_tools(info.tools),
-            info.names,
-        )
+        shell = unavailable_at(CONDITION_FIELDS["shell.commands"], info, bad) is None
         for command in commands:
             check_command(self, command, info, bad, shell)
         check_flow_places(self, node, info.rule.id)
@@ -465,7 +476,7 @@ class ConditionChecks:
         else:
             holds = "always" if fixed else "never"
             message = f"in rule `{rid}`, {what}, so this test {holds} holds"
-        self.emit("field-never-present", message, pred.span, rid, hint)
+        self.emit(codes.FIELD_NEVER_PRESENT, message, pred.span, rid, hint)
 
     # -- settings in conditions ---------------------------------------------------------
 
@@ -480,7 +491,7 @@ class ConditionChecks:
                 if name in RUNTIME_VARS or event_base(name) in EVENT_VARS:
                     at = index if isinstance(pred.value, tuple) else None
                     self.emit(
-                        "invalid-condition",
+                        codes.INVALID_CONDITION,
                         f"`{{{{{name}}}}}` is known only when the hook runs; a condition can "
                         "fill in `{{settings.NAME}}` only",
                         self.use_span(pred, Use(name, None, offset, at), name),
@@ -500,7 +511,7 @@ class ConditionChecks:
                 spelled = f"settings.{use.name}" if use.ref else f"{{{{settings.{use.name}}}}}"
                 meant = closest(use.name, list(self.settings))
                 self.emit(
-                    "undeclared-var",
+                    codes.UNDECLARED_VAR,
                     f"`{spelled}` uses undeclared setting `{use.name}`",
                     self.use_span(pred, use),
                     rid,
@@ -517,7 +528,7 @@ class ConditionChecks:
         try:
             value = resolve(pred, values)
         except SettingProblem as exc:
-            self.emit("invalid-condition", exc.message, self.use_span(pred, exc.use), rid)
+            self.emit(codes.INVALID_CONDITION, exc.message, self.use_span(pred, exc.use), rid)
             return None
         # A value that breaks the pattern is reported at the (first) setting; the pattern
         # with stand-ins is checked first, so a mistake of the pattern itself is reported
@@ -586,26 +597,22 @@ class ConditionChecks:
         avail = field_availability(pred.field)
         if avail is None:
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"unknown field `{pred.field}`",
                 pred.span,
                 rid,
                 field_hint(pred.field),
             )
             return False
-        available = True
-        if not bad & PLACEMENT_FIELDS and not is_available(
-            avail, info.points, info.eff, resolve_tools(info.tools), info.names
-        ):
-            where = ", ".join(info.points) or "no point"
+        where = unavailable_at(avail, info, bad)
+        if where is not None:
             self.emit(
-                "field-unavailable",
+                codes.FIELD_UNAVAILABLE,
                 f"field `{pred.field}` cannot exist at {where} for rule `{rid}`",
                 pred.span,
                 rid,
             )
-            available = False
-        return self.check_value(pred, info) and available
+        return self.check_value(pred, info) and where is None
 
     def check_value(self, pred: Pred, info: RuleInfo) -> bool:
         """Check a predicate's value for its operator (settings filled in, RE2, globs,
@@ -628,7 +635,7 @@ class ConditionChecks:
             or op in ("contains", "not_contains", "starts_with", "ends_with")
         ) and not isinstance(value, str):
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"operator `{op}` needs a string pattern",
                 self.value_span(pred),
                 rid,
@@ -639,7 +646,7 @@ class ConditionChecks:
         if quote and isinstance(value, bool) and raw and raw.lower() not in ("true", "false"):
             # `pattern: on` compares with `true`: YAML 1.1 read a word as a boolean.
             self.emit(
-                "invalid-condition",
+                codes.INVALID_CONDITION,
                 f"`{raw}` is not a string here",
                 self.value_span(pred),
                 rid,
@@ -654,40 +661,27 @@ class ConditionChecks:
             try:
                 info.regexes[id(pred)] = glob_to_regex(str(value))
             except ValueError as exc:
-                self.emit("bad-pattern", f"glob `{value}`{note}: {exc}", self.value_span(pred), rid)
+                self.emit(
+                    codes.BAD_PATTERN, f"glob `{value}`{note}: {exc}", self.value_span(pred), rid
+                )
         elif op in NUMERIC_OPS:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 self.emit(
-                    "invalid-condition",
+                    codes.INVALID_CONDITION,
                     f"operator `{op}` needs a number",
                     self.value_span(pred),
                     rid,
                 )
         elif op == "in" and not isinstance(value, tuple):
-            self.emit("invalid-condition", "operator `in` needs a list", self.value_span(pred), rid)
+            self.emit(
+                codes.INVALID_CONDITION, "operator `in` needs a list", self.value_span(pred), rid
+            )
         return True
 
 
 def predicates_of(node: Node) -> list[Pred]:
     """The field predicates of a condition (not those inside a command condition)."""
-    if isinstance(node, Pred):
-        return [node]
-    if isinstance(node, (CommandPred, CommandItem)):
-        return []
-    if isinstance(node, Not):
-        return predicates_of(node.item)
-    return [p for child in node.items for p in predicates_of(child)]
-
-
-def _commands(node: Node) -> list[CommandPred]:
-    """The command conditions of a condition tree."""
-    if isinstance(node, CommandPred):
-        return [node]
-    if isinstance(node, (Pred, CommandItem)):
-        return []
-    if isinstance(node, Not):
-        return _commands(node.item)
-    return [c for child in node.items for c in _commands(child)]
+    return leaves(node, Pred)
 
 
 def _decided(node: Node, pred: Pred, value: bool) -> bool | None:

@@ -1,5 +1,6 @@
-"""The validator's checks of a rule's templates (`message`, `context`, a fix's `with`): each
-`{{ variable }}` known, available where the rule is evaluated, and given a default where it
+"""The validator's checks of a rule's templates: `message`, `context`, a fix's `with`.
+
+Each `{{ variable }}` known, available where the rule is evaluated, and given a default where it
 may be empty."""
 
 from __future__ import annotations
@@ -8,18 +9,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentstyle import codes
 from agentstyle.diagnostics import closest, suggestion
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import GrammarError, Segment, Text, Var
 from agentstyle.grammar.parse import parse_template
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.validconditions import (
-    PLACEMENT_FIELDS,
     ConditionChecks,
     RuleInfo,
     event_base,
-    is_available,
-    resolve_tools,
+    unavailable_at,
 )
 from agentstyle.policy.yamlpos import YNode
 from agentstyle.source import Span
@@ -52,7 +52,7 @@ class TemplateChecks(ConditionChecks):
         try:
             segments = parse_template(text, locate)
         except GrammarError as exc:
-            self.emit("invalid-template", exc.message, exc.span, rid, exc.hint)
+            self.emit(codes.INVALID_TEMPLATE, exc.message, exc.span, rid, exc.hint)
             return CheckedTemplate((), estimate_tokens(text))
         out = CheckedTemplate(segments, 0)
         static_bytes = 0
@@ -87,7 +87,7 @@ class TemplateChecks(ConditionChecks):
             setting = name.split(".", 1)[1]
             if setting not in self.settings:
                 self.emit(
-                    "undeclared-var",
+                    codes.UNDECLARED_VAR,
                     f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
                     var.span,
                     rid,
@@ -98,14 +98,14 @@ class TemplateChecks(ConditionChecks):
         if name in RUNTIME_VARS:
             if name in DEDUP_BREAKING_VARS:
                 self.emit(
-                    "T006",
+                    codes.HARNESS_ID_IN_TEXT,
                     f"`{{{{{name}}}}}` changes on every event and defeats dedup",
                     var.span,
                     rid,
                 )
             if var.default is None and name in MAYBE_EMPTY_VARS and not self.guaranteed(name, info):
                 self.emit(
-                    "var-no-default",
+                    codes.VAR_NO_DEFAULT,
                     f'`{{{{{name}}}}}` may be empty; add `| default: "…"`',
                     var.span,
                     rid,
@@ -115,7 +115,7 @@ class TemplateChecks(ConditionChecks):
             base = event_base(name)
             if base != name and not _template_path(name[len(base) + 1 :]):
                 self.emit(
-                    "undeclared-var",
+                    codes.UNDECLARED_VAR,
                     f"`{{{{{name}}}}}`: a path segment in a "
                     "template is letters, digits and `_` only",
                     var.span,
@@ -123,21 +123,11 @@ class TemplateChecks(ConditionChecks):
                 )
                 return "error"
             if base not in EVENT_VARS:
+                return self.unknown_var(var, rid)
+            where = unavailable_at(CONDITION_FIELDS[base[len("event.") :]], info, bad)
+            if where is not None:
                 self.emit(
-                    "undeclared-var",
-                    f"unknown variable `{{{{{name}}}}}`",
-                    var.span,
-                    rid,
-                    self.var_hint(name),
-                )
-                return "error"
-            avail = CONDITION_FIELDS[base[len("event.") :]]
-            if not bad & PLACEMENT_FIELDS and not is_available(
-                avail, info.points, info.eff, resolve_tools(info.tools), info.names
-            ):
-                where = ", ".join(info.points) or "no point"
-                self.emit(
-                    "event-var-unavailable",
+                    codes.EVENT_VAR_UNAVAILABLE,
                     f"`{{{{{name}}}}}` is not available at {where}",
                     var.span,
                     rid,
@@ -146,14 +136,20 @@ class TemplateChecks(ConditionChecks):
         if event_base("event." + name) in EVENT_VARS:
             # Event content written without its prefix (`{{prompt}}`, `{{tool.input.x}}`).
             self.emit(
-                "event-var-in-template",
+                codes.EVENT_VAR_IN_TEMPLATE,
                 f"event content needs the `event.` prefix: `{{{{event.{name}}}}}`",
                 var.span,
                 rid,
             )
             return "error"
+        return self.unknown_var(var, rid)
+
+    def unknown_var(self, var: Var, rid: str) -> str:
+        """`undeclared-var` for a name no setting, runtime or event variable has, with the one
+        it probably meant; the variable's kind is then "error"."""
+        name = var.name
         self.emit(
-            "undeclared-var",
+            codes.UNDECLARED_VAR,
             f"unknown variable `{{{{{name}}}}}`",
             var.span,
             rid,

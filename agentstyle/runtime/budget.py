@@ -1,5 +1,6 @@
-"""The last resort that keeps a hook's promise: an answer within its budget, whatever blocks
-(docs/design/runtime.md#hook-budget).
+"""The last resort that keeps a hook's promise: an answer within its budget, whatever blocks.
+
+See docs/design/runtime.md#hook-budget.
 
 Every waiting step ends at the call's deadline by itself; this is for what no step foresaw (a
 blocking call inside DuckDB's C code, a file system that hangs). `arm` starts two watchers:

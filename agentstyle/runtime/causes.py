@@ -1,6 +1,7 @@
-"""Why STYLE could not evaluate an event: the causes, their user text in one table, and the
-one error type that carries a cause (docs/design/runtime.md#handler-failure). Standard library
-only."""
+"""Why STYLE could not evaluate an event: the causes, their texts, the error that carries one.
+
+The causes, their user text in one table, and the one error type that carries a cause
+(docs/design/runtime.md#handler-failure). Standard library only."""
 
 from __future__ import annotations
 

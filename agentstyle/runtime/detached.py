@@ -1,6 +1,7 @@
-"""Starting a STYLE process that outlives the hook (the resident engine, the first-use build):
-one at a time per `.style/` folder, its early output in a log. Standard library only: the
-hook's fast path starts these."""
+"""Starting a STYLE process that outlives the hook: the resident engine, the first-use build.
+
+One at a time per `.style/` folder, its early output in a log. Standard library only: the hook's
+fast path starts these."""
 
 from __future__ import annotations
 

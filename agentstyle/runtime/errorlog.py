@@ -1,5 +1,6 @@
-"""Handler errors (docs/design/runtime.md#handler-failure): `.style/logs/errors.log`, and what the
-person is told when a call ran unchecked (the causes themselves: runtime/causes.py).
+"""Handler errors in `.style/logs/errors.log`, and what the person is told of an unchecked call.
+
+See docs/design/runtime.md#handler-failure; the causes themselves are runtime/causes.py.
 
 A line of errors.log is `<UTC time> <harness> <native event> <outcome> <cause>`, the outcome
 `fail-open` (STYLE answered allow because it could not evaluate), `refused` (`fail: closed`

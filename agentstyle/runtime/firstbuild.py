@@ -1,5 +1,6 @@
-"""The first-use build of a teammate's clone, in a process of its own
-(docs/design/runtime.md#first-use-build).
+"""The first-use build of a teammate's clone, in a process of its own.
+
+See docs/design/runtime.md#first-use-build.
 
 Compiling the packages of `style.lock.yaml` takes seconds, more than a hook's budget. So the
 hook that finds the database missing or older than the lock starts the build here, detached

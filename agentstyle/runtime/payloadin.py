@@ -1,5 +1,7 @@
-"""The payload as the hook reads it: from stdin, bounded in size and time, and the few top-level
-strings the hook needs before it decodes anything (where the project is, which session).
+"""The payload as the hook reads it: from stdin, bounded, and the few strings it needs first.
+
+Bounded in size and time, and the few top-level strings the hook needs before it decodes anything
+(where the project is, which session).
 
 A harness normally closes stdin after the payload; one that does not must not hold the hook:
 stdin is read as it comes (`select`, `os.read`), and once it holds one complete JSON object and

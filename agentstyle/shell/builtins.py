@@ -1,5 +1,7 @@
-"""The walker's builtins that change the shell's state: `cd`, `export`, `read`, `set`, `alias`,
-`trap`, `source`…, and the files a command line writes (remembered for a later run)."""
+"""The walker's builtins that change the shell's state, and the files a command line writes.
+
+`cd`, `export`, `read`, `set`, `alias`, `trap`, `source`…; the files written are remembered for a
+later run."""
 
 from __future__ import annotations
 

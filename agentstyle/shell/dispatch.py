@@ -1,5 +1,7 @@
-"""Running one argument vector: wrappers peeled, then a builtin, a function, a script, an
-interpreter, xargs or parallel, or a program recorded as it is."""
+"""Running one argument vector: wrappers peeled, then what its first word names.
+
+A builtin, a function, a script, an interpreter, xargs or parallel, or a program recorded as it
+is."""
 
 from __future__ import annotations
 
@@ -316,21 +318,11 @@ class Dispatch(Scripts):
     def _eval_dynamic(self, args: Sequence[str]) -> None:
         self._origins_of(" ".join(args))
         for word in args:
-            flags = self.flags.get(word, 0)
-            if flags & F_SUB:
-                self.add_dynamic(EVAL_SUBSTITUTION)
-                self._origins_of(word)
-            if flags & F_VAR:
-                self.add_dynamic(EVAL_VARIABLE)
+            self.add_unknown_parts(word, EVAL_SUBSTITUTION, EVAL_VARIABLE)
 
     def _shell_c_dynamic(self, text: str, positional: list[str] | None, shell: str) -> None:
         self._origins_of(text)
-        flags = self.flags.get(text, 0)
-        if flags & F_SUB:
-            self.add_dynamic(SHELL_C_SUBSTITUTION)
-            self._origins_of(text)
-        if flags & F_VAR:
-            self.add_dynamic(SHELL_C_VARIABLE)
+        self.add_unknown_parts(text, SHELL_C_SUBSTITUTION, SHELL_C_VARIABLE)
         given = positional is not None and positional != [shell]
         if given and _POSITIONAL_USE.search(text):
             self.add_dynamic(SHELL_C_POSITIONAL)  # `sh -c 'rm -rf "$1"' _ /`

@@ -1,5 +1,7 @@
-"""Shell commands inside interpreter code: what `os.system`, `subprocess.run`, `execSync`,
-Perl/Ruby `system` and backticks, PHP `shell_exec`, awk `system()`, … are given.
+"""Shell commands inside interpreter code: what its calls that run a shell are given.
+
+What `os.system`, `subprocess.run`, `execSync`, Perl/Ruby `system` and backticks, PHP
+`shell_exec`, awk `system()`, … are given.
 
 `shell_calls(family, code)` tokenizes the code (strings decoded, comments dropped), finds the
 calls of the APIs that run commands, and reads their literal arguments: a string is a shell
@@ -584,13 +586,20 @@ def _python(tokens: list[Token], names: dict[str, object], code: str, found: Fou
 # Import statements, at a line start or after `;` (one-liners: `import os; os.system(…)`).
 def _dunder_imports(tokens: list[Token]) -> list[Token]:
     """`__import__("os").system` is `os.system`; `importlib.import_module("os").system` too."""
+    return _loaded_members(tokens, ("__import__", "importlib.import_module"))
+
+
+def _loaded_members(tokens: list[Token], loaders: tuple[str, ...], scheme: str = "") -> list[Token]:
+    """The tokens with each `LOADER("module").name` as the one name `module.name`, for the
+    loaders named (`__import__`, `require`); `scheme` is a prefix of a module's name that names
+    the same module (node's `node:`)."""
     out: list[Token] = []
     k = 0
     while k < len(tokens):
         kind, value = tokens[k]
         if (
             kind == "i"
-            and value in ("__import__", "importlib.import_module")
+            and value in loaders
             and k + 5 < len(tokens)
             and tokens[k + 1] == ("p", "(")
             and tokens[k + 2][0] == "s"
@@ -598,7 +607,8 @@ def _dunder_imports(tokens: list[Token]) -> list[Token]:
             and tokens[k + 4] == ("p", ".")
             and tokens[k + 5][0] == "i"
         ):
-            out.append(("i", f"{tokens[k + 2][1]}.{tokens[k + 5][1]}"))
+            module = str(tokens[k + 2][1]).removeprefix(scheme)
+            out.append(("i", f"{module}.{tokens[k + 5][1]}"))
             k += 6
             continue
         out.append(tokens[k])
@@ -665,25 +675,7 @@ def _node_bindings(code: str) -> tuple[set[str], dict[str, str]]:
 
 def _required(tokens: list[Token]) -> list[Token]:
     """`require("child_process").execSync` is `child_process.execSync`."""
-    out: list[Token] = []
-    k = 0
-    while k < len(tokens):
-        if (
-            tokens[k] == ("i", "require")
-            and k + 5 < len(tokens)
-            and tokens[k + 1] == ("p", "(")
-            and tokens[k + 2][0] == "s"
-            and tokens[k + 3] == ("p", ")")
-            and tokens[k + 4] == ("p", ".")
-            and tokens[k + 5][0] == "i"
-        ):
-            module = str(tokens[k + 2][1]).removeprefix("node:")
-            out.append(("i", f"{module}.{tokens[k + 5][1]}"))
-            k += 6
-            continue
-        out.append(tokens[k])
-        k += 1
-    return out
+    return _loaded_members(tokens, ("require",), "node:")
 
 
 def _node(tokens: list[Token], names: dict[str, object], code: str, found: Found) -> None:

@@ -36,6 +36,7 @@ CASE_OPS = frozenset({";;", ";&", ";;&"})
 STARTERS = frozenset({"if", "while", "until", "for", "select", "case", "{", "[[", "function"})
 CLOSERS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}"})
 _DQ_ESCAPES = frozenset('$`"\\\n')
+_HEREDOC_ESCAPES = frozenset("$`\\\n")
 
 # A token: (kind, value, start). kind: "w" word (value Word), "o" operator (value str),
 # "r" redirection (value (fd, op)), "n" newline, "e" end of text.
@@ -228,24 +229,35 @@ class Lexer:
             if c == '"':
                 self.pos += 1
                 break
-            if c == "\\":
-                nxt = s[self.pos + 1 : self.pos + 2]
-                if nxt in _DQ_ESCAPES and nxt:
-                    if nxt != "\n":
-                        lit.append(nxt)
-                    self.pos += 2
-                else:
-                    lit.append("\\")
-                    self.pos += 1
-            elif c == "$" or c == "`":
-                lit = self._expansion(parts, lit, True)
-            else:
-                m = _DQ_PLAIN.match(s, self.pos)
-                assert m is not None
-                lit.append(m.group())
-                self.pos = m.end()
+            lit = self._expanding(parts, lit, _DQ_ESCAPES, _DQ_PLAIN)
         if lit or len(parts) == count:  # `""` is an empty word, not no word
             parts.append(Lit("".join(lit), True))
+
+    def _expanding(
+        self, parts: list[Part], lit: list[str], escapes: frozenset[str], plain: re.Pattern[str]
+    ) -> list[str]:
+        """One step through text where `$…` and backticks expand and `\\` escapes only the
+        characters of `escapes` (a backslash-newline joins the lines): the inside of double
+        quotes, an unquoted heredoc body. `plain` matches a run of text with nothing to do."""
+        s = self.s
+        c = s[self.pos]
+        if c == "\\":
+            nxt = s[self.pos + 1 : self.pos + 2]
+            if nxt in escapes:
+                if nxt != "\n":
+                    lit.append(nxt)
+                self.pos += 2
+            else:
+                lit.append("\\")
+                self.pos += 1
+        elif c == "$" or c == "`":
+            lit = self._expansion(parts, lit, True)
+        else:
+            m = plain.match(s, self.pos)
+            assert m is not None
+            lit.append(m.group())
+            self.pos = m.end()
+        return lit
 
     def _expansion(self, parts: list[Part], lit: list[str], quoted: bool) -> list[str]:
         """The literal text so far into `parts`, then the `$…` or backquote expansion at `pos`;
@@ -480,28 +492,10 @@ class Lexer:
     def _heredoc_parts(self) -> list[Part]:
         """An unquoted heredoc body: `$…` and backticks expand, `\\` escapes only `$`, `` ` ``,
         `\\` and newline."""
-        s = self.s
         parts: list[Part] = []
         lit: list[str] = []
         while self.pos < self.n:
-            c = s[self.pos]
-            if c == "\\":
-                nxt = s[self.pos + 1 : self.pos + 2]
-                if nxt in ("$", "`", "\\"):
-                    lit.append(nxt)
-                    self.pos += 2
-                elif nxt == "\n":
-                    self.pos += 2
-                else:
-                    lit.append("\\")
-                    self.pos += 1
-            elif c == "$" or c == "`":
-                lit = self._expansion(parts, lit, True)
-            else:
-                m = _HEREDOC_PLAIN.match(s, self.pos)
-                assert m is not None
-                lit.append(m.group())
-                self.pos = m.end()
+            lit = self._expanding(parts, lit, _HEREDOC_ESCAPES, _HEREDOC_PLAIN)
         if lit:
             parts.append(Lit("".join(lit), True))
         return parts

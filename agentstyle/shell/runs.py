@@ -1,5 +1,6 @@
-"""One simple command as the shell would run it: the record the command model reads
-(docs/design/shell.md#runs)."""
+"""One simple command as the shell would run it: the record the command model reads.
+
+See docs/design/shell.md#runs."""
 
 from __future__ import annotations
 

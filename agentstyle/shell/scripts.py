@@ -1,5 +1,7 @@
-"""The walker's interpreters and scripts: code given to `python -c`, a pipe into `sh`, a local
-script read and walked in turn, and the shell commands inside interpreter code."""
+"""The walker's interpreters and scripts: the code a command line hands to another program.
+
+Code given to `python -c`, a pipe into `sh`, a local script read and walked in turn, and the
+shell commands inside interpreter code."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from agentstyle.shell.builtins import PIPE_TO_SHELL, SOURCE_SUBSTITUTION, STDIN_
 from agentstyle.shell.programs import Lang, lang, program
 from agentstyle.shell.runs import FD_PATHS
 from agentstyle.shell.walkstate import NO_STDIN, State, Stdin
-from agentstyle.shell.words import F_PROCSUB, F_SUB, F_VAR
+from agentstyle.shell.words import F_PROCSUB
 from agentstyle.shell.wrappers import command_name, shell_reads_script
 
 TYPE_CHECKING = False
@@ -70,12 +72,7 @@ class Scripts(Builtins):
         prog = program(interp, argv)
         for text in prog.inline:
             self.add_code(text)
-            flags = self.flags.get(text, 0)
-            if flags & F_SUB:
-                self.add_dynamic(INLINE_CODE_SUBSTITUTION)
-                self._origins_of(text)
-            if flags & F_VAR:
-                self.add_dynamic(INLINE_CODE_VARIABLE)
+            self.add_unknown_parts(text, INLINE_CODE_SUBSTITUTION, INLINE_CODE_VARIABLE)
             self._scan_code(interp.family, text)
         if prog.script is not None:
             flags = self.flags.get(prog.script, 0)

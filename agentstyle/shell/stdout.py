@@ -1,5 +1,7 @@
-"""The output of the commands whose output the command text fixes: `echo`, `printf`, `cat` of
-known input, and the decoders that hide code (`base64 -d`, `xxd -r -p`, `rev`, `tr`, `gunzip`).
+"""The output of commands the command text fixes, and the decoders that hide code.
+
+`echo`, `printf`, `cat` of known input, and the decoders (`base64 -d`, `xxd -r -p`, `rev`, `tr`,
+`gunzip`).
 
 This is how `printf 'rm -rf /\\n' | sh`, `echo cm0gLXJmIC8= | base64 -d | bash` and
 `$(echo rm) -rf /` show what they run. Text is `str`; bytes that are not UTF-8 travel as

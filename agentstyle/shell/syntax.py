@@ -71,37 +71,30 @@ def parse(text: str, deadline: float | None = None, depth: int = 0) -> Parsed:
 
 class _Parser(Lexer):
     def _cmdsub(self, quoted: bool) -> Sub:
-        start = self.pos
-        self.pos += 2
-        if self.depth >= MAX_SYNTAX_DEPTH:
-            end = self._balanced_end(start + 1)
-            self.issue("nesting-limit", start)
-            self.pos = end
-            return Sub(None, quoted, (self.s, start, end))
-        body = self._nested_seq(")")
-        if self.peek()[0] == "o" and self.peek()[1] == ")":
-            self.take()
-        else:
-            self.issue("unterminated-substitution", start)
-        end = self.pos
-        return Sub(body, quoted, (self.s, start, end))
+        body, text = self._substitution()
+        return Sub(body, quoted, text)
 
     def _procsub(self) -> ProcSub:
+        writes = self.s[self.pos] == ">"
+        body, text = self._substitution()
+        return ProcSub(body, text, writes)
+
+    def _substitution(self) -> tuple[Seq | None, tuple[str, int, int]]:
+        """The statements of the `$(…)`, `<(…)` or `>(…)` at `pos` and the text it spans; no
+        statements past the nesting limit (its text is skipped whole)."""
         start = self.pos
-        writes = self.s[start] == ">"
         self.pos += 2
         if self.depth >= MAX_SYNTAX_DEPTH:
             end = self._balanced_end(start + 1)
             self.issue("nesting-limit", start)
             self.pos = end
-            return ProcSub(None, (self.s, start, end), writes)
+            return None, (self.s, start, end)
         body = self._nested_seq(")")
         if self.peek()[0] == "o" and self.peek()[1] == ")":
             self.take()
         else:
             self.issue("unterminated-substitution", start)
-        end = self.pos
-        return ProcSub(body, (self.s, start, end), writes)
+        return body, (self.s, start, self.pos)
 
     def _nested_seq(self, close: str) -> Seq:
         """Statements up to the closing `close` operator, one level deeper."""

@@ -1,6 +1,8 @@
-"""The walker's state and its results: the limits of one walk, the kinds of code built at run
-time, what a point of the walk knows (`State`, `Stdin`), and the base of the `Walker`
-(`walk.py`): what it has recorded, what word expansion asks it, what a command prints.
+"""The walker's state and its results, and the base of the `Walker` (`walk.py`).
+
+The limits of one walk, the kinds of code built at run time, what a point of the walk knows
+(`State`, `Stdin`), and the base of the `Walker`: what it has recorded, what word expansion asks
+it, what a command prints.
 
 The walker is one class in parts, one module a part, each built on the one before:
 `walkstate` → `builtins` → `scripts` → `dispatch` → `walk`.
@@ -350,6 +352,17 @@ class WalkerBase(Scope):
     def add_code(self, text: str) -> None:
         if text.strip():
             self.code[text] = None
+
+    def add_unknown_parts(self, text: str, substitution: str, variable: str) -> None:
+        """The dynamic kinds of code text (run by `eval`, `sh -c`, an interpreter's `-c`) that
+        is not known before it runs: `substitution` where it holds a command substitution (whose
+        origins then count), `variable` where it holds a variable."""
+        flags = self.flags.get(text, 0)
+        if flags & F_SUB:
+            self.add_dynamic(substitution)
+            self._origins_of(text)
+        if flags & F_VAR:
+            self.add_dynamic(variable)
 
     # -- Scope (what word expansion asks) ------------------------------------------------------
 

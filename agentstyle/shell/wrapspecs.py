@@ -1,7 +1,8 @@
-"""The wrappers' option shapes, as data: one `Spec` a wrapper (`sudo`, `timeout`, `xargs`, …)
-and the runners' subcommands (`npx`, `uv run`, …). `wrappers.py` reads a command's words
-with them; a new wrapper is a row here (and, when its words need more than options, a few
-lines there)."""
+"""The wrappers' option shapes, as data: one `Spec` per wrapper or runner subcommand.
+
+A wrapper is `sudo`, `timeout`, `xargs`, …; a runner's subcommand `npx`, `uv run`, ….
+`wrappers.py` reads a command's words with them; a new wrapper is a row here (and, when its words
+need more than options, a few lines there)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Claude Code's hook facts as data (docs/design/harnesses.md#claude-code): events, capabilities,
-tool names."""
+"""Claude Code's hook facts as data: events, capabilities, tool names.
+
+See docs/design/harnesses.md#claude-code."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""OpenAI Codex CLI's hook facts as data (docs/design/harnesses.md#codex): events, capabilities,
-tool names."""
+"""OpenAI Codex CLI's hook facts as data: events, capabilities, tool names.
+
+See docs/design/harnesses.md#codex."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Cursor's hook facts as data (docs/design/harnesses.md#cursor): events, capabilities, tool names,
-routes."""
+"""Cursor's hook facts as data: events, capabilities, tool names, routes.
+
+See docs/design/harnesses.md#cursor."""
 
 from __future__ import annotations
 

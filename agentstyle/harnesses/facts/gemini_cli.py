@@ -1,5 +1,6 @@
-"""Gemini CLI's hook facts as data (docs/design/harnesses.md#gemini-cli): events, capabilities, tool
-names."""
+"""Gemini CLI's hook facts as data: events, capabilities, tool names.
+
+See docs/design/harnesses.md#gemini-cli."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The clients' own transcripts: what the adapters share to read them (docs/audit.md#coverage,
-docs/audit.md#replay).
+"""The clients' own transcripts: what the adapters share to read them.
+
+See docs/audit.md#coverage and docs/audit.md#replay.
 
 A client that keeps a transcript of each session gives its adapter a `TranscriptFormat`
 (`HarnessAdapter.transcripts`), one module per client in this package: where the files are, how

@@ -1,6 +1,7 @@
-"""Claude Code's transcripts (`~/.claude/projects/<project>/<session>.jsonl`): where they are,
-their tool calls for `style audit coverage`, and the hook events `style replay` rebuilds from
-them (docs/audit.md#replay).
+"""Claude Code's transcripts: where they are, their tool calls, and the hook events in them.
+
+They are `~/.claude/projects/<project>/<session>.jsonl`; their tool calls serve `style audit
+coverage`, and `style replay` rebuilds hook events from them (docs/audit.md#replay).
 
 Each line is one record. What is read (the format is undocumented; this follows what public
 tools that parse these files agree on, see `datasets/transcripts/README.md`):

@@ -1,5 +1,6 @@
-"""Codex's rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`): where they are and their
-tool calls, for `style audit coverage` (docs/audit.md#coverage).
+"""Codex's rollouts: where they are and their tool calls, for `style audit coverage`.
+
+They are `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (docs/audit.md#coverage).
 
 Read as seen in the pinned client (tests/e2e/test_coverage.py): a rollout starts with a
 `session_meta` record (`payload.id`, `payload.cwd`); its `response_item` records of payload type

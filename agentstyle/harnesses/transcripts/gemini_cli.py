@@ -1,6 +1,7 @@
-"""Gemini CLI's chats (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, older versions one `.json`
-object with `messages`): where they are and their tool calls, for `style audit coverage`
-(docs/audit.md#coverage).
+"""Gemini CLI's chats: where they are and their tool calls, for `style audit coverage`.
+
+They are `~/.gemini/tmp/<project>/chats/session-*.jsonl`, in older versions one `.json` object
+with `messages` (docs/audit.md#coverage).
 
 Read as seen in the pinned client (tests/e2e/test_coverage.py): a chat names `sessionId` first;
 its `gemini` messages carry `toolCalls` (`id`, `name`, `args`, `status`, `timestamp`), a message

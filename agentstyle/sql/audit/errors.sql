@@ -22,12 +22,10 @@ WITH recorded AS (
     UNION ALL
     SELECT e.ts, e.harness, h.rule_id, e.native_event, coalesce(h.detail, 'no detail recorded'),
            coalesce(r.fail = 'closed', false)
-    FROM hits h
-    JOIN window_events($since, $until, $session, $harness) e
-      ON e.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
+    FROM window_hits($rule, $first_id, $last_id) h
+    JOIN window_events($since, $until, $session, $harness) e ON e.event_id = h.event_id
     LEFT JOIN rules r ON r.rule_id = h.rule_id
     WHERE h.outcome = 'error'
-      AND ($rule IS NULL OR h.rule_id GLOB $rule)
 ),
 logged AS (
     SELECT l.ts, l.harness, l.native_event, l.cause

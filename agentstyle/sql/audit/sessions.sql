@@ -5,15 +5,9 @@
 -- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: harness, session, model, events, prompts, hits (rule matches), blocks, first_seen,
 -- last_seen (of the session's events in the window), ordered by first_seen, session.
-WITH ev AS (
-    SELECT e.*
-    FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) e
-),
-hit_counts AS (
+WITH hit_counts AS (
     SELECT h.event_id, count(*) AS n
-    FROM hits h
-    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
-    WHERE $rule IS NULL OR h.rule_id GLOB $rule
+    FROM window_hits($rule, $first_id, $last_id) h
     GROUP BY h.event_id
 )
 SELECT ev.harness,
@@ -25,7 +19,7 @@ SELECT ev.harness,
        count(*) FILTER (WHERE ev.verdict = 'block') AS blocks,
        min(ev.ts) AS first_seen,
        max(ev.ts) AS last_seen
-FROM ev
+FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) ev
 LEFT JOIN hit_counts hc ON hc.event_id = ev.event_id
 LEFT JOIN sessions s ON s.harness = ev.harness AND s.session_id = ev.session_id
 GROUP BY ev.harness, ev.session_id

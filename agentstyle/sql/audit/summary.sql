@@ -5,15 +5,9 @@
 -- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: harness, point, events, events_hit, blocked, asked, block_rate, errors,
 -- latency_p50_ms, latency_p95_ms — ordered by harness, point.
-WITH ev AS (
-    SELECT e.*
-    FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) e
-),
-hit_events AS (
+WITH hit_events AS (
     SELECT DISTINCT h.event_id
-    FROM hits h
-    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
-    WHERE $rule IS NULL OR h.rule_id GLOB $rule
+    FROM window_hits($rule, $first_id, $last_id) h
 )
 SELECT ev.harness,
        ev.point,
@@ -25,7 +19,7 @@ SELECT ev.harness,
        count(*) FILTER (WHERE ev.error IS NOT NULL) AS errors,
        round(quantile_cont(ev.latency_us, 0.5) / 1000.0, 3) AS latency_p50_ms,
        round(quantile_cont(ev.latency_us, 0.95) / 1000.0, 3) AS latency_p95_ms
-FROM ev
+FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) ev
 LEFT JOIN hit_events he ON he.event_id = ev.event_id
 GROUP BY ev.harness, ev.point
 ORDER BY ev.harness, ev.point NULLS LAST;

@@ -6,15 +6,9 @@
 -- read in that range only, which their zone maps find without a scan of the whole history.
 -- Result: bucket (start of the day/hour), events, hits (rule matches), blocks, asks,
 -- block_rate, ask_rate (of the bucket's events; NULL for an empty bucket).
-WITH ev AS (
-    SELECT e.*
-    FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) e
-),
-hit_counts AS (
+WITH hit_counts AS (
     SELECT h.event_id, count(*) AS n
-    FROM hits h
-    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
-    WHERE $rule IS NULL OR h.rule_id GLOB $rule
+    FROM window_hits($rule, $first_id, $last_id) h
     GROUP BY h.event_id
 ),
 per_bucket AS (
@@ -23,7 +17,7 @@ per_bucket AS (
            coalesce(sum(hc.n), 0) AS hits,
            count(*) FILTER (WHERE ev.verdict = 'block') AS blocks,
            count(*) FILTER (WHERE ev.verdict = 'ask') AS asks
-    FROM ev
+    FROM report_events($since, $until, $session, $harness, $rule, $first_id, $last_id) ev
     LEFT JOIN hit_counts hc ON hc.event_id = ev.event_id
     GROUP BY 1
 ),

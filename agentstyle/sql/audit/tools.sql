@@ -32,9 +32,9 @@ per_tool AS (
 blockers AS (
     SELECT ev.tool, h.rule_id,
            count(DISTINCT (ev.harness, ev.session_id, ev.call_key)) AS n
-    FROM hits h
-    JOIN ev ON ev.event_id = h.event_id AND h.event_id BETWEEN $first_id AND $last_id
-    WHERE h.outcome = 'blocked' AND ($rule IS NULL OR h.rule_id GLOB $rule)
+    FROM window_hits($rule, $first_id, $last_id) h
+    JOIN ev ON ev.event_id = h.event_id
+    WHERE h.outcome = 'blocked'
     GROUP BY ev.tool, h.rule_id
 ),
 top_blocker AS (

@@ -6,6 +6,8 @@
 -- report_events: those, with rule (a GLOB over rule ids, or NULL) keeping the events that rule
 -- fired on; first_id and last_id are the window's event ids (audit/window_ids.sql), the range
 -- its hits are read in.
+-- window_hits: the hits of that range, only rule's where it is given; a report joins them to
+-- its events (the range alone may hold events another filter leaves out).
 CREATE OR REPLACE TEMP MACRO window_events(since, until, session, harness) AS TABLE
     SELECT e.*
     FROM events e
@@ -22,3 +24,9 @@ AS TABLE
         SELECT 1 FROM hits h
         WHERE h.event_id = e.event_id AND h.rule_id GLOB rule
           AND h.event_id BETWEEN first_id AND last_id);
+
+CREATE OR REPLACE TEMP MACRO window_hits(rule, first_id, last_id) AS TABLE
+    SELECT h.*
+    FROM hits h
+    WHERE h.event_id BETWEEN first_id AND last_id
+      AND (rule IS NULL OR h.rule_id GLOB rule);

@@ -4,33 +4,15 @@
 -- none, the session's next post event of the same native tool before its next pre event), and
 -- every refusal `style allow` answered (one row per rule that refused it). No parameters.
 -- Approvals only the harness's transcript shows are read by suggest.py (unseen_asks.sql).
+-- asked_calls, post_event_came, event_field: suggest/asked_macros.sql.
 -- Result: how (approved | allowed), seen (post event | style allow), event_id, ts, harness,
 -- session_id, rule_id, tool, native_tool, command (tool.input.command), path (file.path), input (tool.input as stored)
 -- — by rule, then event.
-WITH asked AS (
-    SELECT e.event_id, e.ts, e.harness, e.session_id, e.tool, e.native_tool, e.call_id,
-           h.rule_id
-    FROM events e
-    JOIN hits h ON h.event_id = e.event_id AND h.outcome = 'asked'
-    WHERE e.verdict = 'ask' AND e.point = 'tool.pre'
-),
-approved AS (
+WITH approved AS (
     SELECT 'approved' AS how, 'post event' AS seen, a.event_id, a.ts, a.harness, a.session_id,
            a.rule_id, a.tool, a.native_tool
-    FROM asked a
-    WHERE EXISTS (
-        SELECT 1 FROM events p
-        WHERE p.harness = a.harness AND p.session_id = a.session_id
-          AND p.point = 'tool.post' AND p.event_id > a.event_id
-          AND p.native_tool IS NOT DISTINCT FROM a.native_tool
-          AND CASE
-              WHEN a.call_id IS NOT NULL THEN p.call_id = a.call_id
-              ELSE p.call_id IS NULL AND NOT EXISTS (
-                  SELECT 1 FROM events q
-                  WHERE q.harness = a.harness AND q.session_id = a.session_id
-                    AND q.point = 'tool.pre' AND q.event_id > a.event_id
-                    AND q.event_id < p.event_id)
-          END)
+    FROM asked_calls() a
+    WHERE post_event_came(a.harness, a.session_id, a.event_id, a.native_tool, a.call_id)
 ),
 allowed AS (
     SELECT DISTINCT 'allowed' AS how, 'style allow' AS seen, e.event_id, e.ts, e.harness, e.session_id, r.rule_id,
@@ -47,11 +29,8 @@ both_kinds AS (
         WHERE ap.event_id = allowed.event_id AND ap.rule_id = allowed.rule_id)
 )
 SELECT b.how, b.seen, b.event_id, b.ts, b.harness, b.session_id, b.rule_id, b.tool, b.native_tool,
-       (SELECT min(f.value) FROM event_fields f
-         WHERE f.event_id = b.event_id AND f.field = 'tool.input.command') AS command,
-       (SELECT min(f.value) FROM event_fields f
-         WHERE f.event_id = b.event_id AND f.field = 'file.path') AS path,
-       (SELECT min(f.value) FROM event_fields f
-         WHERE f.event_id = b.event_id AND f.field = 'tool.input') AS input
+       event_field(b.event_id, 'tool.input.command') AS command,
+       event_field(b.event_id, 'file.path') AS path,
+       event_field(b.event_id, 'tool.input') AS input
 FROM both_kinds b
 ORDER BY b.rule_id, b.event_id;
