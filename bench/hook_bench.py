@@ -49,8 +49,8 @@ WARM_TARGET = 1.15
 # `STYLE_BENCH_NICE=-10 make bench-hook`: where other work loads the machine, the bench's own
 # processes and the engines they start (each in a session of its own) run with this nice value
 # for their scheduling group (Linux autogroup; below 0 needs root), so that the loop measures
-# the hook rather than the queue of other work (docs/performance.md#hook-latency-on-a-loaded-
-# machine). Unset or 0: as started.
+# the hook rather than the queue of other work. Unset or 0: as started.
+# (docs/performance.md#hook-latency-on-a-loaded-machine)
 NICE_ENV = "STYLE_BENCH_NICE"
 
 
