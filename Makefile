@@ -78,7 +78,8 @@ bench-compare: $(STAMP)
 	$(BIN)/python -m bench.compare_bench $(REF)
 
 # The hook latency bench alone (bench/hook_bench.py): its section of bench/RESULTS.md rewritten,
-# the rest of the file left as the last `make bench` wrote it.
+# the rest of the file left as the last `make bench` wrote it. On a machine other work loads:
+#   STYLE_BENCH_NICE=-10 make bench-hook   (as root: the bench and its engines ahead of the rest)
 bench-hook: $(STAMP)
 	$(BIN)/python -m bench.run hook
 

@@ -62,6 +62,14 @@ def hook_section(figures: dict[int, dict[str, float]]) -> str:
     n1 = 1000 if 1000 in figures else next(iter(figures))
     ratio, goal = figures[n1]["warm_vs_handwritten"], hook_bench.WARM_TARGET
     verdict = "met" if ratio <= goal else f"**missed** by {ratio / goal - 1:.0%}"
+    nice = int(next(iter(figures.values())).get("nice", 0))
+    niced = (
+        f" The bench's processes and the engines they started ran with their scheduling groups "
+        f"at nice {nice} (`{hook_bench.NICE_ENV}`), so that other work on the machine delayed "
+        "them less."
+        if nice
+        else ""
+    )
     return (
         f"{HOOK_SECTION}\n\n"
         "Method (`bench/hook_bench.py`): for each rule count a generated package (five rule "
@@ -83,7 +91,7 @@ def hook_section(figures: dict[int, dict[str, float]]) -> str:
         "event's record). RSS is the peak resident set (wait4 for the hook "
         "processes, VmHWM for the engine). The 1-minute load average during the loops: "
         f"{min(f['load_min'] for f in figures.values()):.1f} to "
-        f"{max(f['load_max'] for f in figures.values()):.1f}.\n\n"
+        f"{max(f['load_max'] for f in figures.values()):.1f}.{niced}\n\n"
         f"The warm installed hook (`style-hook`) at {n1:,} rules: {ratio:.2f}x the hand-written "
         f"hook (target ≤ {goal:g}x: {verdict}).\n\n"
         "| rules | `python -c pass` | hand-written hook | STYLE warm | warm / hand-written | "

@@ -72,6 +72,28 @@ def test_first_hook_answers_directly_and_starts_an_engine_the_next_reuses(
     assert engine_project.scalar("SELECT count(*) FROM sessions") == 1
 
 
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    return dict(item.decode().partition("=")[::2] for item in raw.split(b"\0") if item)
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_the_engine_keeps_its_allocators_pages_between_events(engine_project: Project) -> None:
+    """An engine a hook starts runs with DuckDB's allocator told to keep the pages an
+    evaluation used for a minute (client.ENGINE_ALLOCATOR), not to give them back within a
+    second; a setting of the user's own is left as it is."""
+    name, value = client.ENGINE_ALLOCATOR
+    hook(engine_project, "ls", new_session())
+    pid = int(wait_engine(engine_project)["pid"])  # type: ignore[call-overload]
+    assert _environ(pid)[name] == value
+    assert client.stop_engine(str(engine_project.style), wait_s=20)
+    wait_engine(engine_project, up=False)
+    own = "dirty_decay_ms:5000"
+    hook(engine_project, "ls", new_session(), env={**ENGINE_ON, name: own})
+    pid = int(wait_engine(engine_project)["pid"])  # type: ignore[call-overload]
+    assert _environ(pid)[name] == own
+
+
 def test_socket_is_private_and_stop_removes_it(engine_project: Project) -> None:
     hook(engine_project, "ls", new_session())
     wait_engine(engine_project)

@@ -132,6 +132,41 @@ def test_a_silent_client_holds_nobody_up(engine_project: Project) -> None:
             sock.close()
 
 
+def test_a_request_that_comes_in_pieces_is_served_and_holds_nobody_up(
+    engine_project: Project,
+) -> None:
+    """One thread reads every connection as its bytes arrive (runtime/resident.py
+    `Connections`): a request sent a few bytes at a time, its length prefix split, is answered
+    once whole, and the hooks that come meanwhile are answered before it."""
+    home = str(engine_project.style)
+    info = start_engine(engine_project)
+    served = int(info["served"])  # type: ignore[call-overload]
+    header = json.dumps(_hook_header(info, oversized=False, budget_s=5.0, stdin_bytes=0))
+    body = json.dumps(rm_rf(engine_project, new_session())).encode()
+    head = header.replace('"stdin_bytes": 0', f'"stdin_bytes": {len(body)}').encode()
+    data = struct.pack("!I", len(head)) + head + body
+    pieces = [data[:2], data[2:30], data[30 : len(head)], data[len(head) : -5], data[-5:]]
+    slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    slow.settimeout(30)
+    try:
+        slow.connect(client.socket_path(home))
+        for piece in pieces[:-1]:
+            slow.sendall(piece)
+            result = engine_project.hook(
+                "PreToolUse", rm_rf(engine_project, new_session()), env=ENGINE_ON
+            )
+            assert result.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+        slow.sendall(pieces[-1])
+        answer = client.recv_answer(slow)
+    finally:
+        slow.close()
+    out = json.loads(str(answer["stdout"]))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    after = client.ping(home, 2.0) or {}
+    # every hook through the engine, not by direct evaluation behind a blocked engine
+    assert int(after["served"]) == served + len(pieces)  # type: ignore[call-overload]
+
+
 def test_the_engine_runs_isolated_from_the_project_folder(engine_project: Project) -> None:
     """Started `-I` with `/` as its folder: a module planted in the project cannot shadow
     STYLE's code in the engine."""

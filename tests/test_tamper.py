@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+from pathlib import Path
 
-from tests.support.engine import shell_call
+from agentstyle.runtime import client
+from tests.support.engine import installed, shell_call, wait_engine
 from tests.support.hooks import new_session
 from tests.support.packages import NO_RM_RF, package_text
 from tests.support.project import Project
@@ -51,3 +54,34 @@ def test_a_new_session_without_a_database_is_not_tampering(project: Project) -> 
     result = project.hook("PreToolUse", call(project, new_session()))
     message = str(result.json.get("systemMessage", ""))
     assert "tamper" not in message and "built this machine's rules database" in message
+
+
+def _markers(project: Project) -> set[str]:
+    env = project.hook_env_for()
+    state = Path(env.get("XDG_STATE_HOME") or Path(env["HOME"], ".local", "state"))
+    folder = state / "agentstyle" / "sessions"
+    return {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+
+
+def _marker(session: str) -> str:
+    return hashlib.sha256(f"claude-code\0{session}".encode()).hexdigest()[:32]
+
+
+def test_a_session_the_engine_answered_is_marked_and_its_warm_up_is_not(project: Project) -> None:
+    """The resident engine marks a session once its answer is out (before it reads the next
+    request), so a database deleted after calls the engine answered is tampering too; the
+    call it answers to warm up, before its first request, marks nothing."""
+    engine = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "60"}
+    with installed(project, PACKAGE):
+        first = new_session()
+        project.hook("PreToolUse", call(project, first), env=engine)  # direct: starts one
+        served = int(wait_engine(project)["served"])  # type: ignore[call-overload]
+        session = new_session()
+        project.hook("PreToolUse", call(project, session), env=engine)
+        info = client.ping(str(project.style)) or {}
+        assert int(info["served"]) == served + 1  # type: ignore[call-overload]
+        assert client.stop_engine(str(project.style), wait_s=20)
+    assert _markers(project) == {_marker(first), _marker(session)}
+    shutil.rmtree(project.style)
+    result = project.hook("PreToolUse", call(project, session, "rm -rf /"))
+    assert "was deleted during this session" in str(result.json["systemMessage"])

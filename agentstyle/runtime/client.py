@@ -36,6 +36,12 @@ WATCH_EVERY_S = 0.1
 # BSDs, 108 on Linux. A longer path cannot be bound.
 SUN_PATH_MAX = 104 if sys.platform.startswith(("darwin", "freebsd", "openbsd", "netbsd")) else 108
 RUNTIME_FOLDER = "agentstyle"
+# DuckDB's allocator (its own jemalloc, configured by this variable) gives the pages an
+# evaluation used back to the system within a second (`dirty_decay_ms:1000`), so an engine
+# whose events come seconds apart faulted some 2 MiB back in on every one (about 500 page
+# faults). The engine keeps them for a minute: a session's pauses between calls.
+# (docs/performance.md#how-an-event-is-answered-in-a-few-milliseconds)
+ENGINE_ALLOCATOR = ("DUCKDB_JE_MALLOC_CONF", "dirty_decay_ms:60000")
 
 
 def sockets() -> bool:
@@ -295,8 +301,10 @@ def start_engine(home: str, *, force: bool = False) -> bool:
         return False
     from agentstyle.runtime.peer import engine_argv
 
+    name, value = ENGINE_ALLOCATOR
+    env = {name: value, **os.environ}  # (a setting of the user's own wins)
     # (engine_argv: what a hook checks its peer against, runtime/peer.py)
-    return detached.spawn(engine_argv(home), os.path.join(home, *ENGINE_LOG))
+    return detached.spawn(engine_argv(home), os.path.join(home, *ENGINE_LOG), env)
 
 
 def ping(home: str, timeout: float = 2.0) -> dict[str, object] | None:

@@ -29,11 +29,11 @@ def claim(marker: str, fresh_s: float, *, force: bool = False) -> bool:
     return True
 
 
-def spawn(argv: list[str], log: str) -> bool:
+def spawn(argv: list[str], log: str, env: dict[str, str] | None = None) -> bool:
     """Start `argv` in a session of its own, from `/`, with no stdin or stdout and its stderr
     appended to `log` (what it prints before its own error handling runs: a broken
-    installation). The log is opened without blocking (a FIFO planted there never holds the
-    hook). False when it could not be started."""
+    installation), in `env` (None: this process's environment). The log is opened without
+    blocking (a FIFO planted there never holds the hook). False when it could not be started."""
     import subprocess
 
     try:
@@ -50,6 +50,7 @@ def spawn(argv: list[str], log: str) -> bool:
             stderr=err,
             start_new_session=True,
             close_fds=True,
+            env=env,
         )
     except OSError:
         return False

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 import re
 import threading
 import time
@@ -29,25 +31,59 @@ from agentstyle.runtime.hookcall import HookCall
 LOCK_FILE = "style.lock"  # in `.style/` (engine/paths.py `StylePaths.lock`)
 # While another program holds DuckDB's own file lock, retry opening at this interval.
 DUCKDB_RETRY_S = 0.02
+# A transaction the engine began ahead of an event (`Resident.ahead`) is the event's own when
+# begun at most this long before it (a hook sends its request right after it connects).
+BEGUN_FOR_S = 0.5
 
 
 @dataclass(slots=True)
 class Resident:
     """What the resident engine keeps beside its open database: what it read once of the
-    policy (`Held`: its policy cannot change while it holds the lock) and the answered events
-    left to record."""
+    policy (`Held`: its policy cannot change while it holds the lock) and what is left to do
+    once the answer is out (each answered event's record, the session's marker), each step
+    told whether to keep what it does."""
 
     held: Held
-    pending: list[Callable[[], None]] = field(default_factory=list)
+    pending: list[Callable[[bool], None]] = field(default_factory=list)
+    begun: float | None = None  # when the transaction begun ahead of an event was (`ahead`)
+
+    def later(self, step: Callable[[bool], None]) -> None:
+        """Do `step` once the answer is out (`finish`), before the next request is read."""
+        self.pending.append(step)
 
     @classmethod
     def of(cls, conn: Connection) -> Resident:
         return cls(Held.of(conn))
 
+    def ahead(self, conn: Connection) -> None:
+        """Begin the next event's transaction now, while its hook is still sending the request
+        (the engine calls this when a client connects): a first statement after a pause costs
+        several times a later one, and the hook proving who it talks to takes as long. Nothing
+        but the engine writes while it holds the lock, so the event reads what it would have
+        read; a transaction begun longer ago than BEGUN_FOR_S is not taken (`begun_for`), as
+        `now()` in it is its start."""
+        if self.begun is None and not self.pending:
+            try:
+                begin(conn)
+            except Exception:  # the event begins its own
+                return
+            self.begun = time.monotonic()
+
+    def begun_for(self, conn: Connection) -> bool:
+        """Whether a transaction begun `ahead` is the event's now (else it begins its own)."""
+        if self.begun is None:
+            return False
+        recent = time.monotonic() - self.begun < BEGUN_FOR_S
+        self.begun = None
+        if not recent:
+            _rollback(conn)
+        return recent
+
     def discard(self, conn: Connection) -> None:
         """Forget the events evaluated but not answered (their answer failed)."""
-        if self.pending:
+        if self.pending or self.begun is not None:
             self.pending.clear()
+            self.begun = None
             _rollback(conn)
 
     def finish(self) -> list[BaseException]:
@@ -56,21 +92,40 @@ class Resident:
         steps, self.pending[:] = list(self.pending), []
         for step in steps:
             try:
-                step()
+                step(True)
             except Exception as exc:
                 failed.append(exc)
         return failed
+
+    def rehearse(self, conn: Connection) -> None:
+        """Record the evaluated events and roll them back: the engine's warm-up runs the
+        record's statements once (a fresh process's first run of them costs milliseconds)
+        and keeps nothing."""
+        steps, self.pending[:] = list(self.pending), []
+        try:
+            for step in steps:
+                step(False)
+        finally:
+            _rollback(conn)
 
 
 class Watchdog:
     """One thread per process that interrupts the connection of the event in flight when its
     deadline passes. Arming and disarming take a lock each; a timer thread per event cost a
-    thread start, which a loaded machine can delay by milliseconds."""
+    thread start, which a loaded machine can delay by milliseconds.
+
+    Nor does arming wake the thread where it need not: unarmed, the thread looks again every
+    IDLE_LOOK_S, so an event whose deadline is later than the thread's next look (a hook's, in
+    the resident engine) is armed without a wake-up, which would pass the interpreter's lock
+    to the thread and back in the middle of the evaluation."""
+
+    IDLE_LOOK_S = 1.0
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._armed: tuple[Connection, float, threading.Event] | None = None
         self._thread: threading.Thread | None = None
+        self._looks_at = math.inf  # when the thread looks at `_armed` next
 
     def arm(self, conn: Connection, deadline: float) -> threading.Event:
         """Watch `conn` until `disarm`; the event is set when it was interrupted."""
@@ -82,7 +137,8 @@ class Watchdog:
                     target=self._watch, name="style-deadline", daemon=True
                 )
                 self._thread.start()
-            self._cond.notify()
+            elif deadline < self._looks_at:
+                self._cond.notify()
         return fired
 
     def disarm(self) -> None:
@@ -93,13 +149,15 @@ class Watchdog:
         with self._cond:
             while True:
                 job = self._armed
+                now = time.monotonic()
                 if job is None:
-                    self._cond.wait()
+                    self._looks_at = now + self.IDLE_LOOK_S
+                    self._cond.wait(self.IDLE_LOOK_S)
                     continue
                 conn, deadline, fired = job
-                left = deadline - time.monotonic()
-                if left > 0:
-                    self._cond.wait(left)
+                if deadline > now:
+                    self._looks_at = deadline
+                    self._cond.wait(deadline - now)
                     continue
                 self._armed = None
                 fired.set()
@@ -187,6 +245,10 @@ def open_for_hook(home: Path, deadline: float, poll: Poll | None = None) -> Iter
 
 
 _LOG_LINE = re.compile(r"^log:[ \t]*['\"]?(hits|full|off)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
+# lock file path → (its stat as `_stamp` gives it, its `log` mode): the resident engine reads
+# the mode of every event, and the file only when it changed (as runtime/freshness.py tells a
+# changed lock: its size or its modification time)
+_LOG_MODES: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 
 
 def log_mode(home: Path | None) -> str:
@@ -197,14 +259,24 @@ def log_mode(home: Path | None) -> str:
     """
     if home is None:
         return "hits"
+    path = str(home.parent / "style.lock.yaml")
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "hits"
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    known = _LOG_MODES.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
     from agentstyle.folders import read_regular
 
-    raw = read_regular(str(home.parent / "style.lock.yaml"), 1 << 20)
+    raw = read_regular(path, 1 << 20)
     if raw is None:
         return "hits"
-    text = raw.decode("utf-8", "replace")
-    m = _LOG_LINE.search(text)
-    return m.group(1) if m else "hits"
+    m = _LOG_LINE.search(raw.decode("utf-8", "replace"))
+    mode = m.group(1) if m else "hits"
+    _LOG_MODES[path] = (stamp, mode)
+    return mode
 
 
 def evaluate_hook(
@@ -232,19 +304,19 @@ def evaluate_on(
 
     Past the deadline nothing of the event is committed and `DeadlineExceeded` is raised, so
     the caller answers per `fail` (docs/design/runtime.md#fail-modes). For the `resident` engine,
-    recording and committing are left to a callable in `resident.pending`, which the engine runs
+    recording and committing are left to a step of `resident.later`, which the engine runs
     once the answer is sent and before it reads the next request: the next event sees this one's
     claims, and a kill before the commit loses this event only, whole. `fixing`: how a refused
     shell call is rebuilt for its rules' fixes (engine/fixes.py).
     """
-    after = resident.pending if resident is not None else None
     log = log_mode(home)
     deadline = call.deadline
     if time.monotonic() >= deadline:
         raise DeadlineExceeded()
     timed_out = WATCHDOG.arm(conn, deadline)
     try:
-        begin(conn)
+        if resident is None or not resident.begun_for(conn):
+            begin(conn)
         try:
             if event.identity is not None:
                 repeated = answered.earlier(conn, event.identity)
@@ -259,11 +331,11 @@ def evaluate_on(
             if event.identity is not None:
                 answered.keep(conn, event.identity, result.event_id, result.decision)
             latency = int((time.monotonic() - call.started) * 1_000_000)
-            if after is None:
+            if resident is None:
                 record(conn, [result], log, [latency])
             if time.monotonic() >= deadline:
                 raise DeadlineExceeded()
-            if after is None:
+            if resident is None:
                 commit(conn)
         except BaseException:
             WATCHDOG.disarm()
@@ -277,17 +349,21 @@ def evaluate_on(
         raise
     finally:
         WATCHDOG.disarm()
-    if after is not None:
-        after.append(lambda: _record_and_commit(conn, result, log, latency))
+    if resident is not None:
+        resident.later(lambda keep: _record_and_commit(conn, result, log, latency, keep))
     return result.decision
 
 
-def _record_and_commit(conn: Connection, result: Evaluation, log: str, latency: int) -> None:
-    """The engine's second half of an event, after its answer went out; on failure nothing of
-    the event stays (the answer stands, the engine logs the loss)."""
+def _record_and_commit(
+    conn: Connection, result: Evaluation, log: str, latency: int, keep: bool
+) -> None:
+    """The engine's second half of an event, after its answer went out, committed where
+    `keep` (else left for the caller to roll back); on failure nothing of the event stays
+    (the answer stands, the engine logs the loss)."""
     try:
         record(conn, [result], log, [latency])
-        commit(conn)
+        if keep:
+            commit(conn)
     except BaseException:
         _rollback(conn)
         raise

@@ -295,7 +295,10 @@ def handle(
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
 
-        tamper.mark_seen(call.harness, event.session_id)
+        if resident is not None:  # the engine marks the session once the answer is out
+            resident.later(lambda keep: tamper.mark_seen(call.harness, event.session_id, keep))
+        else:
+            tamper.mark_seen(call.harness, event.session_id)
         return wire.stdout, wire.stderr, wire.exit_code
     except Handover:
         raise  # the engine answered the whole event

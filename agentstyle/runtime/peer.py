@@ -25,7 +25,11 @@ _CRED_SIZE = 12
 
 def engine_argv(home: str) -> list[str]:
     """How the engine is started, and so what its command line must be."""
-    return [sys.executable, "-I", "-m", ENGINE_MODULE, os.path.realpath(home)]
+    return _engine_argv(os.path.realpath(home))
+
+
+def _engine_argv(real_home: str) -> list[str]:
+    return [sys.executable, "-I", "-m", ENGINE_MODULE, real_home]
 
 
 def peer_pid(sock: _socket.socket) -> int | None:
@@ -69,17 +73,18 @@ def lock_holders(lock_path: str) -> set[int]:
 
 
 def holds_lock(pid: int, lock_path: str) -> bool:
-    """Whether process `pid` holds an advisory lock on `lock_path` through one of its own file
-    descriptors (its /proc fdinfo `lock:` lines). Reading /proc/locks instead costs the kernel a
-    grace period of its global lock (milliseconds on every hook); fdinfo is per file."""
+    """Whether process `pid` holds an advisory lock on `lock_path` (a real path: no link in
+    it) through one of its own file descriptors (its /proc fdinfo `lock:` lines). Reading
+    /proc/locks instead costs the kernel a grace period of its global lock (milliseconds on
+    every hook); fdinfo is per file. A descriptor's /proc link names its file's real path
+    without touching the file itself."""
     try:
-        want = os.path.realpath(lock_path)
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
         return False
     for fd in fds:
         try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}") != want:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != lock_path:
                 continue
             with open(f"/proc/{pid}/fdinfo/{fd}", encoding="utf-8", errors="replace") as fh:
                 info = fh.read(1 << 16)
@@ -117,15 +122,19 @@ def untrusted(sock: _socket.socket, home: str) -> str | None:
     pid = peer_pid(sock)
     if pid is None:
         return "the socket's peer cannot be identified"
-    if not holds_lock(pid, os.path.join(home, "style.lock")):
+    real = os.path.realpath(home)
+    # (the folder's real path, found once: the engine's command line names it so, and the lock
+    # in it is a file STYLE creates, never a link)
+    if not holds_lock(pid, os.path.join(real, "style.lock")):
         return "the socket's peer does not hold the project's lock"
-    if not _started_as(_cmdline(pid), engine_argv(home)):
+    if not _started_as(_cmdline(pid), _engine_argv(real)):
         return "the socket's peer was not started as STYLE's engine"
     try:
-        exe = os.path.realpath(f"/proc/{pid}/exe")
+        # Each link names the binary the kernel runs, every link resolved: no path walked here.
+        same = os.readlink(f"/proc/{pid}/exe") == os.readlink("/proc/self/exe")
     except OSError:
         return "the socket's peer cannot be identified"
-    if exe != os.path.realpath(sys.executable):
+    if not same:
         return "the socket's peer runs another interpreter"
     return None
 

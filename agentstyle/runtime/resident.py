@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import select
+import selectors
 import socket
 import stat
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,11 +20,11 @@ from agentstyle.engine.store import Connection, connect, migrate, tune_for_event
 from agentstyle.limits import ENGINE_BUDGET_SHARE, MAX_STDIN
 from agentstyle.runtime import enginelog
 from agentstyle.runtime.client import (
+    HEADER_SIZE,
+    MAX_MESSAGE,
     STARTING_NAME,
-    _recv_exact,
     engine_version,
     read_digest,
-    recv_message,
     send_answer,
     send_message,
     socket_path,
@@ -34,23 +35,129 @@ IDLE_EXIT_S = float(os.environ.get("STYLE_ENGINE_IDLE_S", "600"))
 START_LOCK_WAIT_S = 5.0
 RECEIVE_S = 5.0  # a hook sends its request at once; a silent client is dropped after this
 ACCEPT_POLL_S = 0.5
-MAX_CLIENTS = 64
+MAX_CLIENTS = 64  # connections whose request is still coming in; more are closed
+READ_SIZE = 1 << 20
 HOOK_FIELDS = {"harness": str, "event": str, "stdin": str}
 
 
-def _payload(sock: socket.socket, message: object) -> bytes | None:
-    """The raw payload that follows a hook request naming `stdin_bytes` (client.send_hook),
-    kept in the message as `stdin_raw`; None for a message that carries it as text."""
-    if not isinstance(message, dict) or "stdin_bytes" not in message:
-        return None
-    size = message.pop("stdin_bytes")
-    # A hook request names its payload's size and sends it raw after the message
-    # (client.send_hook); at most the hook's own limit.
-    if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_STDIN:
-        raise ValueError("bad stdin_bytes")
-    raw = _recv_exact(sock, size)
-    message["stdin"], message["stdin_raw"] = "", raw
-    return raw
+class Incoming:
+    """A connection whose request is still coming in: read as it arrives, never waited for,
+    so a client that sends nothing (or dribbles) holds nobody up (`loop`)."""
+
+    __slots__ = ("data", "need", "sock", "until")
+
+    def __init__(self, sock: socket.socket, until: float) -> None:
+        self.sock = sock
+        self.data = bytearray()
+        self.need = HEADER_SIZE  # bytes the request takes, as far as it is known yet
+        self.until = until  # dropped when it has not come in whole by then
+
+    def feed(self, chunk: bytes) -> tuple[object, bytes | None] | None:
+        """(message, raw payload) once the request has come in whole, else None: a message
+        (client.send_message), or a hook request and the payload that follows it raw
+        (client.send_hook: the message names `stdin_bytes`, at most the hook's own limit).
+        ValueError for a request no client sends."""
+        self.data += chunk
+        if len(self.data) < self.need:
+            return None
+        size = int.from_bytes(self.data[:HEADER_SIZE], "big")
+        if size > MAX_MESSAGE:
+            raise ValueError("message too large")
+        end = HEADER_SIZE + size
+        if len(self.data) < end:
+            self.need = end
+            return None
+        message = json.loads(self.data[HEADER_SIZE:end].decode("utf-8"))
+        if not isinstance(message, dict) or "stdin_bytes" not in message:
+            return message, None
+        raw = message.pop("stdin_bytes")
+        if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= MAX_STDIN:
+            raise ValueError("bad stdin_bytes")
+        if len(self.data) < end + raw:
+            self.need = end + raw
+            return None
+        payload = bytes(self.data[end : end + raw])
+        message["stdin"], message["stdin_raw"] = "", payload
+        return message, payload
+
+
+class Connections:
+    """The engine's socket and the connections whose request is still coming in: accepted and
+    read as their bytes arrive, so that one thread serves every client; a connection that has
+    not sent its request whole within RECEIVE_S is dropped, and more than MAX_CLIENTS at once
+    are closed (those hooks evaluate directly)."""
+
+    def __init__(self, server: socket.socket, connected: Callable[[], None]) -> None:
+        self.server = server
+        self.connected = connected  # called when clients connected (their requests to come)
+        self.incoming: dict[int, Incoming] = {}
+        self.selector = selectors.DefaultSelector()
+        server.setblocking(False)
+        self.selector.register(server, selectors.EVENT_READ)
+
+    def __enter__(self) -> Connections:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for client in list(self.incoming.values()):
+            self._drop(client)
+        self.selector.close()
+
+    def requests(self, wait: float) -> list[tuple[socket.socket, object, bytes | None]]:
+        """The requests that came in whole within `wait` seconds: (connection, message, raw
+        payload), each connection left to the caller to answer and close."""
+        now = time.monotonic()
+        for late in [c for c in self.incoming.values() if c.until <= now]:
+            self._drop(late)
+        wait = min([wait, *(c.until - now for c in self.incoming.values())])
+        whole = []
+        for key, _events in self.selector.select(max(wait, 0.0)):
+            if key.fileobj is self.server:
+                self._accept()
+                continue
+            client = self.incoming.get(key.fd)
+            request = self._read(client) if client is not None else None
+            if client is not None and request is not None:
+                self.incoming.pop(key.fd)
+                self.selector.unregister(client.sock)
+                whole.append((client.sock, *request))
+        return whole
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self.server.accept()
+            except OSError:  # none left (BlockingIOError), or one that went away meanwhile
+                if self.incoming:
+                    self.connected()
+                return
+            if len(self.incoming) >= MAX_CLIENTS:
+                sock.close()  # too many at once: those hooks evaluate directly
+                continue
+            sock.setblocking(False)
+            self.incoming[sock.fileno()] = Incoming(sock, time.monotonic() + RECEIVE_S)
+            self.selector.register(sock, selectors.EVENT_READ)
+
+    def _read(self, client: Incoming) -> tuple[object, bytes | None] | None:
+        """Read what `client` sent: its request once whole; a client that closed, failed or
+        sent what no client sends is dropped."""
+        try:
+            chunk = client.sock.recv(READ_SIZE)
+            request = client.feed(chunk) if chunk else None
+        except (BlockingIOError, InterruptedError):
+            return None
+        except (OSError, ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+            chunk = b""
+        if not chunk:
+            self._drop(client)
+            return None
+        return request
+
+    def _drop(self, client: Incoming) -> None:
+        self.incoming.pop(client.sock.fileno(), None)
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(client.sock)
+        client.sock.close()
 
 
 def _stdin_of(message: dict[str, object]) -> bytes:
@@ -89,9 +196,7 @@ class Engine:
         self.resident: Resident | None = None
         self.served = 0
         self.last_work = time.monotonic()
-        self.done = threading.Event()
-        self.work = threading.Lock()  # the one DuckDB connection: one evaluation at a time
-        self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        self.done = False
 
     def bind(self) -> socket.socket:
         try:
@@ -164,24 +269,33 @@ class Engine:
         return 0
 
     def _warm_up(self) -> None:
-        """Evaluate one harmless call and roll it back before the first request: a fresh
-        engine's first answer otherwise costs about twice a later one (the imports and caches
-        of the hot path are filled then), and that answer is the first hook of a session.
-        Nothing is recorded; a failure here only means the first answer is the slower one."""
+        """Answer one harmless call as a hook's request is answered (`handle`), record it and
+        roll it all back, before the first request: a fresh engine's first answer otherwise
+        pays for all that a request runs for the first time in a process (its modules, the
+        adapters of the harnesses that may send another's payload, the statements), about
+        twice a later one, and its record after it as much again; that answer is the first
+        hook of a session, and the record holds up the second. Nothing is kept (nor is the
+        warm-up's session marked: runtime/tamper.py); a failure here only means the first
+        answer is the slower one."""
         assert self.conn is not None and self.resident is not None
         try:
+            import json
+
             from agentstyle.harnesses import DEFAULT, adapter_for
-            from agentstyle.runtime.direct import evaluate_on
-            from agentstyle.runtime.hookcall import HookCall
 
             adapter = adapter_for(DEFAULT)  # any harness's shell call warms the same engine
             native = adapter.spec.points["tool.pre"].native_event
             session = "style-engine-warm-up"
             payload = adapter.synthetic_payload(native, str(self.home.parent), session)
             payload, _input = adapter.with_command(payload, native, "git status && ls -la")
-            event = adapter.normalize(payload, native)
-            call = HookCall.served(adapter.name, native, False, 5.0, str(self.home))
-            evaluate_on(self.conn, event, call, home=self.home, resident=self.resident)
+            request: dict[str, object] = {
+                "harness": adapter.name,
+                "event": native,
+                "budget_s": 5.0,
+                "stdin_raw": json.dumps(payload).encode("utf-8"),
+            }
+            self.handle(request)
+            self.resident.rehearse(self.conn)
         except Exception as exc:
             enginelog.write(self.home, f"warm-up skipped: {type(exc).__name__}: {exc}")
         finally:
@@ -192,58 +306,54 @@ class Engine:
             (self.home / STARTING_NAME).unlink()
 
     def loop(self, server: socket.socket) -> None:
-        """Accept connections and serve each in its own thread, evaluations one at a time.
+        """Accept connections and serve each request in this one thread once it has come in
+        whole, one at a time (each answered, then recorded, before the next is read).
 
-        A client that connects and sends nothing (or dribbles) holds only its own thread,
-        for at most RECEIVE_S: the engine keeps answering everyone else.
+        No thread per connection: a hook's request would wait for a thread to start and for
+        the interpreter's lock to pass to it, which on a loaded machine can cost more than the
+        evaluation (docs/performance.md#how-an-event-is-answered-in-a-few-milliseconds). A
+        request is read as it arrives, from every connection at once (`Connections`): a client
+        that connects and sends nothing (or dribbles) holds nobody up.
         """
         # Idle means no hook served: a status ping does not keep the engine alive.
         self.last_work = time.monotonic()
-        server.settimeout(ACCEPT_POLL_S)
-        while not self.done.is_set():
-            if time.monotonic() - self.last_work >= IDLE_EXIT_S:
-                return  # idle: exit and free the database
-            try:
-                client, _ = server.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            if not self.slots.acquire(blocking=False):
-                client.close()  # too many at once: those hooks evaluate directly
-                continue
-            threading.Thread(target=self._serve_client, args=(client,), daemon=True).start()
-        with self.work:  # let an evaluation in flight finish before the connection closes
-            pass
-
-    def _serve_client(self, client: socket.socket) -> None:
-        try:
-            with client:
-                client.settimeout(RECEIVE_S)
-                try:
-                    message = recv_message(client)
-                    raw = _payload(client, message)
-                except (OSError, ValueError):
-                    return
-
-                def reply(answer: dict[str, object]) -> None:
-                    # The hook may have given up waiting (it then answers by itself).
-                    with contextlib.suppress(OSError):
-                        if raw is not None and "exit" in answer:
-                            send_answer(
-                                client,
-                                str(answer["stdout"]),
-                                str(answer["stderr"]),
-                                int(answer["exit"]),  # type: ignore[call-overload]
+        with Connections(server, self._expect_request) as connections:
+            while not self.done:
+                if time.monotonic() - self.last_work >= IDLE_EXIT_S:
+                    return  # idle: exit and free the database
+                for client, message, raw in connections.requests(ACCEPT_POLL_S):
+                    with client:
+                        client.settimeout(RECEIVE_S)  # the answer is small: it goes out at once
+                        try:
+                            self._serve(client, message, raw)
+                        except Exception as exc:  # an engine never dies of one request
+                            enginelog.write(
+                                self.home, f"request failed: {type(exc).__name__}: {exc}"
                             )
-                        else:
-                            send_message(client, answer)
 
-                answer = self._answer(message, reply)
-                if answer is not None:
-                    reply(answer)
-        finally:
-            self.slots.release()
+    def _expect_request(self) -> None:
+        """A client connected: its request comes once its hook has checked that this is the
+        engine, time in which the engine begins the event's transaction (`Resident.ahead`)."""
+        if self.resident is not None and self.conn is not None:
+            self.resident.ahead(self.conn)
+
+    def _serve(self, client: socket.socket, message: object, raw: bytes | None) -> None:
+        def reply(answer: dict[str, object]) -> None:
+            # The hook may have given up waiting (it then answers by itself).
+            with contextlib.suppress(OSError):
+                if raw is not None and "exit" in answer:
+                    send_answer(
+                        client,
+                        str(answer["stdout"]),
+                        str(answer["stderr"]),
+                        int(answer["exit"]),  # type: ignore[call-overload]
+                    )
+                else:
+                    send_message(client, answer)
+
+        answer = self._answer(message, reply)
+        if answer is not None:
+            reply(answer)
 
     def _answer(
         self, message: object, reply: Callable[[dict[str, object]], None]
@@ -254,7 +364,7 @@ class Engine:
             return {"error": "malformed request"}
         op = message.get("op")
         if op == "stop":
-            self.done.set()
+            self.done = True
             return {"stopped": True}
         if op == "ping":
             return {
@@ -265,24 +375,23 @@ class Engine:
             }
         if message.get("version") != engine_version() or message.get("digest") != self.digest:
             # A new install or an upgrade: never answer with a stale policy.
-            self.done.set()
+            self.done = True
             return {"restart": True}
         problem = malformed(message)
         if problem is not None:
             return {"error": problem}  # the hook evaluates by itself
-        with self.work:
-            if self.done.is_set():
-                return {"error": "engine stopping"}
-            try:
-                answer = self.handle(message)
-            except Exception as exc:  # an engine never dies of one request
-                if self.resident is not None and self.conn is not None:
-                    self.resident.discard(self.conn)  # the hook evaluates by itself
-                return {"error": type(exc).__name__}
-            self.served += 1
-            self.last_work = time.monotonic()
-            reply(answer)
-            self.finish(message)
+        if self.done:
+            return {"error": "engine stopping"}  # (asked to stop by a request read before it)
+        try:
+            answer = self.handle(message)
+        except Exception as exc:  # an engine never dies of one request
+            if self.resident is not None and self.conn is not None:
+                self.resident.discard(self.conn)  # the hook evaluates by itself
+            return {"error": type(exc).__name__}
+        self.served += 1
+        self.last_work = time.monotonic()
+        reply(answer)
+        self.finish(message)
         return None
 
     def finish(self, message: dict[str, object]) -> None:

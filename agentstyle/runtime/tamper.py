@@ -30,9 +30,10 @@ def _marker(harness: str, session: str) -> Path:
     return Path(folders.session_marker(harness, session))
 
 
-def mark_seen(harness: str, session: str | None) -> None:
-    """This session's hooks found a working database (once per session it writes a file)."""
-    if not session:
+def mark_seen(harness: str, session: str | None, keep: bool = True) -> None:
+    """This session's hooks found a working database (once per session it writes a file);
+    not `keep`: a rehearsal (the resident engine's warm-up), nothing is written."""
+    if not session or not keep:
         return
     path = _marker(harness, session)
     try:
