@@ -147,7 +147,11 @@ class QwenCode(HarnessAdapter):
         out: dict[str, Any] = {}
         if native_event == "PreToolUse":
             if verdict == "block":
-                specific.update(permissionDecision="deny", permissionDecisionReason=reason)
+                # an empty reason would reach the model as "No reason provided"
+                specific.update(
+                    permissionDecision="deny",
+                    permissionDecisionReason=reason or "STYLE refused this call.",
+                )
             elif verdict == "ask":
                 # headless, the question is the refusal the model reads: it says how to let
                 # the call through
