@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from agentstyle.audit.transcripts import formats
+from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.hookcommand import MISSING
 from tests.support.cli import style_in_process
 from tests.support.environment import clean_env
@@ -364,7 +366,11 @@ def test_transcripts_that_are_not_there_or_not_transcripts(
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert f"--transcripts {tmp_path / 'nothing-*.jsonl'}: no file matches" in proc.stderr
-    assert f"{other}: not a Claude Code, Codex or Gemini CLI transcript; skipped" in proc.stderr
+    # every client whose transcripts are read is named
+    titles = [spec_for(f.harness).title for f in formats()]
+    assert titles[:3] == ["Claude Code", "Codex", "Gemini CLI"], titles
+    kinds = f"{', '.join(titles[:-1])} or {titles[-1]}"
+    assert f"{other}: not a {kinds} transcript; skipped" in proc.stderr
 
 
 # -- Codex and Gemini CLI --------------------------------------------------------------------------

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from agentstyle.harnesses import SUPPORTED
 from tests.support.cli import Run, style_in_process, style_many
 from tests.support.environment import WIDTH
 
-HARNESSES = "claude-code, codex, cursor, gemini-cli"
+HARNESSES = ", ".join(SUPPORTED)
 # (what is wrong, the arguments, the one line on stderr)
 CASES = [
     (

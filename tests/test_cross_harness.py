@@ -1,19 +1,21 @@
-"""One policy, one scenario, four harnesses: the cross-harness golden suite.
+"""One policy, one scenario, every harness: the cross-harness golden suite.
 
-The package `tests/data/harness/cross` (xh) is installed for claude-code, codex, cursor and
-gemini-cli in one project. The same scenario is then replayed through each harness's own payload
-shapes (the shared fixtures, or a fixture with a few fields changed), one session per harness,
-in order: session start, a prompt, a blocked shell call, an ask, a warn before an edit, an inject
-after it, a stop that must continue, the stop again (loop guard), a compaction, and the session
-start that follows it. Every answer is checked byte for byte (stdout, exit code, empty stderr).
+The package `tests/data/harness/cross` (xh) is installed for every harness (claude-code, codex,
+cursor, gemini-cli, qwen-code) in one project. The same scenario is then replayed through each
+harness's own payload shapes (the shared fixtures, or a fixture with a few fields changed), one
+session per harness, in order: session start, a prompt, a blocked shell call, an ask, a warn
+before an edit, an inject after it, a stop that must continue, the stop again (loop guard), a
+compaction, and the session start that follows it. Every answer is checked byte for byte
+(stdout, exit code, empty stderr).
 
 What differs per harness is exactly what the contracts say
 (docs/design/harnesses.md#across-harnesses): the ask is an ask on Claude Code and on Cursor's
 beforeShellExecution, a refusal that tells the user `style allow --last` on Codex and Gemini CLI;
 the warn reaches the model and the user on Claude Code and Codex, only the user on Gemini CLI
-(BeforeTool has no context field), and only the model after the edit on Cursor (degraded to
-postToolUse); Cursor has no prompt context; the stop continues through `decision: block`,
-`followup_message` or `decision: deny`; the compaction note reaches the user on Codex only.
+(BeforeTool has no context field), and only the model after the edit on Cursor and Qwen Code
+(degraded to postToolUse, PostToolUse); Cursor has no prompt context; the stop continues
+through `decision: block`, `followup_message` or `decision: deny`; the compaction note reaches
+the user on Codex only.
 """
 
 from __future__ import annotations
@@ -176,6 +178,35 @@ GOLDEN: dict[str, dict[str, str | None]] = {
         "compact": "{}",
         "after-compact": None,  # Gemini CLI has no post-compaction session start
     },
+    "qwen-code": {
+        "start": _ctx("SessionStart", BRIEF),
+        "prompt": _ctx("UserPromptSubmit", TESTS),
+        "block": _j(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": RM,
+                }
+            }
+        ),
+        "ask": _j(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "ask",
+                    "permissionDecisionReason": PUSH_REFUSED,
+                }
+            }
+        ),
+        # PreToolUse shows nothing: the warn was degraded to PostToolUse (model side only).
+        "edit-before": "",
+        "edit-after": _ctx("PostToolUse", WARN_MODEL + "\n\n" + CLIPPY),
+        "stop": _j({"decision": "block", "reason": STOP}),
+        "stop-again": "",
+        "compact": "",  # PreCompact is observe only: the note was skipped at install (plan)
+        "after-compact": _ctx("SessionStart", BRIEF),
+    },
 }
 
 
@@ -236,6 +267,35 @@ def scenario(p: HarnessProject, harness: str, sid: str) -> list[tuple[str, str, 
             ("stop", p.fixture("cursor", "stop.json", conversation_id=sid)),
             ("stop-again", p.fixture("cursor", "stop.looping.json", conversation_id=sid)),
             ("compact", p.fixture("cursor", "preCompact.json", conversation_id=sid)),
+        ]
+        return [(s, str(pl["hook_event_name"]), pl) for s, pl in steps]
+    if harness == "qwen-code":
+
+        def qw(name: str, **more: Any) -> dict[str, Any]:
+            return p.fixture("qwen-code", name, session_id=sid, **more)
+
+        edit = qw("PreToolUse.edit-rs.json")
+        steps = [
+            ("start", qw("SessionStart.startup.json")),
+            ("prompt", qw("UserPromptSubmit.json")),
+            ("block", qw("PreToolUse.run_shell_command-rm-rf.json")),
+            ("ask", qw("PreToolUse.run_shell_command-git-push-force.json")),
+            ("edit-before", edit),
+            (
+                "edit-after",
+                {
+                    **edit,
+                    "hook_event_name": "PostToolUse",
+                    "tool_response": {
+                        "llmContent": "The file has been updated.",
+                        "returnDisplay": "",
+                    },
+                },
+            ),
+            ("stop", qw("Stop.json")),
+            ("stop-again", qw("Stop.active.json")),
+            ("compact", qw("PreCompact.auto.json")),
+            ("after-compact", qw("SessionStart.compact.json")),
         ]
         return [(s, str(pl["hook_event_name"]), pl) for s, pl in steps]
     rm = p.fixture("gemini-cli", "BeforeTool.run_shell_command-rm-rf.json", session_id=sid)
@@ -354,6 +414,8 @@ def test_the_plan_says_what_each_harness_can_do(cross: dict[str, Any]) -> None:
     assert status[("gemini-cli", "xh/unwrap-warn")] == ("partial", "BeforeTool")
     assert status[("cursor", "xh/unwrap-warn")] == ("degraded", "postToolUse")
     assert status[("cursor", "xh/test-command")][0] == "skipped"
+    assert status[("qwen-code", "xh/force-push")] == ("native", "PreToolUse")
+    assert status[("qwen-code", "xh/unwrap-warn")] == ("degraded", "PostToolUse")
     assert status[("codex", "xh/compact-note")] == ("partial", "PreCompact")
     assert status[("claude-code", "xh/compact-note")][0] == "skipped"
 

@@ -47,6 +47,7 @@ SHELL_FIXTURE = {
     "codex": "PreToolUse.bash-rm-rf.json",
     "cursor": "beforeShellExecution.rm-rf.json",
     "gemini-cli": "BeforeTool.run_shell_command-rm-rf.json",
+    "qwen-code": "PreToolUse.run_shell_command-rm-rf.json",
 }
 
 
@@ -284,9 +285,9 @@ def test_a_warning_and_the_notice_share_one_system_message() -> None:
         event = GATES[harness][0]
         wire = adapter.answer(Decision(messages=["Careful with rm."]), event)
         merged = adapter.with_notice(wire, event, "STYLE could not check.")
-        # where the gate's answer shows the warning (not Cursor's beforeShellExecution), the
-        # notice follows it in the same field
-        warned = json.loads(wire.stdout).get(adapter.notice_field)
+        # where the gate's answer shows the warning (not Cursor's beforeShellExecution, nor
+        # Qwen Code's PreToolUse, which answers nothing), the notice follows it in the same field
+        warned = json.loads(wire.stdout or "{}").get(adapter.notice_field)
         assert warned in (None, "Careful with rm."), harness
         assert (
             json.loads(merged.stdout)[adapter.notice_field]

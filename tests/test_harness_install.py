@@ -43,6 +43,9 @@ CASES = [
     ("gemini-cli", None),
     ("claude-code", "claude.settings.json"),
     ("claude-code", None),
+    ("qwen-code", "qwen.settings.json"),
+    ("qwen-code", "qwen.no-version.json"),
+    ("qwen-code", None),
 ]
 
 

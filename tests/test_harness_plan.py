@@ -1,4 +1,4 @@
-"""Plan statuses on all four harnesses (docs/design/harnesses.md#plan): the capability tables are
+"""Plan statuses on every harness (docs/design/harnesses.md#plan): the capability tables are
 data, so one package shows every status and every install-error reason the tables can give."""
 
 from __future__ import annotations
@@ -155,6 +155,22 @@ EXPECTED: dict[str, dict[str, tuple[str, str | None]]] = {
         "sub-start": ("install-error", "point-unavailable"),
         "compact-warn": ("install-error", "capability-missing"),
         "gemini-only": ("native", None),
+    },
+    "qwen-code": {
+        "brief": ("native", None),
+        "static-tone": ("static", None),
+        "push-ask": ("native", None),  # asks in the terminal, refuses in `qwen -p`
+        "edit-ask": ("native", None),
+        "edit-ask-strict": ("native", None),
+        "closed-ask": ("native", None),
+        "closed-mixed": ("native", None),
+        "pre-warn": ("install-error", "capability-missing"),  # PreToolUse shows nothing
+        "prompt-inject": ("native", None),
+        "prompt-inject-skip": ("native", None),
+        "failed-note": ("native", None),  # PostToolUseFailure
+        "sub-start": ("native", None),
+        "compact-warn": ("install-error", "capability-missing"),
+        "gemini-only": ("skipped", "when.harness excludes qwen-code"),
     },
 }
 

@@ -519,6 +519,40 @@ HARNESS_EVENTS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
         ),
         "stop": ("stop", {"status": "completed", "loop_count": 0}),
     },
+    "qwen-code": {
+        "edit": (
+            "PostToolUse",
+            {
+                "tool_name": "write_file",
+                "tool_input": {"file_path": "{root}/src/lib.rs", "content": "fn f() {}"},
+                "tool_response": {
+                    "llmContent": "Successfully wrote src/lib.rs",
+                    "returnDisplay": "",
+                },
+            },
+        ),
+        "fail": (
+            "PostToolUseFailure",
+            {
+                "tool_name": "run_shell_command",
+                "tool_input": {"command": "cargo test"},
+                "error": "Command: cargo test\nOutput: FAILED\nExit Code: 101",
+                "is_interrupt": False,
+            },
+        ),
+        "pass": (
+            "PostToolUse",
+            {
+                "tool_name": "run_shell_command",
+                "tool_input": {"command": "cargo test"},
+                "tool_response": {
+                    "llmContent": "Command: cargo test\nExit Code: 0",
+                    "returnDisplay": "",
+                },
+            },
+        ),
+        "stop": ("Stop", {"stop_hook_active": False, "last_assistant_message": "Done."}),
+    },
 }
 
 

@@ -65,6 +65,13 @@ def shell_payload(p: HarnessProject, harness: str, command: str) -> tuple[str, d
         return "beforeShellExecution", p.fixture(
             harness, "beforeShellExecution.rm-rf.json", conversation_id=sid, command=command
         )
+    if harness == "qwen-code":
+        return "PreToolUse", p.fixture(
+            harness,
+            "PreToolUse.run_shell_command-rm-rf.json",
+            session_id=sid,
+            tool_input={"command": command},
+        )
     return "BeforeTool", p.fixture(
         harness,
         "BeforeTool.run_shell_command-rm-rf.json",
@@ -95,6 +102,13 @@ def edit_payload(p: HarnessProject, harness: str, path: str) -> tuple[str, dict[
             "preToolUse.write-rs.json",
             conversation_id=sid,
             tool_input={"file_path": full, "contents": "{}"},
+        )
+    if harness == "qwen-code":
+        return "PreToolUse", p.fixture(
+            harness,
+            "PreToolUse.write_file-env.json",
+            session_id=sid,
+            tool_input={"file_path": full, "content": "{}"},
         )
     return "BeforeTool", p.fixture(
         harness,

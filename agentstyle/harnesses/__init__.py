@@ -133,6 +133,13 @@ HARNESSES: dict[str, HookFacts] = {
         session_env="GEMINI_SESSION_ID",
         per_second=1000,
     ),
+    # no fail-closed switch: a crashed or timed-out hook lets the call run; a refusal is the
+    # deny JSON with exit 0, or exit 2 with the reason on stderr
+    "qwen-code": HookFacts(
+        "qwen_code",
+        project_dir_env="QWEN_PROJECT_DIR",
+        session_env="QWEN_CODE_SESSION_ID",
+    ),
 }
 SUPPORTED = tuple(HARNESSES)
 # harness name → the module name of its table in `facts/` and of its adapter

@@ -18,7 +18,13 @@ from agentstyle.engine.event import Event
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.gemini_cli import NAME, SPEC
-from agentstyle.harnesses.install import PLUGIN_DIR, Key, home_path, sh_literal
+from agentstyle.harnesses.install import (
+    PLUGIN_DIR,
+    STRIP_JSON_COMMENTS_LEAVES,
+    Key,
+    home_path,
+    sh_literal,
+)
 from agentstyle.harnesses.protocol import HarnessAdapter
 
 if TYPE_CHECKING:
@@ -119,15 +125,6 @@ def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
     return []
 
 
-# strip-json-comments 3.1.1, which Gemini CLI pins, blanks a comment with `replace(/\S/g, " ")`:
-# what JavaScript's `\s` matches beyond JSON's four whitespace characters stays, and then
-# `JSON.parse` fails on it (fixed upstream in 5.0.2).
-_JS_ONLY_SPACES = (
-    "\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
-
 class GeminiCli(HarnessAdapter):
     name = NAME
     spec = SPEC
@@ -208,7 +205,10 @@ class GeminiCli(HarnessAdapter):
         from agentstyle.configfiles.jsonspans import Dialect
 
         return Dialect(
-            client="gemini cli", comments=True, unreadable_in_comments=_JS_ONLY_SPACES, bom=False
+            client="gemini cli",
+            comments=True,
+            unreadable_in_comments=STRIP_JSON_COMMENTS_LEAVES,
+            bom=False,
         )
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:

@@ -32,6 +32,16 @@ Groups = dict[str, list[dict[str, Any]]]
 Key = tuple[tuple[str, ...], "JsonValue"]
 
 
+# strip-json-comments 3.x, which Gemini CLI and Qwen Code read their settings with, blanks a
+# comment with `replace(/\S/g, " ")`: what JavaScript's `\s` matches beyond JSON's four whitespace
+# characters stays, and then `JSON.parse` fails on it (fixed upstream in 5.0.2). A config dialect's
+# `unreadable_in_comments` for those clients.
+STRIP_JSON_COMMENTS_LEAVES = (
+    "\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
 def is_style_command(text: str) -> bool:
     """A handler command STYLE wrote: `style-hook --harness …` (on PATH, or a personal scope's
     `"/…/bin/style-hook" --harness …`), or an older install's `python -m agentstyle.hook`."""
@@ -79,6 +89,22 @@ def no_fail_closed_notes(harness: str, fail_closed: bool) -> list[str]:
         f"{harness} hooks have no fail-closed switch: STYLE refuses gate calls itself when it "
         "cannot evaluate, but a hook process that crashes or times out lets the call run"
     ]
+
+
+def hook_failure_note(harness: str) -> str:
+    """What a client without a fail-closed switch does with a call whose hook failed, and what
+    STYLE does about it: the line `style plan` and `style doctor` print for it
+    (docs/design/runtime.md#fail-modes)."""
+    from agentstyle.harnesses import HANDLER_TIMEOUT_S
+    from agentstyle.limits import BUDGET_S
+
+    return (
+        f"{harness} lets a call run when its hook crashes or runs past its timeout (it has no "
+        f"fail-closed switch); STYLE answers within its own {BUDGET_S:g} s budget, inside the "
+        f"{HANDLER_TIMEOUT_S} s timeout it writes, refuses by itself a call it cannot check "
+        "under `fail: closed` or `--fail-closed`, and logs every call it let through unchecked "
+        "(`style doctor` lists them)"
+    )
 
 
 def write_config(

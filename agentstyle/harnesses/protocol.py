@@ -57,7 +57,9 @@ class HarnessAdapter(ABC):
 
     def duplicate(self, payload: dict[str, Any], native_event: str) -> bool:
         """Whether another gate STYLE installed for this harness evaluates this call (then
-        evaluating it here too would apply the same rules twice)."""
+        evaluating it here too would apply the same rules twice), or the client fired the event
+        for nothing of its own kind (Qwen Code's UserPromptSubmit for its continuations): either
+        way it is answered "no opinion" unevaluated."""
         return False
 
     def with_command(
@@ -242,6 +244,14 @@ class HarnessAdapter(ABC):
         if self.spec.fail_closed_switch:
             return []
         return install.no_fail_closed_notes(self.spec.title, fail_closed)
+
+    def failure_note(self) -> str | None:
+        """What the client does with a call whose hook crashed or timed out where that is to
+        let it run, and what STYLE does about it (`style plan`, `style doctor`); None where
+        the client can be told to refuse it (`HarnessSpec.fail_closed_switch`)."""
+        if self.spec.fail_closed_switch:
+            return None
+        return install.hook_failure_note(self.spec.title)
 
     def fail_closed_check(self, version: tuple[int, ...] | None) -> str | None:
         """What a `--fail-closed` install notes of the client's version (`version_command`'s

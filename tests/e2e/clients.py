@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from e2e import install_clients, mockapi
+from e2e import install_clients, mockapi, qwen_client
 from e2e.mockapi import MockServer, Request, Script
 
 REPO = install_clients.REPO
@@ -478,6 +478,10 @@ class GeminiCLI:
 
 
 CLIENT: dict[str, Any] = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCLI}
+
+# The clients driven by a test module of their own (not in HARNESSES, which the shared scenarios
+# run over), each in a module of its own.
+CLIENT[qwen_client.NAME], API_OF[qwen_client.NAME] = qwen_client.QwenCode, qwen_client.QwenCode.api
 
 
 def which_node() -> str | None:

@@ -108,11 +108,13 @@ class ClaudeCodeTranscripts(TranscriptFormat):
         return "~/.claude/projects/" + re.sub(r"[^A-Za-z0-9]", "-", cwd) + "/*.jsonl"
 
     def owns_record(self, record: dict[str, Any]) -> bool:
-        # (a Gemini CLI chat record names `projectHash` beside `sessionId`)
+        # (a Gemini CLI chat record names `projectHash` beside `sessionId`, a Qwen Code one
+        # `provenance`)
         return (
             "sessionId" in record
             and record.get("type") in ("user", "assistant", "system")
             and "projectHash" not in record
+            and "provenance" not in record
         )
 
     def tool_calls(self, path: Path) -> list[ToolCall]:
