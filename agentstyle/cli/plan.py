@@ -114,6 +114,12 @@ def command(
         typer.echo("  ".join(cells).rstrip())
         for line in extra.get(i, []):
             typer.echo(line)
+    gated = (
+        e.runs and e.action in ("block", "ask") and e.native_event in spec.gate_events
+        for e in compiled.plan
+    )
+    if any(gated):  # where a rule refuses, what a dead or hung hook does to the call
+        typer.echo(spec.hook_failure())
     if verbose:
         for name, seconds in compiled.timings.items():
             typer.echo(f"pass {name}: {seconds * 1000:.1f} ms", err=True)

@@ -385,6 +385,8 @@ def check_harness(
                 )
                 return True
     findings.append(Finding("ok", name, f"{label}: {len(handlers)} STYLE handler(s) as installed"))
+    # what the client does with a call when the hook process itself dies or hangs
+    findings.append(Finding("ok", name, adapter.spec.hook_failure(h.fail_closed)))
     return False
 
 

@@ -128,6 +128,11 @@ class HarnessAdapter(ABC):
         (docs/design/runtime.md#fail-modes)."""
         return self.answer(Decision(verdict="block", reasons=[reason]), native_event)
 
+    def error_refuses(self, native_event: str) -> bool:
+        """Whether the client refuses the call when the hook exits with an error at this event
+        (Copilot CLI's PreToolUse): then no answer may exit so by accident."""
+        return False
+
     def no_opinion(self, native_event: str) -> Wire:
         """The answer that lets the event go on as if STYLE were not installed."""
         return Wire("")
