@@ -43,6 +43,9 @@ CASES = [
     ("gemini-cli", None),
     ("claude-code", "claude.settings.json"),
     ("claude-code", None),
+    ("copilot-cli", "copilot.hooks.json"),
+    ("copilot-cli", "copilot.pascal-no-version.json"),
+    ("copilot-cli", None),
 ]
 
 

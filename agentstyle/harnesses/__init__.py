@@ -133,6 +133,12 @@ HARNESSES: dict[str, HookFacts] = {
         session_env="GEMINI_SESSION_ID",
         per_second=1000,
     ),
+    # Copilot CLI also runs the project's Claude Code hooks (`.claude/settings*.json`); its
+    # PascalCase events send Claude-shaped payloads. A crashed PreToolUse hook (any exit but 0)
+    # refuses the call; a timed-out one lets it run (docs/design/harnesses.md#copilot-cli-failure)
+    "copilot-cli": HookFacts(
+        "copilot_cli", project_dir_env="COPILOT_PROJECT_DIR", runs_other_configs=True
+    ),
 }
 SUPPORTED = tuple(HARNESSES)
 # harness name → the module name of its table in `facts/` and of its adapter
