@@ -95,6 +95,9 @@ SPEC = HarnessSpec(
     ask_may_refuse=True,
     # a new session says `new` (or `startup`), a resumed one `resume`; none after a compaction
     session_sources=frozenset({"startup", "resume"}),
+    # No payload names the model; the session log does, but it may not be on disk yet when
+    # the first SessionStart runs (tests/e2e/test_copilot_cli.py)
+    model_at_first_start=False,
     content_search=frozenset({"Grep"}),
     # No fail-closed switch; a PreToolUse hook that crashes or exits with an error refuses
     # the call, one that times out lets it run (docs/design/harnesses.md#copilot-cli-failure).
