@@ -66,6 +66,11 @@ MODEL_FROM_TRANSCRIPT = True
 # model's tool result, so the question carries how to let the call through.
 ASK_CARRIES_APPROVE_HINT = True
 
+# A shell command that exits non-zero is no failed tool to Copilot CLI (PostToolUse, result
+# `success`): its result ends `<shellId: 0 completed with exit code 1>`. It is a failed call, as
+# Claude Code's is, so `state.failures` and `state.commands_failed` see it.
+SHELL_EXIT = re.compile(r"<shellId: [^>]*completed with exit code (-?\d+)>\s*$")
+
 # A subagent's own turn fires `UserPromptSubmit` (its task) and `Stop` under its own session id,
 # with `parent_agent_id`; `SubagentStart` and `SubagentStop` are the parent's view of it.
 SUBAGENT_KEY = "parent_agent_id"
@@ -157,10 +162,18 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         searches=native in SPEC.content_search,
     )
     if ev.native_event == "PostToolUse":
-        ev.add_tree("tool.output", payload.get("tool_result"))
+        result = payload.get("tool_result")
+        ev.failed = native == "Bash" and _exited_non_zero(result)
+        ev.add_tree("tool.output", result)
     elif ev.native_event == "PostToolUseFailure":
         ev.failed = True
         ev.add_tree("tool.output", payload.get("error"))
+
+
+def _exited_non_zero(result: Any) -> bool:
+    text = result.get("text_result_for_llm") if isinstance(result, dict) else None
+    found = SHELL_EXIT.search(text) if isinstance(text, str) else None
+    return found is not None and int(found.group(1)) != 0
 
 
 def _transcript_model(entry: dict[str, Any]) -> str | None:

@@ -19,7 +19,6 @@ from e2e.clients import CopilotCLI, Session, is_style_command
 from e2e.mockapi import Call, Say, Script
 from e2e.scenarios import BLOCK_PACKAGE, BLOCK_REASON, assert_blocked, block_script, edit, shell
 from e2e.scenarios import write as write_call
-from e2e.test_coverage import check
 
 NAME = "copilot-cli"
 
@@ -50,9 +49,9 @@ rules:
 
 def test_payloads_tools_and_the_model_from_the_transcript(session) -> None:
     """facts/copilot_cli.py (PascalCase events: Claude-shaped payloads, the Claude tool names,
-    `path` for the file tools) and copilot_cli.MODEL_FROM_TRANSCRIPT: no payload names the
-    model, the session's log does (from the first tool call on; the first SessionStart may
-    come before the log is on disk: `model_at_first_start` is False)."""
+    `path` for the file tools), copilot_cli.SHELL_EXIT and copilot_cli.MODEL_FROM_TRANSCRIPT:
+    no payload names the model, the session's log does (from the first tool call on; the first
+    SessionStart may come before the log is on disk: `model_at_first_start` is False)."""
     assert copilot_cli.MODEL_FROM_TRANSCRIPT
     s: Session = session(NAME, Script([]))
     s.script.turns.extend(
@@ -60,6 +59,7 @@ def test_payloads_tools_and_the_model_from_the_transcript(session) -> None:
             [write_call(NAME, s.project, "new.txt", "hello\n")],
             [edit(NAME, s.project, "README.md", "scratch project", "edited project")],
             [shell(NAME, "echo hi > out.txt")],
+            [shell(NAME, "false")],
         ]
     )
     s.install(RECORD)
@@ -69,7 +69,7 @@ def test_payloads_tools_and_the_model_from_the_transcript(session) -> None:
     assert payloads and not any("model" in p for p in payloads)
     assert all(p["hook_event_name"] and p["session_id"] and p["cwd"] for p in payloads)
     tools = [p for p in payloads if p["hook_event_name"] == "PreToolUse"]
-    assert [p["tool_name"] for p in tools] == ["Write", "Edit", "Bash"]
+    assert [p["tool_name"] for p in tools] == ["Write", "Edit", "Bash", "Bash"]
     assert not any("tool_use_id" in p for p in tools)  # matched by order in coverage
     paths = {
         copilot_cli.ADAPTER.normalize(p, "PreToolUse").first("file.path")
@@ -78,6 +78,10 @@ def test_payloads_tools_and_the_model_from_the_transcript(session) -> None:
     }
     assert paths == {"new.txt", "README.md"}
     assert [p["source"] for p in payloads if p["hook_event_name"] == "SessionStart"] == ["new"]
+    # copilot_cli.SHELL_EXIT: a command's exit code is only in the last line of its result
+    shells = [p for p in payloads if p["hook_event_name"] == "PostToolUse"][-2:]
+    failed = [copilot_cli.ADAPTER.normalize(p, "PostToolUse").failed for p in shells]
+    assert failed == [False, True], [p["tool_result"] for p in shells]
     reqs = s.requests()
     # the session start context is in the first request; the model Copilot CLI was told to
     # use renders after the first call
@@ -158,7 +162,15 @@ def test_an_untrusted_folder_skips_the_project_hooks_and_coverage_finds_it(sessi
     s.hook_trust = False
     s.run("delete victim.txt")
     assert not (s.project / "victim.txt").exists(), "the project hooks ran untrusted"
-    check(s, NAME, "Bash", ".copilot/session-state/")
+    report = json.loads(s.style("audit", "coverage", "--format", "json").stdout)
+    rows = [r for r in report["rows"] if r["harness"] == NAME]
+    covered = [r for r in rows if not r["wholly_unseen"]]
+    [skipped] = [r for r in rows if r["wholly_unseen"]]
+    assert len(covered) == 1 and covered[0]["seen"] == covered[0]["tool_calls"] >= 1, rows
+    assert skipped["seen"] == 0 and skipped["tool_calls"] >= 1, skipped
+    assert {(x["tool"], x["cause"]) for x in skipped["unseen"]} == {("Bash", "hooks-skipped")}
+    assert skipped["transcript"].startswith(str(s.home / ".copilot" / "session-state"))
+    assert "STYLE never saw (1 wholly unseen)" in s.style("audit", "coverage").stdout
 
 
 def test_user_hooks_run_in_an_untrusted_folder(session) -> None:
