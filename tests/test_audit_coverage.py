@@ -364,7 +364,10 @@ def test_transcripts_that_are_not_there_or_not_transcripts(
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert f"--transcripts {tmp_path / 'nothing-*.jsonl'}: no file matches" in proc.stderr
-    assert f"{other}: not a Claude Code, Codex or Gemini CLI transcript; skipped" in proc.stderr
+    assert (
+        f"{other}: not a Claude Code, Codex, Gemini CLI or Copilot CLI transcript; skipped"
+        in proc.stderr
+    )
 
 
 # -- Codex and Gemini CLI --------------------------------------------------------------------------
