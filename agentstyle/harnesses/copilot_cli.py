@@ -39,8 +39,14 @@ FILE_PATH_KEYS = ("path", "file_path", "paths")
 SOURCES = {"new": "startup", "startup": "startup", "resume": "resume"}
 # The events whose answer Copilot CLI reads for the model's context (`additionalContext`).
 CONTEXT_EVENTS = frozenset(
-    {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure"}
-    | {"SubagentStart"}
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "SubagentStart",
+    }
 )
 # The top-level keys of its layout version (`version: 1`).
 VERSION_KEY = ("version",)
@@ -176,10 +182,6 @@ def _exited_non_zero(result: Any) -> bool:
     return found is not None and int(found.group(1)) != 0
 
 
-def _transcript_model(entry: dict[str, Any]) -> str | None:
-    return _entry_model(entry)
-
-
 class CopilotCli(HarnessAdapter):
     name = NAME
     spec = SPEC
@@ -197,7 +199,7 @@ class CopilotCli(HarnessAdapter):
             shaped(payload, native_event),
             turn_key="turn_id",
             sources=SOURCES,
-            model_pick=_transcript_model if MODEL_FROM_TRANSCRIPT else None,
+            model_pick=_entry_model if MODEL_FROM_TRANSCRIPT else None,
         )
         if ev.point in read.TOOL_POINTS:
             tool_event(ev, payload)
