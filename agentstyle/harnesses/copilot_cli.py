@@ -64,8 +64,8 @@ MESSAGE_EXIT = 2
 MESSAGE_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"})
 
 # No hook payload names the model; the session's log does (`session.start`'s `selectedModel`,
-# then each `assistant.message`'s `model`). The log is written a little after the session
-# starts: its first SessionStart may find no model there yet (`model_at_first_start`).
+# then each `assistant.message`'s `model`). Copilot CLI writes the log a moment after the fact:
+# a session's first events may find no model there yet (`model_at_first_start`).
 MODEL_FROM_TRANSCRIPT = True
 
 # In `copilot -p` an `ask` is never a prompt: the call is refused and the question is the

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from agentstyle.harnesses import copilot_cli
 from agentstyle.harnesses.facts import copilot_cli as copilot_facts
@@ -50,10 +51,17 @@ rules:
 def test_payloads_tools_and_the_model_from_the_transcript(session) -> None:
     """facts/copilot_cli.py (PascalCase events: Claude-shaped payloads, the Claude tool names,
     `path` for the file tools), copilot_cli.SHELL_EXIT and copilot_cli.MODEL_FROM_TRANSCRIPT:
-    no payload names the model, the session's log does (from the first tool call on; the first
-    SessionStart may come before the log is on disk: `model_at_first_start` is False)."""
+    no payload names the model, the session's log does, once Copilot CLI has written it, a
+    moment after the session starts (the first SessionStart comes before: `model_at_first_start`
+    is False; the mock answers the first request after a pause, as a model would)."""
     assert copilot_cli.MODEL_FROM_TRANSCRIPT
-    s: Session = session(NAME, Script([]))
+
+    def thinking(req):  # a model's first answer takes a moment: the mock's would not
+        if req.seq == 1:
+            time.sleep(1.5)
+        return None
+
+    s: Session = session(NAME, Script([], pick=thinking))
     s.script.turns.extend(
         [
             [write_call(NAME, s.project, "new.txt", "hello\n")],
@@ -84,7 +92,7 @@ def test_payloads_tools_and_the_model_from_the_transcript(session) -> None:
     assert failed == [False, True], [p["tool_result"] for p in shells]
     reqs = s.requests()
     # the session start context is in the first request; the model Copilot CLI was told to
-    # use renders after the first call
+    # use renders once its session log is on disk (it writes it a moment after the start)
     assert "E2E-BRIEF model " in reqs[0].text
     assert all(f"E2E-POST-MODEL {CopilotCLI.MODEL}" in r.text for r in reqs[1:])
     # context before a call reaches the model too, and the call runs
