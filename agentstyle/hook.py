@@ -173,7 +173,7 @@ def respond(call: HookCall, stdin: bytes, stdin_ended: bool = True) -> Answer:
     if failure:
         err = f"{failure}\n{err}" if err else failure
     if notices:
-        out = _with_notices(call, out, notices)
+        out, code = _with_notices(call, out, code, notices)
         err = "\n".join(notices) + ("\n" + err if err else "")
     return out, err, code
 
@@ -196,18 +196,20 @@ def _out_of_time(call: HookCall, stdin: bytes, stage: str, prepare: bool) -> Ans
     return out_of_time(call, stdin, stage)
 
 
-def _with_notices(call: HookCall, stdout: str, notices: list[str]) -> str:
-    """The answer with the notices shown to the user, in the field the harness shows."""
+def _with_notices(call: HookCall, stdout: str, code: int, notices: list[str]) -> tuple[str, int]:
+    """The answer with the notices shown to the user, in the field the harness shows (and the
+    exit code that shows them, where a harness shows a hook's stderr on one)."""
     try:
         from agentstyle.engine.decision import Wire
         from agentstyle.harnesses import adapter_for
 
-        # Only the answer's stdout is taken: the notices are on stderr already (where the
-        # event has no field for them).
+        # The answer's stdout and exit code are taken: the notices are on stderr already
+        # (where the event has no field for them).
         notice = "\n".join(notices)
-        return adapter_for(call.harness).with_notice(Wire(stdout), call.event, notice).stdout
+        wire = adapter_for(call.harness).with_notice(Wire(stdout, code), call.event, notice)
+        return wire.stdout, wire.exit_code
     except Exception:
-        return stdout
+        return stdout, code
 
 
 def _answer(call: HookCall, stdin: bytes, home: str | None) -> Answer:

@@ -91,7 +91,7 @@ def test_completion_installs_into_a_throwaway_home(tmp_path: Path) -> None:
     ("words", "cword", "expected"),
     [
         ("style ins", 1, ["install"]),
-        ("style install --harness c", 3, ["claude-code", "codex", "cursor"]),
+        ("style install --harness c", 3, ["claude-code", "codex", "cursor", "copilot-cli"]),
         ("style audit --format p", 3, ["parquet"]),
         ("style install --d", 2, ["--dry-run"]),
     ],

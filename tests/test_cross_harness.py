@@ -1,12 +1,12 @@
 """One policy, one scenario, every harness: the cross-harness golden suite.
 
 The package `tests/data/harness/cross` (xh) is installed for every harness (claude-code, codex,
-cursor, gemini-cli, qwen-code) in one project. The same scenario is then replayed through each
-harness's own payload shapes (the shared fixtures, or a fixture with a few fields changed), one
-session per harness, in order: session start, a prompt, a blocked shell call, an ask, a warn
-before an edit, an inject after it, a stop that must continue, the stop again (loop guard), a
-compaction, and the session start that follows it. Every answer is checked byte for byte
-(stdout, exit code, empty stderr).
+cursor, gemini-cli, copilot-cli, qwen-code) in one project. The same scenario is then replayed
+through each harness's own payload shapes (the shared fixtures, or a fixture with a few fields
+changed), one session per harness, in order: session start, a prompt, a blocked shell call, an
+ask, a warn before an edit, an inject after it, a stop that must continue, the stop again (loop
+guard), a compaction, and the session start that follows it. Every answer is checked byte for
+byte (stdout, exit code, empty stderr).
 
 What differs per harness is exactly what the contracts say
 (docs/design/harnesses.md#across-harnesses): the ask is an ask on Claude Code and on Cursor's
@@ -178,6 +178,20 @@ GOLDEN: dict[str, dict[str, str | None]] = {
         "compact": "{}",
         "after-compact": None,  # Gemini CLI has no post-compaction session start
     },
+    # Copilot CLI's flat fields; before a call nothing reaches the person (the warn's model
+    # side only), and PreCompact can only observe.
+    "copilot-cli": {
+        "start": _j({"additionalContext": BRIEF}),
+        "prompt": _j({"additionalContext": TESTS}),
+        "block": _j({"permissionDecision": "deny", "permissionDecisionReason": RM}),
+        "ask": _j({"permissionDecision": "ask", "permissionDecisionReason": PUSH_REFUSED}),
+        "edit-before": _j({"additionalContext": WARN_MODEL}),
+        "edit-after": _j({"additionalContext": CLIPPY}),
+        "stop": _j({"decision": "block", "reason": STOP}),
+        "stop-again": "",
+        "compact": "",
+        "after-compact": None,  # Copilot CLI starts no session after a compaction
+    },
     "qwen-code": {
         "start": _ctx("SessionStart", BRIEF),
         "prompt": _ctx("UserPromptSubmit", TESTS),
@@ -213,7 +227,7 @@ GOLDEN: dict[str, dict[str, str | None]] = {
 def scenario(p: HarnessProject, harness: str, sid: str) -> list[tuple[str, str, dict[str, Any]]]:
     """(step, native event, payload) of the scenario in this harness's payload shapes."""
     root = p.root.as_posix()
-    if harness in ("claude-code", "codex"):
+    if harness in ("claude-code", "codex", "copilot-cli"):
         patch = (
             "PreToolUse.apply_patch-rs.json" if harness == "codex" else "PreToolUse.edit-rs.json"
         )
@@ -230,8 +244,11 @@ def scenario(p: HarnessProject, harness: str, sid: str) -> list[tuple[str, str, 
             "compact": "PreCompact.auto.json",
             "after-compact": "SessionStart.compact.json",
         }
+        if harness == "copilot-cli":
+            names["start"] = "SessionStart.new.json"
+            del names["after-compact"]
         out = []
-        for step in STEPS:
+        for step in [s for s in STEPS if s in names]:
             payload = p.fixture(harness, names[step], session_id=sid)
             out.append((step, str(payload["hook_event_name"]), payload))
         return out

@@ -47,6 +47,7 @@ SHELL_FIXTURE = {
     "codex": "PreToolUse.bash-rm-rf.json",
     "cursor": "beforeShellExecution.rm-rf.json",
     "gemini-cli": "BeforeTool.run_shell_command-rm-rf.json",
+    "copilot-cli": "PreToolUse.bash-rm-rf.json",
     "qwen-code": "PreToolUse.run_shell_command-rm-rf.json",
 }
 
@@ -90,7 +91,12 @@ def payload(p: HarnessProject, harness: str, session: str) -> dict[str, Any]:
 
 
 def shown(harness: str, result: HookResult) -> str | None:
-    """The text the harness shows the person from this answer (one JSON object)."""
+    """The text the harness shows the person from this answer (one JSON object); where its
+    gate's answer has no field for it (Copilot CLI's), the notice's line on stderr."""
+    adapter = adapter_for(harness)
+    if GATES[harness][0] not in adapter.notice_events:
+        lines = [ln for ln in result.stderr.splitlines() if ln.startswith("STYLE could not")]
+        return lines[0] if lines else None
     result.check_clean()
     field = "user_message" if harness == "cursor" else "systemMessage"
     value = (result.json or {}).get(field)
@@ -285,6 +291,11 @@ def test_a_warning_and_the_notice_share_one_system_message() -> None:
         event = GATES[harness][0]
         wire = adapter.answer(Decision(messages=["Careful with rm."]), event)
         merged = adapter.with_notice(wire, event, "STYLE could not check.")
+        if event not in adapter.notice_events:  # no field for the person: stderr, the answer kept
+            assert merged.stdout == wire.stdout, harness
+            assert merged.stderr.endswith("STYLE could not check.\n"), harness
+            assert adapter.wire_problem(event, merged.stdout, merged.exit_code) is None, harness
+            continue
         # where the gate's answer shows the warning (not Cursor's beforeShellExecution, nor
         # Qwen Code's PreToolUse, which answers nothing), the notice follows it in the same field
         warned = json.loads(wire.stdout or "{}").get(adapter.notice_field)

@@ -1,5 +1,5 @@
-"""Every Codex, Cursor, Gemini CLI and Qwen Code row of tests/fixtures/expected-outputs.md, through
-the real hook command.
+"""Every Codex, Cursor, Gemini CLI, Copilot CLI and Qwen Code row of
+tests/fixtures/expected-outputs.md, through the real hook command.
 
 Each row names a fixture, an action and the exact stdout. The rules of `tests/data/harness/rows`
 carry the rows' texts (the texts are illustrative; the engine adds none:
@@ -36,7 +36,13 @@ from tests.support.harness import DATA, FIXTURES, HarnessProject
 from tests.support.hooks import new_session
 
 EXPECTED_MD = FIXTURES / "expected-outputs.md"
-FOLDERS = {"codex": "codex", "cursor": "cursor", "gemini": "gemini-cli", "qwen-code": "qwen-code"}
+FOLDERS = {
+    "codex": "codex",
+    "cursor": "cursor",
+    "gemini": "gemini-cli",
+    "copilot-cli": "copilot-cli",
+    "qwen-code": "qwen-code",
+}
 
 # Row → (project, harness the hook runs as, index of the stdout alternative in the row).
 ROWS: dict[str, tuple[str, str, int]] = {
@@ -50,6 +56,8 @@ ROWS: dict[str, tuple[str, str, int]] = {
     "U6": ("cursor-b", "claude-code", 0),
     **{f"G{i}": ("gemini-a", "gemini-cli", 0) for i in range(1, 8)},
     "G8": ("gemini-b", "gemini-cli", 0),
+    **{f"P{i}": ("copilot-a", "copilot-cli", 0) for i in range(1, 15)},
+    "P15": ("copilot-b", "copilot-cli", 0),
     **{f"Q{i}": ("qwen-a", "qwen-code", 0) for i in range(1, 12)},
 }
 # Harnesses each project is installed for.
@@ -60,6 +68,8 @@ INSTALLS = {
     "cursor-b": ["claude-code"],
     "gemini-a": ["gemini-cli"],
     "gemini-b": ["gemini-cli"],
+    "copilot-a": ["copilot-cli"],
+    "copilot-b": ["copilot-cli"],
     "qwen-a": ["qwen-code"],
 }
 EXIT_CODE_FORMS = {"X1′", "U1′", "G1′"}
@@ -73,9 +83,10 @@ ANY_FIXTURE = {"G8": "gemini/BeforeTool.replace-rs.json"}
 
 
 def table() -> dict[str, tuple[str, list[str], int]]:
-    """Codex, Cursor, Gemini and Qwen Code rows: id → (fixture, stdout alternatives, exit code)."""
+    """Codex, Cursor, Gemini CLI, Copilot CLI and Qwen Code rows: id → (fixture, stdout
+    alternatives, exit code)."""
     rows: dict[str, tuple[str, list[str], int]] = {}
-    line_re = re.compile(r"^\| ([XUGQ]\d+′?) \| ([^|]+) \|[^|]+\| (.+) \| (\d) \|$")
+    line_re = re.compile(r"^\| ([XUGPQ]\d+′?) \| ([^|]+) \|[^|]+\| (.+) \| (\d) \|$")
     fixture = ""
     for line in EXPECTED_MD.read_text("utf-8").splitlines():
         m = line_re.match(line)
@@ -97,8 +108,8 @@ TABLE = table()
 def test_the_table_is_what_the_suite_cites() -> None:
     ids = {r for r in TABLE if r not in EXIT_CODE_FORMS}
     assert ids == {r for r in ROWS if not r.endswith("-older")}
-    assert {r[0] for r in TABLE} == {"X", "U", "G", "Q"}
-    assert len(TABLE) == 12 + 1 + 12 + 1 + 8 + 1 + 11
+    assert {r[0] for r in TABLE} == {"X", "U", "G", "P", "Q"}
+    assert len(TABLE) == 12 + 1 + 12 + 1 + 8 + 1 + 15 + 11
     for row in EXIT_CODE_FORMS:
         assert TABLE[row][2] == 2  # the alternative STYLE does not use
 

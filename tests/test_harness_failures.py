@@ -45,6 +45,7 @@ DENY_AT = {
     "codex": ("hookSpecificOutput", "permissionDecision"),
     "cursor": ("permission",),
     "gemini-cli": ("decision",),
+    "copilot-cli": ("permissionDecision",),
     "qwen-code": ("hookSpecificOutput", "permissionDecision"),
 }
 
@@ -83,6 +84,7 @@ NO_OPINION = {
     "codex": {"systemMessage": NOTICE},
     "cursor": {"permission": "allow", "user_message": NOTICE},
     "gemini-cli": {"systemMessage": NOTICE},
+    "copilot-cli": None,  # nothing before a call reaches the person: the notice is on stderr
     "qwen-code": {"systemMessage": NOTICE},
 }
 

@@ -156,6 +156,22 @@ EXPECTED: dict[str, dict[str, tuple[str, str | None]]] = {
         "compact-warn": ("install-error", "capability-missing"),
         "gemini-only": ("native", None),
     },
+    "copilot-cli": {
+        "brief": ("native", None),
+        "static-tone": ("static", None),
+        "push-ask": ("native", None),
+        "edit-ask": ("native", None),
+        "edit-ask-strict": ("native", None),
+        "closed-ask": ("native", None),
+        "closed-mixed": ("native", None),
+        "pre-warn": ("partial", None),  # PreToolUse: the model's context only
+        "prompt-inject": ("native", None),
+        "prompt-inject-skip": ("native", None),
+        "failed-note": ("native", None),
+        "sub-start": ("native", None),
+        "compact-warn": ("install-error", "capability-missing"),  # observe only
+        "gemini-only": ("skipped", "when.harness excludes copilot-cli"),
+    },
     "qwen-code": {
         "brief": ("native", None),
         "static-tone": ("static", None),

@@ -491,6 +491,40 @@ HARNESS_EVENTS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
         ),
         "stop": ("AfterAgent", {"prompt": "fix it", "prompt_response": "Done."}),
     },
+    "copilot-cli": {
+        "edit": (
+            "PostToolUse",
+            {
+                "tool_name": "Write",
+                "tool_input": {"path": "{root}/src/lib.rs", "file_text": "fn f() {}"},
+                "tool_result": {"result_type": "success", "text_result_for_llm": "Created"},
+            },
+        ),
+        # a command's exit code is only in its result's last line (copilot_cli.SHELL_EXIT)
+        "fail": (
+            "PostToolUse",
+            {
+                "tool_name": "Bash",
+                "tool_input": {"command": "cargo test", "description": "test"},
+                "tool_result": {
+                    "result_type": "success",
+                    "text_result_for_llm": "FAILED\n<shellId: 0 completed with exit code 101>",
+                },
+            },
+        ),
+        "pass": (
+            "PostToolUse",
+            {
+                "tool_name": "Bash",
+                "tool_input": {"command": "cargo test", "description": "test"},
+                "tool_result": {
+                    "result_type": "success",
+                    "text_result_for_llm": "ok\n<shellId: 1 completed with exit code 0>",
+                },
+            },
+        ),
+        "stop": ("Stop", {"stop_hook_active": False, "stop_reason": "end_turn"}),
+    },
     "cursor": {
         "edit": (
             "postToolUse",

@@ -65,6 +65,10 @@ def shell_payload(p: HarnessProject, harness: str, command: str) -> tuple[str, d
         return "beforeShellExecution", p.fixture(
             harness, "beforeShellExecution.rm-rf.json", conversation_id=sid, command=command
         )
+    if harness == "copilot-cli":
+        return "PreToolUse", p.fixture(
+            harness, "PreToolUse.bash-rm-rf.json", session_id=sid, tool_input={"command": command}
+        )
     if harness == "qwen-code":
         return "PreToolUse", p.fixture(
             harness,
@@ -103,6 +107,13 @@ def edit_payload(p: HarnessProject, harness: str, path: str) -> tuple[str, dict[
             conversation_id=sid,
             tool_input={"file_path": full, "contents": "{}"},
         )
+    if harness == "copilot-cli":
+        return "PreToolUse", p.fixture(
+            harness,
+            "PreToolUse.edit-rs.json",
+            session_id=sid,
+            tool_input={"path": full, "old_str": "a", "new_str": "b"},
+        )
     if harness == "qwen-code":
         return "PreToolUse", p.fixture(
             harness,
@@ -128,6 +139,8 @@ def refusal_text(harness: str, stdout: str) -> str | None:
         return str(doc.get("agent_message") or doc.get("user_message"))
     if doc.get("decision") in ("deny", "block"):
         return str(doc.get("reason"))
+    if doc.get("permissionDecision") == "deny":  # Copilot CLI's flat form
+        return str(doc["permissionDecisionReason"])
     return None
 
 

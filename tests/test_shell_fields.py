@@ -26,6 +26,7 @@ SHELL_FIXTURES = {
     "codex": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
     "cursor": ("beforeShellExecution.rm-rf.json", ("command",)),
     "gemini-cli": ("BeforeTool.run_shell_command-rm-rf.json", ("tool_input", "command")),
+    "copilot-cli": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
     "qwen-code": ("PreToolUse.run_shell_command-rm-rf.json", ("tool_input", "command")),
 }
 

@@ -44,7 +44,6 @@ def command(
     # Only a package without errors is planned: lowering assumes validated rules. The built-in
     # self-protection rules are planned with them, as install places them
     # (docs/design/cli.md#self-protection).
-    from agentstyle.harnesses import adapter_for
     from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.selfprotect import plan_packages
     from agentstyle.policy.compile import compile_policy, load_and_validate, ordered
@@ -115,10 +114,12 @@ def command(
         typer.echo("  ".join(cells).rstrip())
         for line in extra.get(i, []):
             typer.echo(line)
-    # where the client lets a call run when a hook fails, and what STYLE does about it
-    note = adapter_for(harness).failure_note()
-    if note is not None:
-        typer.echo(f"on a hook failure: {note}")
+    gated = (
+        e.runs and e.action in ("block", "ask") and e.native_event in spec.gate_events
+        for e in compiled.plan
+    )
+    if any(gated):  # where a rule refuses, what a dead or hung hook does to the call
+        typer.echo(spec.hook_failure())
     if verbose:
         for name, seconds in compiled.timings.items():
             typer.echo(f"pass {name}: {seconds * 1000:.1f} ms", err=True)

@@ -192,8 +192,6 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
         broken = check_harness(root, name, lock.harnesses[name], lock, policy, findings)
         if fire and not broken and policy is not None:
             fired = fire_harness(root, name, lock.harnesses[name], session, findings) or fired
-        if not broken:
-            findings.extend(failure_mode(name))
     if policy is not None:
         for rule_id, why in policy.unplaced:
             findings.append(Finding("warning", None, f"rule {rule_id} can never fire: {why}"))
@@ -207,15 +205,6 @@ def run_doctor(root: Path, *, fire: bool = True) -> list[Finding]:
                 Finding("warning", None, f"could not drop the synthetic events: {_cause(failed)}")
             )
     return findings + history
-
-
-def failure_mode(name: str) -> list[Finding]:
-    """What the client does with a call whose hook crashed or timed out, where it lets the call
-    run (`HarnessAdapter.failure_note`): said once per harness, as the way it works."""
-    from agentstyle.harnesses import adapter_for
-
-    note = adapter_for(name).failure_note()
-    return [Finding("ok", name, f"on a hook failure: {note}")] if note is not None else []
 
 
 def fail_open_findings(root: Path, paths: StylePaths, now: float | None = None) -> list[Finding]:
@@ -269,6 +258,8 @@ def check_harness(
     findings: list[Finding],
 ) -> bool:
     """Static checks of one harness's install; True when it is broken (one error line)."""
+    from agentstyle.harnesses.facts import spec_for
+
     config = _read_config(root, name, h)
     if isinstance(config, Finding):
         findings.append(config)
@@ -286,6 +277,8 @@ def check_harness(
         findings.append(broken)
         return True
     findings.append(Finding("ok", name, f"{label}: {len(handlers)} STYLE handler(s) as installed"))
+    # what the client does with a call when the hook process itself dies or hangs
+    findings.append(Finding("ok", name, spec_for(name).hook_failure(h.fail_closed)))
     return False
 
 

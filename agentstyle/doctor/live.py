@@ -89,7 +89,7 @@ def refusal_of(stdout: str, code: int, stderr: str) -> str | None:
     """The reason of a refusal in any supported harness's wire format, or None (not refused):
     exit code 2 (the reason on stderr), or a JSON answer that denies
     (`hookSpecificOutput.permissionDecision` / `.decision.behavior`, a top-level `decision`
-    of `block` / `deny`, Cursor's `permission: deny`)."""
+    of `block` / `deny` or `permissionDecision` of `deny`, Cursor's `permission: deny`)."""
     if code == 2:
         return stderr.strip().splitlines()[0] if stderr.strip() else "exit 2"
     try:
@@ -107,6 +107,8 @@ def refusal_of(stdout: str, code: int, stderr: str) -> str | None:
             return str(decision.get("message") or "denied")
     if obj.get("decision") in ("block", "deny"):
         return str(obj.get("reason") or "denied")
+    if obj.get("permissionDecision") == "deny":
+        return str(obj.get("permissionDecisionReason") or "denied")
     if obj.get("permission") == "deny":
         return str(obj.get("user_message") or obj.get("agent_message") or "denied")
     return None

@@ -133,6 +133,12 @@ HARNESSES: dict[str, HookFacts] = {
         session_env="GEMINI_SESSION_ID",
         per_second=1000,
     ),
+    # Copilot CLI also runs the project's Claude Code hooks (`.claude/settings*.json`); its
+    # PascalCase events send Claude-shaped payloads. A crashed PreToolUse hook (any exit but 0)
+    # refuses the call; a timed-out one lets it run (docs/design/harnesses.md#copilot-cli-failure)
+    "copilot-cli": HookFacts(
+        "copilot_cli", project_dir_env="COPILOT_PROJECT_DIR", runs_other_configs=True
+    ),
     # no fail-closed switch: a crashed or timed-out hook lets the call run; a refusal is the
     # deny JSON with exit 0, or exit 2 with the reason on stderr
     "qwen-code": HookFacts(

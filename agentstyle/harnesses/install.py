@@ -91,22 +91,6 @@ def no_fail_closed_notes(harness: str, fail_closed: bool) -> list[str]:
     ]
 
 
-def hook_failure_note(harness: str) -> str:
-    """What a client without a fail-closed switch does with a call whose hook failed, and what
-    STYLE does about it: the line `style plan` and `style doctor` print for it
-    (docs/design/runtime.md#fail-modes)."""
-    from agentstyle.harnesses import HANDLER_TIMEOUT_S
-    from agentstyle.limits import BUDGET_S
-
-    return (
-        f"{harness} lets a call run when its hook crashes or runs past its timeout (it has no "
-        f"fail-closed switch); STYLE answers within its own {BUDGET_S:g} s budget, inside the "
-        f"{HANDLER_TIMEOUT_S} s timeout it writes, refuses by itself a call it cannot check "
-        "under `fail: closed` or `--fail-closed`, and logs every call it let through unchecked "
-        "(`style doctor` lists them)"
-    )
-
-
 def write_config(
     before: str | None,
     groups: Groups,

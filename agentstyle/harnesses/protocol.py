@@ -130,6 +130,11 @@ class HarnessAdapter(ABC):
         (docs/design/runtime.md#fail-modes)."""
         return self.answer(Decision(verdict="block", reasons=[reason]), native_event)
 
+    def error_refuses(self, native_event: str) -> bool:
+        """Whether the client refuses the call when the hook exits with an error at this event
+        (Copilot CLI's PreToolUse): then no answer may exit so by accident."""
+        return False
+
     def no_opinion(self, native_event: str) -> Wire:
         """The answer that lets the event go on as if STYLE were not installed."""
         return Wire("")
@@ -244,14 +249,6 @@ class HarnessAdapter(ABC):
         if self.spec.fail_closed_switch:
             return []
         return install.no_fail_closed_notes(self.spec.title, fail_closed)
-
-    def failure_note(self) -> str | None:
-        """What the client does with a call whose hook crashed or timed out where that is to
-        let it run, and what STYLE does about it (`style plan`, `style doctor`); None where
-        the client can be told to refuse it (`HarnessSpec.fail_closed_switch`)."""
-        if self.spec.fail_closed_switch:
-            return None
-        return install.hook_failure_note(self.spec.title)
 
     def fail_closed_check(self, version: tuple[int, ...] | None) -> str | None:
         """What a `--fail-closed` install notes of the client's version (`version_command`'s

@@ -64,9 +64,13 @@ def missing_answer(harness: str, native_event: str, fail_closed: bool) -> tuple[
         wire = adapter.deny_answer(native_event, MISSING_REFUSED)
         return wire.stdout, MISSING_REFUSED, 0 if wire.stdout else 2
     wire = adapter.answer(Decision(messages=[MISSING]), native_event)
+    if wire.stderr.strip():  # the adapter's own channel to the person (Copilot CLI's warning)
+        return wire.stdout, wire.stderr.strip(), wire.exit_code
     # Where the event carries no user message, the harness shows a failed hook's first
-    # stderr line (a non-blocking error): still one clear line, never a silent 127.
-    return wire.stdout, MISSING, 0 if wire.stdout else 1
+    # stderr line (a non-blocking error): still one clear line, never a silent 127; but not
+    # where the client refuses the call on a failed hook (then the line is only logged).
+    failed = 0 if wire.stdout or adapter.error_refuses(native_event) else 1
+    return wire.stdout, MISSING, failed
 
 
 def hook_command(

@@ -117,6 +117,7 @@ def harness_items(harnesses: Iterable[str]) -> list[Item]:
         out += [
             Item(HOOK_CONFIGS, "file", "loose", f"{folder}/{f}") for f in spec.hook_config_files
         ]
+        out += [Item(HOOK_CONFIGS, "file", "loose", f) for f in spec.other_hook_files]
         for path in spec.managed_configs:
             kind = "file" if Path(path).suffix else "tree"
             out.append(Item(HOOK_CONFIGS, kind, "abs", path))

@@ -69,9 +69,10 @@ TEXTS = {
         "STYLE self-protect: `style allow`, install, sync, uninstall, audit prune and engine "
         f"stop change the guards. {YOURS}"
     ),
+    # (the first two folders named: every harness's would pass the block reason's token budget)
     pr.HOOK_CONFIGS: (
-        f"STYLE self-protect: the harness configs ({', '.join(f'{f}/' for f in CONFIG_FOLDERS)}) "
-        f"hold its hooks; read only. {YOURS}"
+        f"STYLE self-protect: the harness configs "
+        f"({', '.join(f'{f}/' for f in CONFIG_FOLDERS[:2])}, …) hold its hooks; read only. {YOURS}"
     ),
     pr.POLICY: (
         "STYLE self-protect: style.lock.yaml and the installed packages are the policy; "

@@ -402,7 +402,7 @@ def _failure(
     stdout, stderr, code = _failure_answer(call, seen, failure, log_home, closed, session)
     if tampered:
         wire = seen.adapter.with_notice(Wire(stdout, code, ""), seen.event, tampered)
-        return wire.stdout, stderr + wire.stderr, code
+        return wire.stdout, stderr + wire.stderr, wire.exit_code
     return stdout, stderr, code
 
 
@@ -459,4 +459,5 @@ def _failure_answer(
     if notified.first_time(log_home, session, f"fail-open:{failure.cause.counted.value}"):
         notice = errorlog.fail_open_notice(failure, seen.point)
         wire = adapter.with_notice(wire, seen.event, notice)
-    return wire.stdout, f"STYLE: {cause}; allowed (fail open)\n" + wire.stderr, 0
+    # (the notice's exit code: 0, or the one that shows a warning where that is the channel)
+    return wire.stdout, f"STYLE: {cause}; allowed (fail open)\n" + wire.stderr, wire.exit_code

@@ -2,9 +2,9 @@
 
 A `Session` is one scratch git project with a throwaway HOME, STYLE installed into it through
 the real `style install`, a scripted mock of the client's model API, and the client itself run
-non-interactively (`claude -p`, `codex exec`, `gemini -p`). Every run is bounded in time and
-ends its whole process group by pid; `close()` stops the resident engine the hooks started and
-the mock server.
+non-interactively (`claude -p`, `codex exec`, `gemini -p`, `copilot -p`). Every run is bounded
+in time and ends its whole process group by pid; `close()` stops the resident engine the hooks
+started and the mock server.
 """
 
 from __future__ import annotations
@@ -32,8 +32,13 @@ STYLE = [str(Path(sys.executable).parent / "style")]
 RUN_TIMEOUT_S = 150.0  # one client run, on a loaded 2-core machine
 STYLE_TIMEOUT_S = 120.0
 # the clients the suite drives
-HARNESSES = ("claude-code", "codex", "gemini-cli")
-API_OF = {"claude-code": "anthropic", "codex": "openai", "gemini-cli": "gemini"}
+HARNESSES = ("claude-code", "codex", "gemini-cli", "copilot-cli")
+API_OF = {
+    "claude-code": "anthropic",
+    "codex": "openai",
+    "gemini-cli": "gemini",
+    "copilot-cli": "anthropic",
+}
 # Hook durations measured by the clients, collected over the whole suite (conftest prints them).
 DURATIONS: list[tuple[str, str, float]] = []
 
@@ -128,8 +133,8 @@ class Session:
     server: MockServer = field(init=False)
     runs: list[Run] = field(default_factory=list)
     wrapped: bool = False
-    # Codex: run with `--dangerously-bypass-hook-trust` (without it `codex exec` skips the
-    # project's hooks without a word)
+    # Codex: run with `--dangerously-bypass-hook-trust`, Copilot CLI with `--trust-folder`
+    # (without it `codex exec` and `copilot -p` skip the project's hooks without a word)
     hook_trust: bool = True
     # STYLE's commands on the client's PATH (False: a machine where STYLE is not installed)
     style_on_path: bool = True
@@ -200,20 +205,22 @@ class Session:
     def config(self) -> Path:
         return self.project / CLIENT[self.harness].config
 
-    def wrap_hooks(self, template: str) -> None:
+    def wrap_hooks(self, template: str, path: Path | None = None) -> None:
         """Replace every STYLE handler command with a wrapper script made from `template`
-        (`{python}`, `{command}`, `{log}` filled in) that runs the original command."""
-        config = json.loads(self.config.read_text())
+        (`{python}`, `{command}`, `{log}` filled in) that runs the original command (in `path`,
+        another harness's config the client runs too; else its own)."""
+        path = path or self.config
+        config = json.loads(path.read_text())
         n = 0
         for groups in config["hooks"].values():
             if not isinstance(groups, list):
                 continue
             for group in groups:
-                for h in group.get("hooks", []):
+                for h in group.get("hooks", [group]):  # a flat config's entry is the handler
                     if not is_style_command(h.get("command", "")):
                         continue
                     n += 1
-                    wrapper = self.root / f"hook-wrapper-{n}.py"
+                    wrapper = self.root / f"hook-wrapper-{path.parent.name}-{n}.py"
                     wrapper.write_text(
                         template.format(
                             python=sys.executable,
@@ -225,11 +232,11 @@ class Session:
                     h["command"] = str(wrapper)
         assert n, "no STYLE handler to wrap"
         self.wrapped = True  # the clients' hook durations now include the wrapper: not kept
-        self.config.write_text(json.dumps(config, indent=2))
+        path.write_text(json.dumps(config, indent=2))
 
-    def record_payloads(self) -> None:
+    def record_payloads(self, path: Path | None = None) -> None:
         """Log every payload the client sends STYLE's hooks, and the answer, to payloads.jsonl."""
-        self.wrap_hooks(RECORDING_WRAPPER)
+        self.wrap_hooks(RECORDING_WRAPPER, path)
 
     def payloads(self) -> list[dict[str, Any]]:
         log = self.root / "payloads.jsonl"
@@ -477,7 +484,109 @@ class GeminiCLI:
         return found
 
 
-CLIENT: dict[str, Any] = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCLI}
+class CopilotCLI:
+    """`copilot -p` against the mock's Anthropic wire (`COPILOT_PROVIDER_TYPE=anthropic`), no
+    GitHub login (`COPILOT_OFFLINE`); its package unpacks itself once into the cache
+    (`COPILOT_PKG_CACHE_HOME`), not into each throwaway HOME."""
+
+    config = ".github/hooks/style.json"
+    # the model Copilot CLI is told to use: its transcript names this one, whatever the API says
+    MODEL = "claude-sonnet-4.6"
+
+    @staticmethod
+    def prepare_home(s: Session) -> None:
+        (s.home / ".copilot").mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def command(
+        s: Session, prompt: str, resume: bool, extra: list[str]
+    ) -> tuple[list[str], dict[str, str], Path | None]:
+        spec = install_clients.pinned()["copilot-cli"]
+        env = {k: v for k, v in s.env().items() if not k.startswith(("COPILOT", "GH_", "GITHUB"))}
+        env.update(
+            COPILOT_PROVIDER_BASE_URL=s.server.url,
+            COPILOT_PROVIDER_TYPE="anthropic",
+            COPILOT_PROVIDER_API_KEY="e2e-dummy",
+            COPILOT_MODEL=CopilotCLI.MODEL,
+            COPILOT_OFFLINE="true",
+            COPILOT_AUTO_UPDATE="false",
+            COPILOT_PKG_CACHE_HOME=str(install_clients.prefix_of("copilot-cli", spec) / "unpacked"),
+        )
+        argv = [
+            str(binary("copilot-cli")),
+            "-p",
+            prompt,
+            "--allow-all-tools",
+            "--no-ask-user",
+            "--disable-builtin-mcps",
+            "--log-dir",
+            str(s.root / f"copilot-logs-{len(s.runs)}"),
+        ]
+        # Copilot CLI runs a session's first two hooks (SessionStart, UserPromptSubmit) at once:
+        # with no engine yet, one waits for the other's hold of the database, and on this loaded
+        # 2-core machine it can pass its deadline and fail open (docs/harnesses/copilot-cli.md).
+        # The tests are about the answers: the engine is up before the client starts.
+        if (s.project / ".style" / "style.duckdb").is_file():
+            s.style("engine", "start", check=False)
+        # A new session trusts the folder for itself (`--trust-folder`); a resumed one cannot
+        # take the flag, and needs the trust a person saves (`trustedFolders`).
+        CopilotCLI.save_trust(s, s.hook_trust and resume)
+        if s.hook_trust and not resume:
+            argv.append("--trust-folder")
+        if resume:
+            argv.append("--continue")
+        return argv + extra, env, None
+
+    @staticmethod
+    def save_trust(s: Session, trusted: bool) -> None:
+        """The project in `trustedFolders` of `~/.copilot/config.json` (a JSON file the client
+        writes with comment lines above it), or not."""
+        config = s.home / ".copilot" / "config.json"
+        text = config.read_text() if config.exists() else "{}"
+        body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+        doc = json.loads(body or "{}")
+        doc["trustedFolders"] = [str(s.project)] if trusted else []
+        config.write_text(json.dumps(doc, indent=2) + "\n")
+
+    @staticmethod
+    def durations(s: Session, run: Run) -> list[tuple[str, float]]:
+        """Each hook run the session logs keep (`hook.start` to `hook.end`, by invocation)."""
+        found: list[tuple[str, float]] = []
+        for log in (s.home / ".copilot" / "session-state").glob("*/events.jsonl"):
+            if log.stat().st_mtime < time.time() - run.seconds - 5:
+                continue  # an earlier run's session
+            started: dict[str, tuple[str, float]] = {}
+            for line in log.read_text(errors="replace").splitlines():
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                data = rec.get("data") or {}
+                key = str(data.get("hookInvocationId") or "")
+                stamp = _iso_seconds(rec.get("timestamp"))
+                if rec.get("type") == "hook.start" and key and stamp is not None:
+                    started[key] = (str(data.get("hookType")), stamp)
+                elif rec.get("type") == "hook.end" and key in started and stamp is not None:
+                    kind, began = started.pop(key)
+                    found.append((kind, (stamp - began) * 1000.0))
+        return found
+
+
+def _iso_seconds(value: Any) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+CLIENT: dict[str, Any] = {
+    "claude-code": ClaudeCode,
+    "codex": Codex,
+    "gemini-cli": GeminiCLI,
+    "copilot-cli": CopilotCLI,
+}
 
 # The clients driven by a test module of their own (not in HARNESSES, which the shared scenarios
 # run over), each in a module of its own.

@@ -17,6 +17,8 @@ from tests.support.packages import no_rm, package_text
 def shell(harness: str, command: str) -> Call:
     if harness == "claude-code":
         return Call("Bash", {"command": command, "description": "run it"})
+    if harness == "copilot-cli":
+        return Call("bash", {"command": command, "description": "run it"})
     if harness == "codex":
         return Call("exec_command", {"cmd": command})
     return Call("run_shell_command", {"command": command})
@@ -25,6 +27,8 @@ def shell(harness: str, command: str) -> Call:
 def write(harness: str, project: Path, rel: str, content: str) -> Call:
     if harness == "claude-code":
         return Call("Write", {"file_path": str(project / rel), "content": content})
+    if harness == "copilot-cli":
+        return Call("create", {"path": str(project / rel), "file_text": content})
     if harness == "codex":
         lines = "".join(f"+{line}\n" for line in content.splitlines())
         return Call(
@@ -37,6 +41,8 @@ def write(harness: str, project: Path, rel: str, content: str) -> Call:
 def edit(harness: str, project: Path, rel: str, old: str, new: str) -> Call:
     if harness == "claude-code":
         return Call("Edit", {"file_path": str(project / rel), "old_string": old, "new_string": new})
+    if harness == "copilot-cli":
+        return Call("edit", {"path": str(project / rel), "old_str": old, "new_str": new})
     if harness == "codex":
         return Call(
             "apply_patch",

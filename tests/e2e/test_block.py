@@ -42,7 +42,7 @@ def test_block_scenario_fails_with_a_broken_answer(session, harness: str) -> Non
     config = json.loads(s.config.read_text())
     for groups in config["hooks"].values():
         for group in groups:
-            for h in group["hooks"]:
+            for h in group.get("hooks", [group]):  # a flat config's entry is the handler
                 if is_style_command(h["command"]):
                     wrapper = s.root / f"broken-{len(list(s.root.glob('broken-*')))}.py"
                     wrapper.write_text(

@@ -96,8 +96,18 @@ def test_gemini_session_with_its_hooks_is_covered(session) -> None:
 # -- style doctor --live against what the client does --------------------------------------------
 
 CANARY = "echo style-canary > .style/style-canary"
-GATE = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini-cli": "BeforeTool"}
-NO_SHELL = {"claude-code": "Edit|Write", "codex": "^(apply_patch)$", "gemini-cli": "^(write_file)$"}
+GATE = {
+    "claude-code": "PreToolUse",
+    "codex": "PreToolUse",
+    "gemini-cli": "BeforeTool",
+    "copilot-cli": "PreToolUse",
+}
+NO_SHELL = {
+    "claude-code": "Edit|Write",
+    "codex": "^(apply_patch)$",
+    "gemini-cli": "^(write_file)$",
+    "copilot-cli": "Edit|Write",
+}
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

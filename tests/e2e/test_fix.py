@@ -1,5 +1,5 @@
-"""A rule's fix in each real client: Claude Code runs the rewritten command, the others are
-told it (docs/design/runtime.md#fixes)."""
+"""A rule's fix in each real client: Claude Code and Copilot CLI run the rewritten command, the
+others are told it (docs/design/runtime.md#fixes)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_fix(session, harness: str) -> None:
     s.run("delete victim.txt")
     victim, trash = s.project / "victim.txt", s.project / "victim.txt.trash"
     results = [t for r in s.requests() for t in tool_results(r.body)]
-    if harness == "claude-code":
+    if harness in ("claude-code", "copilot-cli"):
         # The client ran the rewritten call: the file was moved, not deleted, and not left.
         assert trash.exists(), (
             f"the fixed command did not run: {sorted(p.name for p in s.project.iterdir())}"

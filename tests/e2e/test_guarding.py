@@ -52,7 +52,8 @@ def test_the_agent_cannot_write_into_dot_style(session, harness: str) -> None:
     assert not (s.project / ".style" / "planted.txt").exists(), "the agent wrote into .style/"
 
 
-FAIL_OPEN_SHOWN = {"claude-code": True, "codex": False, "gemini-cli": True}
+# (Copilot CLI: the session's first event, SessionStart, shows it: a warning on stderr)
+FAIL_OPEN_SHOWN = {"claude-code": True, "codex": False, "gemini-cli": True, "copilot-cli": True}
 
 
 def break_database(s: Session) -> None:

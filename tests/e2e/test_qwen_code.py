@@ -267,7 +267,7 @@ time.sleep(8)
 
 @pytest.mark.parametrize("wrapper", [CRASH, HANG], ids=["crash", "timeout"])
 def test_a_hook_that_crashes_or_times_out_lets_the_call_run(session, wrapper: str) -> None:
-    """The fail mode plan and doctor state (`QwenCode.failure_note`): Qwen Code has no
+    """The fail mode plan and doctor state (`HarnessSpec.hook_failure`): Qwen Code has no
     fail-closed switch; a gate hook that exits 1 or runs past its 4 s timeout lets the call
     run."""
     s: Session = session(Q, block_script(Q))
@@ -431,7 +431,7 @@ def test_doctor_checks_the_install_and_says_what_a_failed_hook_does(session) -> 
     doctor = s.style("doctor", "--no-fire", check=False)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "ok: qwen-code: .qwen/settings.json" in doctor.stdout, doctor.stdout
-    assert "ok: qwen-code: on a hook failure: Qwen Code lets a call run" in doctor.stdout, (
+    assert "ok: qwen-code: hook failures: Qwen Code lets the call run" in doctor.stdout, (
         doctor.stdout
     )
     live = s.style("doctor", "--live", "--no-fire", check=False)

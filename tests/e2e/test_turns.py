@@ -84,8 +84,9 @@ def test_ask_headless_refuses_and_says_how_to_allow(session, harness: str) -> No
     push = shell(harness, "touch pushed.txt")
     s: Session = session(harness, Script([[push], [Say("It needs approval.")], [push]]))
     s.install(ASK_PACKAGE)
-    # Claude Code has `ask`; Codex and Gemini CLI degrade it to a refusal (plan says so)
-    want = "native" if harness == "claude-code" else "degraded"
+    # Claude Code and Copilot CLI have `ask`; Codex and Gemini CLI degrade it to a refusal
+    # (plan says so)
+    want = "native" if harness in ("claude-code", "copilot-cli") else "degraded"
     assert plan_status(s, "e2e/confirm-push") == want
     s.run("push it")
     assert not (s.project / "pushed.txt").exists(), "an ask in a headless run let the call run"

@@ -5,6 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentstyle.harnesses import HANDLER_TIMEOUT_S, HARNESSES, HookFacts
+from agentstyle.limits import BUDGET_S
+
+# What a client does with a gated call when a hook fails (`HarnessSpec.hook_error`, …).
+RUNS = "runs"
+REFUSED = "refused"
+_OUTCOME = {RUNS: "lets the call run", REFUSED: "refuses the call"}
 
 # Capabilities a point can offer (docs/design/harnesses.md#capabilities).
 CONTEXT = "context"  # text the model reads
@@ -54,6 +60,11 @@ class HarnessSpec:
     # the harness can be told to block when a hook fails (Claude Code's `onFailure: block`,
     # Cursor's `failClosed`); without it a crashed hook lets the call run
     fail_closed_switch: bool = False
+    # What the client does with a gated call when STYLE's hook process itself fails, without
+    # `fail_closed_switch` (docs/design/harnesses.md#fail-modes): one that crashes or exits
+    # with an error, one the client stops at the written timeout. RUNS or REFUSED.
+    hook_error: str = "runs"
+    hook_timeout: str = "runs"
     # matcher syntax: `list` (a plain `A|B` list when the names allow it, else an anchored
     # regex: Claude Code) or `regex` (always an anchored regex: the matcher is a regex search)
     matcher_style: str = "list"
@@ -86,6 +97,9 @@ class HarnessSpec:
     config_folder: str | None = None
     hook_config_files: tuple[str, ...] = ()
     managed_configs: tuple[str, ...] = ()
+    # Files outside the config folder that can drop or disable STYLE's hooks too, named as
+    # their tails wherever they stand (Copilot CLI: its user folder and repository settings).
+    other_hook_files: tuple[str, ...] = ()
     # How an agent starts the harness's client again with STYLE's hooks off (self-protection
     # refuses it): (what it is, the program, a regex over the arguments after it).
     hooks_off_commands: tuple[tuple[str, str, str], ...] = ()
@@ -93,6 +107,31 @@ class HarnessSpec:
     # hooks): install checks `version_command` (the adapter's `fail_closed_check` says what it
     # makes of the answer); None: every version honours the switch.
     fail_closed_since: tuple[int, ...] | None = None
+
+    def hook_failure(self, fail_closed: bool = False) -> str:
+        """What happens to a gated call when STYLE's hook process dies or hangs, and what STYLE
+        does about it: one line for `style plan` and `style doctor`
+        (docs/design/harnesses.md#fail-modes)."""
+        refused = fail_closed and self.fail_closed_switch
+        error = REFUSED if refused else self.hook_error
+        timeout = REFUSED if refused else self.hook_timeout
+        if error == timeout:
+            what = f"{_OUTCOME[error]} when the hook process crashes or times out"
+        else:
+            what = (
+                f"{_OUTCOME[error]} when the hook process crashes or exits with an error, and "
+                f"{_OUTCOME[timeout]} when it times out"
+            )
+        if RUNS not in (error, timeout):
+            switch = ""
+        elif self.fail_closed_switch:
+            switch = " (`style install --fail-closed`: it refuses)"
+        else:
+            switch = " (no setting changes that)"
+        return (
+            f"hook failures: {self.title} {what}{switch}; STYLE answers within {BUDGET_S:g} s "
+            "by itself: a notice where it could not check, a refusal for `fail: closed` rules"
+        )
 
     @property
     def hook(self) -> HookFacts:

@@ -1,0 +1,124 @@
+"""GitHub Copilot CLI's hook facts as data (docs/design/harnesses.md#copilot-cli): events,
+capabilities, tool names.
+
+STYLE registers its handlers under Copilot CLI's PascalCase event names (`PreToolUse`, …, its
+"VS Code compatible" form): the payloads are then Claude-shaped (`session_id`, `tool_name`,
+`tool_input`), the tools carry their Claude names (`bash` arrives as `Bash`) and the matchers
+follow Claude Code's rules (a `|` list of names, else an anchored regex).
+"""
+
+from __future__ import annotations
+
+from agentstyle.harnesses import timeout_for
+from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts.base import REFUSED, RUNS
+
+NAME = "copilot-cli"
+
+# Copilot CLI's own tool names → the Claude name its PascalCase hooks are given (Copilot CLI's
+# hooks reference, "Claude-format matchers"); a tool not here keeps its own name. Its
+# transcripts name the tools by their own names (harnesses/transcripts/copilot_cli.py).
+CLAUDE_NAMES = {
+    "bash": "Bash",
+    "powershell": "Bash",
+    "view": "Read",
+    "create": "Write",
+    "edit": "Edit",
+    "str_replace_editor": "Edit",
+    "apply_patch": "Edit",
+    "grep": "Grep",
+    "rg": "Grep",
+    "glob": "Glob",
+    "web_fetch": "WebFetch",
+    "web_search": "WebSearch",
+    "ask_user": "AskUserQuestion",
+    "update_todo": "TodoWrite",
+    "task": "Agent",
+}
+
+
+def _t(event: str) -> float:
+    return timeout_for(NAME, event)
+
+
+SPEC = HarnessSpec(
+    name=NAME,
+    title="Copilot CLI",
+    points={
+        # No matcher on the session source: Copilot CLI matches only tool events, the
+        # compaction trigger, subagent and notification names.
+        "session.start": PointSpec(
+            "SessionStart", frozenset({CONTEXT, MESSAGE}), None, _t("SessionStart")
+        ),
+        "prompt.submitted": PointSpec(
+            "UserPromptSubmit", frozenset({CONTEXT, MESSAGE, DENY}), None, _t("UserPromptSubmit")
+        ),
+        # No message for the person before a call: exit 2 there refuses it.
+        "tool.pre": PointSpec(
+            "PreToolUse", frozenset({CONTEXT, DENY, ASK, ALLOW}), "tool", _t("PreToolUse")
+        ),
+        "tool.post": PointSpec(
+            "PostToolUse", frozenset({CONTEXT, MESSAGE}), "tool", _t("PostToolUse")
+        ),
+        # exit 2 here sends stderr to the model, not the person: context only
+        "tool.failed": PointSpec(
+            "PostToolUseFailure", frozenset({CONTEXT}), None, _t("PostToolUseFailure")
+        ),
+        "subagent.start": PointSpec(
+            "SubagentStart", frozenset({CONTEXT}), None, _t("SubagentStart")
+        ),
+        "subagent.stop": PointSpec("SubagentStop", frozenset({DENY}), None, _t("SubagentStop")),
+        "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None, _t("Stop")),
+        "compact": PointSpec("PreCompact", frozenset(), None, _t("PreCompact")),
+        "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
+        "notification": PointSpec("Notification", frozenset(), None, _t("Notification")),
+    },
+    tool_names={
+        "shell": ("Bash",),
+        "file.read": ("Read",),
+        "file.write": ("Write",),
+        "file.edit": ("Edit",),
+        "file.search": ("Grep", "Glob"),
+        "web.fetch": ("WebFetch",),
+        "web.search": ("WebSearch",),
+        "agent": ("Agent",),
+        "todo": ("TodoWrite",),
+    },
+    native_turn_ids=False,
+    child_prompt_callbacks=False,
+    instruction_file=".github/copilot-instructions.md",
+    bookkeeping=("SessionStart", "UserPromptSubmit"),
+    gate_events=("PreToolUse", "UserPromptSubmit"),
+    # `modifiedArgs` with `permissionDecision: allow` runs the call with them
+    rewrite_events=frozenset({"PreToolUse"}),
+    # `copilot -p` never asks: an ask is refused and its reason is the call's result
+    ask_may_refuse=True,
+    # a new session says `new` (or `startup`), a resumed one `resume`; none after a compaction
+    session_sources=frozenset({"startup", "resume"}),
+    # No payload names the model; the session log does, but it may not be on disk yet when
+    # the first SessionStart runs (tests/e2e/test_copilot_cli.py)
+    model_at_first_start=False,
+    content_search=frozenset({"Grep"}),
+    # No fail-closed switch; a PreToolUse hook that crashes or exits with an error refuses
+    # the call, one that times out lets it run (docs/design/harnesses.md#copilot-cli-failure).
+    hook_error=REFUSED,
+    hook_timeout=RUNS,
+    # The repository's hook files; the user's (`~/.copilot/hooks/`) and the settings whose
+    # `disableAllHooks` switches every hook off are `other_hook_files`.
+    config_folder=".github/hooks",
+    hook_config_files=("style.json",),
+    other_hook_files=(
+        ".copilot/hooks/style.json",
+        ".copilot/settings.json",
+        ".copilot/config.json",
+        ".github/copilot/settings.json",
+        ".github/copilot/settings.local.json",
+    ),
+    managed_configs=("/etc/github-copilot",),
+    input_keys={
+        "shell": frozenset({"command", "description", "shellId", "mode", "initial_wait", "detach"}),
+        "file.read": frozenset({"path", "view_range", "forceReadLargeFiles"}),
+        "file.write": frozenset({"path", "file_text"}),
+        "file.edit": frozenset({"path", "old_str", "new_str"}),
+    },
+)
