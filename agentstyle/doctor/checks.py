@@ -19,7 +19,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
@@ -33,9 +33,6 @@ from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.install.pluginstate import doctor_views
 from agentstyle.policy.plan import PlanEntry
-
-if TYPE_CHECKING:
-    from agentstyle.harnesses.protocol import HarnessAdapter
 
 DEAD_AFTER_EVENTS = 100  # docs/audit.md#flags `dead`
 FAIL_OPEN_DAYS = 7  # how far back doctor lists the calls STYLE let through unchecked
@@ -266,7 +263,6 @@ def check_harness(
     findings: list[Finding],
 ) -> bool:
     """Static checks of one harness's install; True when it is broken (one error line)."""
-    from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for
     from agentstyle.install.filechanges import relative
     from agentstyle.install.handlers import handler_groups
@@ -288,9 +284,7 @@ def check_harness(
         findings.append(Finding("error", name, f"{label} cannot be read ({exc})"))
         return True
     try:
-        found = installed(
-            text, is_ours=is_ours, flat=adapter.flat, name=label, dialect=adapter.config_dialect()
-        )
+        found = adapter.installed_handlers(text, is_ours, label)
     except JsonEditError as exc:
         where = f" at line {exc.span.line}, column {exc.span.column}" if exc.span else ""
         findings.append(
@@ -355,7 +349,7 @@ def check_harness(
                 problems.append(f"unexpected {event} handler")
             elif _canon(have[event]) != _canon(ours[event]):
                 problems.append(f"{event} handler changed")
-        problems.extend(_config_flags(adapter, text))
+        problems.extend(adapter.config_problems(text))
         if problems:
             findings.append(
                 Finding(
@@ -386,13 +380,6 @@ def check_harness(
                 return True
     findings.append(Finding("ok", name, f"{label}: {len(handlers)} STYLE handler(s) as installed"))
     return False
-
-
-def _config_flags(adapter: HarnessAdapter, text: str) -> list[str]:
-    """Harness switches STYLE's hooks need (Gemini's enable flag)."""
-    if adapter.enable_flag is not None and not adapter.enabled(text):
-        return [f"the hooks system is off ({'.'.join(adapter.enable_flag)} is not true)"]
-    return []
 
 
 def _handlers(group: dict[str, Any]) -> list[dict[str, Any]]:
@@ -486,7 +473,6 @@ def fire_harness(
 ) -> bool:
     """Run the installed commands of a harness with synthetic payloads (`hooks`: those of a
     plugin instead of the config's); True if any ran."""
-    from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for, timeout_for
     from agentstyle.harnesses.facts import spec_for
     from agentstyle.install.install import config_file, is_ours
@@ -497,12 +483,8 @@ def fire_harness(
     if hooks is not None:
         found = hooks
     else:
-        found = installed(
-            config_file(root, h.scope, name).read_text("utf-8"),
-            is_ours=is_ours,
-            flat=adapter.flat,
-            dialect=adapter.config_dialect(),
-        )
+        path = config_file(root, h.scope, name)
+        found = adapter.installed_handlers(path.read_text("utf-8"), is_ours, str(path))
     ran = False
     for event in _fire_events(name, found):
         command = next(
