@@ -10,7 +10,7 @@ import pytest
 from tests.support.cli import Run, style_in_process, style_many
 from tests.support.environment import WIDTH
 
-HARNESSES = "claude-code, codex, cursor, gemini-cli"
+HARNESSES = "claude-code, codex, cursor, gemini-cli, opencode"
 # (what is wrong, the arguments, the one line on stderr)
 CASES = [
     (

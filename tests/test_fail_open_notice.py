@@ -47,6 +47,7 @@ SHELL_FIXTURE = {
     "codex": "PreToolUse.bash-rm-rf.json",
     "cursor": "beforeShellExecution.rm-rf.json",
     "gemini-cli": "BeforeTool.run_shell_command-rm-rf.json",
+    "opencode": "tool.execute.before.bash-rm-rf.json",
 }
 
 

@@ -1,5 +1,5 @@
-"""Every Codex, Cursor and Gemini CLI row of tests/fixtures/expected-outputs.md, through the real
-hook command.
+"""Every Codex, Cursor, Gemini CLI and OpenCode row of tests/fixtures/expected-outputs.md,
+through the real hook command.
 
 Each row names a fixture, an action and the exact stdout. The rules of `tests/data/harness/rows`
 carry the rows' texts (the texts are illustrative; the engine adds none:
@@ -36,7 +36,7 @@ from tests.support.harness import DATA, FIXTURES, HarnessProject
 from tests.support.hooks import new_session
 
 EXPECTED_MD = FIXTURES / "expected-outputs.md"
-FOLDERS = {"codex": "codex", "cursor": "cursor", "gemini": "gemini-cli"}
+FOLDERS = {"codex": "codex", "cursor": "cursor", "gemini": "gemini-cli", "opencode": "opencode"}
 
 # Row → (project, harness the hook runs as, index of the stdout alternative in the row).
 ROWS: dict[str, tuple[str, str, int]] = {
@@ -50,6 +50,8 @@ ROWS: dict[str, tuple[str, str, int]] = {
     "U6": ("cursor-b", "claude-code", 0),
     **{f"G{i}": ("gemini-a", "gemini-cli", 0) for i in range(1, 8)},
     "G8": ("gemini-b", "gemini-cli", 0),
+    **{f"O{i}": ("opencode-a", "opencode", 0) for i in (1, 2, 4, 5, 6, 8, 9, 12)},
+    **{f"O{i}": ("opencode-b", "opencode", 0) for i in (3, 7, 10, 11)},
 }
 # Harnesses each project is installed for.
 INSTALLS = {
@@ -59,6 +61,8 @@ INSTALLS = {
     "cursor-b": ["claude-code"],
     "gemini-a": ["gemini-cli"],
     "gemini-b": ["gemini-cli"],
+    "opencode-a": ["opencode"],
+    "opencode-b": ["opencode"],
 }
 EXIT_CODE_FORMS = {"X1′", "U1′", "G1′"}
 # Where STYLE's answer differs from the row's illustration, key by key (see the docstring).
@@ -71,9 +75,10 @@ ANY_FIXTURE = {"G8": "gemini/BeforeTool.replace-rs.json"}
 
 
 def table() -> dict[str, tuple[str, list[str], int]]:
-    """Codex, Cursor and Gemini rows: id → (fixture, stdout alternatives, exit code)."""
+    """Codex, Cursor, Gemini and OpenCode rows: id → (fixture, stdout alternatives, exit
+    code)."""
     rows: dict[str, tuple[str, list[str], int]] = {}
-    line_re = re.compile(r"^\| ([XUG]\d+′?) \| ([^|]+) \|[^|]+\| (.+) \| (\d) \|$")
+    line_re = re.compile(r"^\| ([XUGO]\d+′?) \| ([^|]+) \|[^|]+\| (.+) \| (\d) \|$")
     fixture = ""
     for line in EXPECTED_MD.read_text("utf-8").splitlines():
         m = line_re.match(line)
@@ -95,8 +100,8 @@ TABLE = table()
 def test_the_table_is_what_the_suite_cites() -> None:
     ids = {r for r in TABLE if r not in EXIT_CODE_FORMS}
     assert ids == {r for r in ROWS if not r.endswith("-older")}
-    assert {r[0] for r in TABLE} == {"X", "U", "G"}
-    assert len(TABLE) == 12 + 1 + 12 + 1 + 8 + 1
+    assert {r[0] for r in TABLE} == {"X", "U", "G", "O"}
+    assert len(TABLE) == 12 + 1 + 12 + 1 + 8 + 1 + 12
     for row in EXIT_CODE_FORMS:
         assert TABLE[row][2] == 2  # the alternative STYLE does not use
 

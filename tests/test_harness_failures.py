@@ -45,6 +45,7 @@ DENY_AT = {
     "codex": ("hookSpecificOutput", "permissionDecision"),
     "cursor": ("permission",),
     "gemini-cli": ("decision",),
+    "opencode": ("decision",),
 }
 
 
@@ -82,6 +83,7 @@ NO_OPINION = {
     "codex": {"systemMessage": NOTICE},
     "cursor": {"permission": "allow", "user_message": NOTICE},
     "gemini-cli": {"systemMessage": NOTICE},
+    "opencode": {"systemMessage": NOTICE},
 }
 
 

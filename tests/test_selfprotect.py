@@ -65,6 +65,13 @@ def shell_payload(p: HarnessProject, harness: str, command: str) -> tuple[str, d
         return "beforeShellExecution", p.fixture(
             harness, "beforeShellExecution.rm-rf.json", conversation_id=sid, command=command
         )
+    if harness == "opencode":
+        return "tool.execute.before", p.fixture(
+            harness,
+            "tool.execute.before.bash-rm-rf.json",
+            session_id=sid,
+            tool_input={"command": command},
+        )
     return "BeforeTool", p.fixture(
         harness,
         "BeforeTool.run_shell_command-rm-rf.json",
@@ -95,6 +102,13 @@ def edit_payload(p: HarnessProject, harness: str, path: str) -> tuple[str, dict[
             "preToolUse.write-rs.json",
             conversation_id=sid,
             tool_input={"file_path": full, "contents": "{}"},
+        )
+    if harness == "opencode":
+        return "tool.execute.before", p.fixture(
+            harness,
+            "tool.execute.before.write-env.json",
+            session_id=sid,
+            tool_input={"filePath": full, "content": "{}"},
         )
     return "BeforeTool", p.fixture(
         harness,
@@ -165,6 +179,7 @@ def test_agent_edits_of_styles_own_files_are_refused(guarded: HarnessProject, ha
         ".codex/hooks.json",
         ".cursor/hooks.json",
         ".gemini/settings.json",
+        ".opencode/plugins/style.js",
         ".style/style.duckdb",
         ".style/builtin/style/STYLE.yaml",
         "style.lock.yaml",

@@ -26,6 +26,7 @@ SHELL_FIXTURES = {
     "codex": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
     "cursor": ("beforeShellExecution.rm-rf.json", ("command",)),
     "gemini-cli": ("BeforeTool.run_shell_command-rm-rf.json", ("tool_input", "command")),
+    "opencode": ("tool.execute.before.bash-rm-rf.json", ("tool_input", "command")),
 }
 
 

@@ -133,6 +133,9 @@ HARNESSES: dict[str, HookFacts] = {
         session_env="GEMINI_SESSION_ID",
         per_second=1000,
     ),
+    # no command hooks: STYLE's plugin runs the handlers (the payload names the folder), and
+    # exit 2 with the reason on stderr is a refusal it reads
+    "opencode": HookFacts("opencode"),
 }
 SUPPORTED = tuple(HARNESSES)
 # harness name → the module name of its table in `facts/` and of its adapter
