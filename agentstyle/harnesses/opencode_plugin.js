@@ -117,9 +117,8 @@ async function fire(event, payload, directory, log, show, tool) {
       if (said.failed) {
         const problem = `STYLE's ${event} handler failed: ${said.failed}`
         if (handler.failClosed && GATES.has(event)) {
-          return {
-            refuse: `${problem}. The call is refused because STYLE was installed with --fail-closed.`,
-          }
+          const why = "The call is refused because STYLE was installed with --fail-closed."
+          return { refuse: `${problem}. ${why}` }
         }
         log("warn", `${problem}; the call goes on without STYLE`, { event })
         continue
@@ -160,12 +159,13 @@ function textPart(output, text, n) {
 
 export const StylePlugin = async ({ client, directory }) => {
   const log = (level, message, extra) => {
-    client.app.log({ body: { service: "style", level, message, extra } }).catch(() => {})
+    return client.app.log({ body: { service: "style", level, message, extra } }).catch(() => {})
   }
   // what the person is told: a toast in the TUI (`opencode run` shows none), and the log
   const show = (message) => {
-    log("warn", message, {})
-    client.tui.showToast({ body: { title: "STYLE", message, variant: "warning" } }).catch(() => {})
+    const toast = { title: "STYLE", message, variant: "warning" }
+    const shown = client.tui.showToast({ body: toast }).catch(() => {})
+    return Promise.all([log("warn", message, {}), shown])
   }
   return {
     event: async ({ event }) => {
@@ -197,7 +197,9 @@ export const StylePlugin = async ({ client, directory }) => {
       const payload = { ...basePayload("chat.message", sessionID, directory), prompt }
       const said = await fire("chat.message", payload, directory, log, show)
       if (said.refuse) {
-        log("warn", `STYLE refused this prompt: ${said.refuse}`, {})
+        // the turn ends with OpenCode's own error: the person learns why here (before the
+        // throw, while OpenCode still takes the log line)
+        await show(`STYLE refused this prompt: ${said.refuse}`)
         throw new Error(said.refuse)
       }
       if (said.context) texts.push(said.context)

@@ -2,9 +2,9 @@
 
 A `Session` is one scratch git project with a throwaway HOME, STYLE installed into it through
 the real `style install`, a scripted mock of the client's model API, and the client itself run
-non-interactively (`claude -p`, `codex exec`, `gemini -p`). Every run is bounded in time and
-ends its whole process group by pid; `close()` stops the resident engine the hooks started and
-the mock server.
+non-interactively (`claude -p`, `codex exec`, `gemini -p`, `opencode run`). Every run is
+bounded in time and ends its whole process group by pid; `close()` stops the resident engine the
+hooks started and the mock server.
 """
 
 from __future__ import annotations

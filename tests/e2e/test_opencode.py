@@ -13,11 +13,76 @@ from agentstyle.harnesses.opencode import plugin_handlers, plugin_text
 from e2e.clients import Session, is_style_command
 from e2e.mockapi import Call, Say, Script
 from e2e.scenarios import BLOCK_PACKAGE, BLOCK_REASON, assert_blocked, tool_results
-from e2e.test_context import BRIEF, BRIEF_PACKAGE, POST_PACKAGE, PROMPT_PACKAGE
-from e2e.test_fix import FIX_PACKAGE, FIX_TEXT, FIXED
 
 OPENCODE = "opencode"
 BEFORE = "tool.execute.before"
+
+# The other clients' scenarios' packages (test_context.py, test_fix.py), with their texts.
+BRIEF = "E2E-BRIEF-7f3 the project brief: never touch generated/"
+BRIEF_PACKAGE = f"""
+spec: style/v0.3
+name: e2e-brief
+version: 1.0.0
+description: the brief at session start
+rules:
+  - id: brief
+    target: system
+    text: "{BRIEF}"
+"""
+PROMPT_PACKAGE = """
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: prompt context and a prompt refusal
+rules:
+  - id: prompt-note
+    target: event
+    event: prompt.submitted
+    when: 'prompt contains "deploy"'
+    text: "E2E-PROMPT-NOTE deploys go through the release checklist"
+  - id: no-secrets
+    target: event
+    event: prompt.submitted
+    action: block
+    when: 'prompt contains "PASSWORD="'
+    text: "E2E-PROMPT-BLOCK never paste credentials into a prompt"
+"""
+POST_PACKAGE = """
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: context and a warning after an edit
+rules:
+  - id: after-edit
+    target: tool
+    tool: [file.edit, file.write, shell]
+    at: after
+    action: inject
+    repeat: every
+    text: "E2E-POST-INJECT re-read the file you changed"
+  - id: changelog
+    target: tool
+    tool: [file.edit, file.write, shell]
+    at: after
+    action: warn
+    text: "E2E-WARN-MODEL README edits need a changelog line. E2E-WARN-USER-ONLY see CONTRIBUTING"
+"""
+FIX_TEXT = "E2E-FIX keep a copy instead of deleting"
+FIXED = "mv victim.txt victim.txt.trash"
+FIX_PACKAGE = rf"""
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: end-to-end fix scenario
+rules:
+  - id: trash-not-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm victim\\.txt$"'
+    fix: {{replace: '^rm (\S+)$', with: 'mv \1 \1.trash'}}
+    text: "{FIX_TEXT}"
+"""
 
 
 def bash(command: str) -> Call:
@@ -88,7 +153,7 @@ def test_opencode_brief_and_prompt_context_reach_the_model(session) -> None:
     message, in every request of the session once; `--continue` resumes without repeating the
     brief."""
     s: Session = session(OPENCODE, Script([[bash("echo one")]], last=[Say("Noted.")]))
-    s.package(BRIEF_PACKAGE.replace("name: e2e", "name: e2e-brief"), name="brief")
+    s.package(BRIEF_PACKAGE, name="brief")
     s.package(PROMPT_PACKAGE, name="prompt")
     s.style("install", str(s.root / "brief"), str(s.root / "prompt"), "--harness", OPENCODE)
     s.run("please deploy the service")
@@ -104,9 +169,11 @@ def test_opencode_brief_and_prompt_context_reach_the_model(session) -> None:
 def test_opencode_prompt_refusal_sends_no_request(session) -> None:
     s: Session = session(OPENCODE, Script([], last=[Say("Should never be asked.")]))
     s.install(PROMPT_PACKAGE)
-    run = s.run("log in with PASSWORD=hunter2")
+    # (the run ends at the error: only `--print-logs` has its last log lines for certain)
+    run = s.run("log in with PASSWORD=hunter2", extra=["--print-logs"])
     assert s.requests() == [], "a refused prompt reached the model"
-    assert run.code != 0
+    assert run.code == 1
+    assert "STYLE refused this prompt: E2E-PROMPT-BLOCK" in run.stderr
 
 
 def test_opencode_context_after_a_tool_call(session) -> None:
@@ -199,3 +266,130 @@ def test_opencode_events_as_the_plugin_hands_them_over(session) -> None:
     after = {p["payload"]["tool_name"]: p["payload"] for p in payloads_of(s, "tool.execute.after")}
     assert after["bash"]["tool_response"]["metadata"]["exit"] == 1
     assert payloads_of(s, "session.idle")
+
+
+def break_handlers(s: Session, event: str, command: str) -> None:
+    """Every STYLE handler of `event` in the plugin's table made to run `command` instead (its
+    `failClosed` kept): a hook process that fails as the plugin would meet it."""
+    groups = plugin_handlers(s.config.read_text(), str(s.config))
+    for group in groups[event]:
+        for handler in group["hooks"]:
+            handler["command"] = command
+    s.wrapped = True  # what the plugin logs of these runs is no hook duration of STYLE's
+    s.config.write_text(plugin_text(groups))
+
+
+def test_opencode_runs_the_call_when_the_hook_fails(session) -> None:
+    """Without --fail-closed a handler that fails lets the call run (the plugin logs why), as
+    a crashed hook does in every client without a fail-closed switch."""
+    s: Session = session(OPENCODE, rm_script())
+    s.install(BLOCK_PACKAGE)
+    break_handlers(s, BEFORE, "cat >/dev/null; exit 3")
+    s.run("delete victim.txt")
+    assert not (s.project / "victim.txt").exists(), "the call did not run"
+    log = "".join(p.read_text() for p in (s.home / ".local/share/opencode/log").glob("*.log"))
+    assert f"STYLE's {BEFORE} handler failed: it exited with 3" in log
+
+
+def test_opencode_fail_closed_refuses_when_the_hook_fails_or_hangs(session) -> None:
+    """With --fail-closed the gate handlers carry `failClosed`: the plugin refuses a call whose
+    handler failed or outlived its timeout (the process ended at 4 s), and says why."""
+    s: Session = session(
+        OPENCODE,
+        Script([[bash("rm victim.txt")], [bash("rm README.md")]], last=[Say("Done.")]),
+    )
+    s.install(BLOCK_PACKAGE, "--fail-closed")
+    groups = plugin_handlers(s.config.read_text(), str(s.config))
+    assert all(h.get("failClosed") for g in groups[BEFORE] for h in g["hooks"])
+    marker = s.root / "hook-ran"
+    # the first call's handler fails, the second one's hangs past the timeout
+    break_handlers(
+        s,
+        BEFORE,
+        f'cat >/dev/null; if [ -e "{marker}" ]; then sleep 30; fi; touch "{marker}"; exit 3',
+    )
+    run = s.run("delete two files")
+    assert (s.project / "victim.txt").exists() and (s.project / "README.md").exists()
+    results = [t for r in s.requests() for t in tool_results(r.body)]
+    assert any("it exited with 3" in t and "--fail-closed" in t for t in results), results
+    assert any("did not answer within 4 s" in t for t in results), results
+    assert run.seconds < 60
+
+
+def test_opencode_pure_runs_without_the_plugin(session) -> None:
+    """`opencode run --pure` loads no plugin, STYLE's included: the refused call runs (what
+    self-protection refuses the agent: facts/opencode.py `hooks_off_commands`)."""
+    s: Session = session(OPENCODE, rm_script())
+    s.install(BLOCK_PACKAGE)
+    s.run("delete victim.txt", extra=["--pure"])
+    assert not (s.project / "victim.txt").exists()
+
+
+TOAST_PROBE = """
+import { appendFileSync } from "node:fs"
+export const ToastProbe = async () => ({
+  event: async ({ event }) => {
+    if (event.type !== "tui.toast.show") return
+    appendFileSync(%r, JSON.stringify(event.properties) + "\\n")
+  },
+})
+"""
+
+
+def test_opencode_message_is_a_toast(session) -> None:
+    """A `warn` before a call: the person's text becomes a toast on OpenCode's bus, which its
+    TUI shows (a second plugin of the test's own records it); the call runs."""
+    s: Session = session(OPENCODE, Script([[bash("echo one")]], last=[Say("Done.")]))
+    s.install(
+        """
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: a warning before shell calls
+rules:
+  - id: careful
+    target: tool
+    tool: shell
+    at: before
+    action: warn
+    text: "E2E-TOAST careful with the shell"
+"""
+    )
+    seen = s.root / "toasts.jsonl"
+    (s.project / ".opencode/plugins/zz-probe.js").write_text(TOAST_PROBE % str(seen))
+    s.run("say one")
+    toasts = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert {"title": "STYLE", "message": "E2E-TOAST careful with the shell"}.items() <= {
+        k: v for t in toasts for k, v in t.items()
+    }.items(), toasts
+    assert not any("E2E-TOAST" in r.text for r in s.requests())
+
+
+def project_files(s: Session) -> dict[str, bytes]:
+    """Every file of the project but git's and STYLE's `.style/`, by relative path."""
+    out = {}
+    for path in s.project.rglob("*"):
+        name = path.relative_to(s.project)
+        if path.is_file() and name.parts[0] not in (".git", ".style"):
+            out[name.as_posix()] = path.read_bytes()
+    return out
+
+
+def test_opencode_uninstall_leaves_the_project_as_it_was(session) -> None:
+    """Uninstall takes the plugin file and the folders install made, nothing of OpenCode's own
+    (`.opencode/package.json` and the rest it writes there); the next run is unguarded."""
+    s: Session = session(OPENCODE, rm_script())
+    mine = s.project / ".opencode/plugins/mine.js"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("export const Mine = async () => ({})\n")
+    s.install(BLOCK_PACKAGE)
+    s.run("delete victim.txt")
+    assert (s.project / "victim.txt").exists()
+    before = project_files(s)
+    s.style("uninstall", "--harness", OPENCODE)
+    after = project_files(s)
+    assert set(before) - set(after) == {".opencode/plugins/style.js", "style.lock.yaml"}
+    assert after == {name: data for name, data in before.items() if name in after}
+    assert ".opencode/plugins/mine.js" in after
+    s.run("delete victim.txt")
+    assert not (s.project / "victim.txt").exists()
