@@ -144,3 +144,20 @@ def test_the_plugin_reads_every_key_an_answer_may_carry() -> None:
     for key in keys:
         assert f"answer.{key}" in code, key
     assert isinstance(opencode.ADAPTER, HarnessAdapter)
+
+
+def test_doctor_says_what_a_failing_hook_does(project: HarnessProject) -> None:
+    project.cli("install", "xh", "--harness", "opencode")
+    project.cli("install", "xh", "--harness", "codex")
+    said = project.cli("doctor", "--no-fire").stdout
+    assert (
+        "ok: opencode: on a hook failure: STYLE's plugin lets the call run and logs why "
+        "(`style install --fail-closed` makes it refuse the call)"
+    ) in said
+    assert (
+        "ok: codex: on a hook failure: a hook process that fails or times out lets the call" in said
+    )
+    assert "Codex has no fail-closed switch" in said
+    project.cli("install", "xh", "--harness", "opencode", "--fail-closed")
+    said = project.cli("doctor", "--no-fire").stdout
+    assert "STYLE's plugin refuses a gate call whose hook process fails or times out" in said

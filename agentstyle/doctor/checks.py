@@ -379,6 +379,9 @@ def check_harness(
                 )
                 return True
     findings.append(Finding("ok", name, f"{label}: {len(handlers)} STYLE handler(s) as installed"))
+    findings.append(
+        Finding("ok", name, f"on a hook failure: {adapter.failure_mode(h.fail_closed)}")
+    )
     return False
 
 

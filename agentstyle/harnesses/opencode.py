@@ -282,6 +282,18 @@ class OpenCode(HarnessAdapter):
             return ["the plugin's code was changed"]
         return []
 
+    def failure_mode(self, fail_closed: bool) -> str:
+        """STYLE's plugin decides (docs/design/harnesses.md#opencode-failure)."""
+        if fail_closed:
+            return (
+                "STYLE's plugin refuses a gate call whose hook process fails or times out "
+                "(--fail-closed); a plugin OpenCode cannot load guards nothing"
+            )
+        return (
+            "STYLE's plugin lets the call run and logs why (`style install --fail-closed` makes "
+            "it refuse the call); a plugin OpenCode cannot load guards nothing"
+        )
+
     # -- doctor ---------------------------------------------------------------------------------
 
     def synthetic_payload(self, native_event: str, cwd: str, session_id: str) -> dict[str, Any]:

@@ -259,6 +259,26 @@ class HarnessAdapter(ABC):
             return []
         return install.no_fail_closed_notes(self.spec.title, fail_closed)
 
+    def failure_mode(self, fail_closed: bool) -> str:
+        """What the client does with a call when STYLE's hook process fails (crashes, times
+        out, is missing), as `style doctor` states it for an install (`fail_closed`: installed
+        `--fail-closed`)."""
+        title = self.spec.title
+        if not self.spec.fail_closed_switch:
+            return (
+                f"a hook process that fails or times out lets the call run: {title} has no "
+                "fail-closed switch (STYLE refuses by itself only where it still answers)"
+            )
+        if fail_closed:
+            return (
+                f"a gate's hook process that fails or times out makes {title} refuse the call "
+                "(--fail-closed)"
+            )
+        return (
+            "a hook process that fails or times out lets the call run "
+            f"(`style install --fail-closed` makes {title} refuse it)"
+        )
+
     def fail_closed_check(self, version: tuple[int, ...] | None) -> str | None:
         """What a `--fail-closed` install notes of the client's version (`version_command`'s
         answer; None: no client answered), where the switch needs a newer client than the
