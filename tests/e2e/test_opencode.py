@@ -125,14 +125,18 @@ def payloads_of(s: Session, event: str) -> list[dict[str, Any]]:
     return [p for p in s.payloads() if p["payload"].get("hook_event_name") == event]
 
 
-def test_opencode_refuses_a_shell_call(session) -> None:
+def test_opencode_refuses_a_shell_call_and_pure_runs_it(session) -> None:
+    """The plugin's throw is the call's error result: the reason, where the model reads it.
+    `opencode run --pure` loads no plugin, STYLE's included, and the same call runs (what
+    self-protection refuses the agent: facts/opencode.py `hooks_off_commands`)."""
     s: Session = session(OPENCODE, rm_script())
     s.install(BLOCK_PACKAGE)
     s.run("delete victim.txt")
     assert_blocked(s)
-    # the plugin's throw is the call's error result: the reason, where the model reads it
     results = [t for r in s.requests() for t in tool_results(r.body)]
     assert any(BLOCK_REASON in t for t in results), results
+    s.run("delete victim.txt", extra=["--pure"])
+    assert not (s.project / "victim.txt").exists()
 
 
 def test_opencode_runs_the_fixed_command(session) -> None:
@@ -176,21 +180,39 @@ def test_opencode_prompt_refusal_sends_no_request(session) -> None:
     assert "STYLE refused this prompt: E2E-PROMPT-BLOCK" in run.stderr
 
 
-def test_opencode_context_after_a_tool_call(session) -> None:
-    """Context after a call: appended to the call's output, which is what the model reads next;
-    a `warn` reaches the model only (OpenCode shows a plugin no message channel)."""
+TOAST_PROBE = """
+import { appendFileSync } from "node:fs"
+export const ToastProbe = async () => ({
+  event: async ({ event }) => {
+    if (event.type !== "tui.toast.show") return
+    appendFileSync(%r, JSON.stringify(event.properties) + "\\n")
+  },
+})
+"""
+
+
+def test_opencode_context_after_a_tool_call_and_a_toast(session) -> None:
+    """Context after a call: appended to the call's output, which is what the model reads next.
+    A `warn`: its model text there too, its whole text a toast on OpenCode's bus, which the TUI
+    shows (a second plugin of the test's own records the bus event), never the model's."""
     s: Session = session(OPENCODE, Script([], last=[Say("Edited.")]))
     readme = str(s.project / "README.md")
     s.script.turns.append(
         [Call("edit", {"filePath": readme, "oldString": "scratch", "newString": "edited"})]
     )
     s.install(POST_PACKAGE)
+    seen = s.root / "toasts.jsonl"
+    (s.project / ".opencode/plugins/zz-probe.js").write_text(TOAST_PROBE % str(seen))
     s.run("edit the readme")
     assert "edited project" in (s.project / "README.md").read_text()
     results = [t for r in s.requests() if r.step >= 1 for t in tool_results(r.body)]
     assert any("E2E-POST-INJECT" in t for t in results), results
     assert any("E2E-WARN-MODEL" in t for t in results), results
     assert not any("E2E-WARN-USER-ONLY" in r.text for r in s.requests())
+    toasts = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert any(
+        t.get("title") == "STYLE" and "E2E-WARN-USER-ONLY" in t.get("message", "") for t in toasts
+    ), toasts
 
 
 FACTS_PACKAGE = """
@@ -314,55 +336,6 @@ def test_opencode_fail_closed_refuses_when_the_hook_fails_or_hangs(session) -> N
     assert any("it exited with 3" in t and "--fail-closed" in t for t in results), results
     assert any("did not answer within 4 s" in t for t in results), results
     assert run.seconds < 60
-
-
-def test_opencode_pure_runs_without_the_plugin(session) -> None:
-    """`opencode run --pure` loads no plugin, STYLE's included: the refused call runs (what
-    self-protection refuses the agent: facts/opencode.py `hooks_off_commands`)."""
-    s: Session = session(OPENCODE, rm_script())
-    s.install(BLOCK_PACKAGE)
-    s.run("delete victim.txt", extra=["--pure"])
-    assert not (s.project / "victim.txt").exists()
-
-
-TOAST_PROBE = """
-import { appendFileSync } from "node:fs"
-export const ToastProbe = async () => ({
-  event: async ({ event }) => {
-    if (event.type !== "tui.toast.show") return
-    appendFileSync(%r, JSON.stringify(event.properties) + "\\n")
-  },
-})
-"""
-
-
-def test_opencode_message_is_a_toast(session) -> None:
-    """A `warn` before a call: the person's text becomes a toast on OpenCode's bus, which its
-    TUI shows (a second plugin of the test's own records it); the call runs."""
-    s: Session = session(OPENCODE, Script([[bash("echo one")]], last=[Say("Done.")]))
-    s.install(
-        """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: a warning before shell calls
-rules:
-  - id: careful
-    target: tool
-    tool: shell
-    at: before
-    action: warn
-    text: "E2E-TOAST careful with the shell"
-"""
-    )
-    seen = s.root / "toasts.jsonl"
-    (s.project / ".opencode/plugins/zz-probe.js").write_text(TOAST_PROBE % str(seen))
-    s.run("say one")
-    toasts = [json.loads(line) for line in seen.read_text().splitlines()]
-    assert {"title": "STYLE", "message": "E2E-TOAST careful with the shell"}.items() <= {
-        k: v for t in toasts for k, v in t.items()
-    }.items(), toasts
-    assert not any("E2E-TOAST" in r.text for r in s.requests())
 
 
 def project_files(s: Session) -> dict[str, bytes]:
