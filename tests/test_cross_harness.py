@@ -221,6 +221,20 @@ GOLDEN: dict[str, dict[str, str | None]] = {
         "compact": "",  # PreCompact is observe only: the note was skipped at install (plan)
         "after-compact": _ctx("SessionStart", BRIEF),
     },
+    # STYLE's own plugin reads these answers (docs/design/harnesses.md#opencode-answers)
+    "opencode": {
+        "start": _j({"context": BRIEF}),
+        "prompt": _j({"context": TESTS}),
+        "block": _j({"decision": "deny", "reason": RM}),
+        "ask": _j({"decision": "deny", "reason": PUSH_REFUSED}),
+        # tool.execute.before carries no text for the model: the person's toast only (partial)
+        "edit-before": _j({"systemMessage": WARN}),
+        "edit-after": _j({"context": CLIPPY}),
+        "stop": None,  # no stop it can continue: the stop rule was skipped at install
+        "stop-again": None,
+        "compact": None,  # no compaction event
+        "after-compact": None,
+    },
 }
 
 
@@ -315,6 +329,20 @@ def scenario(p: HarnessProject, harness: str, sid: str) -> list[tuple[str, str, 
             ("after-compact", qw("SessionStart.compact.json")),
         ]
         return [(s, str(pl["hook_event_name"]), pl) for s, pl in steps]
+    if harness == "opencode":
+        names = {
+            "start": "session.created.startup.json",
+            "prompt": "chat.message.json",
+            "block": "tool.execute.before.bash-rm-rf.json",
+            "ask": "tool.execute.before.bash-git-push-force.json",
+            "edit-before": "tool.execute.before.edit-rs.json",
+            "edit-after": "tool.execute.after.edit-rs.json",
+        }
+        out = []
+        for step, name in names.items():
+            payload = p.fixture(harness, name, session_id=sid)
+            out.append((step, str(payload["hook_event_name"]), payload))
+        return out
     rm = p.fixture("gemini-cli", "BeforeTool.run_shell_command-rm-rf.json", session_id=sid)
     replace = p.fixture("gemini-cli", "BeforeTool.replace-rs.json", session_id=sid)
     steps = [
@@ -435,6 +463,9 @@ def test_the_plan_says_what_each_harness_can_do(cross: dict[str, Any]) -> None:
     assert status[("qwen-code", "xh/unwrap-warn")] == ("degraded", "PostToolUse")
     assert status[("codex", "xh/compact-note")] == ("partial", "PreCompact")
     assert status[("claude-code", "xh/compact-note")][0] == "skipped"
+    assert status[("opencode", "xh/force-push")] == ("degraded", "tool.execute.before")
+    assert status[("opencode", "xh/unwrap-warn")] == ("partial", "tool.execute.before")
+    assert status[("opencode", "xh/tests-before-done")][0] == "skipped"
 
 
 def test_the_installed_command_of_each_harness_answers_the_same(cross: dict[str, Any]) -> None:

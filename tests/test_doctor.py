@@ -51,7 +51,7 @@ def test_a_healthy_install_answers_everywhere(project: HarnessProject) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert errors(proc.stdout) == []
     fired = re.findall(
-        r"^ok: ([a-z-]+): (\w+): the installed command answered in (\d+) ms", proc.stdout, re.M
+        r"^ok: ([a-z-]+): ([\w.]+): the installed command answered in (\d+) ms", proc.stdout, re.M
     )
     assert {h for h, _e, _ms in fired} == set(HARNESSES)
     assert ("codex", "PreToolUse") in {(h, e) for h, e, _ms in fired}

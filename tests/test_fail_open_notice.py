@@ -49,6 +49,7 @@ SHELL_FIXTURE = {
     "gemini-cli": "BeforeTool.run_shell_command-rm-rf.json",
     "copilot-cli": "PreToolUse.bash-rm-rf.json",
     "qwen-code": "PreToolUse.run_shell_command-rm-rf.json",
+    "opencode": "tool.execute.before.bash-rm-rf.json",
 }
 
 

@@ -1,4 +1,4 @@
-"""Every Codex, Cursor, Gemini CLI, Copilot CLI and Qwen Code row of
+"""Every Codex, Cursor, Gemini CLI, Copilot CLI, Qwen Code and OpenCode row of
 tests/fixtures/expected-outputs.md, through the real hook command.
 
 Each row names a fixture, an action and the exact stdout. The rules of `tests/data/harness/rows`
@@ -42,6 +42,7 @@ FOLDERS = {
     "gemini": "gemini-cli",
     "copilot-cli": "copilot-cli",
     "qwen-code": "qwen-code",
+    "opencode": "opencode",
 }
 
 # Row → (project, harness the hook runs as, index of the stdout alternative in the row).
@@ -59,6 +60,8 @@ ROWS: dict[str, tuple[str, str, int]] = {
     **{f"P{i}": ("copilot-a", "copilot-cli", 0) for i in range(1, 15)},
     "P15": ("copilot-b", "copilot-cli", 0),
     **{f"Q{i}": ("qwen-a", "qwen-code", 0) for i in range(1, 12)},
+    **{f"O{i}": ("opencode-a", "opencode", 0) for i in (1, 2, 4, 5, 6, 8, 9, 12)},
+    **{f"O{i}": ("opencode-b", "opencode", 0) for i in (3, 7, 10, 11)},
 }
 # Harnesses each project is installed for.
 INSTALLS = {
@@ -71,6 +74,8 @@ INSTALLS = {
     "copilot-a": ["copilot-cli"],
     "copilot-b": ["copilot-cli"],
     "qwen-a": ["qwen-code"],
+    "opencode-a": ["opencode"],
+    "opencode-b": ["opencode"],
 }
 EXIT_CODE_FORMS = {"X1′", "U1′", "G1′"}
 # Where STYLE's answer differs from the row's illustration, key by key (see the docstring).
@@ -83,10 +88,10 @@ ANY_FIXTURE = {"G8": "gemini/BeforeTool.replace-rs.json"}
 
 
 def table() -> dict[str, tuple[str, list[str], int]]:
-    """Codex, Cursor, Gemini CLI, Copilot CLI and Qwen Code rows: id → (fixture, stdout
+    """Codex, Cursor, Gemini CLI, Copilot CLI, Qwen Code and OpenCode rows: id → (fixture, stdout
     alternatives, exit code)."""
     rows: dict[str, tuple[str, list[str], int]] = {}
-    line_re = re.compile(r"^\| ([XUGPQ]\d+′?) \| ([^|]+) \|[^|]+\| (.+) \| (\d) \|$")
+    line_re = re.compile(r"^\| ([XUGPQO]\d+′?) \| ([^|]+) \|[^|]+\| (.+) \| (\d) \|$")
     fixture = ""
     for line in EXPECTED_MD.read_text("utf-8").splitlines():
         m = line_re.match(line)
@@ -108,8 +113,8 @@ TABLE = table()
 def test_the_table_is_what_the_suite_cites() -> None:
     ids = {r for r in TABLE if r not in EXIT_CODE_FORMS}
     assert ids == {r for r in ROWS if not r.endswith("-older")}
-    assert {r[0] for r in TABLE} == {"X", "U", "G", "P", "Q"}
-    assert len(TABLE) == 12 + 1 + 12 + 1 + 8 + 1 + 15 + 11
+    assert {r[0] for r in TABLE} == {"X", "U", "G", "P", "Q", "O"}
+    assert len(TABLE) == 12 + 1 + 12 + 1 + 8 + 1 + 15 + 11 + 12
     for row in EXIT_CODE_FORMS:
         assert TABLE[row][2] == 2  # the alternative STYLE does not use
 

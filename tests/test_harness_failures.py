@@ -47,6 +47,7 @@ DENY_AT = {
     "gemini-cli": ("decision",),
     "copilot-cli": ("permissionDecision",),
     "qwen-code": ("hookSpecificOutput", "permissionDecision"),
+    "opencode": ("decision",),
 }
 
 
@@ -86,6 +87,7 @@ NO_OPINION = {
     "gemini-cli": {"systemMessage": NOTICE},
     "copilot-cli": None,  # nothing before a call reaches the person: the notice is on stderr
     "qwen-code": {"systemMessage": NOTICE},
+    "opencode": {"systemMessage": NOTICE},
 }
 
 

@@ -188,6 +188,22 @@ EXPECTED: dict[str, dict[str, tuple[str, str | None]]] = {
         "compact-warn": ("install-error", "capability-missing"),
         "gemini-only": ("skipped", "when.harness excludes qwen-code"),
     },
+    "opencode": {
+        "brief": ("native", None),
+        "static-tone": ("static", None),
+        "push-ask": ("degraded", "ask became block; approve with `style allow --last`"),
+        "edit-ask": ("degraded", "ask became block"),
+        "edit-ask-strict": ("install-error", "capability-missing"),
+        "closed-ask": ("install-error", "fail-closed-unsupported"),
+        "closed-mixed": ("native", None),
+        "pre-warn": ("partial", None),  # tool.execute.before: the person's toast only
+        "prompt-inject": ("native", None),
+        "prompt-inject-skip": ("native", None),
+        "failed-note": ("native", None),  # tool.execute.after of a non-zero exit
+        "sub-start": ("install-error", "point-unavailable"),
+        "compact-warn": ("install-error", "point-unavailable"),
+        "gemini-only": ("skipped", "when.harness excludes opencode"),
+    },
 }
 
 

@@ -24,7 +24,7 @@ import pytest
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded
 from agentstyle.harnesses import SUPPORTED
-from agentstyle.harnesses.facts import spec_for
+from agentstyle.harnesses.facts import DENY, spec_for
 from agentstyle.install.selfprotect import plan_packages
 from tests.support.cli import style_in_process
 from tests.support.harness import HarnessProject
@@ -592,8 +592,15 @@ HARNESS_EVENTS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
 
 @pytest.mark.parametrize("harness", SUPPORTED)
 def test_every_harness_refuses_the_untested_stop(harness: str, tmp_path: Path) -> None:
-    assert harness in HARNESS_EVENTS, f"write {harness}'s events into HARNESS_EVENTS"
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
+    if DENY not in spec_for(harness).points["stop"].capabilities:
+        # a stop it cannot continue (OpenCode's `session.idle`): install refuses the rule
+        # rather than install one that never holds the agent
+        refused = p.cli("install", PACKAGE, "--harness", harness)
+        assert refused.returncode == 1
+        assert f"install-error on {harness} at stop: capability-missing" in refused.stderr
+        return
+    assert harness in HARNESS_EVENTS, f"write {harness}'s events into HARNESS_EVENTS"
     assert p.cli("install", PACKAGE, "--harness", harness).returncode == 0
     config = p.config(harness).read_text("utf-8")
     tool_post = spec_for(harness).points["tool.post"].native_event

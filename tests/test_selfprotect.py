@@ -76,6 +76,13 @@ def shell_payload(p: HarnessProject, harness: str, command: str) -> tuple[str, d
             session_id=sid,
             tool_input={"command": command},
         )
+    if harness == "opencode":
+        return "tool.execute.before", p.fixture(
+            harness,
+            "tool.execute.before.bash-rm-rf.json",
+            session_id=sid,
+            tool_input={"command": command},
+        )
     return "BeforeTool", p.fixture(
         harness,
         "BeforeTool.run_shell_command-rm-rf.json",
@@ -120,6 +127,13 @@ def edit_payload(p: HarnessProject, harness: str, path: str) -> tuple[str, dict[
             "PreToolUse.write_file-env.json",
             session_id=sid,
             tool_input={"file_path": full, "content": "{}"},
+        )
+    if harness == "opencode":
+        return "tool.execute.before", p.fixture(
+            harness,
+            "tool.execute.before.write-env.json",
+            session_id=sid,
+            tool_input={"filePath": full, "content": "{}"},
         )
     return "BeforeTool", p.fixture(
         harness,
@@ -192,6 +206,7 @@ def test_agent_edits_of_styles_own_files_are_refused(guarded: HarnessProject, ha
         ".codex/hooks.json",
         ".cursor/hooks.json",
         ".gemini/settings.json",
+        ".opencode/plugins/style.js",
         ".style/style.duckdb",
         ".style/builtin/style/STYLE.yaml",
         "style.lock.yaml",

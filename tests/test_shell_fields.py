@@ -28,6 +28,7 @@ SHELL_FIXTURES = {
     "gemini-cli": ("BeforeTool.run_shell_command-rm-rf.json", ("tool_input", "command")),
     "copilot-cli": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
     "qwen-code": ("PreToolUse.run_shell_command-rm-rf.json", ("tool_input", "command")),
+    "opencode": ("tool.execute.before.bash-rm-rf.json", ("tool_input", "command")),
 }
 
 

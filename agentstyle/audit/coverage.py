@@ -163,7 +163,6 @@ def expand(patterns: Iterable[str]) -> list[Path]:
 def installed_handlers(root: Path, conn: Connection) -> dict[str, Installed]:
     """Per harness of `style.lock.yaml`: STYLE's handlers for its tool events as installed, and
     as the installed policy needs them."""
-    from agentstyle.configfiles.hookconfig import installed
     from agentstyle.doctor.checks import read_policy
     from agentstyle.engine.paths import StylePaths
     from agentstyle.harnesses import adapter_for
@@ -196,12 +195,7 @@ def installed_handlers(root: Path, conn: Connection) -> dict[str, Installed]:
             text = read_regular_text(path)
             if text is None:  # missing, or no regular file (a FIFO never holds the reader)
                 raise OSError
-            found = installed(
-                text,
-                is_ours=is_ours,
-                flat=adapter.flat,
-                dialect=adapter.config_dialect(),
-            )
+            found = adapter.installed_handlers(text, is_ours, str(path))
         except Exception:
             out[name] = Installed(name, "", {}, readable=False, expected=expected)
             continue

@@ -172,7 +172,7 @@ def _table(rows: Sequence[tuple[str, str]], width: int) -> list[str]:
     right_width = max(width - left_width - 4, 20)
     lines = []
     for left, right in rows:
-        wrapped = textwrap.wrap(right, right_width) or [""]
+        wrapped = textwrap.wrap(right, right_width, break_on_hyphens=False) or [""]
         if len(left) > left_width:
             lines.append(f"  {left}")
         else:
@@ -190,7 +190,7 @@ def _paragraphs(text: str, width: int) -> list[str]:
             lines.extend(f"  {row}".rstrip() for row in rows)
         else:
             prose = " ".join(paragraph.split())
-            lines.extend(f"  {row}" for row in textwrap.wrap(prose, width - 2))
+            lines.extend(f"  {row}" for row in textwrap.wrap(prose, width - 2, break_on_hyphens=False))
         lines.append("")
     return lines
 

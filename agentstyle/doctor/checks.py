@@ -292,7 +292,6 @@ class _Config(NamedTuple):
 
 def _read_config(root: Path, name: str, h: HarnessInstall) -> _Config | Finding:
     """The harness's hook config, or the error that it is missing or unreadable."""
-    from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for
     from agentstyle.install.filechanges import relative
     from agentstyle.install.install import config_file, is_ours
@@ -310,9 +309,7 @@ def _read_config(root: Path, name: str, h: HarnessInstall) -> _Config | Finding:
     except (OSError, UnicodeDecodeError) as exc:
         return Finding("error", name, f"{label} cannot be read ({exc})")
     try:
-        found = installed(
-            text, is_ours=is_ours, flat=adapter.flat, name=label, dialect=adapter.config_dialect()
-        )
+        found = adapter.installed_handlers(text, is_ours, label)
     except JsonEditError as exc:
         where = f" at line {exc.span.line}, column {exc.span.column}" if exc.span else ""
         return Finding(
@@ -380,7 +377,7 @@ def _policy_finding(
     from agentstyle.harnesses import adapter_for
 
     problems = _handler_problems(name, h, policy, found)
-    problems.extend(_config_flags(adapter_for(name), text))
+    problems.extend(adapter_for(name).config_problems(text))
     if problems:
         return Finding(
             "error",
@@ -436,13 +433,6 @@ def _lost_blocks_finding(
         name,
         f"{relative(root, ipath)} lost STYLE's block for {', '.join(lost)}; run `style sync`",
     )
-
-
-def _config_flags(adapter: HarnessAdapter, text: str) -> list[str]:
-    """Harness switches STYLE's hooks need (Gemini's enable flag)."""
-    if adapter.enable_flag is not None and not adapter.enabled(text):
-        return [f"the hooks system is off ({'.'.join(adapter.enable_flag)} is not true)"]
-    return []
 
 
 def _strip_native(group: dict[str, Any], h: HarnessInstall) -> dict[str, Any]:
@@ -552,17 +542,11 @@ def style_command(groups: list[dict[str, Any]]) -> str | None:
 
 def _installed_hooks(root: Path, name: str, h: HarnessInstall) -> dict[str, list[dict[str, Any]]]:
     """STYLE's handlers per event in the harness's hook config."""
-    from agentstyle.configfiles.hookconfig import installed
     from agentstyle.harnesses import adapter_for
     from agentstyle.install.install import config_file, is_ours
 
-    adapter = adapter_for(name)
-    return installed(
-        config_file(root, h.scope, name).read_text("utf-8"),
-        is_ours=is_ours,
-        flat=adapter.flat,
-        dialect=adapter.config_dialect(),
-    )
+    path = config_file(root, h.scope, name)
+    return adapter_for(name).installed_handlers(path.read_text("utf-8"), is_ours, str(path))
 
 
 def _fire_one(root: Path, name: str, event: str, command: str, session: str) -> Finding:

@@ -117,7 +117,6 @@ def refusal_of(stdout: str, code: int, stderr: str) -> str | None:
 def probes(root: Path, name: str, scope: str) -> Gates | str:
     """Each tool gate of a harness to fire the canary at, with the handler command the installed
     config runs for the shell tool; or why the config cannot be read."""
-    from agentstyle.configfiles.hookconfig import installed
     from agentstyle.folders import not_regular
     from agentstyle.harnesses import adapter_for
     from agentstyle.harnesses.facts import spec_for
@@ -133,13 +132,7 @@ def probes(root: Path, name: str, scope: str) -> Gates | str:
         if kind is not None:  # opening a FIFO would wait for a writer
             return f"its hook config is {kind}, not a file; remove it, then run `style sync`"
         text = path.read_text("utf-8")
-        found = installed(
-            text,
-            is_ours=is_ours,
-            flat=adapter.flat,
-            name=str(path),
-            dialect=adapter.config_dialect(),
-        )
+        found = adapter.installed_handlers(text, is_ours, str(path))
     except FileNotFoundError:
         return "its hook config is missing; run `style sync`"
     except Exception as exc:

@@ -146,6 +146,9 @@ HARNESSES: dict[str, HookFacts] = {
         project_dir_env="QWEN_PROJECT_DIR",
         session_env="QWEN_CODE_SESSION_ID",
     ),
+    # no command hooks: STYLE's plugin runs the handlers (the payload names the folder), and
+    # exit 2 with the reason on stderr is a refusal it reads
+    "opencode": HookFacts("opencode"),
 }
 SUPPORTED = tuple(HARNESSES)
 # harness name → the module name of its table in `facts/` and of its adapter

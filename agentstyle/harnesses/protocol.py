@@ -214,6 +214,22 @@ class HarnessAdapter(ABC):
             text, is_ours, markers, name, flat=self.flat, dialect=self.config_dialect()
         )
 
+    def installed_handlers(self, text: str, is_ours: IsOurs, name: str) -> Groups:
+        """STYLE's handlers per native event, as the client reads the config text (JsonEditError
+        where it cannot be read): `style doctor`, `style audit coverage`."""
+        from agentstyle.configfiles.hookconfig import installed
+
+        return installed(
+            text, is_ours=is_ours, flat=self.flat, name=name, dialect=self.config_dialect()
+        )
+
+    def config_problems(self, text: str) -> list[str]:
+        """What else in the config keeps STYLE's handlers from running as installed (doctor):
+        the hooks system's switch off (`enable_flag`)."""
+        if self.enable_flag is not None and not self.enabled(text):
+            return [f"the hooks system is off ({'.'.join(self.enable_flag)} is not true)"]
+        return []
+
     def enabled(self, text: str) -> bool:
         """Whether the hooks system is on in this config text (`enable_flag`)."""
         if self.enable_flag is None:

@@ -69,10 +69,12 @@ TEXTS = {
         "STYLE self-protect: `style allow`, install, sync, uninstall, audit prune and engine "
         f"stop change the guards. {YOURS}"
     ),
-    # (the first two folders named: every harness's would pass the block reason's token budget)
+    # the first folders by name: a list of every client's would outgrow a block reason's budget
+    # (T005) as clients are added
     pr.HOOK_CONFIGS: (
-        f"STYLE self-protect: the harness configs "
-        f"({', '.join(f'{f}/' for f in CONFIG_FOLDERS[:2])}, …) hold its hooks; read only. {YOURS}"
+        "STYLE self-protect: the harness configs "
+        f"({', '.join(f'{f}/' for f in CONFIG_FOLDERS[:2])} and the other clients') "
+        f"hold its hooks; read only. {YOURS}"
     ),
     pr.POLICY: (
         "STYLE self-protect: style.lock.yaml and the installed packages are the policy; "

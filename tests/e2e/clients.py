@@ -2,9 +2,9 @@
 
 A `Session` is one scratch git project with a throwaway HOME, STYLE installed into it through
 the real `style install`, a scripted mock of the client's model API, and the client itself run
-non-interactively (`claude -p`, `codex exec`, `gemini -p`, `copilot -p`). Every run is bounded
-in time and ends its whole process group by pid; `close()` stops the resident engine the hooks
-started and the mock server.
+non-interactively (`claude -p`, `codex exec`, `gemini -p`, `copilot -p`, `opencode run`). Every
+run is bounded in time and ends its whole process group by pid; `close()` stops the resident
+engine the hooks started and the mock server.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ API_OF = {
     "codex": "openai",
     "gemini-cli": "gemini",
     "copilot-cli": "anthropic",
+    "opencode": "anthropic",  # a provider of its own config, on the Anthropic wire
 }
 # Hook durations measured by the clients, collected over the whole suite (conftest prints them).
 DURATIONS: list[tuple[str, str, float]] = []
@@ -581,11 +582,70 @@ def _iso_seconds(value: Any) -> float | None:
         return None
 
 
+class OpenCode:
+    """OpenCode (`opencode run`) with a provider of its own config whose `baseURL` is the mock
+    (OpenCode's `@ai-sdk/anthropic`): nothing of the config on disk, no network."""
+
+    config = ".opencode/plugins/style.js"
+    # the provider and model the run uses (`provider/model`)
+    PROVIDER = "mock"
+    MODEL = f"{PROVIDER}/{mockapi.ANTHROPIC_MODEL}"
+
+    @staticmethod
+    def prepare_home(s: Session) -> None:
+        return None
+
+    @staticmethod
+    def command(
+        s: Session, prompt: str, resume: bool, extra: list[str]
+    ) -> tuple[list[str], dict[str, str], Path | None]:
+        env = {k: v for k, v in s.env().items() if not k.startswith("OPENCODE")}
+        provider = {
+            "npm": "@ai-sdk/anthropic",
+            "name": "mock",
+            "options": {"baseURL": f"{s.server.url}/v1", "apiKey": "e2e-dummy"},
+            "models": {mockapi.ANTHROPIC_MODEL: {"name": "mock", "tool_call": True}},
+        }
+        env.update(
+            # the config as text: no file in the project or the home folder
+            OPENCODE_CONFIG_CONTENT=json.dumps({"provider": {OpenCode.PROVIDER: provider}}),
+            # it finds its project from PWD, not from the process's working folder
+            PWD=str(s.project),
+            OPENCODE_DISABLE_MODELS_FETCH="1",
+            OPENCODE_DISABLE_AUTOUPDATE="1",
+            # it installs its plugin package into `.opencode/` in the background: from npm's
+            # cache only, so the run never reaches the network (the install fails, it goes on)
+            npm_config_offline="true",
+        )
+        argv = [str(binary("opencode")), "run", "--format", "json", "--auto", "-m", OpenCode.MODEL]
+        if resume:
+            argv.append("--continue")
+        return [*argv, *extra, prompt], env, None
+
+    @staticmethod
+    def durations(s: Session, run: Run) -> list[tuple[str, float]]:
+        """What STYLE's plugin logged of each hook run (its `answered in` lines)."""
+        found: list[tuple[str, float]] = []
+        for log in sorted((s.home / ".local/share/opencode/log").glob("*.log")):
+            text = log.read_text(errors="replace")
+            for m in _OPENCODE_HOOK_LINE.finditer(text):
+                found.append((m["event"], float(m["ms"])))
+        seen = _OPENCODE_SEEN.get(s.root, 0)
+        _OPENCODE_SEEN[s.root] = len(found)
+        return found[seen:]
+
+
+_OPENCODE_HOOK_LINE = re.compile(r"style-hook (?P<event>\S+) answered in (?P<ms>\d+) ms")
+# per session, the plugin's log lines earlier runs already counted (the log grows run by run)
+_OPENCODE_SEEN: dict[Path, int] = {}
+
+
 CLIENT: dict[str, Any] = {
     "claude-code": ClaudeCode,
     "codex": Codex,
     "gemini-cli": GeminiCLI,
     "copilot-cli": CopilotCLI,
+    "opencode": OpenCode,
 }
 
 # The clients driven by a test module of their own (not in HARNESSES, which the shared scenarios

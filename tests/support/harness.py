@@ -35,6 +35,18 @@ CONFIG = {name: adapter_for(name).config_file for name in HARNESSES}
 PROJECT_ENV = {name: env for name in HARNESSES if (env := project_dir_env(name)) is not None}
 
 
+def config_doc(harness: str, text: str) -> dict[str, Any]:
+    """The JSON document a harness's config holds: the file itself, or, where STYLE writes the
+    whole file as a plugin of its own (OpenCode's, a `.js` file), its handler table as
+    `{"hooks": …}`."""
+    if CONFIG[harness].endswith(".js"):
+        from agentstyle.harnesses.opencode import plugin_handlers
+
+        return {"hooks": plugin_handlers(text, CONFIG[harness])}
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
 def fixture_text(harness: str, name: str) -> str:
     return (FIXTURES / FOLDER[harness] / name).read_text("utf-8")
 
@@ -64,7 +76,7 @@ class HarnessProject(Project):
 
     def installed_command(self, native_event: str, harness: str = "claude-code") -> str:
         """STYLE's handler command for a native event, as written into the harness's config."""
-        doc = json.loads(self.config(harness).read_text("utf-8"))
+        doc = config_doc(harness, self.config(harness).read_text("utf-8"))
         entries = doc["hooks"][native_event]
         commands = []
         for entry in entries:

@@ -1,5 +1,6 @@
-"""GitHub Copilot CLI's hook facts as data (docs/design/harnesses.md#copilot-cli): events,
-capabilities, tool names.
+"""GitHub Copilot CLI's hook facts as data: events, capabilities, tool names.
+
+See docs/design/harnesses.md#copilot-cli.
 
 STYLE registers its handlers under Copilot CLI's PascalCase event names (`PreToolUse`, …, its
 "VS Code compatible" form): the payloads are then Claude-shaped (`session_id`, `tool_name`,

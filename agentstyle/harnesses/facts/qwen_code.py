@@ -1,5 +1,6 @@
-"""Qwen Code's hook facts as data (docs/design/harnesses.md#qwen-code): events, capabilities,
-tool names.
+"""Qwen Code's hook facts as data: events, capabilities, tool names.
+
+See docs/design/harnesses.md#qwen-code.
 
 Qwen Code is a fork of Gemini CLI that took Claude Code's hooks: Claude Code's event names,
 payload fields and answer fields, Gemini CLI's tool names (`run_shell_command`, `write_file`, …,

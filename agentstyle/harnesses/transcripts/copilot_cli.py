@@ -1,5 +1,6 @@
-"""Copilot CLI's session logs (`$COPILOT_HOME/session-state/<session>/events.jsonl`, by default
-under `~/.copilot`): where they are and their tool calls, for `style audit coverage`
+"""Copilot CLI's session logs: where they are and their tool calls, for `style audit coverage`.
+
+They are `$COPILOT_HOME/session-state/<session>/events.jsonl`, by default under `~/.copilot`
 (docs/audit.md#coverage).
 
 Read as seen in the pinned client (tests/e2e/test_copilot_cli.py): a log starts with a

@@ -1,5 +1,6 @@
-"""Qwen Code's chats (`~/.qwen/projects/<the project path, every other character as
-->/chats/<session>.jsonl`): where they are and their tool calls, for `style audit coverage`
+"""Qwen Code's chats: where they are and their tool calls, for `style audit coverage`.
+
+They are `~/.qwen/projects/<the project path, every other character as ->/chats/<session>.jsonl`
 (docs/audit.md#coverage).
 
 Read as seen in the pinned client (tests/e2e/test_qwen_code.py): every record names `uuid`,
