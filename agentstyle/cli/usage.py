@@ -190,7 +190,8 @@ def _paragraphs(text: str, width: int) -> list[str]:
             lines.extend(f"  {row}".rstrip() for row in rows)
         else:
             prose = " ".join(paragraph.split())
-            lines.extend(f"  {row}" for row in textwrap.wrap(prose, width - 2, break_on_hyphens=False))
+            rows = textwrap.wrap(prose, width - 2, break_on_hyphens=False)
+            lines.extend(f"  {row}" for row in rows)
         lines.append("")
     return lines
 
