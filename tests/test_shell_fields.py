@@ -3,7 +3,6 @@ that read them (`shell.incomplete`, `shell.dynamic`) compiled and evaluated for 
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -16,30 +15,13 @@ from agentstyle.engine.event import MAX_FIELD_ROWS, Event
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.harnesses.payload import MAX_SHELL_ROWS, SHELL_ROW_RESERVE
-from tests.support.harness import FIXTURES, FOLDER
+from tests.support.harness import shell_payload
 from tests.support.packages import package_text
-
-# One shell-call fixture per harness and where its command lives (every harness has one: a
-# harness added to SUPPORTED fails here until it does).
-SHELL_FIXTURES = {
-    "claude-code": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
-    "codex": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
-    "cursor": ("beforeShellExecution.rm-rf.json", ("command",)),
-    "gemini-cli": ("BeforeTool.run_shell_command-rm-rf.json", ("tool_input", "command")),
-    "copilot-cli": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
-    "qwen-code": ("PreToolUse.run_shell_command-rm-rf.json", ("tool_input", "command")),
-    "opencode": ("tool.execute.before.bash-rm-rf.json", ("tool_input", "command")),
-}
 
 
 def shell_event(harness: str, command: str) -> Event:
-    name, path = SHELL_FIXTURES[harness]
-    payload: dict[str, Any] = json.loads((FIXTURES / FOLDER[harness] / name).read_text("utf-8"))
-    target = payload
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = command
-    return adapter_for(harness).normalize(payload, str(payload["hook_event_name"]))
+    native_event, payload = shell_payload(harness, command)
+    return adapter_for(harness).normalize(payload, native_event)
 
 
 @pytest.mark.parametrize("harness", SUPPORTED)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from agentstyle.harnesses import HARNESSES as HOOK_FACTS
 from agentstyle.harnesses import SUPPORTED, adapter_for, project_dir_env
 from agentstyle.harnesses.install import is_style_command
 from tests.support.environment import REPO
@@ -33,6 +34,39 @@ FOLDER = {name: name for name in HARNESSES} | {"gemini-cli": "gemini"}
 CONFIG = {name: adapter_for(name).config_file for name in HARNESSES}
 # The project folder a harness names to its hooks (Codex runs them in the session's cwd).
 PROJECT_ENV = {name: env for name in HARNESSES if (env := project_dir_env(name)) is not None}
+
+
+# One shell-call fixture per harness and where its command lives (every harness has one: a
+# harness added to SUPPORTED fails the tests that read it until it does).
+SHELL_FIXTURES = {
+    "claude-code": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
+    "codex": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
+    "cursor": ("beforeShellExecution.rm-rf.json", ("command",)),
+    "gemini-cli": ("BeforeTool.run_shell_command-rm-rf.json", ("tool_input", "command")),
+    "copilot-cli": ("PreToolUse.bash-rm-rf.json", ("tool_input", "command")),
+    "qwen-code": ("PreToolUse.run_shell_command-rm-rf.json", ("tool_input", "command")),
+    "opencode": ("tool.execute.before.bash-rm-rf.json", ("tool_input", "command")),
+}
+
+
+def shell_payload(
+    harness: str, command: str, root: Path | None = None, session: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """(native event, payload) of the harness's own shell call running `command`: its shell
+    fixture with the command put in its place, the project folder rewritten to `root` and the
+    session id to `session` where given."""
+    name, path = SHELL_FIXTURES[harness]
+    fixture = FIXTURES / FOLDER[harness] / name
+    payload = (
+        load_fixture(fixture, root, {}) if root is not None else json.loads(fixture.read_text())
+    )
+    target = payload
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = command
+    if session is not None:
+        payload[HOOK_FACTS[harness].session_key] = session
+    return str(payload["hook_event_name"]), payload
 
 
 def config_doc(harness: str, text: str) -> dict[str, Any]:
