@@ -21,7 +21,7 @@ HOME_NAME = ".style"  # the folder of this machine's database, logs and sockets
 DATABASE_NAME = "style.duckdb"  # in HOME_NAME
 LOCK_NAME = "style.lock.yaml"  # committed, beside HOME_NAME
 # In HOME_NAME when another layer's STYLE handlers may fire beside this root's: each event is
-# then answered once (engine/answered.py).
+# then answered once (evaluator/answered.py).
 ANSWER_ONCE_NAME = "answer-once"
 STYLE_HOME_ENV = "STYLE_HOME"  # names the `.style` folder outright
 # The organisation's policy folder (`style install --scope managed`): its `style.lock.yaml` and

@@ -200,7 +200,7 @@ def _with_notices(call: HookCall, stdout: str, code: int, notices: list[str]) ->
     """The answer with the notices shown to the user, in the field the harness shows (and the
     exit code that shows them, where a harness shows a hook's stderr on one)."""
     try:
-        from agentstyle.engine.decision import Wire
+        from agentstyle.evaluator.decision import Wire
         from agentstyle.harnesses import adapter_for
 
         # The answer's stdout and exit code are taken: the notices are on stderr already

@@ -164,10 +164,10 @@ NETWORK_STDIO = frozenset({"stdin", "stdout"})
 NETWORK_PARTS = frozenset({"host", "port"})
 PATH_ROLES = {"path": None, "reads": "reads", "writes": "writes", "deletes": "deletes"}
 VALUE_OPS = STRING_OPS | REGEX_OPS - {"shell_regex"} | GLOB_OPS | NUMERIC_OPS | {"in"}
-# The field row a command condition's result is (engine/evaluate.py): `command#<rule>#<node>`.
+# The field row a command condition's result is (evaluator/evaluate.py): `command#<rule>#<node>`.
 COMMAND_KEY_PREFIX = "command#"
 # The field rows of one simple command, for the conditions inlined on it
-# (policy/lowercommands.py, engine/commandrows.py): its names, its options by canonical name
+# (policy/lowercommands.py, evaluator/commandrows.py): its names, its options by canonical name
 # (`command.opt:--force`, the value or ""), operands, text, the variables it runs with, and of
 # its paths each one's role, places and forms.
 COMMAND_FIELD = "command."
@@ -191,7 +191,7 @@ FIELD_RUNS = "command.runs"  # script | string | stdin | background | repeatedly
 FIELD_FLOW = "command.flow"  # input | code: how a command feeding it reaches it
 # The rows of the command feeding it have this prefix instead of `command.`.
 SOURCE_FIELD = "command.from."
-# The events of a simple command (engine/commandrows.py), by the route kind of their clauses:
+# The events of a simple command (evaluator/commandrows.py), by the route kind of their clauses:
 # the command, one of its paths, one command feeding it, one path of that one.
 ROUTE_KINDS = ("cmd", "cmdpath", "cmdfrom", "cmdfrompath")
 

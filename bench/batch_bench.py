@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.event import Event
+from agentstyle.evaluator.compiled import memory_policy
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.event import Event
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.eval_bench import Timed
 from bench.generate import write_package

@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentstyle.engine.store import memory_store, replace_policy
+from agentstyle.evaluator.store import memory_store, replace_policy
 from agentstyle.policy.compile import compile_policy, load_and_validate
 from bench.generate import write_package
 

@@ -21,10 +21,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine import statements, store
-from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import Held, decide
-from agentstyle.engine.recording import record
+from agentstyle.evaluator import statements, store
+from agentstyle.evaluator.compiled import compile_checked
+from agentstyle.evaluator.evaluate import Held, decide
+from agentstyle.evaluator.recording import record
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.generate import write_package
 

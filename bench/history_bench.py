@@ -63,7 +63,7 @@ def _sizes() -> tuple[int, ...]:
 
 def _key() -> str:
     """What a cached project depends on: the schema, the fill statement, the package."""
-    from agentstyle.engine.store import latest_version
+    from agentstyle.evaluator.store import latest_version
 
     digest = hashlib.sha256()
     for part in (FILL.read_bytes(), (ROOT / "bench" / "generate.py").read_bytes()):
@@ -85,8 +85,8 @@ def _style(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Comple
 
 def fill(database: Path, n: int, last: dt.datetime) -> float:
     """Append the synthetic history of `n` events to a database (under STYLE's lock); seconds."""
-    from agentstyle.engine.locking import FileLock
-    from agentstyle.engine.store import connect
+    from agentstyle.evaluator.locking import FileLock
+    from agentstyle.evaluator.store import connect
 
     params = {"n": n, "per_day": PER_DAY, "last": last}
     t0 = time.perf_counter()
@@ -151,7 +151,7 @@ def _database_bytes(project: Path) -> int:
 def _report_sql_ms(project: Path, since: dt.datetime, rounds: int) -> dict[str, float]:
     """The `rules` and `sessions` reports' SQL alone, in this process (read-only connection)."""
     from agentstyle.audit import report
-    from agentstyle.engine.store import connect
+    from agentstyle.evaluator.store import connect
 
     conn = connect(project / ".style" / "style.duckdb", read_only=True)
     try:
@@ -232,7 +232,7 @@ def bench_sizes(sizes: tuple[int, ...], rounds: int, tmp: Path) -> dict[int, dic
 def team_exports(machines: int, home: Path) -> tuple[Path, float]:
     """The TEAM_SIZE history exported whole once per machine (cached); seconds of one export."""
     from agentstyle.audit.export import export_history
-    from agentstyle.engine.store import connect
+    from agentstyle.evaluator.store import connect
 
     folder = CACHE / _key() / f"team-{machines}x{TEAM_SIZE}"
     done = folder / "built.json"

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.allowances import allow_code, grant, looks_like_code, pick
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.store import Connection, memory_store, replace_policy, sql
+from agentstyle.evaluator.allowances import allow_code, grant, looks_like_code, pick
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.store import Connection, memory_store, replace_policy, sql
 from agentstyle.harnesses import adapter_for
 from agentstyle.install.lockfile import HarnessInstall
 from agentstyle.install.selfprotect import builtin_package

@@ -45,15 +45,15 @@ GROUPS = (
     # the harnesses by name, with what the hook reads of them before it loads anything (plain
     # data; its adapters are found by name, not imported)
     ("harnesses/__init__.py", "leaves", 0),
-    ("shell/*", "shell", 1),  # what a command string runs: its own program, below the engine
+    ("shell/*", "shell", 1),  # what a command string runs: its own program, below the evaluator
     # what each simple command does, per its program's grammar (reads the shell's runs)
     ("commands/*", "commands", 1),
     ("grammar/*", "grammar", 1),
     ("configfiles/*", "configfiles", 1),
-    # each harness's capability table: data the planner and the engine read, below them both
+    # each harness's capability table: data the planner and the evaluator read, below them both
     ("harnesses/facts/*", "harness-facts", 1),
     ("policy/*", "policy", 2),
-    ("engine/*", "engine", 3),
+    ("evaluator/*", "evaluator", 3),
     ("harnesses/*", "harness-adapters", 4),
     ("runtime/*", "runtime", 5),
     ("install/*", "install", 6),
@@ -215,7 +215,7 @@ def test_heavy_libraries_are_imported_only_in_their_place() -> None:
 def test_leaves_import_nothing_of_the_engine() -> None:
     for leaf in ("source.py", "codes.py", "diagnostics.py", "vocabulary.py"):
         text = (PACKAGE / leaf).read_text("utf-8")
-        assert "agentstyle.engine" not in text and "agentstyle.cli" not in text, leaf
+        assert "agentstyle.evaluator" not in text and "agentstyle.cli" not in text, leaf
         assert "agentstyle.grammar" not in text, leaf
 
 
@@ -258,7 +258,7 @@ def transaction_statements(source: str) -> list[str]:
 
 
 def test_transactions_begin_and_end_only_in_the_store() -> None:
-    """Every BEGIN, COMMIT and ROLLBACK is engine/store.py's: elsewhere a `with` block
+    """Every BEGIN, COMMIT and ROLLBACK is evaluator/store.py's: elsewhere a `with` block
     (`transaction`, `rolled_back`) says where a transaction ends, so none is left open."""
     assert transaction_statements('c.execute("BEGIN TRANSACTION"); c.execute("commit")') == [
         "BEGIN TRANSACTION",
@@ -268,7 +268,7 @@ def test_transactions_begin_and_end_only_in_the_store() -> None:
     offenders = [
         f"{path.relative_to(PACKAGE).as_posix()}: {found}"
         for path in sorted(PACKAGE.rglob("*.py"))
-        if path.relative_to(PACKAGE).as_posix() != "engine/store.py"
+        if path.relative_to(PACKAGE).as_posix() != "evaluator/store.py"
         for found in transaction_statements(path.read_text("utf-8"))
     ]
     offenders += [

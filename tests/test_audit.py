@@ -841,7 +841,7 @@ def test_prune_needs_older_than(scratch: Project) -> None:
 
 def test_prune_is_one_transaction() -> None:
     from agentstyle.audit import export
-    from agentstyle.engine.store import memory_store
+    from agentstyle.evaluator.store import memory_store
 
     conn = memory_store()
     try:

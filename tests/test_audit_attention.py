@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agentstyle.audit.attention import replay_sources
-from agentstyle.engine.locking import FileLock
+from agentstyle.evaluator.locking import FileLock
 from agentstyle.runtime import hookrun
 from agentstyle.runtime.hookcall import HookCall
 from tests.support.hooks import new_session

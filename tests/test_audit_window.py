@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentstyle.audit import report
-from agentstyle.engine.store import Connection, connect, migrate, sql
+from agentstyle.evaluator.store import Connection, connect, migrate, sql
 
 DAYS = 40
 PER_DAY = 10_000  # 400,000 events, as many hits, 300,000 field rows: several row groups each
@@ -54,7 +54,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Connection]:
 
 def _scans(conn: Connection, name: str, params: dict[str, Any]) -> dict[str, tuple[int, int]]:
     """Row groups scanned / to scan per history table, from EXPLAIN ANALYZE of the report."""
-    from agentstyle.engine.store import _NAMED_PARAM
+    from agentstyle.evaluator.store import _NAMED_PARAM
 
     query = sql(f"audit/{name}")
     bound = {k: v for k, v in params.items() if k in set(_NAMED_PARAM.findall(query))}

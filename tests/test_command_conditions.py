@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import Held, decide
-from agentstyle.engine.evaluation import Evaluation
-from agentstyle.engine.recording import record
-from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.evaluator.compiled import compile_checked
+from agentstyle.evaluator.evaluate import Held, decide
+from agentstyle.evaluator.evaluation import Evaluation
+from agentstyle.evaluator.recording import record
+from agentstyle.evaluator.store import Connection, memory_store, replace_policy
 from agentstyle.grammar.ast import strip_spans
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from agentstyle.policy.compile import compile_policy, load_and_validate

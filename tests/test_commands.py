@@ -14,7 +14,7 @@ from agentstyle.commands.argv import read_words
 from agentstyle.commands.catalog import Catalog, shipped, shipped_grammar
 from agentstyle.commands.grammar import Grammar, GrammarProblem, from_data, parse_option
 from agentstyle.commands.model import Command, build
-from agentstyle.engine.commandrows import place_tags
+from agentstyle.evaluator.commandrows import place_tags
 from agentstyle.shell import parse_shell
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.engine.decision import Decision, Fix
+from agentstyle.evaluator.decision import Decision, Fix
 from agentstyle.harnesses import adapter_for, copilot_cli
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.harnesses.transcripts.copilot_cli import FORMAT

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.decision import Wire
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.store import rolled_back
+from agentstyle.evaluator.compiled import memory_policy
+from agentstyle.evaluator.decision import Wire
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.store import rolled_back
 from agentstyle.harnesses import SUPPORTED, adapter_for
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.harnesses.facts.base import ASK

@@ -288,7 +288,7 @@ def test_every_example_validates(tmp_path: Path, page: str, kind: str, text: str
 
 def test_getting_started_shows_what_style_test_prints(tmp_path: Path) -> None:
     """The cases `style init` writes pass, and getting started lists them as they are."""
-    from agentstyle.engine.packagetests import run_package_tests
+    from agentstyle.evaluator.packagetests import run_package_tests
     from agentstyle.policy.scaffold import scaffold
 
     scaffold(tmp_path / "my-rules", single_file=False)

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.evaluate import Held, decide
-from agentstyle.engine.evaluation import EMITTING, Evaluation
-from agentstyle.engine.recording import record
-from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.evaluator.compiled import compile_checked
+from agentstyle.evaluator.evaluate import Held, decide
+from agentstyle.evaluator.evaluation import EMITTING, Evaluation
+from agentstyle.evaluator.recording import record
+from agentstyle.evaluator.store import Connection, memory_store, replace_policy
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from tests.support.packages import NO_RM, TIPS, package_text
 

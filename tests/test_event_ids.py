@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentstyle.engine.store import connect, latest_version, memory_store, migrate, sql
+from agentstyle.evaluator.store import connect, latest_version, memory_store, migrate, sql
 from tests.support.hooks import new_session
 from tests.support.packages import package_text, shell_rule
 from tests.support.project import Project

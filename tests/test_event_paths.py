@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from agentstyle.engine.event import normalized, relative_path
+from agentstyle.evaluator.event import normalized, relative_path
 
 
 @pytest.mark.parametrize(

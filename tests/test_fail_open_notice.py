@@ -285,7 +285,7 @@ def test_session_start_tells_and_the_tool_call_after_it_is_quiet(project: Harnes
 def test_a_warning_and_the_notice_share_one_system_message() -> None:
     """A handler error after the warn rule matched cannot happen on one event, but the merge
     the notice uses is the adapters' own: a warn answer gets the notice after its text."""
-    from agentstyle.engine.decision import Decision
+    from agentstyle.evaluator.decision import Decision
 
     for harness in SUPPORTED:
         adapter = adapter_for(harness)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.decision import Decision
+from agentstyle.evaluator.decision import Decision
 from agentstyle.harnesses import (
     HANDLER_TIMEOUT_S,
     adapter_for,

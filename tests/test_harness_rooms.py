@@ -40,7 +40,7 @@ ALLOWED = {
     ("imports/importer.py", "cursor"): "an import format",
     ("imports/formats.py", "cursor"): "an import format",
     # a model's name (`codex-mini`) says its provider; it is no harness
-    ("engine/recording.py", "codex"): "a model name's prefix",
+    ("evaluator/recording.py", "codex"): "a model name's prefix",
 }
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentstyle import folders, limits
-from agentstyle.engine.locking import LockHeldByStranger, LockTimeout
+from agentstyle.evaluator.locking import LockHeldByStranger, LockTimeout
 from agentstyle.harnesses import timeout_for
 from agentstyle.runtime import errorlog
 from agentstyle.runtime.causes import (

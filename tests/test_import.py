@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.decision import Decision
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.packagetests import FIRING
-from agentstyle.engine.store import Connection
+from agentstyle.evaluator.compiled import memory_policy
+from agentstyle.evaluator.decision import Decision
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.packagetests import FIRING
+from agentstyle.evaluator.store import Connection
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from agentstyle.imports.claude_permissions import bash_regex, path_globs
 from agentstyle.imports.formats import slug

@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.locking import FileLock
-from agentstyle.engine.paths import StylePaths
+from agentstyle.evaluator.locking import FileLock
+from agentstyle.evaluator.paths import StylePaths
 from agentstyle.harnesses.install import is_style_command
 from agentstyle.install.filechanges import relative
 from agentstyle.install.hookcommand import hook_command, quoted

@@ -164,8 +164,8 @@ def test_settings_are_rendered_at_install(
     name: str, setting: str, value: str, event: str, payload: dict[str, Any]
 ) -> None:
     """A value chosen at install (`--set`) is what the rule's text says at run time."""
-    from agentstyle.engine.evaluate import evaluate
-    from agentstyle.engine.store import memory_store, replace_policy
+    from agentstyle.evaluator.evaluate import evaluate
+    from agentstyle.evaluator.store import memory_store, replace_policy
     from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
     from agentstyle.policy.compile import compile_policy, load_and_validate
 

@@ -119,9 +119,9 @@ rules:
 def test_a_required_literal_and_a_set_are_both_tested(tmp_path: Path) -> None:
     """`git` alone would send every git command to the regex: the index keeps the set of
     names one of which a match needs as a second test, and the verdicts stay the regex's."""
-    from agentstyle.engine.compiled import compile_checked
-    from agentstyle.engine.evaluate import decide
-    from agentstyle.engine.store import memory_store, replace_policy
+    from agentstyle.evaluator.compiled import compile_checked
+    from agentstyle.evaluator.evaluate import decide
+    from agentstyle.evaluator.store import memory_store, replace_policy
     from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 
     (tmp_path / "second").mkdir()

@@ -22,7 +22,7 @@ import pytest
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded, read_sources
-from agentstyle.engine.evaluate import evaluate
+from agentstyle.evaluator.evaluate import evaluate
 from agentstyle.install.selfprotect import plan_packages
 from tests.support.cli import style_in_process, style_process
 from tests.support.environment import REPO

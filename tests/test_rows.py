@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine import records
-from agentstyle.engine.compiled import compile_checked
-from agentstyle.engine.store import (
+from agentstyle.evaluator import records
+from agentstyle.evaluator.compiled import compile_checked
+from agentstyle.evaluator.store import (
     Connection,
     DatabaseError,
     by_name,

@@ -28,10 +28,10 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.evaluation import Evaluation
-from agentstyle.engine.store import Connection
+from agentstyle.evaluator.compiled import memory_policy
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.evaluation import Evaluation
+from agentstyle.evaluator.store import Connection
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 from bench.corpus import (
     CATEGORIES,

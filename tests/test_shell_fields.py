@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.event import MAX_FIELD_ROWS, Event
+from agentstyle.evaluator.compiled import memory_policy
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.event import MAX_FIELD_ROWS, Event
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.harnesses.payload import MAX_SHELL_ROWS, SHELL_ROW_RESERVE

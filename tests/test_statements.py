@@ -16,9 +16,9 @@ from typing import Any, NamedTuple
 import pytest
 
 from agentstyle.duck import duckdb
-from agentstyle.engine.records import GrammarRow
-from agentstyle.engine.statements import ColumnMismatch, execute, read_row, read_rows
-from agentstyle.engine.store import memory_store
+from agentstyle.evaluator.records import GrammarRow
+from agentstyle.evaluator.statements import ColumnMismatch, execute, read_row, read_rows
+from agentstyle.evaluator.store import memory_store
 from tests.support.environment import REPO, clean_env
 from tests.support.packages import package_text, shell_rule
 
@@ -129,8 +129,8 @@ PACKAGE = package_text(
 
 DECIDE = """\
 import sys
-from agentstyle.engine.compiled import memory_policy
-from agentstyle.engine.evaluate import decide
+from agentstyle.evaluator.compiled import memory_policy
+from agentstyle.evaluator.evaluate import decide
 from agentstyle.harnesses.claude_code import ADAPTER
 
 conn, _ = memory_policy([sys.argv[1]], "claude-code")

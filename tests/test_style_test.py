@@ -8,7 +8,7 @@ import subprocess
 import textwrap
 from pathlib import Path
 
-from agentstyle.engine.packagetests import fixture_files, run_package_tests
+from agentstyle.evaluator.packagetests import fixture_files, run_package_tests
 from tests.support.cli import style_process
 from tests.support.packages import package_text
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.engine.store import (
+from agentstyle.evaluator.store import (
     Connection,
     connect,
     insert_rows,

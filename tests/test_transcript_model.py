@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from agentstyle.engine.event import TRANSCRIPT_TAIL_BYTES
+from agentstyle.evaluator.event import TRANSCRIPT_TAIL_BYTES
 from agentstyle.harnesses import claude_code, gemini_cli
 from agentstyle.harnesses import payload as payloads
 

@@ -29,8 +29,8 @@ from typing import Any
 from agentstyle.audit.report import Filters, define_window
 from agentstyle.audit.rows import CoverageEventRow, CoverageSessionRow, FirstEventRow
 from agentstyle.audit.transcripts import ToolCall, formats, tool_calls, transcript_harness
-from agentstyle.engine.statements import read_rows
-from agentstyle.engine.store import Connection
+from agentstyle.evaluator.statements import read_rows
+from agentstyle.evaluator.store import Connection
 from agentstyle.folders import open_regular, read_regular_text
 from agentstyle.harnesses.facts import spec_for
 
@@ -164,7 +164,7 @@ def installed_handlers(root: Path, conn: Connection) -> dict[str, Installed]:
     """Per harness of `style.lock.yaml`: STYLE's handlers for its tool events as installed, and
     as the installed policy needs them."""
     from agentstyle.doctor.checks import read_policy
-    from agentstyle.engine.paths import StylePaths
+    from agentstyle.evaluator.paths import StylePaths
     from agentstyle.harnesses import adapter_for
     from agentstyle.install.filechanges import relative
     from agentstyle.install.handlers import handler_groups
@@ -384,7 +384,7 @@ def coverage(
     extra: Iterable[str] = (),
 ) -> Coverage:
     """Every session of the window, transcripts joined with STYLE's record, unseen first."""
-    from agentstyle.engine.paths import StylePaths
+    from agentstyle.evaluator.paths import StylePaths
     from agentstyle.runtime import errorlog
 
     home = home or Path.home()

@@ -14,8 +14,8 @@ from typing import Any
 
 from agentstyle.audit.rows import CountRow, DatabaseSizeRow, ExportDayRow, FileRow
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.statements import read_row, read_rows
-from agentstyle.engine.store import (
+from agentstyle.evaluator.statements import read_row, read_rows
+from agentstyle.evaluator.store import (
     Connection,
     DatabaseError,
     memory_store,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentstyle.audit.rows import OutcomeCountRow
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.statements import read_rows
-from agentstyle.engine.store import open_store
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.statements import read_rows
+from agentstyle.evaluator.store import open_store
 from agentstyle.runtime.client import stop_engine
 
 

@@ -75,14 +75,14 @@ from agentstyle.audit.report import Filters, Frame, run_report
 from agentstyle.audit.rows import RuleFactRow
 from agentstyle.audit.transcripts import Recorded, short
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.compiled import PolicyErrors
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.evaluation import EMITTING, Evaluation
-from agentstyle.engine.event import Event
-from agentstyle.engine.fixes import Fixing, fixed_by
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.statements import read_rows
-from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
+from agentstyle.evaluator.compiled import PolicyErrors
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.evaluation import EMITTING, Evaluation
+from agentstyle.evaluator.event import Event
+from agentstyle.evaluator.fixes import Fixing, fixed_by
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.statements import read_rows
+from agentstyle.evaluator.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.install.handlers import handler_groups
@@ -279,7 +279,7 @@ def replay(
     started = time.perf_counter()
     index: list[int] = []  # position in `recorded` of each event to evaluate
     events: list[Event] = []
-    fixings: list[Fixing | None] = []  # how each refused shell call is fixed (engine/fixes.py)
+    fixings: list[Fixing | None] = []  # how each refused shell call is fixed (evaluator/fixes.py)
     adapter = adapter_for(policy.harness)
     unknown = 0
     spec = spec_for(policy.harness)

@@ -20,9 +20,9 @@ from agentstyle.audit.cells import scalar_text
 from agentstyle.audit.export import Progress, load_exports
 from agentstyle.audit.rows import RuleSourceRow, SessionFolderRow, WindowIdsRow, WindowRow
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.statements import read_row, read_rows
-from agentstyle.engine.store import (
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.statements import read_row, read_rows
+from agentstyle.evaluator.store import (
     Connection,
     DatabaseError,
     query_rows,

@@ -1,6 +1,6 @@
 """The rows the audit reads from its statements by name: one NamedTuple per row.
 
-Its fields are the statement's result columns in order (engine/statements.py `read_rows` checks
+Its fields are the statement's result columns in order (evaluator/statements.py `read_rows` checks
 that once per process). The reports themselves are read as frames, by column name."""
 
 from __future__ import annotations

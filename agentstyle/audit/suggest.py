@@ -62,8 +62,8 @@ from agentstyle.audit.transcripts import (
     stored_events,
 )
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, query_rows, sql
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.store import Connection, query_rows, sql
 from agentstyle.install.lockfile import read_lock
 from agentstyle.install.selfprotect import plan_packages
 

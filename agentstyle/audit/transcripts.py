@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.event import Event
+from agentstyle.evaluator.event import Event
 from agentstyle.folders import open_regular, read_regular_text
 from agentstyle.harnesses import adapters
 from agentstyle.harnesses.transcripts import (
@@ -192,7 +192,7 @@ def stored_events(conn: Any, label: str) -> tuple[list[list[Recorded]], int]:
     """The events of a STYLE history (a project's database or loaded exports) as recorded
     events, one stream per session, and how many were stored without their fields."""
     from agentstyle.audit.rows import ExportedEventRow
-    from agentstyle.engine.statements import read_rows
+    from agentstyle.evaluator.statements import read_rows
 
     streams: dict[str, list[Recorded]] = {}
     bare = 0

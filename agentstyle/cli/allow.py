@@ -9,10 +9,10 @@ import typer
 from agentstyle.cli.common import Format, FormatOpt, emit_json, usage_error
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths
+from agentstyle.evaluator.paths import StylePaths
 
 if TYPE_CHECKING:
-    from agentstyle.engine.allowances import Refusal
+    from agentstyle.evaluator.allowances import Refusal
 
 
 def _line(r: Refusal) -> str:
@@ -25,7 +25,7 @@ def _line(r: Refusal) -> str:
 
 
 def _target(text: str | None) -> int | str | None:
-    from agentstyle.engine.allowances import looks_like_code
+    from agentstyle.evaluator.allowances import looks_like_code
 
     if text is None:
         return None
@@ -62,8 +62,8 @@ def command(
     widened), `event`, `code`, `harness`, `session`, `rules`, `scope` (once or session) and
     `uses`.
     """
-    from agentstyle.engine.allowances import grant, pick, refusals
-    from agentstyle.engine.store import transaction
+    from agentstyle.evaluator.allowances import grant, pick, refusals
+    from agentstyle.evaluator.store import transaction
     from agentstyle.install.enginefree import engine_free_store
 
     if last and target is not None:

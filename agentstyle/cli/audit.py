@@ -294,7 +294,7 @@ def _check_machine(machine: str | None, from_glob: str | None) -> None:
 
 def _readable(root: Path) -> str | None:
     """The history is command text: doctor's warning when other users can read it."""
-    from agentstyle.engine.paths import StylePaths, privacy_warning
+    from agentstyle.evaluator.paths import StylePaths, privacy_warning
 
     wide = privacy_warning(root, StylePaths(root))
     return f"style: warning: {wide}" if wide else None

@@ -73,7 +73,7 @@ def coverage_findings(root: Path) -> list[Finding]:
 
     from agentstyle.audit import coverage, report
     from agentstyle.doctor.checks import Finding
-    from agentstyle.engine.paths import StylePaths
+    from agentstyle.evaluator.paths import StylePaths
 
     if not StylePaths(root).database.exists():
         return []  # run_doctor said so already

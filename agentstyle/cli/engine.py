@@ -12,7 +12,7 @@ import typer
 from agentstyle.cli.common import Format, FormatOpt, emit_json
 from agentstyle.cli.usage import StyleCommand, StyleGroup
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths, find_root
+from agentstyle.evaluator.paths import StylePaths, find_root
 
 app = typer.Typer(
     help="The resident engine that keeps the database warm for hooks.",

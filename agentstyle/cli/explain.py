@@ -18,12 +18,12 @@ from agentstyle.cli.common import (
 )
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths
+from agentstyle.evaluator.paths import StylePaths
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
-    from agentstyle.engine.decision import Fix
-    from agentstyle.engine.explain import Explained
+    from agentstyle.evaluator.decision import Fix
+    from agentstyle.evaluator.explain import Explained
 
 
 def read_payload(payload: Path) -> dict[str, Any]:
@@ -72,8 +72,8 @@ def command(
     rules that decided), `fix` (a refused shell command a rule's fix rewrote: `original`,
     `command`, `rules`, `rewritten`; else null), `stdout` and `exit` (the wire answer).
     """
-    from agentstyle.engine.compiled import memory_policy
-    from agentstyle.engine.explain import explain_event
+    from agentstyle.evaluator.compiled import memory_policy
+    from agentstyle.evaluator.explain import explain_event
     from agentstyle.harnesses import adapter_for
     from agentstyle.install.enginefree import engine_free_store
 

@@ -18,7 +18,7 @@ from agentstyle.cli.common import (
     usage_error,
 )
 from agentstyle.diagnostics import StyleError, render_text
-from agentstyle.engine.paths import StylePaths, find_root
+from agentstyle.evaluator.paths import StylePaths, find_root
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 # The installer (DuckDB, the compiler) is imported by the commands that run it: every `style`

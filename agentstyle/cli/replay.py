@@ -72,7 +72,7 @@ def command(
     `evaluated`, `verdict_changes` and `diff`).
     """
     from agentstyle.audit import replay as rp
-    from agentstyle.engine.paths import StylePaths
+    from agentstyle.evaluator.paths import StylePaths
     from agentstyle.install.lockfile import read_lock
 
     root = project_root()

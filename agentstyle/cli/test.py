@@ -17,7 +17,7 @@ from agentstyle.cli.common import (
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
-    from agentstyle.engine.packagetests import CaseResult
+    from agentstyle.evaluator.packagetests import CaseResult
 
 
 def command(
@@ -32,7 +32,7 @@ def command(
     With --format json: one object with `passed`, `failed`, `without_tests` (the packages
     without cases) and `cases` (each with `file`, `note`, `ok` and `failures`).
     """
-    from agentstyle.engine.packagetests import run_package_tests
+    from agentstyle.evaluator.packagetests import run_package_tests
     from agentstyle.policy.load import load_package
 
     results: list[CaseResult] = []

@@ -25,9 +25,9 @@ from agentstyle.configfiles.hookconfig import handlers_of
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError, read_blocks
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths, privacy_warning
-from agentstyle.engine.statements import execute, read_rows
-from agentstyle.engine.store import Connection, transaction
+from agentstyle.evaluator.paths import StylePaths, privacy_warning
+from agentstyle.evaluator.statements import execute, read_rows
+from agentstyle.evaluator.store import Connection, transaction
 from agentstyle.harnesses import project_dir_env
 from agentstyle.harnesses.install import HOOK_SCRIPT
 from agentstyle.install.hookcommand import canonical, program_of, same_program

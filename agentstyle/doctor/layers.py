@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.doctor.checks import Finding
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.statements import read_rows
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.statements import read_rows
 from agentstyle.folders import ANSWER_ONCE_NAME, LOCK_NAME
 from agentstyle.install.layers import Layer, other_layers, own_layer
 from agentstyle.install.lockfile import read_lock

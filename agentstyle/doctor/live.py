@@ -30,7 +30,7 @@ from typing import Any
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.doctor.checks import Finding, forget_in, gate_timeout, run_as_harness, style_command
-from agentstyle.engine.paths import StylePaths
+from agentstyle.evaluator.paths import StylePaths
 from agentstyle.install.hookcommand import MISSING
 from agentstyle.install.lockfile import read_lock
 

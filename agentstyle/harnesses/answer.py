@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentstyle.engine.decision import Decision, Wire
+from agentstyle.evaluator.decision import Decision, Wire
 from agentstyle.harnesses.facts import CONTEXT, MESSAGE, PointSpec
 
 # What a refusal tells the person where the harness has no `ask` (docs/design/cli.md#allowances):

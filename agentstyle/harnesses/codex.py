@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event
+from agentstyle.evaluator.decision import Decision, Wire
+from agentstyle.evaluator.event import Event
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.codex import NAME, SPEC

@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event
+from agentstyle.evaluator.decision import Decision, Wire
+from agentstyle.evaluator.event import Event
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, notice_on_stderr, with_approve_hint
 from agentstyle.harnesses.facts.copilot_cli import CLAUDE_NAMES, NAME, SPEC
@@ -120,7 +120,7 @@ def shaped(payload: dict[str, Any], native_event: str) -> dict[str, Any]:
     """The payload with the fields a Claude-shaped reading takes from it: the session under
     `session_id` (camelCase events name it `sessionId`), the transcript where it is kept, and
     the stop's last reply from there."""
-    from agentstyle.engine.event import last_in_transcript
+    from agentstyle.evaluator.event import last_in_transcript
 
     out = dict(payload)
     session = read.text_id(out.get("session_id")) or read.text_id(out.get("sessionId"))

@@ -14,8 +14,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from agentstyle.engine.decision import Decision, Wire
-from agentstyle.engine.event import Event, read_transcript_tail
+from agentstyle.evaluator.decision import Decision, Wire
+from agentstyle.evaluator.event import Event, read_transcript_tail
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import (
     dump,

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentstyle.engine.event import (
+from agentstyle.evaluator.event import (
     CALL_KEY_FIELD,
     MAX_FIELD_CHARS,
     MAX_FIELD_ROWS,
@@ -299,7 +299,7 @@ def claude_shaped_event(
     """An event of the payload shape Claude Code and Codex share: `session_id`, `cwd`, the
     turn under `turn_key`, then the session source, the prompt, the stop's last message (from
     the transcript when not given)."""
-    from agentstyle.engine.event import read_transcript_tail
+    from agentstyle.evaluator.event import read_transcript_tail
 
     ev = new_event(
         spec.name,
@@ -337,7 +337,7 @@ _MODEL_CACHE_MAX = 512
 def transcript_model(session_id: str, path: Any, pick: ModelPick) -> str | None:
     """The model of the last assistant entry of the session's JSONL transcript (`pick` reads
     one entry), with the bounded tail reader the stop message uses; cached per session."""
-    from agentstyle.engine.event import last_in_transcript
+    from agentstyle.evaluator.event import last_in_transcript
 
     if not isinstance(path, str) or not path:
         return None

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentstyle.engine.decision import Decision, Wire
+from agentstyle.evaluator.decision import Decision, Wire
 from agentstyle.harnesses import install
 from agentstyle.harnesses.answer import json_problem, merge_notice, notice_on_stderr
 from agentstyle.harnesses.facts import HarnessSpec
@@ -22,8 +22,8 @@ from agentstyle.harnesses.facts import HarnessSpec
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonedit import IsOurs
     from agentstyle.configfiles.jsonspans import Dialect
-    from agentstyle.engine.event import Event
-    from agentstyle.engine.fixes import Fixing
+    from agentstyle.evaluator.event import Event
+    from agentstyle.evaluator.fixes import Fixing
     from agentstyle.harnesses.extension import PluginInstall
     from agentstyle.harnesses.install import Groups, Key
     from agentstyle.harnesses.transcripts import TranscriptFormat
@@ -77,7 +77,7 @@ class HarnessAdapter(ABC):
         harness runs a rewritten call."""
         if event.tool != "shell" or event.point != "tool.pre":
             return None
-        from agentstyle.engine.fixes import Fixing
+        from agentstyle.evaluator.fixes import Fixing
 
         harness = event.harness
 

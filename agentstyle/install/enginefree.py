@@ -10,9 +10,9 @@ import time
 from collections.abc import Iterator
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.locking import LockTimeout
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, open_store, open_store_read_only
+from agentstyle.evaluator.locking import LockTimeout
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.store import Connection, open_store, open_store_read_only
 
 LOCK_WAIT_S = 30.0
 

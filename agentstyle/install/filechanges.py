@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.paths import StylePaths
+from agentstyle.evaluator.paths import StylePaths
 from agentstyle.install.lockfile import atomic_write
 
 

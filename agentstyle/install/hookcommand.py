@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-from agentstyle.engine.decision import Decision
+from agentstyle.evaluator.decision import Decision
 from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.install import HOOK_MODULE, HOOK_SCRIPT, sh_literal
 

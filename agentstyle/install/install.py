@@ -15,9 +15,9 @@ from agentstyle.configfiles.hookconfig import handlers_of
 from agentstyle.configfiles.jsonedit import JsonEditError
 from agentstyle.configfiles.markers import MarkerError
 from agentstyle.diagnostics import Diagnostic, StyleError
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.statements import execute, read_row
-from agentstyle.engine.store import (
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.statements import execute, read_row
+from agentstyle.evaluator.store import (
     Connection,
     index_policy,
     replace_policy,

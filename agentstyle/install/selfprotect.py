@@ -47,7 +47,7 @@ from typing import Any
 import yaml
 
 from agentstyle import __version__
-from agentstyle.engine.paths import StylePaths
+from agentstyle.evaluator.paths import StylePaths
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.install import protected as pr
 from agentstyle.install import selfprotect_patterns as sp
@@ -422,7 +422,7 @@ def builtin_package(
 def plan_packages(harness: str, start: Path | None = None) -> Iterator[list[str]]:
     """The built-in package for `style plan --harness H` in this project (none when
     `protect: false`), as extra package paths."""
-    from agentstyle.engine.paths import find_root
+    from agentstyle.evaluator.paths import find_root
     from agentstyle.install.library import ref_path
 
     root = find_root(start)

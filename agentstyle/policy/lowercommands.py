@@ -5,7 +5,7 @@ per name the condition matches and per clause of its `where`, one clause of lite
 command's own field rows (`command.opt:--force`, `command.path.tag`, …), routed by the name
 (`cmd=git clean`, or `cmdpath=…` when a path test correlates one path). The evaluator gives each
 simple command (and each of its paths) an event of its own carrying those rows, so the one
-match statement decides them like any field (engine/commandrows.py). Anything else (a negated
+match statement decides them like any field (evaluator/commandrows.py). Anything else (a negated
 command condition, two in one clause, a lone negated path test of a role) is lowered to the
 two-level rows of migration 013 (`command_heads`, `command_literals`) that
 sql/evaluate/commands.sql evaluates first.

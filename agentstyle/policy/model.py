@@ -87,7 +87,7 @@ class Package:
     priority: int = 50
     per_rule: int = 400
     per_event: int = 1200
-    allow_code: bool = False  # its refusals offer `style allow CODE` (engine/allowances.py)
+    allow_code: bool = False  # its refusals offer `style allow CODE` (evaluator/allowances.py)
     settings: list[SettingDecl] = field(default_factory=list)
     requires: dict[str, Any] = field(default_factory=dict)
     rules: list[Rule] = field(default_factory=list)

@@ -172,7 +172,7 @@ class Oversized(HandlerError):
 
 def failure_of(exc: BaseException) -> HandlerError:
     """Any exception as the HandlerError it means: its cause and a one-line text."""
-    from agentstyle.engine.locking import LockHeldByStranger, LockTimeout
+    from agentstyle.evaluator.locking import LockHeldByStranger, LockTimeout
 
     if isinstance(exc, HandlerError):
         return exc

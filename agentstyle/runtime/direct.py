@@ -14,21 +14,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentstyle.engine import answered
-from agentstyle.engine.decision import Decision
-from agentstyle.engine.evaluate import Held, decide
-from agentstyle.engine.evaluation import Evaluation
-from agentstyle.engine.event import Event
-from agentstyle.engine.fixes import Fixing, apply_fix
-from agentstyle.engine.locking import FileLock, LockTimeout, Poll
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.recording import record
-from agentstyle.engine.store import Connection, begin, commit, connect, migrate, rollback
+from agentstyle.evaluator import answered
+from agentstyle.evaluator.decision import Decision
+from agentstyle.evaluator.evaluate import Held, decide
+from agentstyle.evaluator.evaluation import Evaluation
+from agentstyle.evaluator.event import Event
+from agentstyle.evaluator.fixes import Fixing, apply_fix
+from agentstyle.evaluator.locking import FileLock, LockTimeout, Poll
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.recording import record
+from agentstyle.evaluator.store import Connection, begin, commit, connect, migrate, rollback
 from agentstyle.folders import DATABASE_NAME
 from agentstyle.runtime.causes import DeadlineExceeded, NoDatabase, Planted
 from agentstyle.runtime.hookcall import HookCall
 
-LOCK_FILE = "style.lock"  # in `.style/` (engine/paths.py `StylePaths.lock`)
+LOCK_FILE = "style.lock"  # in `.style/` (evaluator/paths.py `StylePaths.lock`)
 # While another program holds DuckDB's own file lock, retry opening at this interval.
 DUCKDB_RETRY_S = 0.02
 # A transaction the engine began ahead of an event (`Resident.ahead`) is the event's own when
@@ -307,7 +307,7 @@ def evaluate_on(
     recording and committing are left to a step of `resident.later`, which the engine runs
     once the answer is sent and before it reads the next request: the next event sees this one's
     claims, and a kill before the commit loses this event only, whole. `fixing`: how a refused
-    shell call is rebuilt for its rules' fixes (engine/fixes.py).
+    shell call is rebuilt for its rules' fixes (evaluator/fixes.py).
     """
     log = log_mode(home)
     deadline = call.deadline
@@ -408,9 +408,9 @@ def _record_failure_on(
     refused: bool,
 ) -> bool:
     harness, native_event = call.harness, call.event
-    from agentstyle.engine.evaluate import _timestamp
-    from agentstyle.engine.records import FailClosedRow
-    from agentstyle.engine.statements import execute, read_row
+    from agentstyle.evaluator.evaluate import _timestamp
+    from agentstyle.evaluator.records import FailClosedRow
+    from agentstyle.evaluator.statements import execute, read_row
 
     event = {"harness": harness, "native_event": native_event}
     row = read_row(conn, "evaluate/fail_closed", FailClosedRow, event)

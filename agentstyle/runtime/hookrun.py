@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentstyle.engine.decision import Wire
-from agentstyle.engine.locking import Handover
+from agentstyle.evaluator.decision import Wire
+from agentstyle.evaluator.locking import Handover
 from agentstyle.folders import ANSWER_ONCE_NAME, DATABASE_NAME, mark_answer_once, user_home
 from agentstyle.harnesses import (
     HARNESSES,
@@ -47,8 +47,8 @@ from agentstyle.runtime.hookcall import HookCall
 from agentstyle.runtime.payloadin import first_root
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
-    from agentstyle.engine.locking import Poll
-    from agentstyle.engine.store import Connection
+    from agentstyle.evaluator.locking import Poll
+    from agentstyle.evaluator.store import Connection
     from agentstyle.harnesses.protocol import HarnessAdapter
     from agentstyle.runtime.direct import Resident
 
@@ -280,7 +280,7 @@ def handle(
             with contextlib.suppress(OSError):
                 mark_answer_once(home, "plugin", True)
         if answer_once:
-            from agentstyle.engine.answered import identity_of
+            from agentstyle.evaluator.answered import identity_of
 
             event.identity = identity_of(event, stdin)
         from agentstyle.runtime import direct as runtime

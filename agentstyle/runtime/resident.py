@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agentstyle.engine.locking import FileLock, LockTimeout
-from agentstyle.engine.paths import StylePaths
-from agentstyle.engine.store import Connection, connect, migrate, tune_for_events
+from agentstyle.evaluator.locking import FileLock, LockTimeout
+from agentstyle.evaluator.paths import StylePaths
+from agentstyle.evaluator.store import Connection, connect, migrate, tune_for_events
 from agentstyle.limits import ENGINE_BUDGET_SHARE, MAX_STDIN
 from agentstyle.runtime import enginelog
 from agentstyle.runtime.client import (

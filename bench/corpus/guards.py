@@ -59,7 +59,7 @@ def run(cases: Sequence[Case], base: Path | None = None, batch: int = 200) -> di
     Cases are evaluated in batches (the evaluator's replay path), each in its own session so
     that no case sees another's history, and every batch is rolled back.
     """
-    from agentstyle.engine.compiled import memory_policy
+    from agentstyle.evaluator.compiled import memory_policy
 
     conn, _ = memory_policy(guard_paths(), "claude-code")
     try:
@@ -75,8 +75,8 @@ def run(cases: Sequence[Case], base: Path | None = None, batch: int = 200) -> di
 
 
 def evaluate_cases(conn: Any, cases: Sequence[Case], base: Path) -> dict[str, Outcome]:
-    from agentstyle.engine.evaluate import evaluate
-    from agentstyle.engine.store import rolled_back
+    from agentstyle.evaluator.evaluate import evaluate
+    from agentstyle.evaluator.store import rolled_back
     from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
 
     events = []

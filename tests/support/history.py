@@ -14,7 +14,7 @@ from typing import Any
 
 import duckdb
 
-from agentstyle.engine.locking import FileLock
+from agentstyle.evaluator.locking import FileLock
 from tests.support.environment import REPO
 from tests.support.project import Project
 

@@ -196,7 +196,7 @@ class Project:
         """The project's database, opened read-only under STYLE's own OS lock."""
         import duckdb
 
-        from agentstyle.engine.locking import FileLock
+        from agentstyle.evaluator.locking import FileLock
 
         self._engine_let_go()
         with FileLock(self.style / "style.lock", time.monotonic() + 30):
@@ -210,7 +210,7 @@ class Project:
         """Change the database the way another STYLE process would: under the OS lock."""
         import duckdb
 
-        from agentstyle.engine.locking import FileLock
+        from agentstyle.evaluator.locking import FileLock
 
         self._engine_let_go()
         with FileLock(self.style / "style.lock", time.monotonic() + 30):

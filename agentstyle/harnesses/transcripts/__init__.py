@@ -23,7 +23,7 @@ from agentstyle.diagnostics import StyleError
 from agentstyle.folders import not_regular
 
 if TYPE_CHECKING:
-    from agentstyle.engine.event import Event
+    from agentstyle.evaluator.event import Event
 
 # Transcript records with their line numbers, as `json_lines` reads them.
 Records = list[tuple[int, dict[str, Any]]]

@@ -1,4 +1,4 @@
--- A new allowance (engine/records.py AllowanceRow), its id drawn here and no use yet.
+-- A new allowance (evaluator/records.py AllowanceRow), its id drawn here and no use yet.
 -- Parameters, each named as the column it fills: $created (UTC), $harness, $session_id,
 -- $event_id (the refused event), $rule_ids, $native_tool, $call_key, $scope (once | session).
 -- Result: the allowance id.

@@ -1,5 +1,5 @@
 -- The command conditions that hold on a batch's shell calls (docs/design/commands.md#evaluation):
--- each simple command's rows (engine/commandrows.py) meet the conditions its names select in
+-- each simple command's rows (evaluator/commandrows.py) meet the conditions its names select in
 -- command_match_rows; a condition holds on an event when every literal of one of its clauses
 -- holds on one of its commands. Its result is a field row the rule's condition reads like any
 -- other (`command#<rule>#<node>`), added to the event's rows for match.sql.

@@ -3,7 +3,7 @@
 -- session's stored facts (schema 006) and the facts of the batch itself (an event sees its own: a
 -- test run's tool.post counts that run). Run only for events at a point where a condition reads
 -- them (point_flags.history). Parameters: lists of $seq, $event_id, $harness, $session_id; lists of
--- the batch's facts (engine/evaluate.py facts_of, engine/records.py FactRow) $fact_harness,
+-- the batch's facts (evaluator/evaluate.py facts_of, evaluator/records.py FactRow) $fact_harness,
 -- $fact_session_id, $fact_event_id, $fact_kind, $fact_value, $fact_failed. Result: seq, field,
 -- value — a row per list element, each list in the order its elements first happened.
 WITH b AS (

@@ -1,7 +1,7 @@
 -- Candidate entries of every batch event and whether each one's condition holds
 -- (docs/design/runtime.md#candidates, #conditions), over the evaluation index (schema 005).
 -- Parameters: lists of $route_seq, $route (`harness|point|key`, a row per route key of an
--- event: engine/evaluate.py route_keys), $route_name (the MCP server or skill the key
+-- event: evaluator/evaluate.py route_keys), $route_name (the MCP server or skill the key
 -- `mcp`/`skill` tests); lists of the field rows $seq, $field, $value (with any state.* and
 -- wildcard rows); $trace true to return every candidate (explain's trace), false for the
 -- matched ones.

@@ -1,7 +1,7 @@
 -- Outcome of every rendered candidate (docs/design/runtime.md#precedence to #budget): verdict
 -- precedence, the stop loop guard (its own outcome, `loop-guard`), dedup and refresh against
 -- `claims` (only the batch's own keys are looked up), then the per-event token budget.
--- Parameters, a list each with a row per rendered candidate (engine/records.py OutcomeRow):
+-- Parameters, a list each with a row per rendered candidate (evaluator/records.py OutcomeRow):
 -- $seq, $rule_id, $hash, $tokens, $truncated, $failed (rendering raised), and its event's
 -- $harness, $point, $session_id, $generation, $compaction, $prompt_count, $turn_key,
 -- $stop_active.

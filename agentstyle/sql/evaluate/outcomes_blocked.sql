@@ -1,5 +1,5 @@
 -- outcomes.sql for one event in which a block stands: a candidate whose action is `block`
--- rendered, and the event is no stop that the loop guard lets finish (engine/evaluate.py
+-- rendered, and the event is no stop that the loop guard lets finish (evaluator/evaluate.py
 -- picks this statement then, a hook's refused call). Precedence is then settled:
 -- that rule is blocked, every other one suppressed by it or failed, so nothing emits and no
 -- claim, refresh or budget is read — the outcomes that outcomes.sql gives such an event. The

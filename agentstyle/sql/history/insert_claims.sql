@@ -1,4 +1,4 @@
--- Dedup keys claimed. Parameters: a list per column of `claims` (engine/records.py ClaimRow),
+-- Dedup keys claimed. Parameters: a list per column of `claims` (evaluator/records.py ClaimRow),
 -- each named as the column it fills: $claim_key, $harness, $session_id, $rule_id, $event_id,
 -- $prompt_count.
 INSERT INTO claims BY NAME

@@ -1,4 +1,4 @@
--- Candidate outcomes of events. Parameters: a list per column of `hits` (engine/records.py
+-- Candidate outcomes of events. Parameters: a list per column of `hits` (evaluator/records.py
 -- HitRow), each named as the column it fills: $event_id, $rule_id, $point, $outcome, $tokens,
 -- $detail.
 INSERT INTO hits BY NAME

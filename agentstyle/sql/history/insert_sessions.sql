@@ -1,5 +1,5 @@
 -- Store the sessions the batch opened (no row yet; every writer holds the OS lock): each one's
--- last event's bookkeeping. Parameters: a list per column of `sessions` (engine/records.py
+-- last event's bookkeeping. Parameters: a list per column of `sessions` (evaluator/records.py
 -- SessionRow), each named as the column it fills; $first_seen and $last_seen, its first and
 -- last event's time, in epoch seconds.
 INSERT INTO sessions BY NAME

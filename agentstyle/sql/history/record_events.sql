@@ -1,5 +1,5 @@
 -- Record the batch's events with their answers, after they were decided
--- (docs/design/runtime.md#record). Parameters: a list per column of `events` (engine/records.py
+-- (docs/design/runtime.md#record). Parameters: a list per column of `events` (evaluator/records.py
 -- EventRow), each named as the column it fills: $ts in epoch seconds, $latency_us NULL for an event
 -- not answered live, $error the event's notes, $stop_active the loop guard's input, $transcript the harness's
 -- transcript file.

@@ -1,6 +1,6 @@
 -- Store the state after the batch of sessions that have a row already (update_session.sql
 -- for many): each one's last event's bookkeeping, the model kept when the event named none.
--- Parameters: lists of update_session.sql's (engine/records.py SessionUpdate), a row per
+-- Parameters: lists of update_session.sql's (evaluator/records.py SessionUpdate), a row per
 -- session: $harness, $session_id, $generation, $compaction, $prompt_count, $model,
 -- $last_seen (epoch seconds).
 UPDATE sessions

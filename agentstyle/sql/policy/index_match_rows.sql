@@ -96,7 +96,7 @@ literals AS (
 -- A rule's clauses are reached by its routes; an inlined command condition's clause by the name
 -- it matches, on a simple command's own events (`cmd=NAME`; `cmdpath=`, `cmdfrom=`,
 -- `cmdfrompath=` for one of its paths, one command feeding it, and a path of that one:
--- policy/lowercommands.py, engine/commandrows.py).
+-- policy/lowercommands.py, evaluator/commandrows.py).
 routed AS (
     SELECT x.harness, x.point, x.route_key, x.name_regex, x.rule_id, l.* EXCLUDE (rule_id)
     FROM reach x

@@ -8,7 +8,7 @@ WITH read_keys AS (
     SELECT split_part(route, '|', 1) AS harness, split_part(route, '|', 2) AS point,
            list(DISTINCT lookup_key ORDER BY lookup_key) AS lookup_keys,
            -- the event's fields the inlined command conditions read beside the command's own
-           -- (a simple command's events carry a copy: engine/commandrows.py)
+           -- (a simple command's events carry a copy: evaluator/commandrows.py)
            list(DISTINCT lookup_key ORDER BY lookup_key) FILTER (
                WHERE split_part(route, '|', 3) LIKE 'cmd%=%'
                  AND NOT starts_with(lookup_key, 'command.')

@@ -1,4 +1,4 @@
 -- Store the policy's `rules` rows (policy/rows.py RuleRow), by column name.
--- Parameters: $rows, a struct of one list per column (engine/store.py by_name), each field named
+-- Parameters: $rows, a struct of one list per column (evaluator/store.py by_name), each field named
 -- as its column: each field becomes a column, its list unnested into a row per element.
 INSERT INTO rules BY NAME SELECT unnest(COLUMNS(s.*)) FROM (SELECT $rows AS s);

@@ -27,7 +27,7 @@ CREATE TABLE placed (
 );
 
 -- One row per (route, rule, DNF clause, literal). `route` is `harness|point|key`, the key an
--- event carries (engine/evaluate.py route_keys): `*` (any event at the point), `source=S`
+-- event carries (evaluator/evaluate.py route_keys): `*` (any event at the point), `source=S`
 -- (session.start with that source), `tool=T` (normalized tool, the rule's tool globs matched
 -- against the vocabulary here), `native=N`, `mcp-native=N` (native tool names), `mcp`, `skill`
 -- (then `name_regex`, the server or skill glob, is tested on the event's server or skill).

@@ -1,7 +1,7 @@
 -- Migration 006: what a session did, for the state.* fields over its history
 -- (docs/conditions.md#what-the-session-did-commands-and-edits): one row per shell command a
 -- tool.post/tool.failed event ran (a simple command as `shell.commands` holds it) and per file a
--- successful write or edit touched (`file.path`). Written by engine/evaluate.py record() only where
+-- successful write or edit touched (`file.path`). Written by evaluator/evaluate.py record() only where
 -- the policy has a rule reading those fields (point_flags.history), in every log mode: they are the
 -- rule's input, not the audit's.
 CREATE TABLE session_facts (

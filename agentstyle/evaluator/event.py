@@ -60,10 +60,10 @@ class Event:
     fields: list[tuple[str, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. shell-incomplete: deadline
     # The same for every STYLE handler of this event, where more than one may fire (the
-    # database's `answer-once` marker): engine/answered.py. None: not looked up.
+    # database's `answer-once` marker): evaluator/answered.py. None: not looked up.
     identity: str | None = None
     # A shell call's analysis (shell.ShellParse): its simple commands as the command model
-    # reads them (engine/commandrows.py). None for other calls.
+    # reads them (evaluator/commandrows.py). None for other calls.
     shell: Any = None
 
     def add(self, name: str, value: Any, idx: int = 0) -> None:

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle.commands.catalog import Catalog
-from agentstyle.engine.commandrows import command_events, commands_of, programs_in, rows_of
-from agentstyle.engine.decision import Decision
-from agentstyle.engine.evaluation import EMITTING, Candidate, Evaluation
-from agentstyle.engine.event import Event
-from agentstyle.engine.recording import book, facts_of, record
-from agentstyle.engine.records import (
+from agentstyle.evaluator.commandrows import command_events, commands_of, programs_in, rows_of
+from agentstyle.evaluator.decision import Decision
+from agentstyle.evaluator.evaluation import EMITTING, Candidate, Evaluation
+from agentstyle.evaluator.event import Event
+from agentstyle.evaluator.recording import book, facts_of, record
+from agentstyle.evaluator.records import (
     DecidedRow,
     EntryRow,
     FactRow,
@@ -45,9 +45,9 @@ from agentstyle.engine.records import (
     SessionKeyRow,
     TemplateRow,
 )
-from agentstyle.engine.render import SegmentRow, render_rule
-from agentstyle.engine.statements import read_rows
-from agentstyle.engine.store import Connection, by_name
+from agentstyle.evaluator.render import SegmentRow, render_rule
+from agentstyle.evaluator.statements import read_rows
+from agentstyle.evaluator.store import Connection, by_name
 from agentstyle.vocabulary import COMMAND_FIELD, COMMAND_KEY_PREFIX
 
 
@@ -62,7 +62,7 @@ class Flags:
     routed: bool = False
     keys: frozenset[str] = frozenset()  # the field rows its conditions read
     history: bool = False  # state over the session's facts (history_state.sql)
-    # the event's fields a simple command's own events carry (engine/commandrows.py)
+    # the event's fields a simple command's own events carry (evaluator/commandrows.py)
     command_keys: frozenset[str] = frozenset()
 
     def __or__(self, other: Flags) -> Flags:
@@ -211,7 +211,7 @@ def evaluate(
     The caller commits (a hook, replay) or rolls back (explain). `log` is the lock file's mode
     (docs/audit.md#privacy-and-pruning): field values are stored for events with a hit (`hits`), for
     every event (`full`) or never (`off`). `decided` sees the decided batch before it is
-    recorded (replay applies the rules' fixes there: engine/fixes.py).
+    recorded (replay applies the rules' fixes there: evaluator/fixes.py).
     """
     with _no_collector_passes():
         evaluations = decide(conn, events, trace=trace, log=log)
@@ -301,7 +301,7 @@ def decide(
         book(conn, evaluations)
     if allowances:
         # `style allow`: a refused call the person let through passes once (or for the session).
-        from agentstyle.engine.allowances import apply_allowances
+        from agentstyle.evaluator.allowances import apply_allowances
 
         apply_allowances(conn, evaluations, log, held)
     return evaluations

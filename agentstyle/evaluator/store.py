@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.duck import duckdb
-from agentstyle.engine.locking import FileLock
-from agentstyle.engine.paths import StylePaths, ensure_home, tighten
-from agentstyle.engine.statements import execute, read_row
+from agentstyle.evaluator.locking import FileLock
+from agentstyle.evaluator.paths import StylePaths, ensure_home, tighten
+from agentstyle.evaluator.statements import execute, read_row
 from agentstyle.sql import statement
 from agentstyle.vocabulary import TOOLS
 

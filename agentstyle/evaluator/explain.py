@@ -6,13 +6,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agentstyle.engine.decision import Wire
-from agentstyle.engine.evaluate import decide
-from agentstyle.engine.evaluation import Candidate, Evaluation
-from agentstyle.engine.fixes import Fixing, apply_fix
-from agentstyle.engine.records import RuleExceptionRow, RuleLayerRow
-from agentstyle.engine.statements import read_rows
-from agentstyle.engine.store import Connection, rolled_back
+from agentstyle.evaluator.decision import Wire
+from agentstyle.evaluator.evaluate import decide
+from agentstyle.evaluator.evaluation import Candidate, Evaluation
+from agentstyle.evaluator.fixes import Fixing, apply_fix
+from agentstyle.evaluator.records import RuleExceptionRow, RuleLayerRow
+from agentstyle.evaluator.statements import read_rows
+from agentstyle.evaluator.store import Connection, rolled_back
 
 
 @dataclass(slots=True)
@@ -39,8 +39,8 @@ def rule_exceptions(conn: Connection) -> dict[str, list[str]]:
 def _model_lines(conn: Connection, event: Any) -> list[str]:
     """The command model of a shell call, a line per simple command (docs/design/commands.md)."""
     from agentstyle.commands.model import describe
-    from agentstyle.engine.commandrows import commands_of, programs_in
-    from agentstyle.engine.evaluate import catalog_of
+    from agentstyle.evaluator.commandrows import commands_of, programs_in
+    from agentstyle.evaluator.evaluate import catalog_of
 
     catalog = catalog_of(conn, programs_in([event]))
     return [f"#{n} {describe(c)}" for n, c in enumerate(commands_of(event, catalog), start=1)]

@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agentstyle.engine.decision import Decision, Fix
-from agentstyle.engine.evaluate import Held, decide
-from agentstyle.engine.evaluation import Evaluation
-from agentstyle.engine.event import Event
-from agentstyle.engine.records import FixedRow, FixRow
-from agentstyle.engine.statements import read_row, read_rows
-from agentstyle.engine.store import Connection
+from agentstyle.evaluator.decision import Decision, Fix
+from agentstyle.evaluator.evaluate import Held, decide
+from agentstyle.evaluator.evaluation import Evaluation
+from agentstyle.evaluator.event import Event
+from agentstyle.evaluator.records import FixedRow, FixRow
+from agentstyle.evaluator.statements import read_row, read_rows
+from agentstyle.evaluator.store import Connection
 
 # The normalized event of the same call with another command, and the tool input it carries.
 Rebuild = Callable[[str], tuple[Event, dict[str, Any]]]

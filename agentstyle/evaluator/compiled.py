@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentstyle.diagnostics import StyleError, render_text
-from agentstyle.engine.store import Connection, memory_store, replace_policy
+from agentstyle.evaluator.store import Connection, memory_store, replace_policy
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 
 

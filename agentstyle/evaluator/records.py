@@ -1,4 +1,4 @@
-"""The rows the engine binds to its statements and reads from them, each by name.
+"""The rows the evaluator binds to its statements and reads from them, each by name.
 
 One NamedTuple per statement's row."""
 
@@ -163,9 +163,9 @@ BOUND: dict[str, type[NamedTuple]] = {
 }
 
 
-# -- what the engine reads ---------------------------------------------------------------------
+# -- what the evaluator reads ------------------------------------------------------------------
 # Each class's fields are its statements' result columns, same names, same order: the rows are
-# read through engine/statements.py `read_rows`, which checks that once per process.
+# read through evaluator/statements.py `read_rows`, which checks that once per process.
 
 
 class RuleIdRow(NamedTuple):

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentstyle.engine.evaluation import EMITTING, Evaluation
-from agentstyle.engine.privacy import stored_value
-from agentstyle.engine.records import (
+from agentstyle.evaluator.evaluation import EMITTING, Evaluation
+from agentstyle.evaluator.privacy import stored_value
+from agentstyle.evaluator.records import (
     BOUND,
     BookedOneRow,
     BookedRow,
@@ -23,13 +23,13 @@ from agentstyle.engine.records import (
     SessionRow,
     SessionUpdate,
 )
-from agentstyle.engine.statements import execute, read_rows
-from agentstyle.engine.store import Connection, by_name
+from agentstyle.evaluator.statements import execute, read_rows
+from agentstyle.evaluator.store import Connection, by_name
 from agentstyle.vocabulary import ADDING_TOOLS
 
 
 def _store(conn: Connection, name: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Rows (engine/records.py) bound by name to the statement that stores them."""
+    """Rows (evaluator/records.py) bound by name to the statement that stores them."""
     if rows:
         execute(conn, name, by_name(BOUND[name]._fields, rows))
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.decision import Decision
-from agentstyle.engine.event import CALL_KEY_FIELD
-from agentstyle.engine.records import (
+from agentstyle.evaluator.decision import Decision
+from agentstyle.evaluator.event import CALL_KEY_FIELD
+from agentstyle.evaluator.records import (
     AllowanceIdRow,
     AllowanceRow,
     AllowanceUse,
@@ -43,8 +43,8 @@ from agentstyle.engine.records import (
     RefusedRow,
     RuleIdRow,
 )
-from agentstyle.engine.statements import execute, read_row, read_rows
-from agentstyle.engine.store import Connection
+from agentstyle.evaluator.statements import execute, read_row, read_rows
+from agentstyle.evaluator.store import Connection
 from agentstyle.harnesses.facts import ASK
 
 REFUSING = ("blocked", "asked")

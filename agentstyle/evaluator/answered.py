@@ -14,11 +14,11 @@ warning, an allow) is not given twice: no opinion.
 
 from __future__ import annotations
 
-from agentstyle.engine.decision import Decision
-from agentstyle.engine.event import Event
-from agentstyle.engine.records import AnsweredRow
-from agentstyle.engine.statements import execute, read_row
-from agentstyle.engine.store import Connection
+from agentstyle.evaluator.decision import Decision
+from agentstyle.evaluator.event import Event
+from agentstyle.evaluator.records import AnsweredRow
+from agentstyle.evaluator.statements import execute, read_row
+from agentstyle.evaluator.store import Connection
 
 # The handlers of one event start together; a later one waits at most its deadline for the
 # lock. An identical payload after this long is a new event (a prompt sent again).

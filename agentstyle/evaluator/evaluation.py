@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentstyle.engine.decision import Decision
-from agentstyle.engine.event import Event
-from agentstyle.engine.render import Rendered
+from agentstyle.evaluator.decision import Decision
+from agentstyle.evaluator.event import Event
+from agentstyle.evaluator.render import Rendered
 
 EMITTING = ("emitted", "budget-truncated")
 

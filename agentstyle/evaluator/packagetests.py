@@ -10,11 +10,11 @@ from typing import Any
 import yaml
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.engine.compiled import PolicyErrors
-from agentstyle.engine.evaluate import evaluate
-from agentstyle.engine.evaluation import EMITTING
-from agentstyle.engine.fixes import fixed_by
-from agentstyle.engine.store import Connection, memory_store, replace_policy, transaction
+from agentstyle.evaluator.compiled import PolicyErrors
+from agentstyle.evaluator.evaluate import evaluate
+from agentstyle.evaluator.evaluation import EMITTING
+from agentstyle.evaluator.fixes import fixed_by
+from agentstyle.evaluator.store import Connection, memory_store, replace_policy, transaction
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 from agentstyle.policy.compile import compile_policy, load_and_validate
 
