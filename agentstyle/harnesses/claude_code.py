@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from agentstyle.harnesses.extension import PluginInstall
     from agentstyle.harnesses.transcripts import TranscriptFormat
 
-NATIVE_TOOLS: dict[str, str] = {
-    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
-}
+NATIVE_TOOLS = read.native_tools(SPEC)
 FILE_PATH_KEYS = ("file_path", "notebook_path", "path")
+# The input key of what a write/edit tool adds (MultiEdit: each of its `edits`).
+ADDED_KEYS = {"Write": "content", "Edit": "new_string", "NotebookEdit": "new_source"}
 # SessionStart `fork` arrived as `resume` before v2.1.214
 # (docs/design/harnesses.md#claude-code-events).
 SOURCES = {
@@ -64,47 +64,23 @@ def _transcript_model(entry: dict[str, Any]) -> str | None:
 
 def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
     """What a write/edit call adds (docs/conditions.md#fields `tool.added`)."""
-    if native == "Write":
-        return [str(tool_input.get("content", ""))]
-    if native == "Edit":
-        return [str(tool_input.get("new_string", ""))]
-    if native == "MultiEdit":
-        edits = tool_input.get("edits")
-        if isinstance(edits, list):
-            return [str(e.get("new_string", "")) for e in edits if isinstance(e, dict)]
-    if native == "NotebookEdit":
-        return [str(tool_input.get("new_source", ""))]
-    return []
+    edits = tool_input.get("edits")
+    if native == "MultiEdit" and isinstance(edits, list):
+        return [str(e.get("new_string", "")) for e in edits if isinstance(e, dict)]
+    return read.added_text(native, tool_input, ADDED_KEYS)
 
 
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     native, tool_input = read.tool_call(ev, payload)
     ev.call_id = read.text_id(payload.get("tool_use_id"))
-    mcp = read.split_mcp(native)
-    if mcp is not None:
-        read.set_mcp(ev, *mcp)
-    elif native == "Skill":
-        ev.tool = "other"
-        ev.skill = str(
-            tool_input.get("skill") or tool_input.get("name") or tool_input.get("command") or ""
+    read.name_tool(ev, native, NATIVE_TOOLS)
+    if native in SPEC.skill_names:
+        read.set_skill(
+            ev, tool_input.get("skill") or tool_input.get("name") or tool_input.get("command")
         )
-        ev.add("skill.name", ev.skill)
-    else:
-        ev.tool = NATIVE_TOOLS.get(native, "other")
-    paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(
-        ev,
-        native,
-        tool_input,
-        paths=paths,
-        added=added_text(native, tool_input),
-        searches=native in SPEC.content_search,
-    )
-    if ev.native_event == "PostToolUse":
-        ev.add_tree("tool.output", payload.get("tool_response"))
-    elif ev.native_event == "PostToolUseFailure":
-        ev.failed = True
-        ev.add_tree("tool.output", payload.get("error"))
+    added = added_text(native, tool_input)
+    read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
+    read.add_output(ev, payload)
 
 
 # Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,

@@ -26,12 +26,8 @@ if TYPE_CHECKING:
     from agentstyle.harnesses.extension import PluginInstall
     from agentstyle.harnesses.transcripts import TranscriptFormat
 
-NATIVE_TOOLS: dict[str, str] = {
-    "Bash": "shell",
-    "apply_patch": "file.edit",
-    "spawn_agent": "agent",
-    "update_plan": "todo",
-}
+# apply_patch is `file.edit`, or `file.write` where the patch only adds files (`tool_event`)
+NATIVE_TOOLS = read.native_tools(SPEC)
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact"}
 # The plugin's manifest for Codex, and the hooks file it names, in the plugin folder.
 PLUGIN_MANIFEST = f"{PLUGIN_DIR}/.codex-plugin/plugin.json"
@@ -112,16 +108,12 @@ def patch_files(patch: str) -> list[tuple[str, str, list[str]]]:
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     native, tool_input = read.tool_call(ev, payload)
     ev.call_id = read.text_id(payload.get("tool_use_id"))
-    mcp = read.split_mcp(native)
+    read.name_tool(ev, native, NATIVE_TOOLS)
     files: list[tuple[str, str, list[str]]] = []
-    if mcp is not None:
-        read.set_mcp(ev, *mcp)
-    elif native == "apply_patch":
+    if native == "apply_patch":
         files = patch_files(str(tool_input.get("command") or ""))
         adds_only = bool(files) and all(op == "add" for op, _p, _a in files)
         ev.tool = "file.write" if adds_only else "file.edit"
-    else:
-        ev.tool = NATIVE_TOOLS.get(native, "other")
     read.add_tool(
         ev,
         native,
@@ -129,8 +121,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         paths=[path for _op, path, _added in files],
         added=["\n".join(added) for _op, _p, added in files if added],
     )
-    if ev.native_event == "PostToolUse":
-        ev.add_tree("tool.output", payload.get("tool_response"))
+    read.add_output(ev, payload)  # no failure event: a failed Bash call is a PostToolUse too
 
 
 def _keep(out: dict[str, Any], native_event: str) -> dict[str, Any]:

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 
 # The hook's tool name (its Claude name: a camelCase payload's own name is mapped first) → the
 # normalized tool.
-NATIVE_TOOLS: dict[str, str] = {
-    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
-}
+NATIVE_TOOLS = read.native_tools(SPEC)
 FILE_PATH_KEYS = ("path", "file_path", "paths")
+# The input key of what a write/edit tool adds (docs/conditions.md#fields `tool.added`).
+ADDED_KEYS = {"Write": "file_text", "Edit": "new_str"}
 # `new` starts a session in `copilot -p` and after `/clear`; `startup` an interactive one.
 SOURCES = {"new": "startup", "startup": "startup", "resume": "resume"}
 # The events whose answer Copilot CLI reads for the model's context (`additionalContext`).
@@ -137,15 +137,6 @@ def shaped(payload: dict[str, Any], native_event: str) -> dict[str, Any]:
     return out
 
 
-def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
-    """What a write/edit call adds (docs/conditions.md#fields `tool.added`)."""
-    if native == "Write":
-        return [str(tool_input.get("file_text", ""))]
-    if native == "Edit":
-        return [str(tool_input.get("new_str", ""))]
-    return []
-
-
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     native, tool_input = read.tool_call(ev, payload)
     if not tool_input:  # "parsed from JSON string when possible"
@@ -153,27 +144,12 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         tool_input = parsed if isinstance(parsed, dict) else {}
     native = CLAUDE_NAMES.get(native, native)
     ev.native_tool = native
-    mcp = read.split_mcp(native)
-    if mcp is not None:
-        read.set_mcp(ev, *mcp)
-    else:
-        ev.tool = NATIVE_TOOLS.get(native, "other")
-    paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(
-        ev,
-        native,
-        tool_input,
-        paths=paths,
-        added=added_text(native, tool_input),
-        searches=native in SPEC.content_search,
-    )
+    read.name_tool(ev, native, NATIVE_TOOLS)
+    added = read.added_text(native, tool_input, ADDED_KEYS)
+    read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
+    read.add_output(ev, payload, "tool_result")
     if ev.native_event == "PostToolUse":
-        result = payload.get("tool_result")
-        ev.failed = native == "Bash" and _exited_non_zero(result)
-        ev.add_tree("tool.output", result)
-    elif ev.native_event == "PostToolUseFailure":
-        ev.failed = True
-        ev.add_tree("tool.output", payload.get("error"))
+        ev.failed = native == "Bash" and _exited_non_zero(payload.get("tool_result"))
 
 
 def _exited_non_zero(result: Any) -> bool:

@@ -33,9 +33,7 @@ from agentstyle.harnesses.protocol import HarnessAdapter
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
 
-NATIVE_TOOLS: dict[str, str] = {
-    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
-}
+NATIVE_TOOLS = read.native_tools(SPEC)
 FILE_PATH_KEYS = ("file_path", "path", "target_file")
 CONTENT_KEYS = ("contents", "content", "new_string", "code_edit")
 
@@ -128,15 +126,8 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         read.set_mcp(ev, *mcp_names(payload))
     else:
         ev.tool = NATIVE_TOOLS.get(native, "other")
-    paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(
-        ev,
-        native,
-        tool_input,
-        paths=paths,
-        added=added_text(ev.tool, tool_input),
-        searches=native in SPEC.content_search,
-    )
+    added = added_text(ev.tool, tool_input)
+    read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
     if event == "postToolUseFailure":
         ev.failed = True
         ev.add_tree("tool.output", payload.get("error_message"))

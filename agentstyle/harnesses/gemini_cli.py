@@ -32,13 +32,13 @@ if TYPE_CHECKING:
     from agentstyle.harnesses.extension import PluginInstall
     from agentstyle.harnesses.transcripts import TranscriptFormat
 
-NATIVE_TOOLS: dict[str, str] = {
-    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
-}
+NATIVE_TOOLS = read.native_tools(SPEC)
 # `tool_input` shapes beyond write_file were UNCONFIRMED
 # (docs/design/harnesses.md#gemini-cli-payloads): the path keys tried. 0.61.0 sends `file_path` for
 # write_file and replace (tests/e2e/test_facts.py).
 FILE_PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path")
+# The input key of what a write/edit tool adds (docs/conditions.md#fields `tool.added`).
+ADDED_KEYS = {"write_file": "content", "replace": "new_string"}
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear"}
 DECISION_EVENTS = frozenset({"BeforeTool", "BeforeAgent", "AfterAgent"})
 CONTEXT_EVENTS = frozenset({"SessionStart", "BeforeAgent", "AfterTool"})
@@ -92,20 +92,9 @@ def _point(payload: dict[str, Any], native_event: str) -> str | None:
 
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     native, tool_input = read.tool_call(ev, payload)
-    mcp = read.split_mcp(native)
-    if mcp is not None:
-        read.set_mcp(ev, *mcp)
-    else:
-        ev.tool = NATIVE_TOOLS.get(native, "other")
-    paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(
-        ev,
-        native,
-        tool_input,
-        paths=paths,
-        added=added_text(native, tool_input),
-        searches=native in SPEC.content_search,
-    )
+    read.name_tool(ev, native, NATIVE_TOOLS)
+    added = read.added_text(native, tool_input, ADDED_KEYS)
+    read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
     if ev.native_event == "AfterTool":
         response = payload.get("tool_response")
         if ev.point == "tool.failed":
@@ -114,15 +103,6 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
             ev.add_tree("tool.output", error or response)  # a non-zero exit: its output
         else:
             ev.add_tree("tool.output", response)
-
-
-def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
-    """What a write/edit call adds (docs/conditions.md#fields `tool.added`)."""
-    if native == "write_file":
-        return [str(tool_input.get("content", ""))]
-    if native == "replace":
-        return [str(tool_input.get("new_string", ""))]
-    return []
 
 
 class GeminiCli(HarnessAdapter):
@@ -136,18 +116,10 @@ class GeminiCli(HarnessAdapter):
 
     def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
         point = _point(payload, native_event)
-        ev = read.new_event(
-            NAME,
-            native_event,
-            point,
-            payload,
-            session_id=read.text_id(payload.get("session_id")),
-            cwd=read.text_id(payload.get("cwd")),
-            model_pick=_transcript_model if MODEL_FROM_TRANSCRIPT else None,
-        )
+        model_pick = _transcript_model if MODEL_FROM_TRANSCRIPT else None
+        ev = read.session_event(SPEC, native_event, payload, point=point, model_pick=model_pick)
         if native_event == "SessionStart":
-            ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
-            ev.add("session.source", ev.session_source)
+            read.add_source(ev, payload, SOURCES)
         elif native_event == "BeforeAgent":
             read.add_prompt(ev, payload.get("prompt", ""))
         elif native_event == "AfterAgent":

@@ -28,10 +28,10 @@ if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
     from agentstyle.harnesses.install import Groups
 
-NATIVE_TOOLS: dict[str, str] = {
-    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
-}
+NATIVE_TOOLS = read.native_tools(SPEC)
 FILE_PATH_KEYS = ("filePath", "path")
+# The input key of what a write/edit tool adds (docs/conditions.md#fields `tool.added`).
+ADDED_KEYS = {"write": "content", "edit": "newString"}
 SOURCES = {"startup": "startup", "resume": "resume"}
 # Where the plugin refuses (a throw), and where it delivers context.
 BLOCK_EVENTS = frozenset({"tool.execute.before", "chat.message"})
@@ -128,9 +128,8 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     ev.call_id = read.text_id(payload.get("tool_use_id"))
     ev.tool = NATIVE_TOOLS.get(native, "other")
     if native in SPEC.skill_names:
-        ev.skill = str(tool_input.get("name") or "")
-        ev.add("skill.name", ev.skill)
-    added: list[str] = []
+        read.set_skill(ev, tool_input.get("name"))
+    added = read.added_text(native, tool_input, ADDED_KEYS)
     if native == "apply_patch":
         paths, lines = patch_files(str(tool_input.get("patchText") or ""))
         added = ["\n".join(lines)] if lines else []
@@ -138,10 +137,6 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         paths = read.first_path(tool_input, FILE_PATH_KEYS)
     else:
         paths = []
-    if native == "write":
-        added = [str(tool_input.get("content", ""))]
-    elif native == "edit":
-        added = [str(tool_input.get("newString", ""))]
     read.add_tool(
         ev, native, tool_input, paths=paths, added=added, searches=native in SPEC.content_search
     )
@@ -162,19 +157,16 @@ class OpenCode(HarnessAdapter):
 
     def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
         point = _point(payload, native_event)
-        ev = read.new_event(
-            NAME,
+        ev = read.session_event(
+            SPEC,
             native_event,
-            point,
             payload,
-            session_id=read.text_id(payload.get("session_id")),
-            cwd=read.text_id(payload.get("cwd")),
-            turn_id=read.text_id(payload.get("turn_id")),
-            version=read.text_id(payload.get("opencode_version")),
+            point=point,
+            turn_key="turn_id",
+            version_key="opencode_version",
         )
         if native_event == "session.created":
-            ev.session_source = SOURCES.get(str(payload.get("source")), "resume")
-            ev.add("session.source", ev.session_source)
+            read.add_source(ev, payload, SOURCES)
         elif native_event == "chat.message":
             read.add_prompt(ev, payload.get("prompt", ""))
         elif native_event == "session.idle":

@@ -113,6 +113,28 @@ def set_mcp(ev: Event, server: str, tool: str) -> None:
     ev.add("mcp.tool", tool)
 
 
+def native_tools(spec: HarnessSpec) -> dict[str, str]:
+    """Each native tool of a harness → its normalized tool (`HarnessSpec.tool_names` turned
+    round; a native tool named twice takes the last)."""
+    return {native: tool for tool, natives in spec.tool_names.items() for native in natives}
+
+
+def name_tool(ev: Event, native: str, tools: Mapping[str, str]) -> None:
+    """`ev.tool` of a call: `mcp` for an `mcp__<server>__<tool>` name, else what `tools`
+    (`native_tools`) names it, `other` where it names none."""
+    mcp = split_mcp(native)
+    if mcp is not None:
+        set_mcp(ev, *mcp)
+    else:
+        ev.tool = tools.get(native, "other")
+
+
+def set_skill(ev: Event, name: Any) -> None:
+    """A skill's call: the skill's name is a field (its tool stays `other`)."""
+    ev.skill = str(name or "")
+    ev.add("skill.name", ev.skill)
+
+
 def call_key(kind: str, value: Any) -> str:
     """A stable digest of one call: the native tool (or `prompt`) and its whole input."""
     body = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -161,6 +183,38 @@ def first_path(tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> list[str
         if isinstance(value, list) and value:
             return [str(v) for v in value if isinstance(v, (str, int, float)) and str(v)]
     return []
+
+
+def added_text(native: str, tool_input: Mapping[str, Any], keys: Mapping[str, str]) -> list[str]:
+    """What a write/edit call adds (docs/conditions.md#fields `tool.added`): its input under the
+    key `keys` names for its native tool (none: it adds nothing)."""
+    key = keys.get(native)
+    return [str(tool_input.get(key, ""))] if key is not None else []
+
+
+def add_named_tool(
+    ev: Event,
+    native: str,
+    tool_input: Mapping[str, Any],
+    spec: HarnessSpec,
+    file_keys: tuple[str, ...],
+    added: Sequence[str],
+) -> None:
+    """`add_tool` for a call `ev.tool` names: a file tool's file under the first of `file_keys`
+    it has, a content search where `spec` says its native tool is one."""
+    paths = first_path(tool_input, file_keys) if ev.tool in FILE_TOOLS else []
+    searches = native in spec.content_search
+    add_tool(ev, native, tool_input, paths=paths, added=added, searches=searches)
+
+
+def add_output(ev: Event, payload: Mapping[str, Any], result_key: str = "tool_response") -> None:
+    """What a Claude-shaped call gave back: PostToolUse's result (under `result_key`), or
+    PostToolUseFailure's `error`, a failed call."""
+    if ev.native_event == "PostToolUse":
+        ev.add_tree("tool.output", payload.get(result_key))
+    elif ev.native_event == "PostToolUseFailure":
+        ev.failed = True
+        ev.add_tree("tool.output", payload.get("error"))
 
 
 def add_tool(
@@ -287,6 +341,40 @@ def parse_json_text(value: Any) -> Any:
     return value
 
 
+def session_event(
+    spec: HarnessSpec,
+    native_event: str,
+    payload: Mapping[str, Any],
+    *,
+    point: str | None,
+    turn_key: str | None = None,
+    version_key: str | None = None,
+    model_pick: ModelPick | None = None,
+) -> Event:
+    """`new_event` at `point` for a payload that names its session `session_id` and its folder
+    `cwd`, its turn and the client's version under `turn_key` and `version_key` where it has
+    them."""
+    return new_event(
+        spec.name,
+        native_event,
+        point,
+        payload,
+        session_id=text_id(payload.get("session_id")),
+        cwd=text_id(payload.get("cwd")),
+        turn_id=text_id(payload.get(turn_key)) if turn_key else None,
+        version=text_id(payload.get(version_key)) if version_key else None,
+        model_pick=model_pick,
+    )
+
+
+def add_source(ev: Event, payload: Mapping[str, Any], sources: Mapping[str, str]) -> None:
+    """A session start's source: the payload's `source` as `sources` names it. An unknown or
+    missing source keeps the session's scope (like `resume`): treating it as `startup` would
+    reset dedup and inject everything again."""
+    ev.session_source = sources.get(str(payload.get("source")), "resume")
+    ev.add("session.source", ev.session_source)
+
+
 def claude_shaped_event(
     spec: HarnessSpec,
     native_event: str,
@@ -301,21 +389,12 @@ def claude_shaped_event(
     the transcript when not given)."""
     from agentstyle.evaluator.event import read_transcript_tail
 
-    ev = new_event(
-        spec.name,
-        native_event,
-        spec.point_of(native_event),
-        payload,
-        session_id=text_id(payload.get("session_id")),
-        cwd=text_id(payload.get("cwd")),
-        turn_id=text_id(payload.get(turn_key)),
-        model_pick=model_pick,
+    point = spec.point_of(native_event)
+    ev = session_event(
+        spec, native_event, payload, point=point, turn_key=turn_key, model_pick=model_pick
     )
     if native_event == "SessionStart":
-        # An unknown or missing source keeps the session's scope (like `resume`): treating it
-        # as `startup` would reset dedup and inject everything again.
-        ev.session_source = sources.get(str(payload.get("source")), "resume")
-        ev.add("session.source", ev.session_source)
+        add_source(ev, payload, sources)
     elif native_event == "UserPromptSubmit":
         add_prompt(ev, payload.get("prompt", ""))
     elif native_event in ("Stop", "SubagentStop"):

@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
     from agentstyle.harnesses.transcripts import TranscriptFormat
 
-NATIVE_TOOLS: dict[str, str] = {
-    native: tool for tool, natives in SPEC.tool_names.items() for native in natives
-}
+NATIVE_TOOLS = read.native_tools(SPEC)
 FILE_PATH_KEYS = ("file_path", "notebook_path", "path")
+# The input key of what a write/edit tool adds (docs/conditions.md#fields `tool.added`).
+ADDED_KEYS = {"write_file": "content", "edit": "new_string", "notebook_edit": "new_source"}
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact"}
 # The events whose answer carries `hookSpecificOutput.additionalContext` to the model.
 CONTEXT_EVENTS = frozenset(
@@ -65,17 +65,6 @@ def _transcript_model(entry: dict[str, Any]) -> str | None:
     return None
 
 
-def added_text(native: str, tool_input: dict[str, Any]) -> list[str]:
-    """What a write/edit call adds (docs/conditions.md#fields `tool.added`)."""
-    if native == "write_file":
-        return [str(tool_input.get("content", ""))]
-    if native == "edit":
-        return [str(tool_input.get("new_string", ""))]
-    if native == "notebook_edit":
-        return [str(tool_input.get("new_source", ""))]
-    return []
-
-
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     native, tool_input = read.tool_call(ev, payload)
     # `tool_call_id` is the model's id of the call, the one the transcript keeps; `tool_use_id`
@@ -83,29 +72,12 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     ev.call_id = read.text_id(payload.get("tool_call_id")) or read.text_id(
         payload.get("tool_use_id")
     )
-    mcp = read.split_mcp(native)
-    if mcp is not None:
-        read.set_mcp(ev, *mcp)
-    elif native in SPEC.skill_names:
-        ev.tool = "other"
-        ev.skill = str(tool_input.get("skill") or "")
-        ev.add("skill.name", ev.skill)
-    else:
-        ev.tool = NATIVE_TOOLS.get(native, "other")
-    paths = read.first_path(tool_input, FILE_PATH_KEYS) if ev.tool in read.FILE_TOOLS else []
-    read.add_tool(
-        ev,
-        native,
-        tool_input,
-        paths=paths,
-        added=added_text(native, tool_input),
-        searches=native in SPEC.content_search,
-    )
-    if ev.native_event == "PostToolUse":
-        ev.add_tree("tool.output", payload.get("tool_response"))
-    elif ev.native_event == "PostToolUseFailure":
-        ev.failed = True
-        ev.add_tree("tool.output", payload.get("error"))
+    read.name_tool(ev, native, NATIVE_TOOLS)
+    if native in SPEC.skill_names:
+        read.set_skill(ev, tool_input.get("skill"))
+    added = read.added_text(native, tool_input, ADDED_KEYS)
+    read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
+    read.add_output(ev, payload)
 
 
 class QwenCode(HarnessAdapter):
