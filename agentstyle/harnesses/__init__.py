@@ -18,7 +18,7 @@ Adding a harness (docs/design/harnesses.md#adding-a-harness says what each step 
    workspace's folders, its timeout unit and the events it caps, the exit code of a
    `--fail-closed` refusal, whether its client runs other harnesses' configs.
 2. `facts/<module>.py`: `NAME` and `SPEC`, a `HarnessSpec`: every point it offers with its
-   native event and capabilities, its tool names, gate and bookkeeping events, the config
+   native event and capabilities, its tool names, gate events, the config
    folder and the files in it that could switch STYLE off, the instruction file.
 3. `<module>.py`: the adapter, a `HarnessAdapter` subclass and `ADAPTER`; write the abstract
    methods (normalize, answer, handler, config_dialect, synthetic_payload, check_answer) and

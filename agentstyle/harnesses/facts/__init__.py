@@ -18,6 +18,7 @@ from agentstyle.harnesses.facts.base import (
     DENY,
     MESSAGE,
     HarnessSpec,
+    Points,
     PointSpec,
     Route,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "SUPPORTED",
     "HarnessSpec",
     "PointSpec",
+    "Points",
     "Route",
     "spec_for",
 ]

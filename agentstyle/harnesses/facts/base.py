@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentstyle.harnesses import HANDLER_TIMEOUT_S, HARNESSES, HookFacts
+from agentstyle.harnesses import HANDLER_TIMEOUT_S, HARNESSES, HookFacts, timeout_for
 from agentstyle.limits import BUDGET_S
 
 # What a client does with a gated call when a hook fails (`HarnessSpec.hook_error`, …).
@@ -31,6 +31,20 @@ class PointSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Points:
+    """Makes one harness's `PointSpec`s, each with the timeout STYLE writes for its native event
+    (`harnesses.timeout_for`), so a facts table names an event once."""
+
+    harness: str
+
+    def __call__(
+        self, native_event: str, *capabilities: str, matcher: str | None = None
+    ) -> PointSpec:
+        timeout = timeout_for(self.harness, native_event)
+        return PointSpec(native_event, frozenset(capabilities), matcher, timeout)
+
+
+@dataclass(frozen=True, slots=True)
 class Route:
     """A native event that gates part of a point's tools (Cursor: shell calls go through
     `beforeShellExecution`, not `preToolUse`). `keys` are normalized tools, plus `mcp`."""
@@ -52,9 +66,6 @@ class HarnessSpec:
     extra_native_events: dict[str, str] = field(default_factory=dict)
     # point → routes tried before the point's own native event (first match wins)
     routes: dict[str, tuple[Route, ...]] = field(default_factory=dict)
-    # native events install always hooks: the session clock
-    # (docs/design/runtime.md#session-bookkeeping)
-    bookkeeping: tuple[str, ...] = ()
     # native events where a refusal is possible (`fail: closed`, `--fail-closed`)
     gate_events: tuple[str, ...] = ()
     # the harness can be told to block when a hook fails (Claude Code's `onFailure: block`,
@@ -132,6 +143,13 @@ class HarnessSpec:
             f"hook failures: {self.title} {what}{switch}; STYLE answers within {BUDGET_S:g} s "
             "by itself: a notice where it could not check, a refusal for `fail: closed` rules"
         )
+
+    @property
+    def bookkeeping(self) -> tuple[str, ...]:
+        """The native events install always hooks, the session clock
+        (docs/design/runtime.md#session-bookkeeping): a session's start and a prompt's."""
+        points = ("session.start", "prompt.submitted")
+        return tuple(self.points[p].native_event for p in points if p in self.points)
 
     @property
     def hook(self) -> HookFacts:

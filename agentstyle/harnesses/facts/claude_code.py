@@ -4,10 +4,10 @@ See docs/design/harnesses.md#claude-code."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, Points
 
 NAME = "claude-code"
+_point = Points(NAME)
 
 SPEC = HarnessSpec(
     model_at_first_start=False,
@@ -18,24 +18,17 @@ SPEC = HarnessSpec(
     title="Claude Code",
     fail_closed_switch=True,
     points={
-        "session.start": PointSpec("SessionStart", frozenset({CONTEXT, MESSAGE}), "source"),
-        "prompt.submitted": PointSpec(
-            "UserPromptSubmit",
-            frozenset({CONTEXT, MESSAGE, DENY}),
-            None,
-            timeout_for(NAME, "UserPromptSubmit"),
-        ),
-        "tool.pre": PointSpec(
-            "PreToolUse", frozenset({CONTEXT, MESSAGE, DENY, ASK, ALLOW}), "tool"
-        ),
-        "tool.post": PointSpec("PostToolUse", frozenset({CONTEXT, MESSAGE}), "tool"),
-        "tool.failed": PointSpec("PostToolUseFailure", frozenset({CONTEXT, MESSAGE}), "tool"),
-        "subagent.start": PointSpec("SubagentStart", frozenset({CONTEXT}), None),
-        "subagent.stop": PointSpec("SubagentStop", frozenset({DENY, MESSAGE}), None),
-        "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None),
-        "compact": PointSpec("PreCompact", frozenset({DENY}), None),
-        "session.end": PointSpec("SessionEnd", frozenset(), None, timeout_for(NAME, "SessionEnd")),
-        "notification": PointSpec("Notification", frozenset(), None),
+        "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
+        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
+        "tool.pre": _point("PreToolUse", CONTEXT, MESSAGE, DENY, ASK, ALLOW, matcher="tool"),
+        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, matcher="tool"),
+        "tool.failed": _point("PostToolUseFailure", CONTEXT, MESSAGE, matcher="tool"),
+        "subagent.start": _point("SubagentStart", CONTEXT),
+        "subagent.stop": _point("SubagentStop", DENY, MESSAGE),
+        "stop": _point("Stop", DENY, MESSAGE),
+        "compact": _point("PreCompact", DENY),
+        "session.end": _point("SessionEnd"),
+        "notification": _point("Notification"),
     },
     tool_names={
         "shell": ("Bash", "PowerShell"),
@@ -51,12 +44,9 @@ SPEC = HarnessSpec(
         "agent": ("Task", "Agent"),
         "todo": ("TodoWrite",),
     },
-    native_turn_ids=False,
-    child_prompt_callbacks=False,
     instruction_file="CLAUDE.md",
     # PermissionRequest is a tool.pre-like gate that only fires when a prompt would show.
     extra_native_events={"PermissionRequest": "tool.pre"},
-    bookkeeping=("SessionStart", "UserPromptSubmit"),
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
     skill_names=("Skill",),
     # `claude -p` never shows the prompt: an ask is a deny (tests/e2e/test_turns.py)

@@ -4,10 +4,10 @@ See docs/design/harnesses.md#codex."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, Points
 
 NAME = "codex"
+_point = Points(NAME)
 
 # PreToolUse `additionalContext`: rejected by v0.124 (openai/codex#19385), accepted by newer
 # builds; the release that changed it is UNCONFIRMED (docs/design/harnesses.md#codex-answers).
@@ -18,39 +18,22 @@ PRE_TOOL_USE_CONTEXT = True
 _PRE_TOOL_CAPS = frozenset({DENY, MESSAGE} | ({CONTEXT} if PRE_TOOL_USE_CONTEXT else set()))
 
 
-def _t(event: str) -> float:
-    return timeout_for(NAME, event)
-
-
 SPEC = HarnessSpec(
     name=NAME,
     title="Codex",
     points={
-        "session.start": PointSpec(
-            "SessionStart", frozenset({CONTEXT, MESSAGE}), "source", _t("SessionStart")
-        ),
-        "prompt.submitted": PointSpec(
-            "UserPromptSubmit",
-            frozenset({CONTEXT, MESSAGE, DENY}),
-            None,
-            _t("UserPromptSubmit"),
-        ),
+        "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
+        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
         # No `ask` anywhere in Codex hooks: `permissionDecision: "ask"` fails the hook and the
         # call runs (docs/design/harnesses.md#codex-answers), so an ask is delivered as a refusal.
-        "tool.pre": PointSpec("PreToolUse", _PRE_TOOL_CAPS, "tool", _t("PreToolUse")),
+        "tool.pre": _point("PreToolUse", *_PRE_TOOL_CAPS, matcher="tool"),
         # PostToolUse also fires after a failed Bash command: there is no failure event.
-        "tool.post": PointSpec(
-            "PostToolUse", frozenset({CONTEXT, MESSAGE}), "tool", _t("PostToolUse")
-        ),
-        "subagent.start": PointSpec(
-            "SubagentStart", frozenset({CONTEXT}), None, _t("SubagentStart")
-        ),
-        "subagent.stop": PointSpec(
-            "SubagentStop", frozenset({DENY, MESSAGE}), None, _t("SubagentStop")
-        ),
-        "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None, _t("Stop")),
-        "compact": PointSpec("PreCompact", frozenset({MESSAGE}), None, _t("PreCompact")),
-        "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
+        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, matcher="tool"),
+        "subagent.start": _point("SubagentStart", CONTEXT),
+        "subagent.stop": _point("SubagentStop", DENY, MESSAGE),
+        "stop": _point("Stop", DENY, MESSAGE),
+        "compact": _point("PreCompact", MESSAGE),
+        "session.end": _point("SessionEnd"),
     },
     tool_names={
         "shell": ("Bash",),
@@ -61,11 +44,9 @@ SPEC = HarnessSpec(
         "todo": ("update_plan",),
     },
     native_turn_ids=True,
-    child_prompt_callbacks=False,
     instruction_file="AGENTS.md",
     # PermissionRequest gates like PreToolUse, only when Codex would ask the user anyway.
     extra_native_events={"PermissionRequest": "tool.pre"},
-    bookkeeping=("SessionStart", "UserPromptSubmit"),
     matcher_style="regex",
     gate_events=("PreToolUse", "PermissionRequest", "UserPromptSubmit"),
     # docs/design/harnesses.md#codex-payloads: Bash has only `command` in the schema

@@ -10,11 +10,11 @@ follow Claude Code's rules (a `|` list of names, else an anchored regex).
 
 from __future__ import annotations
 
-from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, Points
 from agentstyle.harnesses.facts.base import REFUSED, RUNS
 
 NAME = "copilot-cli"
+_point = Points(NAME)
 
 # Copilot CLI's own tool names → the Claude name its PascalCase hooks are given (Copilot CLI's
 # hooks reference, "Claude-format matchers"); a tool not here keeps its own name. Its
@@ -38,41 +38,25 @@ CLAUDE_NAMES = {
 }
 
 
-def _t(event: str) -> float:
-    return timeout_for(NAME, event)
-
-
 SPEC = HarnessSpec(
     name=NAME,
     title="Copilot CLI",
     points={
         # No matcher on the session source: Copilot CLI matches only tool events, the
         # compaction trigger, subagent and notification names.
-        "session.start": PointSpec(
-            "SessionStart", frozenset({CONTEXT, MESSAGE}), None, _t("SessionStart")
-        ),
-        "prompt.submitted": PointSpec(
-            "UserPromptSubmit", frozenset({CONTEXT, MESSAGE, DENY}), None, _t("UserPromptSubmit")
-        ),
+        "session.start": _point("SessionStart", CONTEXT, MESSAGE),
+        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
         # No message for the person before a call: exit 2 there refuses it.
-        "tool.pre": PointSpec(
-            "PreToolUse", frozenset({CONTEXT, DENY, ASK, ALLOW}), "tool", _t("PreToolUse")
-        ),
-        "tool.post": PointSpec(
-            "PostToolUse", frozenset({CONTEXT, MESSAGE}), "tool", _t("PostToolUse")
-        ),
+        "tool.pre": _point("PreToolUse", CONTEXT, DENY, ASK, ALLOW, matcher="tool"),
+        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, matcher="tool"),
         # exit 2 here sends stderr to the model, not the person: context only
-        "tool.failed": PointSpec(
-            "PostToolUseFailure", frozenset({CONTEXT}), None, _t("PostToolUseFailure")
-        ),
-        "subagent.start": PointSpec(
-            "SubagentStart", frozenset({CONTEXT}), None, _t("SubagentStart")
-        ),
-        "subagent.stop": PointSpec("SubagentStop", frozenset({DENY}), None, _t("SubagentStop")),
-        "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None, _t("Stop")),
-        "compact": PointSpec("PreCompact", frozenset(), None, _t("PreCompact")),
-        "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
-        "notification": PointSpec("Notification", frozenset(), None, _t("Notification")),
+        "tool.failed": _point("PostToolUseFailure", CONTEXT),
+        "subagent.start": _point("SubagentStart", CONTEXT),
+        "subagent.stop": _point("SubagentStop", DENY),
+        "stop": _point("Stop", DENY, MESSAGE),
+        "compact": _point("PreCompact"),
+        "session.end": _point("SessionEnd"),
+        "notification": _point("Notification"),
     },
     tool_names={
         "shell": ("Bash",),
@@ -85,10 +69,7 @@ SPEC = HarnessSpec(
         "agent": ("Agent",),
         "todo": ("TodoWrite",),
     },
-    native_turn_ids=False,
-    child_prompt_callbacks=False,
     instruction_file=".github/copilot-instructions.md",
-    bookkeeping=("SessionStart", "UserPromptSubmit"),
     gate_events=("PreToolUse", "UserPromptSubmit"),
     # `modifiedArgs` with `permissionDecision: allow` runs the call with them
     rewrite_events=frozenset({"PreToolUse"}),

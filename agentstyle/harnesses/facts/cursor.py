@@ -4,23 +4,19 @@ See docs/design/harnesses.md#cursor."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, HarnessSpec, PointSpec, Route
+from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, HarnessSpec, Points, Route
 
 NAME = "cursor"
-
-
-def _t(event: str) -> float:
-    return timeout_for(NAME, event)
+_point = Points(NAME)
 
 
 # One gate per tool class (docs/design/harnesses.md#cursor-gates): shell calls are gated by
 # beforeShellExecution, MCP calls by beforeMCPExecution (both can `ask`), file reads by
 # beforeReadFile, every other tool by preToolUse (deny only: its `ask` is accepted but not
 # enforced).
-SHELL_GATE = PointSpec("beforeShellExecution", frozenset({DENY, ASK}), None, _t("x"))
-MCP_GATE = PointSpec("beforeMCPExecution", frozenset({DENY, ASK}), None, _t("x"))
-READ_GATE = PointSpec("beforeReadFile", frozenset({DENY}), None, _t("x"))
+SHELL_GATE = _point("beforeShellExecution", DENY, ASK)
+MCP_GATE = _point("beforeMCPExecution", DENY, ASK)
+READ_GATE = _point("beforeReadFile", DENY)
 
 SPEC = HarnessSpec(
     name=NAME,
@@ -28,21 +24,21 @@ SPEC = HarnessSpec(
     fail_closed_switch=True,
     points={
         # sessionStart's `additional_context` becomes initial system context; no source field.
-        "session.start": PointSpec("sessionStart", frozenset({CONTEXT}), None, _t("x")),
+        "session.start": _point("sessionStart", CONTEXT),
         # beforeSubmitPrompt has no context field (docs/design/harnesses.md#cursor-events): deny
         # only.
-        "prompt.submitted": PointSpec("beforeSubmitPrompt", frozenset({DENY}), None, _t("x")),
-        "tool.pre": PointSpec("preToolUse", frozenset({DENY}), "tool", _t("x")),
-        "tool.post": PointSpec("postToolUse", frozenset({CONTEXT}), "tool", _t("x")),
-        "tool.failed": PointSpec("postToolUseFailure", frozenset(), "tool", _t("x")),
-        "subagent.start": PointSpec("subagentStart", frozenset({DENY}), None, _t("x")),
+        "prompt.submitted": _point("beforeSubmitPrompt", DENY),
+        "tool.pre": _point("preToolUse", DENY, matcher="tool"),
+        "tool.post": _point("postToolUse", CONTEXT, matcher="tool"),
+        "tool.failed": _point("postToolUseFailure", matcher="tool"),
+        "subagent.start": _point("subagentStart", DENY),
         # stop / subagentStop continue the agent through `followup_message`.
-        "subagent.stop": PointSpec("subagentStop", frozenset({DENY}), None, _t("x")),
-        "stop": PointSpec("stop", frozenset({DENY}), None, _t("x")),
+        "subagent.stop": _point("subagentStop", DENY),
+        "stop": _point("stop", DENY),
         # preCompact exists (`user_message`), but STYLE offers none there
         # (docs/design/harnesses.md#cursor-events).
-        "compact": PointSpec("preCompact", frozenset(), None, _t("x")),
-        "session.end": PointSpec("sessionEnd", frozenset(), None, _t("x")),
+        "compact": _point("preCompact"),
+        "session.end": _point("sessionEnd"),
     },
     tool_names={
         "shell": ("Shell",),
@@ -56,7 +52,6 @@ SPEC = HarnessSpec(
         "agent": ("Task",),
     },
     native_turn_ids=True,  # generation_id changes with each user message
-    child_prompt_callbacks=False,
     instruction_file=".cursor/rules/style.mdc",
     routes={
         "tool.pre": (
@@ -72,7 +67,6 @@ SPEC = HarnessSpec(
         "afterMCPExecution": "tool.post",
         "afterFileEdit": "tool.post",
     },
-    bookkeeping=("sessionStart", "beforeSubmitPrompt"),
     # preToolUse/postToolUse match on a tool type; MCP calls are type `MCP`
     # (docs/design/harnesses.md#cursor-matchers)
     mcp_names=("MCP",),

@@ -4,14 +4,10 @@ See docs/design/harnesses.md#gemini-cli."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, Points
 
 NAME = "gemini-cli"
-
-
-def _t(event: str) -> float:
-    return timeout_for(NAME, event)
+_point = Points(NAME)
 
 
 SPEC = HarnessSpec(
@@ -19,26 +15,22 @@ SPEC = HarnessSpec(
     name=NAME,
     title="Gemini CLI",
     points={
-        "session.start": PointSpec(
-            "SessionStart", frozenset({CONTEXT, MESSAGE}), "source", _t("SessionStart")
-        ),
-        "prompt.submitted": PointSpec(
-            "BeforeAgent", frozenset({CONTEXT, MESSAGE, DENY}), None, _t("BeforeAgent")
-        ),
+        "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
+        "prompt.submitted": _point("BeforeAgent", CONTEXT, MESSAGE, DENY),
         # BeforeTool has no add-context field: the model sees text only as a deny reason;
         # `ask` is not in the reference (UNCONFIRMED: one example of Gemini CLI's hooks overview
         # shows it), so it is delivered as deny; a raw `decision: ask` lets the call run in 0.61.0
         # (tests/e2e/test_facts.py).
-        "tool.pre": PointSpec("BeforeTool", frozenset({DENY, MESSAGE}), "tool", _t("BeforeTool")),
-        "tool.post": PointSpec("AfterTool", frozenset({CONTEXT, MESSAGE}), "tool", _t("AfterTool")),
+        "tool.pre": _point("BeforeTool", DENY, MESSAGE, matcher="tool"),
+        "tool.post": _point("AfterTool", CONTEXT, MESSAGE, matcher="tool"),
         # A failed tool is an AfterTool whose `tool_response` carries `error`.
-        "tool.failed": PointSpec("AfterTool", frozenset({CONTEXT}), "tool", _t("AfterTool")),
-        "stop": PointSpec("AfterAgent", frozenset({DENY, MESSAGE}), None, _t("AfterAgent")),
+        "tool.failed": _point("AfterTool", CONTEXT, matcher="tool"),
+        "stop": _point("AfterAgent", DENY, MESSAGE),
         # PreCompress is async and cannot block; STYLE offers none there
         # (docs/design/harnesses.md#gemini-cli-events).
-        "compact": PointSpec("PreCompress", frozenset(), None, _t("PreCompress")),
-        "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
-        "notification": PointSpec("Notification", frozenset(), None, _t("Notification")),
+        "compact": _point("PreCompress"),
+        "session.end": _point("SessionEnd"),
+        "notification": _point("Notification"),
     },
     tool_names={
         "shell": ("run_shell_command",),
@@ -51,10 +43,7 @@ SPEC = HarnessSpec(
         "agent": ("delegate_to_agent",),
         "todo": ("write_todos",),
     },
-    native_turn_ids=False,
-    child_prompt_callbacks=False,
     instruction_file="GEMINI.md",
-    bookkeeping=("SessionStart", "BeforeAgent"),
     matcher_style="regex",
     gate_events=("BeforeTool", "BeforeAgent"),
     # SessionStart never says `compact` (PreCompress is all a compression gets): a rule for

@@ -9,14 +9,10 @@ and the capabilities are what that plugin does with an answer in the pinned clie
 
 from __future__ import annotations
 
-from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, Points
 
 NAME = "opencode"
-
-
-def _t(event: str) -> float:
-    return timeout_for(NAME, event)
+_point = Points(NAME)
 
 
 SPEC = HarnessSpec(
@@ -27,30 +23,20 @@ SPEC = HarnessSpec(
     points={
         # the `session.created` bus event; its context waits for the session's first message
         # (a session resumed with `opencode run --continue` starts there, as `resume`)
-        "session.start": PointSpec(
-            "session.created", frozenset({CONTEXT, MESSAGE}), None, _t("session.created")
-        ),
+        "session.start": _point("session.created", CONTEXT, MESSAGE),
         # `chat.message`: a text part added to the message reaches the model; a throw ends the
         # turn before any model request
-        "prompt.submitted": PointSpec(
-            "chat.message", frozenset({CONTEXT, MESSAGE, DENY}), None, _t("chat.message")
-        ),
+        "prompt.submitted": _point("chat.message", CONTEXT, MESSAGE, DENY),
         # `tool.execute.before`: a throw refuses the call (its message is the model's tool
         # error), the arguments changed in place run instead; no ask, no context
-        "tool.pre": PointSpec(
-            "tool.execute.before", frozenset({DENY, MESSAGE}), "tool", _t("tool.execute.before")
-        ),
+        "tool.pre": _point("tool.execute.before", DENY, MESSAGE, matcher="tool"),
         # `tool.execute.after`: text appended to the tool's output reaches the model; it fires
         # only for a call that returned, so a failed shell command (its exit code in the
         # output's metadata) is the one failure it shows
-        "tool.post": PointSpec(
-            "tool.execute.after", frozenset({CONTEXT, MESSAGE}), "tool", _t("tool.execute.after")
-        ),
-        "tool.failed": PointSpec(
-            "tool.execute.after", frozenset({CONTEXT, MESSAGE}), "tool", _t("tool.execute.after")
-        ),
+        "tool.post": _point("tool.execute.after", CONTEXT, MESSAGE, matcher="tool"),
+        "tool.failed": _point("tool.execute.after", CONTEXT, MESSAGE, matcher="tool"),
         # the `session.idle` bus event: the turn is over, nothing can continue it
-        "stop": PointSpec("session.idle", frozenset({MESSAGE}), None, _t("session.idle")),
+        "stop": _point("session.idle", MESSAGE),
     },
     tool_names={
         "shell": ("bash",),
@@ -69,9 +55,7 @@ SPEC = HarnessSpec(
     rewrite_events=frozenset({"tool.execute.before"}),
     # the user message's id, which the plugin passes on with every event of its turn
     native_turn_ids=True,
-    child_prompt_callbacks=False,
     instruction_file="AGENTS.md",
-    bookkeeping=("session.created", "chat.message"),
     gate_events=("tool.execute.before", "chat.message"),
     # STYLE's plugin refuses a gate call itself when the hook process fails under
     # `--fail-closed` (`failClosed` on the handler): docs/design/harnesses.md#opencode-failure

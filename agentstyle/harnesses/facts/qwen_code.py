@@ -10,14 +10,10 @@ do with an answer (tests/e2e/test_qwen_code.py), not what its documentation prom
 
 from __future__ import annotations
 
-from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, Points
 
 NAME = "qwen-code"
-
-
-def _t(event: str) -> float:
-    return timeout_for(NAME, event)
+_point = Points(NAME)
 
 
 SPEC = HarnessSpec(
@@ -25,33 +21,25 @@ SPEC = HarnessSpec(
     title="Qwen Code",
     points={
         # The context is placed in the system prompt, once (tests/e2e/test_qwen_code.py).
-        "session.start": PointSpec(
-            "SessionStart", frozenset({CONTEXT}), "source", _t("SessionStart")
-        ),
+        "session.start": _point("SessionStart", CONTEXT, matcher="source"),
         # A refused prompt sends nothing to the model; a headless run shows no reason.
-        "prompt.submitted": PointSpec(
-            "UserPromptSubmit", frozenset({CONTEXT, DENY}), None, _t("UserPromptSubmit")
-        ),
+        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, DENY),
         # `ask` prompts the person in the terminal; headless (`qwen -p`) it refuses the call and
         # the question is the model's tool result. PreToolUse's `additionalContext` and
         # `systemMessage` reach no one in 0.24.4, and there is no `updatedInput`: no rewrite.
-        "tool.pre": PointSpec("PreToolUse", frozenset({DENY, ASK}), "tool", _t("PreToolUse")),
+        "tool.pre": _point("PreToolUse", DENY, ASK, matcher="tool"),
         # The context is appended to the call's result.
-        "tool.post": PointSpec("PostToolUse", frozenset({CONTEXT}), "tool", _t("PostToolUse")),
-        "tool.failed": PointSpec(
-            "PostToolUseFailure", frozenset({CONTEXT}), "tool", _t("PostToolUseFailure")
-        ),
-        "subagent.start": PointSpec(
-            "SubagentStart", frozenset({CONTEXT}), None, _t("SubagentStart")
-        ),
-        "subagent.stop": PointSpec("SubagentStop", frozenset({DENY}), None, _t("SubagentStop")),
+        "tool.post": _point("PostToolUse", CONTEXT, matcher="tool"),
+        "tool.failed": _point("PostToolUseFailure", CONTEXT, matcher="tool"),
+        "subagent.start": _point("SubagentStart", CONTEXT),
+        "subagent.stop": _point("SubagentStop", DENY),
         # A block continues the turn with the reason as the next user message; `systemMessage`
         # is shown here, and only here.
-        "stop": PointSpec("Stop", frozenset({DENY, MESSAGE}), None, _t("Stop")),
+        "stop": _point("Stop", DENY, MESSAGE),
         # PreCompact's context becomes the summary's instructions, not the model's context.
-        "compact": PointSpec("PreCompact", frozenset(), None, _t("PreCompact")),
-        "session.end": PointSpec("SessionEnd", frozenset(), None, _t("SessionEnd")),
-        "notification": PointSpec("Notification", frozenset(), None, _t("Notification")),
+        "compact": _point("PreCompact"),
+        "session.end": _point("SessionEnd"),
+        "notification": _point("Notification"),
     },
     tool_names={
         "shell": ("run_shell_command",),
@@ -68,9 +56,7 @@ SPEC = HarnessSpec(
     },
     # `prompt_id` names the user's prompt on the events of its turn, not on every event
     native_turn_ids=False,
-    child_prompt_callbacks=False,
     instruction_file="QWEN.md",
-    bookkeeping=("SessionStart", "UserPromptSubmit"),
     # Its matcher is an unanchored regex unless it is an exact name or a `|` list of them:
     # STYLE always writes an anchored regex.
     matcher_style="regex",
