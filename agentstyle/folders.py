@@ -14,7 +14,7 @@ import stat
 # mypy reads this name as typing's TYPE_CHECKING.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any, TextIO
 
 HOME_NAME = ".style"  # the folder of this machine's database, logs and sockets
@@ -203,6 +203,19 @@ def open_regular(path: str | os.PathLike[str]) -> TextIO | None:
     except OSError:
         os.close(fd)
         return None
+
+
+def regular_lines(path: str | os.PathLike[str]) -> Iterator[str]:
+    """The lines of `path` when it is a regular file (see `open_regular`); none otherwise, and
+    none more after a read error: a scan of a transcript or a log stops there."""
+    fh = open_regular(path)
+    if fh is None:
+        return
+    try:
+        with fh:
+            yield from fh
+    except OSError:
+        return
 
 
 def read_regular_text(path: str | os.PathLike[str]) -> str | None:

@@ -31,7 +31,7 @@ from agentstyle.audit.rows import CoverageEventRow, CoverageSessionRow, FirstEve
 from agentstyle.audit.transcripts import ToolCall, formats, tool_calls, transcript_harness
 from agentstyle.evaluator.statements import read_rows
 from agentstyle.evaluator.store import Connection
-from agentstyle.folders import open_regular, read_regular_text
+from agentstyle.folders import read_regular_text, regular_lines
 from agentstyle.harnesses.facts import spec_for
 
 # Causes, most certain first (docs/audit.md#coverage).
@@ -325,22 +325,15 @@ def _mentions_missing(path: str) -> bool:
     Claude Code keeps beside it, spells the notice out too: it is not read."""
     from agentstyle.install.hookcommand import MISSING
 
-    fh = open_regular(path)
-    if fh is None:
-        return False
-    try:
-        with fh:
-            for line in fh:
-                if MISSING not in line:
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if _holds(record, MISSING):
-                    return True
-    except OSError:
-        return False
+    for line in regular_lines(path):
+        if MISSING not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if _holds(record, MISSING):
+            return True
     return False
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.folders import not_regular
+from agentstyle.folders import not_regular, regular_lines
 
 if TYPE_CHECKING:
     from agentstyle.evaluator.event import Event
@@ -158,6 +158,17 @@ def json_lines(path: Path, out: Sources) -> Iterator[tuple[int, dict[str, Any]]]
                 yield n, rec
             else:
                 out.skipped_lines += 1
+
+
+def first_record(path: Path) -> Any:
+    """The JSON value on the first line of a file (None where it has none, or is no regular
+    file: a FIFO would wait for a writer)."""
+    for line in regular_lines(path):
+        try:
+            return json.loads(line)
+        except ValueError:
+            return None
+    return None
 
 
 def payload_time(payload: dict[str, Any]) -> float | None:

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from agentstyle.diagnostics import StyleError
-from agentstyle.folders import open_regular
+from agentstyle.folders import regular_lines
 from agentstyle.harnesses.facts.claude_code import NAME
 from agentstyle.harnesses.transcripts import (
     Recorded,
@@ -186,21 +186,14 @@ def _cwd_in(path: Path, root: Path, since: float) -> bool:
     """A transcript whose session ran inside `root` (its first record's `cwd`)."""
     if mtime(path) < since:
         return False
-    fh = open_regular(path)
-    if fh is None:
-        return False
-    try:
-        with fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                cwd = rec.get("cwd") if isinstance(rec, dict) else None
-                if isinstance(cwd, str) and cwd:
-                    return inside(cwd, root)
-    except OSError:
-        return False
+    for line in regular_lines(path):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        cwd = rec.get("cwd") if isinstance(rec, dict) else None
+        if isinstance(cwd, str) and cwd:
+            return inside(cwd, root)
     return False
 
 

@@ -10,19 +10,18 @@ hook's `tool_use_id`), and `*_output` items with the same `call_id` their result
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agentstyle.folders import open_regular
 from agentstyle.harnesses.facts.codex import NAME
 from agentstyle.harnesses.transcripts import (
     Sources,
     ToolCall,
     TranscriptFormat,
+    first_record,
     inside,
     json_lines,
     mtime,
@@ -89,14 +88,7 @@ FORMAT = CodexTranscripts()
 
 def _cwd_in(path: Path, root: Path) -> bool:
     """A rollout whose session ran inside `root` (its `session_meta` record's `cwd`)."""
-    fh = open_regular(path)
-    if fh is None:
-        return False
-    try:
-        with fh:
-            first = json.loads(fh.readline() or "{}")
-    except (OSError, ValueError):
-        return False
+    first = first_record(path)
     meta = first.get("payload") if isinstance(first, dict) else None
     cwd = meta.get("cwd") if isinstance(meta, dict) else None
     return isinstance(cwd, str) and inside(cwd, root)

@@ -14,18 +14,17 @@ The hooks carry no call id: calls are matched by tool and order.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agentstyle.folders import open_regular
 from agentstyle.harnesses.facts.copilot_cli import CLAUDE_NAMES, NAME
 from agentstyle.harnesses.transcripts import (
     Sources,
     ToolCall,
     TranscriptFormat,
+    first_record,
     inside,
     json_lines,
     mtime,
@@ -96,14 +95,7 @@ FORMAT = CopilotCliTranscripts()
 
 def _cwd_in(path: Path, root: Path) -> bool:
     """A log whose session ran inside `root` (its `session.start` record's `context.cwd`)."""
-    fh = open_regular(path)
-    if fh is None:
-        return False
-    try:
-        with fh:
-            first = json.loads(fh.readline() or "{}")
-    except (OSError, ValueError):
-        return False
+    first = first_record(path)
     data = first.get("data") if isinstance(first, dict) else None
     context = data.get("context") if isinstance(data, dict) else None
     cwd = context.get("cwd") if isinstance(context, dict) else None
