@@ -36,35 +36,18 @@ PLUGIN_HOOKS = "hooks/codex.json"
 # The keys each event's output schema accepts (generated schemas,
 # docs/design/harnesses.md#codex-answers). Top level and `hookSpecificOutput`; nothing else is ever
 # written.
+_SPECIFIC = frozenset({"systemMessage", "hookSpecificOutput"})
+_DECIDES = frozenset({"systemMessage", "decision", "reason"})
+_CONTEXT = frozenset({"hookEventName", "additionalContext"})
 ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "PreToolUse": (
-        frozenset({"systemMessage", "hookSpecificOutput"}),
-        frozenset(
-            {"hookEventName", "permissionDecision", "permissionDecisionReason", "additionalContext"}
-        ),
-    ),
-    "PermissionRequest": (
-        frozenset({"systemMessage", "hookSpecificOutput"}),
-        frozenset({"hookEventName", "decision"}),
-    ),
-    "PostToolUse": (
-        frozenset({"systemMessage", "hookSpecificOutput"}),
-        frozenset({"hookEventName", "additionalContext"}),
-    ),
-    "UserPromptSubmit": (
-        frozenset({"systemMessage", "decision", "reason", "hookSpecificOutput"}),
-        frozenset({"hookEventName", "additionalContext"}),
-    ),
-    "SessionStart": (
-        frozenset({"systemMessage", "hookSpecificOutput"}),
-        frozenset({"hookEventName", "additionalContext"}),
-    ),
-    "SubagentStart": (
-        frozenset({"systemMessage", "hookSpecificOutput"}),
-        frozenset({"hookEventName", "additionalContext"}),
-    ),
-    "Stop": (frozenset({"systemMessage", "decision", "reason"}), frozenset()),
-    "SubagentStop": (frozenset({"systemMessage", "decision", "reason"}), frozenset()),
+    "PreToolUse": (_SPECIFIC, _CONTEXT | {"permissionDecision", "permissionDecisionReason"}),
+    "PermissionRequest": (_SPECIFIC, frozenset({"hookEventName", "decision"})),
+    "PostToolUse": (_SPECIFIC, _CONTEXT),
+    "UserPromptSubmit": (_SPECIFIC | _DECIDES, _CONTEXT),
+    "SessionStart": (_SPECIFIC, _CONTEXT),
+    "SubagentStart": (_SPECIFIC, _CONTEXT),
+    "Stop": (_DECIDES, frozenset()),
+    "SubagentStop": (_DECIDES, frozenset()),
     "PreCompact": (frozenset({"systemMessage"}), frozenset()),
     "SessionEnd": (frozenset(), frozenset()),
 }

@@ -314,10 +314,6 @@ class CopilotCli(HarnessAdapter):
             "crashed, but one that timed out lets the call run"
         ]
 
-    def settings_files(self, root: Path) -> list[Path]:
-        project, user = root / self.config_file, self.config_path(root, "user")
-        return [project] if project.resolve() == user.resolve() else [project, user]
-
     def transcripts(self) -> TranscriptFormat:
         from agentstyle.harnesses.transcripts.copilot_cli import FORMAT
 

@@ -109,9 +109,9 @@ class GeminiCli(HarnessAdapter):
     name = NAME
     spec = SPEC
     bad_exit = ": Gemini CLI only warns and continues"
-    # Where a notice reaches the person: `systemMessage`, documented on every Gemini CLI event
-    # (docs/design/harnesses.md#gemini-cli-answers). An event STYLE does not know gets it on stderr.
-    notice_field = "systemMessage"
+    # Where a notice reaches the person: `systemMessage` (the default `notice_field`), documented
+    # on every Gemini CLI event (docs/design/harnesses.md#gemini-cli-answers). An event STYLE does
+    # not know gets it on stderr.
     notice_events = frozenset(SPEC.native_events())
 
     def normalize(self, payload: dict[str, Any], native_event: str) -> Event:

@@ -85,9 +85,9 @@ class QwenCode(HarnessAdapter):
     spec = SPEC
     bad_exit = ": Qwen Code reads it as a non-blocking error and the call runs"
     # A notice goes where the client takes a message for the person on every event,
-    # `systemMessage`; 0.24.4 shows it at Stop alone (facts/qwen_code.py), as `codex exec`
-    # shows none: the notice is there for the clients that show it, and harmless elsewhere.
-    notice_field = "systemMessage"
+    # `systemMessage` (the default `notice_field`); 0.24.4 shows it at Stop alone
+    # (facts/qwen_code.py), as `codex exec` shows none: the notice is there for the clients that
+    # show it, and harmless elsewhere.
     notice_events = frozenset(SPEC.native_events())
 
     def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
@@ -190,10 +190,6 @@ class QwenCode(HarnessAdapter):
         if isinstance(doc, dict) and SETTINGS_VERSION_KEY in doc:
             return []
         return [((SETTINGS_VERSION_KEY,), SETTINGS_VERSION)]
-
-    def settings_files(self, root: Path) -> list[Path]:
-        project, user = root / self.config_file, self.config_path(root, "user")
-        return [project] if project.resolve() == user.resolve() else [project, user]
 
     def transcripts(self) -> TranscriptFormat:
         from agentstyle.harnesses.transcripts.qwen_code import FORMAT
