@@ -36,6 +36,9 @@ SPEC = HarnessSpec(
         "compact": PointSpec("PreCompact", frozenset({DENY}), None),
         "session.end": PointSpec("SessionEnd", frozenset(), None, timeout_for(NAME, "SessionEnd")),
         "notification": PointSpec("Notification", frozenset(), None),
+        # a settings file changed during the session; `decision: block` keeps the change out
+        # of it (docs/design/harnesses.md#claude-code-events: tests/e2e/test_config_change.py)
+        "config.changed": PointSpec("ConfigChange", frozenset({DENY}), None),
     },
     tool_names={
         "shell": ("Bash", "PowerShell"),
