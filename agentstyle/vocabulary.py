@@ -20,10 +20,11 @@ EVENTS: tuple[str, ...] = (
     "compact",
     "session.end",
     "notification",
+    "config.changed",
 )
 TOOL_POINTS = frozenset({"tool.pre", "tool.post", "tool.failed"})
 # Points where a verdict (block/ask/allow) can be given (docs/actions.md#actions).
-DENY_POINTS = frozenset({"tool.pre", "prompt.submitted", "stop", "subagent.stop"})
+DENY_POINTS = frozenset({"tool.pre", "prompt.submitted", "stop", "subagent.stop", "config.changed"})
 # Points where `fail: closed` makes sense: the harness can refuse the call or prompt
 # (docs/actions.md#when-evaluation-fails).
 FAIL_CLOSED_POINTS = frozenset({"tool.pre", "prompt.submitted"})
@@ -246,6 +247,10 @@ CONDITION_FIELDS: dict[str, Availability] = {
     "shell.dynamic": Availability(TOOL_POINTS, frozenset({"shell"})),
     "shell.incomplete": Availability(TOOL_POINTS, frozenset({"shell"})),
     "response.text": Availability(STOP_POINTS),
+    # a settings file the client reloaded during the session (docs/conditions.md#fields)
+    "config.source": Availability(frozenset({"config.changed"})),
+    "config.file": Availability(frozenset({"config.changed"})),
+    "config.hooks_off": Availability(frozenset({"config.changed"})),
     "model": Availability(ALL_POINTS),
     "provider": Availability(ALL_POINTS),
     "thinking_effort": Availability(ALL_POINTS),

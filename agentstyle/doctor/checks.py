@@ -95,13 +95,16 @@ class DeadRow(NamedTuple):
 
 
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
+    from agentstyle.install.selfprotect import PACKAGE as BUILTIN
+
     closed = {r.rule_id for r in read_rows(conn, "doctor/closed_rules", ClosedRow)}
     # An entry row is a plan entry but for `fail_closed`, which is its rule's.
     entries = [
         PlanEntry(*e, fail_closed=e.rule_id in closed)
         for e in read_rows(conn, "doctor/entries", EntryRow)
     ]
-    rows = read_rows(conn, "doctor/unplaced", UnplacedRow, {"harnesses": harnesses})
+    params = {"harnesses": harnesses, "builtin": BUILTIN}
+    rows = read_rows(conn, "doctor/unplaced", UnplacedRow, params)
     unplaced = [(str(r.rule_id), str(r.why)) for r in rows]
     seen = {"min_events": DEAD_AFTER_EVENTS}
     dead = [(str(r.rule_id), int(r.events)) for r in read_rows(conn, "doctor/dead", DeadRow, seen)]

@@ -83,14 +83,58 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     read.add_output(ev, payload)
 
 
+def config_event(ev: Event, payload: dict[str, Any]) -> None:
+    """A settings file Claude Code reloaded during the session: which one, and whether STYLE's
+    hooks still run after it (docs/conditions.md#fields `config.hooks_off`)."""
+    ev.add("config.source", str(payload.get("source") or ""))
+    ev.add("config.file", str(payload.get("file_path") or ""))
+    root = Path(os.environ.get("CLAUDE_PROJECT_DIR") or ev.cwd or ".")
+    if hooks_switched_off(ADAPTER, root):
+        ev.add("config.hooks_off", "true")
+
+
+def hooks_switched_off(adapter: HarnessAdapter, root: Path) -> bool:
+    """Whether Claude Code, reading its settings files for `root` as they are now, runs no hook
+    of STYLE's: `disableAllHooks` set in one, or no STYLE handler in any and no STYLE plugin
+    enabled. A file that cannot be read is passed over (the client keeps what it had)."""
+    import json
+
+    from agentstyle.configfiles.hookconfig import handlers_of
+    from agentstyle.harnesses.install import is_style_command
+
+    found = False
+    for path in adapter.settings_files(root):
+        try:
+            doc = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict):
+            continue
+        if doc.get("disableAllHooks") is True:
+            return True
+        hooks = doc.get("hooks")
+        for groups in hooks.values() if isinstance(hooks, dict) else ():
+            for group in groups if isinstance(groups, list) else ():
+                if not isinstance(group, dict):
+                    continue
+                commands = [str(h.get("command", "")) for h in handlers_of(group)]
+                found = found or any(is_style_command(c) for c in commands)
+    return not found and adapter.extension(root) is None
+
+
 # Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
 # except on the events that discard it (docs/design/harnesses.md#claude-code-answers). There the
 # notice goes to stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log
 # otherwise.
-NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification"})
+NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification", "ConfigChange"})
 NOTICE_EVENTS = frozenset(
     e for e in (*SPEC.native_events(), *SPEC.extra_native_events) if e not in NO_NOTICE_EVENTS
 )
+
+
+# Events whose refusal is a top-level `decision: block` (a ConfigChange's keeps the change out
+# of the session: seen on the real client, tests/e2e/test_config_change.py).
+BLOCK_EVENTS = ("UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "ConfigChange")
 
 
 class ClaudeCode(HarnessAdapter):
@@ -110,6 +154,8 @@ class ClaudeCode(HarnessAdapter):
         )
         if ev.point in read.TOOL_POINTS:
             tool_event(ev, payload)
+        elif ev.point == "config.changed":
+            config_event(ev, payload)
         return ev
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
@@ -158,7 +204,7 @@ class ClaudeCode(HarnessAdapter):
                 # the reason once, as feedback, and no hook command line (facts above)
                 specific["additionalContext"] = reason or "Continue."
                 return Wire(dump({"hookSpecificOutput": specific}))
-        elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"):
+        elif native_event in BLOCK_EVENTS:
             if decision.verdict == "block":
                 out = {"decision": "block"}
                 if native_event != "PreCompact":

@@ -56,7 +56,8 @@ from agentstyle.install.lockfile import HarnessInstall, atomic_write, read_lock
 PACKAGE = "style"
 COMMANDS = "commands"
 FOLDERS = "folders"
-RULE_IDS = tuple(f"self-protect/{c}" for c in (COMMANDS, *pr.CATEGORIES, FOLDERS))
+CONFIG_CHANGE = "config-change"
+RULE_IDS = tuple(f"self-protect/{c}" for c in (COMMANDS, *pr.CATEGORIES, FOLDERS, CONFIG_CHANGE))
 FOLDER = ("builtin", PACKAGE)
 TMP_PREFIX = "style-builtin-"
 SHELL_AND_FILES = ["shell", "file.write", "file.edit", "notebook.edit"]
@@ -92,6 +93,10 @@ TEXTS = {
         "STYLE self-protect: this deletes, moves or overwrites a folder holding STYLE's hooks, "
         f"policy or database. {YOURS}"
     ),
+    CONFIG_CHANGE: (
+        "STYLE self-protect: a settings change during the session would switch STYLE's hooks "
+        "off; it was kept out of this session. A new session reads it."
+    ),
 }
 REASONS = {
     COMMANDS: "An approval, an install or an uninstall has to come from the person.",
@@ -100,6 +105,7 @@ REASONS = {
     pr.STATE: "A broken database, a held lock or a stopped engine makes every rule fail open.",
     pr.CODE: "The hook runs this code: changing it changes every answer.",
     FOLDERS: "Removing the folder removes every guarded file in it at once.",
+    CONFIG_CHANGE: "A session that drops its hooks midway runs on unguarded.",
 }
 # Distinctive words for an analysis that could not take the whole command: refused when the
 # raw text mentions what the category guards (nothing it could not see is allowed unseen).
@@ -318,6 +324,20 @@ def package_doc(p: pr.Protected) -> dict[str, Any]:
     b = Builder()
     _folders(b, p, places)
     rule(FOLDERS, "shell", b)
+    rules.append(
+        {
+            "id": f"self-protect/{CONFIG_CHANGE}",
+            "target": "event",
+            "event": "config.changed",
+            "action": "block",
+            # a client without the event has nothing to guard here
+            "fallback": "skip",
+            "reason": REASONS[CONFIG_CHANGE],
+            "when": "# the change leaves the client running none of STYLE's hooks\n"
+            "config.hooks_off exists\n",
+            "text": TEXTS[CONFIG_CHANGE],
+        }
+    )
     return {
         "spec": "style/v0.3",
         "name": PACKAGE,

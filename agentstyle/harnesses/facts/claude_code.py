@@ -29,6 +29,9 @@ SPEC = HarnessSpec(
         "compact": _point("PreCompact", DENY),
         "session.end": _point("SessionEnd"),
         "notification": _point("Notification"),
+        # a settings file changed during the session; `decision: block` keeps the change out
+        # of it (docs/design/harnesses.md#claude-code-events: tests/e2e/test_config_change.py)
+        "config.changed": _point("ConfigChange", DENY),
     },
     tool_names={
         "shell": ("Bash", "PowerShell"),
