@@ -102,9 +102,23 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     )
     if ev.native_event == "PostToolUse":
         ev.add_tree("tool.output", payload.get("tool_response"))
+        ev.output = payload.get("tool_response")  # what a `redact` answer gives back, replaced
     elif ev.native_event == "PostToolUseFailure":
         ev.failed = True
         ev.add_tree("tool.output", payload.get("error"))
+
+
+def _replaced_output(decision: Decision, event: Event | None) -> dict[str, Any]:
+    """A redaction's answer field: the tool's output in the shape the client sent it, the
+    secrets replaced (docs/harnesses/claude-code.md#redact). Claude Code takes
+    `updatedToolOutput` for its own tools (the Bash `{stdout, stderr, interrupted, isImage}`
+    object, Read's `{type, file}`, …; a plain string there is ignored) and
+    `updatedMCPToolOutput` for an MCP tool's."""
+    redaction = decision.redaction
+    if redaction is None or redaction.output is None:
+        return {}
+    mcp = event is not None and event.mcp_server is not None
+    return {"updatedMCPToolOutput" if mcp else "updatedToolOutput": redaction.output}
 
 
 # Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
@@ -192,6 +206,8 @@ class ClaudeCode(HarnessAdapter):
                 specific["additionalContext"] = context
         elif context:
             specific["additionalContext"] = context
+        if native_event == "PostToolUse":
+            specific.update(_replaced_output(decision, event))
         if len(specific) > 1:
             out["hookSpecificOutput"] = specific
         return Wire(dump(out) if out else "")

@@ -5,7 +5,16 @@ See docs/design/harnesses.md#claude-code."""
 from __future__ import annotations
 
 from agentstyle.harnesses import timeout_for
-from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import (
+    ALLOW,
+    ASK,
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    REPLACE_OUTPUT,
+    HarnessSpec,
+    PointSpec,
+)
 
 NAME = "claude-code"
 
@@ -28,7 +37,11 @@ SPEC = HarnessSpec(
         "tool.pre": PointSpec(
             "PreToolUse", frozenset({CONTEXT, MESSAGE, DENY, ASK, ALLOW}), "tool"
         ),
-        "tool.post": PointSpec("PostToolUse", frozenset({CONTEXT, MESSAGE}), "tool"),
+        # `updatedToolOutput` (`updatedMCPToolOutput` for MCP) in the tool's own output shape
+        # replaces what the model reads; a plain string there is ignored (seen on 2.1.332)
+        "tool.post": PointSpec(
+            "PostToolUse", frozenset({CONTEXT, MESSAGE, REPLACE_OUTPUT}), "tool"
+        ),
         "tool.failed": PointSpec("PostToolUseFailure", frozenset({CONTEXT, MESSAGE}), "tool"),
         "subagent.start": PointSpec("SubagentStart", frozenset({CONTEXT}), None),
         "subagent.stop": PointSpec("SubagentStop", frozenset({DENY, MESSAGE}), None),
