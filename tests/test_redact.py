@@ -9,6 +9,8 @@ that cannot replace output gets the notice that the output held a secret; STYLE'
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +254,33 @@ def test_plan_says_per_harness_whether_the_output_is_replaced(
     if harness == "claude-code":
         # `mcp` in the tool list: every MCP call, beside the named tools
         assert mine[0]["matcher"] == "^(Read|Bash|PowerShell|mcp__[^/]*__.*)$"
+
+
+def test_a_call_no_redact_rule_matches_loads_nothing_of_redaction(tmp_path: Path) -> None:
+    """The cost of a call that no `redact` rule fires on stays what it was: the module that
+    replaces output is loaded only once one fires (a process of its own, so that no other
+    test has loaded it)."""
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    (folder / "STYLE.yaml").write_text(PACKAGE, encoding="utf-8")
+    code = (
+        "import json, sys\n"
+        "from agentstyle.evaluator.compiled import memory_policy\n"
+        "from agentstyle.evaluator.evaluate import decide\n"
+        "from agentstyle.harnesses.claude_code import ADAPTER\n"
+        f"conn, _ = memory_policy([{str(folder)!r}], 'claude-code')\n"
+        "def post(text):\n"
+        "    payload = {'session_id': 's', 'cwd': '/tmp', 'hook_event_name': 'PostToolUse',\n"
+        "               'tool_name': 'Bash', 'tool_input': {'command': 'env'},\n"
+        "               'tool_response': {'stdout': text, 'stderr': '', 'interrupted': False,\n"
+        "                                 'isImage': False}}\n"
+        "    [e] = decide(conn, [ADAPTER.normalize(payload, 'PostToolUse')])\n"
+        "    return e.decision.redaction is not None\n"
+        "plain = post('HOME=/home/dev')\n"
+        "before = 'agentstyle.evaluator.redaction' in sys.modules\n"
+        f"secret = post('KEY={AWS}')\n"
+        "after = 'agentstyle.evaluator.redaction' in sys.modules\n"
+        "print(json.dumps([plain, before, secret, after]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [False, False, True, True]
