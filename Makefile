@@ -101,7 +101,8 @@ readme-layout: $(STAMP)
 # The guard corpus: STYLE's precision and recall per category and form, and beside it
 # cc-safety-net (CCSN_VERSION, installed from the npm registry into the git-ignored
 # .corpus-cache/ when missing), into bench/RESULTS.md (`make bench` writes the same section with
-# the rest). `python -m bench.corpus --help` for the options (STYLE only, the gaps list).
+# the rest). `python -m bench.corpus --help` for the options (STYLE only, the gaps list). Then the
+# secret-output corpus: guard-secrets-output's precision and recall on tool outputs, its own section.
 $(CCSN):
 	npm install --prefix $(CORPUS_CACHE) --no-audit --no-fund --loglevel=error \
 		cc-safety-net@$(CCSN_VERSION)
@@ -109,6 +110,7 @@ $(CCSN):
 
 corpus: $(STAMP) $(CCSN)
 	$(BIN)/python -m bench.corpus
+	$(BIN)/python -m bench.corpus.secrets
 
 clean:
 	rm -rf $(VENV) .venv-typer-lowest .venv-typer-newest .pytest_cache .mypy_cache .ruff_cache site \

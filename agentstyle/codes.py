@@ -157,6 +157,12 @@ UNKNOWN_SUBCOMMAND = _code(
 EXCEPTION_TARGET = _code(
     "exception-target", "warning", "an exception names a rule it cannot narrow"
 )
+REDACT_POINT = _code(
+    "redact-point", "error", "`redact` on a rule that does not run after a tool call"
+)
+REDACT_BLOCK = _code(
+    "redact-block", "error", "a `redact` rule without a valid `redact: {pattern, with}` block"
+)
 CODES: dict[str, Code] = {c.name: c for c in _TABLE}
 
 

@@ -42,11 +42,13 @@ TOOLS: tuple[str, ...] = (
     "todo",
     "other",
 )
+# In a tool rule's `tool` list, every MCP call (docs/rules.md#tool): beside the normalized tools.
+MCP_TOOL = "mcp"
 FILE_TOOLS = frozenset({"file.read", "file.write", "file.edit", "file.search", "notebook.edit"})
 ADDING_TOOLS = frozenset({"file.write", "file.edit", "notebook.edit"})
 
 TARGETS = ("system", "tool", "mcp", "skill", "event")
-ACTIONS = ("inject", "warn", "block", "ask", "allow")
+ACTIONS = ("inject", "warn", "block", "ask", "allow", "redact")
 VERDICT_ACTIONS = frozenset({"block", "ask", "allow"})
 SOURCES = ("startup", "resume", "clear", "compact")
 REPEATS = ("every", "turn", "session")
@@ -95,6 +97,9 @@ RULE_FIELDS: dict[str, FieldType] = {
     "event": FieldType("str", description="normalized event name"),
     "fix": FieldType(
         "mapping", description="block on shell: `replace`/`with` for the command run instead"
+    ),
+    "redact": FieldType(
+        "mapping", description="redact after a call: `pattern`/`with` replaced in its output"
     ),
 }
 DEFAULTABLE_FIELDS = frozenset(
@@ -361,7 +366,8 @@ def default_value(field: str, rule: dict[str, Any]) -> Any:
         case "reinject_on_compact":
             return target == "system"
         case "fallback":
-            return "error"
+            # a client that cannot replace output still tells the model (docs/actions.md#redact)
+            return "degrade" if action == "redact" else "error"
         case "enabled":
             return True
         case "mode":

@@ -435,6 +435,11 @@ def main() -> int:
     print("guard corpus: precision and recall ...", flush=True)
     report, seconds = corpus.measure()
     sections.append(corpus.section(report, seconds))
+    print("secret-output corpus: precision and recall ...", flush=True)
+    from bench.corpus import secrets
+
+    ours, heldout = secrets.load(), secrets.load(heldout=True)
+    sections.append(secrets.section(ours, heldout, secrets.run([*ours, *heldout])))
     # The run itself keeps about one core busy: a load average well over 1 is other work.
     busy = max(load)
     loaded = " The 1-minute load average during the latency and batch figures: " + (

@@ -28,6 +28,8 @@ ADDED = (
     "unknown-option",
     "unknown-subcommand",
     "exception-target",
+    "redact-point",
+    "redact-block",
 )
 RENDERED = re.compile(r"^pkg/STYLE\.yaml:(\d+):(\d+): (error|warning) ([A-Za-z0-9-]+): .+$")
 

@@ -53,7 +53,13 @@ GOLDEN: dict[str, dict[str, tuple[str, int]]] = {
         "Notification.permission_prompt.json": ("", 0),
         "PermissionRequest.bash.json": ("C13", 0),
         "PostToolUse.bash.json": ("", 0),
+        # outputs holding a fake AWS key: no rule here redacts (tests/test_redact.py does)
+        "PostToolUse.bash-env-secrets.json": ("", 0),
         "PostToolUse.edit-rs.json": ("C6", 0),
+        "PostToolUse.grep-keys.json": ("", 0),
+        "PostToolUse.mcp-vault.json": ("", 0),
+        "PostToolUse.read-config.json": ("", 0),
+        "PostToolUse.webfetch-page.json": ("", 0),
         "PostToolUse.write.json": ("", 0),
         "PostToolUseFailure.bash.json": ("", 0),
         "PreCompact.auto.json": ("", 0),

@@ -478,6 +478,15 @@ FULL_PACKAGE: Schema = {
             "text": "Force-push with a lease.",
         },
         {
+            "id": "aws-keys-in-output",
+            "target": "tool",
+            "tool": ["shell", "file.read", "mcp"],
+            "action": "redact",
+            "when": 'tool.output regex r"AKIA[0-9A-Z]{16}"',
+            "redact": {"pattern": "AKIA[0-9A-Z]{16}", "with": "[AWS key removed by STYLE]"},
+            "text": "The output held an AWS access key; it was removed.",
+        },
+        {
             "id": "rm-outside",
             "target": "tool",
             "tool": "shell",

@@ -32,6 +32,17 @@ class Fix:
 
 
 @dataclass(slots=True)
+class Redaction:
+    """What `redact` rules took out of a finished call's output (docs/actions.md#redact)."""
+
+    rules: list[str]  # the redact rules that fired, in output order
+    texts: list[str]  # their bodies: what the model is told was removed
+    # The call's output in the shape the client sent it, every match replaced; None where it
+    # could not be rebuilt (no output kept, or cut): the client then gets the notice alone.
+    output: Any = None
+
+
+@dataclass(slots=True)
 class Decision:
     verdict: str | None = None  # block | ask | allow | None (no opinion)
     reasons: list[str] = field(default_factory=list)  # verdict texts, rule order
@@ -39,10 +50,16 @@ class Decision:
     messages: list[str] = field(default_factory=list)  # user-visible texts
     rules: list[str] = field(default_factory=list)  # rules that produced the answer
     fix: Fix | None = None  # a refused command rewritten by a rule's `fix`
+    redaction: Redaction | None = None  # secrets taken out of the output by `redact` rules
 
     @property
     def empty(self) -> bool:
-        return self.verdict is None and not self.contexts and not self.messages
+        return (
+            self.verdict is None
+            and not self.contexts
+            and not self.messages
+            and self.redaction is None
+        )
 
 
 @dataclass(slots=True)

@@ -27,7 +27,7 @@ from typing import Any
 
 from agentstyle.commands.catalog import Catalog
 from agentstyle.evaluator.commandrows import command_events, commands_of, programs_in, rows_of
-from agentstyle.evaluator.decision import Decision
+from agentstyle.evaluator.decision import Decision, Redaction
 from agentstyle.evaluator.evaluation import EMITTING, Candidate, Evaluation
 from agentstyle.evaluator.event import Event
 from agentstyle.evaluator.recording import book, facts_of, record
@@ -304,6 +304,11 @@ def decide(
         from agentstyle.evaluator.allowances import apply_allowances
 
         apply_allowances(conn, evaluations, log, held)
+    if matched and any(e.decision.redaction is not None for e in evaluations):
+        # A secret in the output: replaced before the answer and before anything is recorded.
+        from agentstyle.evaluator.redaction import apply_redactions
+
+        apply_redactions(conn, evaluations)
     return evaluations
 
 
@@ -664,6 +669,13 @@ def decision_of(rows: list[tuple[Candidate, bool]], rule_order: dict[str, int]) 
                 model_text = cand.rendered.model_text if cand.rendered is not None else None
                 if model_text:
                     d.contexts.append(model_text)
+            elif cand.action == "redact":
+                # the output is replaced after the decision (redaction.py); the text is told
+                # where the client takes the replacement (harnesses/answer.py deliverable)
+                if d.redaction is None:
+                    d.redaction = Redaction([], [])
+                d.redaction.rules.append(rule_id)
+                d.redaction.texts.append(text)
     for verdict in ("block", "ask", "allow"):
         if verdict_rows[verdict]:
             d.verdict = verdict

@@ -65,6 +65,9 @@ class Event:
     # A shell call's analysis (shell.ShellParse): its simple commands as the command model
     # reads them (evaluator/commandrows.py). None for other calls.
     shell: Any = None
+    # A finished call's output as the client sent it (its own shape), where a `redact` rule
+    # may replace what the model reads (evaluator/redaction.py). None: not kept.
+    output: Any = None
 
     def add(self, name: str, value: Any, idx: int = 0) -> None:
         if value is None or len(self.fields) >= MAX_FIELD_ROWS:

@@ -180,6 +180,10 @@ def check(
         if _qualify(pkg, rule) in fired:
             result.failures.append(f"expected `{rule}` to stay silent (fired: {shown})")
     texts = "\n".join([*decision.reasons, *decision.contexts, *decision.messages])
+    redaction = decision.redaction
+    if redaction is not None:  # what the model reads instead of the output, and is told
+        shown_output = json.dumps(redaction.output, ensure_ascii=False, separators=(",", ":"))
+        texts = "\n".join([texts, *redaction.texts, shown_output])
     for needle in _names(expect.get("output_contains")):
         if needle not in texts:
             result.failures.append(f"output does not contain {needle!r}; output: {texts!r}")

@@ -296,6 +296,20 @@ class FixRow(NamedTuple):
     fix_template: str
 
 
+class RedactRow(NamedTuple):
+    """A redact rule's pattern and replacement (evaluate/redactions.sql)."""
+
+    rule_id: str
+    redact_pattern: str
+    redact_with: str
+
+
+class RedactedRow(NamedTuple):
+    """Texts with one redaction applied (evaluate/redact_apply.sql)."""
+
+    texts: list[str]
+
+
 class FixedRow(NamedTuple):
     """A command's text with a fix applied (evaluate/fix_apply.sql)."""
 

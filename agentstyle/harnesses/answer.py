@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentstyle.evaluator.decision import Decision, Wire
-from agentstyle.harnesses.facts import CONTEXT, MESSAGE, PointSpec
+from agentstyle.harnesses.facts import CONTEXT, MESSAGE, REPLACE_OUTPUT, PointSpec
 
 # What a refusal tells the person where the harness has no `ask` (docs/design/cli.md#allowances):
 # the rule's question is delivered as a refusal, and this sentence says how to let the call through.
@@ -38,11 +38,33 @@ def dump(obj: Mapping[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
+# What the model is told where a `redact` rule fired and the client cannot replace the output
+# (the point lacks REPLACE_OUTPUT, or the output could not be rebuilt): docs/actions.md#redact.
+REDACT_NOTICE = (
+    "STYLE: the output of this tool call holds a secret ({rules}) that could not be removed "
+    "before you read it. Do not repeat it, write it anywhere, or use it; tell the user it was "
+    "exposed."
+)
+
+
+def redaction_context(decision: Decision, spec: PointSpec | None) -> list[str]:
+    """What the model reads of a redaction: the rules' texts where the answer replaces the
+    output, else the notice that the output held a secret it must not repeat or use."""
+    redaction = decision.redaction
+    if redaction is None:
+        return []
+    replaces = spec is not None and REPLACE_OUTPUT in spec.capabilities
+    if replaces and redaction.output is not None:
+        return [t for t in redaction.texts if t]
+    return [REDACT_NOTICE.format(rules=rule_names(redaction.rules))]
+
+
 def deliverable(decision: Decision, spec: PointSpec | None) -> tuple[str, str]:
     """(context, message) of a decision, each only where the point can deliver it
     (docs/design/harnesses.md#answers): a `warn` at a context-only point reaches the model alone, at
-    a message-only point the user alone. An event of no known point keeps both."""
-    context = "\n\n".join(decision.contexts)
+    a message-only point the user alone. An event of no known point keeps both. A redaction's
+    text comes first (`redaction_context`)."""
+    context = "\n\n".join([*redaction_context(decision, spec), *decision.contexts])
     message = "\n\n".join(decision.messages)
     if spec is not None and CONTEXT not in spec.capabilities:
         context = ""

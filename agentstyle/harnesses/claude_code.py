@@ -81,6 +81,8 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     added = added_text(native, tool_input)
     read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
     read.add_output(ev, payload)
+    if ev.native_event == "PostToolUse":
+        ev.output = payload.get("tool_response")  # what a `redact` answer gives back, replaced
 
 
 def config_event(ev: Event, payload: dict[str, Any]) -> None:
@@ -120,6 +122,19 @@ def hooks_switched_off(adapter: HarnessAdapter, root: Path) -> bool:
                 commands = [str(h.get("command", "")) for h in handlers_of(group)]
                 found = found or any(is_style_command(c) for c in commands)
     return not found and adapter.extension(root) is None
+
+
+def _replaced_output(decision: Decision, event: Event | None) -> dict[str, Any]:
+    """A redaction's answer field: the tool's output in the shape the client sent it, the
+    secrets replaced (docs/harnesses/claude-code.md#redact). Claude Code takes
+    `updatedToolOutput` for its own tools (the Bash `{stdout, stderr, interrupted, isImage}`
+    object, Read's `{type, file}`, …; a plain string there is ignored) and
+    `updatedMCPToolOutput` for an MCP tool's."""
+    redaction = decision.redaction
+    if redaction is None or redaction.output is None:
+        return {}
+    mcp = event is not None and event.mcp_server is not None
+    return {"updatedMCPToolOutput" if mcp else "updatedToolOutput": redaction.output}
 
 
 # Where a notice reaches the person: `systemMessage` is a universal field, shown as a warning,
@@ -214,6 +229,8 @@ class ClaudeCode(HarnessAdapter):
                 specific["additionalContext"] = context
         elif context:
             specific["additionalContext"] = context
+        if native_event == "PostToolUse":
+            specific.update(_replaced_output(decision, event))
         if len(specific) > 1:
             out["hookSpecificOutput"] = specific
         return Wire(dump(out) if out else "")

@@ -21,6 +21,7 @@ from agentstyle.harnesses.answer import (
     dump,
     merge_notice,
     notice_on_stderr,
+    redaction_context,
     rule_names,
     short,
     with_approve_hint,
@@ -324,7 +325,7 @@ class Cursor(HarnessAdapter):
                 return Wire(dump({"followup_message": reason}))
             return Wire("{}")
         spec = SPEC.spec_of(native_event)
-        context = "\n\n".join(decision.contexts)
+        context = "\n\n".join([*redaction_context(decision, spec), *decision.contexts])
         if native_event in CONTEXT_EVENTS and context and spec and CONTEXT in spec.capabilities:
             return Wire(dump({"additional_context": context}))
         # Observe-only events (afterFileEdit, …) have no output fields: `{}` says "nothing".

@@ -56,7 +56,13 @@ from agentstyle.policy.rows import (
 from agentstyle.policy.settingrefs import Setting
 from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.source import Span
-from agentstyle.vocabulary import COMMAND_FIELD, COMMAND_LIST_FIELDS, NEGATED_OPS, RULE_STATE_FIELDS
+from agentstyle.vocabulary import (
+    COMMAND_FIELD,
+    COMMAND_LIST_FIELDS,
+    MCP_TOOL,
+    NEGATED_OPS,
+    RULE_STATE_FIELDS,
+)
 
 MAX_CLAUSES = 512
 
@@ -422,6 +428,8 @@ def _rule_row(
         source_column=rule.span.column,
         fix_pattern=info.fix[0] if info.fix else None,
         fix_template=info.fix[1] if info.fix else None,
+        redact_pattern=info.redact[0] if info.redact else None,
+        redact_with=info.redact[1] if info.redact else None,
     )
 
 
@@ -431,8 +439,10 @@ def _lower_tools(info: RuleInfo, rid: str, rows: PolicyRows) -> None:
     target = eff["target"]
     if target == "tool":
         for t in info.tools:
+            kind = "mcp" if t == MCP_TOOL else "tool"  # `mcp` in a tool list: any MCP call
+            pattern = "*" if t == MCP_TOOL else t
             rows.rule_tools.append(
-                RuleToolRow(rule_id=rid, kind="tool", pattern=t, regex=glob_to_regex(t))
+                RuleToolRow(rule_id=rid, kind=kind, pattern=pattern, regex=glob_to_regex(pattern))
             )
     if target in ("tool", "mcp"):
         for name in info.names:

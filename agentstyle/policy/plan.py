@@ -9,9 +9,24 @@ from dataclasses import dataclass, replace
 
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import CommandItem, CommandPred, Node, Not, Pred
-from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, PointSpec
+from agentstyle.harnesses.facts import (
+    ALLOW,
+    ASK,
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    REPLACE_OUTPUT,
+    HarnessSpec,
+    PointSpec,
+)
 from agentstyle.policy.validconditions import RuleInfo, resolve_tools
-from agentstyle.vocabulary import ADDING_TOOLS, HANDLER_STATE_FIELDS, HISTORY_FIELDS, TOOL_POINTS
+from agentstyle.vocabulary import (
+    ADDING_TOOLS,
+    HANDLER_STATE_FIELDS,
+    HISTORY_FIELDS,
+    MCP_TOOL,
+    TOOL_POINTS,
+)
 
 RUNNING_STATUSES = ("native", "partial", "degraded")
 # An entry that does not run the rule: a handler the rule's `state.*` needs, so that the
@@ -61,6 +76,8 @@ def _capability(action: str, caps: frozenset[str]) -> tuple[str | None, str | No
         if MESSAGE in caps:
             return MESSAGE, "partial"
         return None, None
+    if action == "redact":
+        return (REPLACE_OUTPUT, "native") if REPLACE_OUTPUT in caps else (None, None)
     need = {"block": DENY, "ask": ASK, "allow": ALLOW}[action]
     return (need, "native") if need in caps else (None, None)
 
@@ -79,10 +96,13 @@ def matcher_parts(info: RuleInfo, spec: HarnessSpec) -> tuple[list[str], list[st
     patterns: list[str] = []
     if target == "tool":
         tools = resolve_tools(info.tools)
-        if info.tools and ("other" in tools or not tools):
+        if info.tools and ("other" in tools or not (tools or MCP_TOOL in info.tools)):
             return None
         for tool in sorted(tools):
             exact.extend(spec.tool_names.get(tool, ()))
+        if MCP_TOOL in info.tools:  # every MCP call, whatever its server
+            exact.extend(spec.mcp_names or ())
+            patterns.extend(() if spec.mcp_names is not None else [mcp_matcher("*")])
     elif target == "mcp":
         if spec.mcp_names is not None:
             exact.extend(spec.mcp_names)
@@ -167,9 +187,9 @@ def route_keys(info: RuleInfo, spec: HarnessSpec) -> set[str] | None:
     if target != "tool":
         return None
     tools = resolve_tools(info.tools)
-    if info.tools and ("other" in tools or not tools):
+    if info.tools and ("other" in tools or not (tools or MCP_TOOL in info.tools)):
         return None
-    keys = set(tools)
+    keys = set(tools) | ({"mcp"} if MCP_TOOL in info.tools else set())
     native = {n: t for t, names in spec.tool_names.items() for n in names}
     for name in info.names:
         keys.add(native.get(name, "mcp" if name.startswith("mcp__") else "other"))
@@ -414,6 +434,16 @@ def plan_point(
                 "ask became block; approve with `style allow --last`",
                 rep=None,
                 cap=DENY,
+                native=native,
+            )
+        if action == "redact" and CONTEXT in caps:
+            # The output reaches the model as it is; the model is told it held a secret it
+            # must not repeat or use (harnesses/answer.py REDACT_NOTICE).
+            return entry(
+                point,
+                "degraded",
+                "redact became a notice (the client cannot replace output)",
+                cap=CONTEXT,
                 native=native,
             )
         if action == "block" and (CONTEXT in caps or MESSAGE in caps):

@@ -55,6 +55,9 @@ class RuleRow(NamedTuple):
     fix_pattern: str | None  # `fix.replace` (docs/design/runtime.md#fixes); None: no fix
     fix_template: str | None  # `fix.with`
     layer: str = "project"  # its package's layer: managed | user | project
+    # `redact.pattern` (docs/actions.md#redact); None: no redaction
+    redact_pattern: str | None = None
+    redact_with: str | None = None  # `redact.with`
 
 
 class RuleToolRow(NamedTuple):

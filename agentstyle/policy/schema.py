@@ -52,6 +52,14 @@ _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
         "required": ["replace", "with"],
         "additionalProperties": False,
     },
+    "redact": {
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1},
+            "with": {"type": "string"},
+        },
+        "required": ["pattern", "with"],
+        "additionalProperties": False,
+    },
 }
 
 _STRINGS: Schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}

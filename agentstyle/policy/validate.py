@@ -28,6 +28,7 @@ from agentstyle.vocabulary import (
     DENY_POINTS,
     EVENTS,
     FAIL_CLOSED_POINTS,
+    MCP_TOOL,
     STOP_POINTS,
     TOOLS,
     VERDICT_ACTIONS,
@@ -282,7 +283,7 @@ class _Validator(TemplateChecks):
                 except ValueError as exc:
                     self.emit(codes.BAD_PATTERN, f"tool glob `{name}`: {exc}", item.span, rule.id)
                     ok = False
-            elif name not in TOOLS:
+            elif name not in TOOLS and name != MCP_TOOL:
                 ok = False
                 native = native_names()[1].get(name)
                 if native is not None:
@@ -364,7 +365,71 @@ class _Validator(TemplateChecks):
             parts[key] = part
         pattern, replacement = str(parts["replace"].value), str(parts["with"].value)
         self.regex_checks.append((pattern, pattern, parts["replace"].span, rid, "", id(node)))
-        self.rewrite_checks.append((pattern, replacement, parts["with"], rid))
+        self.rewrite_checks.append((pattern, replacement, parts["with"], rid, "fix"))
+        return pattern, replacement
+
+    def redact(self, rule: Rule, info: RuleInfo, bad: set[str]) -> tuple[str, str] | None:
+        """A `redact` rule: it runs after a tool call (`redact-point`) and carries a mapping of
+        `pattern` (an RE2 pattern) and `with` (`redact-block`), checked by RE2 at the end as
+        evaluation will apply them (docs/actions.md#redact)."""
+        rid = rule.id
+        action, target = info.eff.get("action"), info.eff.get("target")
+        fv = rule.fields.get("redact")
+        if action != "redact":
+            if fv is not None and fv.origin != INVALID and "action" not in bad:
+                self.emit(
+                    codes.REDACT_BLOCK,
+                    f"`redact` needs `action: redact`; rule `{rid}` is `{action}`",
+                    fv.span,
+                    rid,
+                )
+            return None
+        if not bad & {"target", "at"} and (
+            target not in ("tool", "mcp") or info.eff.get("at") != "after"
+        ):
+            where = "`at: before`" if target in ("tool", "mcp") else f"target `{target}`"
+            self.emit(
+                codes.REDACT_POINT,
+                f"rule `{rid}` cannot redact on {where}: only a finished tool call has output",
+                rule.span_of("at" if target in ("tool", "mcp") else "target"),
+                rid,
+                "a redact rule runs after the call: `target: tool` or `mcp`, no `at: before`",
+            )
+        if fv is None:
+            self.emit(
+                codes.REDACT_BLOCK,
+                f"redact rule `{rid}` needs `redact: {{pattern, with}}`",
+                rule.span_of("action"),
+                rid,
+            )
+            return None
+        node = fv.node
+        if fv.origin == INVALID or not isinstance(node, YMap):
+            return None  # the loader said it must be a mapping
+        unknown = [k for k in node if k not in ("pattern", "with")]
+        if unknown:
+            self.emit(
+                codes.REDACT_BLOCK,
+                f"`redact` has `{unknown[0]}`; it takes `pattern` and `with`",
+                node.key_span(unknown[0]),
+                rid,
+                did_you_mean(unknown[0], ("pattern", "with")),
+            )
+            return None
+        parts: dict[str, YNode] = {}
+        for key in ("pattern", "with"):
+            part = node.get(key)
+            if part is None:
+                self.emit(codes.REDACT_BLOCK, f"`redact` needs `{key}`", fv.span, rid)
+                return None
+            if not isinstance(part.value, str) or (key == "pattern" and not part.value):
+                kind = "a non-empty pattern" if key == "pattern" else "a string"
+                self.emit(codes.REDACT_BLOCK, f"`redact.{key}` must be {kind}", part.span, rid)
+                return None
+            parts[key] = part
+        pattern, replacement = str(parts["pattern"].value), str(parts["with"].value)
+        self.regex_checks.append((pattern, pattern, parts["pattern"].span, rid, "", id(node)))
+        self.rewrite_checks.append((pattern, replacement, parts["with"], rid, "redact"))
         return pattern, replacement
 
     def rule(self, rule: Rule) -> RuleInfo:
@@ -401,6 +466,8 @@ class _Validator(TemplateChecks):
                 self.check_tree(info.unless, info, bad)
         if "fix" in rule.fields and "fix" not in bad:
             info.fix = self.fix(rule, info, bad)
+        if "action" not in bad:
+            info.redact = self.redact(rule, info, bad)
         body = self.template(rule.body, rule.body_node, info, bad)
         info.body = body.segments
         worst = body.worst
@@ -612,8 +679,8 @@ def _check_rewrites(v: _Validator, pattern_errors: dict[str, str]) -> None:
     from agentstyle.policy.re2 import rewrite_errors
 
     checks = [c for c in v.rewrite_checks if c[0] not in pattern_errors]
-    errors = rewrite_errors([(pattern, replacement) for pattern, replacement, _n, _r in checks])
-    for pattern, replacement, node, rid in checks:
+    errors = rewrite_errors([(c[0], c[1]) for c in checks])
+    for pattern, replacement, node, rid, block in checks:
         problem = errors.get((pattern, replacement))
         if problem is None:
             continue
@@ -628,13 +695,15 @@ def _check_rewrites(v: _Validator, pattern_errors: dict[str, str]) -> None:
                 break
         if groups is not None:
             plural = "group" if groups == 1 else "groups"
-            message = f"`fix.with` uses `{shown}`, but `replace` has {groups} {plural}"
+            written = "replace" if block == "fix" else "pattern"
+            message = f"`{block}.with` uses `{shown}`, but `{written}` has {groups} {plural}"
         else:
             message = (
-                f"`fix.with` has `{shown or replacement}`: after a backslash RE2 takes only "
+                f"`{block}.with` has `{shown or replacement}`: after a backslash RE2 takes only "
                 "a digit (`\\0` to `\\9`) or another backslash"
             )
-        v.emit(codes.FIX_REWRITE, message, node.locate(offset), rid)
+        code = codes.FIX_REWRITE if block == "fix" else codes.REDACT_BLOCK
+        v.emit(code, message, node.locate(offset), rid)
 
 
 _GROUPS = re.compile(r"only has (\d+) parenthesized")

@@ -101,6 +101,9 @@ class RuleInfo:
     # `fix`: (RE2 pattern, replacement) applied to the simple commands the rule refused
     # (docs/design/runtime.md#fixes); None when the rule has none or it is invalid
     fix: tuple[str, str] | None = None
+    # `redact`: (RE2 pattern, replacement) applied to the call's output before the model reads
+    # it (docs/actions.md#redact); None when the rule is no redact rule or the block is invalid
+    redact: tuple[str, str] | None = None
     # `unless`: where it holds, the rule does not fire (docs/rules.md#unless)
     unless: Node | None = None
     # id(CommandItem) → the predicate its value test is checked and lowered as (settings, RE2)
@@ -189,7 +192,8 @@ class ConditionChecks:
         # pattern checked, pattern shown, span, rule, note, group: one error per group
         self.regex_checks: list[tuple[str, str, Span, str, str, int]] = []
         # a fix's (pattern, replacement, the replacement's node, rule): RE2 checks both at once
-        self.rewrite_checks: list[tuple[str, str, YNode, str]] = []
+        # and a redaction's, the last item naming the block (`fix`, `redact`)
+        self.rewrite_checks: list[tuple[str, str, YNode, str, str]] = []
         self.settings = {s.name: s for s in pkg.settings}
         # id(pred) → (span of its field, span of its pattern) for predicates of the mapping
         # form; predicates of an expression are found again in their string (`value_span`).

@@ -299,14 +299,15 @@ def section(m: Measured, seconds: float) -> str:
     )
 
 
-def write_section(text: str, path: Path = RESULTS) -> None:
-    """Replace this report's section of RESULTS.md (or append it), leaving the others alone."""
+def write_section(text: str, path: Path = RESULTS, heading: str = SECTION) -> None:
+    """Replace the section under `heading` of RESULTS.md (or append it), leaving the others
+    alone (the secret-output corpus has its own: bench/corpus/secrets.py)."""
     old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    start = old.find(SECTION)
+    start = old.find(heading)
     if start < 0:
         new = old.rstrip("\n") + "\n\n" + text
     else:
-        end = old.find("\n## ", start + len(SECTION))
+        end = old.find("\n## ", start + len(heading))
         rest = old[end + 1 :] if end >= 0 else ""
         new = old[:start] + text.rstrip("\n") + ("\n\n" + rest if rest else "\n")
     path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")

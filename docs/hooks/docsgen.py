@@ -305,7 +305,7 @@ def _slug(heading: str) -> str:
 
 # -- harnesses: agentstyle/harnesses/facts/*.py --------------------------------------------------
 
-CAPS = ("context", "message", "deny", "ask", "allow")
+CAPS = ("context", "message", "deny", "ask", "allow", "replace-output")
 MATCHER_STYLES = {
     "regex": "an anchored regex",
     "list": "a `|` list of names (an anchored regex where the names need one)",

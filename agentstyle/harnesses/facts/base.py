@@ -18,6 +18,9 @@ MESSAGE = "message"  # text the user sees
 DENY = "deny"
 ASK = "ask"
 ALLOW = "allow"
+# The answer replaces what the model reads of a finished call's output, in the tool's own shape
+# (a `redact` rule: docs/actions.md#redact); without it a redaction is a notice to the model.
+REPLACE_OUTPUT = "replace-output"
 
 
 @dataclass(frozen=True, slots=True)

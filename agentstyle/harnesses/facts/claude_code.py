@@ -4,7 +4,16 @@ See docs/design/harnesses.md#claude-code."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, Points
+from agentstyle.harnesses.facts import (
+    ALLOW,
+    ASK,
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    REPLACE_OUTPUT,
+    HarnessSpec,
+    Points,
+)
 
 NAME = "claude-code"
 _point = Points(NAME)
@@ -21,7 +30,9 @@ SPEC = HarnessSpec(
         "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
         "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
         "tool.pre": _point("PreToolUse", CONTEXT, MESSAGE, DENY, ASK, ALLOW, matcher="tool"),
-        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, matcher="tool"),
+        # `updatedToolOutput` (`updatedMCPToolOutput` for MCP) in the tool's own output shape
+        # replaces what the model reads; a plain string there is ignored (seen on 2.1.332)
+        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
         "tool.failed": _point("PostToolUseFailure", CONTEXT, MESSAGE, matcher="tool"),
         "subagent.start": _point("SubagentStart", CONTEXT),
         "subagent.stop": _point("SubagentStop", DENY, MESSAGE),

@@ -65,6 +65,9 @@ decided AS (
 SELECT seq, rule_id,
        CASE
            WHEN pre <> 'emit' THEN pre
+           -- a redaction is never dropped for the budget: the secret would stay in the output
+           WHEN action = 'redact' THEN CASE WHEN truncated THEN 'budget-truncated'
+                                            ELSE 'emitted' END
            WHEN sum(CASE WHEN pre = 'emit' THEN tokens ELSE 0 END) OVER (
                     PARTITION BY seq ORDER BY (pre <> 'emit'), priority DESC, pkg_order,
                                               rule_order

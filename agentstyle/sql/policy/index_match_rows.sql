@@ -32,11 +32,13 @@ WITH reach AS (
     JOIN rule_tools rt ON rt.rule_id = p.rule_id AND rt.kind = 'native'
     UNION ALL
     -- MCP servers and skills: every such call, the glob tested on its server or skill name
+    -- (a tool rule with `mcp` in its tool list: every MCP call)
     SELECT p.harness, p.point, p.rule_id, rt.kind,
            CASE WHEN rt.pattern = '*' THEN NULL ELSE rt.regex END
     FROM placed p
-    JOIN rules r ON r.rule_id = p.rule_id AND r.target IN ('mcp', 'skill')
-    JOIN rule_tools rt ON rt.rule_id = p.rule_id AND rt.kind = r.target
+    JOIN rules r ON r.rule_id = p.rule_id AND r.target IN ('mcp', 'skill', 'tool')
+    JOIN rule_tools rt ON rt.rule_id = p.rule_id
+        AND (rt.kind = r.target OR (r.target = 'tool' AND rt.kind = 'mcp'))
 ),
 -- A regex's required literal: of its runs, the one the fewest of the policy's patterns share
 -- (then the longest), so that most values fail the cheap test before the regex.
