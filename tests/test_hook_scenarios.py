@@ -333,12 +333,17 @@ def compaction_reinjects_only_reinject_rules(p: Projects) -> None:
     assert s.bash("ls -1").context == "TOOL-R: ls output is long."
 
 
-@scenario
-def clear_starts_a_new_generation(p: Projects) -> None:
-    sessions = p.sessions
-    s = Session(sessions)
+def started_with_ls(p: Projects) -> Session:
+    """A new session of the sessions project, started up, that has run `ls` once."""
+    s = Session(p.sessions)
     s.start("startup")
     s.bash("ls")
+    return s
+
+
+@scenario
+def clear_starts_a_new_generation(p: Projects) -> None:
+    s = started_with_ls(p)
     assert texts(s.start("clear")) == ["BRIEF: keep answers short.", "ONCE: this is a monorepo."]
     assert texts(s.bash("ls")) == ["TOOL-R: ls output is long.", "TOOL-1: use rg for search."]
     assert s.bash("ls").stdout == ""
@@ -351,10 +356,7 @@ def clear_starts_a_new_generation(p: Projects) -> None:
 
 @scenario
 def startup_opens_a_fresh_scope(p: Projects) -> None:
-    sessions = p.sessions
-    s = Session(sessions)
-    s.start("startup")
-    s.bash("ls")
+    s = started_with_ls(p)
     assert s.bash("ls").stdout == ""
     # the same session id starting up again (e.g. a reused id): nothing is deduplicated
     assert texts(s.start("startup")) == ["BRIEF: keep answers short.", "ONCE: this is a monorepo."]
