@@ -23,17 +23,19 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m agentstyle.demo
 
-# The suite on every core (pytest-xdist). `worksteal`: each worker starts on its own run of
-# modules, so a module's shared fixture is built once, and a worker that runs out takes over
-# the rest of another's. The HTML report's test renders in Debian's Chromium, which
-# scripts/ensure-chromium installs when it is missing (or says in one line why it cannot),
-# while the venv is set up: on a fresh machine both are mostly downloads.
+# The suite on every core (pytest-xdist). `loadfile`: a worker takes a whole module at a time,
+# so a module's shared fixture is built once (`worksteal` can split a module between workers,
+# and each builds the fixture, some of which run all of a module's hook processes); in the
+# order collected (`--no-loadscope-reorder`: not by test count), which puts the slowest modules
+# first (tests/conftest.py SLOW_FIRST). The HTML report's test renders in Debian's Chromium,
+# which scripts/ensure-chromium installs when it is missing (or says in one line why it
+# cannot), while the venv is set up: on a fresh machine both are mostly downloads.
 TEST_WORKERS ?= auto
 test:
 	@scripts/ensure-chromium & browser=$$!; \
 	$(MAKE) --no-print-directory setup; venv=$$?; \
 	wait $$browser && exit $$venv
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The CLI tests against the lowest and the newest typer that pyproject.toml allows, each in a
 # small venv of its own (the package, its runtime dependencies and pytest; pip's cache makes a

@@ -7,7 +7,6 @@ tests/e2e/test_copilot_cli.py, against the real client."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from agentstyle.harnesses import adapter_for, copilot_cli
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
 from agentstyle.harnesses.transcripts.copilot_cli import FORMAT
 from agentstyle.install.hookcommand import MISSING, hook_command
-from tests.support.harness import DATA, FIXTURES, HarnessProject
+from tests.support.harness import FIXTURES, HarnessProject, cross_project
 from tests.support.hooks import load_fixture
 
 NAME = "copilot-cli"
@@ -27,9 +26,7 @@ ADAPTER = copilot_cli.ADAPTER
 
 @pytest.fixture
 def project(tmp_path: Path) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    return p
+    return cross_project(tmp_path)
 
 
 # -- install ---------------------------------------------------------------------------------------

@@ -64,38 +64,28 @@ def _ctx(event: str, text: str) -> str:
     return _j({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
 
 
+def _pre(decision: str, reason: str) -> str:
+    """Claude Code's PreToolUse answer, which Codex and Qwen Code share."""
+    specific = {"permissionDecision": decision, "permissionDecisionReason": reason}
+    return _j({"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}})
+
+
+# the warn before an edit: to the person (systemMessage) and to the model (Claude Code, Codex)
+PRE_WARN = _j(
+    {
+        "systemMessage": WARN,
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": WARN_MODEL},
+    }
+)
+
 # step → exact stdout (exit code 0 and empty stderr everywhere; None: the harness has no such step)
 GOLDEN: dict[str, dict[str, str | None]] = {
     "claude-code": {
         "start": _ctx("SessionStart", BRIEF),
         "prompt": _ctx("UserPromptSubmit", TESTS),
-        "block": _j(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": RM,
-                }
-            }
-        ),
-        "ask": _j(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "ask",
-                    "permissionDecisionReason": PUSH_REFUSED,
-                }
-            }
-        ),
-        "edit-before": _j(
-            {
-                "systemMessage": WARN,
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "additionalContext": WARN_MODEL,
-                },
-            }
-        ),
+        "block": _pre("deny", RM),
+        "ask": _pre("ask", PUSH_REFUSED),
+        "edit-before": PRE_WARN,
         "edit-after": _ctx("PostToolUse", CLIPPY),
         "stop": _ctx("Stop", STOP),
         "stop-again": "",
@@ -106,35 +96,11 @@ GOLDEN: dict[str, dict[str, str | None]] = {
     "codex": {
         "start": _ctx("SessionStart", BRIEF),
         "prompt": _ctx("UserPromptSubmit", TESTS),
-        "block": _j(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": RM,
-                }
-            }
-        ),
+        "block": _pre("deny", RM),
         # No ask in Codex (an `ask` would fail the hook and run the call): a refusal that
         # tells the user how to let it through.
-        "ask": _j(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": PUSH_REFUSED,
-                }
-            }
-        ),
-        "edit-before": _j(
-            {
-                "systemMessage": WARN,
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "additionalContext": WARN_MODEL,
-                },
-            }
-        ),
+        "ask": _pre("deny", PUSH_REFUSED),
+        "edit-before": PRE_WARN,
         "edit-after": _ctx("PostToolUse", CLIPPY),
         "stop": _j({"decision": "block", "reason": STOP}),
         "stop-again": "",
@@ -195,24 +161,8 @@ GOLDEN: dict[str, dict[str, str | None]] = {
     "qwen-code": {
         "start": _ctx("SessionStart", BRIEF),
         "prompt": _ctx("UserPromptSubmit", TESTS),
-        "block": _j(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": RM,
-                }
-            }
-        ),
-        "ask": _j(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "ask",
-                    "permissionDecisionReason": PUSH_REFUSED,
-                }
-            }
-        ),
+        "block": _pre("deny", RM),
+        "ask": _pre("ask", PUSH_REFUSED),
         # PreToolUse shows nothing: the warn was degraded to PostToolUse (model side only).
         "edit-before": "",
         "edit-after": _ctx("PostToolUse", WARN_MODEL + "\n\n" + CLIPPY),

@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.environment import BIN
-from tests.support.harness import DATA, HARNESSES, HarnessProject, saved_cross_install
+from tests.support.harness import HARNESSES, HarnessProject, cross_project, saved_cross_install
 from tests.support.packages import package_text
 from tests.support.project import Saved
 
@@ -86,8 +85,7 @@ def test_style_hook_missing_from_path_is_one_line_per_harness(project: HarnessPr
 def installed_locally(tmp_path: Path) -> tuple[HarnessProject, Path, str]:
     """The cross package installed for Claude Code in the personal (local) scope: the project,
     its config, and the `style-hook` program the config runs."""
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
+    p = cross_project(tmp_path)
     assert p.cli("install", "xh", "--harness", "claude-code", "--scope", "local").returncode == 0
     config = p.root / ".claude" / "settings.local.json"
     doc = json.loads(config.read_text("utf-8"))

@@ -22,6 +22,18 @@ def errors(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("error:")]
 
 
+# Doctor fires each installed command as a process of its own (two a harness): over every
+# package and harness that is some 240 hook processes, each running the same code per harness.
+# So each package fires on one harness, the harnesses taken in turn (every package's rules
+# answer a fire, every harness's commands are fired, with several packages), and doctor reads
+# every other pair's install without firing (tests/test_doctor.py fires every harness too).
+FIRED = {package: HARNESSES[i % len(HARNESSES)] for i, package in enumerate(PACKAGES)}
+
+
+def test_every_harness_is_fired_with_some_package() -> None:
+    assert set(FIRED.values()) == set(HARNESSES)
+
+
 @pytest.mark.parametrize("harness", HARNESSES)
 @pytest.mark.parametrize("package", PACKAGES)
 def test_doctor_passes_right_after_installing_a_bundled_package(
@@ -35,13 +47,16 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
         refused = [line for line in installed.stderr.splitlines() if "install-error" in line]
         assert refused, installed.stderr
         assert all(line.endswith(f"on {harness} at stop: capability-missing") for line in refused)
+        assert FIRED[package] != harness, "the package fires nowhere: give it another harness"
         return
     # every bundled package installs on every harness (what a harness lacks, it degrades)
     assert installed.returncode == 0, installed.stderr
-    proc = p.cli("doctor")
+    fire = FIRED[package] == harness
+    proc = p.cli("doctor", "--fire" if fire else "--no-fire")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert errors(proc.stdout) == []
     assert f"ok: {harness}:" in proc.stdout
+    assert ("the installed command answered" in proc.stdout) == fire, proc.stdout
 
 
 @pytest.fixture(scope="module")

@@ -37,12 +37,27 @@ def doctor(
     return style_in_process(p.root, p.home, "doctor", "--fire" if fire else "--no-fire", env=env)
 
 
+def healthy(p: Project, *lines: str, fire: bool = False) -> str:
+    """Doctor's report on `p`, which must pass and hold each of `lines`."""
+    proc = doctor(p, fire=fire)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for line in lines:
+        assert line in proc.stdout, proc.stdout
+    return proc.stdout
+
+
+def installed(p: Project, harness: str) -> Project:
+    """`p` with a policy installed for `harness` through its settings."""
+    p.write_package(RM, "policy")
+    p.install("policy", "--harness", harness)
+    return p
+
+
 @pytest.fixture
 def lock_only(project: Project) -> Project:
     """A project installed for Claude Code whose settings install is gone: the lock and the
     database, no `.claude/`."""
-    project.write_package(RM, "policy")
-    project.install("policy", "--harness", "claude-code")
+    installed(project, "claude-code")
     shutil.rmtree(project.root / ".claude")
     return project
 
@@ -55,23 +70,19 @@ def test_without_the_plugin_the_missing_settings_are_an_error(lock_only: Project
 
 def test_an_enabled_plugin_serves_claude_code(lock_only: Project) -> None:
     install_plugin(lock_only.home)
-    proc = doctor(lock_only)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (
+    out = healthy(
+        lock_only,
         "ok: claude-code: STYLE plugin enabled (style@agentstyle, in ~/.claude/settings.json; "
-        "hooks from ~/.claude/plugins/cache/agentstyle/style/0.3.0)"
-    ) in proc.stdout
-    assert "is missing" not in proc.stdout and "twice" not in proc.stdout
+        "hooks from ~/.claude/plugins/cache/agentstyle/style/0.3.0)",
+    )
+    assert "is missing" not in out and "twice" not in out
 
 
 def test_doctor_fires_the_plugins_own_commands(lock_only: Project) -> None:
     install_plugin(lock_only.home)
-    proc = doctor(lock_only, fire=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    fired = re.findall(
-        r"^ok: claude-code: (\w+): the installed command answered", proc.stdout, re.M
-    )
-    assert fired == ["SessionStart", "PreToolUse"], proc.stdout
+    out = healthy(lock_only, fire=True)
+    fired = re.findall(r"^ok: claude-code: (\w+): the installed command answered", out, re.M)
+    assert fired == ["SessionStart", "PreToolUse"], out
 
 
 def test_a_broken_plugin_copy_fails_its_fire(lock_only: Project) -> None:
@@ -88,17 +99,14 @@ def test_a_broken_plugin_copy_fails_its_fire(lock_only: Project) -> None:
 
 
 def test_plugin_and_settings_install_are_a_double_install(project: Project) -> None:
-    project.write_package(RM, "policy")
-    project.install("policy", "--harness", "claude-code")
-    install_plugin(project.home)
-    proc = doctor(project)
-    assert proc.returncode == 0, proc.stdout
-    assert (
+    install_plugin(installed(project, "claude-code").home)
+    healthy(
+        project,
         "warning: claude-code: STYLE is installed twice here: the plugin style@agentstyle and "
-        "the handlers in .claude/settings.json both run on every event"
-    ) in proc.stdout
-    # the settings install is still checked as installed
-    assert "ok: claude-code: .claude/settings.json: " in proc.stdout
+        "the handlers in .claude/settings.json both run on every event",
+        # the settings install is still checked as installed
+        "ok: claude-code: .claude/settings.json: ",
+    )
 
 
 def test_a_project_that_disables_the_plugin_overrides_the_user(lock_only: Project) -> None:
@@ -121,9 +129,7 @@ def test_a_renamed_copy_is_known_by_its_hooks(lock_only: Project, tmp_path: Path
 
 
 def test_a_lock_without_claude_code_is_no_policy_for_the_plugin(project: Project) -> None:
-    project.write_package(RM, "policy")
-    project.install("policy", "--harness", "codex")
-    install_plugin(project.home)
+    install_plugin(installed(project, "codex").home)
     proc = doctor(project)
     assert "ok: claude-code: STYLE plugin enabled" in proc.stdout
     assert (
@@ -158,8 +164,7 @@ def test_a_fifo_or_broken_settings_file_is_passed_over(lock_only: Project) -> No
 def test_a_codex_plugin_serves_codex(project: Project) -> None:
     """As `codex plugin add style@agentstyle` leaves it: `[plugins."style@agentstyle"]` in
     `~/.codex/config.toml`, the plugin folder copied into the cache."""
-    project.write_package(RM, "policy")
-    project.install("policy", "--harness", "codex")
+    installed(project, "codex")
     config = project.root / ".codex" / "hooks.json"
     codex = project.home / ".codex"
     copy = codex / "plugins" / "cache" / "agentstyle" / "style" / "0.3.0"
@@ -177,10 +182,8 @@ def test_a_codex_plugin_serves_codex(project: Project) -> None:
         "handlers in .codex/hooks.json both run on every event"
     ) in proc.stdout
     config.unlink()
-    proc = doctor(project, fire=True)
-    assert proc.returncode == 0, proc.stdout
-    assert "twice" not in proc.stdout and "hooks.json is missing" not in proc.stdout
-    assert "ok: codex: PreToolUse: the installed command answered" in proc.stdout
+    out = healthy(project, "ok: codex: PreToolUse: the installed command answered", fire=True)
+    assert "twice" not in out and "hooks.json is missing" not in out
     (codex / "config.toml").write_text(
         '[plugins."style@agentstyle"]\nenabled = false\n', encoding="utf-8"
     )
@@ -188,20 +191,19 @@ def test_a_codex_plugin_serves_codex(project: Project) -> None:
 
 
 def test_a_gemini_extension_serves_gemini_cli(project: Project) -> None:
-    project.write_package(RM, "policy")
-    project.install("policy", "--harness", "gemini-cli")
+    installed(project, "gemini-cli")
     (project.root / ".gemini" / "settings.json").unlink()
     copy = project.home / ".gemini" / "extensions" / "style"
     (copy / "hooks").mkdir(parents=True)
     for rel in plugin.extension_paths("gemini-cli"):
         shutil.copyfile(REPO / rel, copy / rel)
-    proc = doctor(project, fire=True)
-    assert proc.returncode == 0, proc.stdout
-    assert (
+    healthy(
+        project,
         "ok: gemini-cli: STYLE extension enabled (style, in ~/.gemini/extensions; hooks from "
-        "~/.gemini/extensions/style)"
-    ) in proc.stdout
-    assert "ok: gemini-cli: BeforeTool: the installed command answered" in proc.stdout
+        "~/.gemini/extensions/style)",
+        "ok: gemini-cli: BeforeTool: the installed command answered",
+        fire=True,
+    )
     # `gemini extensions disable style --scope workspace`, run in the project
     write_json(
         project.home / ".gemini" / "extensions" / "extension-enablement.json",

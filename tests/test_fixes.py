@@ -70,17 +70,26 @@ def hook(project: Project, harness: str, event: str, payload: dict[str, Any]) ->
     return answer
 
 
-def claude(project: Project, command: str) -> dict[str, Any]:
+def shell_call(
+    project: Project, harness: str, event: str, tool: str, tool_input: Any, **fields: str
+) -> dict[str, Any]:
+    """The hook's answer to `harness`'s shell tool call in a new session (`fields`: the
+    payload's other fields of that harness)."""
     payload = {
         "session_id": new_session(),
-        "hook_event_name": "PreToolUse",
+        "hook_event_name": event,
         "cwd": str(project.root),
-        "tool_name": "Bash",
-        "tool_input": {"command": command, "description": "push", "timeout": 60000},
+        **fields,
+        "tool_name": tool,
+        "tool_input": tool_input,
     }
-    specific: dict[str, Any] = hook(project, "claude-code", "PreToolUse", payload)[
-        "hookSpecificOutput"
-    ]
+    return hook(project, harness, event, payload)
+
+
+def claude(project: Project, command: str) -> dict[str, Any]:
+    tool_input = {"command": command, "description": "push", "timeout": 60000}
+    answer = shell_call(project, "claude-code", "PreToolUse", "Bash", tool_input)
+    specific: dict[str, Any] = answer["hookSpecificOutput"]
     return specific
 
 
@@ -120,15 +129,9 @@ def test_a_fixed_command_the_policy_still_refuses_is_not_offered(fixed: Project)
 
 
 def test_codex_refusal_names_the_command_to_run(fixed: Project) -> None:
-    payload = {
-        "session_id": new_session(),
-        "hook_event_name": "PreToolUse",
-        "cwd": str(fixed.root),
-        "model": "gpt-5",
-        "tool_name": "Bash",
-        "tool_input": {"command": "git push --force origin topic"},
-    }
-    specific = hook(fixed, "codex", "PreToolUse", payload)["hookSpecificOutput"]
+    push = {"command": "git push --force origin topic"}
+    answer = shell_call(fixed, "codex", "PreToolUse", "Bash", push, model="gpt-5")
+    specific = answer["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
     assert specific["permissionDecisionReason"].endswith(
         "Run this instead: `git push --force-with-lease origin topic`"
@@ -136,15 +139,9 @@ def test_codex_refusal_names_the_command_to_run(fixed: Project) -> None:
 
 
 def test_gemini_cli_refusal_names_the_command_to_run(fixed: Project) -> None:
-    payload = {
-        "session_id": new_session(),
-        "hook_event_name": "BeforeTool",
-        "cwd": str(fixed.root),
-        "timestamp": "2026-12-02T00:00:00Z",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "git push -f origin topic"},
-    }
-    answer = hook(fixed, "gemini-cli", "BeforeTool", payload)
+    push = {"command": "git push -f origin topic"}
+    at = "2026-12-02T00:00:00Z"
+    answer = shell_call(fixed, "gemini-cli", "BeforeTool", "run_shell_command", push, timestamp=at)
     assert answer["decision"] == "deny"
     assert "Run this instead: `git push --force-with-lease origin topic`" in answer["reason"]
 

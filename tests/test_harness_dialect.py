@@ -6,21 +6,16 @@ installed for Cursor as well, that copy is not evaluated a second time for the s
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-from tests.support.harness import DATA, HarnessProject
+from tests.support.harness import HarnessProject, cross_project
 from tests.support.hooks import new_session
 
 RM = "STYLE no-rm-rf: recursive deletes are blocked; use 'cargo clean'."
 
 
 def _project(tmp_path: Path, *harnesses: str) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    for harness in harnesses:
-        assert p.cli("install", "xh", "--harness", harness).returncode == 0
-    return p
+    return cross_project(tmp_path, *harnesses)
 
 
 def test_a_cursor_payload_through_the_claude_config_is_answered_as_cursor(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import pytest
 
 from agentstyle.harnesses.install import is_style_command
 from agentstyle.install.hookcommand import hook_command
-from tests.support.harness import CONFIG, DATA, HARNESSES, HarnessProject, config_doc
+from tests.support.harness import CONFIG, DATA, HARNESSES, HarnessProject, config_doc, cross_project
 from tests.support.packages import package_text
 
 CONFIGS = DATA / "configs"
@@ -60,9 +61,7 @@ def command(harness: str, event: str, *extra: str) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    return p
+    return cross_project(tmp_path)
 
 
 def _ours(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -117,22 +116,26 @@ def test_install_twice_then_uninstall_gives_the_users_bytes_back(
         assert config.read_bytes() == original
 
 
+def _install(
+    project: HarnessProject, harness: str, events: list[str]
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """xh installed for `harness`: the install's run and the config it wrote, which must hold a
+    handler entry for exactly `events` (sorted)."""
+    proc = project.cli("install", "xh", "--harness", harness)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(project.config(harness).read_text("utf-8"))
+    assert sorted(doc["hooks"]) == events
+    return proc, doc
+
+
 def test_codex_handlers_have_the_budgets_timeout_and_a_trust_note(
     project: HarnessProject,
 ) -> None:
-    proc = project.cli("install", "xh", "--harness", "codex")
+    events = ["PostToolUse", "PreCompact", "PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
+    proc, doc = _install(project, "codex", events)
     assert "note: Codex runs new or changed hooks only after they are trusted" in proc.stderr
-    hooks = json.loads(project.config("codex").read_text("utf-8"))["hooks"]
-    assert sorted(hooks) == [
-        "PostToolUse",
-        "PreCompact",
-        "PreToolUse",
-        "SessionStart",
-        "Stop",
-        "UserPromptSubmit",
-    ]
-    for event, groups in hooks.items():
-        [group] = groups
+    hooks = doc["hooks"]
+    for event, [group] in hooks.items():
         assert group["hooks"] == [
             {"type": "command", "command": command("codex", event), "timeout": 4}
         ]
@@ -145,11 +148,7 @@ def test_codex_handlers_have_the_budgets_timeout_and_a_trust_note(
 
 
 def test_cursor_is_flat_versioned_and_routes_shell_calls(project: HarnessProject) -> None:
-    project.cli("install", "xh", "--harness", "cursor")
-    doc = json.loads(project.config("cursor").read_text("utf-8"))
-    assert doc["version"] == 1
-    hooks = doc["hooks"]
-    assert sorted(hooks) == [
+    events = [
         "beforeShellExecution",
         "beforeSubmitPrompt",
         "postToolUse",
@@ -157,8 +156,10 @@ def test_cursor_is_flat_versioned_and_routes_shell_calls(project: HarnessProject
         "sessionStart",
         "stop",
     ]
-    for event, handlers in hooks.items():
-        [handler] = handlers
+    _, doc = _install(project, "cursor", events)
+    assert doc["version"] == 1
+    hooks = doc["hooks"]
+    for event, [handler] in hooks.items():
         assert handler["command"] == command("cursor", event)
         assert handler["timeout"] == 4  # seconds: a little above the hook's 2 s budget
     # One gate per tool class: shell calls at beforeShellExecution (no matcher: it would filter

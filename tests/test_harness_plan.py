@@ -89,121 +89,112 @@ PACKAGE = package_text(
     version="0.1.0",
 )
 
+RULES = (
+    "brief",
+    "static-tone",
+    "push-ask",
+    "edit-ask",
+    "edit-ask-strict",
+    "closed-ask",
+    "closed-mixed",
+    "pre-warn",
+    "prompt-inject",
+    "prompt-inject-skip",
+    "failed-note",
+    "sub-start",
+    "compact-warn",
+    "gemini-only",
+)
+Status = tuple[str, str | None]  # (status, reason prefix or None)
+CAPABILITY_MISSING: Status = ("install-error", "capability-missing")
+ASK_BLOCKS: Status = ("degraded", "ask became block")
+ASK_BLOCKS_ALLOW: Status = ("degraded", "ask became block; approve with `style allow --last`")
+NO_FAIL_CLOSED: Status = ("install-error", "fail-closed-unsupported")
+NO_POINT: Status = ("install-error", "point-unavailable")
+
+
+def _expected(harness: str, differ: dict[str, Status]) -> dict[str, Status]:
+    """Every rule of PACKAGE in `harness`: native, the tone static, the Gemini-only rule
+    skipped, the compaction warn an install error, but where `differ` says otherwise."""
+    assert set(differ) <= set(RULES), set(differ) - set(RULES)
+    common: dict[str, Status] = {rule: ("native", None) for rule in RULES} | {
+        "static-tone": ("static", None),
+        "compact-warn": CAPABILITY_MISSING,
+        "gemini-only": ("skipped", f"when.harness excludes {harness}"),
+    }
+    return common | differ
+
+
 # harness → rule → (status, reason prefix or None)
-EXPECTED: dict[str, dict[str, tuple[str, str | None]]] = {
-    "claude-code": {
-        "brief": ("native", None),
-        "static-tone": ("static", None),
-        "push-ask": ("native", None),
-        "edit-ask": ("native", None),
-        "edit-ask-strict": ("native", None),
-        "closed-ask": ("native", None),
-        "closed-mixed": ("native", None),
-        "pre-warn": ("native", None),
-        "prompt-inject": ("native", None),
-        "prompt-inject-skip": ("native", None),
-        "failed-note": ("native", None),
-        "sub-start": ("native", None),
-        "compact-warn": ("install-error", "capability-missing"),
-        "gemini-only": ("skipped", "when.harness excludes claude-code"),
-    },
-    "codex": {
-        "brief": ("native", None),
-        "static-tone": ("static", None),
-        "push-ask": ("degraded", "ask became block; approve with `style allow --last`"),
-        "edit-ask": ("degraded", "ask became block"),
-        "edit-ask-strict": ("install-error", "capability-missing"),
-        "closed-ask": ("install-error", "fail-closed-unsupported"),
-        "closed-mixed": ("native", None),
-        "pre-warn": ("native", None),
-        "prompt-inject": ("native", None),
-        "prompt-inject-skip": ("native", None),
-        "failed-note": ("install-error", "point-unavailable"),
-        "sub-start": ("native", None),
-        "compact-warn": ("partial", None),
-        "gemini-only": ("skipped", "when.harness excludes codex"),
-    },
-    "cursor": {
-        "brief": ("native", None),
-        "static-tone": ("static", None),
-        "push-ask": ("native", None),  # beforeShellExecution can ask
-        "edit-ask": ("degraded", "ask became block"),  # preToolUse cannot
-        "edit-ask-strict": ("install-error", "capability-missing"),
-        "closed-ask": ("native", None),
-        # over two gates (shell, edit): each gate's command says --fail-closed (install)
-        "closed-mixed": ("native", None),
-        "pre-warn": ("install-error", "capability-missing"),
-        "prompt-inject": ("install-error", "capability-missing"),
-        "prompt-inject-skip": ("skipped", "capability-missing"),
-        "failed-note": ("install-error", "capability-missing"),  # observe only
-        "sub-start": ("install-error", "capability-missing"),
-        "compact-warn": ("install-error", "capability-missing"),
-        "gemini-only": ("skipped", "when.harness excludes cursor"),
-    },
-    "gemini-cli": {
-        "brief": ("native", None),
-        "static-tone": ("static", None),
-        "push-ask": ("degraded", "ask became block"),
-        "edit-ask": ("degraded", "ask became block"),
-        "edit-ask-strict": ("install-error", "capability-missing"),
-        "closed-ask": ("install-error", "fail-closed-unsupported"),
-        "closed-mixed": ("native", None),
-        "pre-warn": ("partial", None),  # BeforeTool: the user's message only
-        "prompt-inject": ("native", None),
-        "prompt-inject-skip": ("native", None),
-        "failed-note": ("native", None),  # AfterTool with an error
-        "sub-start": ("install-error", "point-unavailable"),
-        "compact-warn": ("install-error", "capability-missing"),
-        "gemini-only": ("native", None),
-    },
-    "copilot-cli": {
-        "brief": ("native", None),
-        "static-tone": ("static", None),
-        "push-ask": ("native", None),
-        "edit-ask": ("native", None),
-        "edit-ask-strict": ("native", None),
-        "closed-ask": ("native", None),
-        "closed-mixed": ("native", None),
-        "pre-warn": ("partial", None),  # PreToolUse: the model's context only
-        "prompt-inject": ("native", None),
-        "prompt-inject-skip": ("native", None),
-        "failed-note": ("native", None),
-        "sub-start": ("native", None),
-        "compact-warn": ("install-error", "capability-missing"),  # observe only
-        "gemini-only": ("skipped", "when.harness excludes copilot-cli"),
-    },
-    "qwen-code": {
-        "brief": ("native", None),
-        "static-tone": ("static", None),
-        "push-ask": ("native", None),  # asks in the terminal, refuses in `qwen -p`
-        "edit-ask": ("native", None),
-        "edit-ask-strict": ("native", None),
-        "closed-ask": ("native", None),
-        "closed-mixed": ("native", None),
-        "pre-warn": ("install-error", "capability-missing"),  # PreToolUse shows nothing
-        "prompt-inject": ("native", None),
-        "prompt-inject-skip": ("native", None),
-        "failed-note": ("native", None),  # PostToolUseFailure
-        "sub-start": ("native", None),
-        "compact-warn": ("install-error", "capability-missing"),
-        "gemini-only": ("skipped", "when.harness excludes qwen-code"),
-    },
-    "opencode": {
-        "brief": ("native", None),
-        "static-tone": ("static", None),
-        "push-ask": ("degraded", "ask became block; approve with `style allow --last`"),
-        "edit-ask": ("degraded", "ask became block"),
-        "edit-ask-strict": ("install-error", "capability-missing"),
-        "closed-ask": ("install-error", "fail-closed-unsupported"),
-        "closed-mixed": ("native", None),
-        "pre-warn": ("partial", None),  # tool.execute.before: the person's toast only
-        "prompt-inject": ("native", None),
-        "prompt-inject-skip": ("native", None),
-        "failed-note": ("native", None),  # tool.execute.after of a non-zero exit
-        "sub-start": ("install-error", "point-unavailable"),
-        "compact-warn": ("install-error", "point-unavailable"),
-        "gemini-only": ("skipped", "when.harness excludes opencode"),
-    },
+EXPECTED: dict[str, dict[str, Status]] = {
+    "claude-code": _expected("claude-code", {}),
+    "codex": _expected(
+        "codex",
+        {
+            "push-ask": ASK_BLOCKS_ALLOW,
+            "edit-ask": ASK_BLOCKS,
+            "edit-ask-strict": CAPABILITY_MISSING,
+            "closed-ask": NO_FAIL_CLOSED,
+            "failed-note": NO_POINT,
+            "compact-warn": ("partial", None),
+        },
+    ),
+    "cursor": _expected(
+        "cursor",
+        {
+            "push-ask": ("native", None),  # beforeShellExecution can ask
+            "edit-ask": ASK_BLOCKS,  # preToolUse cannot
+            "edit-ask-strict": CAPABILITY_MISSING,
+            # over two gates (shell, edit): each gate's command says --fail-closed (install)
+            "closed-mixed": ("native", None),
+            "pre-warn": CAPABILITY_MISSING,
+            "prompt-inject": CAPABILITY_MISSING,
+            "prompt-inject-skip": ("skipped", "capability-missing"),
+            "failed-note": CAPABILITY_MISSING,  # observe only
+            "sub-start": CAPABILITY_MISSING,
+        },
+    ),
+    "gemini-cli": _expected(
+        "gemini-cli",
+        {
+            "push-ask": ASK_BLOCKS,
+            "edit-ask": ASK_BLOCKS,
+            "edit-ask-strict": CAPABILITY_MISSING,
+            "closed-ask": NO_FAIL_CLOSED,
+            "pre-warn": ("partial", None),  # BeforeTool: the user's message only
+            "failed-note": ("native", None),  # AfterTool with an error
+            "sub-start": NO_POINT,
+            "gemini-only": ("native", None),
+        },
+    ),
+    "copilot-cli": _expected(
+        "copilot-cli",
+        {
+            "pre-warn": ("partial", None),  # PreToolUse: the model's context only
+            "compact-warn": CAPABILITY_MISSING,  # observe only
+        },
+    ),
+    "qwen-code": _expected(
+        "qwen-code",
+        {
+            "push-ask": ("native", None),  # asks in the terminal, refuses in `qwen -p`
+            "pre-warn": CAPABILITY_MISSING,  # PreToolUse shows nothing
+            "failed-note": ("native", None),  # PostToolUseFailure
+        },
+    ),
+    "opencode": _expected(
+        "opencode",
+        {
+            "push-ask": ASK_BLOCKS_ALLOW,
+            "edit-ask": ASK_BLOCKS,
+            "edit-ask-strict": CAPABILITY_MISSING,
+            "closed-ask": NO_FAIL_CLOSED,
+            "pre-warn": ("partial", None),  # tool.execute.before: the person's toast only
+            "failed-note": ("native", None),  # tool.execute.after of a non-zero exit
+            "sub-start": NO_POINT,
+            "compact-warn": NO_POINT,
+        },
+    ),
 }
 
 

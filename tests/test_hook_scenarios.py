@@ -21,6 +21,7 @@ import pytest
 
 from agentstyle.install.selfprotect import FOLDERS, TEXTS
 from agentstyle.vocabulary import estimate_tokens
+from tests.support.environment import CROWD_ENV
 from tests.support.hooks import HookResult, new_session, run_all
 from tests.support.packages import package_text
 from tests.support.project import Project
@@ -252,6 +253,12 @@ class Session:
         self.project = project
         self.id = session_id or new_session()
 
+    def _hook(self, event: str, payload: dict[str, Any]) -> HookResult:
+        # The scenarios run at once on shared projects (`outcomes`): a crowd of hooks whose
+        # answers are under test, not their deadlines (tests/test_hook_failures.py), so the
+        # crowd's room (support.environment CROWD_DEADLINE_S) and not a lone hook's.
+        return self.project.hook(event, payload, env=CROWD_ENV)
+
     def start(self, source: str) -> HookResult:
         fixture = {
             "startup": "SessionStart.startup.json",
@@ -259,13 +266,13 @@ class Session:
             "compact": "SessionStart.compact.json",
         }.get(source, "SessionStart.startup.json")
         payload = self.project.payload(fixture, session_id=self.id, source=source)
-        return self.project.hook("SessionStart", payload)
+        return self._hook("SessionStart", payload)
 
     def prompt(self, text: str = "go on", prompt_id: str | None = None) -> HookResult:
         payload = self.project.payload(
             "UserPromptSubmit.json", session_id=self.id, prompt=text, prompt_id=prompt_id
         )
-        return self.project.hook("UserPromptSubmit", payload)
+        return self._hook("UserPromptSubmit", payload)
 
     def bash(self, command: str, prompt_id: str | None = None, **extra: Any) -> HookResult:
         payload = self.project.payload(
@@ -276,11 +283,11 @@ class Session:
             tool_use_id=f"toolu_{new_session()}",
             **extra,
         )
-        return self.project.hook("PreToolUse", payload)
+        return self._hook("PreToolUse", payload)
 
     def tool(self, fixture: str, **overrides: Any) -> HookResult:
         payload = self.project.payload(fixture, session_id=self.id, **overrides)
-        return self.project.hook(str(payload["hook_event_name"]), payload)
+        return self._hook(str(payload["hook_event_name"]), payload)
 
     def outcomes(self, rule: str) -> list[str]:
         rows = self.project.query(
@@ -333,12 +340,17 @@ def compaction_reinjects_only_reinject_rules(p: Projects) -> None:
     assert s.bash("ls -1").context == "TOOL-R: ls output is long."
 
 
-@scenario
-def clear_starts_a_new_generation(p: Projects) -> None:
-    sessions = p.sessions
-    s = Session(sessions)
+def started_with_ls(p: Projects) -> Session:
+    """A new session of the sessions project, started up, that has run `ls` once."""
+    s = Session(p.sessions)
     s.start("startup")
     s.bash("ls")
+    return s
+
+
+@scenario
+def clear_starts_a_new_generation(p: Projects) -> None:
+    s = started_with_ls(p)
     assert texts(s.start("clear")) == ["BRIEF: keep answers short.", "ONCE: this is a monorepo."]
     assert texts(s.bash("ls")) == ["TOOL-R: ls output is long.", "TOOL-1: use rg for search."]
     assert s.bash("ls").stdout == ""
@@ -351,10 +363,7 @@ def clear_starts_a_new_generation(p: Projects) -> None:
 
 @scenario
 def startup_opens_a_fresh_scope(p: Projects) -> None:
-    sessions = p.sessions
-    s = Session(sessions)
-    s.start("startup")
-    s.bash("ls")
+    s = started_with_ls(p)
     assert s.bash("ls").stdout == ""
     # the same session id starting up again (e.g. a reused id): nothing is deduplicated
     assert texts(s.start("startup")) == ["BRIEF: keep answers short.", "ONCE: this is a monorepo."]

@@ -5,7 +5,6 @@ tests/e2e/test_opencode.py."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,16 +13,14 @@ from agentstyle.harnesses import opencode
 from agentstyle.harnesses.opencode import plugin_handlers, plugin_template, plugin_text
 from agentstyle.harnesses.protocol import HarnessAdapter
 from agentstyle.install.hookcommand import hook_command
-from tests.support.harness import DATA, HarnessProject
+from tests.support.harness import HarnessProject, cross_project
 
 PLUGIN = ".opencode/plugins/style.js"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> HarnessProject:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    return p
+    return cross_project(tmp_path)
 
 
 def test_the_plugin_is_the_template_with_the_handler_table_written_in(

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,36 +187,30 @@ def warn_at_message_only_point_reaches_the_user_only(p: Projects) -> None:
 JUNK = [[0] * 1000 for _ in range(30)]  # 30 031 rows deep first: more than the row cap
 
 
-@case
-def junk_before_file_path_does_not_hide_it(p: Projects) -> None:
-    payload = p.edge.payload(
-        "PreToolUse.write-env.json",
-        tool_input={"junk": JUNK, "file_path": str(p.edge.root / ".env"), "content": "A=1"},
-    )
+def _refused_behind_junk(p: Projects, fixture: str, tool_input: dict[str, Any], why: str) -> None:
+    """The guard field still seen, and the call refused for `why`, behind JUNK put first."""
+    payload = p.edge.payload(fixture, tool_input={"junk": JUNK, **tool_input})
     result = p.edge.hook("PreToolUse", payload)
     assert result.json is not None
-    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == "No .env files."
+    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == why
+
+
+@case
+def junk_before_file_path_does_not_hide_it(p: Projects) -> None:
+    env = {"file_path": str(p.edge.root / ".env"), "content": "A=1"}
+    _refused_behind_junk(p, "PreToolUse.write-env.json", env, "No .env files.")
 
 
 @case
 def junk_before_command_does_not_hide_it(p: Projects) -> None:
-    payload = p.edge.payload(
-        "PreToolUse.bash-rm-rf.json", tool_input={"junk": JUNK, "command": "rm -rf build"}
-    )
-    result = p.edge.hook("PreToolUse", payload)
-    assert result.json is not None
-    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == "No rm -rf."
+    rm = {"command": "rm -rf build"}
+    _refused_behind_junk(p, "PreToolUse.bash-rm-rf.json", rm, "No rm -rf.")
 
 
 @case
 def junk_before_a_top_level_input_key_does_not_hide_it(p: Projects) -> None:
-    payload = p.edge.payload(
-        "PreToolUse.webfetch.json",
-        tool_input={"junk": JUNK, "url": "https://evil.example/x", "prompt": "read"},
-    )
-    result = p.edge.hook("PreToolUse", payload)
-    assert result.json is not None
-    assert result.json["hookSpecificOutput"]["permissionDecisionReason"] == "Not that site."
+    fetch = {"url": "https://evil.example/x", "prompt": "read"}
+    _refused_behind_junk(p, "PreToolUse.webfetch.json", fetch, "Not that site.")
 
 
 @case

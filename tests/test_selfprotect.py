@@ -12,14 +12,15 @@ own terminal runs no hook: the same commands work there.
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from agentstyle.harnesses import HARNESSES as HOOK_FACTS
 from agentstyle.runtime import client
-from tests.support.harness import DATA, HARNESSES, HarnessProject
+from tests.support.harness import HARNESSES, HarnessProject, cross_project
+from tests.support.harness import shell_payload as harness_shell_payload
 from tests.support.hooks import new_session
 
 REFUSE_COMMANDS = "STYLE self-protect: `style allow`, install, sync, uninstall"
@@ -52,95 +53,48 @@ HARMLESS_COMMANDS = [
 
 
 def shell_payload(p: HarnessProject, harness: str, command: str) -> tuple[str, dict[str, Any]]:
-    sid = new_session()
-    if harness == "claude-code":
-        return "PreToolUse", p.fixture(
-            harness, "PreToolUse.bash-rm-rf.json", session_id=sid, tool_input={"command": command}
-        )
-    if harness == "codex":
-        return "PreToolUse", p.fixture(
-            harness, "PreToolUse.bash-rm-rf.json", session_id=sid, tool_input={"command": command}
-        )
-    if harness == "cursor":
-        return "beforeShellExecution", p.fixture(
-            harness, "beforeShellExecution.rm-rf.json", conversation_id=sid, command=command
-        )
-    if harness == "copilot-cli":
-        return "PreToolUse", p.fixture(
-            harness, "PreToolUse.bash-rm-rf.json", session_id=sid, tool_input={"command": command}
-        )
-    if harness == "qwen-code":
-        return "PreToolUse", p.fixture(
-            harness,
-            "PreToolUse.run_shell_command-rm-rf.json",
-            session_id=sid,
-            tool_input={"command": command},
-        )
-    if harness == "opencode":
-        return "tool.execute.before", p.fixture(
-            harness,
-            "tool.execute.before.bash-rm-rf.json",
-            session_id=sid,
-            tool_input={"command": command},
-        )
-    return "BeforeTool", p.fixture(
-        harness,
-        "BeforeTool.run_shell_command-rm-rf.json",
-        session_id=sid,
-        tool_input={"command": command},
-    )
+    """The agent's shell tool running `command` in a session of its own."""
+    return harness_shell_payload(harness, command, p.root, new_session())
+
+
+def _patch(path: str) -> str:
+    return f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
+
+
+# each harness's file tool: its fixture, and its input writing a file (its full path, its path
+# relative to the project)
+EDITS: dict[str, tuple[str, Callable[[str, str], dict[str, Any]]]] = {
+    "claude-code": (
+        "PreToolUse.edit-rs.json",
+        lambda full, _: {"file_path": full, "old_string": "a", "new_string": "b"},
+    ),
+    "codex": ("PreToolUse.apply_patch-rs.json", lambda _, path: {"command": _patch(path)}),
+    "cursor": ("preToolUse.write-rs.json", lambda full, _: {"file_path": full, "contents": "{}"}),
+    "copilot-cli": (
+        "PreToolUse.edit-rs.json",
+        lambda full, _: {"path": full, "old_str": "a", "new_str": "b"},
+    ),
+    "qwen-code": (
+        "PreToolUse.write_file-env.json",
+        lambda full, _: {"file_path": full, "content": "{}"},
+    ),
+    "opencode": (
+        "tool.execute.before.write-env.json",
+        lambda full, _: {"filePath": full, "content": "{}"},
+    ),
+    "gemini-cli": (
+        "BeforeTool.write_file-env.json",
+        lambda full, _: {"file_path": full, "content": "{}"},
+    ),
+}
 
 
 def edit_payload(p: HarnessProject, harness: str, path: str) -> tuple[str, dict[str, Any]]:
     """The agent's file tool writing `path` (relative to the project)."""
-    sid = new_session()
-    full = f"{p.root.as_posix()}/{path}"
-    if harness == "claude-code":
-        return "PreToolUse", p.fixture(
-            harness,
-            "PreToolUse.edit-rs.json",
-            session_id=sid,
-            tool_input={"file_path": full, "old_string": "a", "new_string": "b"},
-        )
-    if harness == "codex":
-        patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
-        return "PreToolUse", p.fixture(
-            harness, "PreToolUse.apply_patch-rs.json", session_id=sid, tool_input={"command": patch}
-        )
-    if harness == "cursor":
-        return "preToolUse", p.fixture(
-            harness,
-            "preToolUse.write-rs.json",
-            conversation_id=sid,
-            tool_input={"file_path": full, "contents": "{}"},
-        )
-    if harness == "copilot-cli":
-        return "PreToolUse", p.fixture(
-            harness,
-            "PreToolUse.edit-rs.json",
-            session_id=sid,
-            tool_input={"path": full, "old_str": "a", "new_str": "b"},
-        )
-    if harness == "qwen-code":
-        return "PreToolUse", p.fixture(
-            harness,
-            "PreToolUse.write_file-env.json",
-            session_id=sid,
-            tool_input={"file_path": full, "content": "{}"},
-        )
-    if harness == "opencode":
-        return "tool.execute.before", p.fixture(
-            harness,
-            "tool.execute.before.write-env.json",
-            session_id=sid,
-            tool_input={"filePath": full, "content": "{}"},
-        )
-    return "BeforeTool", p.fixture(
-        harness,
-        "BeforeTool.write_file-env.json",
-        session_id=sid,
-        tool_input={"file_path": full, "content": "{}"},
-    )
+    name, tool_input = EDITS[harness]
+    payload = p.fixture(harness, name, tool_input=tool_input(f"{p.root.as_posix()}/{path}", path))
+    payload[HOOK_FACTS[harness].session_key] = new_session()
+    return str(payload["hook_event_name"]), payload
 
 
 def refusal_text(harness: str, stdout: str) -> str | None:
@@ -164,10 +118,7 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HarnessProject
     (these tests are about the answers and the records; the direct path runs in the tests
     below that build their own project, and in tests/test_redteam.py)."""
     base = tmp_path_factory.mktemp("guarded")
-    p = HarnessProject(base / "proj", base / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    for harness in HARNESSES:
-        assert p.cli("install", "xh", "--harness", harness).returncode == 0
+    p = cross_project(base, *HARNESSES)
     with p.engine():
         yield p
 
@@ -236,9 +187,7 @@ def test_refusals_are_audited_like_any_rule(guarded: HarnessProject) -> None:
 
 def test_the_terminal_is_not_affected(tmp_path: Any) -> None:
     """The agent's `style allow --last` is refused; the person's works."""
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
-    assert p.cli("install", "xh", "--harness", "codex").returncode == 0
+    p = cross_project(tmp_path, "codex")
     ask = p.fixture("codex", "PreToolUse.bash-git-push-force.json", session_id=new_session())
     refused = p.hook_as("codex", "PreToolUse", ask)
     assert "style allow --last" in (refusal_text("codex", refused.stdout) or "")
@@ -269,8 +218,7 @@ def test_plan_shows_the_built_in_rules(guarded: HarnessProject) -> None:
 
 
 def test_protect_false_leaves_them_out(tmp_path: Any) -> None:
-    p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    shutil.copytree(DATA / "cross", p.root / "xh")
+    p = cross_project(tmp_path)
     (p.root / "style.lock.yaml").write_text("protect: false\n", encoding="utf-8")
     assert p.cli("install", "xh", "--harness", "claude-code").returncode == 0
     assert p.scalar("SELECT count(*) FROM rules WHERE rule_id LIKE 'style/%'") == 0

@@ -116,3 +116,115 @@ def tool_results(body: dict[str, Any]) -> list[str]:
             if "functionResponse" in part:
                 out.append(json.dumps(part["functionResponse"]))
     return out
+
+
+# The context scenarios' packages (test_context.py, test_opencode.py), with their texts.
+BRIEF = "E2E-BRIEF-7f3 the project brief: never touch generated/"
+
+
+def brief_package(name: str = "e2e") -> str:
+    """BRIEF at session start, in a package `name`."""
+    brief = f'''
+    - id: brief
+      target: system
+      text: "{BRIEF}"
+    '''
+    return package_text(name, brief, description="the brief at session start")
+
+
+PROMPT_PACKAGE = """
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: prompt context and a prompt refusal
+rules:
+  - id: prompt-note
+    target: event
+    event: prompt.submitted
+    when: 'prompt contains "deploy"'
+    text: "E2E-PROMPT-NOTE deploys go through the release checklist"
+  - id: no-secrets
+    target: event
+    event: prompt.submitted
+    action: block
+    when: 'prompt contains "PASSWORD="'
+    text: "E2E-PROMPT-BLOCK never paste credentials into a prompt"
+"""
+WARN_USER = "E2E-WARN-MODEL README edits need a changelog line. E2E-WARN-USER-ONLY see CONTRIBUTING"
+POST_PACKAGE = f"""
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: context and a warning after an edit
+rules:
+  - id: after-edit
+    target: tool
+    tool: [file.edit, file.write, shell]
+    at: after
+    action: inject
+    repeat: every
+    text: "E2E-POST-INJECT re-read the file you changed"
+  - id: changelog
+    target: tool
+    tool: [file.edit, file.write, shell]
+    at: after
+    action: warn
+    text: "{WARN_USER}"
+"""
+
+# A rule's fix (test_fix.py, test_opencode.py, test_qwen_code.py): the command it runs instead.
+FIX_TEXT = "E2E-FIX keep a copy instead of deleting"
+FIXED = "mv victim.txt victim.txt.trash"
+FIX_PACKAGE = rf"""
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: end-to-end fix scenario
+rules:
+  - id: trash-not-rm
+    target: tool
+    tool: shell
+    action: block
+    when: 'tool.input.command shell_regex "^rm victim\\.txt$"'
+    fix: {{replace: '^rm (\S+)$', with: 'mv \1 \1.trash'}}
+    text: "{FIX_TEXT}"
+"""
+
+# Context at every point the client facts concern: before a shell call, after a call (with the
+# model's name) (test_facts.py, test_copilot_cli.py).
+RECORD_RULES = (
+    """
+    - id: before-shell
+      target: tool
+      tool: shell
+      action: inject
+      repeat: every
+      text: "E2E-PRE-CONTEXT about to run a command"
+    """,
+    """
+    - id: after
+      target: tool
+      tool: [shell, file.write, file.edit]
+      at: after
+      action: inject
+      repeat: every
+      text: "E2E-POST-MODEL {{model | default: \\"unknown\\"}}"
+    """,
+)
+
+# A subagent's start and stop (test_turns.py, test_copilot_cli.py).
+SUB_RULES = (
+    """
+    - id: sub-start
+      target: event
+      event: subagent.start
+      text: "E2E-SUBSTART report paths relative to the root"
+    """,
+    """
+    - id: sub-stop
+      target: event
+      event: subagent.stop
+      action: block
+      text: "E2E-SUBSTOP list the call sites too"
+    """,
+)

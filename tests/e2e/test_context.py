@@ -9,24 +9,13 @@ import pytest
 
 from e2e.clients import HARNESSES, Session
 from e2e.mockapi import Say, Script
-from e2e.scenarios import edit, shell
+from e2e.scenarios import BRIEF, POST_PACKAGE, PROMPT_PACKAGE, brief_package, edit, shell
 
 # `codex exec` shows the person no hook message (not a prompt refusal's reason, not a
 # `systemMessage`: its output has only "hook: UserPromptSubmit Blocked"); the others do.
 SHOWS_HOOK_MESSAGES = {"claude-code": True, "codex": False, "gemini-cli": True, "copilot-cli": True}
 
-BRIEF = "E2E-BRIEF-7f3 the project brief: never touch generated/"
-
-BRIEF_PACKAGE = f"""
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: the brief at session start
-rules:
-  - id: brief
-    target: system
-    text: "{BRIEF}"
-"""
+BRIEF_PACKAGE = brief_package()
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -46,6 +35,15 @@ def test_session_start_brief_reaches_the_model_once(session, harness: str) -> No
         assert r.text.count(BRIEF) == 1, (r.seq, r.text.count(BRIEF))
 
 
+def brief_answers(s: Session) -> list[tuple[str | None, bool]]:
+    """Each SessionStart the session recorded: its source, and whether its answer held BRIEF."""
+    return [
+        (p["payload"].get("source"), BRIEF in p["stdout"])
+        for p in s.payloads()
+        if p["payload"].get("hook_event_name") == "SessionStart"
+    ]
+
+
 def test_brief_again_after_a_real_compaction_claude_code(session) -> None:
     s: Session = session("claude-code", Script([], last=[Say("Fine.")]))
     s.install(BRIEF_PACKAGE)
@@ -53,11 +51,7 @@ def test_brief_again_after_a_real_compaction_claude_code(session) -> None:
     s.run("hello")
     s.run("/compact", resume=True)
     s.run("after the compaction", resume=True)
-    answered = [
-        (p["payload"].get("source"), BRIEF in p["stdout"])
-        for p in s.payloads()
-        if p["payload"].get("hook_event_name") == "SessionStart"
-    ]
+    answered = brief_answers(s)
     # startup injects, resume is claimed, the compaction's SessionStart injects again
     assert ("startup", True) in answered
     assert ("compact", True) in answered
@@ -79,11 +73,7 @@ def test_brief_again_after_a_real_compaction_codex(session) -> None:
     s.install(BRIEF_PACKAGE)
     s.record_payloads()
     s.run("hello", extra=["-c", "model_auto_compact_token_limit=50"])
-    answered = [
-        (p["payload"].get("source"), BRIEF in p["stdout"])
-        for p in s.payloads()
-        if p["payload"].get("hook_event_name") == "SessionStart"
-    ]
+    answered = brief_answers(s)
     assert ("startup", True) in answered
     assert ("compact", True) in answered
     after = [r for r in s.requests() if summary in r.text]
@@ -108,26 +98,6 @@ def test_after_compaction_unsupported_gemini_cli(session) -> None:
     assert "never starts a session from compact" in entries[0]["reason"]
 
 
-PROMPT_PACKAGE = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: prompt context and a prompt refusal
-rules:
-  - id: prompt-note
-    target: event
-    event: prompt.submitted
-    when: 'prompt contains "deploy"'
-    text: "E2E-PROMPT-NOTE deploys go through the release checklist"
-  - id: no-secrets
-    target: event
-    event: prompt.submitted
-    action: block
-    when: 'prompt contains "PASSWORD="'
-    text: "E2E-PROMPT-BLOCK never paste credentials into a prompt"
-"""
-
-
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_prompt_inject_reaches_the_model(session, harness: str) -> None:
     s: Session = session(harness, Script([], last=[Say("Noted.")]))
@@ -148,29 +118,6 @@ def test_prompt_block_sends_no_request(session, harness: str) -> None:
     assert s.requests() == [], "a refused prompt reached the model"
     # the person is told why, where the client shows hook messages
     assert ("E2E-PROMPT-BLOCK" in run.stdout + run.stderr) == SHOWS_HOOK_MESSAGES[harness]
-
-
-WARN_USER = "E2E-WARN-MODEL README edits need a changelog line. E2E-WARN-USER-ONLY see CONTRIBUTING"
-POST_PACKAGE = f"""
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: context and a warning after an edit
-rules:
-  - id: after-edit
-    target: tool
-    tool: [file.edit, file.write, shell]
-    at: after
-    action: inject
-    repeat: every
-    text: "E2E-POST-INJECT re-read the file you changed"
-  - id: changelog
-    target: tool
-    tool: [file.edit, file.write, shell]
-    at: after
-    action: warn
-    text: "{WARN_USER}"
-"""
 
 
 def _edit_call(s: Session):  # Codex offers the mock's model no apply_patch: it edits by shell

@@ -18,34 +18,40 @@ from agentstyle.harnesses import copilot_cli
 from agentstyle.harnesses.facts import copilot_cli as copilot_facts
 from e2e.clients import CopilotCLI, Session, is_style_command
 from e2e.mockapi import Call, Say, Script
-from e2e.scenarios import BLOCK_PACKAGE, BLOCK_REASON, assert_blocked, block_script, edit, shell
+from e2e.scenarios import (
+    BLOCK_PACKAGE,
+    BLOCK_REASON,
+    RECORD_RULES,
+    SUB_RULES,
+    assert_blocked,
+    block_script,
+    edit,
+    shell,
+)
 from e2e.scenarios import write as write_call
+from tests.support.packages import package_text
 
 NAME = "copilot-cli"
 
-RECORD = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: rules on the points the facts concern
-rules:
-  - id: brief
-    target: system
-    text: "E2E-BRIEF model {{model | default: \\"unknown\\"}}"
-  - id: before-shell
-    target: tool
-    tool: shell
-    action: inject
-    repeat: every
-    text: "E2E-PRE-CONTEXT about to run a command"
-  - id: after
-    target: tool
-    tool: [shell, file.write, file.edit]
-    at: after
-    action: inject
-    repeat: every
-    text: "E2E-POST-MODEL {{model | default: \\"unknown\\"}}"
+MODEL_BRIEF = """
+- id: brief
+  target: system
+  text: "E2E-BRIEF model {{model | default: \\"unknown\\"}}"
 """
+RECORD = package_text(
+    "e2e", MODEL_BRIEF, *RECORD_RULES, description="rules on the points the facts concern"
+)
+SUB_PACKAGE = package_text(
+    "e2e",
+    *SUB_RULES,
+    """
+    - id: prompt-note
+      target: event
+      event: prompt.submitted
+      text: "E2E-PROMPT-NOTE"
+    """,
+    description="subagent start and stop, and a prompt note the subagent's task must not get",
+)
 
 
 def test_payloads_tools_and_the_model_from_the_transcript(session) -> None:
@@ -225,28 +231,6 @@ def test_the_projects_claude_code_hooks_run_too_and_are_answered_once(session) -
     assert_blocked(other)
     results = [r.text for r in other.requests()]
     assert any(f"Denied by preToolUse hook: {BLOCK_REASON}" in t for t in results)
-
-
-SUB_PACKAGE = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: subagent start and stop, and a prompt note the subagent's task must not get
-rules:
-  - id: sub-start
-    target: event
-    event: subagent.start
-    text: "E2E-SUBSTART report paths relative to the root"
-  - id: sub-stop
-    target: event
-    event: subagent.stop
-    action: block
-    text: "E2E-SUBSTOP list the call sites too"
-  - id: prompt-note
-    target: event
-    event: prompt.submitted
-    text: "E2E-PROMPT-NOTE"
-"""
 
 
 def test_subagent_start_and_stop(session) -> None:

@@ -15,28 +15,10 @@ from agentstyle.harnesses import claude_code, codex, gemini_cli
 from agentstyle.harnesses.facts import codex as codex_facts
 from e2e.clients import Session
 from e2e.mockapi import ANTHROPIC_MODEL, GEMINI_MODEL, Say, Script
-from e2e.scenarios import edit, shell, write
+from e2e.scenarios import RECORD_RULES, edit, shell, write
+from tests.support.packages import package_text
 
-RECORD = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: rules on every point the facts concern
-rules:
-  - id: before-shell
-    target: tool
-    tool: shell
-    action: inject
-    repeat: every
-    text: "E2E-PRE-CONTEXT about to run a command"
-  - id: after
-    target: tool
-    tool: [shell, file.write, file.edit]
-    at: after
-    action: inject
-    repeat: every
-    text: "E2E-POST-MODEL {{model | default: \\"unknown\\"}}"
-"""
+RECORD = package_text("e2e", *RECORD_RULES, description="rules on every point the facts concern")
 
 
 def recorded(session, harness: str) -> Session:

@@ -6,25 +6,7 @@ from __future__ import annotations
 import pytest
 
 from e2e.clients import HARNESSES, Session
-from e2e.scenarios import block_script, tool_results
-
-FIX_TEXT = "E2E-FIX keep a copy instead of deleting"
-FIXED = "mv victim.txt victim.txt.trash"
-
-FIX_PACKAGE = rf"""
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: end-to-end fix scenario
-rules:
-  - id: trash-not-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm victim\\.txt$"'
-    fix: {{replace: '^rm (\S+)$', with: 'mv \1 \1.trash'}}
-    text: "{FIX_TEXT}"
-"""
+from e2e.scenarios import FIX_PACKAGE, FIXED, block_script, tool_results
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

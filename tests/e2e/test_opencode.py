@@ -12,77 +12,25 @@ from typing import Any
 from agentstyle.harnesses.opencode import plugin_handlers, plugin_text
 from e2e.clients import Session, is_style_command
 from e2e.mockapi import Call, Say, Script
-from e2e.scenarios import BLOCK_PACKAGE, BLOCK_REASON, assert_blocked, tool_results
+from e2e.scenarios import (
+    BLOCK_PACKAGE,
+    BLOCK_REASON,
+    BRIEF,
+    FIX_PACKAGE,
+    FIX_TEXT,
+    FIXED,
+    POST_PACKAGE,
+    PROMPT_PACKAGE,
+    assert_blocked,
+    brief_package,
+    tool_results,
+)
 
 OPENCODE = "opencode"
 BEFORE = "tool.execute.before"
 
-# The other clients' scenarios' packages (test_context.py, test_fix.py), with their texts.
-BRIEF = "E2E-BRIEF-7f3 the project brief: never touch generated/"
-BRIEF_PACKAGE = f"""
-spec: style/v0.3
-name: e2e-brief
-version: 1.0.0
-description: the brief at session start
-rules:
-  - id: brief
-    target: system
-    text: "{BRIEF}"
-"""
-PROMPT_PACKAGE = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: prompt context and a prompt refusal
-rules:
-  - id: prompt-note
-    target: event
-    event: prompt.submitted
-    when: 'prompt contains "deploy"'
-    text: "E2E-PROMPT-NOTE deploys go through the release checklist"
-  - id: no-secrets
-    target: event
-    event: prompt.submitted
-    action: block
-    when: 'prompt contains "PASSWORD="'
-    text: "E2E-PROMPT-BLOCK never paste credentials into a prompt"
-"""
-POST_PACKAGE = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: context and a warning after an edit
-rules:
-  - id: after-edit
-    target: tool
-    tool: [file.edit, file.write, shell]
-    at: after
-    action: inject
-    repeat: every
-    text: "E2E-POST-INJECT re-read the file you changed"
-  - id: changelog
-    target: tool
-    tool: [file.edit, file.write, shell]
-    at: after
-    action: warn
-    text: "E2E-WARN-MODEL README edits need a changelog line. E2E-WARN-USER-ONLY see CONTRIBUTING"
-"""
-FIX_TEXT = "E2E-FIX keep a copy instead of deleting"
-FIXED = "mv victim.txt victim.txt.trash"
-FIX_PACKAGE = rf"""
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: end-to-end fix scenario
-rules:
-  - id: trash-not-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm victim\\.txt$"'
-    fix: {{replace: '^rm (\S+)$', with: 'mv \1 \1.trash'}}
-    text: "{FIX_TEXT}"
-"""
+# The other clients' brief (test_context.py) in a package of its own name.
+BRIEF_PACKAGE = brief_package("e2e-brief")
 
 
 def bash(command: str) -> Call:

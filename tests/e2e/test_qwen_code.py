@@ -17,7 +17,16 @@ import pytest
 from agentstyle.harnesses import qwen_code
 from e2e.clients import Session, is_style_command
 from e2e.mockapi import ANTHROPIC_MODEL, Call, Say, Script
-from e2e.scenarios import BLOCK_PACKAGE, BLOCK_REASON, assert_blocked, block_script, tool_results
+from e2e.scenarios import (
+    BLOCK_PACKAGE,
+    BLOCK_REASON,
+    FIX_PACKAGE,
+    FIXED,
+    PROMPT_PACKAGE,
+    assert_blocked,
+    block_script,
+    tool_results,
+)
 from tests.support.packages import no_rm, package_text, shell_rule
 
 Q = "qwen-code"
@@ -148,18 +157,7 @@ def test_injected_context_reaches_the_next_request(session) -> None:
 
 def test_a_refused_prompt_sends_nothing(session) -> None:
     s: Session = session(Q, Script([], last=[Say("Should never be asked.")]))
-    s.install(
-        pkg(
-            """
-            - id: no-secrets
-              target: event
-              event: prompt.submitted
-              action: block
-              when: 'prompt contains "PASSWORD="'
-              text: "E2E-PROMPT-BLOCK never paste credentials into a prompt"
-            """,
-        )
-    )
+    s.install(PROMPT_PACKAGE)  # its no-secrets rule
     s.run("log in with PASSWORD=hunter2")
     assert s.requests() == [], "a refused prompt reached the model"
 
@@ -229,25 +227,11 @@ def test_a_fix_is_a_refusal_that_names_the_command(session) -> None:
     """No `updatedInput` at PreToolUse: plan says the fix degrades, and the refusal names the
     command to run instead."""
     s: Session = session(Q, block_script(Q))
-    pkg = r"""
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: a fix
-rules:
-  - id: trash-not-rm
-    target: tool
-    tool: shell
-    action: block
-    when: 'tool.input.command shell_regex "^rm victim\\.txt$"'
-    fix: {replace: '^rm (\S+)$', with: 'mv \1 \1.trash'}
-    text: "E2E-FIX keep a copy instead of deleting"
-"""
-    s.install(pkg)
+    s.install(FIX_PACKAGE)
     s.run("delete victim.txt")
     assert (s.project / "victim.txt").exists() and not (s.project / "victim.txt.trash").exists()
     results = [t for r in s.requests() for t in tool_results(r.body)]
-    assert any("Run this instead: `mv victim.txt victim.txt.trash`" in t for t in results)
+    assert any(f"Run this instead: `{FIXED}`" in t for t in results)
 
 
 # -- when a hook fails ----------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import pytest
 
 from e2e.clients import HARNESSES, Session, is_style_command
 from e2e.mockapi import ANTHROPIC_MODEL, Call, Say, Script
-from e2e.scenarios import shell, tool_results
+from e2e.scenarios import SUB_RULES, shell, tool_results
+from tests.support.packages import package_text
 
 STOP = "E2E-STOP-CONTINUE run the tests before you finish"
 STOP_PACKAGE = f"""
@@ -101,22 +102,7 @@ def test_ask_headless_refuses_and_says_how_to_allow(session, harness: str) -> No
     assert (s.project / "pushed.txt").exists(), "the allowed call did not run"
 
 
-SUB_PACKAGE = """
-spec: style/v0.3
-name: e2e
-version: 1.0.0
-description: subagent start and stop
-rules:
-  - id: sub-start
-    target: event
-    event: subagent.start
-    text: "E2E-SUBSTART report paths relative to the root"
-  - id: sub-stop
-    target: event
-    event: subagent.stop
-    action: block
-    text: "E2E-SUBSTOP list the call sites too"
-"""
+SUB_PACKAGE = package_text("e2e", *SUB_RULES, description="subagent start and stop")
 
 
 def test_subagent_start_and_stop_claude_code(session) -> None:

@@ -141,6 +141,14 @@ class HarnessProject(Project):
             assert proc.returncode == 0, proc.stderr
 
 
+def cross_project(base: Path, *harnesses: str, name: str = "proj") -> HarnessProject:
+    """A scratch project `base/name` (its home `base/home`) holding the cross-harness package
+    as `xh`, installed for each of `harnesses`."""
+    p = HarnessProject(base / name, base / "home")
+    p.install_cross(*harnesses)
+    return p
+
+
 def saved_cross_install(
     tmp_path_factory: pytest.TempPathFactory, name: str, *harnesses: str
 ) -> Saved:
@@ -148,6 +156,6 @@ def saved_cross_install(
     back as it was, `saved.project(HarnessProject)`)."""
 
     def setup(base: Path) -> None:
-        HarnessProject(base / "proj", base / "home").install_cross(*harnesses)
+        cross_project(base, *harnesses)
 
     return Saved.build(tmp_path_factory, name, setup)
