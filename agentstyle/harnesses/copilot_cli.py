@@ -153,7 +153,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         tool_input = parsed if isinstance(parsed, dict) else {}
     native = CLAUDE_NAMES.get(native, native)
     ev.native_tool = native
-    mcp = read.split_mcp(native)
+    mcp = read.split_mcp(native, SPEC.mcp_naming)
     if mcp is not None:
         read.set_mcp(ev, *mcp)
     else:

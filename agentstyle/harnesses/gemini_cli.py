@@ -92,7 +92,7 @@ def _point(payload: dict[str, Any], native_event: str) -> str | None:
 
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     native, tool_input = read.tool_call(ev, payload)
-    mcp = read.split_mcp(native)
+    mcp = read.split_mcp(native, SPEC.mcp_naming, payload.get("mcp_context"))
     if mcp is not None:
         read.set_mcp(ev, *mcp)
     else:
