@@ -144,7 +144,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         tool_input = parsed if isinstance(parsed, dict) else {}
     native = CLAUDE_NAMES.get(native, native)
     ev.native_tool = native
-    read.name_tool(ev, native, NATIVE_TOOLS)
+    read.name_tool(ev, native, NATIVE_TOOLS, SPEC.mcp_naming)
     added = read.added_text(native, tool_input, ADDED_KEYS)
     read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
     read.add_output(ev, payload, "tool_result")

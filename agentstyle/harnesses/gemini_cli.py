@@ -92,7 +92,7 @@ def _point(payload: dict[str, Any], native_event: str) -> str | None:
 
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     native, tool_input = read.tool_call(ev, payload)
-    read.name_tool(ev, native, NATIVE_TOOLS)
+    read.name_tool(ev, native, NATIVE_TOOLS, SPEC.mcp_naming, payload.get("mcp_context"))
     added = read.added_text(native, tool_input, ADDED_KEYS)
     read.add_named_tool(ev, native, tool_input, SPEC, FILE_PATH_KEYS, added)
     if ev.native_event == "AfterTool":

@@ -21,6 +21,7 @@ from agentstyle.evaluator.event import (
     relative_path,
     resolved_path,
 )
+from agentstyle.harnesses.facts.base import split_mcp_name
 
 if TYPE_CHECKING:
     from agentstyle.harnesses.facts import HarnessSpec
@@ -94,15 +95,17 @@ def base_fields(ev: Event, name: str, payload: Mapping[str, Any], version: str |
     ev.add("harness.turn_id", ev.turn_id or "unknown")
 
 
-def split_mcp(name: str) -> tuple[str, str] | None:
-    """`mcp__<server>__<tool>` → (server, tool)."""
-    if not name.startswith("mcp__"):
-        return None
-    rest = name[len("mcp__") :]
-    server, sep, tool = rest.partition("__")
-    if not sep or not server:
-        return None
-    return server, tool
+def split_mcp(
+    name: str, naming: tuple[str, str] = ("mcp__", "__"), context: Any = None
+) -> tuple[str, str] | None:
+    """(server, tool) of an MCP call: from `context` where the client names them apart
+    (Gemini CLI's `mcp_context`: `server_name`, `tool_name`), else from the native tool name in
+    the client's `naming` (`HarnessSpec.mcp_naming`; Claude Code's `mcp__<server>__<tool>`)."""
+    if isinstance(context, dict):
+        server, tool = context.get("server_name"), context.get("tool_name")
+        if isinstance(server, str) and server and isinstance(tool, str) and tool:
+            return server, tool
+    return split_mcp_name(name, naming)
 
 
 def set_mcp(ev: Event, server: str, tool: str) -> None:
@@ -119,10 +122,17 @@ def native_tools(spec: HarnessSpec) -> dict[str, str]:
     return {native: tool for tool, natives in spec.tool_names.items() for native in natives}
 
 
-def name_tool(ev: Event, native: str, tools: Mapping[str, str]) -> None:
-    """`ev.tool` of a call: `mcp` for an `mcp__<server>__<tool>` name, else what `tools`
-    (`native_tools`) names it, `other` where it names none."""
-    mcp = split_mcp(native)
+def name_tool(
+    ev: Event,
+    native: str,
+    tools: Mapping[str, str],
+    naming: tuple[str, str] = ("mcp__", "__"),
+    context: Any = None,
+) -> None:
+    """`ev.tool` of a call: `mcp` for an MCP call (`split_mcp`: in the client's `naming`, or
+    named apart in `context`), else what `tools` (`native_tools`) names it, `other` where it
+    names none."""
+    mcp = split_mcp(native, naming, context)
     if mcp is not None:
         set_mcp(ev, *mcp)
     else:

@@ -19,6 +19,7 @@ from agentstyle.harnesses.facts import (
     HarnessSpec,
     PointSpec,
 )
+from agentstyle.harnesses.facts.base import split_mcp_name
 from agentstyle.policy.validconditions import RuleInfo, resolve_tools
 from agentstyle.vocabulary import (
     ADDING_TOOLS,
@@ -82,10 +83,13 @@ def _capability(action: str, caps: frozenset[str]) -> tuple[str | None, str | No
     return (need, "native") if need in caps else (None, None)
 
 
-def mcp_matcher(server_glob: str) -> str:
-    """`mcp__<server>__<tool>` names as a regex fragment for a server glob."""
+def mcp_matcher(server_glob: str, naming: tuple[str, str] = ("mcp__", "__")) -> str:
+    """The MCP tool names of a server glob as a regex fragment, in the client's `naming`
+    (`HarnessSpec.mcp_naming`: `mcp__<server>__<tool>`, Gemini CLI's `mcp_<server>_<tool>`, …)."""
     inner = glob_to_regex(server_glob)[1:-1]  # drop the anchors; the matcher anchors once
-    return f"mcp__{inner}__.*"
+    # `-` is left bare: outside a class JavaScript's unicode-mode regexes refuse `\-`
+    prefix, sep = (re.escape(part).replace("\\-", "-") for part in naming)
+    return f"{prefix}{inner}{sep}.*"
 
 
 def matcher_parts(info: RuleInfo, spec: HarnessSpec) -> tuple[list[str], list[str]] | None:
@@ -107,7 +111,7 @@ def matcher_parts(info: RuleInfo, spec: HarnessSpec) -> tuple[list[str], list[st
         if spec.mcp_names is not None:
             exact.extend(spec.mcp_names)
         else:
-            patterns.append(mcp_matcher(str(eff.get("mcp", "*"))))
+            patterns.append(mcp_matcher(str(eff.get("mcp", "*")), spec.mcp_naming))
     elif target == "skill":
         exact.extend(spec.skill_names)
     else:
@@ -192,7 +196,8 @@ def route_keys(info: RuleInfo, spec: HarnessSpec) -> set[str] | None:
     keys = set(tools) | ({"mcp"} if MCP_TOOL in info.tools else set())
     native = {n: t for t, names in spec.tool_names.items() for n in names}
     for name in info.names:
-        keys.add(native.get(name, "mcp" if name.startswith("mcp__") else "other"))
+        mcp = split_mcp_name(name, spec.mcp_naming) is not None
+        keys.add(native.get(name, "mcp" if mcp else "other"))
     return keys or None
 
 

@@ -214,6 +214,14 @@ class OpenAIResponses:
         ]
         items: list[dict[str, Any]] = []
         custom = {t.get("name") for t in body.get("tools", []) if t.get("type") == "custom"}
+        # a tool inside a namespace (Codex offers an MCP server's tools as `mcp__<server>`):
+        # the call names the namespace and the tool apart, and the script names them joined
+        spaced = {
+            f"{t.get('name')}__{sub.get('name')}": (t.get("name"), sub.get("name"))
+            for t in body.get("tools", [])
+            if t.get("type") == "namespace"
+            for sub in t.get("tools", [])
+        }
         for i, part in enumerate(turn):
             if isinstance(part, Say):
                 item: dict[str, Any] = {
@@ -261,6 +269,8 @@ class OpenAIResponses:
                     "name": part.tool,
                     "arguments": json.dumps(part.args),
                 }
+                if part.tool in spaced:
+                    item["namespace"], item["name"] = spaced[part.tool]
             items.append(item)
             out.append(
                 _sse(

@@ -56,6 +56,18 @@ class Route:
     spec: PointSpec
 
 
+def split_mcp_name(name: str, naming: tuple[str, str]) -> tuple[str, str] | None:
+    """(server, tool) of an MCP tool's native name `<prefix><server><sep><tool>` (`naming`:
+    prefix and separator), split at the first separator after the prefix; None: not one."""
+    prefix, sep = naming
+    if not name.startswith(prefix):
+        return None
+    server, found, tool = name[len(prefix) :].partition(sep)
+    if not found or not server or not tool:
+        return None
+    return server, tool
+
+
 @dataclass(frozen=True, slots=True)
 class HarnessSpec:
     name: str
@@ -82,8 +94,11 @@ class HarnessSpec:
     # matcher syntax: `list` (a plain `A|B` list when the names allow it, else an anchored
     # regex: Claude Code) or `regex` (always an anchored regex: the matcher is a regex search)
     matcher_style: str = "list"
-    # how MCP calls are named to a tool matcher: `mcp__<server>__<tool>` (None) or fixed names
+    # how MCP calls are named to a tool matcher: by `mcp_naming` (None) or fixed names
     mcp_names: tuple[str, ...] | None = None
+    # How the client names an MCP tool: (prefix, separator) of `<prefix><server><sep><tool>`
+    # (docs/design/harnesses.md#mcp-names): Claude Code's `mcp__<server>__<tool>` unless said.
+    mcp_naming: tuple[str, str] = ("mcp__", "__")
     skill_names: tuple[str, ...] = ()
     # the client may turn an `ask` into a refusal without asking anyone (a headless run), so
     # `style allow` must be able to let an asked call through

@@ -58,6 +58,9 @@ SPEC = HarnessSpec(
         "session.end": _point("SessionEnd"),
         "notification": _point("Notification"),
     },
+    # `<server>-<tool>`, nothing else in the payload (docs/design/harnesses.md#copilot-cli-payloads,
+    # tests/e2e/test_mcp.py): split at the first `-`, so a server with `-` in its name is misread
+    mcp_naming=("", "-"),
     tool_names={
         "shell": ("Bash",),
         "file.read": ("Read",),

@@ -45,6 +45,9 @@ SPEC = HarnessSpec(
     },
     instruction_file="GEMINI.md",
     matcher_style="regex",
+    # `mcp_<server>_<tool>`; the payload's `mcp_context` names the two apart
+    # (docs/design/harnesses.md#gemini-cli-payloads, tests/e2e/test_mcp.py)
+    mcp_naming=("mcp_", "_"),
     gate_events=("BeforeTool", "BeforeAgent"),
     # SessionStart never says `compact` (PreCompress is all a compression gets): a rule for
     # that source alone can never fire (tests/e2e/test_context.py)
