@@ -162,6 +162,7 @@ def test_flags_with_their_sample(watched: Project) -> None:
         "style/self-protect/state": None,
         "style/self-protect/code": None,
         "style/self-protect/folders": None,
+        "style/self-protect/config-change": None,
         "watch/brief": None,  # 4 of 4 session starts, unconditional: a brief, not noise
         "watch/done-needs-tests": "looping",  # 5 of 6 stops blocked
         "watch/push-ask": "noisy",  # 4 of 12 shell calls asked (33%)

@@ -50,6 +50,8 @@ BRIEF = "acme-api: Rust 1.83 workspace; crates acme-auth, acme-db; never edit ge
 # checked against the table itself below, so a typo here cannot hide a wrong answer.
 GOLDEN: dict[str, dict[str, tuple[str, int]]] = {
     "a": {
+        # a settings file changed; STYLE's hooks still in the settings: nothing to say
+        "ConfigChange.local.json": ("", 0),
         "Notification.permission_prompt.json": ("", 0),
         "PermissionRequest.bash.json": ("C13", 0),
         "PostToolUse.bash.json": ("", 0),
@@ -197,8 +199,7 @@ def _install(tmp_path_factory: pytest.TempPathFactory, variant: str) -> Project:
     return project
 
 
-def _run_variant(tmp_path_factory: pytest.TempPathFactory, variant: str) -> dict[str, Any]:
-    project = _install(tmp_path_factory, variant)
+def _run_variant(project: Project, variant: str) -> dict[str, Any]:
     # SessionEnd, the event with the shortest timeout, still runs on its own after the crowd
     names = [n for n in sorted(GOLDEN[variant]) if n != ALONE]
     calls = []
@@ -218,9 +219,12 @@ def _run_variant(tmp_path_factory: pytest.TempPathFactory, variant: str) -> dict
 
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """Each fixture through each project's hook, one session per fixture, all started at once."""
+    """Each fixture through each project's hook, one session per fixture, all started at once.
+    The projects are installed one after the other first: an install runs the command in this
+    process, in the project's folder, and pytest's temporary folders are made one at a time."""
+    projects = {v: _install(tmp_path_factory, v) for v in GOLDEN}
     with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {v: pool.submit(_run_variant, tmp_path_factory, v) for v in GOLDEN}
+        futures = {v: pool.submit(_run_variant, projects[v], v) for v in GOLDEN}
         return {v: f.result() for v, f in futures.items()}
 
 
