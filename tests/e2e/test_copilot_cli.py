@@ -41,6 +41,14 @@ MODEL_BRIEF = """
 RECORD = package_text(
     "e2e", MODEL_BRIEF, *RECORD_RULES, description="rules on the points the facts concern"
 )
+# The brief without the model: whether the model is known at a session's first start depends
+# on when Copilot CLI writes its session log, and a brief whose text changed is given again.
+FIXED_BRIEF = """
+- id: brief
+  target: system
+  text: "E2E-BRIEF fixed"
+"""
+RESUME = package_text("e2e", FIXED_BRIEF, *RECORD_RULES, description="the brief, fixed text")
 SUB_PACKAGE = package_text(
     "e2e",
     *SUB_RULES,
@@ -110,7 +118,7 @@ def test_a_resumed_session_loses_the_session_start_context(session) -> None:
     prompt, and is not kept), and its SessionStart says `resume`: the brief is not given again
     (docs/harnesses/copilot-cli.md#what-degrades)."""
     s: Session = session(NAME, Script([], last=[Say("Hello.")]))
-    s.install(RECORD)
+    s.install(RESUME)
     s.record_payloads()
     s.run("hello")
     s.run("and again", resume=True)
