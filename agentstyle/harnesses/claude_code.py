@@ -97,30 +97,27 @@ def config_event(ev: Event, payload: dict[str, Any]) -> None:
 
 def hooks_switched_off(adapter: HarnessAdapter, root: Path) -> bool:
     """Whether Claude Code, reading its settings files for `root` as they are now, runs no hook
-    of STYLE's: `disableAllHooks` set in one, or no STYLE handler in any and no STYLE plugin
-    enabled. A file that cannot be read is passed over (the client keeps what it had)."""
+    of STYLE's: `disableAllHooks` set in one, or no STYLE handler in any (as the adapter reads
+    a config: `installed_handlers`) and no STYLE plugin enabled. A file that cannot be read is
+    passed over (the client keeps what it had)."""
     import json
 
-    from agentstyle.configfiles.hookconfig import handlers_of
+    from agentstyle.configfiles.jsonedit import JsonEditError
     from agentstyle.harnesses.install import is_style_command
+
+    def ours(handler: dict[str, Any]) -> bool:
+        return is_style_command(str(handler.get("command", "")))
 
     found = False
     for path in adapter.settings_files(root):
         try:
-            doc = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
+            text = path.read_text("utf-8")
+            doc = json.loads(text)
+            if isinstance(doc, dict) and doc.get("disableAllHooks") is True:
+                return True
+            found = found or bool(adapter.installed_handlers(text, ours, str(path)))
+        except (OSError, ValueError, JsonEditError):
             continue
-        if not isinstance(doc, dict):
-            continue
-        if doc.get("disableAllHooks") is True:
-            return True
-        hooks = doc.get("hooks")
-        for groups in hooks.values() if isinstance(hooks, dict) else ():
-            for group in groups if isinstance(groups, list) else ():
-                if not isinstance(group, dict):
-                    continue
-                commands = [str(h.get("command", "")) for h in handlers_of(group)]
-                found = found or any(is_style_command(c) for c in commands)
     return not found and adapter.extension(root) is None
 
 
