@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import time
 from pathlib import Path
 
 from agentstyle.runtime import client
@@ -81,7 +83,19 @@ def test_a_session_the_engine_answered_is_marked_and_its_warm_up_is_not(project:
         info = client.ping(str(project.style)) or {}
         assert int(info["served"]) == served + 1  # type: ignore[call-overload]
         assert client.stop_engine(str(project.style), wait_s=20)
+        # the engine closes its database as it exits: delete the folder after, not during
+        gone_by = time.monotonic() + 20
+        while _alive(int(info["pid"])) and time.monotonic() < gone_by:  # type: ignore[call-overload]
+            time.sleep(0.05)
     assert _markers(project) == {_marker(first), _marker(session)}
     shutil.rmtree(project.style)
     result = project.hook("PreToolUse", call(project, session, "rm -rf /"))
     assert "was deleted during this session" in str(result.json["systemMessage"])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
