@@ -9,6 +9,8 @@
 // refuses (a throw), `args` rewrites the tool call in place, `context` reaches the model,
 // `systemMessage` is shown to the person (a toast in OpenCode's TUI, and its log).
 import { spawn } from "node:child_process"
+import { appendFileSync, existsSync, mkdirSync } from "node:fs"
+import { dirname, join } from "node:path"
 
 const HANDLERS = /* style:handlers */ {} /* style:end */
 
@@ -102,6 +104,26 @@ function readResult(event, result) {
   return out
 }
 
+// A handler that failed, as the hook itself records a call it could not check: one line in
+// the nearest `.style/logs/errors.log` above the directory (`style doctor` counts them, `style
+// audit coverage` explains a call by them). Written at once: OpenCode's own log is written in
+// the background and a headless run may end before it is.
+function recordFailure(directory, event, outcome, problem) {
+  try {
+    for (let dir = directory; ; dir = dirname(dir)) {
+      const home = join(dir, ".style")
+      if (existsSync(home)) {
+        mkdirSync(join(home, "logs"), { recursive: true })
+        const stamp = new Date().toISOString().replace(/\.\d+Z$/, "Z")
+        const line = `${stamp} opencode ${event} ${outcome} ${problem.replace(/\s+/g, " ")}\n`
+        appendFileSync(join(home, "logs", "errors.log"), line, { mode: 0o600 })
+        return
+      }
+      if (dirname(dir) === dir) return
+    }
+  } catch {}
+}
+
 // Every handler installed for the event whose matcher takes the tool, in order: the first
 // refusal ends it; contexts are joined, the last rewrite stands.
 async function fire(event, payload, directory, log, show, tool) {
@@ -117,9 +139,11 @@ async function fire(event, payload, directory, log, show, tool) {
       if (said.failed) {
         const problem = `STYLE's ${event} handler failed: ${said.failed}`
         if (handler.failClosed && GATES.has(event)) {
+          recordFailure(directory, event, "refused", problem)
           const why = "The call is refused because STYLE was installed with --fail-closed."
           return { refuse: `${problem}. ${why}` }
         }
+        recordFailure(directory, event, "fail-open", problem)
         log("warn", `${problem}; the call goes on without STYLE`, { event })
         continue
       }
