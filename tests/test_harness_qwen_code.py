@@ -135,7 +135,7 @@ def test_a_chat_is_qwen_codes_and_its_calls_are_read(project: HarnessProject) ->
     sid = str(uuid.uuid4())
     path = chat(project, sid, ["ls", "rm -r x"], refused={"rm -r x"})
     assert transcript_harness(path) == Q  # not Claude Code's, whose records are alike
-    calls = tool_calls(path)
+    calls = tool_calls(path, project.root)
     assert [(c.tool, c.call_id, c.finished) for c in calls] == [
         ("run_shell_command", "call_1", True),
         ("run_shell_command", "call_2", False),

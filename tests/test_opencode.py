@@ -5,13 +5,21 @@ tests/e2e/test_opencode.py."""
 
 from __future__ import annotations
 
+import json
+import os
+import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agentstyle.audit.transcripts import tool_calls, transcript_harness
 from agentstyle.harnesses import opencode
 from agentstyle.harnesses.opencode import plugin_handlers, plugin_template, plugin_text
 from agentstyle.harnesses.protocol import HarnessAdapter
+from agentstyle.harnesses.transcripts.opencode import FORMAT as OPENCODE_FORMAT
+from agentstyle.harnesses.transcripts.opencode import databases
 from agentstyle.install.hookcommand import hook_command
 from tests.support.harness import HarnessProject, cross_project
 
@@ -161,3 +169,139 @@ def test_doctor_says_what_a_failing_hook_does(project: HarnessProject) -> None:
         "ok: opencode: hook failures: OpenCode refuses the call when the hook process crashes or "
         "times out;"
     ) in said
+
+
+# -- its sessions database (`style audit coverage`) -----------------------------------------------
+
+# The two tables read, with the columns OpenCode 1.18.33 gives them (tests/e2e/test_coverage.py
+# reads the real client's own database).
+SCHEMA = """
+CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, directory text NOT NULL,
+                      title text NOT NULL, version text NOT NULL, time_created integer NOT NULL);
+CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+                   time_created integer NOT NULL, time_updated integer NOT NULL,
+                   data text NOT NULL);
+"""
+
+
+def tool_part(call_id: str, command: str, status: str, start_ms: int) -> dict[str, Any]:
+    """A bash call's part as OpenCode writes it."""
+    state = {"status": status, "input": {"command": command, "description": "run it"}}
+    if status != "pending":
+        state["time"] = {"start": start_ms, "end": start_ms + 150}
+    return {"type": "tool", "tool": "bash", "callID": call_id, "state": state}
+
+
+def sessions_db(home: Path, sessions: dict[str, tuple[Path, list[dict[str, Any]]]]) -> Path:
+    """OpenCode's database in `home` (WAL mode, as the client keeps it) holding each session's
+    folder and parts, a text part before each session's calls."""
+    path = home / ".local" / "share" / "opencode" / "opencode.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.executescript(SCHEMA)
+    ms = int(time.time() * 1000)
+    for sid, (folder, parts) in sessions.items():
+        db.execute(
+            "INSERT INTO session VALUES (?, 'p', ?, 't', '1.18.33', ?)", (sid, str(folder), ms)
+        )
+        text = {"type": "text", "text": "delete it"}
+        for n, data in enumerate([text, *parts]):
+            row = (f"prt_{sid}_{n}", f"msg_{sid}", sid, ms + n, ms + n, json.dumps(data))
+            db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", row)
+    db.commit()
+    db.close()
+    return path
+
+
+def test_the_database_gives_the_calls_of_the_projects_sessions(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    ms = int(time.time() * 1000)
+    path = sessions_db(
+        home,
+        {
+            "ses_a": (
+                root / "sub",
+                [
+                    tool_part("toolu_1", "ls", "completed", ms),
+                    tool_part("toolu_2", "rm -rf x", "error", ms + 10),
+                    tool_part("toolu_3", "make", "running", ms + 20),
+                ],
+            ),
+            "ses_b": (tmp_path / "elsewhere", [tool_part("toolu_4", "ls", "completed", ms)]),
+        },
+    )
+    assert OPENCODE_FORMAT.files(home, root, 0.0) == [path]
+    assert OPENCODE_FORMAT.files(home, root, time.time() + 60) == []
+    assert OPENCODE_FORMAT.of_session(home, "ses_a", None) == path
+    assert transcript_harness(path) == "opencode"
+    calls = tool_calls(path, root)
+    assert [(c.session_id, c.tool, c.call_id, c.finished) for c in calls] == [
+        ("ses_a", "bash", "toolu_1", True),
+        ("ses_a", "bash", "toolu_2", False),
+        ("ses_a", "bash", "toolu_3", False),
+    ]
+    assert calls[0].ts == ms / 1000 and calls[0].transcript == str(path)
+    assert [c.session_id for c in tool_calls(path, tmp_path / "elsewhere")] == ["ses_b"]
+
+
+def test_where_opencode_keeps_its_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    data = tmp_path / "xdg" / "opencode"
+    data.mkdir(parents=True)
+    for name in ("opencode.db", "opencode-beta.db", "other.db"):
+        (data / name).write_bytes(b"")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert databases(home) == [data / "opencode-beta.db", data / "opencode.db"]
+    monkeypatch.setenv("OPENCODE_DB", "mine.db")
+    assert databases(home) == [data / "mine.db"]
+    monkeypatch.setenv("OPENCODE_DB", str(tmp_path / "abs.db"))
+    assert databases(home) == [tmp_path / "abs.db"]
+
+
+def test_a_db_file_that_is_none_of_opencodes_is_no_transcript(tmp_path: Path) -> None:
+    text = tmp_path / "notes.db"
+    text.write_text("SQLite format 2, or so it says\n")
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).executescript("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+    fifo = tmp_path / "fifo.db"
+    os.mkfifo(fifo)  # opening it to read would wait for a writer
+    assert [transcript_harness(p) for p in (text, other, fifo)] == [None, None, None]
+    assert not OPENCODE_FORMAT.owns_database(tmp_path / "missing.db")
+
+
+def test_coverage_joins_the_database_with_the_plugins_events(project: HarnessProject) -> None:
+    """A session whose first call the plugin handed to STYLE and whose second it did not, and
+    one STYLE never saw: the other project's session in the same database is not reported."""
+    assert project.cli("install", "xh", "--harness", "opencode").returncode == 0
+    ms = int(time.time() * 1000)
+    seen = [
+        tool_part("toolu_1", "ls", "completed", ms),
+        tool_part("toolu_2", "pwd", "completed", ms + 5),
+    ]
+    sessions_db(
+        project.home,
+        {
+            "ses_seen": (project.root, seen),
+            "ses_unseen": (project.root, [tool_part("toolu_3", "ls", "completed", ms)]),
+            "ses_other": (project.home / "other", [tool_part("toolu_4", "ls", "completed", ms)]),
+        },
+    )
+    payload = project.fixture(
+        "opencode",
+        "tool.execute.before.bash-rm-rf.json",
+        session_id="ses_seen",
+        tool_use_id="toolu_1",
+        tool_input={"command": "ls", "description": "list"},
+    )
+    project.hook_as("opencode", "tool.execute.before", payload)
+    proc = project.cli("audit", "coverage", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["session"]: r for r in json.loads(proc.stdout)["rows"]}
+    assert set(rows) == {"ses_seen", "ses_unseen"}, rows
+    partly, wholly = rows["ses_seen"], rows["ses_unseen"]
+    assert partly["tool_calls"] == 2 and partly["seen"] == 1 and not partly["wholly_unseen"]
+    assert [(u["tool"], u["event"]) for u in partly["unseen"]] == [("bash", "tool.execute.before")]
+    assert wholly["wholly_unseen"] and {u["cause"] for u in wholly["unseen"]} == {"hooks-skipped"}
+    assert wholly["transcript"] == str(project.home / ".local/share/opencode/opencode.db")

@@ -33,6 +33,7 @@ from agentstyle.evaluator.statements import read_rows
 from agentstyle.evaluator.store import Connection
 from agentstyle.folders import read_regular_text, regular_lines
 from agentstyle.harnesses.facts import spec_for
+from agentstyle.harnesses.transcripts import written
 
 # Causes, most certain first (docs/audit.md#coverage).
 NO_HOOK = "no-hook"
@@ -135,7 +136,7 @@ def discover(home: Path, root: Path, harnesses: Iterable[str], since: float = 0.
     at or after `since` (a file last written before holds no call after)."""
     names = set(harnesses)
     out = [p for f in formats() if f.harness in names for p in f.files(home, root, since)]
-    return [p for p in out if _mtime(p) >= since]
+    return [p for p in out if written(p) >= since]
 
 
 def transcript_of(home: Path, harness: str, session: str, cwd: str | None) -> Path | None:
@@ -392,7 +393,7 @@ def coverage(
     files, asked = _transcript_files(
         home, root, harnesses, max(window_start, since or 0.0), extra, known, notes
     )
-    calls = _read_calls(files, asked, filters, since, notes)
+    calls = _read_calls(files, root, asked, filters, since, notes)
     keys = set(calls.by_session) | set(known)
     recorded = _recorded(conn, sorted({s for _h, s in keys}))
     error_entries = errorlog.read(StylePaths(root).error_log, 0.0)
@@ -455,7 +456,12 @@ class _Calls:
 
 
 def _read_calls(
-    files: list[Path], asked: set[str], filters: Filters, since: float | None, notes: list[str]
+    files: list[Path],
+    root: Path,
+    asked: set[str],
+    filters: Filters,
+    since: float | None,
+    notes: list[str],
 ) -> _Calls:
     """The tool calls of `files` by session; a file `--transcripts` named that no client
     wrote is a note."""
@@ -467,7 +473,7 @@ def _read_calls(
             if str(path) in asked:
                 notes.append(f"{path}: not {kinds} transcript; skipped")
             continue
-        for call in tool_calls(path):
+        for call in tool_calls(path, root):
             key = (call.harness, call.session_id)
             if filters.harness is not None and call.harness != filters.harness:
                 continue

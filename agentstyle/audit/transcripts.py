@@ -37,6 +37,7 @@ from agentstyle.harnesses.transcripts import (
     Records,
     Sources,
     ToolCall,
+    inside,
     json_lines,
     merge,
     mtime,
@@ -254,6 +255,9 @@ def short(value: Any, limit: int = SHORT) -> str:
 
 def transcript_harness(path: Path) -> str | None:
     """Which client wrote a transcript file, from its first records (None: not one of them)."""
+    known = formats()
+    if path.suffix == ".db":
+        return next((f.harness for f in known if f.owns_database(path)), None)
     fh = open_regular(path)
     if fh is None:
         return None
@@ -262,7 +266,6 @@ def transcript_harness(path: Path) -> str | None:
             head = fh.read(1 << 16)
     except OSError:
         return None
-    known = formats()
     if path.suffix == ".json":
         return next((f.harness for f in known if f.owns_document(head)), None)
     for line in head.splitlines()[:20]:
@@ -280,11 +283,15 @@ def transcript_harness(path: Path) -> str | None:
     return None
 
 
-def tool_calls(path: Path) -> list[ToolCall]:
-    """The tool calls of one transcript file of any client that keeps them, in order."""
+def tool_calls(path: Path, root: Path) -> list[ToolCall]:
+    """The tool calls of one transcript file of any client that keeps them, in order; of a file
+    that holds every project's sessions, those of the sessions run in the project `root`."""
     harness = transcript_harness(path)
     fmt = next((f for f in formats() if f.harness == harness), None)
-    return fmt.tool_calls(path) if fmt is not None else []
+    if fmt is None:
+        return []
+    calls = fmt.tool_calls(path)
+    return [c for c in calls if inside(c.cwd, root)] if fmt.shared else calls
 
 
 def call_answers(path: Path) -> dict[str, str]:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agentstyle.configfiles.jsonedit import IsOurs
     from agentstyle.configfiles.jsonspans import Dialect
     from agentstyle.harnesses.install import Groups
+    from agentstyle.harnesses.transcripts import TranscriptFormat
 
 NATIVE_TOOLS = read.native_tools(SPEC)
 FILE_PATH_KEYS = ("filePath", "path")
@@ -275,6 +276,11 @@ class OpenCode(HarnessAdapter):
         return []
 
     # -- doctor ---------------------------------------------------------------------------------
+
+    def transcripts(self) -> TranscriptFormat:
+        from agentstyle.harnesses.transcripts.opencode import FORMAT
+
+        return FORMAT
 
     def synthetic_payload(self, native_event: str, cwd: str, session_id: str) -> dict[str, Any]:
         payload = read.claude_shaped_payload(native_event, cwd, session_id)

@@ -17,7 +17,7 @@ from tests.support.packages import no_rm, package_text
 def shell(harness: str, command: str) -> Call:
     if harness == "claude-code":
         return Call("Bash", {"command": command, "description": "run it"})
-    if harness == "copilot-cli":
+    if harness in ("copilot-cli", "opencode"):
         return Call("bash", {"command": command, "description": "run it"})
     if harness == "codex":
         return Call("exec_command", {"cmd": command})

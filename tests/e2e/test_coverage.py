@@ -67,6 +67,19 @@ def test_codex_exec_without_hook_trust_is_wholly_unseen(session) -> None:
     check(s, "codex", "Bash", ".codex/sessions/")
 
 
+def test_opencode_pure_session_is_wholly_unseen(session) -> None:
+    """OpenCode keeps every project's sessions in one SQLite database: the calls read are
+    this project's, matched by the call id STYLE's plugin hands its hooks."""
+    s: Session = session("opencode", block_script("opencode"))
+    s.install(BLOCK_PACKAGE)
+    s.run("delete victim.txt")
+    assert_blocked(s)
+    # `--pure` loads no plugin, STYLE's included: the same call now runs
+    s.run("delete victim.txt", extra=["--pure"])
+    assert not (s.project / "victim.txt").exists(), "the plugin ran under --pure"
+    check(s, "opencode", "bash", ".local/share/opencode/opencode")
+
+
 def test_claude_session_without_style_on_path(session) -> None:
     """A teammate's machine without STYLE: the handler answers its not-installed notice, the
     call runs, and the report names the cause from what Claude Code kept of the hook's run."""

@@ -80,6 +80,9 @@ class TranscriptFormat:
     # `style replay` reads these transcripts as hook events (`replay`, `call_answers`): JSONL
     # files that hold no hook payloads are taken to be this format's
     replayable: ClassVar[bool] = False
+    # one file (a database) holds the sessions of every project: of its calls, those of the
+    # sessions that ran in the project are read (their `ToolCall.cwd`)
+    shared: ClassVar[bool] = False
 
     def files(self, home: Path, root: Path, since: float) -> list[Path]:
         """The transcripts of sessions run in the project `root` (`home`: the home folder),
@@ -100,6 +103,10 @@ class TranscriptFormat:
 
     def owns_record(self, record: dict[str, Any]) -> bool:
         """Whether a JSONL record is one only these transcripts hold."""
+        return False
+
+    def owns_database(self, path: Path) -> bool:
+        """Whether a `.db` file is where this client keeps its sessions."""
         return False
 
     def tool_calls(self, path: Path) -> list[ToolCall]:
@@ -221,6 +228,12 @@ def mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+def written(path: Path) -> float:
+    """When a transcript was last written: a SQLite database's last writes may be in its
+    write-ahead log (`<name>-wal`) alone."""
+    return max(mtime(path), mtime(path.with_name(path.name + "-wal")))
 
 
 def inside(cwd: str, root: Path) -> bool:
