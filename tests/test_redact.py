@@ -20,7 +20,7 @@ import pytest
 from agentstyle.evaluator.decision import Decision, Redaction
 from agentstyle.harnesses.answer import REDACT_NOTICE
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE
-from agentstyle.harnesses.codex import ADAPTER as CODEX
+from agentstyle.harnesses.gemini_cli import ADAPTER as GEMINI
 from tests.support.hooks import new_session
 from tests.support.project import Project
 
@@ -171,7 +171,8 @@ def test_a_call_no_redact_rule_matches_gets_no_opinion(project: Project) -> None
     assert post(project, "bash") == {}
 
 
-def test_codex_cannot_replace_output_and_tells_the_model(project: Project) -> None:
+def codex_post(project: Project, response: Any) -> dict[str, Any]:
+    """Codex's PostToolUse of a Bash call that printed `response`, answered by the hook."""
     payload = {
         "session_id": new_session(),
         "turn_id": "turn-1",
@@ -183,16 +184,57 @@ def test_codex_cannot_replace_output_and_tells_the_model(project: Project) -> No
         "tool_name": "Bash",
         "tool_use_id": "call_redact",
         "tool_input": {"command": "env"},
-        "tool_response": f"AWS_ACCESS_KEY_ID={AWS}\n",
+        "tool_response": response,
     }
     result = project.hook("PostToolUse", payload, harness="codex")
     result.check_clean()
-    answer = result.json or {}
     assert AWS not in result.stdout  # nothing in the answer repeats it
+    return result.json or {}
+
+
+def test_codex_replaces_the_result_with_a_block_reason(project: Project) -> None:
+    """Codex's PostToolUse `decision: block` puts its reason in place of the call's result:
+    the output, replaced, and the rule's text."""
+    answer = codex_post(project, f"HOME=/home/dev\nAWS_ACCESS_KEY_ID={AWS}\n")
+    assert answer == {
+        "decision": "block",
+        "reason": f"HOME=/home/dev\nAWS_ACCESS_KEY_ID={REMOVED}\n\n\n{TEXT}",
+    }
+
+
+def test_a_result_that_is_not_all_text_gets_the_notice(project: Project) -> None:
+    """An output no reason can stand for (an image part beside the text) is not replaced: the
+    model is told it held a secret."""
+    image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+    answer = codex_post(project, {"content": [{"type": "text", "text": AWS}, image]})
+    assert "decision" not in answer
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert context == REDACT_NOTICE.format(rules="aws-keys-in-output")
-    decision = Decision(redaction=Redaction(["pkg/aws"], [TEXT], "replaced"))
-    assert "updatedToolOutput" not in CODEX.answer(decision, "PostToolUse").stdout
+
+
+@pytest.mark.parametrize(
+    ("given", "text"),
+    [
+        ({"llmContent": f"Stdout: {AWS}", "returnDisplay": AWS}, f"Stdout: {REMOVED}"),
+        ({"llmContent": [{"text": "key "}, {"text": AWS}]}, f"key {REMOVED}"),
+    ],
+)
+def test_gemini_cli_replaces_the_result_with_a_deny_reason(given: Any, text: str) -> None:
+    """Gemini CLI's AfterTool `decision: deny` makes its reason the result the model reads
+    ("Tool result blocked: …"): the text of `llmContent`, replaced, then the rule's text."""
+    payload = {
+        "session_id": "s",
+        "cwd": "/p",
+        "hook_event_name": "AfterTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "env"},
+        "tool_response": given,
+    }
+    event = GEMINI.normalize(payload, "AfterTool")
+    assert event.output == given
+    redaction = Redaction(["pkg/aws"], [TEXT], swapped(given))
+    answer = json.loads(GEMINI.answer(Decision(redaction=redaction), "AfterTool", event).stdout)
+    assert answer == {"decision": "deny", "reason": f"{text}\n\n{TEXT}"}
 
 
 def test_history_and_export_keep_the_replaced_output_never_the_secret(
@@ -228,11 +270,12 @@ def test_history_and_export_keep_the_replaced_output_never_the_secret(
     ("fallback", "harness", "status"),
     [
         (None, "claude-code", "native"),
-        (None, "codex", "degraded"),
-        (None, "gemini-cli", "degraded"),
+        (None, "codex", "native"),
+        (None, "gemini-cli", "native"),
         (None, "cursor", "degraded"),
-        ("skip", "codex", "skipped"),
-        ("error", "codex", "install-error"),
+        (None, "copilot-cli", "degraded"),
+        ("skip", "cursor", "skipped"),
+        ("error", "copilot-cli", "install-error"),
         ("error", "claude-code", "native"),
     ],
 )

@@ -59,6 +59,31 @@ def redaction_context(decision: Decision, spec: PointSpec | None) -> list[str]:
     return [REDACT_NOTICE.format(rules=rule_names(redaction.rules))]
 
 
+def result_text(value: Any) -> str | None:
+    """The text of a tool's result where it is all text: a string, or parts (a list, or an
+    MCP result's `content`) each a string or an object with `text`. None where it holds
+    anything else (an image), which no reason text can stand for."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        value = value.get("content", [value])
+    parts = value if isinstance(value, list) else []
+    texts = [p.get("text") if isinstance(p, dict) else p for p in parts]
+    strings = [t for t in texts if isinstance(t, str)]
+    return "".join(strings) if strings and len(strings) == len(texts) else None
+
+
+def replaced_result(decision: Decision, text_of: Any = result_text) -> str | None:
+    """A redaction's output, replaced, as the text a client's refusal reason can stand in for
+    the call's result with (Codex, Gemini CLI: docs/actions.md#redact); None where there is no
+    such redaction."""
+    redaction = decision.redaction
+    if redaction is None or redaction.output is None:
+        return None
+    text: str | None = text_of(redaction.output)
+    return text
+
+
 def deliverable(decision: Decision, spec: PointSpec | None) -> tuple[str, str]:
     """(context, message) of a decision, each only where the point can deliver it
     (docs/design/harnesses.md#answers): a `warn` at a context-only point reaches the model alone, at

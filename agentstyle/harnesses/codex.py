@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.evaluator.decision import Decision, Wire
 from agentstyle.evaluator.event import Event
 from agentstyle.harnesses import payload as read
-from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
+from agentstyle.harnesses.answer import (
+    deliverable,
+    dump,
+    replaced_result,
+    result_text,
+    with_approve_hint,
+)
 from agentstyle.harnesses.facts.codex import NAME, SPEC
 from agentstyle.harnesses.install import PLUGIN_DIR, home_path
 from agentstyle.harnesses.protocol import HarnessAdapter
@@ -42,7 +48,9 @@ _CONTEXT = frozenset({"hookEventName", "additionalContext"})
 ALLOWED_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "PreToolUse": (_SPECIFIC, _CONTEXT | {"permissionDecision", "permissionDecisionReason"}),
     "PermissionRequest": (_SPECIFIC, frozenset({"hookEventName", "decision"})),
-    "PostToolUse": (_SPECIFIC, _CONTEXT),
+    # `decision: block` + `reason` is not in 0.171.0's generated schema but taken: the reason
+    # replaces the call's result (tests/e2e/test_redact.py)
+    "PostToolUse": (_SPECIFIC | _DECIDES, _CONTEXT),
     "UserPromptSubmit": (_SPECIFIC | _DECIDES, _CONTEXT),
     "SessionStart": (_SPECIFIC, _CONTEXT),
     "SubagentStart": (_SPECIFIC, _CONTEXT),
@@ -105,6 +113,8 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         added=["\n".join(added) for _op, _p, added in files if added],
     )
     read.add_output(ev, payload)  # no failure event: a failed Bash call is a PostToolUse too
+    if ev.native_event == "PostToolUse" and result_text(payload.get("tool_response")):
+        ev.output = payload["tool_response"]  # what a `redact` answer gives back, replaced
 
 
 def _keep(out: dict[str, Any], native_event: str) -> dict[str, Any]:
@@ -181,6 +191,12 @@ class Codex(HarnessAdapter):
             return _wire(out, native_event)
         if native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
             return _wire({"decision": "block", "reason": reason or FALLBACK_REASON}, native_event)
+        replaced = replaced_result(decision) if native_event == "PostToolUse" else None
+        if replaced is not None:
+            # the block's reason is the result the model reads: the output with the secrets
+            # replaced, then what STYLE says of it (docs/actions.md#redact)
+            out = {"decision": "block", "reason": "\n\n".join(filter(None, [replaced, context]))}
+            context = ""
         if message:
             out["systemMessage"] = message
         if context:

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.evaluator.decision import Decision, Wire
 from agentstyle.evaluator.event import Event
 from agentstyle.harnesses import payload as read
-from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
+from agentstyle.harnesses.answer import (
+    deliverable,
+    dump,
+    replaced_result,
+    result_text,
+    with_approve_hint,
+)
 from agentstyle.harnesses.facts.gemini_cli import NAME, SPEC
 from agentstyle.harnesses.install import (
     PLUGIN_DIR,
@@ -103,6 +109,13 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
             ev.add_tree("tool.output", error or response)  # a non-zero exit: its output
         else:
             ev.add_tree("tool.output", response)
+            if llm_text(response) is not None:
+                ev.output = response  # what a `redact` answer gives back, replaced
+
+
+def llm_text(response: Any) -> str | None:
+    """The text the model reads of a tool's result (`llmContent`), where it is all text."""
+    return result_text(response.get("llmContent")) if isinstance(response, dict) else None
 
 
 class GeminiCli(HarnessAdapter):
@@ -143,6 +156,12 @@ class GeminiCli(HarnessAdapter):
         out: dict[str, Any] = {}
         if native_event in DECISION_EVENTS and verdict == "block":
             return Wire(dump({"decision": "deny", "reason": reason or "STYLE refused this."}))
+        replaced = replaced_result(decision, llm_text) if native_event == "AfterTool" else None
+        if replaced is not None:
+            # the result the model reads is the deny's reason: the output with the secrets
+            # replaced, then what STYLE says of it (docs/actions.md#redact)
+            out = {"decision": "deny", "reason": "\n\n".join(filter(None, [replaced, context]))}
+            context = ""
         if native_event == "BeforeTool" and verdict == "ask":
             # `ask` is not in the reference: refuse, and tell the person `style allow`.
             out = {"decision": "deny", "reason": with_approve_hint(reason)}

@@ -4,7 +4,14 @@ See docs/design/harnesses.md#codex."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, Points
+from agentstyle.harnesses.facts import (
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    REPLACE_OUTPUT,
+    HarnessSpec,
+    Points,
+)
 
 NAME = "codex"
 _point = Points(NAME)
@@ -27,8 +34,10 @@ SPEC = HarnessSpec(
         # No `ask` anywhere in Codex hooks: `permissionDecision: "ask"` fails the hook and the
         # call runs (docs/design/harnesses.md#codex-answers), so an ask is delivered as a refusal.
         "tool.pre": _point("PreToolUse", *_PRE_TOOL_CAPS, matcher="tool"),
-        # PostToolUse also fires after a failed Bash command: there is no failure event.
-        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, matcher="tool"),
+        # PostToolUse also fires after a failed Bash command: there is no failure event. Its
+        # `decision: block` replaces the call's result with the `reason` (a redaction's output:
+        # tests/e2e/test_redact.py).
+        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
         "subagent.start": _point("SubagentStart", CONTEXT),
         "subagent.stop": _point("SubagentStop", DENY, MESSAGE),
         "stop": _point("Stop", DENY, MESSAGE),

@@ -4,7 +4,14 @@ See docs/design/harnesses.md#gemini-cli."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, Points
+from agentstyle.harnesses.facts import (
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    REPLACE_OUTPUT,
+    HarnessSpec,
+    Points,
+)
 
 NAME = "gemini-cli"
 _point = Points(NAME)
@@ -22,7 +29,10 @@ SPEC = HarnessSpec(
         # shows it), so it is delivered as deny; a raw `decision: ask` lets the call run in 0.61.0
         # (tests/e2e/test_facts.py).
         "tool.pre": _point("BeforeTool", DENY, MESSAGE, matcher="tool"),
-        "tool.post": _point("AfterTool", CONTEXT, MESSAGE, matcher="tool"),
+        # AfterTool's `decision: deny` replaces the call's result with its `reason` (read in
+        # 0.61.0's code: the model reads "Tool result blocked: <reason>", the call counts as
+        # failed): a redaction's output goes there (tests/e2e/test_redact.py)
+        "tool.post": _point("AfterTool", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
         # A failed tool is an AfterTool whose `tool_response` carries `error`.
         "tool.failed": _point("AfterTool", CONTEXT, matcher="tool"),
         "stop": _point("AfterAgent", DENY, MESSAGE),
