@@ -21,6 +21,7 @@ from agentstyle.evaluator.decision import Decision, Redaction
 from agentstyle.harnesses.answer import REDACT_NOTICE
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE
 from agentstyle.harnesses.gemini_cli import ADAPTER as GEMINI
+from agentstyle.harnesses.opencode import ADAPTER as OPENCODE
 from tests.support.hooks import new_session
 from tests.support.project import Project
 
@@ -138,6 +139,30 @@ def test_an_output_that_could_not_be_rebuilt_gets_the_notice_not_a_field() -> No
     ]
     assert "updatedToolOutput" not in specific
     assert specific["additionalContext"] == REDACT_NOTICE.format(rules="aws-keys")
+
+
+def test_opencode_plugin_gets_the_result_back_replaced() -> None:
+    """STYLE's OpenCode plugin sets a `result` answer's title, output and metadata on the
+    result OpenCode hands the model (harnesses/opencode_plugin.js)."""
+    given = {
+        "title": "cat creds.txt",
+        "output": f"KEY={AWS}\n",
+        "metadata": {"output": f"KEY={AWS}\n", "exit": 0, "truncated": False},
+    }
+    payload = {
+        "hook_event_name": "tool.execute.after",
+        "session_id": "ses_1",
+        "cwd": "/p",
+        "tool_name": "bash",
+        "tool_input": {"command": "cat creds.txt", "description": "read"},
+        "tool_use_id": "toolu_1",
+        "tool_response": given,
+    }
+    event = OPENCODE.normalize(payload, "tool.execute.after")
+    assert event.output == given
+    redaction = Redaction(["pkg/aws"], [TEXT], swapped(given))
+    wire = OPENCODE.answer(Decision(redaction=redaction), "tool.execute.after", event)
+    assert json.loads(wire.stdout) == {"result": swapped(given), "context": TEXT}
 
 
 # -- the real hook: evaluated, answered, recorded ----------------------------------------------

@@ -43,9 +43,12 @@ ANSWER_KEYS: dict[str, frozenset[str]] = {
     "session.created": frozenset({"context", "systemMessage"}),
     "chat.message": frozenset({"decision", "reason", "context", "systemMessage"}),
     "tool.execute.before": frozenset({"decision", "reason", "args", "systemMessage"}),
-    "tool.execute.after": frozenset({"context", "systemMessage"}),
+    "tool.execute.after": frozenset({"context", "systemMessage", "result"}),
     "session.idle": frozenset({"systemMessage"}),
 }
+# The parts of a tool's result a `result` answer replaces (the plugin sets each on the result
+# object OpenCode hands the model; a redaction: docs/actions.md#redact).
+RESULT_KEYS = ("title", "output", "metadata")
 # Where a notice for the person goes: the plugin shows `systemMessage` on every event.
 NOTICE_FIELD = "systemMessage"
 FALLBACK_REASON = "STYLE refused this call."
@@ -146,6 +149,8 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
         output = response.get("output") if isinstance(response, dict) else response
         if ev.point == "tool.failed":
             ev.failed = True
+        elif isinstance(response, dict) and isinstance(output, str):
+            ev.output = response  # what a `redact` answer gives back, replaced
         ev.add_tree("tool.output", output)
 
 
@@ -193,6 +198,11 @@ class OpenCode(HarnessAdapter):
             fix = decision.fix
             if fix is not None and fix.tool_input is not None:
                 out["args"] = fix.tool_input
+        redaction = decision.redaction
+        if native_event == "tool.execute.after" and redaction is not None:
+            replaced = redaction.output if isinstance(redaction.output, dict) else {}
+            if replaced:
+                out["result"] = {k: replaced[k] for k in RESULT_KEYS if k in replaced}
         if context and native_event in CONTEXT_EVENTS:
             out["context"] = context
         if message:
@@ -315,6 +325,8 @@ class OpenCode(HarnessAdapter):
             return f"unknown decision `{obj['decision']}`"
         if "args" in obj and not isinstance(obj["args"], dict):
             return "`args` is not an object"
+        if "result" in obj and not isinstance(obj["result"], dict):
+            return "`result` is not an object"
         return None
 
 

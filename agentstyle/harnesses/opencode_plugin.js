@@ -101,6 +101,7 @@ function readResult(event, result) {
   }
   if (typeof answer.context === "string" && answer.context) out.context = answer.context
   if (answer.args && typeof answer.args === "object") out.args = answer.args
+  if (answer.result && typeof answer.result === "object") out.result = answer.result
   return out
 }
 
@@ -125,10 +126,12 @@ function recordFailure(directory, event, outcome, problem) {
 }
 
 // Every handler installed for the event whose matcher takes the tool, in order: the first
-// refusal ends it; contexts are joined, the last rewrite stands.
+// refusal ends it; contexts are joined, the last rewrite and the last result stand.
 async function fire(event, payload, directory, log, show, tool) {
   const contexts = []
   let args = null
+  let replaced = null // (not `result`: the loop's own `result` is a const, and Bun refuses the
+  // whole plugin at load for an assignment to it)
   for (const group of HANDLERS[event] || []) {
     if (group.matcher && !(tool !== undefined && new RegExp(group.matcher).test(tool))) continue
     for (const handler of group.hooks || []) {
@@ -151,9 +154,10 @@ async function fire(event, payload, directory, log, show, tool) {
       if (said.refuse) return { refuse: said.refuse }
       if (said.context) contexts.push(said.context)
       if (said.args) args = said.args
+      if (said.result) replaced = said.result
     }
   }
-  return { context: contexts.join("\n\n"), args }
+  return { context: contexts.join("\n\n"), args, result: replaced }
 }
 
 // The session-start event, once per session: `startup` for a session created while the plugin
@@ -253,6 +257,12 @@ export const StylePlugin = async ({ client, directory }) => {
         tool_response: { title: output.title, output: output.output, metadata: output.metadata },
       }
       const said = await fire("tool.execute.after", payload, directory, log, show, input.tool)
+      if (said.result) {
+        // the result as STYLE gave it back (a secret replaced): what the model reads
+        for (const key of ["title", "output", "metadata"]) {
+          if (key in said.result) output[key] = said.result[key]
+        }
+      }
       if (said.context && typeof output.output === "string") {
         output.output = `${output.output}\n\n${said.context}`
       }

@@ -1,5 +1,6 @@
 """A secret in a tool's output, against the real clients: where the client can replace a tool's
-result (Claude Code's `updatedToolOutput`, Gemini CLI's AfterTool deny reason) the model reads
+result (Claude Code's `updatedToolOutput`, Codex's block and Gemini CLI's deny reason, the
+result STYLE's OpenCode plugin sets) the model reads
 the output with the secret replaced; the others' read it as printed and the notice of the
 `redact` rule's fallback. STYLE's own history holds the replacement in every client
 (docs/actions.md#redact)."""
@@ -44,7 +45,7 @@ def stored_text(s: Session) -> str:
     return "".join(p.read_bytes().decode("latin-1") for p in files if p.is_file())
 
 
-@pytest.mark.parametrize("harness", HARNESSES)
+@pytest.mark.parametrize("harness", [*HARNESSES, "opencode", "qwen-code"])
 def test_a_secret_in_the_output(session, harness: str) -> None:
     s = leak_session(session, harness)
     later = [r for r in s.requests() if r.step >= 1]

@@ -9,7 +9,14 @@ and the capabilities are what that plugin does with an answer in the pinned clie
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, HarnessSpec, Points
+from agentstyle.harnesses.facts import (
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    REPLACE_OUTPUT,
+    HarnessSpec,
+    Points,
+)
 
 NAME = "opencode"
 _point = Points(NAME)
@@ -32,8 +39,9 @@ SPEC = HarnessSpec(
         "tool.pre": _point("tool.execute.before", DENY, MESSAGE, matcher="tool"),
         # `tool.execute.after`: text appended to the tool's output reaches the model; it fires
         # only for a call that returned, so a failed shell command (its exit code in the
-        # output's metadata) is the one failure it shows
-        "tool.post": _point("tool.execute.after", CONTEXT, MESSAGE, matcher="tool"),
+        # output's metadata) is the one failure it shows; the plugin sets a `result` answer's
+        # title, output and metadata on the result the model reads (a redaction)
+        "tool.post": _point("tool.execute.after", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
         "tool.failed": _point("tool.execute.after", CONTEXT, MESSAGE, matcher="tool"),
         # the `session.idle` bus event: the turn is over, nothing can continue it
         "stop": _point("session.idle", MESSAGE),
