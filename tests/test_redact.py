@@ -20,6 +20,7 @@ import pytest
 from agentstyle.evaluator.decision import Decision, Redaction
 from agentstyle.harnesses.answer import REDACT_NOTICE
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE
+from agentstyle.harnesses.copilot_cli import ADAPTER as COPILOT
 from agentstyle.harnesses.gemini_cli import ADAPTER as GEMINI
 from agentstyle.harnesses.opencode import ADAPTER as OPENCODE
 from tests.support.hooks import new_session
@@ -139,6 +140,25 @@ def test_an_output_that_could_not_be_rebuilt_gets_the_notice_not_a_field() -> No
     ]
     assert "updatedToolOutput" not in specific
     assert specific["additionalContext"] == REDACT_NOTICE.format(rules="aws-keys")
+
+
+def test_copilot_cli_replaces_the_result_with_a_block_reason() -> None:
+    """Copilot CLI's postToolUse `decision: block` makes its reason the result the model reads
+    ("Tool result blocked: …"): `text_result_for_llm`, replaced, then the rule's text."""
+    given = {"result_type": "success", "text_result_for_llm": f"KEY={AWS}\n"}
+    payload = {
+        "hook_event_name": "PostToolUse",
+        "session_id": "s",
+        "cwd": "/p",
+        "tool_name": "bash",
+        "tool_input": {"command": "cat creds.txt"},
+        "tool_result": given,
+    }
+    event = COPILOT.normalize(payload, "PostToolUse")
+    assert event.output == given
+    redaction = Redaction(["pkg/aws"], [TEXT], swapped(given))
+    answer = json.loads(COPILOT.answer(Decision(redaction=redaction), "PostToolUse", event).stdout)
+    assert answer == {"decision": "block", "reason": f"KEY={REMOVED}\n\n\n{TEXT}"}
 
 
 def test_opencode_plugin_gets_the_result_back_replaced() -> None:
@@ -298,9 +318,11 @@ def test_history_and_export_keep_the_replaced_output_never_the_secret(
         (None, "codex", "native"),
         (None, "gemini-cli", "native"),
         (None, "cursor", "degraded"),
-        (None, "copilot-cli", "degraded"),
+        (None, "copilot-cli", "native"),
+        (None, "opencode", "native"),
+        (None, "qwen-code", "degraded"),
         ("skip", "cursor", "skipped"),
-        ("error", "copilot-cli", "install-error"),
+        ("error", "qwen-code", "install-error"),
         ("error", "claude-code", "native"),
     ],
 )

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 from agentstyle.evaluator.decision import Decision, Wire
 from agentstyle.evaluator.event import Event
 from agentstyle.harnesses import payload as read
-from agentstyle.harnesses.answer import deliverable, dump, notice_on_stderr, with_approve_hint
+from agentstyle.harnesses.answer import (
+    deliverable,
+    dump,
+    notice_on_stderr,
+    replaced_result,
+    with_approve_hint,
+)
 from agentstyle.harnesses.facts.copilot_cli import CLAUDE_NAMES, NAME, SPEC
 from agentstyle.harnesses.install import home_path, system_path
 from agentstyle.harnesses.protocol import HarnessAdapter
@@ -150,6 +156,14 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     read.add_output(ev, payload, "tool_result")
     if ev.native_event == "PostToolUse":
         ev.failed = native == "Bash" and _exited_non_zero(payload.get("tool_result"))
+        if _llm_text(payload.get("tool_result")) is not None:
+            ev.output = payload["tool_result"]  # what a `redact` answer gives back, replaced
+
+
+def _llm_text(result: Any) -> str | None:
+    """The text the model reads of a call's result (`text_result_for_llm`)."""
+    text = result.get("text_result_for_llm") if isinstance(result, dict) else None
+    return text if isinstance(text, str) and text else None
 
 
 def _exited_non_zero(result: Any) -> bool:
@@ -230,6 +244,16 @@ class CopilotCli(HarnessAdapter):
                     out["modifiedArgs"] = decision.fix.tool_input
         elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
             out = {"decision": "block", "reason": reason or FALLBACK_REASON}
+        elif native_event == "PostToolUse":
+            replaced = replaced_result(decision, _llm_text)
+            if replaced is not None:
+                # the model reads "Tool result blocked: " and the reason in place of the result:
+                # the output with the secrets replaced, then what STYLE says of it
+                out = {
+                    "decision": "block",
+                    "reason": "\n\n".join(filter(None, [replaced, context])),
+                }
+                context = ""
         if context and verdict != "block" and native_event in CONTEXT_EVENTS:
             out["additionalContext"] = context
         wire = Wire(dump(out) if out else "")

@@ -10,7 +10,16 @@ follow Claude Code's rules (a `|` list of names, else an anchored regex).
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import ALLOW, ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, Points
+from agentstyle.harnesses.facts import (
+    ALLOW,
+    ASK,
+    CONTEXT,
+    DENY,
+    MESSAGE,
+    REPLACE_OUTPUT,
+    HarnessSpec,
+    Points,
+)
 from agentstyle.harnesses.facts.base import REFUSED, RUNS
 
 NAME = "copilot-cli"
@@ -48,7 +57,9 @@ SPEC = HarnessSpec(
         "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
         # No message for the person before a call: exit 2 there refuses it.
         "tool.pre": _point("PreToolUse", CONTEXT, DENY, ASK, ALLOW, matcher="tool"),
-        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, matcher="tool"),
+        # `decision: block` replaces the call's result: the model reads "Tool result blocked: "
+        # and the reason (a redaction's output: tests/e2e/test_redact.py)
+        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
         # exit 2 here sends stderr to the model, not the person: context only
         "tool.failed": _point("PostToolUseFailure", CONTEXT),
         "subagent.start": _point("SubagentStart", CONTEXT),
