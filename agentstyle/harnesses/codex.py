@@ -25,7 +25,7 @@ from agentstyle.harnesses.answer import (
 )
 from agentstyle.harnesses.facts.codex import NAME, SPEC
 from agentstyle.harnesses.install import PLUGIN_DIR, home_path
-from agentstyle.harnesses.protocol import HarnessAdapter
+from agentstyle.harnesses.protocol import ClaudeShapedAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -142,20 +142,16 @@ NOTICE_FIELD = "systemMessage"
 NOTICE_EVENTS = frozenset(e for e, (top, _inner) in ALLOWED_KEYS.items() if NOTICE_FIELD in top)
 
 
-class Codex(HarnessAdapter):
+class Codex(ClaudeShapedAdapter):
     name = NAME
     spec = SPEC
     bad_exit = ": Codex marks the hook failed and the call runs"
     notice_field = NOTICE_FIELD
     notice_events = NOTICE_EVENTS
+    payload_shape = read.ClaudeShape("turn_id", SOURCES)
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
-        ev = read.claude_shaped_event(
-            SPEC, native_event, payload, turn_key="turn_id", sources=SOURCES
-        )
-        if ev.point in read.TOOL_POINTS:
-            tool_event(ev, payload)
-        return ev
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
         """The exact stdout and exit code Codex reads (docs/design/harnesses.md#codex-answers)."""

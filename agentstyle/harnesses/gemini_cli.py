@@ -127,7 +127,7 @@ class GeminiCli(HarnessAdapter):
     # not know gets it on stderr.
     notice_events = frozenset(SPEC.native_events())
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
         point = _point(payload, native_event)
         model_pick = _transcript_model if MODEL_FROM_TRANSCRIPT else None
         ev = read.session_event(SPEC, native_event, payload, point=point, model_pick=model_pick)
@@ -140,9 +140,10 @@ class GeminiCli(HarnessAdapter):
             text = payload.get("prompt_response")
             if isinstance(text, str):
                 ev.add("response.text", text)
-        if point in read.TOOL_POINTS:
-            tool_event(ev, payload)
         return ev
+
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
         """The exact stdout Gemini CLI reads (docs/design/harnesses.md#gemini-cli-answers); `{}`

@@ -11,7 +11,7 @@ import os
 import posixpath
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentstyle.evaluator.event import (
     CALL_KEY_FIELD,
@@ -385,26 +385,35 @@ def add_source(ev: Event, payload: Mapping[str, Any], sources: Mapping[str, str]
     ev.add("session.source", ev.session_source)
 
 
+class ClaudeShape(NamedTuple):
+    """What differs between the clients whose payloads have Claude Code's shape
+    (`claude_shaped_event`): the key of the turn, the session sources by the client's names,
+    and the reader of the model in a transcript entry (None: the payload's model only)."""
+
+    turn_key: str
+    sources: Mapping[str, str]
+    model_pick: ModelPick | None = None
+
+
 def claude_shaped_event(
-    spec: HarnessSpec,
-    native_event: str,
-    payload: Mapping[str, Any],
-    *,
-    turn_key: str,
-    sources: Mapping[str, str],
-    model_pick: ModelPick | None = None,
+    spec: HarnessSpec, native_event: str, payload: Mapping[str, Any], shape: ClaudeShape
 ) -> Event:
-    """An event of the payload shape Claude Code and Codex share: `session_id`, `cwd`, the
-    turn under `turn_key`, then the session source, the prompt, the stop's last message (from
-    the transcript when not given)."""
+    """An event of the payload shape Claude Code, Codex, Copilot CLI and Qwen Code share:
+    `session_id`, `cwd`, the turn under `shape.turn_key`, then the session source, the prompt,
+    the stop's last message (from the transcript when not given)."""
     from agentstyle.evaluator.event import read_transcript_tail
 
     point = spec.point_of(native_event)
     ev = session_event(
-        spec, native_event, payload, point=point, turn_key=turn_key, model_pick=model_pick
+        spec,
+        native_event,
+        payload,
+        point=point,
+        turn_key=shape.turn_key,
+        model_pick=shape.model_pick,
     )
     if native_event == "SessionStart":
-        add_source(ev, payload, sources)
+        add_source(ev, payload, shape.sources)
     elif native_event == "UserPromptSubmit":
         add_prompt(ev, payload.get("prompt", ""))
     elif native_event in ("Stop", "SubagentStop"):
