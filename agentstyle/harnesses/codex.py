@@ -179,13 +179,7 @@ class Codex(ClaudeShapedAdapter):
                 specific["permissionDecision"] = "deny"
                 specific["permissionDecisionReason"] = with_approve_hint(reason)
             # `allow` is never written: a bare allow (without updatedInput) fails the hook.
-            if context:
-                specific["additionalContext"] = context
-            if message:
-                out["systemMessage"] = message
-            out["hookSpecificOutput"] = specific
-            return _wire(out, native_event)
-        if native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
+        elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
             return _wire({"decision": "block", "reason": reason or FALLBACK_REASON}, native_event)
         replaced = replaced_result(decision) if native_event == "PostToolUse" else None
         if replaced is not None:
@@ -197,6 +191,7 @@ class Codex(ClaudeShapedAdapter):
             out["systemMessage"] = message
         if context:
             specific["additionalContext"] = context
+        if context or native_event == "PreToolUse":  # PreToolUse's answer always names its event
             out["hookSpecificOutput"] = specific
         return _wire(out, native_event)
 
