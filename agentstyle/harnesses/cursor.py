@@ -304,8 +304,7 @@ class Cursor(HarnessAdapter):
             path = payload.get("transcript_path")
             if text is None and isinstance(path, str) and path.endswith(".jsonl"):
                 text = read_transcript_tail(path)
-            if isinstance(text, str):
-                ev.add("response.text", text)
+            read.add_response(ev, text)
         return ev
 
     def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:

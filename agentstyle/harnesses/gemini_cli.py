@@ -56,13 +56,7 @@ CONTEXT_EVENTS = frozenset({"SessionStart", "BeforeAgent", "AfterTool"})
 # No hook payload names the model (0.61.0); the session's JSONL transcript (`transcript_path`)
 # has it on every model entry (`type: gemini`, `model`).
 MODEL_FROM_TRANSCRIPT = True
-
-
-def _transcript_model(entry: dict[str, Any]) -> str | None:
-    model = entry.get("model")
-    if entry.get("type") == "gemini" and isinstance(model, str) and model:
-        return model
-    return None
+_transcript_model = read.typed_entry_model("gemini")
 
 
 # The switch that turns the hooks system on. Older builds also read `hooks.enabled`
@@ -137,9 +131,7 @@ class GeminiCli(HarnessAdapter):
             read.add_prompt(ev, payload.get("prompt", ""))
         elif native_event == "AfterAgent":
             ev.stop_active = payload.get("stop_hook_active") is True
-            text = payload.get("prompt_response")
-            if isinstance(text, str):
-                ev.add("response.text", text)
+            read.add_response(ev, payload.get("prompt_response"))
         return ev
 
     def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:

@@ -161,6 +161,13 @@ def add_prompt(ev: Event, prompt: Any) -> None:
     add_call_key(ev, "prompt", prompt)
 
 
+def add_response(ev: Event, text: Any) -> None:
+    """The model's last message at a stop (`response.text`), where the payload or the
+    transcript gives one."""
+    if isinstance(text, str):
+        ev.add("response.text", text)
+
+
 def tool_call(ev: Event, payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """(native tool, its input) of a `tool_name` / `tool_input` payload; `ev.native_tool` set."""
     native = str(payload.get("tool_name") or "")
@@ -424,6 +431,19 @@ def claude_shaped_event(
         if text is not None:
             ev.add("response.text", text)
     return ev
+
+
+def typed_entry_model(entry_type: str) -> ModelPick:
+    """The reader of the model in a JSONL transcript whose model entries name their `type` and
+    `model` at the top (Gemini CLI's `gemini` entries, Qwen Code's `assistant` ones)."""
+
+    def pick(entry: dict[str, Any]) -> str | None:
+        model = entry.get("model")
+        if entry.get("type") == entry_type and isinstance(model, str) and model:
+            return model
+        return None
+
+    return pick
 
 
 # Per session: (transcript path, size, mtime) → the model read there. The resident engine

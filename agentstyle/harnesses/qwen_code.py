@@ -56,13 +56,7 @@ SETTINGS_VERSION = 4
 # SessionStart names the model; the other payloads do not: the session's JSONL transcript
 # (`transcript_path`) has it on every assistant entry (`type: assistant`, `model`).
 MODEL_FROM_TRANSCRIPT = True
-
-
-def _transcript_model(entry: dict[str, Any]) -> str | None:
-    model = entry.get("model")
-    if entry.get("type") == "assistant" and isinstance(model, str) and model:
-        return model
-    return None
+_transcript_model = read.typed_entry_model("assistant")
 
 
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
