@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -263,6 +264,12 @@ def merge(streams: list[list[Recorded]]) -> list[Recorded]:
         joined.append([r for part in parts for r in part])
     iters = [[((r.ts, n, i), r) for i, r in enumerate(s)] for n, s in enumerate(joined)]
     return [r for _key, r in heapq.merge(*iters, key=lambda kr: kr[0])]
+
+
+def project_slug(cwd: str) -> str:
+    """A project's folder as Claude Code names the folder of its transcripts, and Qwen Code the
+    folder of its chats: the path with every character but a letter or a digit a `-`."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def mtime(path: Path) -> float:
