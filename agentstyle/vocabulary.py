@@ -172,29 +172,37 @@ PATH_ROLES = {"path": None, "reads": "reads", "writes": "writes", "deletes": "de
 VALUE_OPS = STRING_OPS | REGEX_OPS - {"shell_regex"} | GLOB_OPS | NUMERIC_OPS | {"in"}
 # The field row a command condition's result is (evaluator/evaluate.py): `command#<rule>#<node>`.
 COMMAND_KEY_PREFIX = "command#"
-# The field rows of one simple command, for the conditions inlined on it
-# (policy/lowercommands.py, evaluator/commandrows.py): its names, its options by canonical name
-# (`command.opt:--force`, the value or ""), operands, text, the variables it runs with, and of
-# its paths each one's role, places and forms.
+# The prefix of the field rows of one simple command (`CommandField`).
 COMMAND_FIELD = "command."
-FIELD_HEAD = "command.head"
-FIELD_OPT = "command.opt:"
-FIELD_ARG = "command.arg"
-FIELD_SUB = "command.sub"  # each of its subcommand words
-FIELD_NARGS = "command.nargs"  # how many operands it has
-FIELD_TEXT = "command.text"
-FIELD_ENV = "command.env:"
-FIELD_REMOTE = "command.remote"
-FIELD_NOTHING = "command.nothing"
-FIELD_PATH_ROLE = "command.path.role"
-FIELD_PATH_TAG = "command.path.tag"
-FIELD_PATH_FORM = "command.path.form"
-FIELD_NET = "command.net"  # connect | listen, of each end it makes or takes
-FIELD_NET_HOST = "command.net.host"
-FIELD_NET_PORT = "command.net.port"
-FIELD_SOCKET = "command.socket"  # stdin | stdout: which of its standard streams is a connection
-FIELD_RUNS = "command.runs"  # script | string | stdin | background | repeatedly
-FIELD_FLOW = "command.flow"  # input | code: how a command feeding it reaches it
+
+
+class CommandField:
+    """The field rows of one simple command, for the conditions inlined on it: the one list
+    the evaluator writes them by (evaluator/commandrows.py) and the compiler reads them by
+    (policy/lowercommands.py). Its names, its options by canonical name (`command.opt:--force`,
+    the value or ""), operands, text, the variables it runs with, and of its paths each one's
+    role, places and forms."""
+
+    HEAD = "command.head"
+    OPT = "command.opt:"
+    ARG = "command.arg"
+    SUB = "command.sub"  # each of its subcommand words
+    NARGS = "command.nargs"  # how many operands it has
+    TEXT = "command.text"
+    ENV = "command.env:"
+    REMOTE = "command.remote"
+    NOTHING = "command.nothing"
+    PATH_ROLE = "command.path.role"
+    PATH_TAG = "command.path.tag"
+    PATH_FORM = "command.path.form"
+    NET = "command.net"  # connect | listen, of each end it makes or takes
+    NET_HOST = "command.net.host"
+    NET_PORT = "command.net.port"
+    SOCKET = "command.socket"  # stdin | stdout: which of its standard streams is a connection
+    RUNS = "command.runs"  # script | string | stdin | background | repeatedly
+    FLOW = "command.flow"  # input | code: how a command feeding it reaches it
+
+
 # The rows of the command feeding it have this prefix instead of `command.`.
 SOURCE_FIELD = "command.from."
 # The events of a simple command (evaluator/commandrows.py), by the route kind of their clauses:

@@ -6,7 +6,9 @@ under it one per module (the first line of the module's docstring). A module's f
 line is its summary, a whole phrase that stands alone: the docstring is that one line, or a
 blank line follows it. tests/test_readme_layout.py fails when a module lacks one or when the
 README's map is not what this script writes, so a new module, a moved one or a changed summary
-shows in the README's diff instead of going unnoticed.
+shows in the README's diff instead of going unnoticed. It reads only what git tracks (`git
+ls-files`), as a fresh clone has it: a module not yet added, or a folder left behind in the
+checkout holding nothing but bytecode, is not in the map.
 
 `python scripts/readme_layout.py` rewrites the map; `--check` only says whether it is current.
 """
@@ -14,7 +16,9 @@ shows in the README's diff instead of going unnoticed.
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,12 +63,26 @@ def summary(path: Path) -> str | None:
     return lines[0].strip()
 
 
+@cache
+def tracked() -> frozenset[Path]:
+    """The files of `agentstyle/` that git tracks and the checkout has."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", PACKAGE.name],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8")
+    return frozenset(p for name in listed.split("\0") if name and (p := REPO / name).is_file())
+
+
 def folders() -> list[Path]:
     """The package folders of `agentstyle/` (each with its `__init__.py`), in stage order."""
     found = [PACKAGE] + [
         p.parent
-        for p in PACKAGE.rglob("__init__.py")
-        if p.parent != PACKAGE and p.relative_to(PACKAGE).parts[0] not in DATA_ONLY
+        for p in tracked()
+        if p.name == "__init__.py"
+        and p.parent != PACKAGE
+        and p.relative_to(PACKAGE).parts[0] not in DATA_ONLY
     ]
 
     def order(folder: Path) -> tuple[int, str]:
@@ -77,18 +95,21 @@ def folders() -> list[Path]:
 
 
 def modules(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.py") if p.name != "__init__.py")
+    return sorted(
+        p for p in tracked() if p.parent == folder and p.suffix == ".py" and p.name != "__init__.py"
+    )
 
 
 def data(folder: Path) -> list[str]:
     """What a folder holds besides modules and packages: data files and data folders."""
+    entries = {folder / p.relative_to(folder).parts[0] for p in tracked() if folder in p.parents}
     names = []
-    for p in sorted(folder.iterdir()):
+    for p in sorted(entries):
         if p.name.startswith((".", "__")) or p.suffix == ".py":
             continue
-        if p.is_dir() and (p / "__init__.py").exists():
+        if p / "__init__.py" in tracked():
             continue
-        names.append(f"`{p.name}/`" if p.is_dir() else f"`{p.name}`")
+        names.append(f"`{p.name}`" if p in tracked() else f"`{p.name}/`")
     return names
 
 

@@ -102,7 +102,7 @@ def test_a_batch_takes_one_block_of_ids_in_arrival_order(tmp_path: Path) -> None
         }
         first = [r[1] for r in conn.execute(sql("evaluate/book"), params).fetchall()]
         one = {k: v[0] for k, v in params.items() if k != "seq"}
-        [(single, *_)] = conn.execute(sql("evaluate/book_one"), one).fetchall()
+        [(_seq, single, *_)] = conn.execute(sql("evaluate/book_one"), one).fetchall()
         params["session_id"] = ["a", "a", "b"]
         batch = [r[1] for r in conn.execute(sql("evaluate/book_batch"), params).fetchall()]
     finally:
@@ -119,9 +119,9 @@ def test_a_rolled_back_evaluation_gives_its_id_back(tmp_path: Path) -> None:
     try:
         migrate(conn)
         conn.execute("BEGIN TRANSACTION")
-        [(first, *_)] = conn.execute(sql("evaluate/book_one"), one).fetchall()
+        [(_seq, first, *_)] = conn.execute(sql("evaluate/book_one"), one).fetchall()
         conn.execute("ROLLBACK")
-        [(again, *_)] = conn.execute(sql("evaluate/book_one"), one).fetchall()
+        [(_seq, again, *_)] = conn.execute(sql("evaluate/book_one"), one).fetchall()
     finally:
         conn.close()
     assert first == again == 1
@@ -142,7 +142,7 @@ def test_a_memory_store_numbers_from_one() -> None:
     conn = memory_store()
     try:
         one = {"harness": "codex", "session_id": "s", "point": "prompt.submitted"}
-        [(event_id, *_)] = conn.execute(
+        [(_seq, event_id, *_)] = conn.execute(
             sql("evaluate/book_one"), {**one, "source": None, "model": None}
         ).fetchall()
     finally:
@@ -173,4 +173,4 @@ def test_a_session_start_of_unknown_source_is_booked(tmp_path: Path) -> None:
     finally:
         conn.close()
     assert [(r[2], r[3]) for r in batch] == [(0, 0), (0, 0)]
-    assert [(r[1], r[2]) for r in alone] == [(0, 0)]
+    assert [(r[2], r[3]) for r in alone] == [(0, 0)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
 from pathlib import Path
 from types import ModuleType
 
@@ -75,3 +76,27 @@ def test_the_script_rewrites_a_stale_map_and_its_check_then_passes(tmp_path: Pat
     assert readme_layout.main([], readme) == 0
     assert readme.read_text("utf-8") == (REPO / "README.md").read_text("utf-8")
     assert readme_layout.main(["--check"], readme) == 0
+
+
+def test_the_map_holds_only_what_git_tracks(tmp_path: Path) -> None:
+    """A folder left in the checkout with nothing but bytecode (a package since moved) and a
+    module git does not track are no part of a fresh clone: the map names neither."""
+    package = tmp_path / "agentstyle"
+    (package / "real").mkdir(parents=True)
+    (package / "__init__.py").write_text('"""The package."""\n', "utf-8")
+    (package / "real" / "__init__.py").write_text('"""A folder."""\n', "utf-8")
+    (package / "real" / "kept.py").write_text('"""A module."""\n', "utf-8")
+    (package / "real" / "table.json").write_text("{}\n", "utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    (package / "gone" / "__pycache__").mkdir(parents=True)
+    (package / "gone" / "__pycache__" / "old.cpython-311.pyc").write_bytes(b"\0")
+    (package / "real" / "untracked.py").write_text('"""Not added."""\n', "utf-8")
+    script = load_script()
+    script.REPO, script.PACKAGE = tmp_path, package
+    assert script.layout().splitlines()[2:-2] == [
+        "- **`agentstyle/`**: The package.",
+        "- **`agentstyle/real/`**: A folder.",
+        "  - `kept.py`: A module.",
+        "  - data: `table.json`",
+    ]

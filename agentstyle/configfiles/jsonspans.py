@@ -301,10 +301,7 @@ class _Parser:
         return Node("number", start, self.pos, value)
 
     def object(self, depth: int) -> Node:
-        start = self.pos
-        if depth > _MAX_DEPTH:
-            self.fail("nesting too deep")
-        self.pos += 1
+        start = self.opened(depth)
         members: list[Member] = []
         commas: list[int] = []
         value: dict[str, JsonValue] = {}
@@ -327,23 +324,13 @@ class _Parser:
             assert isinstance(key.value, str)
             members.append(Member(key.value, key.start, key.end, member_value))
             value[key.value] = member_value.value
-            self.skip()
-            if self.peek() == ",":
-                commas.append(self.pos)
-                self.pos += 1
-                continue
-            if self.peek() == "}":
-                self.pos += 1
+            if self.closed("}", commas):
                 return Node(
                     "object", start, self.pos, value, members=tuple(members), commas=tuple(commas)
                 )
-            self.expected("`,` or `}`")
 
     def array(self, depth: int) -> Node:
-        start = self.pos
-        if depth > _MAX_DEPTH:
-            self.fail("nesting too deep")
-        self.pos += 1
+        start = self.opened(depth)
         items: list[Node] = []
         commas: list[int] = []
         self.skip()
@@ -355,13 +342,7 @@ class _Parser:
             if commas and self.peek() == "]":
                 self.fail("trailing comma is not allowed", commas[-1])
             items.append(self.value(depth))
-            self.skip()
-            if self.peek() == ",":
-                commas.append(self.pos)
-                self.pos += 1
-                continue
-            if self.peek() == "]":
-                self.pos += 1
+            if self.closed("]", commas):
                 return Node(
                     "array",
                     start,
@@ -370,7 +351,27 @@ class _Parser:
                     items=tuple(items),
                     commas=tuple(commas),
                 )
-            self.expected("`,` or `]`")
+
+    def opened(self, depth: int) -> int:
+        """Past an object's or an array's opening bracket (nested too deep: an error): where
+        the container starts."""
+        if depth > _MAX_DEPTH:
+            self.fail("nesting too deep")
+        self.pos += 1
+        return self.pos - 1
+
+    def closed(self, close: str, commas: list[int]) -> bool:
+        """After an object's member or an array's item: a `,` (its place kept in `commas`, more
+        to come) or the `close` that ends the container (True)."""
+        self.skip()
+        if self.peek() == ",":
+            commas.append(self.pos)
+            self.pos += 1
+            return False
+        if self.peek() == close:
+            self.pos += 1
+            return True
+        self.expected(f"`,` or `{close}`")
 
 
 def parse_document(

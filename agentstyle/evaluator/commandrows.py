@@ -21,27 +21,10 @@ from agentstyle.commands.catalog import Catalog
 from agentstyle.commands.model import Command, PathUse, build, program_of
 from agentstyle.commands.paths import real_path
 from agentstyle.vocabulary import (
-    FIELD_ARG,
-    FIELD_ENV,
-    FIELD_FLOW,
-    FIELD_HEAD,
-    FIELD_NARGS,
-    FIELD_NET,
-    FIELD_NET_HOST,
-    FIELD_NET_PORT,
-    FIELD_NOTHING,
-    FIELD_OPT,
-    FIELD_PATH_FORM,
-    FIELD_PATH_ROLE,
-    FIELD_PATH_TAG,
-    FIELD_REMOTE,
-    FIELD_RUNS,
-    FIELD_SOCKET,
-    FIELD_SUB,
-    FIELD_TEXT,
     PLACES,
     ROUTE_KINDS,
     SOURCE_FIELD,
+    CommandField,
 )
 
 # places a path is judged against; `unknown` is a state, not a folder to be outside of
@@ -162,7 +145,7 @@ def command_events(events: Sequence[Any], catalog: Catalog, need: Any) -> list[C
     (`need.keys`) are made."""
     keys: frozenset[str] = need.keys
     per_path = bool(keys & _PATH_FIELDS)
-    flows = FIELD_FLOW in keys
+    flows = CommandField.FLOW in keys
     source_paths = any(k.startswith(SOURCE_FIELD + "path.") for k in keys)
     out: list[CommandEvent] = []
     for seq, event in enumerate(events):
@@ -183,7 +166,7 @@ def command_events(events: Sequence[Any], catalog: Catalog, need: Any) -> list[C
                 continue
             for source, kinds in command.inputs.items():
                 feeding = commands[source]
-                base = own + every_path + [(FIELD_FLOW, kind) for kind in sorted(kinds)]
+                base = own + every_path + [(CommandField.FLOW, kind) for kind in sorted(kinds)]
                 base += _own_rows(feeding, keys, SOURCE_FIELD)
                 base += [(SOURCE_FIELD + "head", head) for head in feeding.heads]
                 theirs = [_path_rows(use, keys, SOURCE_FIELD) for use in feeding.paths]
@@ -196,7 +179,7 @@ def command_events(events: Sequence[Any], catalog: Catalog, need: Any) -> list[C
     return out
 
 
-_PATH_FIELDS = frozenset({FIELD_PATH_ROLE, FIELD_PATH_TAG, FIELD_PATH_FORM})
+_PATH_FIELDS = frozenset({CommandField.PATH_ROLE, CommandField.PATH_TAG, CommandField.PATH_FORM})
 
 
 def _own_rows(command: Command, keys: frozenset[str], prefix: str) -> list[tuple[str, str]]:
@@ -210,32 +193,32 @@ def _own_rows(command: Command, keys: frozenset[str], prefix: str) -> list[tuple
             rows.append((field, value))
 
     for head in command.heads:
-        add(FIELD_HEAD, head)
+        add(CommandField.HEAD, head)
     for name, value in command.options:
-        add(FIELD_OPT + name, value if value is not None else "")
+        add(CommandField.OPT + name, value if value is not None else "")
     for word in command.words[1:]:
-        add(FIELD_SUB, word)
-    add(FIELD_NARGS, str(len(command.operands)))
+        add(CommandField.SUB, word)
+    add(CommandField.NARGS, str(len(command.operands)))
     for operand in command.operands:
-        add(FIELD_ARG, operand)
-    add(FIELD_TEXT, command.text)
+        add(CommandField.ARG, operand)
+    add(CommandField.TEXT, command.text)
     if command.remote:
-        add(FIELD_REMOTE, "true")
+        add(CommandField.REMOTE, "true")
     if command.does_nothing:
-        add(FIELD_NOTHING, ",".join(command.does_nothing))
+        add(CommandField.NOTHING, ",".join(command.does_nothing))
     for assignment in command.env:
         name, _eq, value = assignment.partition("=")
-        add(FIELD_ENV + name.removesuffix("+"), value)
+        add(CommandField.ENV + name.removesuffix("+"), value)
     for end in command.network:
-        add(FIELD_NET, end.kind)
+        add(CommandField.NET, end.kind)
         if end.host:
-            add(FIELD_NET_HOST, end.host)
+            add(CommandField.NET_HOST, end.host)
         if end.port:
-            add(FIELD_NET_PORT, end.port)
+            add(CommandField.NET_PORT, end.port)
     for what in sorted(command.runs):
-        add(FIELD_RUNS, what)
+        add(CommandField.RUNS, what)
     for stream in sorted(command.sockets):
-        add(FIELD_SOCKET, stream)
+        add(CommandField.SOCKET, stream)
     return rows
 
 
@@ -243,9 +226,9 @@ def _path_rows(use: PathUse, keys: frozenset[str], prefix: str) -> list[tuple[st
     def field(name: str) -> str:
         return prefix + name.removeprefix("command.")
 
-    rows = [(field(FIELD_PATH_ROLE), use.role)]
-    if field(FIELD_PATH_TAG) in keys:
-        rows.extend((field(FIELD_PATH_TAG), tag) for tag in place_tags(use.place.tags))
-    if field(FIELD_PATH_FORM) in keys:
-        rows.extend((field(FIELD_PATH_FORM), form) for form in use.place.forms)
+    rows = [(field(CommandField.PATH_ROLE), use.role)]
+    if field(CommandField.PATH_TAG) in keys:
+        rows.extend((field(CommandField.PATH_TAG), tag) for tag in place_tags(use.place.tags))
+    if field(CommandField.PATH_FORM) in keys:
+        rows.extend((field(CommandField.PATH_FORM), form) for form in use.place.forms)
     return rows

@@ -13,7 +13,6 @@ from agentstyle.evaluator.evaluation import EMITTING, Evaluation
 from agentstyle.evaluator.privacy import stored_value
 from agentstyle.evaluator.records import (
     BOUND,
-    BookedOneRow,
     BookedRow,
     ClaimRow,
     EventRow,
@@ -58,8 +57,7 @@ def book(conn: Connection, evaluations: list[Evaluation]) -> None:
             "source": ev.session_source,
             "model": ev.model,
         }
-        [booked] = read_rows(conn, "evaluate/book_one", BookedOneRow, one)
-        rows = [BookedRow(seq=0, **booked._asdict())]
+        rows = read_rows(conn, "evaluate/book_one", BookedRow, one)
     else:
         # Without repeated sessions the bookkeeping needs no window over the batch.
         name = "evaluate/book" if len(sessions) == len(events) else "evaluate/book_batch"

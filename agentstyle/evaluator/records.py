@@ -209,20 +209,10 @@ class EntryRow(NamedTuple):
 
 
 class BookedRow(NamedTuple):
-    """An event's bookkeeping (evaluate/book.sql, evaluate/book_batch.sql)."""
+    """An event's bookkeeping (evaluate/book.sql, evaluate/book_batch.sql, and
+    evaluate/book_one.sql for a hook's one event)."""
 
     seq: int
-    event_id: int
-    generation: int
-    compaction: int
-    prompt_count: int
-    model: str | None
-    is_new: bool
-
-
-class BookedOneRow(NamedTuple):
-    """A hook's event's bookkeeping: book.sql's row without `seq` (evaluate/book_one.sql)."""
-
     event_id: int
     generation: int
     compaction: int

@@ -21,7 +21,8 @@ Adding a harness (docs/design/harnesses.md#adding-a-harness says what each step 
    native event and capabilities, its tool names, gate events, the config
    folder and the files in it that could switch STYLE off, the instruction file.
 3. `<module>.py`: the adapter, a `HarnessAdapter` subclass and `ADAPTER`; write the abstract
-   methods (normalize, answer, handler, config_dialect, synthetic_payload, check_answer) and
+   methods (read_event, read_tool_call, answer, handler, config_dialect, synthetic_payload,
+   check_answer; `ClaudeShapedAdapter` reads a payload of Claude Code's shape) and
    override a default only where the harness differs (transcripts, an extension of its own, an
    enable flag, …).
 4. Tests: sample payloads of its events under `tests/fixtures/<name>/` and the expected answers

@@ -12,7 +12,7 @@ from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.claude_code import NAME, SPEC
 from agentstyle.harnesses.install import PLUGIN_DIR
-from agentstyle.harnesses.protocol import HarnessAdapter
+from agentstyle.harnesses.protocol import ClaudeShapedAdapter, HarnessAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -149,26 +149,23 @@ NOTICE_EVENTS = frozenset(
 BLOCK_EVENTS = ("UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "ConfigChange")
 
 
-class ClaudeCode(HarnessAdapter):
+class ClaudeCode(ClaudeShapedAdapter):
     name = NAME
     spec = SPEC
     bad_exit = " (Claude Code reads it as a hook error)"
     notice_events = NOTICE_EVENTS
+    payload_shape = read.ClaudeShape(
+        "prompt_id", SOURCES, _transcript_model if MODEL_FROM_TRANSCRIPT else None
+    )
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
-        ev = read.claude_shaped_event(
-            SPEC,
-            native_event,
-            payload,
-            turn_key="prompt_id",
-            sources=SOURCES,
-            model_pick=_transcript_model if MODEL_FROM_TRANSCRIPT else None,
-        )
-        if ev.point in read.TOOL_POINTS:
-            tool_event(ev, payload)
-        elif ev.point == "config.changed":
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
+        ev = super().read_event(payload, native_event)
+        if ev.point == "config.changed":
             config_event(ev, payload)
         return ev
+
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
         """The exact stdout and exit code Claude Code reads

@@ -25,7 +25,7 @@ from agentstyle.harnesses.answer import (
 )
 from agentstyle.harnesses.facts.codex import NAME, SPEC
 from agentstyle.harnesses.install import PLUGIN_DIR, home_path
-from agentstyle.harnesses.protocol import HarnessAdapter
+from agentstyle.harnesses.protocol import ClaudeShapedAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -142,20 +142,16 @@ NOTICE_FIELD = "systemMessage"
 NOTICE_EVENTS = frozenset(e for e, (top, _inner) in ALLOWED_KEYS.items() if NOTICE_FIELD in top)
 
 
-class Codex(HarnessAdapter):
+class Codex(ClaudeShapedAdapter):
     name = NAME
     spec = SPEC
     bad_exit = ": Codex marks the hook failed and the call runs"
     notice_field = NOTICE_FIELD
     notice_events = NOTICE_EVENTS
+    payload_shape = read.ClaudeShape("turn_id", SOURCES)
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
-        ev = read.claude_shaped_event(
-            SPEC, native_event, payload, turn_key="turn_id", sources=SOURCES
-        )
-        if ev.point in read.TOOL_POINTS:
-            tool_event(ev, payload)
-        return ev
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
         """The exact stdout and exit code Codex reads (docs/design/harnesses.md#codex-answers)."""
@@ -183,13 +179,7 @@ class Codex(HarnessAdapter):
                 specific["permissionDecision"] = "deny"
                 specific["permissionDecisionReason"] = with_approve_hint(reason)
             # `allow` is never written: a bare allow (without updatedInput) fails the hook.
-            if context:
-                specific["additionalContext"] = context
-            if message:
-                out["systemMessage"] = message
-            out["hookSpecificOutput"] = specific
-            return _wire(out, native_event)
-        if native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
+        elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
             return _wire({"decision": "block", "reason": reason or FALLBACK_REASON}, native_event)
         replaced = replaced_result(decision) if native_event == "PostToolUse" else None
         if replaced is not None:
@@ -201,6 +191,7 @@ class Codex(HarnessAdapter):
             out["systemMessage"] = message
         if context:
             specific["additionalContext"] = context
+        if context or native_event == "PreToolUse":  # PreToolUse's answer always names its event
             out["hookSpecificOutput"] = specific
         return _wire(out, native_event)
 

@@ -28,7 +28,7 @@ from agentstyle.harnesses.answer import (
 )
 from agentstyle.harnesses.facts.copilot_cli import CLAUDE_NAMES, NAME, SPEC
 from agentstyle.harnesses.install import home_path, system_path
-from agentstyle.harnesses.protocol import HarnessAdapter
+from agentstyle.harnesses.protocol import ClaudeShapedAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -172,7 +172,7 @@ def _exited_non_zero(result: Any) -> bool:
     return found is not None and int(found.group(1)) != 0
 
 
-class CopilotCli(HarnessAdapter):
+class CopilotCli(ClaudeShapedAdapter):
     name = NAME
     spec = SPEC
     notice_events = MESSAGE_EVENTS
@@ -182,18 +182,15 @@ class CopilotCli(HarnessAdapter):
 
     # -- reading -------------------------------------------------------------------------------
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
-        ev = read.claude_shaped_event(
-            SPEC,
-            native_event,
-            shaped(payload, native_event),
-            turn_key="turn_id",
-            sources=SOURCES,
-            model_pick=_entry_model if MODEL_FROM_TRANSCRIPT else None,
-        )
-        if ev.point in read.TOOL_POINTS:
-            tool_event(ev, payload)
-        return ev
+    payload_shape = read.ClaudeShape(
+        "turn_id", SOURCES, _entry_model if MODEL_FROM_TRANSCRIPT else None
+    )
+
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
+        return super().read_event(shaped(payload, native_event), native_event)
+
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def looks_like(self, payload: dict[str, Any]) -> bool:
         """A Copilot CLI payload that arrived through another harness's config (it runs the

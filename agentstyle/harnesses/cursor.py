@@ -277,7 +277,7 @@ class Cursor(HarnessAdapter):
             or read.split_mcp(tool) is not None
         )
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
         point = SPEC.point_of(native_event)
         roots = payload.get("workspace_roots")
         ev = read.new_event(
@@ -304,11 +304,11 @@ class Cursor(HarnessAdapter):
             path = payload.get("transcript_path")
             if text is None and isinstance(path, str) and path.endswith(".jsonl"):
                 text = read_transcript_tail(path)
-            if isinstance(text, str):
-                ev.add("response.text", text)
-        if point in read.TOOL_POINTS:
-            tool_event(ev, payload)
+            read.add_response(ev, text)
         return ev
+
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
         """The exact stdout Cursor reads (docs/design/harnesses.md#cursor-answers); `event` names

@@ -56,13 +56,7 @@ CONTEXT_EVENTS = frozenset({"SessionStart", "BeforeAgent", "AfterTool"})
 # No hook payload names the model (0.61.0); the session's JSONL transcript (`transcript_path`)
 # has it on every model entry (`type: gemini`, `model`).
 MODEL_FROM_TRANSCRIPT = True
-
-
-def _transcript_model(entry: dict[str, Any]) -> str | None:
-    model = entry.get("model")
-    if entry.get("type") == "gemini" and isinstance(model, str) and model:
-        return model
-    return None
+_transcript_model = read.typed_entry_model("gemini")
 
 
 # The switch that turns the hooks system on. Older builds also read `hooks.enabled`
@@ -127,7 +121,7 @@ class GeminiCli(HarnessAdapter):
     # not know gets it on stderr.
     notice_events = frozenset(SPEC.native_events())
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
         point = _point(payload, native_event)
         model_pick = _transcript_model if MODEL_FROM_TRANSCRIPT else None
         ev = read.session_event(SPEC, native_event, payload, point=point, model_pick=model_pick)
@@ -137,12 +131,11 @@ class GeminiCli(HarnessAdapter):
             read.add_prompt(ev, payload.get("prompt", ""))
         elif native_event == "AfterAgent":
             ev.stop_active = payload.get("stop_hook_active") is True
-            text = payload.get("prompt_response")
-            if isinstance(text, str):
-                ev.add("response.text", text)
-        if point in read.TOOL_POINTS:
-            tool_event(ev, payload)
+            read.add_response(ev, payload.get("prompt_response"))
         return ev
+
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
         """The exact stdout Gemini CLI reads (docs/design/harnesses.md#gemini-cli-answers); `{}`

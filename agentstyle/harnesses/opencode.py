@@ -161,7 +161,7 @@ class OpenCode(HarnessAdapter):
     notice_field = NOTICE_FIELD
     notice_events = frozenset(ANSWER_KEYS)
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
         point = _point(payload, native_event)
         ev = read.session_event(
             SPEC,
@@ -177,9 +177,10 @@ class OpenCode(HarnessAdapter):
             read.add_prompt(ev, payload.get("prompt", ""))
         elif native_event == "session.idle":
             ev.stop_active = False
-        if point in read.TOOL_POINTS:
-            tool_event(ev, payload)
         return ev
+
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def answer(self, decision: Decision, native_event: str, event: Event | None = None) -> Wire:
         """The answer STYLE's plugin reads (docs/design/harnesses.md#opencode-answers)."""

@@ -36,6 +36,16 @@ function basePayload(event, sessionID, directory) {
   return payload
 }
 
+// A tool hook's payload: the call's tool, arguments (`args`) and id.
+function toolPayload(event, input, args, directory) {
+  return {
+    ...basePayload(event, input.sessionID, directory),
+    tool_name: input.tool,
+    tool_input: args,
+    tool_use_id: input.callID,
+  }
+}
+
 // One handler: `sh -c command` in the project, the payload on stdin, killed (its whole
 // process group) after its timeout.
 function runHandler(handler, payload, directory) {
@@ -234,12 +244,7 @@ export const StylePlugin = async ({ client, directory }) => {
       texts.forEach((text, n) => output.parts.push(textPart(output, text, n)))
     },
     "tool.execute.before": async (input, output) => {
-      const payload = {
-        ...basePayload("tool.execute.before", input.sessionID, directory),
-        tool_name: input.tool,
-        tool_input: output.args,
-        tool_use_id: input.callID,
-      }
+      const payload = toolPayload("tool.execute.before", input, output.args, directory)
       const said = await fire("tool.execute.before", payload, directory, log, show, input.tool)
       if (said.refuse) throw new Error(said.refuse)
       if (said.args) {
@@ -250,10 +255,7 @@ export const StylePlugin = async ({ client, directory }) => {
     },
     "tool.execute.after": async (input, output) => {
       const payload = {
-        ...basePayload("tool.execute.after", input.sessionID, directory),
-        tool_name: input.tool,
-        tool_input: input.args,
-        tool_use_id: input.callID,
+        ...toolPayload("tool.execute.after", input, input.args, directory),
         tool_response: { title: output.title, output: output.output, metadata: output.metadata },
       }
       const said = await fire("tool.execute.after", payload, directory, log, show, input.tool)

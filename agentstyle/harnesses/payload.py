@@ -11,7 +11,7 @@ import os
 import posixpath
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentstyle.evaluator.event import (
     CALL_KEY_FIELD,
@@ -159,6 +159,13 @@ def add_prompt(ev: Event, prompt: Any) -> None:
     """A submitted prompt: its text and its call key (what `style allow` lets through)."""
     ev.add("prompt", prompt)
     add_call_key(ev, "prompt", prompt)
+
+
+def add_response(ev: Event, text: Any) -> None:
+    """The model's last message at a stop (`response.text`), where the payload or the
+    transcript gives one."""
+    if isinstance(text, str):
+        ev.add("response.text", text)
 
 
 def tool_call(ev: Event, payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -385,26 +392,35 @@ def add_source(ev: Event, payload: Mapping[str, Any], sources: Mapping[str, str]
     ev.add("session.source", ev.session_source)
 
 
+class ClaudeShape(NamedTuple):
+    """What differs between the clients whose payloads have Claude Code's shape
+    (`claude_shaped_event`): the key of the turn, the session sources by the client's names,
+    and the reader of the model in a transcript entry (None: the payload's model only)."""
+
+    turn_key: str
+    sources: Mapping[str, str]
+    model_pick: ModelPick | None = None
+
+
 def claude_shaped_event(
-    spec: HarnessSpec,
-    native_event: str,
-    payload: Mapping[str, Any],
-    *,
-    turn_key: str,
-    sources: Mapping[str, str],
-    model_pick: ModelPick | None = None,
+    spec: HarnessSpec, native_event: str, payload: Mapping[str, Any], shape: ClaudeShape
 ) -> Event:
-    """An event of the payload shape Claude Code and Codex share: `session_id`, `cwd`, the
-    turn under `turn_key`, then the session source, the prompt, the stop's last message (from
-    the transcript when not given)."""
+    """An event of the payload shape Claude Code, Codex, Copilot CLI and Qwen Code share:
+    `session_id`, `cwd`, the turn under `shape.turn_key`, then the session source, the prompt,
+    the stop's last message (from the transcript when not given)."""
     from agentstyle.evaluator.event import read_transcript_tail
 
     point = spec.point_of(native_event)
     ev = session_event(
-        spec, native_event, payload, point=point, turn_key=turn_key, model_pick=model_pick
+        spec,
+        native_event,
+        payload,
+        point=point,
+        turn_key=shape.turn_key,
+        model_pick=shape.model_pick,
     )
     if native_event == "SessionStart":
-        add_source(ev, payload, sources)
+        add_source(ev, payload, shape.sources)
     elif native_event == "UserPromptSubmit":
         add_prompt(ev, payload.get("prompt", ""))
     elif native_event in ("Stop", "SubagentStop"):
@@ -415,6 +431,19 @@ def claude_shaped_event(
         if text is not None:
             ev.add("response.text", text)
     return ev
+
+
+def typed_entry_model(entry_type: str) -> ModelPick:
+    """The reader of the model in a JSONL transcript whose model entries name their `type` and
+    `model` at the top (Gemini CLI's `gemini` entries, Qwen Code's `assistant` ones)."""
+
+    def pick(entry: dict[str, Any]) -> str | None:
+        model = entry.get("model")
+        if entry.get("type") == entry_type and isinstance(model, str) and model:
+            return model
+        return None
+
+    return pick
 
 
 # Per session: (transcript path, size, mtime) → the model read there. The resident engine

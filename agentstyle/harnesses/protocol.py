@@ -18,6 +18,7 @@ from agentstyle.evaluator.decision import Decision, Wire
 from agentstyle.harnesses import install
 from agentstyle.harnesses.answer import json_problem, merge_notice, notice_on_stderr
 from agentstyle.harnesses.facts import HarnessSpec
+from agentstyle.harnesses.payload import TOOL_POINTS, ClaudeShape, claude_shaped_event
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonedit import IsOurs
@@ -37,9 +38,23 @@ class HarnessAdapter(ABC):
 
     # -- reading -------------------------------------------------------------------------------
 
-    @abstractmethod
     def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
-        """A payload as a normalized event; `native_event` is from the hook's command line."""
+        """A payload as a normalized event; `native_event` is from the hook's command line: what
+        every event carries (`read_event`), then at a tool point the call (`read_tool_call`)."""
+        ev = self.read_event(payload, native_event)
+        if ev.point in TOOL_POINTS:
+            self.read_tool_call(ev, payload)
+        return ev
+
+    @abstractmethod
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
+        """The event's identity (harness, session, folder, turn, model) and what its point
+        carries besides a tool call: the session's source, the prompt, the stop's last
+        message."""
+
+    @abstractmethod
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        """A tool point's call added to `ev`: the normalized tool and its input and output."""
 
     def can_refuse(self, native_event: str) -> bool:
         """Whether a refusal is possible at this event (`fail: closed`, `--fail-closed`)."""
@@ -329,3 +344,13 @@ class HarnessAdapter(ABC):
     def check_answer(self, native_event: str, obj: dict[str, Any] | None, code: int) -> str | None:
         """`wire_problem` for an answer that is at most one JSON object (`obj`, None: empty)
         with exit code 0 or 2."""
+
+
+class ClaudeShapedAdapter(HarnessAdapter):
+    """An adapter whose payloads have Claude Code's shape (Claude Code, Codex, Copilot CLI,
+    Qwen Code): `payload_shape` names what differs between them."""
+
+    payload_shape: ClassVar[ClaudeShape]
+
+    def read_event(self, payload: dict[str, Any], native_event: str) -> Event:
+        return claude_shaped_event(self.spec, native_event, payload, self.payload_shape)

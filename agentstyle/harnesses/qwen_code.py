@@ -19,7 +19,7 @@ from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.qwen_code import NAME, SPEC
 from agentstyle.harnesses.install import STRIP_JSON_COMMENTS_LEAVES, Key, home_path
-from agentstyle.harnesses.protocol import HarnessAdapter
+from agentstyle.harnesses.protocol import ClaudeShapedAdapter
 
 if TYPE_CHECKING:
     from agentstyle.configfiles.jsonspans import Dialect
@@ -56,13 +56,7 @@ SETTINGS_VERSION = 4
 # SessionStart names the model; the other payloads do not: the session's JSONL transcript
 # (`transcript_path`) has it on every assistant entry (`type: assistant`, `model`).
 MODEL_FROM_TRANSCRIPT = True
-
-
-def _transcript_model(entry: dict[str, Any]) -> str | None:
-    model = entry.get("model")
-    if entry.get("type") == "assistant" and isinstance(model, str) and model:
-        return model
-    return None
+_transcript_model = read.typed_entry_model("assistant")
 
 
 def tool_event(ev: Event, payload: dict[str, Any]) -> None:
@@ -80,7 +74,7 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
     read.add_output(ev, payload)
 
 
-class QwenCode(HarnessAdapter):
+class QwenCode(ClaudeShapedAdapter):
     name = NAME
     spec = SPEC
     bad_exit = ": Qwen Code reads it as a non-blocking error and the call runs"
@@ -89,19 +83,12 @@ class QwenCode(HarnessAdapter):
     # (facts/qwen_code.py), as `codex exec` shows none: the notice is there for the clients that
     # show it, and harmless elsewhere.
     notice_events = frozenset(SPEC.native_events())
+    payload_shape = read.ClaudeShape(
+        "prompt_id", SOURCES, _transcript_model if MODEL_FROM_TRANSCRIPT else None
+    )
 
-    def normalize(self, payload: dict[str, Any], native_event: str) -> Event:
-        ev = read.claude_shaped_event(
-            SPEC,
-            native_event,
-            payload,
-            turn_key="prompt_id",
-            sources=SOURCES,
-            model_pick=_transcript_model if MODEL_FROM_TRANSCRIPT else None,
-        )
-        if ev.point in read.TOOL_POINTS:
-            tool_event(ev, payload)
-        return ev
+    def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:
+        tool_event(ev, payload)
 
     def duplicate(self, payload: dict[str, Any], native_event: str) -> bool:
         """A UserPromptSubmit the client fires for its own continuation, not for a prompt of the

@@ -25,26 +25,9 @@ from agentstyle.policy.rows import CommandHeadRow, CommandLiteralRow, ConditionR
 from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.vocabulary import (
     COMMAND_KEY_PREFIX,
-    FIELD_ARG,
-    FIELD_ENV,
-    FIELD_FLOW,
-    FIELD_HEAD,
-    FIELD_NARGS,
-    FIELD_NET,
-    FIELD_NET_HOST,
-    FIELD_NET_PORT,
-    FIELD_NOTHING,
-    FIELD_OPT,
-    FIELD_PATH_FORM,
-    FIELD_PATH_ROLE,
-    FIELD_PATH_TAG,
-    FIELD_REMOTE,
-    FIELD_RUNS,
-    FIELD_SOCKET,
-    FIELD_SUB,
-    FIELD_TEXT,
     NEGATED_OPS,
     SOURCE_FIELD,
+    CommandField,
 )
 
 
@@ -264,7 +247,7 @@ def inline(command: CommandPred, info: RuleInfo, low: Lowering) -> list[Inlined]
             parts.append(_atoms(command.where, head, info, low, regexes, ""))
         if not says_nothing:
             # a command that does nothing (a dry run, --help) is not what the condition is about
-            parts.append(Not(Pred(FIELD_NOTHING, "exists", None, span), span))
+            parts.append(Not(Pred(CommandField.NOTHING, "exists", None, span), span))
         tree: Node = parts[0] if len(parts) == 1 else And(tuple(parts), span)
         for clause in _dnf(tree):
             found = {k: regexes[id(p)] for k, (p, _neg) in enumerate(clause) if id(p) in regexes}
@@ -280,7 +263,7 @@ def _route(clause: list[tuple[Pred, bool]]) -> str:
     def positive(prefix: str) -> bool:
         return any(p.field.startswith(prefix) and not _negative(p, n) for p, n in clause)
 
-    if any(p.field == FIELD_FLOW or p.field.startswith(SOURCE_FIELD) for p, _n in clause):
+    if any(p.field == CommandField.FLOW or p.field.startswith(SOURCE_FIELD) for p, _n in clause):
         return "cmdfrompath" if positive(SOURCE_FIELD + "path.") else "cmdfrom"
     return "cmdpath" if positive("command.path.") else "cmd"
 
@@ -323,36 +306,36 @@ def _atom(
 
     if item.kind == "option":
         names = canonical_options(CommandPred((head,), None, span), item.name or "")
-        preds = [valued(FIELD_OPT + name) for name in names]
+        preds = [valued(CommandField.OPT + name) for name in names]
         return preds[0] if len(preds) == 1 else Or(tuple(preds), span)
     if item.kind == "env":
-        return valued(FIELD_ENV + (item.name or ""))
+        return valued(CommandField.ENV + (item.name or ""))
     if item.kind == "operand":
-        return valued(FIELD_ARG)
+        return valued(CommandField.ARG)
     if item.kind == "subcommand":
-        return valued(FIELD_SUB)
+        return valued(CommandField.SUB)
     if item.kind == "operands":
-        return valued(FIELD_NARGS)
+        return valued(CommandField.NARGS)
     if item.kind == "text":
-        return valued(FIELD_TEXT)
+        return valued(CommandField.TEXT)
     if item.kind == "runs":
         if item.value == "nothing":
-            return pred(FIELD_NOTHING, "exists", None)
+            return pred(CommandField.NOTHING, "exists", None)
         if item.value == "remote":
-            return pred(FIELD_REMOTE, "exists", None)
+            return pred(CommandField.REMOTE, "exists", None)
         if item.value == "code":
-            return pred(FIELD_RUNS, "in", ("script", "string", "stdin"))
-        return pred(FIELD_RUNS, "equals", item.value)
+            return pred(CommandField.RUNS, "in", ("script", "string", "stdin"))
+        return pred(CommandField.RUNS, "equals", item.value)
     if item.kind == "network":
         if item.op == "exists":
-            return pred(FIELD_NET, "exists", None)
+            return pred(CommandField.NET, "exists", None)
         if item.op in ("listen", "connect"):
-            return pred(FIELD_NET, "equals", item.op)
+            return pred(CommandField.NET, "equals", item.op)
         if item.op in ("stdin", "stdout"):
-            return pred(FIELD_SOCKET, "equals", item.op)
-        return valued(FIELD_NET_HOST if item.name == "host" else FIELD_NET_PORT)
+            return pred(CommandField.SOCKET, "equals", item.op)
+        return valued(CommandField.NET_HOST if item.name == "host" else CommandField.NET_PORT)
     if item.kind == "head":
-        return pred(FIELD_HEAD, "in", item.value)
+        return pred(CommandField.HEAD, "in", item.value)
     if item.kind == "path":
         return _path_atom(item, pred, valued)
     if item.kind == "flow":
@@ -367,13 +350,13 @@ def _path_atom(
     span = item.span
     parts: list[Node] = []
     if item.role is not None:
-        parts.append(pred(FIELD_PATH_ROLE, "in", (item.role, "path")))
+        parts.append(pred(CommandField.PATH_ROLE, "in", (item.role, "path")))
     if item.op in ("inside", "outside", "is"):
-        parts.append(pred(FIELD_PATH_TAG, "equals", f"{item.op}:{item.value}"))
+        parts.append(pred(CommandField.PATH_TAG, "equals", f"{item.op}:{item.value}"))
     elif item.op != "exists":
-        parts.append(valued(FIELD_PATH_FORM))
+        parts.append(valued(CommandField.PATH_FORM))
     if not parts:
-        return pred(FIELD_PATH_ROLE, "exists", None)
+        return pred(CommandField.PATH_ROLE, "exists", None)
     return parts[0] if len(parts) == 1 else And(tuple(parts), span)
 
 
@@ -381,9 +364,9 @@ def _flow_atom(item: CommandItem, info: RuleInfo, low: Lowering, rx: Regexes) ->
     """`from …`: the command feeding this one: how its output arrives, its names, what it has."""
     span = item.span
     flow = (
-        Pred(FIELD_FLOW, "equals", "code", span)
+        Pred(CommandField.FLOW, "equals", "code", span)
         if item.op == "code"
-        else Pred(FIELD_FLOW, "exists", None, span)
+        else Pred(CommandField.FLOW, "exists", None, span)
     )
     parts: list[Node] = [flow]
     if item.names:

@@ -38,28 +38,24 @@ SETTING_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 FROM_PATTERN = r"^(\./)?rules/.+\.md$"
 SETTING_TYPES = ("string", "int", "bool", "enum", "list")
 
+
+def _rewrite(pattern_key: str) -> Schema:
+    """A `fix` or `redact` mapping: a non-empty pattern under `pattern_key` and its `with`."""
+    return {
+        "properties": {pattern_key: {"type": "string", "minLength": 1}, "with": {"type": "string"}},
+        "required": [pattern_key, "with"],
+        "additionalProperties": False,
+    }
+
+
 # The vocabulary types these as plain strings so that the loader can give them their own codes
 # (`unknown-event`, `bad-id`, `invalid-schema` for `from`); an editor still wants the exact form.
 _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
     "id": {"pattern": ID_PATTERN},
     "event": {"enum": list(EVENTS)},
     "from": {"pattern": FROM_PATTERN},
-    "fix": {
-        "properties": {
-            "replace": {"type": "string", "minLength": 1},
-            "with": {"type": "string"},
-        },
-        "required": ["replace", "with"],
-        "additionalProperties": False,
-    },
-    "redact": {
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1},
-            "with": {"type": "string"},
-        },
-        "required": ["pattern", "with"],
-        "additionalProperties": False,
-    },
+    "fix": _rewrite("replace"),
+    "redact": _rewrite("pattern"),
 }
 
 _STRINGS: Schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}

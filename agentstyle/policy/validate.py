@@ -352,21 +352,7 @@ class _Validator(TemplateChecks):
                 rid,
             )
             return None
-        parts: dict[str, YNode] = {}
-        for key in ("replace", "with"):
-            part = node.get(key)
-            if part is None:
-                self.emit(codes.FIX_NOT_BLOCK, f"`fix` needs `{key}`", fv.span, rid)
-                return None
-            if not isinstance(part.value, str) or (key == "replace" and not part.value):
-                kind = "a non-empty pattern" if key == "replace" else "a string"
-                self.emit(codes.FIX_NOT_BLOCK, f"`fix.{key}` must be {kind}", part.span, rid)
-                return None
-            parts[key] = part
-        pattern, replacement = str(parts["replace"].value), str(parts["with"].value)
-        self.regex_checks.append((pattern, pattern, parts["replace"].span, rid, "", id(node)))
-        self.rewrite_checks.append((pattern, replacement, parts["with"], rid, "fix"))
-        return pattern, replacement
+        return self.rewrite("fix", node, fv.span, rid, codes.FIX_NOT_BLOCK, "replace")
 
     def redact(self, rule: Rule, info: RuleInfo, bad: set[str]) -> tuple[str, str] | None:
         """A `redact` rule: it runs after a tool call (`redact-point`) and carries a mapping of
@@ -416,20 +402,28 @@ class _Validator(TemplateChecks):
                 did_you_mean(unknown[0], ("pattern", "with")),
             )
             return None
+        return self.rewrite("redact", node, fv.span, rid, codes.REDACT_BLOCK, "pattern")
+
+    def rewrite(
+        self, name: str, node: YMap, span: Span, rid: str, code: str, pattern_key: str
+    ) -> tuple[str, str] | None:
+        """The pattern (under `pattern_key`) and the `with` of a `fix` or `redact` mapping
+        (`name`), each a string, the pattern a non-empty one, queued for the RE2 checks at the
+        end; None where a part is missing or no string (said, at `span` or at the part)."""
         parts: dict[str, YNode] = {}
-        for key in ("pattern", "with"):
+        for key in (pattern_key, "with"):
             part = node.get(key)
             if part is None:
-                self.emit(codes.REDACT_BLOCK, f"`redact` needs `{key}`", fv.span, rid)
+                self.emit(code, f"`{name}` needs `{key}`", span, rid)
                 return None
-            if not isinstance(part.value, str) or (key == "pattern" and not part.value):
-                kind = "a non-empty pattern" if key == "pattern" else "a string"
-                self.emit(codes.REDACT_BLOCK, f"`redact.{key}` must be {kind}", part.span, rid)
+            if not isinstance(part.value, str) or (key == pattern_key and not part.value):
+                kind = "a non-empty pattern" if key == pattern_key else "a string"
+                self.emit(code, f"`{name}.{key}` must be {kind}", part.span, rid)
                 return None
             parts[key] = part
-        pattern, replacement = str(parts["pattern"].value), str(parts["with"].value)
-        self.regex_checks.append((pattern, pattern, parts["pattern"].span, rid, "", id(node)))
-        self.rewrite_checks.append((pattern, replacement, parts["with"], rid, "redact"))
+        pattern, replacement = str(parts[pattern_key].value), str(parts["with"].value)
+        self.regex_checks.append((pattern, pattern, parts[pattern_key].span, rid, "", id(node)))
+        self.rewrite_checks.append((pattern, replacement, parts["with"], rid, name))
         return pattern, replacement
 
     def rule(self, rule: Rule) -> RuleInfo:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import json
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from agentstyle.diagnostics import StyleError
 from agentstyle.folders import not_regular, regular_lines
@@ -125,6 +126,49 @@ class TranscriptFormat:
         return {}
 
 
+class LogRecord(NamedTuple):
+    """What one record of a session log does (`LogFormat`): it starts the session
+    (`session`: its id and folder), starts a call (`call`: its tool and id) or ends one (`end`:
+    its id)."""
+
+    kind: Literal["session", "call", "end"]
+    session_id: str = ""
+    cwd: str = ""
+    tool: str = ""
+    call_id: str | None = None
+
+
+class LogFormat(TranscriptFormat):
+    """A transcript that is a log of records which start the session, start a call and end one
+    (Codex's rollouts, Copilot CLI's session logs): a format says what each record does
+    (`log_record`), and a call is finished where a record with its id ends it."""
+
+    def log_record(self, record: dict[str, Any]) -> LogRecord | None:
+        """What one record does (None: none of those)."""
+        return None
+
+    def tool_calls(self, path: Path) -> list[ToolCall]:
+        session_id, cwd = "", ""
+        calls: list[ToolCall] = []
+        ended: set[str] = set()
+        for _n, rec in json_lines(path, Sources()):
+            seen = self.log_record(rec)
+            if seen is None:
+                continue
+            if seen.kind == "session":
+                session_id, cwd = seen.session_id or session_id, seen.cwd or cwd
+            elif seen.kind == "end":
+                if seen.call_id:
+                    ended.add(seen.call_id)
+            else:
+                ts = parse_time(rec.get("timestamp")) or 0.0
+                call = ToolCall(
+                    self.harness, session_id, str(path), seen.tool, seen.call_id, ts, cwd, False
+                )
+                calls.append(call)
+        return [replace(c, finished=c.call_id in ended) for c in calls]
+
+
 def parse_time(value: Any) -> float | None:
     """Seconds since the epoch from an ISO 8601 string (naive = UTC) or a number."""
     if isinstance(value, bool):
@@ -220,6 +264,12 @@ def merge(streams: list[list[Recorded]]) -> list[Recorded]:
         joined.append([r for part in parts for r in part])
     iters = [[((r.ts, n, i), r) for i, r in enumerate(s)] for n, s in enumerate(joined)]
     return [r for _key, r in heapq.merge(*iters, key=lambda kr: kr[0])]
+
+
+def project_slug(cwd: str) -> str:
+    """A project's folder as Claude Code names the folder of its transcripts, and Qwen Code the
+    folder of its chats: the path with every character but a letter or a digit a `-`."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def mtime(path: Path) -> float:

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import glob
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +68,7 @@ from agentstyle.harnesses.transcripts import (
     mtime,
     parse_time,
     payload_streams,
+    project_slug,
 )
 
 # Texts Claude Code writes as user content that are not prompts.
@@ -80,7 +80,7 @@ STOP_FEEDBACK = "Stop hook feedback"
 
 def project_folder(home: Path, cwd: str) -> Path:
     """Claude Code's transcripts of sessions run in `cwd` (its path, every other character `-`)."""
-    return home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd)
+    return home / ".claude" / "projects" / project_slug(cwd)
 
 
 class ClaudeCodeTranscripts(TranscriptFormat):
@@ -105,7 +105,7 @@ class ClaudeCodeTranscripts(TranscriptFormat):
         return path if path.exists() else None
 
     def sessions_glob(self, cwd: str) -> str:
-        return "~/.claude/projects/" + re.sub(r"[^A-Za-z0-9]", "-", cwd) + "/*.jsonl"
+        return "~/.claude/projects/" + project_slug(cwd) + "/*.jsonl"
 
     def owns_record(self, record: dict[str, Any]) -> bool:
         # (a Gemini CLI chat record names `projectHash` beside `sessionId`, a Qwen Code one

@@ -12,20 +12,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agentstyle.harnesses.facts.codex import NAME
 from agentstyle.harnesses.transcripts import (
-    Sources,
-    ToolCall,
-    TranscriptFormat,
+    LogFormat,
+    LogRecord,
     first_record,
     inside,
-    json_lines,
     mtime,
-    parse_time,
 )
 
 # Codex runs its shell tools under these names and gives hooks `Bash` for all of them.
@@ -38,7 +34,7 @@ def codex_home(home: Path) -> Path:
     return Path(os.environ.get("CODEX_HOME") or home / ".codex")
 
 
-class CodexTranscripts(TranscriptFormat):
+class CodexTranscripts(LogFormat):
     harness = NAME
 
     def files(self, home: Path, root: Path, since: float) -> list[Path]:
@@ -54,33 +50,24 @@ class CodexTranscripts(TranscriptFormat):
     def owns_record(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "session_meta"
 
-    def tool_calls(self, path: Path) -> list[ToolCall]:
-        sid, cwd = "", ""
-        calls: list[ToolCall] = []
-        done: set[str] = set()
-        for _n, rec in json_lines(path, Sources()):
-            item = rec.get("payload")
-            if not isinstance(item, dict):
-                continue
-            if rec.get("type") == "session_meta":
-                sid = str(item.get("id") or item.get("session_id") or sid)
-                cwd = str(item.get("cwd") or cwd)
-                continue
-            if rec.get("type") != "response_item":
-                continue
-            kind = str(item.get("type") or "")
-            call_id = str(item.get("call_id") or "") or None
-            if kind.endswith("_output"):
-                if call_id:
-                    done.add(call_id)
-                continue
-            if kind not in CALL_ITEMS:
-                continue
-            name = "local_shell_call" if kind == "local_shell_call" else str(item.get("name") or "")
-            tool = "Bash" if name in SHELL_TOOLS else name
-            ts = parse_time(rec.get("timestamp")) or 0.0
-            calls.append(ToolCall(NAME, sid, str(path), tool, call_id, ts, cwd, False))
-        return [replace(c, finished=c.call_id in done) for c in calls]
+    def log_record(self, record: dict[str, Any]) -> LogRecord | None:
+        """A rollout's `session_meta` record, or a `response_item` that starts or ends a call."""
+        item = record.get("payload")
+        if not isinstance(item, dict):
+            return None
+        if record.get("type") == "session_meta":
+            session_id = item.get("id") or item.get("session_id")
+            return LogRecord("session", str(session_id or ""), str(item.get("cwd") or ""))
+        if record.get("type") != "response_item":
+            return None
+        kind = str(item.get("type") or "")
+        call_id = str(item.get("call_id") or "") or None
+        if kind.endswith("_output"):
+            return LogRecord("end", call_id=call_id)
+        if kind not in CALL_ITEMS:
+            return None
+        name = "local_shell_call" if kind == "local_shell_call" else str(item.get("name") or "")
+        return LogRecord("call", tool="Bash" if name in SHELL_TOOLS else name, call_id=call_id)
 
 
 FORMAT = CodexTranscripts()

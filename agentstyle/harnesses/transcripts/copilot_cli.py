@@ -21,14 +21,12 @@ from typing import Any
 
 from agentstyle.harnesses.facts.copilot_cli import CLAUDE_NAMES, NAME
 from agentstyle.harnesses.transcripts import (
-    Sources,
+    LogFormat,
+    LogRecord,
     ToolCall,
-    TranscriptFormat,
     first_record,
     inside,
-    json_lines,
     mtime,
-    parse_time,
 )
 
 LOG_NAME = "events.jsonl"
@@ -39,7 +37,7 @@ def copilot_home(home: Path) -> Path:
     return Path(os.environ.get("COPILOT_HOME") or home / ".copilot")
 
 
-class CopilotCliTranscripts(TranscriptFormat):
+class CopilotCliTranscripts(LogFormat):
     harness = NAME
 
     def files(self, home: Path, root: Path, since: float) -> list[Path]:
@@ -61,33 +59,27 @@ class CopilotCliTranscripts(TranscriptFormat):
         )
 
     def tool_calls(self, path: Path) -> list[ToolCall]:
-        sid, cwd = "", ""
-        calls: list[ToolCall] = []
-        done: set[str] = set()
-        for _n, rec in json_lines(path, Sources()):
-            data = rec.get("data")
-            if not isinstance(data, dict):
-                continue
-            kind = rec.get("type")
-            if kind == "session.start":
-                sid = str(data.get("sessionId") or sid)
-                context = data.get("context")
-                if isinstance(context, dict):
-                    cwd = str(context.get("cwd") or cwd)
-                continue
-            call_id = str(data.get("toolCallId") or "") or None
-            if kind == "tool.execution_complete":
-                if call_id:
-                    done.add(call_id)
-                continue
-            if kind != "tool.execution_start" or data.get("parentToolCallId"):
-                continue
-            own = str(data.get("toolName") or "")
-            ts = parse_time(rec.get("timestamp")) or 0.0
-            tool = CLAUDE_NAMES.get(own, own)
-            calls.append(ToolCall(NAME, sid, str(path), tool, call_id, ts, cwd, False))
         # the hooks carry no call id: the id is kept to tell the finished calls, then dropped
-        return [replace(c, finished=c.call_id in done, call_id=None) for c in calls]
+        return [replace(c, call_id=None) for c in super().tool_calls(path)]
+
+    def log_record(self, record: dict[str, Any]) -> LogRecord | None:
+        """A log's `session.start` record, or a record that starts a call of this session (not a
+        subagent's) or ends a call."""
+        data = record.get("data")
+        if not isinstance(data, dict):
+            return None
+        kind = record.get("type")
+        if kind == "session.start":
+            context = data.get("context")
+            cwd = context.get("cwd") if isinstance(context, dict) else None
+            return LogRecord("session", str(data.get("sessionId") or ""), str(cwd or ""))
+        call_id = str(data.get("toolCallId") or "") or None
+        if kind == "tool.execution_complete":
+            return LogRecord("end", call_id=call_id)
+        if kind != "tool.execution_start" or data.get("parentToolCallId"):
+            return None
+        own = str(data.get("toolName") or "")
+        return LogRecord("call", tool=CLAUDE_NAMES.get(own, own), call_id=call_id)
 
 
 FORMAT = CopilotCliTranscripts()

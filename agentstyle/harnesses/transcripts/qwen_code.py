@@ -27,6 +27,7 @@ from agentstyle.harnesses.transcripts import (
     json_lines,
     mtime,
     parse_time,
+    project_slug,
 )
 
 # The record types of a chat; a Claude Code transcript has no `tool_result` records and no
@@ -43,7 +44,7 @@ def runtime_home(home: Path) -> Path:
 
 
 def chats_folder(home: Path, cwd: str) -> Path:
-    return runtime_home(home) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd) / "chats"
+    return runtime_home(home) / "projects" / project_slug(cwd) / "chats"
 
 
 class QwenCodeTranscripts(TranscriptFormat):
@@ -62,7 +63,7 @@ class QwenCodeTranscripts(TranscriptFormat):
         return path if path.exists() else None
 
     def sessions_glob(self, cwd: str) -> str:
-        return "~/.qwen/projects/" + re.sub(r"[^A-Za-z0-9]", "-", cwd) + "/chats/*.jsonl"
+        return "~/.qwen/projects/" + project_slug(cwd) + "/chats/*.jsonl"
 
     def owns_record(self, record: dict[str, Any]) -> bool:
         return (

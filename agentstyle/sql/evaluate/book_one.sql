@@ -5,9 +5,10 @@
 -- A session start of unknown source (an exported event whose fields were not kept) neither
 -- resets nor compacts.
 -- Parameters: $harness, $session_id, $point, $source (the session's), $model.
--- Result: one row of event_id, generation, compaction, prompt_count, model, is_new.
+-- Result: one row of book.sql's columns: seq (0), event_id, generation, compaction, prompt_count,
+-- model, is_new.
 WITH ids AS (UPDATE event_counter SET last_id = last_id + 1 RETURNING last_id)
-SELECT ids.last_id AS event_id,
+SELECT 0 AS seq, ids.last_id AS event_id,
        coalesce(s.generation, 0)
            + CAST($point = 'session.start' AND coalesce($source, '') IN ('startup', 'clear')
                   AND s.session_id IS NOT NULL AS INTEGER) AS generation,
