@@ -4,14 +4,7 @@ See docs/design/harnesses.md#gemini-cli."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import (
-    CONTEXT,
-    DENY,
-    MESSAGE,
-    REPLACE_OUTPUT,
-    HarnessSpec,
-    Points,
-)
+from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, REPLACE_OUTPUT, HarnessSpec, Points
 
 NAME = "gemini-cli"
 _point = Points(NAME)

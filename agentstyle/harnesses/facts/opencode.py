@@ -9,14 +9,7 @@ and the capabilities are what that plugin does with an answer in the pinned clie
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import (
-    CONTEXT,
-    DENY,
-    MESSAGE,
-    REPLACE_OUTPUT,
-    HarnessSpec,
-    Points,
-)
+from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, REPLACE_OUTPUT, HarnessSpec, Points
 
 NAME = "opencode"
 _point = Points(NAME)
