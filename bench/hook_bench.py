@@ -41,6 +41,11 @@ for p in patterns:
 """
 PARALLEL = 3
 SPACING_S = 0.02  # between engine requests "as a session's are"
+# A session's events mostly come seconds apart: an engine idle that long answers with cold caches
+# (its CPU time for the same event about 3x: docs/performance.md#an-idle-engine-answers-slower),
+# which the 20 ms spacing hides. A few requests this far apart say what a session sees.
+IDLE_S = 1.0
+IDLE_REQUESTS = 8
 # Rounds of the loop per rule count: the warm hook and the hand-written one differ by a few
 # milliseconds, which a loaded machine's noise hides in a few rounds' medians.
 ROUNDS = 40
@@ -255,6 +260,7 @@ def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
             _wait_engine(style_home)
     spaced = engine_answers(style_home, payload, max(50, runs), SPACING_S)
     back_to_back = engine_answers(style_home, payload, max(50, runs), 0.0)
+    idle = engine_answers(style_home, payload, IDLE_REQUESTS, IDLE_S)
     rss["engine"] = _engine_rss(style_home)
     from agentstyle.runtime import client
 
@@ -262,6 +268,7 @@ def bench_rules(n: int, runs: int, tmp: Path) -> dict[str, float]:
     out = {f"{k}_ms": statistics.median(v) * 1000 for k, v in samples.items()}
     out["engine_answer_ms"] = statistics.median(spaced) * 1000
     out["engine_back_to_back_ms"] = statistics.median(back_to_back) * 1000
+    out["engine_after_idle_ms"] = statistics.median(idle) * 1000
     out["warm_vs_handwritten"] = out["warm_ms"] / out["handwritten_ms"]
     out["warm_module_vs_handwritten"] = out["warm_module_ms"] / out["handwritten_ms"]
     out["parallel_vs_single"] = out["parallel_slowest_ms"] / out["warm_ms"]
