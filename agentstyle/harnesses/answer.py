@@ -6,7 +6,7 @@ answer. Standard library only (the hook path imports it)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agentstyle.evaluator.decision import Decision, Wire
@@ -73,15 +73,20 @@ def result_text(value: Any) -> str | None:
     return "".join(strings) if strings and len(strings) == len(texts) else None
 
 
-def replaced_result(decision: Decision, text_of: Any = result_text) -> str | None:
-    """A redaction's output, replaced, as the text a client's refusal reason can stand in for
-    the call's result with (Codex, Gemini CLI: docs/actions.md#redact); None where there is no
-    such redaction."""
+def result_reason(
+    decision: Decision, context: str, text_of: Callable[[Any], str | None] = result_text
+) -> str | None:
+    """The reason a client's refusal after a call carries where its reason stands in for the
+    call's result (Codex, Gemini CLI, Copilot CLI: docs/actions.md#redact): the redaction's
+    output, replaced, as the text `text_of` reads of it, then `context` (the rules' texts and
+    any other context). None where there is no such redaction, or no text to stand for it."""
     redaction = decision.redaction
     if redaction is None or redaction.output is None:
         return None
-    text: str | None = text_of(redaction.output)
-    return text
+    replaced = text_of(redaction.output)
+    if replaced is None:
+        return None
+    return "\n\n".join(filter(None, [replaced, context]))
 
 
 def deliverable(decision: Decision, spec: PointSpec | None) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import (
     deliverable,
     dump,
-    replaced_result,
+    result_reason,
     result_text,
     with_approve_hint,
 )
@@ -181,12 +181,10 @@ class Codex(ClaudeShapedAdapter):
             # `allow` is never written: a bare allow (without updatedInput) fails the hook.
         elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
             return _wire({"decision": "block", "reason": reason or FALLBACK_REASON}, native_event)
-        replaced = replaced_result(decision) if native_event == "PostToolUse" else None
-        if replaced is not None:
-            # the block's reason is the result the model reads: the output with the secrets
-            # replaced, then what STYLE says of it (docs/actions.md#redact)
-            out = {"decision": "block", "reason": "\n\n".join(filter(None, [replaced, context]))}
-            context = ""
+        stands_in = result_reason(decision, context) if native_event == "PostToolUse" else None
+        if stands_in is not None:
+            # the block's reason is the result the model reads (docs/actions.md#redact)
+            out, context = {"decision": "block", "reason": stands_in}, ""
         if message:
             out["systemMessage"] = message
         if context:

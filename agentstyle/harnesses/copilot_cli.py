@@ -23,7 +23,7 @@ from agentstyle.harnesses.answer import (
     deliverable,
     dump,
     notice_on_stderr,
-    replaced_result,
+    result_reason,
     with_approve_hint,
 )
 from agentstyle.harnesses.facts.copilot_cli import CLAUDE_NAMES, NAME, SPEC
@@ -242,15 +242,10 @@ class CopilotCli(ClaudeShapedAdapter):
         elif native_event in ("UserPromptSubmit", "Stop", "SubagentStop") and verdict == "block":
             out = {"decision": "block", "reason": reason or FALLBACK_REASON}
         elif native_event == "PostToolUse":
-            replaced = replaced_result(decision, _llm_text)
-            if replaced is not None:
-                # the model reads "Tool result blocked: " and the reason in place of the result:
-                # the output with the secrets replaced, then what STYLE says of it
-                out = {
-                    "decision": "block",
-                    "reason": "\n\n".join(filter(None, [replaced, context])),
-                }
-                context = ""
+            stands_in = result_reason(decision, context, _llm_text)
+            if stands_in is not None:
+                # the model reads "Tool result blocked: " and the reason in place of the result
+                out, context = {"decision": "block", "reason": stands_in}, ""
         if context and verdict != "block" and native_event in CONTEXT_EVENTS:
             out["additionalContext"] = context
         wire = Wire(dump(out) if out else "")

@@ -19,7 +19,7 @@ from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import (
     deliverable,
     dump,
-    replaced_result,
+    result_reason,
     result_text,
     with_approve_hint,
 )
@@ -149,12 +149,12 @@ class GeminiCli(HarnessAdapter):
         out: dict[str, Any] = {}
         if native_event in DECISION_EVENTS and verdict == "block":
             return Wire(dump({"decision": "deny", "reason": reason or "STYLE refused this."}))
-        replaced = replaced_result(decision, llm_text) if native_event == "AfterTool" else None
-        if replaced is not None:
-            # the result the model reads is the deny's reason: the output with the secrets
-            # replaced, then what STYLE says of it (docs/actions.md#redact)
-            out = {"decision": "deny", "reason": "\n\n".join(filter(None, [replaced, context]))}
-            context = ""
+        stands_in = (
+            result_reason(decision, context, llm_text) if native_event == "AfterTool" else None
+        )
+        if stands_in is not None:
+            # the deny's reason is the result the model reads (docs/actions.md#redact)
+            out, context = {"decision": "deny", "reason": stands_in}, ""
         if native_event == "BeforeTool" and verdict == "ask":
             # `ask` is not in the reference: refuse, and tell the person `style allow`.
             out = {"decision": "deny", "reason": with_approve_hint(reason)}
