@@ -469,11 +469,12 @@ def _read_calls(
     titles = [spec_for(f.harness).title for f in formats()]
     kinds = "a " + " or ".join(filter(None, (", ".join(titles[:-1]), titles[-1])))
     for path in files:
-        if transcript_harness(path) is None:
+        harness = transcript_harness(path)
+        if harness is None:
             if str(path) in asked:
                 notes.append(f"{path}: not {kinds} transcript; skipped")
             continue
-        for call in tool_calls(path, root):
+        for call in tool_calls(path, root, harness):
             key = (call.harness, call.session_id)
             if filters.harness is not None and call.harness != filters.harness:
                 continue

@@ -283,10 +283,12 @@ def transcript_harness(path: Path) -> str | None:
     return None
 
 
-def tool_calls(path: Path, root: Path) -> list[ToolCall]:
+def tool_calls(path: Path, root: Path, harness: str | None = None) -> list[ToolCall]:
     """The tool calls of one transcript file of any client that keeps them, in order; of a file
-    that holds every project's sessions, those of the sessions run in the project `root`."""
-    harness = transcript_harness(path)
+    that holds every project's sessions, those of the sessions run in the project `root`.
+    `harness`: the client that wrote it, where the caller already told it
+    (`transcript_harness`); otherwise it is told here."""
+    harness = harness or transcript_harness(path)
     fmt = next((f for f in formats() if f.harness == harness), None)
     if fmt is None:
         return []
