@@ -18,10 +18,9 @@ import duckdb
 import pytest
 
 from agentstyle.evaluator.decision import Decision, Redaction
+from agentstyle.harnesses import adapter_for
 from agentstyle.harnesses.answer import REDACT_NOTICE
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE
-from agentstyle.harnesses.copilot_cli import ADAPTER as COPILOT
-from agentstyle.harnesses.gemini_cli import ADAPTER as GEMINI
 from agentstyle.harnesses.opencode import ADAPTER as OPENCODE
 from tests.support.hooks import new_session
 from tests.support.project import Project
@@ -142,25 +141,6 @@ def test_an_output_that_could_not_be_rebuilt_gets_the_notice_not_a_field() -> No
     assert specific["additionalContext"] == REDACT_NOTICE.format(rules="aws-keys")
 
 
-def test_copilot_cli_replaces_the_result_with_a_block_reason() -> None:
-    """Copilot CLI's postToolUse `decision: block` makes its reason the result the model reads
-    ("Tool result blocked: …"): `text_result_for_llm`, replaced, then the rule's text."""
-    given = {"result_type": "success", "text_result_for_llm": f"KEY={AWS}\n"}
-    payload = {
-        "hook_event_name": "PostToolUse",
-        "session_id": "s",
-        "cwd": "/p",
-        "tool_name": "bash",
-        "tool_input": {"command": "cat creds.txt"},
-        "tool_result": given,
-    }
-    event = COPILOT.normalize(payload, "PostToolUse")
-    assert event.output == given
-    redaction = Redaction(["pkg/aws"], [TEXT], swapped(given))
-    answer = json.loads(COPILOT.answer(Decision(redaction=redaction), "PostToolUse", event).stdout)
-    assert answer == {"decision": "block", "reason": f"KEY={REMOVED}\n\n\n{TEXT}"}
-
-
 def test_opencode_plugin_gets_the_result_back_replaced() -> None:
     """STYLE's OpenCode plugin sets a `result` answer's title, output and metadata on the
     result OpenCode hands the model (harnesses/opencode_plugin.js)."""
@@ -258,28 +238,57 @@ def test_a_result_that_is_not_all_text_gets_the_notice(project: Project) -> None
 
 
 @pytest.mark.parametrize(
-    ("given", "text"),
+    ("harness", "native_event", "tool", "key", "given", "decision", "text"),
     [
-        ({"llmContent": f"Stdout: {AWS}", "returnDisplay": AWS}, f"Stdout: {REMOVED}"),
-        ({"llmContent": [{"text": "key "}, {"text": AWS}]}, f"key {REMOVED}"),
+        (
+            "copilot-cli",
+            "PostToolUse",
+            "bash",
+            "tool_result",
+            {"result_type": "success", "text_result_for_llm": f"KEY={AWS}\n"},
+            "block",
+            f"KEY={REMOVED}\n",
+        ),
+        (
+            "gemini-cli",
+            "AfterTool",
+            "run_shell_command",
+            "tool_response",
+            {"llmContent": f"Stdout: {AWS}", "returnDisplay": AWS},
+            "deny",
+            f"Stdout: {REMOVED}",
+        ),
+        (
+            "gemini-cli",
+            "AfterTool",
+            "run_shell_command",
+            "tool_response",
+            {"llmContent": [{"text": "key "}, {"text": AWS}]},
+            "deny",
+            f"key {REMOVED}",
+        ),
     ],
 )
-def test_gemini_cli_replaces_the_result_with_a_deny_reason(given: Any, text: str) -> None:
-    """Gemini CLI's AfterTool `decision: deny` makes its reason the result the model reads
-    ("Tool result blocked: …"): the text of `llmContent`, replaced, then the rule's text."""
+def test_a_refusal_reason_stands_in_for_the_result(
+    harness: str, native_event: str, tool: str, key: str, given: Any, decision: str, text: str
+) -> None:
+    """Copilot CLI's PostToolUse block and Gemini CLI's AfterTool deny make their reason the
+    result the model reads ("Tool result blocked: …"): the text the model reads of the call
+    (`text_result_for_llm`, `llmContent`), replaced, then the rule's text."""
+    adapter = adapter_for(harness)
     payload = {
+        "hook_event_name": native_event,
         "session_id": "s",
         "cwd": "/p",
-        "hook_event_name": "AfterTool",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "env"},
-        "tool_response": given,
+        "tool_name": tool,
+        "tool_input": {"command": "cat creds.txt"},
+        key: given,
     }
-    event = GEMINI.normalize(payload, "AfterTool")
+    event = adapter.normalize(payload, native_event)
     assert event.output == given
     redaction = Redaction(["pkg/aws"], [TEXT], swapped(given))
-    answer = json.loads(GEMINI.answer(Decision(redaction=redaction), "AfterTool", event).stdout)
-    assert answer == {"decision": "deny", "reason": f"{text}\n\n{TEXT}"}
+    answer = json.loads(adapter.answer(Decision(redaction=redaction), native_event, event).stdout)
+    assert answer == {"decision": decision, "reason": f"{text}\n\n{TEXT}"}
 
 
 def test_history_and_export_keep_the_replaced_output_never_the_secret(
