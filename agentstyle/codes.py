@@ -163,6 +163,12 @@ REDACT_POINT = _code(
 REDACT_BLOCK = _code(
     "redact-block", "error", "a `redact` rule without a valid `redact: {pattern, with}` block"
 )
+CHECK_BLOCK = _code(
+    "check-block", "error", "a `check` that is not a valid `{run|prompt, timeout, cooldown}` block"
+)
+CHECK_FIELD = _code(
+    "check-field", "error", "a check's result read where it cannot decide (no check, or mixed)"
+)
 CODES: dict[str, Code] = {c.name: c for c in _TABLE}
 
 

@@ -278,6 +278,17 @@ def state_folder() -> str:
     return os.path.join(base, "agentstyle", "sessions")
 
 
+def checks_folder() -> str:
+    """`$XDG_STATE_HOME/agentstyle/checks`: the checks the person allowed
+    (observe/accepted.py), beside the sessions' markers and guarded as they are."""
+    return os.path.join(os.path.dirname(state_folder()), "checks")
+
+
+def digest_of(text: str) -> str:
+    """A short sha256 of `text`: a file name that writes out no path, session or command."""
+    return str(_sha256()(text.encode("utf-8", "replace")).hexdigest()[:32])
+
+
 def session_marker(harness: str, session: str) -> str:
     """The file that says a session's hooks found a working database (runtime/tamper.py)."""
     sha256 = _sha256()

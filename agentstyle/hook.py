@@ -263,6 +263,12 @@ def nothing_to_do(call: HookCall, stdin: bytes) -> bool:
 
 
 def main() -> None:
+    if "--checks" in sys.argv:
+        # the client's background hook: it runs the event's due checks, off the agent's path
+        # (docs/observers.md#delivery)
+        from agentstyle.observe.runner import background_main
+
+        background_main(sys.argv[1:])
     # The call first: its deadline runs from the start, reading the input included.
     call = HookCall.from_argv(sys.argv[1:])
     from agentstyle import folders

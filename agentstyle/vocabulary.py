@@ -23,6 +23,20 @@ EVENTS: tuple[str, ...] = (
     "config.changed",
 )
 TOOL_POINTS = frozenset({"tool.pre", "tool.post", "tool.failed"})
+# Where a rule's `check` speaks (docs/observers.md): not a harness event, the point of the
+# result a check records when it is done; a check rule is placed there beside its own point.
+CHECK_POINT = "check.done"
+# The points a `check` may follow (docs/observers.md#checks): after a call, or when the agent
+# stops; a `prompt` check only at a stop, where the client's own model answers.
+CHECK_AFTER_POINTS = frozenset({"tool.post", "tool.failed", "prompt.submitted", "stop"})
+CHECK_ACTIONS = ("inject", "warn")
+# The effective action of a check rule's entry at its own point: the event starts its check
+# there, and the rule speaks at CHECK_POINT; a `prompt` check's entry is the client's own hook.
+CHECK_ENTRY = "check"
+# The payload key that makes an event a check's result, handed back to the hook pipeline by its
+# runner (observe/runner.py submit, runtime/hookrun.py).
+CHECK_KEY = "style_check"
+PROMPT_ENTRY = "prompt"
 # Points where a verdict (block/ask/allow) can be given (docs/actions.md#actions).
 DENY_POINTS = frozenset({"tool.pre", "prompt.submitted", "stop", "subagent.stop", "config.changed"})
 # Points where `fail: closed` makes sense: the harness can refuse the call or prompt
@@ -100,6 +114,9 @@ RULE_FIELDS: dict[str, FieldType] = {
     ),
     "redact": FieldType(
         "mapping", description="redact after a call: `pattern`/`with` replaced in its output"
+    ),
+    "check": FieldType(
+        "mapping", description="a slow read-only check run beside the session: `run` or `prompt`"
     ),
 }
 DEFAULTABLE_FIELDS = frozenset(
@@ -285,7 +302,14 @@ CONDITION_FIELDS: dict[str, Availability] = {
     "state.commands_since_edit": Availability(HISTORY_POINTS),
     "state.files_edited": Availability(HISTORY_POINTS),
     "state.commands_failed": Availability(HISTORY_POINTS),
+    # A check's result (docs/observers.md#what-a-check-gives): only where it is done
+    "check.exit": Availability(frozenset({CHECK_POINT})),
+    "check.output": Availability(frozenset({CHECK_POINT})),
+    "check.output_tail": Availability(frozenset({CHECK_POINT})),
+    "check.duration": Availability(frozenset({CHECK_POINT})),
+    "check.timed_out": Availability(frozenset({CHECK_POINT})),
 }
+CHECK_FIELDS = frozenset(f for f in CONDITION_FIELDS if f.startswith("check."))
 PATH_FIELDS = ("tool.input", "tool.output")  # fields that take `.<path>` below them
 RULE_STATE_FIELDS = frozenset({"state.rule_hits", "state.since_last_s"})
 # State over the session's facts (schema 006 `session_facts`, sql/evaluate/history_state.sql).
@@ -346,6 +370,13 @@ STATE_LIST_VARS = frozenset({f"event.{name}" for name in HISTORY_FIELDS})
 STATE_VAR_MAX_CHARS = 200
 STATE_VAR_WORST_TOKENS = (120 + 6 * STATE_VAR_MAX_CHARS + 3) // 4
 RUNTIME_VAR_WORST_TOKENS = 16
+# A check's output in a text: its last characters, fenced as event content is (the project's
+# commands print what they read: docs/observers.md#what-a-check-gives). Counted a byte a
+# character: a command's output is text, and one that escapes much is cut to the rule's
+# `max_tokens` when it is rendered (`budget-truncated`), its head first.
+CHECK_OUTPUT_VARS = frozenset({"check.output", "check.output_tail"})
+CHECK_OUTPUT_TAIL_CHARS = 1000
+CHECK_OUTPUT_WORST_TOKENS = (120 + CHECK_OUTPUT_TAIL_CHARS + 3) // 4
 BLOCK_REASON_TOKENS = 40
 
 

@@ -55,6 +55,8 @@ GROUPS = (
     ("policy/*", "policy", 2),
     ("evaluator/*", "evaluator", 3),
     ("harnesses/*", "harness-adapters", 4),
+    ("observe/runner.py", "entries", 7),  # the checks' runner: a process of its own
+    ("observe/*", "observe", 4),  # the observer lane's files: tickets, slots, deliveries
     ("runtime/*", "runtime", 5),
     ("install/*", "install", 6),
     ("doctor/*", "doctor", 6),  # `style doctor`: reads what install wrote

@@ -30,6 +30,8 @@ ADDED = (
     "exception-target",
     "redact-point",
     "redact-block",
+    "check-block",
+    "check-field",
 )
 RENDERED = re.compile(r"^pkg/STYLE\.yaml:(\d+):(\d+): (error|warning) ([A-Za-z0-9-]+): .+$")
 

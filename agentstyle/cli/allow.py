@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
@@ -22,6 +22,38 @@ def _line(r: Refusal) -> str:
     return (
         f"{r.event_id:>6}  {code:<4}  {r.harness:<11} {r.native_event:<20} {rules}  {r.what}{tail}"
     )
+
+
+class _CheckRow(NamedTuple):
+    """allow/checks.sql"""
+
+    rule_id: str
+    run: str
+
+
+def _allow_checks(fmt: str) -> None:
+    """`style allow --checks`: every check of the installed policy may run on this machine,
+    until its command changes (docs/observers.md#allowing-checks)."""
+    from agentstyle.evaluator.statements import read_rows
+    from agentstyle.install.enginefree import engine_free_store
+    from agentstyle.observe.accepted import accept
+
+    root = project_root()
+    paths = StylePaths(root)
+    if not paths.database.exists():
+        raise StyleError(f"no rules database at {paths.database}; run `style install` first")
+    with engine_free_store(paths, create=False) as conn:
+        found = read_rows(conn, "allow/checks", _CheckRow, {})
+    accept(str(root), {r.rule_id: r.run for r in found})
+    if fmt == Format.json:
+        emit_json({"checks": [{"rule": r.rule_id, "run": r.run} for r in found]})
+        return
+    if not found:
+        typer.echo("the policy has no checks; nothing to allow")
+        return
+    for r in found:
+        typer.echo(f"allowed: {r.rule_id} runs `{r.run}`")
+    typer.echo(f"{len(found)} check(s) may run in {root} on this machine until they change")
 
 
 def _target(text: str | None) -> int | str | None:
@@ -51,6 +83,12 @@ def command(
     session: Annotated[
         bool, typer.Option("--session", help="for the rest of that session, not just once")
     ] = False,
+    checks: Annotated[
+        bool,
+        typer.Option(
+            "--checks", help="let the policy's checks run on this machine (each command shown)"
+        ),
+    ] = False,
     fmt: FormatOpt = Format.text,
 ) -> None:
     """Let one refused call through, once or for the rest of its session.
@@ -66,6 +104,11 @@ def command(
     from agentstyle.evaluator.store import transaction
     from agentstyle.install.enginefree import engine_free_store
 
+    if checks:
+        if last or target is not None or session:
+            raise usage_error("--checks allows the policy's checks; it takes no call to allow")
+        _allow_checks(fmt)
+        return
     if last and target is not None:
         raise usage_error("give --last, an EVENT_ID or a CODE, not both")
     chosen = _target(target)

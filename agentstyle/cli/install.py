@@ -213,6 +213,8 @@ def install_command(
         fail_closed=fail_closed,
         dry_run=dry_run,
     )
+    if result.ok and not dry_run:
+        _allow_checks(_root(scope), result)
     if fmt == Format.json:
         doc = result_json(result, harness, scope, dry_run)
         emit_json(doc)
@@ -220,6 +222,19 @@ def install_command(
             raise typer.Exit(1)
         return
     _report(result, harness, dry_run)
+    for rule in result.compiled.rows.rules:
+        if rule.check_run is not None:
+            typer.echo(f"check: {rule.rule_id} runs `{rule.check_run}` (allowed on this machine)")
+
+
+def _allow_checks(root: Path, result: InstallResult) -> None:
+    """The person who installs a policy in their terminal allows its checks
+    (docs/observers.md#allowing-checks); a teammate's clone or the plugin asks them first."""
+    from agentstyle.observe.accepted import accept
+
+    runs = {r.rule_id: r.check_run for r in result.compiled.rows.rules if r.check_run}
+    if runs:
+        accept(str(root), runs)
 
 
 def uninstall_command(

@@ -37,9 +37,9 @@ def command(
 
     With --format json: a list with one object per rule: `rule`, `entries` (each with
     `rule_id`, `harness`, `point`, `native_event`, `matcher`, `status`, `reason`, `action`,
-    `repeat`, `capability`), `refresh` (how its context is kept fresh, as lines) and
-    `exceptions` (where another package's `exceptions:` entry narrows it: each `package`,
-    `reason` and `source`).
+    `repeat`, `capability`), `refresh` (how its context is kept fresh, as lines), `check`
+    (the command or prompt of its check, as lines) and `exceptions` (where another package's
+    `exceptions:` entry narrows it: each `package`, `reason` and `source`).
     """
     # Only a package without errors is planned: lowering assumes validated rules. The built-in
     # self-protection rules are planned with them, as install places them
@@ -48,7 +48,7 @@ def command(
     from agentstyle.install.selfprotect import plan_packages
     from agentstyle.policy.compile import compile_policy, load_and_validate, ordered
     from agentstyle.policy.lower import qualified
-    from agentstyle.policy.plan import refresh_lines
+    from agentstyle.policy.plan import check_lines, refresh_lines
 
     with plan_packages(harness) as builtin:
         loaded = load_and_validate(packages_or_cwd(packages) + builtin)
@@ -76,6 +76,7 @@ def command(
                         "rule": rid,
                         "entries": [_entry_dict(e) for e in by_rule[rid]],
                         "refresh": [line.strip() for line in refresh_lines(info, spec)],
+                        "check": [line.strip() for line in check_lines(info)],
                         "exceptions": narrowing.get(rid, []),
                     }
                 )
@@ -101,6 +102,7 @@ def command(
                     )
                 )
             lines = refresh_lines(info, spec) if any(e.runs for e in by_rule[rid]) else []
+            lines += check_lines(info)
             lines += [
                 f"    excepted by {x['package']}: {x['reason']} ({x['source']})"
                 for x in narrowing.get(rid, [])

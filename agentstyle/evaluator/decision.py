@@ -51,6 +51,9 @@ class Decision:
     rules: list[str] = field(default_factory=list)  # rules that produced the answer
     fix: Fix | None = None  # a refused command rewritten by a rule's `fix`
     redaction: Redaction | None = None  # secrets taken out of the output by `redact` rules
+    # check rules whose event part held: the hook starts their checks (docs/observers.md),
+    # each a DueCheck (evaluator/records.py)
+    checks: list[Any] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:

@@ -33,6 +33,7 @@ from agentstyle.evaluator.event import Event
 from agentstyle.evaluator.recording import book, facts_of, record
 from agentstyle.evaluator.records import (
     DecidedRow,
+    DueCheck,
     EntryRow,
     FactRow,
     FieldValueRow,
@@ -48,7 +49,7 @@ from agentstyle.evaluator.records import (
 from agentstyle.evaluator.render import SegmentRow, render_rule
 from agentstyle.evaluator.statements import read_rows
 from agentstyle.evaluator.store import Connection, by_name
-from agentstyle.vocabulary import COMMAND_FIELD, COMMAND_KEY_PREFIX
+from agentstyle.vocabulary import CHECK_ENTRY, COMMAND_FIELD, COMMAND_KEY_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +286,8 @@ def decide(
     if need.routed:
         _match(conn, evaluations, need, extra, trace, held)
     matched = [c for e in evaluations for c in e.candidates if c.matched]
+    if any(c.action == CHECK_ENTRY for c in matched):
+        matched = _checks_due(conn, evaluations)
     # A resident engine's refused call books after its answer too, unless the answer reads
     # what the bookkeeping gives: the model in a template, the session's counters in
     # outcomes.sql (no block stands), the event id in an allow code or an allowance's use.
@@ -310,6 +313,22 @@ def decide(
 
         apply_redactions(conn, evaluations)
     return evaluations
+
+
+def _checks_due(conn: Connection, evaluations: list[Evaluation]) -> list[Candidate]:
+    """A check rule whose event part held starts its check (docs/observers.md#checks): it says
+    nothing now, so it is taken out of rendering and precedence; the caller starts the checks
+    the decision names. The matched candidates that remain."""
+    due: dict[str, list[Evaluation]] = defaultdict(list)
+    for e in evaluations:
+        for c in e.candidates:
+            if c.matched and c.action == CHECK_ENTRY:
+                c.matched, c.outcome = False, "check-due"
+                due[c.rule_id].append(e)
+    for check in read_rows(conn, "evaluate/checks_due", DueCheck, {"rule_ids": sorted(due)}):
+        for e in due[check.rule_id]:
+            e.decision.checks.append(check)
+    return [c for e in evaluations for c in e.candidates if c.matched]
 
 
 # The event fields the bookkeeping adds (`book`), as a template names them.

@@ -254,6 +254,15 @@ class MatchRow(NamedTuple):
     excepted: bool  # its condition as written held, and an exception took the event out
 
 
+class DueCheck(NamedTuple):
+    """A check whose rule's event part held: what the runner runs (evaluate/checks_due.sql)."""
+
+    rule_id: str
+    run: str
+    timeout_s: float
+    cooldown_s: float
+
+
 class TemplateRow(NamedTuple):
     """A template segment of a matched rule, in rendering order (evaluate/templates.sql)."""
 

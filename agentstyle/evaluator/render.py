@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentstyle.vocabulary import (
+    CHECK_OUTPUT_TAIL_CHARS,
+    CHECK_OUTPUT_VARS,
     EVENT_VAR_MAX_CHARS,
     RUNTIME_VAR_WORST_TOKENS,
     STATE_LIST_VARS,
@@ -63,6 +65,11 @@ def render(segments: Sequence[SegmentRow], lookup: Lookup) -> str:
                 parts.append(fence(var, "\n".join(values)))
             else:
                 parts.append(default or "")
+        elif var in CHECK_OUTPUT_VARS:
+            # a check's output: what the project's command printed, fenced as event content
+            values = lookup(var)
+            tail = values[0][-CHECK_OUTPUT_TAIL_CHARS:] if values else ""
+            parts.append(fence(var, tail, CHECK_OUTPUT_TAIL_CHARS) if tail else (default or ""))
         else:
             values = lookup(var)
             # Runtime values come from the payload too (a model id, a permission mode): one

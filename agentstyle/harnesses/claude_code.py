@@ -255,6 +255,22 @@ class ClaudeCode(ClaudeShapedAdapter):
             out["onFailure"] = "block"  # v2.1.295+ (install checks `claude --version`)
         return out
 
+    def background_handler(self, command: str, seconds: float) -> dict[str, Any]:
+        # `async` runs it beside the session; `asyncRewake` makes its exit 2 wake the model with
+        # its stderr, idle or not (hooks reference, "Run hooks in the background")
+        return {
+            "type": "command",
+            "command": command,
+            "async": True,
+            "asyncRewake": True,
+            "timeout": int(seconds),
+        }
+
+    def prompt_handler(self, prompt: str, seconds: float) -> dict[str, Any]:
+        # the client's model answers `{ok, reason}`; `ok: false` continues the stop with the
+        # reason (hooks reference, "Prompt-based hooks")
+        return {"type": "prompt", "prompt": prompt, "timeout": int(seconds)}
+
     def config_dialect(self) -> Dialect:
         """How Claude Code reads its settings files: strict JSON (no comments, no trailing
         commas, docs/design/harnesses.md#claude-code-config); its CLI reads past a byte order mark

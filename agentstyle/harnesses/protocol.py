@@ -195,6 +195,16 @@ class HarnessAdapter(ABC):
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler entry running `command`; `gate`: the harness should block on failure."""
 
+    def background_handler(self, command: str, seconds: float) -> dict[str, Any]:
+        """A handler the client runs in the background, whose exit 2 wakes the model with its
+        stderr (`HarnessSpec.background_hooks`: docs/observers.md#delivery); `seconds` the
+        longest it may take."""
+        raise NotImplementedError(f"{self.spec.title} runs no hook in the background")
+
+    def prompt_handler(self, prompt: str, seconds: float) -> dict[str, Any]:
+        """A handler the client's own model answers (`HarnessSpec.prompt_hook_events`)."""
+        raise NotImplementedError(f"{self.spec.title} has no prompt hooks")
+
     def group(self, one: dict[str, Any], matcher: str | None) -> dict[str, Any]:
         """A handler in its matcher group."""
         out: dict[str, Any] = {"matcher": matcher} if matcher else {}

@@ -14,6 +14,7 @@ from agentstyle.install.hookcommand import hook_command
 from agentstyle.policy.compile import Compiled
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry, format_matcher, split_matcher
+from agentstyle.vocabulary import CHECK_ENTRY, PROMPT_ENTRY
 
 # Handlers `--fail-closed` protects (onFailure / failClosed + the flag): the tool gates always
 # (docs/design/runtime.md#fail-modes: PreToolUse), another gate event (a prompt gate) only when a
@@ -71,13 +72,16 @@ def handler_groups(
     by_event: dict[str, list[tuple[PlanEntry, Parts]]] = {}
     for e in plan:
         if e.harness == harness and e.hooked and e.native_event and e.point:
+            if e.action == PROMPT_ENTRY:
+                continue  # the client's own prompt hook (_observer_groups), not STYLE's
             for native, parts in routed(e, spec):
                 by_event.setdefault(native, []).append((e, parts))
+    groups: dict[str, list[dict[str, Any]]] = {}
     if not by_event:
-        return {}
+        _observer_groups(plan, spec, scope, groups)
+        return groups
     for native in spec.bookkeeping:
         by_event.setdefault(native, [])
-    groups: dict[str, list[dict[str, Any]]] = {}
     order = spec.native_events()
     for native in sorted(by_event, key=lambda n: order.index(n) if n in order else 99):
         items = by_event[native]
@@ -99,7 +103,42 @@ def handler_groups(
             patterns = [p for _, parts in items if parts for p in parts[1]]
             matcher = format_matcher(spec, exact, patterns)
         groups[native] = [adapter.group(handler, matcher)]
+    _observer_groups(plan, spec, scope, groups)
     return groups
+
+
+# The background hook outlives its check by this much: its own start, the tickets' wait and
+# the result's evaluation.
+_BACKGROUND_SPARE_S = 60
+
+
+def _observer_groups(
+    plan: list[PlanEntry], spec: HarnessSpec, scope: str, groups: dict[str, list[dict[str, Any]]]
+) -> None:
+    """Where the client runs hooks in the background, one that runs the due checks of each
+    native event that starts some; where it has prompt hooks, one per `prompt` check
+    (docs/observers.md#delivery)."""
+    adapter = adapter_for(spec.name)
+    checks: dict[str, list[PlanEntry]] = {}
+    for e in plan:
+        if e.harness == spec.name and e.runs and e.native_event:
+            if e.action == CHECK_ENTRY and spec.background_hooks:
+                checks.setdefault(e.native_event, []).append(e)
+            elif e.action == PROMPT_ENTRY and e.prompt is not None:
+                prompt = f"{e.prompt}\n\n(asked by STYLE rule `{e.rule_id}`)"
+                handler = adapter.prompt_handler(prompt, e.check_s or 30)
+                groups.setdefault(e.native_event, []).append(adapter.group(handler, e.matcher))
+    for native, entries in checks.items():
+        seconds = max(e.check_s or 0 for e in entries) + _BACKGROUND_SPARE_S
+        command = hook_command(spec.name, native, False, scope, checks=True)
+        handler = adapter.background_handler(command, seconds)
+        parts = [split_matcher(e.matcher) if e.matcher else None for e in entries]
+        matcher = None
+        if all(p is not None for p in parts):
+            exact = [n for p in parts if p for n in p[0]]
+            patterns = [x for p in parts if p for x in p[1]]
+            matcher = format_matcher(spec, exact, patterns)
+        groups.setdefault(native, []).append(adapter.group(handler, matcher))
 
 
 def native_groups(

@@ -74,14 +74,24 @@ def missing_answer(harness: str, native_event: str, fail_closed: bool) -> tuple[
 
 
 def hook_command(
-    harness: str, native_event: str, fail_closed: bool, scope: str, *, plugin: bool = False
+    harness: str,
+    native_event: str,
+    fail_closed: bool,
+    scope: str,
+    *,
+    plugin: bool = False,
+    checks: bool = False,
 ) -> str:
     """The handler command of one native event (`plugin`: a client extension's handler, which
-    tells the hook so with `--plugin`)."""
+    tells the hook so with `--plugin`; `checks`: the background hook that runs the event's due
+    checks, docs/observers.md#delivery)."""
     args = f"--harness {harness} --event {native_event}" + (" --fail-closed" if fail_closed else "")
     args += " --plugin" if plugin else ""
+    args += " --checks" if checks else ""
     if scope not in PORTABLE_SCOPES:
         return f"{personal_program()} {args}"
+    if checks:  # in the background: where STYLE is missing it has nothing to say
+        return f"command -v {HOOK_SCRIPT} >/dev/null 2>&1 && exec {HOOK_SCRIPT} {args}; exit 0"
     stdout, stderr, code = missing_answer(harness, native_event, fail_closed)
     say = f"printf '%s\\n' {sh_literal(stdout)}" if stdout else f"echo {sh_literal(stderr)} >&2"
     # `exec` replaces the shell, so what follows runs only where the script is missing; the

@@ -58,12 +58,18 @@ SCOPES = ("project", "local", "user", "managed")
 # handlers (Cursor's `version`, Gemini's enable flag): `<file>#<marker>` (configedit.py).
 MARKER_SEP = "#"
 
+# How a `prompt` check's handler says it is STYLE's (it runs no command): the last line of its
+# prompt names the rule that asks.
+PROMPT_MARK = "(asked by STYLE rule "
+
 DIGEST_FILE = "policy.digest"  # read by the hook and the resident engine (runtime/client.py)
 
 IsOurs = Callable[[dict[str, Any]], bool]
 
 
 def is_ours(handler: dict[str, Any]) -> bool:
+    if handler.get("type") == "prompt":  # a `prompt` check (harnesses' prompt_handler)
+        return PROMPT_MARK in str(handler.get("prompt", ""))
     return is_style_command(str(handler.get("command", "")))
 
 

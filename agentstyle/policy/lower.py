@@ -23,6 +23,7 @@ from agentstyle.grammar.ast import (
     Text,
     Var,
 )
+from agentstyle.policy.checks import placed_condition
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
 from agentstyle.policy.conditiontree import leaves, normal_form
 from agentstyle.policy.lowercommands import (
@@ -343,6 +344,9 @@ def lower_rule(
     unlesses += [exc.condition for _pkg, exc in excepted]
     for unless in unlesses:
         condition = narrowed(condition, unless)
+    if info.check is not None and info.check.run is not None:
+        # one condition for both the check's start and its result (policy/checks.py)
+        condition = placed_condition(condition, rid, info.check.span)
     _lower_exceptions(pkg, info, rid, excepted, rows)
     body_id = f"{rid}#body"
     mt_id = f"{rid}#model_text" if info.model_text is not None else None
@@ -430,6 +434,10 @@ def _rule_row(
         fix_template=info.fix[1] if info.fix else None,
         redact_pattern=info.redact[0] if info.redact else None,
         redact_with=info.redact[1] if info.redact else None,
+        check_run=info.check.run if info.check else None,
+        check_prompt=info.check.prompt if info.check else None,
+        check_timeout_s=info.check.timeout_s if info.check else None,
+        check_cooldown_s=info.check.cooldown_s if info.check else None,
     )
 
 

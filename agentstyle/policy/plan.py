@@ -23,9 +23,12 @@ from agentstyle.harnesses.facts.base import split_mcp_name
 from agentstyle.policy.validconditions import RuleInfo, resolve_tools
 from agentstyle.vocabulary import (
     ADDING_TOOLS,
+    CHECK_ENTRY,
+    CHECK_POINT,
     HANDLER_STATE_FIELDS,
     HISTORY_FIELDS,
     MCP_TOOL,
+    PROMPT_ENTRY,
     TOOL_POINTS,
 )
 
@@ -50,6 +53,10 @@ class PlanEntry:
     # `fail: closed`: where it runs, the hook command itself says so (install/hookcommand.py),
     # so a missing or unreadable database still refuses there.
     fail_closed: bool = False
+    # A check's entry at its own point: the longest its run may take, cooldown included (the
+    # background hook's timeout), and a `prompt` check's prompt (docs/observers.md).
+    check_s: float | None = None
+    prompt: str | None = None
 
     @property
     def runs(self) -> bool:
@@ -300,6 +307,8 @@ def _plan_rule(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[PlanEn
         ]
     if not info.points:
         return [entry(None, "install-error", "point-unavailable")]
+    if info.check is not None:
+        return check_entries(info, spec, entry)
     out = [plan_point(info, point, spec, entry) for point in info.points]
     if info.model_span is not None and not spec.model_at_first_start:
         for i, e in enumerate(out):
@@ -372,6 +381,34 @@ def history_entries(info: RuleInfo, qualified: str, spec: HarnessSpec) -> list[P
             )
         )
     return out
+
+
+def check_entries(
+    info: RuleInfo, spec: HarnessSpec, entry: Callable[..., PlanEntry]
+) -> list[PlanEntry]:
+    """A check rule on a harness: where its check starts and how its result is delivered
+    (docs/observers.md#delivery); a `prompt` check where the client has prompt hooks."""
+    assert info.check is not None
+    own = [p for p in info.points if p != CHECK_POINT]
+    if info.check.prompt is not None:
+        ps = spec.points.get(own[0]) if own else None
+        if ps is None or ps.native_event not in spec.prompt_hook_events:
+            where = own[0] if own else None
+            return [entry(where, "skipped", "no prompt hooks: nothing asks a model")]
+        reason = "the client's model answers (a prompt hook)"
+        asked = entry(own[0], "native", reason, act=PROMPT_ENTRY, rep=None)
+        return [replace(asked, prompt=info.check.prompt, check_s=info.check.timeout_s)]
+    start = plan_point(info, own[0], spec, entry)
+    if not start.runs:
+        return [start]
+    longest = info.check.timeout_s + info.check.cooldown_s
+    start = replace(start, action=CHECK_ENTRY, repeat=None, capability=None, check_s=longest)
+    if spec.background_hooks:
+        done = entry(CHECK_POINT, "native", "when ready: a background hook wakes the model")
+    else:
+        done = entry(CHECK_POINT, "degraded", "when ready: given at the session's next event")
+    cap, _status = _capability(info.eff["action"], frozenset({CONTEXT, MESSAGE}))
+    return [start, replace(done, native_event=None, capability=cap)]
 
 
 def _placed(
@@ -477,6 +514,18 @@ def plan_point(
     if fallback == "skip":
         return entry(point, "skipped", "capability-missing", native=native)
     return entry(point, "install-error", "capability-missing", native=native)
+
+
+def check_lines(info: RuleInfo) -> list[str]:
+    """What a rule's check runs, for `style plan` (docs/observers.md#checks): the person sees
+    every command before allowing it."""
+    c = info.check
+    if c is None:
+        return []
+    if c.prompt is not None:
+        return [f"    check asks the client's model: {c.prompt!r} (timeout {c.timeout_s:g} s)"]
+    cooldown = f", cooldown {c.cooldown_s:g} s" if c.cooldown_s else ""
+    return [f"    check runs `{c.run}` in the project (timeout {c.timeout_s:g} s{cooldown})"]
 
 
 def refresh_lines(info: RuleInfo, spec: HarnessSpec) -> list[str]:

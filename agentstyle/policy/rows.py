@@ -58,6 +58,11 @@ class RuleRow(NamedTuple):
     # `redact.pattern` (docs/actions.md#redact); None: no redaction
     redact_pattern: str | None = None
     redact_with: str | None = None  # `redact.with`
+    # `check` (docs/observers.md#checks); None: the rule runs no check
+    check_run: str | None = None
+    check_prompt: str | None = None
+    check_timeout_s: float | None = None
+    check_cooldown_s: float | None = None
 
 
 class RuleToolRow(NamedTuple):

@@ -6,7 +6,7 @@ from typing import Any
 
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import Package, Rule
-from agentstyle.vocabulary import default_value
+from agentstyle.vocabulary import CHECK_POINT, default_value
 
 EFFECTIVE_FIELDS = (
     "target",
@@ -53,9 +53,15 @@ def points(eff: dict[str, Any]) -> list[str]:
             pts.append("prompt.submitted")
         return pts
     if target in ("tool", "mcp", "skill"):
-        return ["tool.pre" if eff["at"] == "before" else "tool.post"]
-    event = eff.get("event")
-    return [event] if isinstance(event, str) else []
+        pts = ["tool.pre" if eff["at"] == "before" else "tool.post"]
+    else:
+        event = eff.get("event")
+        pts = [event] if isinstance(event, str) else []
+    if isinstance(eff.get("check"), dict) and "run" in eff["check"]:
+        # where its check's result speaks (docs/observers.md#checks); a `prompt` check is the
+        # client's own hook at the rule's point
+        pts.append(CHECK_POINT)
+    return pts
 
 
 def evaluated_at_session_start(eff: dict[str, Any]) -> bool:

@@ -56,6 +56,16 @@ _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
     "from": {"pattern": FROM_PATTERN},
     "fix": _rewrite("replace"),
     "redact": _rewrite("pattern"),
+    "check": {
+        "properties": {
+            "run": {"type": "string", "minLength": 1},
+            "prompt": {"type": "string", "minLength": 1},
+            "timeout": {"type": ["string", "integer"]},
+            "cooldown": {"type": ["string", "integer"]},
+        },
+        "additionalProperties": False,
+        "oneOf": [{"required": ["run"]}, {"required": ["prompt"]}],
+    },
 }
 
 _STRINGS: Schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}

@@ -32,6 +32,7 @@ from agentstyle.grammar.ast import (
 from agentstyle.grammar.parse import parse_condition, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for
+from agentstyle.policy.checks import CheckSpec
 from agentstyle.policy.commandconds import check_command, check_flow_places
 from agentstyle.policy.conditiontree import leaves
 from agentstyle.policy.manifest import HARNESSES, INVALID, quote_hint, recover_keys
@@ -50,6 +51,7 @@ from agentstyle.policy.settingrefs import (
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
+    CHECK_FIELDS,
     COMMAND_LIST_FIELDS,
     CONDITION_FIELDS,
     EVENT_PATH_VARS,
@@ -104,6 +106,9 @@ class RuleInfo:
     # `redact`: (RE2 pattern, replacement) applied to the call's output before the model reads
     # it (docs/actions.md#redact); None when the rule is no redact rule or the block is invalid
     redact: tuple[str, str] | None = None
+    # `check`: the slow read-only check run after the rule's event (docs/observers.md#checks);
+    # None when the rule has none or its block is invalid
+    check: CheckSpec | None = None
     # `unless`: where it holds, the rule does not fire (docs/rules.md#unless)
     unless: Node | None = None
     # id(CommandItem) → the predicate its value test is checked and lowered as (settings, RE2)
@@ -609,7 +614,14 @@ class ConditionChecks:
             )
             return False
         where = unavailable_at(avail, info, bad)
-        if where is not None:
+        if where is not None and pred.field in CHECK_FIELDS:
+            self.emit(
+                codes.CHECK_FIELD,
+                f"`{pred.field}` is a check's result; rule `{rid}` has no `check`",
+                pred.span,
+                rid,
+            )
+        elif where is not None:
             self.emit(
                 codes.FIELD_UNAVAILABLE,
                 f"field `{pred.field}` cannot exist at {where} for rule `{rid}`",

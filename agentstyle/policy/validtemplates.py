@@ -24,6 +24,9 @@ from agentstyle.policy.validconditions import (
 from agentstyle.policy.yamlpos import YNode
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
+    CHECK_FIELDS,
+    CHECK_OUTPUT_VARS,
+    CHECK_OUTPUT_WORST_TOKENS,
     CONDITION_FIELDS,
     DEDUP_BREAKING_VARS,
     EVENT_PATH_VARS,
@@ -78,6 +81,10 @@ class TemplateChecks(ConditionChecks):
             elif kind == "runtime":
                 out.uses_runtime = True
                 dynamic_tokens += RUNTIME_VAR_WORST_TOKENS
+            elif kind == "check":
+                out.uses_runtime = True
+                big = seg.name in CHECK_OUTPUT_VARS
+                dynamic_tokens += CHECK_OUTPUT_WORST_TOKENS if big else RUNTIME_VAR_WORST_TOKENS
         out.worst = (static_bytes + 3) // 4 + dynamic_tokens
         return out
 
@@ -111,6 +118,18 @@ class TemplateChecks(ConditionChecks):
                     rid,
                 )
             return "runtime"
+        if name in CHECK_FIELDS:
+            # a check's result (docs/observers.md#what-a-check-gives): a rule with a `check`
+            where = unavailable_at(CONDITION_FIELDS[name], info, bad)
+            if where is not None:
+                self.emit(
+                    codes.CHECK_FIELD,
+                    f"`{{{{{name}}}}}` is a check's result; rule `{rid}` has no `check`",
+                    var.span,
+                    rid,
+                )
+                return "error"
+            return "check"
         if name.startswith("event."):
             base = event_base(name)
             if base != name and not _template_path(name[len(base) + 1 :]):
@@ -160,7 +179,7 @@ class TemplateChecks(ConditionChecks):
     def var_hint(self, name: str) -> str | None:
         """The template variable `name` probably meant: a declared setting, a runtime or an
         event variable (`event.tool.inptu.x` keeps its path below the corrected prefix)."""
-        known = [*sorted(RUNTIME_VARS), *sorted(EVENT_VARS)]
+        known = [*sorted(RUNTIME_VARS), *sorted(EVENT_VARS), *sorted(CHECK_FIELDS)]
         known += [f"settings.{s}" for s in self.settings]
         parts = name.split(".")
         meant: str | None = None

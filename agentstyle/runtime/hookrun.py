@@ -45,8 +45,11 @@ from agentstyle.runtime.causes import (
 )
 from agentstyle.runtime.hookcall import HookCall
 from agentstyle.runtime.payloadin import first_root
+from agentstyle.vocabulary import CHECK_KEY
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
+    from agentstyle.evaluator.decision import Decision
+    from agentstyle.evaluator.event import Event
     from agentstyle.evaluator.locking import Poll
     from agentstyle.evaluator.store import Connection
     from agentstyle.harnesses.protocol import HarnessAdapter
@@ -269,6 +272,12 @@ def handle(
         if event.point is None:
             raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(seen.event))
         event.harness = call.harness  # the entries installed for the config that ran this hook
+        check = seen.payload.get(CHECK_KEY)
+        if check is not None:
+            # a check's result, handed back by its runner (observe/runner.py submit)
+            from agentstyle.runtime import observers as observe
+
+            observe.as_result(event, check if isinstance(check, dict) else {})
         answer_once = (home / ANSWER_ONCE_NAME).exists()
         if not answer_once and call.via_plugin and adapter.installed_here(home.parent):
             # A plugin's handler beside a settings install of STYLE for this harness: both fire
@@ -292,6 +301,10 @@ def handle(
             )
         else:
             decision = runtime.evaluate_hook(home, event, call, poll, fixing)
+        if check is not None:
+            return observe.result_answer(decision)
+        if decision.checks or (home / "checks").is_dir():
+            _observe(home, reader, event, seen.payload, stdin, decision, resident)
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
 
@@ -306,6 +319,27 @@ def handle(
         if resident is not None and conn is not None:
             resident.discard(conn)  # an evaluated event whose answer failed: not recorded
         return _failure(call, seen, failure_of(exc), session_of(seen.payload, stdin), conn, poll)
+
+
+def _observe(
+    home: Path,
+    reader: HarnessAdapter,
+    event: Event,
+    payload: dict[str, Any],
+    stdin: bytes,
+    decision: Decision,
+    resident: Resident | None,
+) -> None:
+    """The observer lane's part of an event (docs/observers.md): its due checks started, what
+    earlier checks said given, a session's checks stopped when it ends."""
+    from agentstyle.runtime import observers as observe
+
+    if decision.checks:
+        observe.start(home, reader.spec, event, payload, stdin, decision, resident)
+    if event.point == "session.end":
+        observe.end_session(home, event)
+    else:
+        observe.give_waiting(home, reader.spec, event, decision)
 
 
 def _found(home: str | None) -> Path | None:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -285,6 +285,55 @@ class Session:
         for hook in [] if self.wrapped else client.durations(self, run):
             DURATIONS.append((self.harness, hook[0], hook[1]))
         assert not timed_out, f"{self.harness} did not finish in {RUN_TIMEOUT_S} s: {err[-2000:]}"
+        return run
+
+    def run_open(self, prompt: str, until: Callable[[], bool], wait_s: float) -> Run:
+        """Claude Code as a session that stays open after its turn: the prompt as a stream-json
+        message on stdin, which stays open (the client waits for the person's next message, as
+        an interactive session idles) until `until()` holds or `wait_s` passed."""
+        assert self.harness == "claude-code"
+        argv, env, debug = ClaudeCode.command(self, prompt, False, [])
+        argv = [a for a in argv if a != prompt]
+        argv += ["--input-format", "stream-json"]
+        message = {"type": "user", "message": {"role": "user", "content": prompt}}
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.project,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        deadline = started + wait_s
+        while time.monotonic() < deadline and not until() and proc.poll() is None:
+            time.sleep(0.2)
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=RUN_TIMEOUT_S)  # closes stdin: the session ends
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            end_group(proc)
+            out, err = proc.communicate()
+        end_group(proc)
+        run = Run(
+            self.harness,
+            proc.returncode,
+            out,
+            err,
+            time.monotonic() - started,
+            timed_out,
+            debug.read_text(errors="replace") if debug and debug.exists() else "",
+        )
+        self.runs.append(run)
+        (self.root / f"run-{len(self.runs)}.stdout").write_text(out)
+        (self.root / f"run-{len(self.runs)}.stderr").write_text(err)
+        assert not timed_out, f"claude-code did not end in {RUN_TIMEOUT_S} s: {err[-2000:]}"
         return run
 
     def requests(self, main_only: bool = True) -> list[Request]:

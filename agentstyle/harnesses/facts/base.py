@@ -136,6 +136,14 @@ class HarnessSpec:
     # hooks): install checks `version_command` (the adapter's `fail_closed_check` says what it
     # makes of the answer); None: every version honours the switch.
     fail_closed_since: tuple[int, ...] | None = None
+    # A check's result (docs/observers.md#delivery): the client runs a command hook in the
+    # background and wakes the model with what it says when it exits 2 (Claude Code's `async`
+    # with `asyncRewake`); without it STYLE runs the check itself and the result is given at the
+    # session's next event that takes context.
+    background_hooks: bool = False
+    # The client's own model answers a `type: "prompt"` hook at these native events: a `prompt`
+    # check compiles to one (docs/observers.md#asking-a-model).
+    prompt_hook_events: frozenset[str] = frozenset()
 
     def hook_failure(self, fail_closed: bool = False) -> str:
         """What happens to a gated call when STYLE's hook process dies or hangs, and what STYLE

@@ -26,6 +26,11 @@ SPEC = HarnessSpec(
     name=NAME,
     title="Claude Code",
     fail_closed_switch=True,
+    # `async: true` with `asyncRewake: true`: a background hook that exits 2 wakes the model with
+    # its stderr, idle or not (docs/design/harnesses.md#claude-code-events:
+    # tests/e2e/test_observers.py)
+    background_hooks=True,
+    prompt_hook_events=frozenset({"Stop", "SubagentStop"}),
     points={
         "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
         "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),

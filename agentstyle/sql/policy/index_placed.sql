@@ -7,4 +7,6 @@ SELECT en.harness, en.point, r.rule_id, r.rule_order, p.pkg_order, r.priority,
 FROM entries en
 JOIN rules r ON r.rule_id = en.rule_id AND r.enabled
 JOIN packages p ON p.name = r.package
-WHERE en.point IS NOT NULL AND en.status IN ('native', 'partial', 'degraded');
+WHERE en.point IS NOT NULL AND en.status IN ('native', 'partial', 'degraded')
+  -- a `prompt` check is the client's own hook: STYLE evaluates nothing there
+  AND en.effective_action <> 'prompt';

@@ -1,0 +1,7 @@
+-- Migration 015: a rule's `check` (docs/observers.md#checks): the read-only command run in the
+-- project after the rule's event, or the prompt the client's own model answers at a stop, its
+-- timeout and cooldown in seconds. NULL: the rule runs no check.
+ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_run VARCHAR;
+ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_prompt VARCHAR;
+ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_timeout_s DOUBLE;
+ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_cooldown_s DOUBLE;
