@@ -119,19 +119,10 @@ RULE_FIELDS: dict[str, FieldType] = {
         "mapping", description="a slow read-only check run beside the session: `run` or `prompt`"
     ),
 }
-DEFAULTABLE_FIELDS = frozenset(
-    {
-        "action",
-        "at",
-        "repeat",
-        "fail",
-        "refresh",
-        "reinject_on_compact",
-        "fallback",
-        "priority",
-        "max_tokens",
-    }
-)
+# The behaviour fields a package's `defaults` may set that also have a built-in default
+# (`default_value`), in the order their built-in defaults are applied (policy/rules.py).
+BEHAVIOUR_FIELDS = ("action", "at", "repeat", "fail", "refresh", "reinject_on_compact", "fallback")
+DEFAULTABLE_FIELDS = frozenset({*BEHAVIOUR_FIELDS, "priority", "max_tokens"})
 # Fields that only an inline rule in STYLE.yaml may carry (not rule files, not `from` entries).
 INLINE_ONLY_FIELDS = frozenset({"id", "file", "text", "from"})
 

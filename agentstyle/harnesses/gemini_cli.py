@@ -29,6 +29,7 @@ from agentstyle.harnesses.install import (
     STRIP_JSON_COMMENTS_LEAVES,
     Key,
     home_path,
+    named_handler,
     sh_literal,
 )
 from agentstyle.harnesses.protocol import HarnessAdapter
@@ -197,14 +198,7 @@ class GeminiCli(HarnessAdapter):
 
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler; `timeout` in milliseconds (docs/design/harnesses.md#timeouts)."""
-        from agentstyle.harnesses import written
-
-        return {
-            "type": "command",
-            "command": command,
-            "name": "style",
-            "timeout": written(NAME, native_event),
-        }
+        return named_handler(NAME, command, native_event)
 
     def config_keys(self, text: str) -> list[Key]:
         """The hooks system's switch, on (`ENABLE_FLAG`)."""

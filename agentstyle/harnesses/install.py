@@ -52,6 +52,19 @@ def is_style_command(text: str) -> bool:
     )
 
 
+def named_handler(harness: str, command: str, native_event: str) -> dict[str, Any]:
+    """A command handler named `style`, with STYLE's timeout in the harness's unit: the entry
+    Gemini CLI and Qwen Code (its fork) read alike, which has no fail-closed switch."""
+    from agentstyle.harnesses import written
+
+    return {
+        "type": "command",
+        "command": command,
+        "name": "style",
+        "timeout": written(harness, native_event),
+    }
+
+
 def sh_literal(text: str) -> str:
     """`text` as one single-quoted `sh` word."""
     return "'" + text.replace("'", "'\\''") + "'"

@@ -18,7 +18,7 @@ from agentstyle.evaluator.event import Event
 from agentstyle.harnesses import payload as read
 from agentstyle.harnesses.answer import deliverable, dump, with_approve_hint
 from agentstyle.harnesses.facts.qwen_code import NAME, SPEC
-from agentstyle.harnesses.install import STRIP_JSON_COMMENTS_LEAVES, Key, home_path
+from agentstyle.harnesses.install import STRIP_JSON_COMMENTS_LEAVES, Key, home_path, named_handler
 from agentstyle.harnesses.protocol import ClaudeShapedAdapter
 
 if TYPE_CHECKING:
@@ -157,14 +157,7 @@ class QwenCode(ClaudeShapedAdapter):
     def handler(self, command: str, native_event: str, gate: bool) -> dict[str, Any]:
         """One handler with STYLE's timeout in seconds (docs/design/harnesses.md#timeouts),
         whatever `gate` says: Qwen Code has no fail-closed switch."""
-        from agentstyle.harnesses import written
-
-        return {
-            "type": "command",
-            "command": command,
-            "name": "style",
-            "timeout": written(NAME, native_event),
-        }
+        return named_handler(NAME, command, native_event)
 
     def config_keys(self, text: str) -> list[Key]:
         """The settings version, where the file names none (`SETTINGS_VERSION`)."""

@@ -444,12 +444,7 @@ class _Loader(ManifestLoader):
             if timeout is not None and (
                 isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
             ):
-                self.emit(
-                    codes.INVALID_SCHEMA,
-                    "native hook `timeout` must be a positive integer",
-                    item.items["timeout"][1].span,
-                    hook_id,
-                )
+                self.bad_hook_field(item, "timeout", "must be a positive integer", hook_id)
                 timeout = None
             harness = values.get("harness")
             if harness is not None and (not isinstance(harness, str) or harness not in HARNESSES):
@@ -464,12 +459,7 @@ class _Loader(ManifestLoader):
                 ok = False
             matcher = values.get("matcher")
             if matcher is not None and not isinstance(matcher, str):
-                self.emit(
-                    codes.INVALID_SCHEMA,
-                    "native hook `matcher` must be a string",
-                    item.items["matcher"][1].span,
-                    hook_id,
-                )
+                self.bad_hook_field(item, "matcher", "must be a string", hook_id)
                 ok = False
             if ok and hook_id is not None:
                 pkg.native_hooks.append(
@@ -477,6 +467,12 @@ class _Loader(ManifestLoader):
                         hook_id, str(event), str(command), matcher, timeout, harness, item.span
                     )
                 )
+
+    def bad_hook_field(self, item: YMap, key: str, must: str, hook_id: str | None) -> None:
+        """A native hook field of the wrong type, said at its value (`must`: what it must be)."""
+        self.emit(
+            codes.INVALID_SCHEMA, f"native hook `{key}` {must}", item.items[key][1].span, hook_id
+        )
 
     def dup_ids(self, pkg: Package) -> None:
         seen: dict[str, Span] = {}

@@ -6,20 +6,11 @@ from typing import Any
 
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import Package, Rule
-from agentstyle.vocabulary import CHECK_POINT, default_value
+from agentstyle.vocabulary import BEHAVIOUR_FIELDS, CHECK_POINT, default_value
 
-EFFECTIVE_FIELDS = (
-    "target",
-    "action",
-    "at",
-    "repeat",
-    "fail",
-    "refresh",
-    "reinject_on_compact",
-    "fallback",
-    "enabled",
-    "mode",
-)
+# The fields given their built-in default when the rule and its package's `defaults` leave them
+# unset, in this order: a later field's default reads the earlier ones (`default_value`).
+EFFECTIVE_FIELDS = ("target", *BEHAVIOUR_FIELDS, "enabled", "mode")
 
 
 def effective(rule: Rule, pkg: Package) -> dict[str, Any]:
