@@ -17,6 +17,8 @@ from agentstyle import folders
 
 FOLDER = ("checks", "due")
 _TAKEN = ".taken"
+# A ticket no runner took in this long never will be (its client ended first): dropped.
+STALE_S = 3600.0
 
 
 def folder(home: Path) -> Path:
@@ -31,12 +33,27 @@ def write(home: Path, identity: str, rule_id: str, ticket: dict[str, Any]) -> st
     """Write one ticket whole (a runner never reads half of one); its path."""
     where = folder(home)
     where.mkdir(parents=True, exist_ok=True)
+    _prune(where)
     path = where / f"{prefix_of(identity)}-{folders.digest_of(rule_id)}.json"
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(ticket, fh, ensure_ascii=False)
     os.replace(tmp, path)
     return str(path)
+
+
+def _prune(where: Path) -> None:
+    now = time.time()
+    try:
+        with os.scandir(where) as entries:
+            for e in entries:
+                try:
+                    if now - e.stat(follow_symlinks=False).st_mtime > STALE_S:
+                        os.unlink(e.path)
+                except OSError:
+                    continue
+    except OSError:
+        return
 
 
 def take(path: str) -> dict[str, Any] | None:

@@ -397,7 +397,15 @@ def check_entries(
             return [entry(where, "skipped", "no prompt hooks: nothing asks a model")]
         reason = "the client's model answers (a prompt hook)"
         asked = entry(own[0], "native", reason, act=PROMPT_ENTRY, rep=None)
-        return [replace(asked, prompt=info.check.prompt, check_s=info.check.timeout_s)]
+        # STYLE's own handler there records the stops, so the audit counts the ones the
+        # prompt continued (the client's `stop_hook_active` on the stop after)
+        seen = replace(
+            asked,
+            status=HISTORY,
+            action=info.eff["action"],
+            reason="records the stops it continues",
+        )
+        return [replace(asked, prompt=info.check.prompt, check_s=info.check.timeout_s), seen]
     start = plan_point(info, own[0], spec, entry)
     if not start.runs:
         return [start]

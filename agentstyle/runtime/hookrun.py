@@ -304,7 +304,7 @@ def handle(
         if check is not None:
             return observe.result_answer(decision)
         if decision.checks or (home / "checks").is_dir():
-            _observe(home, reader, event, seen.payload, stdin, decision, resident)
+            _observe(home, reader, event, seen.payload, stdin, decision, resident, call.via_plugin)
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
 
@@ -329,13 +329,14 @@ def _observe(
     stdin: bytes,
     decision: Decision,
     resident: Resident | None,
+    via_plugin: bool,
 ) -> None:
     """The observer lane's part of an event (docs/observers.md): its due checks started, what
     earlier checks said given, a session's checks stopped when it ends."""
     from agentstyle.runtime import observers as observe
 
     if decision.checks:
-        observe.start(home, reader.spec, event, payload, stdin, decision, resident)
+        observe.start(home, reader.spec, event, payload, stdin, decision, resident, via_plugin)
     if event.point == "session.end":
         observe.end_session(home, event)
     else:

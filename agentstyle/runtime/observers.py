@@ -59,10 +59,12 @@ def start(
     stdin: bytes,
     decision: Decision,
     resident: Resident | None,
+    via_plugin: bool = False,
 ) -> None:
     """Leave a ticket per due check the person allowed (the others: said once per session)
-    and, where the client has no background hook to run them, start a runner after the
-    answer."""
+    and, where no background hook of the client runs them, start a runner after the answer.
+    A client extension's handlers (`via_plugin`) come without one: install writes it into the
+    settings only."""
     from agentstyle.evaluator.answered import identity_of
     from agentstyle.runtime import notified
 
@@ -84,8 +86,8 @@ def start(
             "payload": payload,
         }
         paths.append(tickets.write(home, identity, check.rule_id, ticket))
-    if not paths or spec.background_hooks:
-        return  # Claude Code's own background hook for this event takes them
+    if not paths or (spec.background_hooks and not via_plugin):
+        return  # the client's background hook for this event takes them
     argv = [sys.executable, "-I", "-m", RUNNER_MODULE, *paths]
     log = str(home / "logs" / "checks.log")
 

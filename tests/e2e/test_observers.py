@@ -4,6 +4,8 @@ its background hook wakes the model) or with the session's next event (Codex, Ge
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from e2e.clients import Session
@@ -111,3 +113,43 @@ def test_the_failing_check_arrives_with_the_next_event(session, harness: str) ->
     assert first.step >= 2, "the text came with the edit itself, before the check ran"
     # given once: the requests after it carry it only as history, never a second time
     assert all(r.text.count(FAILING) == first.text.count(FAILING) for r in carrying)
+
+
+ASKED = "E2E-PROMPT-CHECK did the agent run the tests it says it ran?"
+REFUSED = "E2E-PROMPT-NO the transcript shows no test run"
+PROMPT_PACKAGE = f"""
+spec: style/v0.3
+name: e2e
+version: 1.0.0
+description: a question for the client's model when the agent stops
+rules:
+  - id: tests-really-ran
+    target: event
+    event: stop
+    action: block
+    check: {{prompt: '{ASKED}'}}
+    text: Run the tests you said you ran.
+"""
+
+
+def test_a_prompt_check_continues_a_claude_code_stop(session) -> None:
+    """`check: {prompt}` is Claude Code's own prompt hook at Stop: the client's model (the
+    mock) answers `ok: false` once, and the agent goes on with its reason."""
+    s: Session = session("claude-code", Script([[Say("I ran the tests.")]], last=[Say("Done.")]))
+    asked: list[str] = []
+
+    def side(req):  # the prompt hook's request: no tools, our question in it
+        if ASKED in req.text:
+            asked.append(req.text)
+            verdict = {"ok": False, "reason": REFUSED} if len(asked) == 1 else {"ok": True}
+            return [Say(json.dumps(verdict))]
+        return [Say("ok")]
+
+    s.server.side = side
+    s.install(PROMPT_PACKAGE)
+    s.run("run the tests")
+    assert asked, "Claude Code did not ask its model the prompt check"
+    assert "asked by STYLE rule `e2e/tests-really-ran`" in asked[0]
+    continued = [r for r in s.requests() if REFUSED in r.text]
+    assert continued, "the stop was not continued with the model's reason"
+    assert len(asked) >= 2, "the continued turn did not stop through the prompt hook again"
