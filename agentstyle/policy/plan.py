@@ -416,7 +416,12 @@ def check_entries(
     else:
         done = entry(CHECK_POINT, "degraded", "when ready: given at the session's next event")
     cap, _status = _capability(info.eff["action"], frozenset({CONTEXT, MESSAGE}))
-    return [start, replace(done, native_event=None, capability=cap)]
+    out = [start, replace(done, native_event=None, capability=cap)]
+    end = spec.points.get("session.end")
+    if end is not None:  # its handler stops a check still running when the session ends
+        stop = entry("session.end", HISTORY, "stops its check when the session ends", rep=None)
+        out.append(replace(stop, native_event=end.native_event))
+    return out
 
 
 def _placed(
