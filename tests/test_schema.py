@@ -487,6 +487,15 @@ FULL_PACKAGE: Schema = {
             "text": "The output held an AWS access key; it was removed.",
         },
         {
+            "id": "tests-after-edit",
+            "target": "tool",
+            "tool": ["file.edit", "file.write"],
+            "action": "inject",
+            "check": {"run": "pytest -x -q", "timeout": "300s", "cooldown": "2m"},
+            "when": 'file.path glob "src/**" and check.exit != 0',
+            "text": "The tests fail since your last edit: {{check.output_tail}}",
+        },
+        {
             "id": "rm-outside",
             "target": "tool",
             "tool": "shell",

@@ -63,8 +63,9 @@ _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
             "timeout": {"type": ["string", "integer"]},
             "cooldown": {"type": ["string", "integer"]},
         },
+        # one of `run` and `prompt`: said by the validator (`check-block`), where it can
+        # point at the block
         "additionalProperties": False,
-        "oneOf": [{"required": ["run"]}, {"required": ["prompt"]}],
     },
 }
 
