@@ -75,7 +75,8 @@ def handler_groups(
                 by_event.setdefault(native, []).append((e, parts))
     if not by_event:
         return {}
-    for native in spec.bookkeeping:
+    # the session clock, and the events only the audit reads (`HarnessSpec.audited`)
+    for native in (*spec.bookkeeping, *spec.audit_events):
         by_event.setdefault(native, [])
     groups: dict[str, list[dict[str, Any]]] = {}
     order = spec.native_events()

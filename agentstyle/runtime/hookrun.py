@@ -47,6 +47,7 @@ from agentstyle.runtime.hookcall import HookCall
 from agentstyle.runtime.payloadin import first_root
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the hook path imports these lazily
+    from agentstyle.evaluator.event import Event
     from agentstyle.evaluator.locking import Poll
     from agentstyle.evaluator.store import Connection
     from agentstyle.harnesses.protocol import HarnessAdapter
@@ -295,6 +296,8 @@ def handle(
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
 
+        if "config.changed" in reader.spec.points:
+            wire = _config_notice(reader, seen.event, event, home, wire)
         if resident is not None:  # the engine marks the session once the answer is out
             resident.later(lambda keep: tamper.mark_seen(call.harness, event.session_id, keep))
         else:
@@ -306,6 +309,24 @@ def handle(
         if resident is not None and conn is not None:
             resident.discard(conn)  # an evaluated event whose answer failed: not recorded
         return _failure(call, seen, failure_of(exc), session_of(seen.payload, stdin), conn, poll)
+
+
+def _config_notice(
+    reader: HarnessAdapter, native_event: str, event: Event, home: Path, wire: Wire
+) -> Wire:
+    """A settings file self-protection guards changed during the session: tamper evidence,
+    told with the session's next answer that reaches the person (Claude Code shows nothing of
+    the answer to the change itself: docs/design/runtime.md#tampering-notice)."""
+    from agentstyle.runtime import tamper
+
+    if event.point == "config.changed":
+        if event.first("config.guarded"):
+            tamper.config_changed(home, event.session_id, event.first("config.file") or "")
+        return wire
+    if native_event not in reader.notice_events:
+        return wire
+    told = tamper.pending_notice(home, event.session_id)
+    return reader.with_notice(wire, native_event, told) if told else wire
 
 
 def _found(home: str | None) -> Path | None:

@@ -136,6 +136,10 @@ class HarnessSpec:
     # hooks): install checks `version_command` (the adapter's `fail_closed_check` says what it
     # makes of the answer); None: every version honours the switch.
     fail_closed_since: tuple[int, ...] | None = None
+    # Points install hooks wherever it installs any, though no rule runs there: `style audit`
+    # reads their events (Claude Code's `tool.denied`, the calls the client refused itself:
+    # docs/audit.md#the-clients-own-refusals). Observe only: the answer is empty.
+    audited: tuple[str, ...] = ()
 
     def hook_failure(self, fail_closed: bool = False) -> str:
         """What happens to a gated call when STYLE's hook process dies or hangs, and what STYLE
@@ -168,6 +172,11 @@ class HarnessSpec:
         (docs/design/runtime.md#session-bookkeeping): a session's start and a prompt's."""
         points = ("session.start", "prompt.submitted")
         return tuple(self.points[p].native_event for p in points if p in self.points)
+
+    @property
+    def audit_events(self) -> tuple[str, ...]:
+        """The native events install hooks for the audit alone (`audited`)."""
+        return tuple(self.points[p].native_event for p in self.audited if p in self.points)
 
     @property
     def hook(self) -> HookFacts:
