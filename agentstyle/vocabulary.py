@@ -14,6 +14,9 @@ EVENTS: tuple[str, ...] = (
     "tool.pre",
     "tool.post",
     "tool.failed",
+    # the client refused a tool call by its own rules (Claude Code's auto-mode classifier):
+    # observe only, recorded for `style audit refusals`
+    "tool.denied",
     "subagent.start",
     "subagent.stop",
     "stop",

@@ -599,6 +599,7 @@ def test_html_is_one_self_contained_page(audited: Project, tmp_path: Path) -> No
         "table-summary",
         "table-errors",
         "table-tools",
+        "table-refusals",
         "table-sessions",
         "table-timeline",
     ]

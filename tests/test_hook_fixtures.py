@@ -54,6 +54,8 @@ GOLDEN: dict[str, dict[str, tuple[str, int]]] = {
         "ConfigChange.local.json": ("", 0),
         "Notification.permission_prompt.json": ("", 0),
         "PermissionRequest.bash.json": ("C13", 0),
+        # the client refused the call itself: recorded for the audit, nothing to answer
+        "PermissionDenied.bash.json": ("", 0),
         "PostToolUse.bash.json": ("", 0),
         # outputs holding a fake AWS key: no rule here redacts (tests/test_redact.py does)
         "PostToolUse.bash-env-secrets.json": ("", 0),

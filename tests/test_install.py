@@ -261,7 +261,8 @@ def test_static_rule_goes_to_claude_md_only_and_leaves_with_its_files(scratch: S
     # A static rule needs no hook; self-protection (docs/design/cli.md#self-protection) still gates
     # the agent's tools.
     hooks = hooks_of(scratch.settings)
-    assert sorted(hooks) == ["ConfigChange", "PreToolUse", "SessionStart", "UserPromptSubmit"]
+    hooked = ["ConfigChange", "PermissionDenied", "PreToolUse", "SessionStart", "UserPromptSubmit"]
+    assert sorted(hooks) == hooked  # PermissionDenied: the audit reads it
     assert sorted(scratch.lock()["harnesses"]["claude-code"]["created"]) == [
         ".claude/",
         ".claude/settings.json",

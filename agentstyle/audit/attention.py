@@ -13,17 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentstyle.audit.rows import ConfigChangeRow
+
 # Worst first: a rule that fails or a hook that answers without evaluating is wrong now; a
 # loop costs whole turns; noise trains people to ignore; broad and dead rules waste less.
-SEVERITY = ("erroring", "fail-open", "looping", "noisy", "broad", "dead")
+# A settings file that holds STYLE's hooks changed during a session: tamper evidence.
+SEVERITY = ("erroring", "fail-open", "config-changed", "looping", "noisy", "broad", "dead")
 SHOWN = 8  # the few a person reads; the reports hold the rest
 COLUMNS = ("kind", "subject", "reason", "command")
 
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    kind: str  # the rule's flags (worst first), or `fail-open`
-    subject: str  # the rule id, or the failure's cause
+    kind: str  # the rule's flags (worst first), `fail-open` or `config-changed`
+    subject: str  # the rule id, the failure's cause, or the settings file
     reason: str  # one line
     command: str  # what to run next
 
@@ -153,9 +156,34 @@ def _error_item(row: dict[str, Any]) -> Item | None:
     return Item("fail-open", cause, reason, "style doctor")
 
 
-def items(rules: list[dict[str, Any]], errors: list[dict[str, Any]], ctx: Context) -> list[Item]:
-    """Every item, worst kind first; within a kind, the most events first."""
+def _config_item(row: ConfigChangeRow) -> Item:
+    n, sessions = int(row.changes), int(row.sessions)
+    when = f", last {row.last_seen:%Y-%m-%d %H:%M}" if row.last_seen is not None else ""
+    reason = (
+        f"changed {n} {'time' if n == 1 else 'times'} during {sessions} {row.harness} "
+        f"{'session' if sessions == 1 else 'sessions'}{when}: it holds STYLE's hooks, which the "
+        "agent may not edit; if no one here changed it, something may have tampered with "
+        "STYLE's guard"
+    )
+    if row.kept_out:
+        reason += f" ({row.kept_out} kept out of the session: it would have switched them off)"
+    return Item("config-changed", row.file, reason, "style doctor")
+
+
+def items(
+    rules: list[dict[str, Any]],
+    errors: list[dict[str, Any]],
+    ctx: Context,
+    changes: list[ConfigChangeRow] | None = None,
+) -> list[Item]:
+    """Every item, worst kind first; within a kind, the most events first. `changes`: the
+    settings files that changed during the window's sessions (those that hold STYLE's hooks
+    are tamper evidence)."""
     found: list[tuple[int, int, Item]] = []
+    for change in changes or []:
+        if change.guarded:
+            rank = SEVERITY.index("config-changed")
+            found.append((rank, -int(change.changes), _config_item(change)))
     for row in rules:
         flagged = _rule_items(row, ctx)
         if not flagged:
@@ -197,7 +225,7 @@ def render_text(found: list[Item], min_events: int, *, color: bool = False) -> s
         return f"{bold}needs attention{reset}: nothing ({note})\n"
     lines = [f"{bold}needs attention{reset} ({note})"]
     for item in found[:SHOWN]:
-        paint = red if item.kind.startswith(("erroring", "fail-open")) else yellow
+        paint = red if item.kind.startswith(("erroring", "fail-open", "config-changed")) else yellow
         # a rule's line names it; a failure's reason already ends with its cause
         subject = "" if item.kind == "fail-open" else f" {item.subject}"
         lines.append(f"  {paint}{item.kind}{reset}{subject}: {item.reason}")

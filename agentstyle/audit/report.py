@@ -18,7 +18,13 @@ import polars as pl
 from agentstyle.audit import attention
 from agentstyle.audit.cells import scalar_text
 from agentstyle.audit.export import Progress, load_exports
-from agentstyle.audit.rows import RuleSourceRow, SessionFolderRow, WindowIdsRow, WindowRow
+from agentstyle.audit.rows import (
+    ConfigChangeRow,
+    RuleSourceRow,
+    SessionFolderRow,
+    WindowIdsRow,
+    WindowRow,
+)
 from agentstyle.diagnostics import StyleError
 from agentstyle.evaluator.paths import StylePaths
 from agentstyle.evaluator.statements import read_row, read_rows
@@ -32,7 +38,16 @@ from agentstyle.evaluator.store import (
 from agentstyle.install.enginefree import LOCK_WAIT_S, engine_free_store
 
 Frame = pl.DataFrame
-REPORTS = ("summary", "attention", "rules", "errors", "tools", "sessions", "timeline")
+REPORTS = (
+    "summary",
+    "attention",
+    "rules",
+    "errors",
+    "tools",
+    "refusals",
+    "sessions",
+    "timeline",
+)
 BUCKETS = ("day", "hour")
 FLAGS = ("erroring", "looping", "noisy", "broad", "dead")
 # The sample a flag needs by default: a rate over fewer candidate events says little (and a
@@ -263,6 +278,11 @@ def attention_items(
     if errors is None:
         log = read_error_log(where.error_log)
         errors = query_frame(conn, sql("audit/errors"), {**params, "log": log})
+    changes = (
+        read_rows(conn, "audit/config_changes", ConfigChangeRow, _window_only(params))
+        if filters.rule is None
+        else []
+    )
     sources = read_rows(conn, "audit/rule_sources", RuleSourceRow)
     folders = read_rows(conn, "audit/session_folders", SessionFolderRow, params)
     ctx = attention.Context(
@@ -272,7 +292,34 @@ def attention_items(
         min_events=filters.min_events,
         root=where.root,
     )
-    return attention.items(records(rules), records(errors), ctx)
+    return attention.items(records(rules), records(errors), ctx, changes)
+
+
+def _window_only(params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters of a statement over the window alone (no `$rule`, bucket or sample)."""
+    keys = ("since", "until", "session", "harness", "first_id", "last_id")
+    return {k: params[k] for k in keys}
+
+
+def refusals_note(conn: Connection, filters: Filters) -> str | None:
+    """The line under the summary that says how many calls the client refused itself, beside
+    STYLE's refusals (the `refusals` report; docs/audit.md#the-clients-own-refusals)."""
+    rows = records(run_report(conn, "refusals", filters))
+    client = [r for r in rows if r["refused_by"] == "client"]
+    if not client:
+        return None
+    n = sum(int(r["refusals"]) for r in client)
+    ours = sum(int(r["refusals"]) for r in rows if r["refused_by"] == "style")
+    shown = "; ".join(
+        f"{r['native_tool'] or r['tool'] or 'a call'} {r['refusals']}x: {r['why']}"
+        for r in client[:3]
+    )
+    more = f"; and {len(client) - 3} more" if len(client) > 3 else ""
+    calls = "call" if n == 1 else "calls"
+    return (
+        f"refused by the client itself: {n} {calls} ({shown}{more}); by STYLE's rules: {ours}"
+        " (style audit refusals)"
+    )
 
 
 def _top_errors(errors: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:

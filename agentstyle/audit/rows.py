@@ -135,3 +135,15 @@ class CountRow(NamedTuple):
     (audit/export_*.sql, audit/prune_*.sql)."""
 
     Count: int
+
+
+class ConfigChangeRow(NamedTuple):
+    """A settings file that changed during the window's sessions (audit/config_changes.sql)."""
+
+    harness: str
+    file: str
+    guarded: bool
+    changes: int
+    kept_out: int
+    sessions: int
+    last_seen: dt.datetime | None

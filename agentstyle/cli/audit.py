@@ -194,6 +194,10 @@ REPORT_HELP = {
         "answered fail open or refused."
     ),
     "tools": "Per normalized tool: calls, blocked, asked, failed, top blocking rule.",
+    "refusals": (
+        "The refused tool calls, by whom: STYLE (the rule) or the client itself (its reason: "
+        "Claude Code's auto mode), per harness and tool."
+    ),
     "sessions": "Per session: events, prompts, hits, blocks, first and last seen.",
     "timeline": "Per day (or --bucket hour): events, hits, blocks, block rate.",
 }
@@ -278,11 +282,22 @@ def run_report(name: str, options: Options) -> None:
                 options.out.write_text(html_report.render(doc), encoding="utf-8")
             typer.echo(f"wrote {options.out}", err=True)
         else:
+            note = None
             if name == "summary" and fmt == "text":
                 found = report.attention_items(conn, filters, where)
+                note = report.refusals_note(conn, filters)
             frame = report.run_report(conn, name, filters, where)
     if fmt != "html":
-        _emit(frame, fmt, options.out, name=name, filters=filters, source=source, attention=found)
+        _emit(
+            frame,
+            fmt,
+            options.out,
+            name=name,
+            filters=filters,
+            source=source,
+            attention=found,
+            note=note,
+        )
     if readable:
         typer.echo(readable, err=True)
 
@@ -309,6 +324,7 @@ def _emit(
     filters: report.Filters | None,
     source: str,
     attention: list[Any] | None = None,
+    note: str | None = None,
 ) -> None:
     from agentstyle.audit import attention as attention_text
     from agentstyle.audit import report
@@ -332,9 +348,10 @@ def _emit(
             title = report.title_of(name, filters, source) if filters is not None else None
             shown = report.shown_in_text(name, frame)
             stream.write(report.render_text(shown, title=title, color=color))
-            note = report.footnote(name, filters) if filters is not None else None
-            if note:
-                stream.write(note + "\n")
+            footnote = report.footnote(name, filters) if filters is not None else None
+            for line in (footnote, note):
+                if line:
+                    stream.write(line + "\n")
 
 
 @contextmanager

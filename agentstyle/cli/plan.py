@@ -18,6 +18,7 @@ from agentstyle.diagnostics import render_text
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
 
 if TYPE_CHECKING:
+    from agentstyle.harnesses.facts import HarnessSpec
     from agentstyle.policy.compile import Compiled
     from agentstyle.policy.plan import PlanEntry
 
@@ -116,6 +117,8 @@ def command(
         typer.echo("  ".join(cells).rstrip())
         for line in extra.get(i, []):
             typer.echo(line)
+    if any(e.hooked and e.harness == harness for e in compiled.plan):
+        typer.echo(_always_installed(spec))
     gated = (
         e.runs and e.action in ("block", "ask") and e.native_event in spec.gate_events
         for e in compiled.plan
@@ -125,6 +128,16 @@ def command(
     if verbose:
         for name, seconds in compiled.timings.items():
             typer.echo(f"pass {name}: {seconds * 1000:.1f} ms", err=True)
+
+
+def _always_installed(spec: HarnessSpec) -> str:
+    """The handlers install writes beside the rules' (install/handlers.py): the session clock,
+    and the events only the audit reads (`HarnessSpec.audited`)."""
+    parts = [", ".join(spec.bookkeeping) + " (the session clock)"]
+    for point in spec.audited:
+        native = spec.points[point].native_event
+        parts.append(f"{native} ({point}, recorded for `style audit refusals`)")
+    return "also installed: " + "; ".join(parts)
 
 
 def _narrowing(compiled: Compiled) -> dict[str, list[dict[str, str]]]:

@@ -26,6 +26,11 @@ from agentstyle.evaluator.statements import execute, read_rows
 from agentstyle.evaluator.store import Connection, by_name
 from agentstyle.vocabulary import ADDING_TOOLS
 
+# Points whose events are evidence in themselves, kept with their fields like an event a rule
+# fired on (`log: hits`; `log: off` keeps no field): a call the client refused by itself, a
+# settings file that changed during the session (docs/audit.md#the-clients-own-refusals).
+EVIDENCE_POINTS = frozenset({"tool.denied", "config.changed"})
+
 
 def _store(conn: Connection, name: str, rows: Sequence[tuple[Any, ...]]) -> None:
     """Rows (evaluator/records.py) bound by name to the statement that stores them."""
@@ -186,7 +191,7 @@ def record(
                         prompt_count=evaluation.prompt_count,
                     )
                 )
-        if (decided and log == "hits") or log == "full":
+        if log == "full" or (log == "hits" and (decided or ev.point in EVIDENCE_POINTS)):
             kept += [
                 FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
                 for f, i, v in ev.fields

@@ -88,11 +88,24 @@ def tool_event(ev: Event, payload: dict[str, Any]) -> None:
 def config_event(ev: Event, payload: dict[str, Any]) -> None:
     """A settings file Claude Code reloaded during the session: which one, and whether STYLE's
     hooks still run after it (docs/conditions.md#fields `config.hooks_off`)."""
+    file = str(payload.get("file_path") or "")
     ev.add("config.source", str(payload.get("source") or ""))
-    ev.add("config.file", str(payload.get("file_path") or ""))
+    ev.add("config.file", file)
+    if guarded(file):  # tamper evidence: runtime/tamper.py tells the person
+        ev.add("config.guarded", "true")
     root = Path(os.environ.get("CLAUDE_PROJECT_DIR") or ev.cwd or ".")
     if hooks_switched_off(ADAPTER, root):
         ev.add("config.hooks_off", "true")
+
+
+def guarded(file: str) -> bool:
+    """Whether a settings file is one self-protection guards (install/protected.py): a file
+    that can drop or switch off STYLE's hooks (`settings.json`, `settings.local.json` in a
+    `.claude` folder) or a managed settings file."""
+    path = Path(file)
+    if path.name in SPEC.hook_config_files and path.parent.name == SPEC.config_folder:
+        return True
+    return any(file.startswith(folder + "/") for folder in SPEC.managed_configs)
 
 
 def hooks_switched_off(adapter: HarnessAdapter, root: Path) -> bool:
@@ -138,7 +151,9 @@ def _replaced_output(decision: Decision, event: Event | None) -> dict[str, Any]:
 # except on the events that discard it (docs/design/harnesses.md#claude-code-answers). There the
 # notice goes to stderr, which Claude Code shows for a manual `/compact` and keeps in its debug log
 # otherwise.
-NO_NOTICE_EVENTS = frozenset({"PreCompact", "SessionEnd", "Notification", "ConfigChange"})
+NO_NOTICE_EVENTS = frozenset(
+    {"PreCompact", "SessionEnd", "Notification", "ConfigChange", "PermissionDenied"}
+)
 NOTICE_EVENTS = frozenset(
     e for e in (*SPEC.native_events(), *SPEC.extra_native_events) if e not in NO_NOTICE_EVENTS
 )
@@ -162,6 +177,10 @@ class ClaudeCode(ClaudeShapedAdapter):
         ev = super().read_event(payload, native_event)
         if ev.point == "config.changed":
             config_event(ev, payload)
+        elif ev.point == "tool.denied":
+            # the call the client refused by itself, read as any call is, and why
+            tool_event(ev, payload)
+            ev.add("denied.reason", str(payload.get("reason") or ""))
         return ev
 
     def read_tool_call(self, ev: Event, payload: dict[str, Any]) -> None:

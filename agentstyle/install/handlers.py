@@ -80,7 +80,8 @@ def handler_groups(
     if not by_event:
         _observer_groups(plan, spec, scope, groups)
         return groups
-    for native in spec.bookkeeping:
+    # the session clock, and the events only the audit reads (`HarnessSpec.audited`)
+    for native in (*spec.bookkeeping, *spec.audit_events):
         by_event.setdefault(native, [])
     order = spec.native_events()
     for native in sorted(by_event, key=lambda n: order.index(n) if n in order else 99):

@@ -308,6 +308,8 @@ def handle(
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
 
+        if "config.changed" in reader.spec.points:
+            wire = _config_notice(reader, seen.event, event, home, wire)
         if resident is not None:  # the engine marks the session once the answer is out
             resident.later(lambda keep: tamper.mark_seen(call.harness, event.session_id, keep))
         else:
@@ -341,6 +343,24 @@ def _observe(
         observe.end_session(home, event)
     else:
         observe.give_waiting(home, reader.spec, event, decision)
+
+
+def _config_notice(
+    reader: HarnessAdapter, native_event: str, event: Event, home: Path, wire: Wire
+) -> Wire:
+    """A settings file self-protection guards changed during the session: tamper evidence,
+    told with the session's next answer that reaches the person (Claude Code shows nothing of
+    the answer to the change itself: docs/design/runtime.md#tampering-notice)."""
+    from agentstyle.runtime import tamper
+
+    if event.point == "config.changed":
+        if event.first("config.guarded"):
+            tamper.config_changed(home, event.session_id, event.first("config.file") or "")
+        return wire
+    if native_event not in reader.notice_events:
+        return wire
+    told = tamper.pending_notice(home, event.session_id)
+    return reader.with_notice(wire, native_event, told) if told else wire
 
 
 def _found(home: str | None) -> Path | None:

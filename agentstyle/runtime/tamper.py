@@ -63,3 +63,54 @@ def notice(harness: str, session: str | None, log_home: Path, what: str) -> str 
     if not notified.first_time(log_home, session, "tamper"):
         return None
     return NOTICE.format(what=what)
+
+
+# -- a guarded settings file that changed during the session ------------------------------------
+
+CONFIG_NOTICE = (
+    "{file} changed during this session. It holds STYLE's hooks, which the agent may not "
+    "edit: if no one here changed it, something may have tampered with STYLE's guard. Check "
+    "the file and run `style doctor`."
+)
+
+
+def _pending(home: Path, session: str | None) -> Path:
+    return home.joinpath(*notified.FOLDER) / ("pending-" + notified.marker_name(session, "config"))
+
+
+def config_changed(home: Path, session: str | None, file: str) -> None:
+    """A file self-protection guards changed during the session (a client's `config.changed`,
+    docs/design/runtime.md#tampering-notice): the notice, kept for the session's next answer
+    that reaches the person (the client shows none on the change itself)."""
+    text = CONFIG_NOTICE.format(file=file or "A settings file")
+    path = _pending(home, session)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+        try:
+            os.write(fd, text.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def pending_notice(home: Path, session: str | None) -> str | None:
+    """The settings-change notice kept for this session, taken (one failed `open` when there
+    is none: every answer that can carry a notice looks)."""
+    path = _pending(home, session)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        raw = os.read(fd, 4096)
+    except OSError:
+        raw = b""
+    finally:
+        os.close(fd)
+    try:  # noqa: SIM105 - contextlib is one import more on the hook path
+        os.unlink(path)
+    except OSError:
+        pass
+    return raw.decode("utf-8", "replace") or None

@@ -144,6 +144,10 @@ class HarnessSpec:
     # The client's own model answers a `type: "prompt"` hook at these native events: a `prompt`
     # check compiles to one (docs/observers.md#asking-a-model).
     prompt_hook_events: frozenset[str] = frozenset()
+    # Points install hooks wherever it installs any, though no rule runs there: `style audit`
+    # reads their events (Claude Code's `tool.denied`, the calls the client refused itself:
+    # docs/audit.md#the-clients-own-refusals). Observe only: the answer is empty.
+    audited: tuple[str, ...] = ()
 
     def hook_failure(self, fail_closed: bool = False) -> str:
         """What happens to a gated call when STYLE's hook process dies or hangs, and what STYLE
@@ -176,6 +180,11 @@ class HarnessSpec:
         (docs/design/runtime.md#session-bookkeeping): a session's start and a prompt's."""
         points = ("session.start", "prompt.submitted")
         return tuple(self.points[p].native_event for p in points if p in self.points)
+
+    @property
+    def audit_events(self) -> tuple[str, ...]:
+        """The native events install hooks for the audit alone (`audited`)."""
+        return tuple(self.points[p].native_event for p in self.audited if p in self.points)
 
     @property
     def hook(self) -> HookFacts:

@@ -48,7 +48,13 @@ SPEC = HarnessSpec(
         # a settings file changed during the session; `decision: block` keeps the change out
         # of it (docs/design/harnesses.md#claude-code-events: tests/e2e/test_config_change.py)
         "config.changed": _point("ConfigChange", DENY),
+        # a call the client refused by itself (auto mode's classifier; seen on 2.1.332:
+        # tests/e2e/test_client_events.py): `tool_name`, `tool_input`, `tool_use_id`, `reason`.
+        # Observe only (an answer may ask for a retry; STYLE's is empty); installed for the
+        # audit, which shows it beside STYLE's refusals (`audited` below)
+        "tool.denied": _point("PermissionDenied"),
     },
+    audited=("tool.denied",),
     tool_names={
         "shell": ("Bash", "PowerShell"),
         "file.read": ("Read",),
