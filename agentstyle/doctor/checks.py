@@ -94,13 +94,22 @@ class DeadRow(NamedTuple):
     events: int
 
 
+# An entry row's columns under another name in a plan entry.
+_RENAMED = ("effective_action", "effective_repeat")
+
+
 def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
     from agentstyle.install.selfprotect import PACKAGE as BUILTIN
 
     closed = {r.rule_id for r in read_rows(conn, "doctor/closed_rules", ClosedRow)}
     # An entry row is a plan entry but for `fail_closed`, which is its rule's.
     entries = [
-        PlanEntry(*e, fail_closed=e.rule_id in closed)
+        PlanEntry(
+            **{k: v for k, v in e._asdict().items() if k not in _RENAMED},
+            action=e.effective_action,
+            repeat=e.effective_repeat,
+            fail_closed=e.rule_id in closed,
+        )
         for e in read_rows(conn, "doctor/entries", EntryRow)
     ]
     params = {"harnesses": harnesses, "builtin": BUILTIN}

@@ -526,5 +526,7 @@ def lower_entries(entries: list[PlanEntry], rows: PolicyRows) -> None:
                 effective_action=e.action,
                 effective_repeat=e.repeat,
                 capability=e.capability,
+                check_s=e.check_s,
+                prompt=e.prompt,
             )
         )

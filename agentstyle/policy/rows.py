@@ -133,6 +133,8 @@ class EntryRow(NamedTuple):
     effective_action: str
     effective_repeat: str | None
     capability: str | None
+    check_s: float | None = None  # a check's background hook: its longest run (schema 015)
+    prompt: str | None = None  # a `prompt` check's prompt
 
 
 class ProgramGrammarRow(NamedTuple):

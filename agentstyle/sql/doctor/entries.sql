@@ -1,8 +1,8 @@
 -- The installed plan, as `style doctor` compares it with the hook configs (policy/rows.py
 -- EntryRow; a rule's `fail: closed` is read apart, doctor/closed_rules.sql). No parameters.
 -- Result: rule_id, harness, point, native_event, matcher, status, reason, effective_action,
--- effective_repeat, capability.
+-- effective_repeat, capability, check_s, prompt.
 SELECT rule_id, harness, point, native_event, matcher, status, reason, effective_action,
-       effective_repeat, capability
+       effective_repeat, capability, check_s, prompt
 FROM entries
 ORDER BY harness, rule_id, point;

@@ -5,3 +5,8 @@ ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_run VARCHAR;
 ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_prompt VARCHAR;
 ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_timeout_s DOUBLE;
 ALTER TABLE rules ADD COLUMN IF NOT EXISTS check_cooldown_s DOUBLE;
+-- Per entry, what install writes for a check beside STYLE's handler (install/handlers.py
+-- _observer_groups), so that `style doctor` expects the same: the longest the check's
+-- background hook may take, and a `prompt` check's prompt.
+ALTER TABLE entries ADD COLUMN IF NOT EXISTS check_s DOUBLE;
+ALTER TABLE entries ADD COLUMN IF NOT EXISTS prompt VARCHAR;
