@@ -69,13 +69,26 @@ class Slot:
         with self._held() as state:
             holder = int(state.get("pid") or 0)
             if holder != os.getpid() and _alive(holder):
-                tmp = f"{self._pending}.{os.getpid()}.tmp"
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    json.dump(ticket, fh, ensure_ascii=False)
-                os.replace(tmp, self._pending)
+                self._keep_pending(ticket)
                 return False
             state.update(pid=os.getpid(), pgid=0)
             return True
+
+    def offer(self, ticket: dict[str, Any]) -> bool:
+        """Hand `ticket` to the runner that holds the slot as its next run; False when none
+        holds it (the caller starts one). Ten edits in a second start one runner, not ten."""
+        with self._held() as state:
+            holder = int(state.get("pid") or 0)
+            if not _alive(holder):
+                return False
+            self._keep_pending(ticket)
+            return True
+
+    def _keep_pending(self, ticket: dict[str, Any]) -> None:
+        tmp = f"{self._pending}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(ticket, fh, ensure_ascii=False)
+        os.replace(tmp, self._pending)
 
     def wait(self, cooldown_s: float) -> None:
         """Sleep out what is left of the cooldown since the last run started."""
@@ -91,11 +104,16 @@ class Slot:
 
     def next(self) -> dict[str, Any] | None:
         """The ticket that arrived while this run went on, now this process's; None: the slot
-        is free again."""
+        is free again. A ticket of an event from before the last run began is covered by that
+        run (its runner was only slow to start)."""
         with self._held() as state:
             pending = _read(Path(self._pending)) or None
             with contextlib.suppress(OSError):
                 os.unlink(self._pending)
+            if pending is not None and float(pending.get("at") or 0) < float(
+                state.get("started") or 0
+            ):
+                pending = None  # its event came before the run that just ended began
             state.update(pgid=0)
             if pending is None:
                 state.update(pid=0)

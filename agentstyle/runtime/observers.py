@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentstyle.observe import accepted, deliveries, tickets
+from agentstyle.observe.slots import Slot
 from agentstyle.vocabulary import CHECK_KEY, CHECK_OUTPUT_TAIL_CHARS, CHECK_POINT
 
 if TYPE_CHECKING:
@@ -83,8 +85,14 @@ def start(
             "session": event.session_id,
             "native_event": event.native_event,
             "check": check._asdict(),
+            "at": time.time(),  # a run that starts later covers it (observe/slots.py)
             "payload": payload,
         }
+        background = spec.background_hooks and not via_plugin
+        if not background and Slot(home, event.harness, event.session_id, check.rule_id).offer(
+            ticket
+        ):
+            continue  # a runner of this rule is on it: this is its next run
         paths.append(tickets.write(home, identity, check.rule_id, ticket))
     if not paths or (spec.background_hooks and not via_plugin):
         return  # the client's background hook for this event takes them
