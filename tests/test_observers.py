@@ -3,7 +3,7 @@ installed (Claude Code's background and prompt handlers, and nothing of the kind
 client has none), run beside the session by a detached runner or Claude Code's background hook,
 bounded (its timeout, a crash, the session's end, its cooldown), allowed per person, and its
 result recorded in the history and given once to the next event that can carry it
-(docs/observers.md, docs/design/observers.md).
+(docs/observers.md).
 
 Every hook is a real process with the harness's payload on stdin, every check a real command
 in the project; nothing is mocked. The checks write marker files the tests poll with generous
