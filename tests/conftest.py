@@ -33,6 +33,7 @@ def make_project(tmp_path: Path) -> Callable[[str], Project]:
 # rest follow in their usual order.
 SLOW_FIRST = (
     "test_hook_scenarios.py",
+    "test_observers.py",
     "test_history_state.py",
     "test_doctor_clean.py",
     "test_harness_expected.py",

@@ -141,6 +141,10 @@ RULE_COLUMNS = [
     "loop_guarded",
     "budget_cuts",
     "errors",
+    "checks_run",
+    "checks_spoke",
+    "checks_timed_out",
+    "checks_crashed",
     "excepted",
     "exceptions",
     "hit_rate",
@@ -526,7 +530,7 @@ def test_json_csv_parquet_hold_the_same_rows(audited: Project, tmp_path: Path) -
     lines = csv_run.stdout.splitlines()
     assert lines[0] == ",".join(RULE_COLUMNS)
     assert (
-        lines[1] == "audit/no-rm,block,project,140,15,0,15,0,0,0,0,0,0,0,,"
+        lines[1] == "audit/no-rm,block,project,140,15,0,15,0,0,0,0,0,0,0,0,0,0,0,,"
         "0.1071,0.1071,0,2024-05-02T14:00:05,"
     )
     assert lines[5].endswith(",erroring")

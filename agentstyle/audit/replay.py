@@ -15,6 +15,12 @@ time, so `state.since_last_s` and the report's times follow the session as it ha
 Field values are stored as a hook with `log: hits` stores them (the examples need them).
 The command (cli/replay.py) adds the built-in self-protection package, as install does.
 
+Checks are not run (docs/design/replay.md#checks): a check rule whose event part holds gets
+its outcome `check-due`, counted as a check that would have started, and a recorded check's
+result (an exported `check.done` event, a payload carrying `style_check`) is not a harness
+event: it is left out, so the replayed policy's rules are not decided on another policy's
+check results.
+
 Batches and exactness
 ---------------------
 
@@ -89,6 +95,7 @@ from agentstyle.install.handlers import handler_groups
 from agentstyle.install.lockfile import read_lock
 from agentstyle.policy.compile import Compiled, compile_policy, load_and_validate
 from agentstyle.policy.plan import matcher_accepts
+from agentstyle.vocabulary import CHECK_KEY, CHECK_POINT
 
 DEFAULT_BATCH = 2000
 MIN_BATCH = 16
@@ -238,6 +245,8 @@ class Replayed:
     unknown: int  # events of a native event the harness adapter does not know
     batches: int = 0
     cuts: int = 0  # batches cut short at an event depending on an undecided one
+    check_results: int = 0  # recorded results of checks, left out (not harness events)
+    checks_due: int = 0  # checks the replayed events would have started (none is run)
     seconds: float = 0.0
     # per recorded event: the verdict ("none" for no opinion), None when not delivered
     verdicts: list[str | None] = field(default_factory=list)
@@ -282,8 +291,12 @@ def replay(
     fixings: list[Fixing | None] = []  # how each refused shell call is fixed (evaluator/fixes.py)
     adapter = adapter_for(policy.harness)
     unknown = 0
+    results = 0
     spec = spec_for(policy.harness)
     for i, rec in enumerate(recorded):
+        if is_check_result(rec):
+            results += 1
+            continue
         if rec.event is None and spec.point_of(rec.native_event) is None:
             unknown += 1
             continue
@@ -308,8 +321,17 @@ def replay(
         )
     finally:
         gc.unfreeze()
+    result.check_results = results
     result.seconds = time.perf_counter() - started
     return result
+
+
+def is_check_result(rec: Recorded) -> bool:
+    """A check's result as recorded (a `check.done` event, or the payload its runner handed
+    to the hook): not something the harness sent, so never replayed."""
+    if rec.event is not None:
+        return rec.event.point == CHECK_POINT
+    return CHECK_KEY in rec.payload
 
 
 def _evaluated(
@@ -348,6 +370,7 @@ def _evaluated(
             result.outcomes[i] = {
                 c.rule_id: c.outcome for c in evaluation.candidates if c.outcome is not None
             }
+            result.checks_due += len(evaluation.decision.checks)
             collector.add(evaluation, recorded[i])
         start += len(chunk)
         if progress is not None:

@@ -494,15 +494,23 @@ def _paint(column: str, cell: str) -> str:
     return cell
 
 
+# The `rules` report's columns of a check rule's results (docs/audit.md#checks).
+CHECK_COLUMNS = ("checks_run", "checks_spoke", "checks_timed_out", "checks_crashed")
+
+
 def shown_in_text(name: str, frame: Frame) -> Frame:
     """The columns a table for the eye shows (text, the html page): the `rules` report's
-    exception columns only where a policy has exceptions (docs/packages.md#exceptions); json,
-    csv and parquet keep every column."""
+    exception columns only where a policy has exceptions (docs/packages.md#exceptions), its
+    checks' columns only where a check ran (docs/audit.md#checks); json, csv and parquet keep
+    every column."""
     if name != "rules" or "exceptions" not in frame.columns:
         return frame
-    if frame["exceptions"].null_count() < frame.height or frame["excepted"].sum():
-        return frame
-    return frame.drop("excepted", "exceptions")
+    dropped: list[str] = []
+    if not frame["exceptions"].null_count() < frame.height and not frame["excepted"].sum():
+        dropped += ["excepted", "exceptions"]
+    if all(c in frame.columns for c in CHECK_COLUMNS) and not frame["checks_run"].sum():
+        dropped += list(CHECK_COLUMNS)
+    return frame.drop(*dropped) if dropped else frame
 
 
 def render_text(frame: Frame, *, title: str | None = None, color: bool = False) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -18,11 +19,14 @@ from agentstyle.cli.common import (
 )
 from agentstyle.cli.install import project_root
 from agentstyle.diagnostics import StyleError
+from agentstyle.evaluator.decision import Wire
 from agentstyle.evaluator.paths import StylePaths
 from agentstyle.harnesses import DEFAULT as DEFAULT_HARNESS
+from agentstyle.vocabulary import CHECK_KEY
 
 if TYPE_CHECKING:
-    from agentstyle.evaluator.decision import Fix
+    from agentstyle.evaluator.decision import Decision, Fix
+    from agentstyle.evaluator.event import Event
     from agentstyle.evaluator.explain import Explained
 
 
@@ -66,7 +70,8 @@ def command(
     """Trace one hook payload through the rules (nothing is recorded).
 
     Prints each step of the evaluation, then the exact answer the harness would get (stdout
-    and exit code).
+    and exit code). A payload carrying `style_check` (a check's result, as its runner hands
+    it back) is explained as the event at `check.done`, its check's fields shown.
 
     With --format json: one object with `trace` (the steps, as lines), `verdict`, `rules` (the
     rules that decided), `fix` (a refused shell command a rule's fix rewrote: `original`,
@@ -86,17 +91,27 @@ def command(
             f"unknown {harness} event `{native}`: pass --event or set `hook_event_name`"
         )
     fixing = adapter.fixing(data, native, ev)
+    answer: Callable[..., Wire] = adapter.answer
+    check = data.get(CHECK_KEY)
+    if check is not None:
+        # a check's result as its runner hands it to the hook (docs/observers.md): the event at
+        # `check.done`, answered to the runner, not to the harness
+        from agentstyle.runtime.observers import as_result
+
+        as_result(ev, check if isinstance(check, dict) else {})
+        fixing, answer = None, _result_wire
+
     result: Explained
     if packages:
         conn, _ = memory_policy(packages_or_cwd(list(packages)), harness)
         try:
-            result = explain_event(conn, ev, adapter.answer, fixing)
+            result = explain_event(conn, ev, answer, fixing)
         finally:
             conn.close()
     else:
         paths = StylePaths(project_root())
         with engine_free_store(paths, create=False) as conn:
-            result = explain_event(conn, ev, adapter.answer, fixing)
+            result = explain_event(conn, ev, answer, fixing)
     if fmt == Format.json:
         emit_json(
             {
@@ -111,6 +126,13 @@ def command(
         return
     for line in result.lines:
         typer.echo(line)
+
+
+def _result_wire(decision: Decision, _native: str, _event: Event | None = None) -> Wire:
+    """What the hook answers a check's runner (runtime/observers.py result_answer)."""
+    from agentstyle.runtime.observers import result_answer
+
+    return Wire(result_answer(decision)[0])
 
 
 def _fix_json(fix: Fix | None) -> dict[str, object] | None:

@@ -67,9 +67,11 @@ def command(
     with --baseline how it differs from another policy.
 
     With --format json: one object with `report` (replay), `harness`, `files`, `sessions`,
-    `recorded`, `evaluated`, `not_delivered`, `unknown_events`, `batches`, `cuts`, `seconds`,
-    `packages`, `rules` (`columns` and `rows`), `examples` and `baseline` (null, or `packages`,
-    `evaluated`, `verdict_changes` and `diff`).
+    `recorded`, `evaluated`, `not_delivered`, `unknown_events`, `check_results` (recorded
+    results of checks, left out), `checks_due` (checks the events would have started: replay
+    runs none), `batches`, `cuts`, `seconds`, `packages`, `rules` (`columns` and `rows`),
+    `examples` and `baseline` (null, or `packages`, `evaluated`, `verdict_changes` and
+    `diff`).
     """
     from agentstyle.audit import replay as rp
     from agentstyle.evaluator.paths import StylePaths
@@ -230,8 +232,10 @@ def _counts(read: Sources, result: Replayed) -> dict[str, Any]:
         "sessions": read.sessions,
         "recorded": result.recorded,
         "evaluated": result.evaluated,
-        "not_delivered": result.recorded - result.evaluated - result.unknown,
+        "not_delivered": result.recorded - result.evaluated - result.unknown - result.check_results,
         "unknown_events": result.unknown,
+        "check_results": result.check_results,
+        "checks_due": result.checks_due,
         "batches": result.batches,
         "cuts": result.cuts,
         "seconds": round(result.seconds, 3),
@@ -256,5 +260,14 @@ def _header(read: Sources, result: Replayed) -> str:
     if c["unknown_events"]:
         lines.append(
             f"{c['unknown_events']:,} event(s) of a kind the harness adapter does not know"
+        )
+    if c["checks_due"]:
+        lines.append(
+            f"{c['checks_due']:,} check(s) would have started; replay does not run checks, so "
+            "their rules' results are not replayed"
+        )
+    if c["check_results"]:
+        lines.append(
+            f"{c['check_results']:,} recorded check result(s) left out: not harness events"
         )
     return "\n".join(lines)

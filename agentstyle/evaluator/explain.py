@@ -50,11 +50,15 @@ def _trace(cand: Candidate, point: str | None, layer: str | None = None) -> str:
     """One trace line (docs/commands.md#style-explain): `entry "pkg/rule@point" ... block=… repeat=…
     output=…`."""
     name = f'entry "{cand.rule_id}@{point}"'
-    head = f"{name} status={cand.status} action={cand.action} match={str(cand.matched).lower()}"
+    # a check rule whose event part held (`check-due`) matched: it starts its check
+    matched = cand.matched or cand.outcome == "check-due"
+    head = f"{name} status={cand.status} action={cand.action} match={str(matched).lower()}"
     if layer is not None:  # another layer's rule (a project's own say nothing: the common case)
         head += f" layer={layer}"
     if cand.tokens:
         head += f" tokens={cand.tokens}"
+    if cand.outcome == "check-due":  # its event part held: its check starts, it says nothing
+        return f"{head} block=none repeat=not-evaluated output=check-due"
     if not cand.matched:
         return f"{head} block=none repeat=not-evaluated output=not-matched"
     outcome = cand.outcome or "error"
@@ -83,6 +87,23 @@ def _trace(cand: Candidate, point: str | None, layer: str | None = None) -> str:
     return f"{head} block={block} repeat={repeat} output={output}"
 
 
+# A check's result as `explain` shows it (docs/commands.md#style-explain), in this order.
+_CHECK_SHOWN = ("check.rule", "check.exit", "check.duration", "check.timed_out", "check.crashed")
+
+
+def _check_line(event: Any) -> str:
+    """`check rule="pkg/id" exit=1 duration=0.4 timed_out=false output_tail="…"`: the fields
+    a check's result carries (crashed only where it did)."""
+    parts = []
+    for name in _CHECK_SHOWN:
+        values = event.values(name)
+        if values:
+            parts.append(f"{name[6:]}={json.dumps(values[0], ensure_ascii=False)}")
+    tail = (event.first("check.output_tail") or "")[-200:]
+    parts.append(f"output_tail={json.dumps(tail, ensure_ascii=False)}")
+    return "check " + " ".join(parts)
+
+
 def explain_event(
     conn: Connection, event: Any, answer: Any, fixing: Fixing | None = None
 ) -> Explained:
@@ -108,6 +129,8 @@ def explain_event(
         if dynamic:
             lines.append(f"shell dynamic={json.dumps(dynamic, ensure_ascii=False)}")
         lines.extend(_model_lines(conn, event))
+    if event.values("check.exit"):
+        lines.append(_check_line(event))
     if not evaluation.candidates:
         lines.append("no candidate entries for this event")
     layers = rule_layers(conn) if evaluation.candidates else {}

@@ -24,7 +24,7 @@ from agentstyle.evaluator.records import (
 )
 from agentstyle.evaluator.statements import execute, read_rows
 from agentstyle.evaluator.store import Connection, by_name
-from agentstyle.vocabulary import ADDING_TOOLS
+from agentstyle.vocabulary import ADDING_TOOLS, CHECK_POINT
 
 # Points whose events are evidence in themselves, kept with their fields like an event a rule
 # fired on (`log: hits`; `log: off` keeps no field): a call the client refused by itself, a
@@ -195,6 +195,15 @@ def record(
             kept += [
                 FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
                 for f, i, v in ev.fields
+            ]
+        elif log == "hits" and ev.point == CHECK_POINT:
+            # A check's result its rule said nothing about keeps its own fields (which rule,
+            # exit, timed out, crashed), not the event's: the audit counts each rule's runs
+            # from them (sql/audit/rules.sql, docs/audit.md#checks).
+            kept += [
+                FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
+                for f, i, v in ev.fields
+                if f.startswith("check.")
             ]
     _store(conn, "history/insert_fields", kept)
     # The session facts are the rules' input, kept whatever the log mode (docs/conditions.md).

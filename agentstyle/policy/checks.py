@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred
+from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Or, Pred
 from agentstyle.policy.conditiontree import leaves
 from agentstyle.source import Span
 from agentstyle.vocabulary import CHECK_FIELDS
@@ -23,6 +23,8 @@ MAX_TIMEOUT_S = 3600
 MAX_COOLDOWN_S = 86_400
 # The field only a check's result carries: the qualified id of the rule it was run for.
 RULE_FIELD = "check.rule"
+# The field a result carries when its check crashed (could not start, ended by a signal): why.
+CRASHED_FIELD = "check.crashed"
 
 _DURATION = re.compile(r"^(\d+)\s*(ms|s|m|h)?$")
 _UNIT_S = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}
@@ -88,9 +90,13 @@ def _joined(parts: list[Node], span: Span) -> Node | None:
 def placed_condition(node: Node | None, rule_id: str, span: Span) -> Node:
     """The condition lowered for a check rule `rule_id` (qualified): at its own point, where no
     event carries `check.rule`, the part on the event decides that the check runs; at
-    `check.done`, the result of this rule's check is decided by the whole condition."""
+    `check.done`, the result of this rule's check is decided by the whole condition, unless the
+    check crashed. Every result carries `check.rule`, so no result (of this rule's check or of
+    another's) starts a check or speaks for a rule it was not run for."""
     pre, post, _mixed = split(node)
     mine = Pred(RULE_FIELD, "equals", rule_id, span)
+    no_result = Pred(RULE_FIELD, "missing", None, span)
+    not_crashed = Pred(CRASHED_FIELD, "missing", None, span)
     start: list[Node] = [p for p in (pre,) if p is not None]
     done: list[Node] = [p for p in (pre, post) if p is not None]
-    return Or((And((*start, Not(mine, span)), span), And((*done, mine), span)), span)
+    return Or((And((*start, no_result), span), And((*done, mine, not_crashed), span)), span)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agentstyle.runtime.direct import Resident
 
 RULE_FIELD = "check.rule"  # policy/checks.py RULE_FIELD: only a result carries it
+CRASHED_FIELD = "check.crashed"  # policy/checks.py CRASHED_FIELD: a check that crashed, why
 RUNNER_MODULE = "agentstyle.observe.runner"
 UNACCEPTED = (
     "STYLE: the check of rule `{rule}` did not run: it runs only after you allow it in your "
@@ -31,15 +32,16 @@ UNACCEPTED = (
 
 def as_result(event: Event, check: dict[str, Any]) -> None:
     """The event a check's result is evaluated as: the triggering event at `check.done`, with
-    the result's fields; a check that crashed carries no `check.rule`, so its rule stays silent
-    (the event is still recorded, with the reason in its notes)."""
+    the result's fields. Every result names its rule (`check.rule`: the audit counts each
+    rule's runs); one that crashed also carries `check.crashed`, so its rule stays silent
+    (policy/checks.py placed_condition), and the reason in its notes."""
     event.point = CHECK_POINT
     output = str(check.get("output") or "")
+    event.add(RULE_FIELD, str(check.get("rule") or ""))
     crashed = check.get("crashed")
     if crashed:
         event.notes.append(f"check crashed: {crashed}")
-    else:
-        event.add(RULE_FIELD, str(check.get("rule") or ""))
+        event.add(CRASHED_FIELD, str(crashed))
     event.add("check.exit", int(check.get("exit") or 0))
     event.add("check.output", output)
     event.add("check.output_tail", output[-CHECK_OUTPUT_TAIL_CHARS:])

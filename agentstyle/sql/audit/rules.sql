@@ -11,7 +11,10 @@
 -- Result: rule, action, layer (managed, user or project: docs/harnesses/index.md#layers),
 -- candidates, fired, emitted (emitted + budget-truncated), blocked, asked,
 -- fixed, dedup_suppressed, loop_guarded (a stop not blocked again), budget_cuts
--- (budget-truncated + budget-dropped), errors, excepted (events its condition as written held on
+-- (budget-truncated + budget-dropped), errors, checks_run, checks_spoke, checks_timed_out,
+-- checks_crashed (a check rule's results, the `check.done` events that name it in
+-- `check.rule`: how many ran, on how many its rule spoke (emitted or budget-truncated), timed
+-- out, crashed; docs/audit.md#checks), excepted (events its condition as written held on
 -- that an exception or its own `unless` took out: not counted as fired), exceptions (each
 -- `package: reason` of another package narrowing it, docs/packages.md#exceptions), hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
@@ -121,9 +124,11 @@ candidates AS (
           SELECT rule_id, count(*) FROM fired_elsewhere GROUP BY rule_id)
     GROUP BY rule_id
 ),
+-- A check rule's `check-due` (its check was started) is not a firing: it said nothing then.
 fired AS (
     SELECT rule_id,
-           count(DISTINCT event_id) FILTER (WHERE outcome <> 'excepted') AS fired,
+           count(DISTINCT event_id) FILTER (WHERE outcome NOT IN ('excepted', 'check-due'))
+               AS fired,
            count(DISTINCT event_id) FILTER (WHERE outcome = 'excepted') AS excepted,
            count(*) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')) AS emitted,
            count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
@@ -136,14 +141,43 @@ fired AS (
            count(*) FILTER (WHERE outcome = 'error') AS errors,
            coalesce(sum(tokens) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')), 0)
                AS tokens_emitted,
-           max(ts) FILTER (WHERE outcome <> 'excepted') AS last_fired
+           max(ts) FILTER (WHERE outcome NOT IN ('excepted', 'check-due')) AS last_fired
     FROM ht
     GROUP BY rule_id
+),
+-- The checks' results: each `check.done` event names the rule it was run for (`check.rule`,
+-- kept whatever the log mode but `off`); timed out and crashed are its own fields, spoke is a
+-- hit of that rule on it that said something.
+results AS (
+    SELECT ev.event_id,
+           max(f.value) FILTER (WHERE f.field = 'check.rule') AS rule_id,
+           coalesce(bool_or(f.field = 'check.timed_out' AND f.value = 'true'), false)
+               AS timed_out,
+           coalesce(bool_or(f.field = 'check.crashed'), false) AS crashed
+    FROM ev
+    JOIN event_fields f ON f.event_id = ev.event_id AND f.event_id BETWEEN $first_id AND $last_id
+    WHERE ev.point = 'check.done' AND f.field IN ('check.rule', 'check.timed_out', 'check.crashed')
+    GROUP BY ev.event_id
+),
+checks AS (
+    SELECT r.rule_id,
+           count(*) AS runs,
+           count(*) FILTER (WHERE EXISTS (
+               SELECT 1 FROM ht
+               WHERE ht.event_id = r.event_id AND ht.rule_id = r.rule_id
+                 AND ht.outcome IN ('emitted', 'budget-truncated'))) AS spoke,
+           count(*) FILTER (WHERE r.timed_out) AS timed_out,
+           count(*) FILTER (WHERE r.crashed) AS crashed
+    FROM results r
+    WHERE r.rule_id IS NOT NULL AND r.rule_id <> ''
+    GROUP BY r.rule_id
 ),
 ids AS (
     SELECT rule_id FROM rules
     UNION
     SELECT rule_id FROM fired
+    UNION
+    SELECT rule_id FROM checks
 ),
 narrowed AS (
     SELECT rule_id, string_agg(package || ': ' || reason, '; '
@@ -167,6 +201,10 @@ measured AS (
            coalesce(f.loop_guarded, 0) AS loop_guarded,
            coalesce(f.budget_cuts, 0) AS budget_cuts,
            coalesce(f.errors, 0) AS errors,
+           coalesce(k.runs, 0) AS checks_run,
+           coalesce(k.spoke, 0) AS checks_spoke,
+           coalesce(k.timed_out, 0) AS checks_timed_out,
+           coalesce(k.crashed, 0) AS checks_crashed,
            coalesce(f.excepted, 0) AS excepted,
            x.exceptions,
            CAST(coalesce(f.tokens_emitted, 0) AS BIGINT) AS tokens_emitted,
@@ -183,6 +221,7 @@ measured AS (
     LEFT JOIN fired f ON f.rule_id = i.rule_id
     LEFT JOIN point_events pe ON pe.rule_id = i.rule_id
     LEFT JOIN narrowed x ON x.rule_id = i.rule_id
+    LEFT JOIN checks k ON k.rule_id = i.rule_id
     WHERE $rule IS NULL OR i.rule_id GLOB $rule
 )
 SELECT rule_id AS rule,
@@ -198,6 +237,10 @@ SELECT rule_id AS rule,
        loop_guarded,
        budget_cuts,
        errors,
+       checks_run,
+       checks_spoke,
+       checks_timed_out,
+       checks_crashed,
        excepted,
        exceptions,
        round(fired / nullif(candidates, 0), 4) AS hit_rate,
