@@ -250,7 +250,9 @@ def test_a_good_check_package_validates_clean_and_plan_says_each_delivery(
         assert rules["obs/tests"]["check"] == [
             "check runs `pytest -x -q` in the project (timeout 300 s, cooldown 120 s)"
         ]
-        start, done = rules["obs/tests"]["entries"]
+        start, done, end = rules["obs/tests"]["entries"]
+        # its session's end stops a check still running
+        assert (end["point"], end["status"]) == ("session.end", "history")
         assert (start["point"], start["action"], start["status"]) == (
             "tool.post",
             "check",
@@ -267,8 +269,10 @@ def test_a_good_check_package_validates_clean_and_plan_says_each_delivery(
         "degraded",
         "when ready: given at the session's next event",
     )
-    [asked] = claude["obs/ran-tests"]["entries"]
+    asked, seen = claude["obs/ran-tests"]["entries"]
     assert (asked["native_event"], asked["action"], asked["status"]) == ("Stop", "prompt", "native")
+    # STYLE's own Stop handler records the stops, for the audit's count of those it continued
+    assert (seen["native_event"], seen["status"]) == ("Stop", "history")
     [skipped] = gemini["obs/ran-tests"]["entries"]
     assert (skipped["status"], skipped["reason"]) == (
         "skipped",

@@ -83,10 +83,6 @@ def handler_groups(
     # the session clock, and the events only the audit reads (`HarnessSpec.audited`)
     for native in (*spec.bookkeeping, *spec.audit_events):
         by_event.setdefault(native, [])
-    ending = spec.points.get("session.end")
-    if ending is not None and ending.native_event and _runs_checks(plan, harness):
-        # a session's end stops its running checks (docs/observers.md#checks)
-        by_event.setdefault(ending.native_event, [])
     order = spec.native_events()
     for native in sorted(by_event, key=lambda n: order.index(n) if n in order else 99):
         items = by_event[native]
@@ -110,10 +106,6 @@ def handler_groups(
         groups[native] = [adapter.group(handler, matcher)]
     _observer_groups(plan, spec, scope, groups)
     return groups
-
-
-def _runs_checks(plan: list[PlanEntry], harness: str) -> bool:
-    return any(e.harness == harness and e.runs and e.action == CHECK_ENTRY for e in plan)
 
 
 # The background hook outlives its check by this much: its own start, the tickets' wait and
