@@ -153,3 +153,8 @@ def test_a_prompt_check_continues_a_claude_code_stop(session) -> None:
     continued = [r for r in s.requests() if REFUSED in r.text]
     assert continued, "the stop was not continued with the model's reason"
     assert len(asked) >= 2, "the continued turn did not stop through the prompt hook again"
+    # the audit counts the stops it was asked at and the one it continued
+    out = s.style("audit", "rules", "--format", "json")
+    rows = json.loads(out.stdout)["rows"]
+    [row] = [r for r in rows if r["rule"] == "e2e/tests-really-ran"]
+    assert (row["checks_run"], row["checks_spoke"]) == (2, 1), row

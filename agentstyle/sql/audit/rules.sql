@@ -14,7 +14,8 @@
 -- (budget-truncated + budget-dropped), errors, checks_run, checks_spoke, checks_timed_out,
 -- checks_crashed (a check rule's results, the `check.done` events that name it in
 -- `check.rule`: how many ran, on how many its rule spoke (emitted or budget-truncated), timed
--- out, crashed; docs/audit.md#checks), excepted (events its condition as written held on
+-- out, crashed; docs/audit.md#checks; a `prompt` check: the stops it was asked at, and those
+-- it continued), excepted (events its condition as written held on
 -- that an exception or its own `unless` took out: not counted as fired), exceptions (each
 -- `package: reason` of another package narrowing it, docs/packages.md#exceptions), hit_rate and
 -- block_rate (per candidate event), tokens_emitted, last_fired, flag (comma-separated:
@@ -172,12 +173,37 @@ checks AS (
     WHERE r.rule_id IS NOT NULL AND r.rule_id <> ''
     GROUP BY r.rule_id
 ),
+-- A `prompt` check is the client's own hook at a stop: it is asked at every stop STYLE's own
+-- Stop handler recorded, and it continued one when the session's next stop came with the
+-- client's `stop_hook_active` while no rule of STYLE's refused that stop (docs/audit.md#checks).
+stops AS (
+    SELECT ev.event_id, ev.harness,
+           lead(ev.stop_active) OVER (PARTITION BY ev.harness, ev.session_id
+                                      ORDER BY ev.event_id) AS next_continued
+    FROM ev
+    WHERE ev.point = 'stop'
+),
+prompted AS (
+    SELECT en.rule_id,
+           count(*) AS runs,
+           count(*) FILTER (WHERE coalesce(s.next_continued, false) AND NOT EXISTS (
+               SELECT 1 FROM ht
+               WHERE ht.event_id = s.event_id AND ht.outcome IN ('blocked', 'asked'))) AS spoke
+    FROM (SELECT DISTINCT rule_id, harness FROM entries WHERE effective_action = 'prompt') en
+    JOIN stops s ON s.harness = en.harness
+    GROUP BY en.rule_id
+),
+all_checks AS (
+    SELECT rule_id, runs, spoke, timed_out, crashed FROM checks
+    UNION ALL
+    SELECT rule_id, runs, spoke, 0, 0 FROM prompted
+),
 ids AS (
     SELECT rule_id FROM rules
     UNION
     SELECT rule_id FROM fired
     UNION
-    SELECT rule_id FROM checks
+    SELECT rule_id FROM all_checks
 ),
 narrowed AS (
     SELECT rule_id, string_agg(package || ': ' || reason, '; '
@@ -221,7 +247,7 @@ measured AS (
     LEFT JOIN fired f ON f.rule_id = i.rule_id
     LEFT JOIN point_events pe ON pe.rule_id = i.rule_id
     LEFT JOIN narrowed x ON x.rule_id = i.rule_id
-    LEFT JOIN checks k ON k.rule_id = i.rule_id
+    LEFT JOIN all_checks k ON k.rule_id = i.rule_id
     WHERE $rule IS NULL OR i.rule_id GLOB $rule
 )
 SELECT rule_id AS rule,
