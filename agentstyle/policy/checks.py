@@ -9,10 +9,12 @@ nothing new to decide either."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred
+from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Or, Pred
 from agentstyle.policy.conditiontree import leaves
+from agentstyle.policy.settingrefs import EMBEDDED
 from agentstyle.source import Span
 from agentstyle.vocabulary import CHECK_FIELDS
 
@@ -23,6 +25,8 @@ MAX_TIMEOUT_S = 3600
 MAX_COOLDOWN_S = 86_400
 # The field only a check's result carries: the qualified id of the rule it was run for.
 RULE_FIELD = "check.rule"
+# A field every result carries, a crashed one too (evaluator/checkresult.py): no event has it.
+RESULT_FIELD = "check.exit"
 
 _DURATION = re.compile(r"^(\d+)\s*(ms|s|m|h)?$")
 _UNIT_S = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}
@@ -52,6 +56,21 @@ def duration_s(value: object) -> float | None:
     if m is None:
         return None
     return int(m.group(1)) * _UNIT_S[m.group(2)]
+
+
+def filled_command(run: str, settings: Mapping[str, str]) -> str:
+    """The command a `run` check runs as installed: each `{{settings.NAME}}` replaced by the
+    setting's text as written (shell text the person chose: docs/observers.md#checks). A
+    setting with no value stays as written (a plan before install; install itself refuses
+    it, `setting-missing`)."""
+
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if not name.startswith("settings.") or m.group(2) is not None:
+            return m.group(0)  # validation refused it
+        return settings.get(name[len("settings.") :], m.group(0))
+
+    return EMBEDDED.sub(value, run)
 
 
 def reads_check(node: Node) -> bool:
@@ -87,10 +106,12 @@ def _joined(parts: list[Node], span: Span) -> Node | None:
 
 def placed_condition(node: Node | None, rule_id: str, span: Span) -> Node:
     """The condition lowered for a check rule `rule_id` (qualified): at its own point, where no
-    event carries `check.rule`, the part on the event decides that the check runs; at
-    `check.done`, the result of this rule's check is decided by the whole condition."""
+    event carries a result (`check.exit`), the part on the event decides that the check runs;
+    at `check.done`, the result of this rule's check is decided by the whole condition. Any
+    other result (another rule's, or one that crashed and names no rule) holds neither."""
     pre, post, _mixed = split(node)
     mine = Pred(RULE_FIELD, "equals", rule_id, span)
+    no_result = Pred(RESULT_FIELD, "missing", None, span)
     start: list[Node] = [p for p in (pre,) if p is not None]
     done: list[Node] = [p for p in (pre, post) if p is not None]
-    return Or((And((*start, Not(mine, span)), span), And((*done, mine), span)), span)
+    return Or((And((*start, no_result), span), And((*done, mine), span)), span)
