@@ -34,7 +34,6 @@ from agentstyle.install.hookcommand import canonical, program_of, same_program
 from agentstyle.install.lockfile import HarnessInstall, LockFile, read_lock
 from agentstyle.install.pluginstate import doctor_views
 from agentstyle.policy.plan import PlanEntry
-from agentstyle.policy.rows import EntryRow
 
 if TYPE_CHECKING:
     from agentstyle.harnesses.protocol import HarnessAdapter
@@ -80,6 +79,24 @@ class ClosedRow(NamedTuple):
     rule_id: str
 
 
+class InstalledEntryRow(NamedTuple):
+    """A plan entry as installed (doctor/entries.sql): EntryRow's columns, then what a check's
+    entry gives its handler."""
+
+    rule_id: str
+    harness: str
+    point: str | None
+    native_event: str | None
+    matcher: str | None
+    status: str
+    reason: str | None
+    effective_action: str
+    effective_repeat: str | None
+    capability: str | None
+    check_s: float | None
+    prompt: str | None
+
+
 class UnplacedRow(NamedTuple):
     """An enabled rule that runs nowhere (doctor/unplaced.sql)."""
 
@@ -100,8 +117,8 @@ def read_policy(conn: Connection, harnesses: list[str]) -> Policy:
     closed = {r.rule_id for r in read_rows(conn, "doctor/closed_rules", ClosedRow)}
     # An entry row is a plan entry but for `fail_closed`, which is its rule's.
     entries = [
-        PlanEntry(*e, fail_closed=e.rule_id in closed)
-        for e in read_rows(conn, "doctor/entries", EntryRow)
+        PlanEntry(*e[:-2], fail_closed=e.rule_id in closed, check_s=e.check_s, prompt=e.prompt)
+        for e in read_rows(conn, "doctor/entries", InstalledEntryRow)
     ]
     params = {"harnesses": harnesses, "builtin": BUILTIN}
     rows = read_rows(conn, "doctor/unplaced", UnplacedRow, params)
