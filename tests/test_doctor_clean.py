@@ -16,6 +16,8 @@ from tests.support.project import Saved
 
 # `bundled()`'s names, without parsing every package at collection (in every test process)
 PACKAGES = sorted(p.name for p in LIBRARY.iterdir() if bundled_path(p.name))
+# The settings a bundled package has no default for: install asks for them (`setting-missing`).
+REQUIRED = {"observers": ("--set", "test_command=true")}
 
 
 def errors(out: str) -> list[str]:
@@ -40,7 +42,7 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
     tmp_path: Path, package: str, harness: str
 ) -> None:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    installed = p.cli("install", package, "--harness", harness)
+    installed = p.cli("install", package, "--harness", harness, *REQUIRED.get(package, ()))
     if installed.returncode != 0 and DENY not in spec_for(harness).points["stop"].capabilities:
         # a harness that cannot continue a stop (OpenCode) refuses the bundled stop gates by
         # name, and nothing else
@@ -49,7 +51,8 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
         assert all(line.endswith(f"on {harness} at stop: capability-missing") for line in refused)
         assert FIRED[package] != harness, "the package fires nowhere: give it another harness"
         return
-    # every bundled package installs on every harness (what a harness lacks, it degrades)
+    # every bundled package installs on every harness, given its required settings (what a
+    # harness lacks, it degrades)
     assert installed.returncode == 0, installed.stderr
     fire = FIRED[package] == harness
     proc = p.cli("doctor", "--fire" if fire else "--no-fire")

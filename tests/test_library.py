@@ -32,6 +32,7 @@ LIBRARY = (
     "rust-unwrap",
     "project-brief",
     "tests-before-stop",
+    "observers",
 )
 # Fewest fixture cases per package: each rule fires and stays silent at least once.
 MIN_CASES = 6

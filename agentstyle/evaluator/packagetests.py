@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from agentstyle.diagnostics import StyleError
+from agentstyle.evaluator.checkresult import as_result
 from agentstyle.evaluator.compiled import PolicyErrors
 from agentstyle.evaluator.evaluate import evaluate
 from agentstyle.evaluator.evaluation import EMITTING
@@ -20,8 +21,10 @@ from agentstyle.policy.compile import compile_policy, load_and_validate
 
 FIRING = (*EMITTING, "blocked", "asked", "allowed", "fixed")
 FILE_KEYS = {"cases", "settings"}
-CASE_KEYS = {"note", "event", "payload", "payload_file", "expect"}
-EXPECT_KEYS = {"verdict", "fires", "silent", "output_contains", "stdout", "exit"}
+CASE_KEYS = {"note", "event", "payload", "payload_file", "check", "expect"}
+EXPECT_KEYS = {"verdict", "fires", "silent", "checks", "output_contains", "stdout", "exit"}
+# A case's `check:`: the result of a rule's check for the case's event (docs/testing.md).
+CHECK_RESULT_KEYS = {"rule", "exit", "output", "duration_s", "timed_out", "crashed"}
 VERDICTS = ("block", "ask", "allow", "none")
 
 
@@ -76,6 +79,14 @@ def _shape_problem(case: Any) -> str | None:
         return f"unknown case key `{unknown[0]}` (known: {', '.join(sorted(CASE_KEYS))})"
     if "payload" in case and "payload_file" in case:
         return "give `payload` or `payload_file`, not both"
+    check = case.get("check")
+    if check is not None:
+        if not isinstance(check, dict) or "rule" not in check:
+            return "`check` is a mapping with the `rule` whose check ran, and its result"
+        unknown = sorted(set(check) - CHECK_RESULT_KEYS)
+        if unknown:
+            known = ", ".join(sorted(CHECK_RESULT_KEYS))
+            return f"unknown `check` key `{unknown[0]}` (known: {known})"
     expect = case.get("expect")
     if expect is None:
         return "the case has no `expect`"
@@ -155,6 +166,10 @@ def run_file(
                 f"unknown {harness} event `{native}` (set `event:` or `hook_event_name`)"
             )
             continue
+        if case.get("check") is not None:  # the check's result, as its runner hands it back
+            result_of = dict(case["check"])
+            result_of["rule"] = _qualify(pkg_name, str(result_of["rule"]))
+            as_result(event, result_of)
         fixing = adapter.fixing(payload, native, event)
         with transaction(conn):
             [evaluation] = evaluate(conn, [event], decided=fixed_by(conn, [fixing]))
@@ -179,6 +194,13 @@ def check(
     for rule in _names(expect.get("silent")):
         if _qualify(pkg, rule) in fired:
             result.failures.append(f"expected `{rule}` to stay silent (fired: {shown})")
+    if "checks" in expect:  # the rules whose check this event starts
+        started = sorted(c.rule_id for c in decision.checks)
+        wanted = sorted(_qualify(pkg, rule) for rule in _names(expect["checks"]))
+        if started != wanted:
+            result.failures.append(
+                f"checks: expected {wanted or 'none'}, started {started or 'none'}"
+            )
     texts = "\n".join([*decision.reasons, *decision.contexts, *decision.messages])
     redaction = decision.redaction
     if redaction is not None:  # what the model reads instead of the output, and is told

@@ -9,10 +9,12 @@ nothing new to decide either."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Or, Pred
 from agentstyle.policy.conditiontree import leaves
+from agentstyle.policy.settingrefs import EMBEDDED
 from agentstyle.source import Span
 from agentstyle.vocabulary import CHECK_FIELDS
 
@@ -54,6 +56,21 @@ def duration_s(value: object) -> float | None:
     if m is None:
         return None
     return int(m.group(1)) * _UNIT_S[m.group(2)]
+
+
+def filled_command(run: str, settings: Mapping[str, str]) -> str:
+    """The command a `run` check runs as installed: each `{{settings.NAME}}` replaced by the
+    setting's text as written (shell text the person chose: docs/observers.md#checks). A
+    setting with no value stays as written (a plan before install; install itself refuses
+    it, `setting-missing`)."""
+
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if not name.startswith("settings.") or m.group(2) is not None:
+            return m.group(0)  # validation refused it
+        return settings.get(name[len("settings.") :], m.group(0))
+
+    return EMBEDDED.sub(value, run)
 
 
 def reads_check(node: Node) -> bool:

@@ -23,7 +23,7 @@ from agentstyle.grammar.ast import (
     Text,
     Var,
 )
-from agentstyle.policy.checks import placed_condition
+from agentstyle.policy.checks import filled_command, placed_condition
 from agentstyle.policy.commandconds import WhereTooComplex, narrowed
 from agentstyle.policy.conditiontree import leaves, normal_form
 from agentstyle.policy.lowercommands import (
@@ -350,7 +350,7 @@ def lower_rule(
     _lower_exceptions(pkg, info, rid, excepted, rows)
     body_id = f"{rid}#body"
     mt_id = f"{rid}#model_text" if info.model_text is not None else None
-    rows.rules.append(_rule_row(pkg, info, rid, rule_order, condition, body_id, mt_id))
+    rows.rules.append(_rule_row(pkg, info, rid, rule_order, condition, body_id, mt_id, settings))
     _lower_tools(info, rid, rows)
     if condition is not None:
         _lower_conditions(info, rid, condition, bool(unlesses), rows, diags, low)
@@ -398,10 +398,14 @@ def _rule_row(
     condition: Node | None,
     body_id: str,
     mt_id: str | None,
+    settings: Mapping[str, str],
 ) -> RuleRow:
     """The `rules` row: the rule's effective settings, its templates and where it was written.
-    `condition` is the narrowed one (its exceptions applied)."""
+    `condition` is the narrowed one (its exceptions applied); `settings` the installed values
+    a check's command fills in."""
     eff, rule = info.eff, info.rule
+    run = info.check.run if info.check else None
+    check_run = filled_command(run, settings) if run is not None else None
     return RuleRow(
         rule_id=rid,
         package=pkg.name,
@@ -434,7 +438,7 @@ def _rule_row(
         fix_template=info.fix[1] if info.fix else None,
         redact_pattern=info.redact[0] if info.redact else None,
         redact_with=info.redact[1] if info.redact else None,
-        check_run=info.check.run if info.check else None,
+        check_run=check_run,
         check_prompt=info.check.prompt if info.check else None,
         check_timeout_s=info.check.timeout_s if info.check else None,
         check_cooldown_s=info.check.cooldown_s if info.check else None,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle import codes
-from agentstyle.diagnostics import Diagnostic, did_you_mean
+from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Var
 from agentstyle.policy.checks import (
@@ -29,7 +29,7 @@ from agentstyle.policy.load import native_names, unknown_event
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
-from agentstyle.policy.settingrefs import uses
+from agentstyle.policy.settingrefs import embedded, uses
 from agentstyle.policy.validconditions import (
     PLACEMENT_FIELDS,
     RuleInfo,
@@ -452,6 +452,8 @@ class _Validator(TemplateChecks):
         if not isinstance(command, str) or not command.strip():
             self.emit(codes.CHECK_BLOCK, f"`check.{kind}` must be a command", text.span, rid)
             return None
+        if kind == "run" and not self._check_run_settings(text, command, rid):
+            return None
         limits = {"timeout": (DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S), "cooldown": (0, MAX_COOLDOWN_S)}
         seconds: dict[str, float] = {}
         for key, (default, most) in limits.items():
@@ -475,6 +477,32 @@ class _Validator(TemplateChecks):
         )
         self._check_placement(rule, info, bad, spec)
         return spec
+
+    def _check_run_settings(self, node: YNode, command: str, rid: str) -> bool:
+        """A `run` command is fixed at install, when the person allows it: it may fill in a
+        declared `{{settings.NAME}}` (the project's test command), nothing known later."""
+        for offset, name, filtered in embedded(command):
+            setting = name[len("settings.") :] if name.startswith("settings.") else None
+            if setting is None or filtered:
+                self.emit(
+                    codes.CHECK_BLOCK,
+                    f"`{{{{{name}}}}}` in `check.run`: the command is fixed at install, so it "
+                    "can fill in `{{settings.NAME}}` only (no filter)",
+                    node.locate(offset),
+                    rid,
+                )
+                return False
+            if setting not in self.settings:
+                meant = closest(setting, list(self.settings))
+                self.emit(
+                    codes.UNDECLARED_VAR,
+                    f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
+                    node.locate(offset),
+                    rid,
+                    suggestion(meant and f"{{{{settings.{meant}}}}}"),
+                )
+                return False
+        return True
 
     def _check_placement(self, rule: Rule, info: RuleInfo, bad: set[str], spec: CheckSpec) -> None:
         """Where a check can follow, with which action, and its condition's two parts."""

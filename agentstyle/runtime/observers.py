@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentstyle.evaluator.checkresult import as_result as as_result  # hookrun reads results
 from agentstyle.observe import accepted, deliveries, tickets
 from agentstyle.observe.slots import Slot
-from agentstyle.vocabulary import CHECK_KEY, CHECK_OUTPUT_TAIL_CHARS, CHECK_POINT
+from agentstyle.vocabulary import CHECK_KEY
 
 if TYPE_CHECKING:
     from agentstyle.evaluator.decision import Decision
@@ -21,32 +22,11 @@ if TYPE_CHECKING:
     from agentstyle.harnesses.facts import HarnessSpec
     from agentstyle.runtime.direct import Resident
 
-RULE_FIELD = "check.rule"  # policy/checks.py RULE_FIELD: only a result carries it
-CRASHED_FIELD = "check.crashed"  # policy/checks.py CRASHED_FIELD: a check that crashed, why
 RUNNER_MODULE = "agentstyle.observe.runner"
 UNACCEPTED = (
     "STYLE: the check of rule `{rule}` did not run: it runs only after you allow it in your "
     "own terminal (`style allow --checks`)"
 )
-
-
-def as_result(event: Event, check: dict[str, Any]) -> None:
-    """The event a check's result is evaluated as: the triggering event at `check.done`, with
-    the result's fields. Every result names its rule (`check.rule`: the audit counts each
-    rule's runs); one that crashed also carries `check.crashed`, so its rule stays silent
-    (policy/checks.py placed_condition), and the reason in its notes."""
-    event.point = CHECK_POINT
-    output = str(check.get("output") or "")
-    event.add(RULE_FIELD, str(check.get("rule") or ""))
-    crashed = check.get("crashed")
-    if crashed:
-        event.notes.append(f"check crashed: {crashed}")
-        event.add(CRASHED_FIELD, str(crashed))
-    event.add("check.exit", int(check.get("exit") or 0))
-    event.add("check.output", output)
-    event.add("check.output_tail", output[-CHECK_OUTPUT_TAIL_CHARS:])
-    event.add("check.duration", f"{float(check.get('duration_s') or 0.0):.1f}")
-    event.add("check.timed_out", bool(check.get("timed_out")))
 
 
 def result_answer(decision: Decision) -> tuple[str, str, int]:
