@@ -544,6 +544,27 @@ def test_a_check_the_person_did_not_allow_does_not_run_until_they_do(tmp_path: P
     assert p.scalar("SELECT count(*) FROM hits WHERE outcome = 'check-due'") == 3
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "style allow --checks",
+        "python3 -m agentstyle allow --checks",
+        "echo '{{}}' > {accepted}/x.json",
+    ],
+)
+def test_the_agent_cannot_allow_a_check_itself(tmp_path: Path, command: str) -> None:
+    """An approval has to come from the person: self-protection refuses the command that allows
+    checks, in its spellings, and a write to where the allowed ones are kept."""
+    p = observed(tmp_path, check_rule("guarded", "exit 1"))
+    p.install("pkg", "--harness", GEMINI)
+    [accepted] = {f.parent for f in p.home.rglob("agentstyle/checks/accepted/*.json")}
+    payload = p.fixture(GEMINI, "BeforeTool.run_shell_command-rm-rf.json")
+    payload["tool_input"]["command"] = command.format(accepted=accepted)
+    answer = p.hook_as(GEMINI, "BeforeTool", payload)
+    assert '"decision":"deny"' in answer.stdout.replace(" ", ""), answer.stdout
+    assert "STYLE self-protect" in answer.stdout
+
+
 # -- the hook does not wait ------------------------------------------------------------------------
 
 
