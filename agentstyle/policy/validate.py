@@ -11,39 +11,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle import codes
-from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
+from agentstyle.diagnostics import Diagnostic, did_you_mean
 from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Var
-from agentstyle.policy.checks import (
-    CHECK_KEYS,
-    DEFAULT_PROMPT_TIMEOUT_S,
-    DEFAULT_TIMEOUT_S,
-    MAX_COOLDOWN_S,
-    MAX_TIMEOUT_S,
-    CheckSpec,
-    duration_s,
-    reads_check,
-    split,
-)
 from agentstyle.policy.load import native_names, unknown_event
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
-from agentstyle.policy.settingrefs import embedded, uses
+from agentstyle.policy.settingrefs import uses
+from agentstyle.policy.validchecks import CheckChecks
 from agentstyle.policy.validconditions import (
-    PLACEMENT_FIELDS,
     RuleInfo,
     predicates_of,
     resolve_tools,
 )
-from agentstyle.policy.validtemplates import CheckedTemplate, TemplateChecks
+from agentstyle.policy.validtemplates import CheckedTemplate
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
     BLOCK_REASON_TOKENS,
-    CHECK_ACTIONS,
-    CHECK_AFTER_POINTS,
-    CHECK_POINT,
     DENY_POINTS,
     EVENTS,
     FAIL_CLOSED_POINTS,
@@ -90,7 +76,7 @@ class Validation:
     exceptions: list[ExceptionInfo] = field(default_factory=list)
 
 
-class _Validator(TemplateChecks):
+class _Validator(CheckChecks):
     """Every check of a package, collected at once."""
 
     # -- structure ----------------------------------------------------------------------------
@@ -423,140 +409,6 @@ class _Validator(TemplateChecks):
             return None
         return self.rewrite("redact", node, fv.span, rid, codes.REDACT_BLOCK, "pattern")
 
-    def check(self, rule: Rule, info: RuleInfo, bad: set[str]) -> CheckSpec | None:
-        """A rule's `check` (docs/observers.md#checks): `run` or `prompt`, a `timeout` and a
-        `cooldown`; an observer's action, at a point a check can follow; a condition whose
-        result part stands apart from its event part (`check-block`, `check-field`)."""
-        rid = rule.id
-        fv = rule.fields.get("check")
-        if fv is None or fv.origin == INVALID or not isinstance(fv.node, YMap):
-            return None  # the loader said it must be a mapping
-        node = fv.node
-        unknown = [k for k in node if k not in CHECK_KEYS]
-        if unknown:
-            self.emit(
-                codes.CHECK_BLOCK,
-                f"`check` has `{unknown[0]}`; it takes {', '.join(f'`{k}`' for k in CHECK_KEYS)}",
-                node.key_span(unknown[0]),
-                rid,
-                did_you_mean(unknown[0], CHECK_KEYS),
-            )
-            return None
-        texts = {k: n for k in ("run", "prompt") if (n := node.get(k)) is not None}
-        if len(texts) != 1:
-            said = "both `run` and `prompt`" if texts else "neither `run` nor `prompt`"
-            self.emit(codes.CHECK_BLOCK, f"`check` has {said}; give one", fv.span, rid)
-            return None
-        [(kind, text)] = texts.items()
-        command = text.value
-        if not isinstance(command, str) or not command.strip():
-            self.emit(codes.CHECK_BLOCK, f"`check.{kind}` must be a command", text.span, rid)
-            return None
-        if kind == "run" and not self._check_run_settings(text, command, rid):
-            return None
-        limits = {"timeout": (DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S), "cooldown": (0, MAX_COOLDOWN_S)}
-        seconds: dict[str, float] = {}
-        for key, (default, most) in limits.items():
-            part = node.get(key)
-            value = duration_s(part.value) if part is not None else float(default)
-            if part is not None and (value is None or value > most):
-                self.emit(
-                    codes.CHECK_BLOCK,
-                    f"`check.{key}` must be a duration up to {most:g} s, like `300s` or `2m`",
-                    part.span,
-                    rid,
-                )
-                return None
-            seconds[key] = value or 0.0
-        spec = CheckSpec(
-            command if kind == "run" else None,
-            command if kind == "prompt" else None,
-            seconds["timeout"] if node.get("timeout") is not None else _default_timeout(kind),
-            seconds["cooldown"],
-            fv.span,
-        )
-        self._check_placement(rule, info, bad, spec)
-        return spec
-
-    def _check_run_settings(self, node: YNode, command: str, rid: str) -> bool:
-        """A `run` command is fixed at install, when the person allows it: it may fill in a
-        declared `{{settings.NAME}}` (the project's test command), nothing known later."""
-        for offset, name, filtered in embedded(command):
-            setting = name[len("settings.") :] if name.startswith("settings.") else None
-            if setting is None or filtered:
-                self.emit(
-                    codes.CHECK_BLOCK,
-                    f"`{{{{{name}}}}}` in `check.run`: the command is fixed at install, so it "
-                    "can fill in `{{settings.NAME}}` only (no filter)",
-                    node.locate(offset),
-                    rid,
-                )
-                return False
-            if setting not in self.settings:
-                meant = closest(setting, list(self.settings))
-                self.emit(
-                    codes.UNDECLARED_VAR,
-                    f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
-                    node.locate(offset),
-                    rid,
-                    suggestion(meant and f"{{{{settings.{meant}}}}}"),
-                )
-                return False
-        return True
-
-    def _check_placement(self, rule: Rule, info: RuleInfo, bad: set[str], spec: CheckSpec) -> None:
-        """Where a check can follow, with which action, and its condition's two parts."""
-        rid, action = rule.id, info.eff["action"]
-        own = [p for p in info.points if p != CHECK_POINT]
-        if spec.prompt is not None:
-            if not bad & {"target", "event", "action"} and (own != ["stop"] or action != "block"):
-                self.emit(
-                    codes.CHECK_BLOCK,
-                    f"a `prompt` check asks the client's model whether the agent may stop: "
-                    f"rule `{rid}` needs `target: event`, `event: stop` and `action: block`",
-                    spec.span,
-                    rid,
-                )
-        elif "action" not in bad and action not in CHECK_ACTIONS:
-            self.emit(
-                codes.CHECK_BLOCK,
-                f"a check's result is said, not enforced: rule `{rid}` is `{action}`; use "
-                "`inject` (the model) or `warn` (the person)",
-                rule.span_of("action"),
-                rid,
-            )
-        elif not bad & PLACEMENT_FIELDS and not set(own) <= CHECK_AFTER_POINTS:
-            self.emit(
-                codes.CHECK_BLOCK,
-                f"rule `{rid}` runs a check at {', '.join(own)}; a check follows a finished "
-                "call (`at: after`), a prompt or a stop",
-                spec.span,
-                rid,
-            )
-        _pre, _post, mixed = split(info.condition)
-        if mixed is not None:
-            self.emit(
-                codes.CHECK_FIELD,
-                "this part reads both the event and the check's result; join them with `and` "
-                "so that the event part decides whether the check runs",
-                mixed.span,
-                rid,
-            )
-        if spec.prompt is not None and info.condition is not None and reads_check(info.condition):
-            self.emit(
-                codes.CHECK_FIELD,
-                "a `prompt` check is answered by the client's model; its result is not readable",
-                info.condition.span,
-                rid,
-            )
-        if info.unless is not None and reads_check(info.unless):
-            self.emit(
-                codes.CHECK_FIELD,
-                "`unless` cannot read the check's result; write it into `when`",
-                info.unless.span,
-                rid,
-            )
-
     def rewrite(
         self, name: str, node: YMap, span: Span, rid: str, code: str, pattern_key: str
     ) -> tuple[str, str] | None:
@@ -760,11 +612,6 @@ class _Validator(TemplateChecks):
                             info.rule.id,
                         )
                     break
-
-
-def _default_timeout(kind: str) -> float:
-    """A `run` check may take minutes (a test suite); a `prompt` is one model answer."""
-    return float(DEFAULT_PROMPT_TIMEOUT_S if kind == "prompt" else DEFAULT_TIMEOUT_S)
 
 
 def _valid(rule: Rule) -> dict[str, FieldValue]:
