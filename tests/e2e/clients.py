@@ -250,20 +250,61 @@ class Session:
     def run(self, prompt: str, *, resume: bool = False, extra: Sequence[str] = ()) -> Run:
         client = CLIENT[self.harness]
         argv, env, debug = client.command(self, prompt, resume, list(extra))
+        run = self._drive(argv, env, debug)
+        for hook in [] if self.wrapped else client.durations(self, run):
+            DURATIONS.append((self.harness, hook[0], hook[1]))
+        assert not run.timed_out, (
+            f"{self.harness} did not finish in {RUN_TIMEOUT_S} s: {run.stderr[-2000:]}"
+        )
+        return run
+
+    def run_open(self, prompt: str, until: Callable[[], bool], wait_s: float) -> Run:
+        """Claude Code as a session that stays open after its turn: the prompt as a stream-json
+        message on stdin, which stays open (the client waits for the person's next message, as
+        an interactive session idles) until `until()` holds or `wait_s` passed."""
+        assert self.harness == "claude-code"
+        argv, env, debug = ClaudeCode.command(self, prompt, False, [])
+        argv = [a for a in argv if a != prompt]
+        argv += ["--input-format", "stream-json"]
+        message = {"type": "user", "message": {"role": "user", "content": prompt}}
+        run = self._drive(argv, env, debug, json.dumps(message) + "\n", until, wait_s)
+        assert not run.timed_out, (
+            f"claude-code did not end in {RUN_TIMEOUT_S} s: {run.stderr[-2000:]}"
+        )
+        return run
+
+    def _drive(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        debug: Path | None,
+        message: str | None = None,
+        until: Callable[[], bool] | None = None,
+        wait_s: float = 0.0,
+    ) -> Run:
+        """Run the client in its own process group, bounded, and keep what it printed. With a
+        `message`, stdin stays open after it until `until()` holds or `wait_s` passed."""
         started = time.monotonic()
         proc = subprocess.Popen(
             argv,
             cwd=self.project,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if message is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
         )
+        if message is not None:
+            assert proc.stdin is not None and until is not None
+            proc.stdin.write(message)
+            proc.stdin.flush()
+            deadline = started + wait_s
+            while time.monotonic() < deadline and not until() and proc.poll() is None:
+                time.sleep(0.2)
         timed_out = False
         try:
-            out, err = proc.communicate(timeout=RUN_TIMEOUT_S)
+            out, err = proc.communicate(timeout=RUN_TIMEOUT_S)  # closes an open stdin
         except subprocess.TimeoutExpired:
             timed_out = True
             end_group(proc)
@@ -282,58 +323,6 @@ class Session:
         n = len(self.runs)
         (self.root / f"run-{n}.stdout").write_text(out)
         (self.root / f"run-{n}.stderr").write_text(err)
-        for hook in [] if self.wrapped else client.durations(self, run):
-            DURATIONS.append((self.harness, hook[0], hook[1]))
-        assert not timed_out, f"{self.harness} did not finish in {RUN_TIMEOUT_S} s: {err[-2000:]}"
-        return run
-
-    def run_open(self, prompt: str, until: Callable[[], bool], wait_s: float) -> Run:
-        """Claude Code as a session that stays open after its turn: the prompt as a stream-json
-        message on stdin, which stays open (the client waits for the person's next message, as
-        an interactive session idles) until `until()` holds or `wait_s` passed."""
-        assert self.harness == "claude-code"
-        argv, env, debug = ClaudeCode.command(self, prompt, False, [])
-        argv = [a for a in argv if a != prompt]
-        argv += ["--input-format", "stream-json"]
-        message = {"type": "user", "message": {"role": "user", "content": prompt}}
-        started = time.monotonic()
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.project,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(message) + "\n")
-        proc.stdin.flush()
-        deadline = started + wait_s
-        while time.monotonic() < deadline and not until() and proc.poll() is None:
-            time.sleep(0.2)
-        timed_out = False
-        try:
-            out, err = proc.communicate(timeout=RUN_TIMEOUT_S)  # closes stdin: the session ends
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            end_group(proc)
-            out, err = proc.communicate()
-        end_group(proc)
-        run = Run(
-            self.harness,
-            proc.returncode,
-            out,
-            err,
-            time.monotonic() - started,
-            timed_out,
-            debug.read_text(errors="replace") if debug and debug.exists() else "",
-        )
-        self.runs.append(run)
-        (self.root / f"run-{len(self.runs)}.stdout").write_text(out)
-        (self.root / f"run-{len(self.runs)}.stderr").write_text(err)
-        assert not timed_out, f"claude-code did not end in {RUN_TIMEOUT_S} s: {err[-2000:]}"
         return run
 
     def requests(self, main_only: bool = True) -> list[Request]:
