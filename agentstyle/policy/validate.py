@@ -348,14 +348,9 @@ class _Validator(CheckChecks):
             return None
         if not isinstance(node, YMap):
             return None  # the loader said it must be a mapping
-        unknown = [k for k in node if k not in ("replace", "with")]
-        if unknown:
-            self.emit(
-                codes.FIX_NOT_BLOCK,
-                f"`fix` has `{unknown[0]}`; it takes `replace` and `with`",
-                node.key_span(unknown[0]),
-                rid,
-            )
+        if self.unknown_block_key(
+            "fix", node, ("replace", "with"), codes.FIX_NOT_BLOCK, rid, hint=False
+        ):
             return None
         return self.rewrite("fix", node, fv.span, rid, codes.FIX_NOT_BLOCK, "replace")
 
@@ -397,15 +392,7 @@ class _Validator(CheckChecks):
         node = fv.node
         if fv.origin == INVALID or not isinstance(node, YMap):
             return None  # the loader said it must be a mapping
-        unknown = [k for k in node if k not in ("pattern", "with")]
-        if unknown:
-            self.emit(
-                codes.REDACT_BLOCK,
-                f"`redact` has `{unknown[0]}`; it takes `pattern` and `with`",
-                node.key_span(unknown[0]),
-                rid,
-                did_you_mean(unknown[0], ("pattern", "with")),
-            )
+        if self.unknown_block_key("redact", node, ("pattern", "with"), codes.REDACT_BLOCK, rid):
             return None
         return self.rewrite("redact", node, fv.span, rid, codes.REDACT_BLOCK, "pattern")
 

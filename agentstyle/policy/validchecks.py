@@ -40,15 +40,7 @@ class CheckChecks(TemplateChecks):
         if fv is None or fv.origin == INVALID or not isinstance(fv.node, YMap):
             return None  # the loader said it must be a mapping
         node = fv.node
-        unknown = [k for k in node if k not in CHECK_KEYS]
-        if unknown:
-            self.emit(
-                codes.CHECK_BLOCK,
-                f"`check` has `{unknown[0]}`; it takes {', '.join(f'`{k}`' for k in CHECK_KEYS)}",
-                node.key_span(unknown[0]),
-                rid,
-                did_you_mean(unknown[0], CHECK_KEYS),
-            )
+        if self.unknown_block_key("check", node, CHECK_KEYS, codes.CHECK_BLOCK, rid):
             return None
         texts = {k: n for k in ("run", "prompt") if (n := node.get(k)) is not None}
         if len(texts) != 1:
@@ -85,6 +77,25 @@ class CheckChecks(TemplateChecks):
         )
         self._check_placement(rule, info, bad, spec)
         return spec
+
+    def unknown_block_key(
+        self, block: str, node: YMap, keys: tuple[str, ...], code: str, rid: str, hint: bool = True
+    ) -> bool:
+        """Whether a rule's `block` mapping (`check`, `fix`, `redact`) has a key it does not take:
+        said at the key, with the keys it takes (and the one probably meant, where `hint`)."""
+        unknown = [k for k in node if k not in keys]
+        if not unknown:
+            return False
+        named = [f"`{k}`" for k in keys]
+        takes = " and ".join(named) if len(named) == 2 else ", ".join(named)
+        self.emit(
+            code,
+            f"`{block}` has `{unknown[0]}`; it takes {takes}",
+            node.key_span(unknown[0]),
+            rid,
+            did_you_mean(unknown[0], keys) if hint else None,
+        )
+        return True
 
     def _check_run_settings(self, node: YNode, command: str, rid: str) -> bool:
         """A `run` command is fixed at install, when the person allows it: it may fill in a
