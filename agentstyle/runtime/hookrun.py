@@ -303,7 +303,11 @@ def handle(
             decision = runtime.evaluate_hook(home, event, call, poll, fixing)
         if check is not None:
             return observe.result_answer(decision)
-        if decision.checks or (home / "checks").is_dir():
+        checks = home / "checks"
+        ending = event.point == "session.end"
+        if decision.checks or (checks / ("slots" if ending else "deliver")).is_dir():
+            # (the observer lane loads only where a check is due, a result waits for this
+            # session's next event, or a session with checks ends: runtime/observers.py)
             _observe(home, reader, event, seen.payload, stdin, decision, resident, call.via_plugin)
         wire = reader.answer(decision, seen.event, event)
         from agentstyle.runtime import tamper
