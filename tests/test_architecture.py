@@ -37,6 +37,7 @@ GROUPS = (
     ("diagnostics.py", "leaves", 0),
     ("vocabulary.py", "leaves", 0),
     ("limits.py", "leaves", 0),
+    ("slotted.py", "leaves", 0),  # the records of the hook's fast path
     ("folders.py", "leaves", 0),
     ("globs.py", "leaves", 0),  # path globs as RE2 patterns (the rules and the command model)
     ("duck.py", "leaves", 0),
@@ -305,6 +306,7 @@ NO_PROJECT_IMPORTS = {
     "agentstyle.runtime",
     "agentstyle.runtime.hookcall",
     "agentstyle.runtime.payloadin",
+    "agentstyle.slotted",  # HookCall's and HookFacts' records (a few lines, no imports)
 }
 
 
