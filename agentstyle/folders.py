@@ -252,6 +252,20 @@ def mark_answer_once(home: str | os.PathLike[str], reason: str, on: bool) -> Non
     os.replace(temporary, marker)
 
 
+def new_marker(path: str | os.PathLike[str]) -> bool | None:
+    """Make the empty file `path` unless it is there (O_EXCL: of many processes trying at
+    once, one makes it): True when this call made it, False when it was there, None when it
+    could not be made (its folder missing or not writable)."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return False
+    except OSError:
+        return None
+    os.close(fd)
+    return True
+
+
 def any_project(starts: Iterable[str | None]) -> bool:
     """Whether a STYLE project is anywhere upwards of `starts` (a `.style` folder or a
     committed `style.lock.yaml`), or the user has their own policy, or the organisation has

@@ -37,6 +37,7 @@ GROUPS = (
     ("diagnostics.py", "leaves", 0),
     ("vocabulary.py", "leaves", 0),
     ("limits.py", "leaves", 0),
+    ("slotted.py", "leaves", 0),  # the records of the hook's fast path
     ("folders.py", "leaves", 0),
     ("globs.py", "leaves", 0),  # path globs as RE2 patterns (the rules and the command model)
     ("duck.py", "leaves", 0),
@@ -305,6 +306,7 @@ NO_PROJECT_IMPORTS = {
     "agentstyle.runtime",
     "agentstyle.runtime.hookcall",
     "agentstyle.runtime.payloadin",
+    "agentstyle.slotted",  # HookCall's and HookFacts' records (a few lines, no imports)
 }
 
 
@@ -462,4 +464,41 @@ def test_every_caller_holds_an_adapter_by_its_interface() -> None:
                 name = probed.id if isinstance(probed, ast.Name) else ast.unparse(probed)
                 if name in held or "adapter" in name:
                     offenders.append(f"{rel}:{node.lineno}: {node.func.id}({name}, …)")
+    assert offenders == []
+
+
+MAX_FUNCTION_LINES = 100  # its `def` line to its last, docstring included (not its decorators)
+MAX_MODULE_LINES = 900
+
+
+def long_functions(source: str, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """`name (N lines)` of each function or method in `source` longer than `limit` lines."""
+    return [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > limit
+    ]
+
+
+def test_no_function_over_100_lines_and_no_module_over_900() -> None:
+    """A function says one step; a module holds one job. (No grammar tables are exempt: the
+    grammars are .lark files, and no table in agentstyle/ is written as one function.)"""
+
+    def method(lines: int) -> str:
+        return "class C:\n    def f(self):\n" + "".join(
+            f"        x = {i}\n" for i in range(lines - 1)
+        )
+
+    assert long_functions(method(MAX_FUNCTION_LINES)) == []
+    assert long_functions(method(MAX_FUNCTION_LINES + 1)) == ["f (101 lines)"]
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        source = path.read_text("utf-8")
+        lines = len(source.splitlines())
+        if lines > MAX_MODULE_LINES:
+            offenders.append(f"{rel}: {lines} lines")
+        offenders += [f"{rel}: {found}" for found in long_functions(source)]
     assert offenders == []

@@ -30,6 +30,9 @@ Progress = Callable[[int, int, str], None]
 # History tables, one Parquet file per day each (hits, fields and claims by their event's day,
 # sessions by the day they were last seen).
 DAY_TABLES = ("events", "hits", "event_fields", "claims", "sessions")
+# The day tables that are their events' rows and nothing more: one statement exports each
+# (audit/export_by_event.sql); every other table has its own (audit/export_<table>.sql).
+BY_EVENT = ("hits", "claims")
 # The policy as installed at export time: what the `rules` report needs to find candidates.
 POLICY_TABLES = ("packages", "rules", "entries", "rule_tools")
 TABLES = DAY_TABLES + POLICY_TABLES
@@ -110,9 +113,11 @@ def export_history(
         path = export_file(out, machine, day, table)
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.partial")
-        counted = read_rows(
-            conn, f"audit/export_{table}", CountRow, {**params, "path": str(partial)}
-        )
+        params = {**params, "path": str(partial)}
+        if table in BY_EVENT:
+            counted = read_rows(conn, "audit/export_by_event", CountRow, {**params, "table": table})
+        else:
+            counted = read_rows(conn, f"audit/export_{table}", CountRow, params)
         os.replace(partial, path)
         result.files.append(path)
         result.rows[table] += int(counted[0].Count) if counted else 0

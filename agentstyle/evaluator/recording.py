@@ -192,24 +192,26 @@ def record(
                     )
                 )
         if log == "full" or (log == "hits" and (decided or ev.point in EVIDENCE_POINTS)):
-            kept += [
-                FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
-                for f, i, v in ev.fields
-            ]
+            kept += _field_rows(evaluation)
         elif log == "hits" and ev.point == CHECK_POINT:
             # A check's result its rule said nothing about keeps its own fields (which rule,
             # exit, timed out, crashed), not the event's: the audit counts each rule's runs
             # from them (sql/audit/rules.sql, docs/audit.md#checks).
-            kept += [
-                FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
-                for f, i, v in ev.fields
-                if f.startswith("check.")
-            ]
+            kept += _field_rows(evaluation, "check.")
     _store(conn, "history/insert_fields", kept)
     # The session facts are the rules' input, kept whatever the log mode (docs/conditions.md).
     _store(conn, "history/insert_facts", [f for e in evaluations if e.facts for f in facts_of(e)])
     _store(conn, "history/insert_hits", hits)
     _store(conn, "history/insert_claims", claims)
+
+
+def _field_rows(evaluation: Evaluation, prefix: str = "") -> list[FieldRow]:
+    """The stored rows of the event's fields (those whose name starts with `prefix`)."""
+    return [
+        FieldRow(event_id=evaluation.event_id, field=f, idx=i, value=stored_value(v))
+        for f, i, v in evaluation.event.fields
+        if f.startswith(prefix)
+    ]
 
 
 def _record_sessions(conn: Connection, evaluations: list[Evaluation]) -> None:

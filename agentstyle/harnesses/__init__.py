@@ -38,10 +38,14 @@ with no project more than the rest of it.
 
 from __future__ import annotations
 
+from agentstyle.slotted import Slotted
+
 # `typing` (with `re`, `collections` and more behind it) is no import of the hook's fast path:
 # mypy reads this name as typing's TYPE_CHECKING.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
+
     from agentstyle.harnesses.protocol import HarnessAdapter
 
 # The `timeout` STYLE writes on each installed handler, in seconds (docs/design/harnesses.md#
@@ -54,61 +58,37 @@ if TYPE_CHECKING:
 HANDLER_TIMEOUT_S = 4
 
 
-class HookFacts:
+class HookFacts(metaclass=Slotted):
     """What the hook reads of one harness on every call, and the module of its spec and adapter."""
 
-    __slots__ = (
-        "event_timeouts",
-        "module",
-        "per_second",
-        "project_dir_env",
-        "refusal_exit",
-        "roots_key",
-        "runs_other_configs",
-        "session_env",
-        "session_key",
-    )
-
-    def __init__(
-        self,
-        module: str,
-        *,
-        project_dir_env: str | None = None,
-        session_env: str | None = None,
-        session_key: str = "session_id",
-        per_second: int = 1,
-        event_timeouts: dict[str, int] | None = None,
-        refusal_exit: int = 2,
-        roots_key: str | None = None,
-        runs_other_configs: bool = False,
-    ) -> None:
-        # the module of its table in `facts/` and of its adapter in `harnesses/`
-        self.module = module
-        # the variable naming the project folder in a hook's environment (None: none is set)
-        self.project_dir_env = project_dir_env
-        # the variable naming the session in a hook's environment, for a payload too broken to
-        # say (None: none is set)
-        self.session_env = session_env
-        # the payload key naming the session, read even from a payload too broken to decode
-        self.session_key = session_key
-        # units of the harness's handler `timeout` per second: 1 (seconds), 1000 (milliseconds)
-        self.per_second = per_second
-        # native event → seconds STYLE writes where the harness caps the timeout below
-        # HANDLER_TIMEOUT_S (docs/design/harnesses.md#timeouts)
-        self.event_timeouts = event_timeouts or {}
-        # the exit code of a `--fail-closed` refusal, the one fact of it: given alone where no
-        # answer can be trusted (the last nets: runtime/hookrun.py `run`, runtime/budget.py),
-        # where exit 2 with the reason on stderr is the documented refusal; and beside the deny
-        # answer unless it is 2, which makes a client drop the answer
-        # (`HarnessAdapter.fail_closed_exit`)
-        self.refusal_exit = refusal_exit
-        # the payload key listing the workspace's folders, the first of which is the call's
-        # folder where the payload names no `cwd` (None: its payloads always name one)
-        self.roots_key = roots_key
-        # the client also runs the hooks of another harness's config (Cursor runs Claude
-        # Code's): a payload of this harness's shape that arrives through another's handler is
-        # read and answered as this harness's (docs/design/harnesses.md#cursor-claude-hooks)
-        self.runs_other_configs = runs_other_configs
+    # the module of its table in `facts/` and of its adapter in `harnesses/`
+    module: str
+    _: KW_ONLY
+    # the variable naming the project folder in a hook's environment (None: none is set)
+    project_dir_env: str | None = None
+    # the variable naming the session in a hook's environment, for a payload too broken to
+    # say (None: none is set)
+    session_env: str | None = None
+    # the payload key naming the session, read even from a payload too broken to decode
+    session_key: str = "session_id"
+    # units of the harness's handler `timeout` per second: 1 (seconds), 1000 (milliseconds)
+    per_second: int = 1
+    # native event → seconds STYLE writes where the harness caps the timeout below
+    # HANDLER_TIMEOUT_S (docs/design/harnesses.md#timeouts; None: it caps none)
+    event_timeouts: dict[str, int] | None = None
+    # the exit code of a `--fail-closed` refusal, the one fact of it: given alone where no
+    # answer can be trusted (the last nets: runtime/hookrun.py `run`, runtime/budget.py),
+    # where exit 2 with the reason on stderr is the documented refusal; and beside the deny
+    # answer unless it is 2, which makes a client drop the answer
+    # (`HarnessAdapter.fail_closed_exit`)
+    refusal_exit: int = 2
+    # the payload key listing the workspace's folders, the first of which is the call's
+    # folder where the payload names no `cwd` (None: its payloads always name one)
+    roots_key: str | None = None
+    # the client also runs the hooks of another harness's config (Cursor runs Claude
+    # Code's): a payload of this harness's shape that arrives through another's handler is
+    # read and answered as this harness's (docs/design/harnesses.md#cursor-claude-hooks)
+    runs_other_configs: bool = False
 
 
 # One entry per harness, in the order every listing of harnesses keeps.
@@ -169,7 +149,8 @@ def written(harness: str, native_event: str) -> int:
     facts = HARNESSES.get(harness)
     if facts is None:
         return HANDLER_TIMEOUT_S
-    return facts.event_timeouts.get(native_event, HANDLER_TIMEOUT_S) * facts.per_second
+    timeouts = facts.event_timeouts or {}
+    return timeouts.get(native_event, HANDLER_TIMEOUT_S) * facts.per_second
 
 
 def timeout_for(harness: str, native_event: str) -> float:

@@ -55,14 +55,12 @@ class Reason:
         return f"{self.where()}: {head}{self.message}{tail}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "level": self.level,
-            "message": self.message,
-            "file": self.file,
-            "line": self.line,
-            "column": self.column,
-        }
+        return json_fields(self, "code", "level", "message", "file", "line", "column")
+
+
+def json_fields(obj: object, *names: str) -> dict[str, Any]:
+    """The attributes `names` of `obj` as a JSON object's members, in that order."""
+    return {name: getattr(obj, name) for name in names}
 
 
 @dataclass(slots=True)

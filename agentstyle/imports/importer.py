@@ -31,6 +31,7 @@ from agentstyle.imports.convert import (
     Candidate,
     Reason,
     check_id,
+    json_fields,
     relocate,
     render,
     row_candidate,
@@ -90,13 +91,7 @@ class RowResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "status": self.status,
-            "source": self.source,
-            "line": self.line,
-            "label": self.label,
-            "id": self.id,
-            "rule": self.rule,
-            "path": self.path,
+            **json_fields(self, "status", "source", "line", "label", "id", "rule", "path"),
             "diagnostics": [r.to_json() for r in self.reasons],
             "notes": [n.to_json() for n in self.notes],
         }
@@ -132,10 +127,7 @@ class ImportReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": self.format,
-            "into": self.into,
-            "written": self.written,
-            "manifest": self.manifest,
+            **json_fields(self, "format", "into", "written", "manifest"),
             "from": self.manifest_entry,
             "rows": [r.to_json() for r in self.rows],
             "removed": self.removed,

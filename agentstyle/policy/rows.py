@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_args, get_type_hints
 
 # Each class's fields are its table's columns, in the table's order (tests/test_rows.py holds
 # it): the rows are stored by name (sql/policy/insert_<table>.sql), so a field that drifts from
@@ -204,18 +204,7 @@ class PolicyRows:
 
 POLICY_TABLES = tuple(f.name for f in fields(PolicyRows))
 
-# table → the class of its rows
+# table → the class of its rows, as PolicyRows names it (`list[PackageRow]`)
 ROW_TYPES: dict[str, type[NamedTuple]] = {
-    "packages": PackageRow,
-    "rules": RuleRow,
-    "rule_tools": RuleToolRow,
-    "conditions": ConditionRow,
-    "condition_clauses": ConditionClauseRow,
-    "templates": TemplateRow,
-    "settings": SettingRow,
-    "entries": EntryRow,
-    "program_grammars": ProgramGrammarRow,
-    "command_heads": CommandHeadRow,
-    "command_literals": CommandLiteralRow,
-    "rule_exceptions": RuleExceptionRow,
+    table: get_args(hint)[0] for table, hint in get_type_hints(PolicyRows).items()
 }

@@ -436,71 +436,19 @@ class _Validator(CheckChecks):
             0,
             False,
         )
-        info.condition, info.harnesses = self.when(rule)
-        if info.condition is not None:
-            self.check_tree(info.condition, info, bad)
-        if "unless" in rule.fields:
-            info.unless, unless_harnesses = self.when(rule, "unless")
-            if unless_harnesses is not None:
-                self.emit(
-                    codes.INVALID_CONDITION,
-                    "`unless` cannot name harnesses; narrow the rule with `when.harness`",
-                    rule.span_of("unless"),
-                    rule.id,
-                )
-            if info.unless is not None:
-                self.check_tree(info.unless, info, bad)
-        if "fix" in rule.fields and "fix" not in bad:
-            info.fix = self.fix(rule, info, bad)
-        if "action" not in bad:
-            info.redact = self.redact(rule, info, bad)
-        if "check" in rule.fields:
-            info.check = self.check(rule, info, bad)
-        body = self.template(rule.body, rule.body_node, info, bad)
-        info.body = body.segments
+        self.conditions(rule, info, bad)
+        body, model_text = self.texts(rule, eff, info, bad)
         worst = body.worst
-        model_text: CheckedTemplate | None = None
-        fv = rule.fields.get("model_text")
-        if fv is not None and fv.origin != INVALID:
-            model_text = self.template(fv.value, fv.node, info, bad)
-            info.model_text = model_text.segments
-            if eff["action"] == "warn":
-                worst += model_text.worst
-        if (
-            eff["action"] == "warn"
-            and body.first_event is not None
-            and "model_text" not in rule.fields
-            and "action" not in bad
-        ):
-            self.emit(
-                codes.EVENT_WARN_MODEL_TEXT,
-                f"warn rule `{rule.id}` uses event content; add a `model_text` for the model",
-                body.first_event,
-                rule.id,
-            )
+        if model_text is not None and eff["action"] == "warn":
+            worst += model_text.worst
         info.worst_tokens = worst
         dynamic = body.first_event is not None or body.uses_runtime
         if model_text is not None:
             dynamic = dynamic or model_text.first_event is not None or model_text.uses_runtime
         info.static = eff["target"] == "system" and info.condition is None and not dynamic
-        max_tokens = eff["max_tokens"]
         # The body is what is too large; an empty placeholder body points at its rule.
         where = rule.body_node.span if rule.body else rule.span
-        if worst > max_tokens and "max_tokens" not in bad:
-            self.emit(
-                codes.BUDGET_RULE,
-                f"rule `{rule.id}` may use {worst} tokens, over its `max_tokens` of {max_tokens}",
-                where,
-                rule.id,
-            )
-        if worst > self.pkg.per_event:
-            self.emit(
-                codes.BUDGET_EVENT,
-                f"rule `{rule.id}` alone may use {worst} tokens, over "
-                f"`budget.per_event` of {self.pkg.per_event}",
-                where,
-                rule.id,
-            )
+        self.budgets(rule, eff, worst, where, bad)
         info.model_span = _model_span(info)
         if info.model_span is not None and "session.start" in info.points:
             self.emit(
@@ -522,6 +470,79 @@ class _Validator(CheckChecks):
                 rule.id,
             )
         return info
+
+    def conditions(self, rule: Rule, info: RuleInfo, bad: set[str]) -> None:
+        """A rule's `when` and `unless` checked and parsed into `info`, then its `fix`,
+        `redact` and `check`."""
+        info.condition, info.harnesses = self.when(rule)
+        if info.condition is not None:
+            self.check_tree(info.condition, info, bad)
+        if "unless" in rule.fields:
+            info.unless, unless_harnesses = self.when(rule, "unless")
+            if unless_harnesses is not None:
+                self.emit(
+                    codes.INVALID_CONDITION,
+                    "`unless` cannot name harnesses; narrow the rule with `when.harness`",
+                    rule.span_of("unless"),
+                    rule.id,
+                )
+            if info.unless is not None:
+                self.check_tree(info.unless, info, bad)
+        if "fix" in rule.fields and "fix" not in bad:
+            info.fix = self.fix(rule, info, bad)
+        if "action" not in bad:
+            info.redact = self.redact(rule, info, bad)
+        if "check" in rule.fields:
+            info.check = self.check(rule, info, bad)
+
+    def texts(
+        self, rule: Rule, eff: dict[str, Any], info: RuleInfo, bad: set[str]
+    ) -> tuple[CheckedTemplate, CheckedTemplate | None]:
+        """A rule's body and its `model_text` (None: it has none, or an invalid one) checked
+        as templates into `info`; a warn rule whose body reads the event needs a
+        `model_text`."""
+        body = self.template(rule.body, rule.body_node, info, bad)
+        info.body = body.segments
+        model_text: CheckedTemplate | None = None
+        fv = rule.fields.get("model_text")
+        if fv is not None and fv.origin != INVALID:
+            model_text = self.template(fv.value, fv.node, info, bad)
+            info.model_text = model_text.segments
+        if (
+            eff["action"] == "warn"
+            and body.first_event is not None
+            and "model_text" not in rule.fields
+            and "action" not in bad
+        ):
+            self.emit(
+                codes.EVENT_WARN_MODEL_TEXT,
+                f"warn rule `{rule.id}` uses event content; add a `model_text` for the model",
+                body.first_event,
+                rule.id,
+            )
+        return body, model_text
+
+    def budgets(
+        self, rule: Rule, eff: dict[str, Any], worst: int, where: Span, bad: set[str]
+    ) -> None:
+        """A rule's worst-case tokens against its `max_tokens` and the package's
+        `budget.per_event`."""
+        max_tokens = eff["max_tokens"]
+        if worst > max_tokens and "max_tokens" not in bad:
+            self.emit(
+                codes.BUDGET_RULE,
+                f"rule `{rule.id}` may use {worst} tokens, over its `max_tokens` of {max_tokens}",
+                where,
+                rule.id,
+            )
+        if worst > self.pkg.per_event:
+            self.emit(
+                codes.BUDGET_EVENT,
+                f"rule `{rule.id}` alone may use {worst} tokens, over "
+                f"`budget.per_event` of {self.pkg.per_event}",
+                where,
+                rule.id,
+            )
 
     def exception(self, decl: ExceptionDecl) -> ExceptionInfo | None:
         """Check one `exceptions:` entry's condition as a rule's `unless` is checked. Which

@@ -1,32 +1,30 @@
 """Starting a STYLE process that outlives the hook: the resident engine, the first-use build.
 
-One at a time per `.style/` folder, its early output in a log. Standard library only: the hook's
-fast path starts these."""
+One at a time per `.style/` folder, its early output in a log. Standard library and `folders`
+only: the hook's fast path starts these."""
 
 from __future__ import annotations
 
 import os
 import time
 
+from agentstyle.folders import new_marker
+
 
 def claim(marker: str, fresh_s: float, *, force: bool = False) -> bool:
     """True when this caller may start the process: it made `marker` (O_EXCL, so thirty hooks
     that all find none start one), or took over one older than `fresh_s` (a start that died);
     `force` takes over any."""
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
+    made = new_marker(marker)
+    if made is False:
         try:
             if not force and time.time() - os.lstat(marker).st_mtime < fresh_s:
                 return False
             os.unlink(marker)
-            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         except OSError:
             return False
-    except OSError:
-        return False
-    os.close(fd)
-    return True
+        made = new_marker(marker)
+    return made is True
 
 
 def spawn(argv: list[str], log: str, env: dict[str, str] | None = None) -> bool:

@@ -23,6 +23,7 @@ from agentstyle.limits import (
     WATCHDOG_AFTER_S,
     WATCHDOG_MARGIN_S,
 )
+from agentstyle.slotted import Slotted
 
 TYPE_CHECKING = False  # mypy reads this name as typing's (`typing` costs the fast path)
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def watchdog_seconds(timeout_s: float) -> float:
     return deadline_seconds(timeout_s) + grace_seconds(timeout_s) + WATCHDOG_AFTER_S
 
 
-class HookCall:
+class HookCall(metaclass=Slotted):
     """One hook invocation: its harness and native event (as the command line names them),
     `--fail-closed`, when it started and by when it must have answered (`time.monotonic()`),
     the grace a failure may take past that, and where its `.style/` is or is looked for."""
@@ -80,40 +81,13 @@ class HookCall:
     # engine's own); else it is looked for from the project folders, the payload's cwd and
     # the working folder, in that order.
     home: Final[str | None]
-    project_dirs: Final[tuple[str, ...]]
-    cwd: Final[str | None]
-    watchdog_at: Final[float]  # when the last resort answers (runtime/budget.py)
+    # when the last resort answers (runtime/budget.py)
+    watchdog_at: Final[float]
+    project_dirs: Final[tuple[str, ...]] = ()
+    cwd: Final[str | None] = None
     # Started by a client extension's handler (`--plugin`: the Claude Code or Codex plugin, the
     # Gemini CLI extension), which may fire beside a settings install's for the same event.
-    via_plugin: Final[bool]
-
-    def __init__(
-        self,
-        harness: str,
-        event: str,
-        fail_closed: bool,
-        started: float,
-        deadline: float,
-        grace: float,
-        home: str | None,
-        project_dirs: tuple[str, ...] = (),
-        cwd: str | None = None,
-        watchdog_at: float | None = None,
-        via_plugin: bool = False,
-    ) -> None:
-        self.harness = harness
-        self.event = event
-        self.fail_closed = fail_closed
-        self.started = started
-        self.deadline = deadline
-        self.grace = grace
-        self.home = home
-        self.project_dirs = project_dirs
-        self.cwd = cwd
-        self.watchdog_at = (
-            watchdog_at if watchdog_at is not None else deadline + grace + WATCHDOG_AFTER_S
-        )
-        self.via_plugin = via_plugin
+    via_plugin: Final[bool] = False
 
     @classmethod
     def from_argv(cls, argv: list[str], started: float | None = None) -> HookCall:
@@ -144,10 +118,10 @@ class HookCall:
             started + deadline_seconds(timeout),
             grace_seconds(timeout),
             os.environ.get(folders.STYLE_HOME_ENV) or None,
-            folders.project_dirs(),
-            folders.working_folder(),
-            started + watchdog_seconds(timeout),
-            via_plugin,
+            watchdog_at=started + watchdog_seconds(timeout),
+            project_dirs=folders.project_dirs(),
+            cwd=folders.working_folder(),
+            via_plugin=via_plugin,
         )
 
     @classmethod
@@ -163,14 +137,16 @@ class HookCall:
         """A hook's request as the resident engine serves it: `budget_s` from now, on the
         engine's own `.style` folder."""
         started = time.monotonic()
+        deadline = started + max(0.0, budget_s)
         return cls(
             harness,
             event,
             fail_closed,
             started,
-            started + max(0.0, budget_s),
+            deadline,
             FAILURE_GRACE_S,
             home,
+            watchdog_at=deadline + FAILURE_GRACE_S + WATCHDOG_AFTER_S,
             via_plugin=via_plugin,
         )
 

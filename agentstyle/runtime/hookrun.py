@@ -243,31 +243,12 @@ def handle(
     adapter = adapter_for(call.harness)
     seen = Reading(adapter, call.event, adapter.spec.point_of(call.event))
     try:
-        if oversized:
-            raise Oversized()
-        seen.payload = decode(stdin)
-        seen.home = _found(call.find_home(_cwd(seen.payload), user=True))
-        if seen.point is None:
-            raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(call.event))
-        home = seen.home
-        if conn is None and home is not None:
-            from agentstyle.runtime.direct import planted
-
-            planted(home)
-        if home is None or (conn is None and not (home / DATABASE_NAME).is_file()):
-            raise NoDatabase()
+        home = _located(call, seen, stdin, conn is None, oversized)
         seen.adapter, seen.event = dialect(call.harness, adapter, seen.payload, call.event)
         reader = seen.adapter
-        if reader is not adapter and reader.installed_here(home.parent):
-            # STYLE answers this harness through its own config: the same call is not
-            # evaluated a second time through another harness's (docs/design/harnesses.md#dialect).
-            wire = reader.no_opinion(seen.event)
-            return wire.stdout, wire.stderr, wire.exit_code
-        if reader is adapter and adapter.duplicate(seen.payload, seen.event):
-            # Another gate STYLE installed for this harness owns this tool class (Cursor: shell
-            # calls go through beforeShellExecution); that one evaluates the call.
-            wire = adapter.no_opinion(seen.event)
-            return wire.stdout, wire.stderr, wire.exit_code
+        elsewhere = _answered_elsewhere(adapter, seen, home)
+        if elsewhere is not None:
+            return elsewhere.stdout, elsewhere.stderr, elsewhere.exit_code
         event = reader.normalize(seen.payload, seen.event)
         if event.point is None:
             raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(seen.event))
@@ -278,17 +259,7 @@ def handle(
             from agentstyle.runtime import observers as observe
 
             observe.as_result(event, check if isinstance(check, dict) else {})
-        answer_once = (home / ANSWER_ONCE_NAME).exists()
-        if not answer_once and call.via_plugin and adapter.installed_here(home.parent):
-            # A plugin's handler beside a settings install of STYLE for this harness: both fire
-            # for every event, so from now on each event is answered once
-            # (docs/design/runtime.md#answered-once). (`style install` marks it too where it
-            # sees the plugin enabled.) A marker that cannot be written leaves this event
-            # answered once all the same, never failed.
-            answer_once = True
-            with contextlib.suppress(OSError):
-                mark_answer_once(home, "plugin", True)
-        if answer_once:
+        if _answers_once(call, adapter, home):
             from agentstyle.evaluator.answered import identity_of
 
             event.identity = identity_of(event, stdin)
@@ -303,21 +274,7 @@ def handle(
             decision = runtime.evaluate_hook(home, event, call, poll, fixing)
         if check is not None:
             return observe.result_answer(decision)
-        checks = home / "checks"
-        ending = event.point == "session.end"
-        if decision.checks or (checks / ("slots" if ending else "deliver")).is_dir():
-            # (the observer lane loads only where a check is due, a result waits for this
-            # session's next event, or a session with checks ends: runtime/observers.py)
-            _observe(home, reader, event, seen.payload, stdin, decision, resident, call.via_plugin)
-        wire = reader.answer(decision, seen.event, event)
-        from agentstyle.runtime import tamper
-
-        if "config.changed" in reader.spec.points:
-            wire = _config_notice(reader, seen.event, event, home, wire)
-        if resident is not None:  # the engine marks the session once the answer is out
-            resident.later(lambda keep: tamper.mark_seen(call.harness, event.session_id, keep))
-        else:
-            tamper.mark_seen(call.harness, event.session_id)
+        wire = _answer(call, seen, event, home, stdin, decision, resident)
         return wire.stdout, wire.stderr, wire.exit_code
     except Handover:
         raise  # the engine answered the whole event
@@ -325,6 +282,86 @@ def handle(
         if resident is not None and conn is not None:
             resident.discard(conn)  # an evaluated event whose answer failed: not recorded
         return _failure(call, seen, failure_of(exc), session_of(seen.payload, stdin), conn, poll)
+
+
+def _located(call: HookCall, seen: Reading, stdin: bytes, opens: bool, oversized: bool) -> Path:
+    """The event's payload decoded into `seen` and its `.style` folder, which holds the
+    database (`opens`: the hook opens it itself; else the engine has it open)."""
+    if oversized:
+        raise Oversized()
+    seen.payload = decode(stdin)
+    seen.home = _found(call.find_home(_cwd(seen.payload), user=True))
+    if seen.point is None:
+        raise HandlerError(Cause.UNKNOWN_EVENT, _unknown_event(call.event))
+    home = seen.home
+    if opens and home is not None:
+        from agentstyle.runtime.direct import planted
+
+        planted(home)
+    if home is None or (opens and not (home / DATABASE_NAME).is_file()):
+        raise NoDatabase()
+    return home
+
+
+def _answered_elsewhere(adapter: HarnessAdapter, seen: Reading, home: Path) -> Wire | None:
+    """The no-opinion answer where another of STYLE's handlers evaluates this call (None: this
+    one does)."""
+    reader = seen.adapter
+    if reader is not adapter and reader.installed_here(home.parent):
+        # STYLE answers this harness through its own config: the same call is not
+        # evaluated a second time through another harness's (docs/design/harnesses.md#dialect).
+        return reader.no_opinion(seen.event)
+    if reader is adapter and adapter.duplicate(seen.payload, seen.event):
+        # Another gate STYLE installed for this harness owns this tool class (Cursor: shell
+        # calls go through beforeShellExecution); that one evaluates the call.
+        return adapter.no_opinion(seen.event)
+    return None
+
+
+def _answers_once(call: HookCall, adapter: HarnessAdapter, home: Path) -> bool:
+    """Whether each event is answered once in this project
+    (docs/design/runtime.md#answered-once)."""
+    if (home / ANSWER_ONCE_NAME).exists():
+        return True
+    if call.via_plugin and adapter.installed_here(home.parent):
+        # A plugin's handler beside a settings install of STYLE for this harness: both fire
+        # for every event, so from now on each event is answered once. (`style install` marks
+        # it too where it sees the plugin enabled.) A marker that cannot be written leaves this
+        # event answered once all the same, never failed.
+        with contextlib.suppress(OSError):
+            mark_answer_once(home, "plugin", True)
+        return True
+    return False
+
+
+def _answer(
+    call: HookCall,
+    seen: Reading,
+    event: Event,
+    home: Path,
+    stdin: bytes,
+    decision: Decision,
+    resident: Resident | None,
+) -> Wire:
+    """The decided event's answer, after its observer lane's part, with the config-change
+    notice where the harness has that point; the session is marked seen."""
+    reader = seen.adapter
+    checks = home / "checks"
+    ending = event.point == "session.end"
+    if decision.checks or (checks / ("slots" if ending else "deliver")).is_dir():
+        # (the observer lane loads only where a check is due, a result waits for this
+        # session's next event, or a session with checks ends: runtime/observers.py)
+        _observe(home, reader, event, seen.payload, stdin, decision, resident, call.via_plugin)
+    wire = reader.answer(decision, seen.event, event)
+    from agentstyle.runtime import tamper
+
+    if "config.changed" in reader.spec.points:
+        wire = _config_notice(reader, seen.event, event, home, wire)
+    if resident is not None:  # the engine marks the session once the answer is out
+        resident.later(lambda keep: tamper.mark_seen(call.harness, event.session_id, keep))
+    else:
+        tamper.mark_seen(call.harness, event.session_id)
+    return wire
 
 
 def _observe(

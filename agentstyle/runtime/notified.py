@@ -15,6 +15,8 @@ import os
 import time
 from pathlib import Path
 
+from agentstyle.folders import new_marker
+
 FOLDER = ("logs", "notified")
 KEEP_S = 7 * 24 * 3600.0
 MAX_MARKERS = 2000
@@ -38,14 +40,14 @@ def first_time(home: Path, session: str | None, kind: str) -> bool:
     path = folder / marker_name(session, kind)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
+    except FileExistsError:  # a file where the folder should be
         return False
     except OSError:
         return True
-    os.close(fd)
-    prune(folder)
-    return True
+    made = new_marker(path)
+    if made:
+        prune(folder)
+    return made is not False
 
 
 def prune(folder: Path, now: float | None = None) -> None:

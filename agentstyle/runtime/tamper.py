@@ -36,20 +36,15 @@ def mark_seen(harness: str, session: str | None, keep: bool = True) -> None:
     if not session or not keep:
         return
     path = _marker(harness, session)
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        return
-    except FileNotFoundError:
+    made = folders.new_marker(path)
+    if made is None:  # its folder is not there yet (or cannot be written)
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         except OSError:
             return
-    except OSError:
-        return
-    os.close(fd)
-    notified.prune(path.parent)
+        made = folders.new_marker(path)
+    if made:
+        notified.prune(path.parent)
 
 
 def was_seen(harness: str, session: str | None) -> bool:

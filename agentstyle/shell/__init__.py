@@ -19,6 +19,7 @@ from agentstyle.shell.runs import Run
 from agentstyle.shell.syntax import parse
 from agentstyle.shell.walk import MAX_NESTING, Walker
 from agentstyle.shell.walkstate import MAX_ELEMENTS, Stdin
+from agentstyle.slotted import Slotted
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -36,26 +37,16 @@ __all__ = [
 MAX_PARSE_SECONDS = 2.0
 
 
-class ShellParse:
+class ShellParse(metaclass=Slotted):
     """The fields of one shell command (docs/design/shell.md says what each holds)."""
 
-    # A plain slotted class: a dataclass costs this module most of its import time, and
-    # every shell event imports it.
-    __slots__ = ("code", "commands", "dynamic", "issues", "runs")
-
-    def __init__(
-        self,
-        commands: tuple[str, ...],
-        code: tuple[str, ...],
-        dynamic: tuple[str, ...] = (),
-        issues: tuple[str, ...] = (),  # why the analysis is incomplete; empty when complete
-        runs: tuple[Run, ...] = (),  # not part of equality: the fields are the contract
-    ) -> None:
-        self.commands = commands
-        self.code = code
-        self.dynamic = dynamic
-        self.issues = issues
-        self.runs = runs
+    # A slotted record, not a dataclass: a dataclass costs this module most of its import time,
+    # and every shell event imports it.
+    commands: tuple[str, ...]
+    code: tuple[str, ...]
+    dynamic: tuple[str, ...] = ()
+    issues: tuple[str, ...] = ()  # why the analysis is incomplete; empty when complete
+    runs: tuple[Run, ...] = ()  # not part of equality: the fields are the contract
 
     @property
     def incomplete(self) -> bool:

@@ -13,60 +13,32 @@ import re
 
 from agentstyle.shell.wrappers import _options, command_name
 from agentstyle.shell.wrapspecs import GIT_GLOBAL, SHELLS
+from agentstyle.slotted import Slotted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from dataclasses import KW_ONLY
 
 _NONE: frozenset[str] = frozenset()
 
 
-class Lang:
+class Lang(metaclass=Slotted):
     """How an interpreter's command line names its program."""
 
-    __slots__ = (
-        "attached",
-        "family",
-        "first_operand",
-        "inline",
-        "positional_script",
-        "script",
-        "sql_operand",
-        "stdin",
-        "stop",
-        "subcommands",
-        "under",
-        "with_arg",
-    )
-
-    def __init__(
-        self,
-        family: str,
-        *,
-        inline: frozenset[str] = _NONE,  # options whose value is the program
-        script: frozenset[str] = _NONE,  # options whose value is a program file
-        stop: frozenset[str] = _NONE,  # options after which no program file follows
-        with_arg: frozenset[str] = _NONE,  # other options that swallow a value
-        stdin: frozenset[str] = _NONE,  # options that make it read the program from stdin
-        positional_script: bool = True,  # the first operand is the program file
-        subcommands: frozenset[str] = _NONE,  # `deno run x.ts`, `bun run x.js`
-        sql_operand: bool = False,  # `sqlite3 DB [SQL…]`: the operand after DB is code
-        attached: frozenset[str] = _NONE,  # options whose optional value is only attached
-        first_operand: bool = False,  # `awk PROGRAM file…`: the first operand is the program
-        under: tuple[tuple[str, ...], ...] = (),  # `bq query`: an interpreter only under these
-    ) -> None:
-        self.family = family
-        self.attached = attached
-        self.inline = inline
-        self.script = script
-        self.stop = stop
-        self.with_arg = with_arg
-        self.stdin = stdin
-        self.positional_script = positional_script
-        self.subcommands = subcommands
-        self.sql_operand = sql_operand
-        self.first_operand = first_operand
-        self.under = under
+    family: str
+    _: KW_ONLY
+    inline: frozenset[str] = _NONE  # options whose value is the program
+    script: frozenset[str] = _NONE  # options whose value is a program file
+    stop: frozenset[str] = _NONE  # options after which no program file follows
+    with_arg: frozenset[str] = _NONE  # other options that swallow a value
+    stdin: frozenset[str] = _NONE  # options that make it read the program from stdin
+    positional_script: bool = True  # the first operand is the program file
+    subcommands: frozenset[str] = _NONE  # `deno run x.ts`, `bun run x.js`
+    sql_operand: bool = False  # `sqlite3 DB [SQL…]`: the operand after DB is code
+    attached: frozenset[str] = _NONE  # options whose optional value is only attached
+    first_operand: bool = False  # `awk PROGRAM file…`: the first operand is the program
+    under: tuple[tuple[str, ...], ...] = ()  # `bq query`: an interpreter only under these
 
     def start(self, argv: Sequence[str]) -> int | None:
         """Where the interpreter's own words start in `argv`: after the subcommand words of

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from agentstyle.slotted import Slotted
+
 # -- the tree ------------------------------------------------------------------------------------
 # Plain slotted classes, not dataclasses: this module is imported on the hook path, and building
 # dataclasses costs about a millisecond at import.
@@ -114,26 +116,15 @@ class Word(_Span):
         self.parts = parts
 
 
-class Assign:
+class Assign(metaclass=Slotted):
     """`NAME=value`, `NAME+=value`, `NAME=(a b)`, `NAME[i]=v`."""
 
-    __slots__ = ("append", "array", "index", "name", "raw", "value")
-
-    def __init__(
-        self,
-        name: str,
-        append: bool,
-        index: str | None,
-        value: Word | None,
-        array: list[Word] | None,
-        raw: str,
-    ) -> None:
-        self.name = name
-        self.append = append
-        self.index = index
-        self.value = value
-        self.array = array
-        self.raw = raw
+    name: str
+    append: bool
+    index: str | None
+    value: Word | None
+    array: list[Word] | None
+    raw: str
 
 
 class Heredoc:
