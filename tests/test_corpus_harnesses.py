@@ -25,7 +25,7 @@ from agentstyle.evaluator.evaluate import evaluate
 from agentstyle.evaluator.store import rolled_back
 from agentstyle.harnesses import SUPPORTED, adapter_for
 from agentstyle.harnesses.facts import spec_for
-from agentstyle.harnesses.facts.base import ASK
+from agentstyle.harnesses.facts.base import Can
 from bench.corpus import Case, guard_paths, load, load_heldout, run
 from tests.support.harness import shell_payload
 
@@ -84,7 +84,7 @@ def test_every_harness_gives_the_guards_verdicts(
     native_event, _ = shell_payload(harness, "true")
     point = spec_for(harness).spec_of(native_event)
     assert point is not None, f"{harness}: {native_event} is no point of its facts"
-    can_ask = ASK in point.capabilities
+    can_ask = Can.ASK in point.capabilities
     conn, _ = memory_policy(guard_paths(), harness)
     try:
         events = [

@@ -45,7 +45,7 @@ from agentstyle.evaluator.records import (
 )
 from agentstyle.evaluator.statements import execute, read_row, read_rows
 from agentstyle.evaluator.store import Connection
-from agentstyle.harnesses.facts import ASK
+from agentstyle.harnesses.facts import Can
 
 REFUSING = ("blocked", "asked")
 LIFTED = "user-allowed"
@@ -138,7 +138,7 @@ def asks_natively(harness: str, native_event: str) -> bool:
     for name in (harness, *visitors(harness)):
         spec = spec_for(name).spec_of(native_event)
         if spec is not None:
-            return ASK in spec.capabilities and not spec_for(name).ask_may_refuse
+            return Can.ASK in spec.capabilities and not spec_for(name).ask_may_refuse
     return False
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agentstyle.evaluator.decision import Decision, Wire
-from agentstyle.harnesses.facts import CONTEXT, MESSAGE, REPLACE_OUTPUT, PointSpec
+from agentstyle.harnesses.facts import Can, PointSpec
 
 # What a refusal tells the person where the harness has no `ask` (docs/design/cli.md#allowances):
 # the rule's question is delivered as a refusal, and this sentence says how to let the call through.
@@ -39,7 +39,7 @@ def dump(obj: Mapping[str, Any]) -> str:
 
 
 # What the model is told where a `redact` rule fired and the client cannot replace the output
-# (the point lacks REPLACE_OUTPUT, or the output could not be rebuilt): docs/actions.md#redact.
+# (the point lacks Can.REPLACE_OUTPUT, or the output could not be rebuilt): docs/actions.md#redact.
 REDACT_NOTICE = (
     "STYLE: the output of this tool call holds a secret ({rules}) that could not be removed "
     "before you read it. Do not repeat it, write it anywhere, or use it; tell the user it was "
@@ -53,7 +53,7 @@ def redaction_context(decision: Decision, spec: PointSpec | None) -> list[str]:
     redaction = decision.redaction
     if redaction is None:
         return []
-    replaces = spec is not None and REPLACE_OUTPUT in spec.capabilities
+    replaces = spec is not None and Can.REPLACE_OUTPUT in spec.capabilities
     if replaces and redaction.output is not None:
         return [t for t in redaction.texts if t]
     return [REDACT_NOTICE.format(rules=rule_names(redaction.rules))]
@@ -96,9 +96,9 @@ def deliverable(decision: Decision, spec: PointSpec | None) -> tuple[str, str]:
     text comes first (`redaction_context`)."""
     context = "\n\n".join([*redaction_context(decision, spec), *decision.contexts])
     message = "\n\n".join(decision.messages)
-    if spec is not None and CONTEXT not in spec.capabilities:
+    if spec is not None and Can.CONTEXT not in spec.capabilities:
         context = ""
-    if spec is not None and MESSAGE not in spec.capabilities:
+    if spec is not None and Can.MESSAGE not in spec.capabilities:
         message = ""
     return context, message
 

@@ -26,7 +26,7 @@ from agentstyle.harnesses.answer import (
     short,
     with_approve_hint,
 )
-from agentstyle.harnesses.facts import CONTEXT
+from agentstyle.harnesses.facts import Can
 from agentstyle.harnesses.facts.cursor import NAME, SPEC
 from agentstyle.harnesses.install import Key
 from agentstyle.harnesses.protocol import HarnessAdapter
@@ -326,7 +326,7 @@ class Cursor(HarnessAdapter):
             return Wire("{}")
         spec = SPEC.spec_of(native_event)
         context = "\n\n".join([*redaction_context(decision, spec), *decision.contexts])
-        if native_event in CONTEXT_EVENTS and context and spec and CONTEXT in spec.capabilities:
+        if native_event in CONTEXT_EVENTS and context and spec and Can.CONTEXT in spec.capabilities:
             return Wire(dump({"additional_context": context}))
         # Observe-only events (afterFileEdit, …) have no output fields: `{}` says "nothing".
         return Wire("{}")

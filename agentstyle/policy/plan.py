@@ -9,16 +9,7 @@ from dataclasses import dataclass, replace
 
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import CommandItem, CommandPred, Node, Not, Pred
-from agentstyle.harnesses.facts import (
-    ALLOW,
-    ASK,
-    CONTEXT,
-    DENY,
-    MESSAGE,
-    REPLACE_OUTPUT,
-    HarnessSpec,
-    PointSpec,
-)
+from agentstyle.harnesses.facts import Can, HarnessSpec, PointSpec
 from agentstyle.harnesses.facts.base import split_mcp_name
 from agentstyle.policy.validconditions import RuleInfo, resolve_tools
 from agentstyle.vocabulary import (
@@ -75,18 +66,18 @@ def _other_point(point: str) -> str | None:
 def _capability(action: str, caps: frozenset[str]) -> tuple[str | None, str | None]:
     """(capability used, status) for an action at a point; status None = missing."""
     if action == "inject":
-        return (CONTEXT, "native") if CONTEXT in caps else (None, None)
+        return (Can.CONTEXT, "native") if Can.CONTEXT in caps else (None, None)
     if action == "warn":
-        if CONTEXT in caps and MESSAGE in caps:
+        if Can.CONTEXT in caps and Can.MESSAGE in caps:
             return "context+message", "native"
-        if CONTEXT in caps:
-            return CONTEXT, "partial"
-        if MESSAGE in caps:
-            return MESSAGE, "partial"
+        if Can.CONTEXT in caps:
+            return Can.CONTEXT, "partial"
+        if Can.MESSAGE in caps:
+            return Can.MESSAGE, "partial"
         return None, None
     if action == "redact":
-        return (REPLACE_OUTPUT, "native") if REPLACE_OUTPUT in caps else (None, None)
-    need = {"block": DENY, "ask": ASK, "allow": ALLOW}[action]
+        return (Can.REPLACE_OUTPUT, "native") if Can.REPLACE_OUTPUT in caps else (None, None)
+    need = {"block": Can.DENY, "ask": Can.ASK, "allow": Can.ALLOW}[action]
     return (need, "native") if need in caps else (None, None)
 
 
@@ -415,7 +406,7 @@ def check_entries(
         done = entry(CHECK_POINT, "native", "when ready: a background hook wakes the model")
     else:
         done = entry(CHECK_POINT, "degraded", "when ready: given at the session's next event")
-    cap, _status = _capability(info.eff["action"], frozenset({CONTEXT, MESSAGE}))
+    cap, _status = _capability(info.eff["action"], frozenset({Can.CONTEXT, Can.MESSAGE}))
     out = [start, replace(done, native_event=None, capability=cap)]
     end = spec.points.get("session.end")
     if end is not None:  # its handler stops a check still running when the session ends
@@ -473,14 +464,14 @@ def plan_point(
     # each: install writes `--fail-closed` into the command of every gate it routes through
     # (install/hookcommand.py), so each refuses when STYLE cannot evaluate. `caps` is what all
     # of them offer, so each one can deny.
-    if fail_closed and DENY not in caps:
+    if fail_closed and Can.DENY not in caps:
         return entry(point, "install-error", "fail-closed-unsupported", native=native)
     if status is not None:
         return entry(point, status, None, cap=cap, native=native)
     if fail_closed:
         return entry(point, "install-error", "fail-closed-unsupported", native=native)
     if fallback == "degrade":
-        if action == "ask" and DENY in caps:
+        if action == "ask" and Can.DENY in caps:
             # Evaluated as an ask (so docs/design/runtime.md#precedence holds); the adapter delivers
             # it as a refusal whose reason tells the person `style allow --last`.
             return entry(
@@ -488,20 +479,20 @@ def plan_point(
                 "degraded",
                 "ask became block; approve with `style allow --last`",
                 rep=None,
-                cap=DENY,
+                cap=Can.DENY,
                 native=native,
             )
-        if action == "redact" and CONTEXT in caps:
+        if action == "redact" and Can.CONTEXT in caps:
             # The output reaches the model as it is; the model is told it held a secret it
             # must not repeat or use (harnesses/answer.py REDACT_NOTICE).
             return entry(
                 point,
                 "degraded",
                 "redact became a notice (the client cannot replace output)",
-                cap=CONTEXT,
+                cap=Can.CONTEXT,
                 native=native,
             )
-        if action == "block" and (CONTEXT in caps or MESSAGE in caps):
+        if action == "block" and (Can.CONTEXT in caps or Can.MESSAGE in caps):
             warn_cap, _ = _capability("warn", caps)
             return entry(
                 point,

@@ -95,16 +95,16 @@ def start(
 def give_waiting(home: Path, spec: HarnessSpec, event: Event, decision: Decision) -> None:
     """Add what a check said to this event's answer, where it can carry it: model text where
     the point takes context and no refusal stands, the person's notices where it shows them."""
-    from agentstyle.harnesses.facts import CONTEXT, MESSAGE
+    from agentstyle.harnesses.facts import Can
 
     ps = spec.points.get(event.point or "")
-    if ps is None or decision.verdict in ("block", "ask") or CONTEXT not in ps.capabilities:
+    if ps is None or decision.verdict in ("block", "ask") or Can.CONTEXT not in ps.capabilities:
         return
     if not deliveries.waiting(home, event.harness, event.session_id):
         return
     contexts, messages = deliveries.take(home, event.harness, event.session_id)
     decision.contexts += contexts
-    if MESSAGE in ps.capabilities:
+    if Can.MESSAGE in ps.capabilities:
         decision.messages += messages
     else:
         decision.contexts += messages

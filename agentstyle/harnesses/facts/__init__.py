@@ -12,12 +12,7 @@ from importlib import import_module
 
 from agentstyle.harnesses import MODULES, SUPPORTED
 from agentstyle.harnesses.facts.base import (
-    ALLOW,
-    ASK,
-    CONTEXT,
-    DENY,
-    MESSAGE,
-    REPLACE_OUTPUT,
+    Can,
     HarnessSpec,
     Points,
     PointSpec,
@@ -25,14 +20,9 @@ from agentstyle.harnesses.facts.base import (
 )
 
 __all__ = [
-    "ALLOW",
-    "ASK",
-    "CONTEXT",
-    "DENY",
-    "MESSAGE",
     "MODULES",
-    "REPLACE_OUTPUT",
     "SUPPORTED",
+    "Can",
     "HarnessSpec",
     "PointSpec",
     "Points",

@@ -12,15 +12,19 @@ RUNS = "runs"
 REFUSED = "refused"
 _OUTCOME = {RUNS: "lets the call run", REFUSED: "refuses the call"}
 
-# Capabilities a point can offer (docs/design/harnesses.md#capabilities).
-CONTEXT = "context"  # text the model reads
-MESSAGE = "message"  # text the user sees
-DENY = "deny"
-ASK = "ask"
-ALLOW = "allow"
-# The answer replaces what the model reads of a finished call's output, in the tool's own shape
-# (a `redact` rule: docs/actions.md#redact); without it a redaction is a notice to the model.
-REPLACE_OUTPUT = "replace-output"
+
+class Can:
+    """The capabilities a point can offer, read as what its answer can do: `Can.DENY`
+    (docs/design/harnesses.md#capabilities)."""
+
+    CONTEXT = "context"  # text the model reads
+    MESSAGE = "message"  # text the user sees
+    DENY = "deny"
+    ASK = "ask"
+    ALLOW = "allow"
+    # The answer replaces what the model reads of a finished call's output, in the tool's own
+    # shape (a `redact` rule: docs/actions.md#redact); without it a redaction is a notice.
+    REPLACE_OUTPUT = "replace-output"
 
 
 @dataclass(frozen=True, slots=True)

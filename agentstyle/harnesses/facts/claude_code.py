@@ -4,16 +4,7 @@ See docs/design/harnesses.md#claude-code."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import (
-    ALLOW,
-    ASK,
-    CONTEXT,
-    DENY,
-    MESSAGE,
-    REPLACE_OUTPUT,
-    HarnessSpec,
-    Points,
-)
+from agentstyle.harnesses.facts import Can, HarnessSpec, Points
 
 NAME = "claude-code"
 _point = Points(NAME)
@@ -32,22 +23,26 @@ SPEC = HarnessSpec(
     background_hooks=True,
     prompt_hook_events=frozenset({"Stop", "SubagentStop"}),
     points={
-        "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
-        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
-        "tool.pre": _point("PreToolUse", CONTEXT, MESSAGE, DENY, ASK, ALLOW, matcher="tool"),
+        "session.start": _point("SessionStart", Can.CONTEXT, Can.MESSAGE, matcher="source"),
+        "prompt.submitted": _point("UserPromptSubmit", Can.CONTEXT, Can.MESSAGE, Can.DENY),
+        "tool.pre": _point(
+            "PreToolUse", Can.CONTEXT, Can.MESSAGE, Can.DENY, Can.ASK, Can.ALLOW, matcher="tool"
+        ),
         # `updatedToolOutput` (`updatedMCPToolOutput` for MCP) in the tool's own output shape
         # replaces what the model reads; a plain string there is ignored (seen on 2.1.332)
-        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
-        "tool.failed": _point("PostToolUseFailure", CONTEXT, MESSAGE, matcher="tool"),
-        "subagent.start": _point("SubagentStart", CONTEXT),
-        "subagent.stop": _point("SubagentStop", DENY, MESSAGE),
-        "stop": _point("Stop", DENY, MESSAGE),
-        "compact": _point("PreCompact", DENY),
+        "tool.post": _point(
+            "PostToolUse", Can.CONTEXT, Can.MESSAGE, Can.REPLACE_OUTPUT, matcher="tool"
+        ),
+        "tool.failed": _point("PostToolUseFailure", Can.CONTEXT, Can.MESSAGE, matcher="tool"),
+        "subagent.start": _point("SubagentStart", Can.CONTEXT),
+        "subagent.stop": _point("SubagentStop", Can.DENY, Can.MESSAGE),
+        "stop": _point("Stop", Can.DENY, Can.MESSAGE),
+        "compact": _point("PreCompact", Can.DENY),
         "session.end": _point("SessionEnd"),
         "notification": _point("Notification"),
         # a settings file changed during the session; `decision: block` keeps the change out
         # of it (docs/design/harnesses.md#claude-code-events: tests/e2e/test_config_change.py)
-        "config.changed": _point("ConfigChange", DENY),
+        "config.changed": _point("ConfigChange", Can.DENY),
         # a call the client refused by itself (auto mode's classifier; seen on 2.1.332:
         # tests/e2e/test_client_events.py): `tool_name`, `tool_input`, `tool_use_id`, `reason`.
         # Observe only (an answer may ask for a retry; STYLE's is empty); installed for the

@@ -4,7 +4,7 @@ See docs/design/harnesses.md#codex."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, REPLACE_OUTPUT, HarnessSpec, Points
+from agentstyle.harnesses.facts import Can, HarnessSpec, Points
 
 NAME = "codex"
 _point = Points(NAME)
@@ -15,26 +15,30 @@ _point = Points(NAME)
 # tests/e2e/test_facts.py.
 PRE_TOOL_USE_CONTEXT = True
 
-_PRE_TOOL_CAPS = frozenset({DENY, MESSAGE} | ({CONTEXT} if PRE_TOOL_USE_CONTEXT else set()))
+_PRE_TOOL_CAPS = frozenset(
+    {Can.DENY, Can.MESSAGE} | ({Can.CONTEXT} if PRE_TOOL_USE_CONTEXT else set())
+)
 
 
 SPEC = HarnessSpec(
     name=NAME,
     title="Codex",
     points={
-        "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
-        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
+        "session.start": _point("SessionStart", Can.CONTEXT, Can.MESSAGE, matcher="source"),
+        "prompt.submitted": _point("UserPromptSubmit", Can.CONTEXT, Can.MESSAGE, Can.DENY),
         # No `ask` anywhere in Codex hooks: `permissionDecision: "ask"` fails the hook and the
         # call runs (docs/design/harnesses.md#codex-answers), so an ask is delivered as a refusal.
         "tool.pre": _point("PreToolUse", *_PRE_TOOL_CAPS, matcher="tool"),
         # PostToolUse also fires after a failed Bash command: there is no failure event. Its
         # `decision: block` replaces the call's result with the `reason` (a redaction's output:
         # tests/e2e/test_redact.py).
-        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
-        "subagent.start": _point("SubagentStart", CONTEXT),
-        "subagent.stop": _point("SubagentStop", DENY, MESSAGE),
-        "stop": _point("Stop", DENY, MESSAGE),
-        "compact": _point("PreCompact", MESSAGE),
+        "tool.post": _point(
+            "PostToolUse", Can.CONTEXT, Can.MESSAGE, Can.REPLACE_OUTPUT, matcher="tool"
+        ),
+        "subagent.start": _point("SubagentStart", Can.CONTEXT),
+        "subagent.stop": _point("SubagentStop", Can.DENY, Can.MESSAGE),
+        "stop": _point("Stop", Can.DENY, Can.MESSAGE),
+        "compact": _point("PreCompact", Can.MESSAGE),
         "session.end": _point("SessionEnd"),
     },
     tool_names={

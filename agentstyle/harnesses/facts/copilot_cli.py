@@ -10,16 +10,7 @@ follow Claude Code's rules (a `|` list of names, else an anchored regex).
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import (
-    ALLOW,
-    ASK,
-    CONTEXT,
-    DENY,
-    MESSAGE,
-    REPLACE_OUTPUT,
-    HarnessSpec,
-    Points,
-)
+from agentstyle.harnesses.facts import Can, HarnessSpec, Points
 from agentstyle.harnesses.facts.base import REFUSED, RUNS
 
 NAME = "copilot-cli"
@@ -53,18 +44,20 @@ SPEC = HarnessSpec(
     points={
         # No matcher on the session source: Copilot CLI matches only tool events, the
         # compaction trigger, subagent and notification names.
-        "session.start": _point("SessionStart", CONTEXT, MESSAGE),
-        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, MESSAGE, DENY),
+        "session.start": _point("SessionStart", Can.CONTEXT, Can.MESSAGE),
+        "prompt.submitted": _point("UserPromptSubmit", Can.CONTEXT, Can.MESSAGE, Can.DENY),
         # No message for the person before a call: exit 2 there refuses it.
-        "tool.pre": _point("PreToolUse", CONTEXT, DENY, ASK, ALLOW, matcher="tool"),
+        "tool.pre": _point("PreToolUse", Can.CONTEXT, Can.DENY, Can.ASK, Can.ALLOW, matcher="tool"),
         # `decision: block` replaces the call's result: the model reads "Tool result blocked: "
         # and the reason (a redaction's output: tests/e2e/test_redact.py)
-        "tool.post": _point("PostToolUse", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
+        "tool.post": _point(
+            "PostToolUse", Can.CONTEXT, Can.MESSAGE, Can.REPLACE_OUTPUT, matcher="tool"
+        ),
         # exit 2 here sends stderr to the model, not the person: context only
-        "tool.failed": _point("PostToolUseFailure", CONTEXT),
-        "subagent.start": _point("SubagentStart", CONTEXT),
-        "subagent.stop": _point("SubagentStop", DENY),
-        "stop": _point("Stop", DENY, MESSAGE),
+        "tool.failed": _point("PostToolUseFailure", Can.CONTEXT),
+        "subagent.start": _point("SubagentStart", Can.CONTEXT),
+        "subagent.stop": _point("SubagentStop", Can.DENY),
+        "stop": _point("Stop", Can.DENY, Can.MESSAGE),
         "compact": _point("PreCompact"),
         "session.end": _point("SessionEnd"),
         "notification": _point("Notification"),

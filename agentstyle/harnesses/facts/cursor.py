@@ -4,7 +4,7 @@ See docs/design/harnesses.md#cursor."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, HarnessSpec, Points, Route
+from agentstyle.harnesses.facts import Can, HarnessSpec, Points, Route
 
 NAME = "cursor"
 _point = Points(NAME)
@@ -14,9 +14,9 @@ _point = Points(NAME)
 # beforeShellExecution, MCP calls by beforeMCPExecution (both can `ask`), file reads by
 # beforeReadFile, every other tool by preToolUse (deny only: its `ask` is accepted but not
 # enforced).
-SHELL_GATE = _point("beforeShellExecution", DENY, ASK)
-MCP_GATE = _point("beforeMCPExecution", DENY, ASK)
-READ_GATE = _point("beforeReadFile", DENY)
+SHELL_GATE = _point("beforeShellExecution", Can.DENY, Can.ASK)
+MCP_GATE = _point("beforeMCPExecution", Can.DENY, Can.ASK)
+READ_GATE = _point("beforeReadFile", Can.DENY)
 
 SPEC = HarnessSpec(
     name=NAME,
@@ -24,17 +24,17 @@ SPEC = HarnessSpec(
     fail_closed_switch=True,
     points={
         # sessionStart's `additional_context` becomes initial system context; no source field.
-        "session.start": _point("sessionStart", CONTEXT),
+        "session.start": _point("sessionStart", Can.CONTEXT),
         # beforeSubmitPrompt has no context field (docs/design/harnesses.md#cursor-events): deny
         # only.
-        "prompt.submitted": _point("beforeSubmitPrompt", DENY),
-        "tool.pre": _point("preToolUse", DENY, matcher="tool"),
-        "tool.post": _point("postToolUse", CONTEXT, matcher="tool"),
+        "prompt.submitted": _point("beforeSubmitPrompt", Can.DENY),
+        "tool.pre": _point("preToolUse", Can.DENY, matcher="tool"),
+        "tool.post": _point("postToolUse", Can.CONTEXT, matcher="tool"),
         "tool.failed": _point("postToolUseFailure", matcher="tool"),
-        "subagent.start": _point("subagentStart", DENY),
+        "subagent.start": _point("subagentStart", Can.DENY),
         # stop / subagentStop continue the agent through `followup_message`.
-        "subagent.stop": _point("subagentStop", DENY),
-        "stop": _point("stop", DENY),
+        "subagent.stop": _point("subagentStop", Can.DENY),
+        "stop": _point("stop", Can.DENY),
         # preCompact exists (`user_message`), but STYLE offers none there
         # (docs/design/harnesses.md#cursor-events).
         "compact": _point("preCompact"),

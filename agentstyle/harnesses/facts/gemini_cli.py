@@ -4,7 +4,7 @@ See docs/design/harnesses.md#gemini-cli."""
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, REPLACE_OUTPUT, HarnessSpec, Points
+from agentstyle.harnesses.facts import Can, HarnessSpec, Points
 
 NAME = "gemini-cli"
 _point = Points(NAME)
@@ -15,20 +15,22 @@ SPEC = HarnessSpec(
     name=NAME,
     title="Gemini CLI",
     points={
-        "session.start": _point("SessionStart", CONTEXT, MESSAGE, matcher="source"),
-        "prompt.submitted": _point("BeforeAgent", CONTEXT, MESSAGE, DENY),
+        "session.start": _point("SessionStart", Can.CONTEXT, Can.MESSAGE, matcher="source"),
+        "prompt.submitted": _point("BeforeAgent", Can.CONTEXT, Can.MESSAGE, Can.DENY),
         # BeforeTool has no add-context field: the model sees text only as a deny reason;
         # `ask` is not in the reference (UNCONFIRMED: one example of Gemini CLI's hooks overview
         # shows it), so it is delivered as deny; a raw `decision: ask` lets the call run in 0.61.0
         # (tests/e2e/test_facts.py).
-        "tool.pre": _point("BeforeTool", DENY, MESSAGE, matcher="tool"),
+        "tool.pre": _point("BeforeTool", Can.DENY, Can.MESSAGE, matcher="tool"),
         # AfterTool's `decision: deny` replaces the call's result with its `reason` (read in
         # 0.61.0's code: the model reads "Tool result blocked: <reason>", the call counts as
         # failed): a redaction's output goes there (tests/e2e/test_redact.py)
-        "tool.post": _point("AfterTool", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
+        "tool.post": _point(
+            "AfterTool", Can.CONTEXT, Can.MESSAGE, Can.REPLACE_OUTPUT, matcher="tool"
+        ),
         # A failed tool is an AfterTool whose `tool_response` carries `error`.
-        "tool.failed": _point("AfterTool", CONTEXT, matcher="tool"),
-        "stop": _point("AfterAgent", DENY, MESSAGE),
+        "tool.failed": _point("AfterTool", Can.CONTEXT, matcher="tool"),
+        "stop": _point("AfterAgent", Can.DENY, Can.MESSAGE),
         # PreCompress is async and cannot block; STYLE offers none there
         # (docs/design/harnesses.md#gemini-cli-events).
         "compact": _point("PreCompress"),

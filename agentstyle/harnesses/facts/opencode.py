@@ -9,7 +9,7 @@ and the capabilities are what that plugin does with an answer in the pinned clie
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import CONTEXT, DENY, MESSAGE, REPLACE_OUTPUT, HarnessSpec, Points
+from agentstyle.harnesses.facts import Can, HarnessSpec, Points
 
 NAME = "opencode"
 _point = Points(NAME)
@@ -23,21 +23,23 @@ SPEC = HarnessSpec(
     points={
         # the `session.created` bus event; its context waits for the session's first message
         # (a session resumed with `opencode run --continue` starts there, as `resume`)
-        "session.start": _point("session.created", CONTEXT, MESSAGE),
+        "session.start": _point("session.created", Can.CONTEXT, Can.MESSAGE),
         # `chat.message`: a text part added to the message reaches the model; a throw ends the
         # turn before any model request
-        "prompt.submitted": _point("chat.message", CONTEXT, MESSAGE, DENY),
+        "prompt.submitted": _point("chat.message", Can.CONTEXT, Can.MESSAGE, Can.DENY),
         # `tool.execute.before`: a throw refuses the call (its message is the model's tool
         # error), the arguments changed in place run instead; no ask, no context
-        "tool.pre": _point("tool.execute.before", DENY, MESSAGE, matcher="tool"),
+        "tool.pre": _point("tool.execute.before", Can.DENY, Can.MESSAGE, matcher="tool"),
         # `tool.execute.after`: text appended to the tool's output reaches the model; it fires
         # only for a call that returned, so a failed shell command (its exit code in the
         # output's metadata) is the one failure it shows; the plugin sets a `result` answer's
         # title, output and metadata on the result the model reads (a redaction)
-        "tool.post": _point("tool.execute.after", CONTEXT, MESSAGE, REPLACE_OUTPUT, matcher="tool"),
-        "tool.failed": _point("tool.execute.after", CONTEXT, MESSAGE, matcher="tool"),
+        "tool.post": _point(
+            "tool.execute.after", Can.CONTEXT, Can.MESSAGE, Can.REPLACE_OUTPUT, matcher="tool"
+        ),
+        "tool.failed": _point("tool.execute.after", Can.CONTEXT, Can.MESSAGE, matcher="tool"),
         # the `session.idle` bus event: the turn is over, nothing can continue it
-        "stop": _point("session.idle", MESSAGE),
+        "stop": _point("session.idle", Can.MESSAGE),
     },
     tool_names={
         "shell": ("bash",),

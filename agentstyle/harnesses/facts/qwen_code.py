@@ -10,7 +10,7 @@ do with an answer (tests/e2e/test_qwen_code.py), not what its documentation prom
 
 from __future__ import annotations
 
-from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, HarnessSpec, Points
+from agentstyle.harnesses.facts import Can, HarnessSpec, Points
 
 NAME = "qwen-code"
 _point = Points(NAME)
@@ -21,21 +21,21 @@ SPEC = HarnessSpec(
     title="Qwen Code",
     points={
         # The context is placed in the system prompt, once (tests/e2e/test_qwen_code.py).
-        "session.start": _point("SessionStart", CONTEXT, matcher="source"),
+        "session.start": _point("SessionStart", Can.CONTEXT, matcher="source"),
         # A refused prompt sends nothing to the model; a headless run shows no reason.
-        "prompt.submitted": _point("UserPromptSubmit", CONTEXT, DENY),
+        "prompt.submitted": _point("UserPromptSubmit", Can.CONTEXT, Can.DENY),
         # `ask` prompts the person in the terminal; headless (`qwen -p`) it refuses the call and
         # the question is the model's tool result. PreToolUse's `additionalContext` and
         # `systemMessage` reach no one in 0.24.4, and there is no `updatedInput`: no rewrite.
-        "tool.pre": _point("PreToolUse", DENY, ASK, matcher="tool"),
+        "tool.pre": _point("PreToolUse", Can.DENY, Can.ASK, matcher="tool"),
         # The context is appended to the call's result.
-        "tool.post": _point("PostToolUse", CONTEXT, matcher="tool"),
-        "tool.failed": _point("PostToolUseFailure", CONTEXT, matcher="tool"),
-        "subagent.start": _point("SubagentStart", CONTEXT),
-        "subagent.stop": _point("SubagentStop", DENY),
+        "tool.post": _point("PostToolUse", Can.CONTEXT, matcher="tool"),
+        "tool.failed": _point("PostToolUseFailure", Can.CONTEXT, matcher="tool"),
+        "subagent.start": _point("SubagentStart", Can.CONTEXT),
+        "subagent.stop": _point("SubagentStop", Can.DENY),
         # A block continues the turn with the reason as the next user message; `systemMessage`
         # is shown here, and only here.
-        "stop": _point("Stop", DENY, MESSAGE),
+        "stop": _point("Stop", Can.DENY, Can.MESSAGE),
         # PreCompact's context becomes the summary's instructions, not the model's context.
         "compact": _point("PreCompact"),
         "session.end": _point("SessionEnd"),
