@@ -486,7 +486,7 @@ def import_rules(
     report = ImportReport(fmt, into)
     timings = report.timings
     t0 = time.perf_counter()
-    cands = _convert(fmt, sources, input_format, report, progress)
+    cands = _converted(collect(fmt, sources, input_format, report, progress), fmt)
     timings["convert"] = time.perf_counter() - t0
 
     folder = pkg / IMPORT_ROOT / fmt
@@ -526,16 +526,9 @@ def import_rules(
     return report
 
 
-def _convert(
-    fmt: str,
-    sources: list[str],
-    input_format: str | None,
-    report: ImportReport,
-    progress: Progress | None,
-) -> list[Candidate]:
-    """Every source row or file as a candidate, its id checked against the others' and, where it
-    is still valid, its rule file rendered."""
-    cands = collect(fmt, sources, input_format, report, progress)
+def _converted(cands: list[Candidate], fmt: str) -> list[Candidate]:
+    """The collected candidates, each id checked against the others' and, where the candidate is
+    still valid, its rule file rendered."""
     for c in cands:
         check_id(c, fmt)
     _collisions(cands, fmt)

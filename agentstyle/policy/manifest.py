@@ -356,6 +356,27 @@ class ManifestLoader:
             known += [k for k in RULE_FIELDS if k not in known]
         return self.recover(top, known, "package field")
 
+    def shaped(
+        self, top: YMap, key: str, shape: re.Pattern[str], code: str, problem: str, wanted: str
+    ) -> Any:
+        """The value of the package field `key` ("" when absent); one that is not a string of
+        the field's shape is said (`problem` filled with the value as written and `wanted`)."""
+        node = top.get(key)
+        value = node.value if node is not None else ""
+        if node is not None and (not isinstance(value, str) or not shape.match(value)):
+            shown = value if isinstance(value, str) else node.source_text()
+            self.emit(code, problem.format(shown, wanted), node.span)
+        return value
+
+    def typed(self, top: YMap, key: str) -> YNode | None:
+        """The package field `key` where it is there and of its type; a wrong type is said."""
+        node = top.get(key)
+        problem = check_type(key, node, PACKAGE_FIELDS[key]) if node is not None else None
+        if problem:
+            self.diags.append(problem)
+            return None
+        return node
+
     def manifest(self, top: YMap, display: str, *, single_file: bool) -> Package | None:
         for key in REQUIRED_PACKAGE_FIELDS:
             if key not in top:
@@ -367,26 +388,22 @@ class ManifestLoader:
                 f"`spec` is `{spec.value}`; this STYLE reads `{SPEC_VERSION}`",
                 spec.span,
             )
-        name_node = top.get("name")
-        name = name_node.value if name_node is not None else ""
-        if name_node is not None and (not isinstance(name, str) or not NAME_RE.match(name)):
-            self.emit(
-                codes.BAD_NAME,
-                f"package name `{name if isinstance(name, str) else name_node.source_text()}` "
-                "must match "
-                "`^[a-z0-9][a-z0-9-]{0,63}$`",
-                name_node.span,
-            )
-        version_node = top.get("version")
-        version = version_node.value if version_node is not None else ""
-        if version_node is not None and (
-            not isinstance(version, str) or not VERSION_RE.match(version)
-        ):
-            self.emit(
-                codes.BAD_VERSION,
-                f"version `{version}` is not MAJOR.MINOR.PATCH[-pre]",
-                version_node.span,
-            )
+        name = self.shaped(
+            top,
+            "name",
+            NAME_RE,
+            codes.BAD_NAME,
+            "package name `{}` must match `{}`",
+            NAME_RE.pattern,
+        )
+        version = self.shaped(
+            top,
+            "version",
+            VERSION_RE,
+            codes.BAD_VERSION,
+            "version `{}` is not {}",
+            "MAJOR.MINOR.PATCH[-pre]",
+        )
         desc_node = top.get("description")
         description = desc_node.value if desc_node is not None else ""
         if desc_node is not None and not isinstance(description, str):
@@ -410,34 +427,30 @@ class ManifestLoader:
             single_file=single_file,
             manifest_span=top.span,
         )
-        prio = top.get("priority")
-        if prio is not None:
-            problem = check_type("priority", prio, PACKAGE_FIELDS["priority"])
-            if problem:
-                self.diags.append(problem)
-            else:
-                pkg.priority = prio.value
-        else:
-            pkg.priority = DEFAULT_PACKAGE_PRIORITY
-        code = top.get("allow_code")
+        prio = self.typed(top, "priority")
+        pkg.priority = prio.value if prio is not None else DEFAULT_PACKAGE_PRIORITY
+        code = self.typed(top, "allow_code")
         if code is not None:
-            problem = check_type("allow_code", code, PACKAGE_FIELDS["allow_code"])
-            if problem:
-                self.diags.append(problem)
-            else:
-                pkg.allow_code = bool(code.value)
+            pkg.allow_code = bool(code.value)
         self.budget(top.get("budget"), pkg)
         self.settings(top.get("settings"), pkg)
         self.requires(top.get("requires"), pkg)
         return pkg
 
-    def budget(self, node: YNode | None, pkg: Package) -> None:
+    def mapping(self, node: YNode | None, field: str, known: Sequence[str]) -> YMap | None:
+        """The package field `field` as a mapping of its `known` keys (an unknown one said and
+        recovered where it is a misspelling); None where it is absent or no mapping."""
+        if node is None:
+            return None
+        if not isinstance(node, YMap):
+            self.emit(codes.INVALID_SCHEMA, f"field `{field}` must be a mapping", node.span)
+            return None
+        return self.recover(node, known, f"{field} field")
+
+    def budget(self, given: YNode | None, pkg: Package) -> None:
+        node = self.mapping(given, "budget", list(DEFAULT_BUDGET))
         if node is None:
             return
-        if not isinstance(node, YMap):
-            self.emit(codes.INVALID_SCHEMA, "field `budget` must be a mapping", node.span)
-            return
-        node = self.recover(node, list(DEFAULT_BUDGET), "budget field")
         for key in node:
             value = node.items[key][1]
             if isinstance(value.value, bool) or not isinstance(value.value, int) or value.value < 1:
@@ -567,13 +580,10 @@ class ManifestLoader:
                 ExceptionDecl(rule.value, unless, reason.value.strip(), item.span, rule.span)
             )
 
-    def requires(self, node: YNode | None, pkg: Package) -> None:
+    def requires(self, given: YNode | None, pkg: Package) -> None:
+        node = self.mapping(given, "requires", REQUIRES_FIELDS)
         if node is None:
             return
-        if not isinstance(node, YMap):
-            self.emit(codes.INVALID_SCHEMA, "field `requires` must be a mapping", node.span)
-            return
-        node = self.recover(node, REQUIRES_FIELDS, "requires field")
         for key in node:
             value = node.items[key][1]
             if key == "harnesses":
