@@ -46,6 +46,8 @@ class Parsed:
     includes: list[str] = field(default_factory=list)
     excludes: list[str] = field(default_factory=list)
     hostpaths: bool = False  # its paths may be on another machine (`host:path`: rsync, scp)
+    into: str | None = None  # its sources land in a destination folder (grammar key `into`)
+    targeted: bool = False  # a `target` option names the destination folder (`cp -t DIR`)
 
 
 def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
@@ -287,6 +289,8 @@ class _Reader:
     def _roles(self) -> None:
         node = self.node
         self.out.hostpaths = node.hostpaths
+        self.out.into = node.into
+        self.out.targeted = self.targeted
         words = self.operand_words
         pattern = node.operands
         if self.targeted:  # `cp -t DIR a b`: every operand is a source

@@ -113,6 +113,7 @@ class Where:
     home: str  # this user's home folder
     tmpdir: str | None  # $TMPDIR's real path, when set
     links: dict[str, str]  # links the command line made before this command: link → target
+    dotglob: bool = False  # the command's globs match dot-files (`shopt -s dotglob`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +158,7 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
     real = real_path(lexical if lexical != normal else absolute)
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
-    names = well_known(word)
+    names = well_known(word, dots=where.dotglob)
     if names:
         # where it may land when it runs; a folder's every entry still lands on the folder
         known = [p for name in names for p in place(name, directory, where)]
@@ -179,7 +180,8 @@ def _expanded(word: str, directory: str, where: Where) -> list[str]:
     at = _absolute(folder + slash if slash else ".", directory, where)
     if at is None:
         return []
-    return [folder + slash + name for name in entries_matching(real_path(at), last)]
+    found = entries_matching(real_path(at), last, dots=where.dotglob)
+    return [folder + slash + name for name in found]
 
 
 def host_place(word: str) -> Place | None:
@@ -196,18 +198,24 @@ def host_place(word: str) -> Place | None:
     return Place(word, (word, *there.forms), there.tags)
 
 
-def well_known(word: str) -> list[str]:
+def well_known(word: str, *, dots: bool = False) -> list[str]:
     """`word` with its last part, a glob, replaced by each WELL_KNOWN name it matches (as bash
     matches: a leading `.` only by a `.`); [] for a word that is no such glob, or a glob of
-    wildcards alone (`*`, `?*`: every name, which says nothing of any)."""
+    wildcards alone (`*`, `?*`: every name, which says nothing of any). With `dots` (bash's
+    dotglob) a wildcard matches a leading `.` too, so `*` alone names every dot-file there."""
     folder, slash, last = word.rstrip("/").rpartition("/")
-    if not _GLOB & set(last) or not set(last) - _GLOB - set("]!^"):
+    if not _GLOB & set(last):
+        return []
+    wild = not set(last) - _GLOB - set("]!^")
+    if wild and not dots:
         return []
     pattern = last.replace("[^", "[!")
     return [
         folder + slash + name
         for name in WELL_KNOWN
-        if (last.startswith(".") or not name.startswith(".")) and fnmatchcase(name, pattern)
+        if (dots or last.startswith(".") or not name.startswith("."))
+        and (not wild or name.startswith("."))  # `*`: the dot-files only dotglob adds
+        and fnmatchcase(name, pattern)
     ]
 
 

@@ -475,6 +475,19 @@ class Builtins(WalkerBase):
             self.st.positional = [current[0] if current else "bash", *argv[k + 1 :]]
         return None
 
+    def _shopt(self, argv: list[str], stdin: Stdin) -> Stdin | None:
+        """`shopt -s dotglob` / `-u`, zsh's `setopt globdots` / `unsetopt`: whether the globs of
+        the commands after it match dot-files (`.git`, `.env`)."""
+        words = [w.lower().replace("_", "") for w in argv[1:]]
+        if argv[0] == "shopt" and "dotglob" in words:
+            if "-s" in words:
+                self.st.dotglob = True
+            elif "-u" in words:
+                self.st.dotglob = False
+        elif "globdots" in words:
+            self.st.dotglob = argv[0] == "setopt"
+        return None
+
     def _shift(self, argv: list[str], stdin: Stdin) -> Stdin | None:
         args = self.st.positional
         if args is not None:

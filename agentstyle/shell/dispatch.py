@@ -360,11 +360,17 @@ class Dispatch(Scripts):
                 self.args_from = self.args_from | stdin.sources
             else:
                 self.data_from = self.data_from | stdin.sources
+            # the items are the files a `find` before it finds (`find ~/.ssh -name 'id_*' |
+            # xargs -I{} curl -F f=@{} …`): what `{}` stands for, as in `find -exec`
+            saved_found = self.found
+            if spec.replace in (None, "{}"):
+                self.found = self._found_by(stdin.sources) or self.found
             try:
                 self.run(spec.argv, NO_STDIN, peeled + 1)
             finally:
                 self.appending = saved
                 self.args_from, self.data_from = saved_from, saved_data
+                self.found = saved_found
             return
         text = "".join(stdin.texts)
         if spec.replace is not None:
@@ -389,6 +395,21 @@ class Dispatch(Scripts):
             self.run(argv, NO_STDIN, peeled + 1)
         if len(groups) > MAX_ALTERNATIVES:
             self.issue("alternatives-limit")
+
+    def _found_by(self, sources: frozenset[int]) -> tuple[str, ...]:
+        """The files the `find` runs among `sources` find (what they print, one a line): as
+        its tests name them, else every entry under each start point (`find . | xargs rm -rf`
+        is not `rm -rf .`)."""
+        from agentstyle.shell.wrappers import find_slots
+
+        out: list[str] = []
+        for k in sorted(sources):
+            argv = self.run_list[k].argv if k < len(self.run_list) else ()
+            if argv and command_name(argv[0]) == "find" and "-exec" not in argv:
+                named = any(w in ("-name", "-iname", "-path", "-ipath") for w in argv)
+                slots = find_slots(list(argv))
+                out += slots if named else [s.rstrip("/") + "/*" for s in slots]
+        return tuple(out)
 
     def _input_named(self, argv: list[str], replace: str | None) -> bool:
         """Whether an xargs item becomes the name of a command that code the command line
@@ -531,6 +552,9 @@ _BUILTINS = {
     "read": Dispatch._read,
     "set": Dispatch._set_builtin,
     "shift": Dispatch._shift,
+    "shopt": Dispatch._shopt,
+    "setopt": Dispatch._shopt,
+    "unsetopt": Dispatch._shopt,
     "alias": Dispatch._alias,
     "trap": Dispatch._trap,
     "source": Dispatch._source,

@@ -20,6 +20,7 @@ class Run:
         "background",
         "data_from",
         "dirs",
+        "dotglob",
         "env",
         "fds",
         "found",
@@ -48,6 +49,7 @@ class Run:
         repeating: bool = False,
         fds: tuple[tuple[str, str], ...] = (),
         found: tuple[str, ...] = (),
+        dotglob: bool = False,
     ) -> None:
         self.argv = argv
         self.dirs = dirs
@@ -68,6 +70,7 @@ class Run:
         self.fds = fds
         # the path words `{}` stands for in a command `find -exec` runs: the files it finds
         self.found = found
+        self.dotglob = dotglob  # its globs match dot-files too (`shopt -s dotglob`)
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -84,6 +87,7 @@ class Run:
             self.repeating,
             self.fds,
             self.found,
+            self.dotglob,
         )
 
     def __repr__(self) -> str:

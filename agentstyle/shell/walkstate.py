@@ -64,6 +64,7 @@ class State:
     __slots__ = (
         "aliases",
         "dirs",
+        "dotglob",
         "exported",
         "funcs",
         "just_cd",
@@ -88,6 +89,9 @@ class State:
         # `;` still runs where the shell was; after `cd DIR &&` it runs only in DIR.
         self.sure = True
         self.just_cd = False  # the last command run was a `cd` that moved
+        # `shopt -s dotglob` (zsh `setopt globdots`): a glob's `*` also matches names that
+        # start with a dot, so `rm -rf *` reaches `.git` and `.env`
+        self.dotglob = False
 
     def copy(self) -> State:
         new = State()
@@ -101,6 +105,7 @@ class State:
         new.positional = self.positional
         new.sure = self.sure
         new.just_cd = self.just_cd
+        new.dotglob = self.dotglob
         return new
 
     def absorb(self, branches: Sequence[State]) -> bool:
@@ -130,6 +135,7 @@ class State:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
             self.exported.update(b.exported)
+        self.dotglob = any(b.dotglob for b in branches)  # set in some branch: it may be on
         return cut
 
 
@@ -314,7 +320,8 @@ class WalkerBase(Scope):
             background=self.background > 0,
             repeating=self.repeating > 0 or recursive,
             fds=tuple((n, str(f[1])) for n, f in self.fds.items() if f[0] == "file"),
-            found=self.found if any("{}" in w for w in argv) else (),
+            found=self.found if self.appending or any("{}" in w for w in argv) else (),
+            dotglob=self._dotglob(),
         )
         key = run.key()
         if key not in self.recorded:
@@ -323,6 +330,12 @@ class WalkerBase(Scope):
         self.touched.append(self.recorded[key])
         self.appending = False  # the words xargs appends are this command's, not what it runs
         self.data_from = frozenset()
+
+    def _dotglob(self) -> bool:
+        """Whether a glob of this command matches dot-files: `shopt -s dotglob`, or GLOBIGNORE
+        set to something (bash then turns dotglob on)."""
+        ignore = self.st.vars.get("GLOBIGNORE", ())
+        return self.st.dotglob or any(v != "" for v in ignore)
 
     def _since(self, first: int) -> frozenset[int]:
         """The runs met since `first = len(self.touched)`: recorded then, or earlier when a

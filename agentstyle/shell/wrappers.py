@@ -250,8 +250,13 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
 
 
 # Options whose value is a command the program runs itself, on this machine.
-_RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    # name: (options taking the command as the next word, `--opt=`/`-o KEY=` prefixes)
+# ssh's settings whose value is a command it runs locally (ssh reads a key in any case, and
+# `KEY=value` or `KEY value`: `-o 'ProxyCommand nc %h %p'`)
+_SSH_COMMANDS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
+_RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
+    # name: (options taking the command as the next word, `--opt=` prefixes and `-o KEY=` ssh
+    # settings, the short options that take a value: a cluster ends at one, which takes the
+    # rest of the word or the next word, `tar -cI CMD`, `rsync -ae CMD`, `scp -qvoKEY=CMD`)
     "tar": (
         frozenset(
             {
@@ -272,13 +277,14 @@ _RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str]]] = {
                 "--checkpoint-action=exec=",
             }
         ),
+        "bCfFgHIKLNTVX",
     ),
-    "rsync": (frozenset({"-e", "--rsh"}), frozenset({"--rsh=", "--rsync-path="})),
-    "ssh": (frozenset(), frozenset({"ProxyCommand=", "LocalCommand=", "KnownHostsCommand="})),
-    "scp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
-    "sftp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
-    "man": (frozenset({"-P", "--pager"}), frozenset({"--pager="})),
-    "git": (frozenset(), frozenset()),
+    "rsync": (frozenset({"-e", "--rsh"}), frozenset({"--rsh=", "--rsync-path="}), "BefMT"),
+    "ssh": (frozenset(), _SSH_COMMANDS, "BbcDEeFIiJLlmOoPpQRSWw"),
+    "scp": (frozenset({"-S"}), _SSH_COMMANDS, "cDFiJloPSX"),
+    "sftp": (frozenset({"-S"}), _SSH_COMMANDS, "BbcDFiJloPRSsX"),
+    "man": (frozenset({"-P", "--pager"}), frozenset({"--pager="}), "CMPSemLp"),
+    "git": (frozenset(), frozenset(), ""),
 }
 _EDITORS = frozenset({"vim", "vi", "nvim", "view", "ex", "gvim", "vimdiff"})
 # git settings whose value git runs with the shell (`git -c core.pager=CMD`, `git config …`).
@@ -396,21 +402,45 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
     shape = _RUNS_OPTION.get(name)
     if shape is None:
         return out
-    takes, prefixes = shape
-    for k, word in enumerate(argv[1:], start=1):
-        if word in takes and k + 1 < len(argv):
-            out.append(argv[k + 1])
-        elif word == "-o" and k + 1 < len(argv):
-            for prefix in prefixes:
-                if argv[k + 1].startswith(prefix):
-                    out.append(argv[k + 1][len(prefix) :])
-        else:
-            for prefix in prefixes:
-                if word.startswith(prefix):
-                    out.append(word[len(prefix) :])
-                elif word.startswith("-o" + prefix):
-                    out.append(word[len(prefix) + 2 :])
+    takes, prefixes, letters = shape
+    words = list(argv[1:])
+    k = 0
+    while k < len(words):
+        word = words[k]
+        k += 1
+        if word == "--":
+            break
+        if word in takes and k < len(words):
+            out.append(words[k])
+            k += 1
+            continue
+        if word.startswith("--"):
+            out += [word[len(p) :] for p in prefixes if word.startswith(p)]
+            continue
+        if not word.startswith("-") or word == "-":
+            continue
+        # a cluster of short options: the first that takes a value takes the rest of the word
+        # (or the next word); that value is a command for the ones in `takes`
+        for at, letter in enumerate(word[1:], start=1):
+            if letter not in letters:
+                continue
+            value = word[at + 1 :]
+            if not value and k < len(words):
+                value, k = words[k], k + 1
+            if "-" + letter in takes:
+                out.append(value)
+            elif letter == "o":
+                out += _ssh_setting_command(value, prefixes)
+            break
     return [c for c in out if c.strip()]
+
+
+def _ssh_setting_command(setting: str, keys: frozenset[str]) -> list[str]:
+    """The command an ssh `-o` setting runs (`ProxyCommand=…`, `proxycommand …`), if any."""
+    m = re.match(r"\s*([A-Za-z]+)\s*(?:=|\s)\s*(.*)", setting, re.S)
+    if m is None or m.group(1).lower() not in keys:
+        return []
+    return [m.group(2)]
 
 
 def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
@@ -576,7 +606,7 @@ _FIND_LEADING = frozenset({"-H", "-L", "-P"})
 _FIND_NAMES = frozenset({"-name", "-iname"})
 
 
-def _find_slots(argv: list[str]) -> tuple[str, ...]:
+def find_slots(argv: list[str]) -> tuple[str, ...]:
     """The files `find` hands the command it runs as `{}`: under each start point (`.` when
     none is given), named as its -name/-iname tests say (`./**/.env`), or -path's pattern;
     the start point itself when no test names them."""
@@ -595,7 +625,7 @@ def _find_slots(argv: list[str]) -> tuple[str, ...]:
 
 
 def _unwrap_find(argv: list[str], found: Unwrapped) -> Unwrapped:
-    found.found = _find_slots(argv)
+    found.found = find_slots(argv)
     i = 1
     while i < len(argv):
         if argv[i] in FIND_EXEC:
