@@ -56,6 +56,7 @@ class Unwrapped:
         "argvs",
         "assigns",
         "chdir",
+        "clears",
         "detached",
         "found",
         "noexec",
@@ -82,6 +83,7 @@ class Unwrapped:
         self.remote = False
         self.repeats = False  # runs the command again and again until stopped (`watch`)
         self.noexec = False  # `bash -n`: read, never run
+        self.clears = False  # `env -i`: the command starts with no environment but its own
         self.xargs: Xargs | None = None
         self.parallel: Parallel | None = None
 
@@ -89,11 +91,12 @@ class Unwrapped:
 class Xargs:
     """How `xargs` turns its stdin into arguments of `argv`."""
 
-    __slots__ = ("argv", "delimiter", "from_file", "max_args", "replace")
+    __slots__ = ("argv", "delimiter", "from_file", "if_any", "max_args", "replace")
 
     def __init__(self, argv: list[str], replace: str | None, delimiter: str | None, max_args: int):
         self.argv = argv
         self.replace = replace
+        self.if_any = False  # `-r`: nothing runs when the input holds no item
         self.from_file = False  # `-a FILE`/`--arg-file`: the items come from a file, not stdin
         self.delimiter = delimiter  # None: blanks and newlines (with quotes), "\0" with -0
         self.max_args = max_args  # 0: as many as fit
@@ -452,11 +455,14 @@ def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
         if word == "--":
             i += 1
             break
-        if word == "-":  # the old spelling of `-i`
+        if word in ("-", "--ignore-environment"):  # `-` is the old spelling of `-i`
+            found.clears = True
             i += 1
             continue
         if not word.startswith("-"):
             break
+        if not word.startswith("--") and "i" in word[1 : _first_valued(word) or None]:
+            found.clears = True
         width = 1
         value: str | None = None
         key = word
@@ -489,6 +495,11 @@ def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
     return found
 
 
+def _first_valued(word: str) -> int:
+    """Where, in a cluster of env's short options, the first that takes a value is (0: none)."""
+    return next((j for j in range(1, len(word)) if word[j] in "uCSPa"), 0)
+
+
 def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
     opts = _options(argv, 1, XARGS)
     inner = argv[opts.end :] or ["echo"]
@@ -515,6 +526,7 @@ def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
         max_args = 1
     found.xargs = Xargs(inner, replace, delimiter, max_args)
     found.xargs.from_file = "-a" in opts.values or "--arg-file" in opts.values
+    found.xargs.if_any = "-r" in opts.seen or "--no-run-if-empty" in opts.seen
     found.detached.append(inner)
     return found
 
@@ -776,10 +788,12 @@ def _shell_options(argv: Sequence[str]) -> tuple[int, str, bool]:
         if not word.startswith("--"):
             cluster = word[1:]
             at = min((k for k in (cluster.find("o"), cluster.find("O")) if k >= 0), default=-1)
+            given = cluster if at < 0 else cluster[:at]
             if word.startswith("-"):
-                # `+n` turns an option off; what follows the cluster's `o` is its value
-                # (zsh's `-onotify`), not more letters.
-                letters.append(cluster if at < 0 else cluster[:at])
+                # what follows the cluster's `o` is its value (zsh's `-onotify`), not letters
+                letters.append(given)
+            else:  # `+n` turns off what an earlier `-n` turned on (`bash -n +n` runs)
+                letters = ["".join(c for c in group if c not in given) for group in letters]
             if at >= 0 and at == len(cluster) - 1:
                 i += 1  # the cluster's `o` takes the next word
         i += 1

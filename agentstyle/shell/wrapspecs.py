@@ -465,13 +465,15 @@ GIT_GLOBAL = Spec(
     ),
 )
 TMUX_GLOBAL = Spec("cfLST", strings=("-c",))
+# per subcommand that runs a shell command, its short options that take a value (tmux(1);
+# the others are flags: `new-session -ds NAME CMD` is -d, then -s NAME)
 TMUX_SHELL = {
-    "new-session": "cdeFnstxyXA",
-    "new": "cdeFnstxyXA",
-    "new-window": "cdeFnst",
-    "neww": "cdeFnst",
-    "split-window": "cdeFlpt",
-    "splitw": "cdeFlpt",
+    "new-session": "cefFnstxy",
+    "new": "cefFnstxy",
+    "new-window": "ceFnt",
+    "neww": "ceFnt",
+    "split-window": "ceFlpt",
+    "splitw": "ceFlpt",
     "respawn-pane": "cet",
     "respawnp": "cet",
     "respawn-window": "cet",
