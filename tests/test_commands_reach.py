@@ -128,3 +128,25 @@ def test_commands_in_option_values_in_any_spelling(line: str, runs: list[str]) -
 
     argv = shlex.split(line)
     assert commands_in_options(argv[0], argv) == runs
+
+
+@pytest.mark.parametrize(
+    ("line", "program", "role"),
+    [
+        ("cat l | xargs -I{} cp x --target-directory={}", "cp", "writes"),
+        ("cat l | xargs -I% tar -C % -xf a.tar", "tar", "writes"),
+        ("cat l | xargs -I X rm -rf X", "rm", "deletes"),
+    ],
+)
+def test_an_xargs_placeholder_in_any_word_is_only_known_at_run_time(
+    line: str, program: str, role: str, tmp_path: Path
+) -> None:
+    command = the(model(line, tmp_path), program)
+    placed = [u for u in command.paths if u.role == role and u.word != RUNTIME_WORD]
+    assert placed
+    assert all(u.place.tags == frozenset({"is:unknown"}) for u in placed)
+
+
+def test_a_placeholder_after_a_known_folder_keeps_the_folder(tmp_path: Path) -> None:
+    rm = the(model("cat l | xargs -I{} rm -rf /{}", tmp_path), "rm")
+    assert [u.place.text for u in rm.paths if u.word == "/{}"] == ["/{}"]

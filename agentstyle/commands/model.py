@@ -34,6 +34,7 @@ Grammars = Callable[[str], Grammar | None]
 # with more is already past the analysis's other limits).
 MAX_PATHS = 512
 RUNTIME_WORD = "(words xargs reads at run time)"
+RUNTIME_FOLDER = "$XARGS_ITEM"  # a folder xargs names at run time (a variable never known)
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,6 +446,8 @@ def _dirs(parsed: Parsed, run: object) -> list[str]:
     dirs = list(run.dirs) or [""]
     for _name, value, role in parsed.option_values:
         if role == "cwd" and value:
+            # `xargs -I{} git -C {} …`: a folder only known at run time
+            value = RUNTIME_FOLDER if run.slot and value.startswith(run.slot) else value
             dirs = [_moved(d, value) for d in dirs]
     return dirs
 
@@ -514,6 +517,9 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     out: list[PathUse] = []
     seen: set[tuple[str, str, str]] = set()
     for k, (word, role) in enumerate(words):
+        if run.slot and word.startswith(run.slot):  # `xargs -I{} cp x --target-directory={}`
+            out.append(PathUse(word, role, Place(word, (word,), frozenset({"is:unknown"}))))
+            continue
         there = host_place(word) if parsed.hostpaths and k < named and not run.remote else None
         if there is not None:  # `rsync … deploy@web1:/srv/`: a path on that machine
             out.append(PathUse(word, role, there))

@@ -377,15 +377,17 @@ class Dispatch(Scripts):
                 self.data_from = self.data_from | stdin.sources
             # the items are the files a `find` before it finds (`find ~/.ssh -name 'id_*' |
             # xargs -I{} curl -F f=@{} …`): what `{}` stands for, as in `find -exec`
-            saved_found = self.found
+            saved_found, saved_slot = self.found, self.slot
             if spec.replace in (None, "{}"):
                 self.found = self._found_by(stdin.sources) or self.found
+            if spec.replace and not (spec.replace == "{}" and self.found):
+                self.slot = spec.replace  # `-I%`: a word that starts with % is only known then
             try:
                 self.run(spec.argv, NO_STDIN, peeled + 1)
             finally:
                 self.appending = saved
                 self.args_from, self.data_from = saved_from, saved_data
-                self.found = saved_found
+                self.found, self.slot = saved_found, saved_slot
             return
         text = "".join(stdin.texts)
         if spec.replace is not None:

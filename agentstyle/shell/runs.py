@@ -28,6 +28,7 @@ class Run:
         "remote",
         "repeating",
         "runtime_args",
+        "slot",
         "stdin_from",
         "text",
     )
@@ -50,6 +51,7 @@ class Run:
         fds: tuple[tuple[str, str], ...] = (),
         found: tuple[str, ...] = (),
         dotglob: bool = False,
+        slot: str = "",
     ) -> None:
         self.argv = argv
         self.dirs = dirs
@@ -71,6 +73,9 @@ class Run:
         # the path words `{}` stands for in a command `find -exec` runs: the files it finds
         self.found = found
         self.dotglob = dotglob  # its globs match dot-files too (`shopt -s dotglob`)
+        # the string xargs replaces with each item it reads (`xargs -I{}`), when they are only
+        # known at run time: a word that starts with it names a path only known then
+        self.slot = slot
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -88,6 +93,7 @@ class Run:
             self.fds,
             self.found,
             self.dotglob,
+            self.slot,
         )
 
     def __repr__(self) -> str:

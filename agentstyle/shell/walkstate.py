@@ -268,6 +268,7 @@ class WalkerBase(Scope):
         self.command_redirs: tuple[tuple[str, str], ...] = ()  # its file redirections
         self.found: tuple[str, ...] = ()  # what `{}` stands for in a command find runs
         self.appending = False  # xargs appends words only known when it runs
+        self.slot = ""  # …or puts them where this string is (`xargs -I{}`)
         self.recorded: dict[tuple[object, ...], int] = {}  # every simple command: its position
         self.run_list: list[Run] = []  # …in ShellParse.runs, for the model
         self.touched: list[int] = []  # the position of each run as it is met, again or not
@@ -354,6 +355,7 @@ class WalkerBase(Scope):
             fds=tuple((n, str(f[1])) for n, f in self.fds.items() if f[0] == "file"),
             found=self.found if self.appending or any("{}" in w for w in argv) else (),
             dotglob=self._dotglob(),
+            slot=self.slot if self.appending and any(self.slot in w for w in argv[1:]) else "",
         )
         key = run.key()
         if key not in self.recorded:
@@ -361,6 +363,7 @@ class WalkerBase(Scope):
             self.run_list.append(run)
         self.touched.append(self.recorded[key])
         self.appending = False  # the words xargs appends are this command's, not what it runs
+        self.slot = ""
         self.data_from = frozenset()
 
     def _dotglob(self) -> bool:
