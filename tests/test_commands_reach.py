@@ -150,3 +150,21 @@ def test_an_xargs_placeholder_in_any_word_is_only_known_at_run_time(
 def test_a_placeholder_after_a_known_folder_keeps_the_folder(tmp_path: Path) -> None:
     rm = the(model("cat l | xargs -I{} rm -rf /{}", tmp_path), "rm")
     assert [u.place.text for u in rm.paths if u.word == "/{}"] == ["/{}"]
+
+
+def test_rm_of_a_link_removes_the_link_and_a_slash_goes_through_it(tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "sys").symlink_to("/etc")
+    system = {"is:system", "inside:system"}
+
+    def reached(line: str, program: str) -> set[str]:
+        command = the(model(line, proj), program)
+        return {t for use in command.paths for t in place_tags(use.place.tags)} & system
+
+    assert not reached("rm -rf sys", "rm")
+    assert reached("rm -rf sys/", "rm")
+    assert reached("rm -rf sys/*", "rm")
+    assert reached("chmod -R 777 sys", "chmod")  # chmod goes through it
+    made = the(model("ln -s / r && rm -rf r", proj), "rm")
+    assert "is:root" not in tags(made, "deletes")

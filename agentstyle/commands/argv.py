@@ -47,6 +47,7 @@ class Parsed:
     excludes: list[str] = field(default_factory=list)
     hostpaths: bool = False  # its paths may be on another machine (`host:path`: rsync, scp)
     into: str | None = None  # its sources land in a destination folder (grammar key `into`)
+    unfollowed: bool = False  # a link it deletes is the link itself (grammar key `unfollowed`)
     targeted: bool = False  # a `target` option names the destination folder (`cp -t DIR`)
 
 
@@ -290,6 +291,7 @@ class _Reader:
         node = self.node
         self.out.hostpaths = node.hostpaths
         self.out.into = node.into
+        self.out.unfollowed = node.unfollowed
         self.out.targeted = self.targeted
         words = self.operand_words
         pattern = node.operands

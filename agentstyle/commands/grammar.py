@@ -75,6 +75,7 @@ NODE_KEYS = frozenset(
         "hostpaths",
         "oldstyle",
         "into",
+        "unfollowed",
     }
 )
 
@@ -134,6 +135,9 @@ class Node:
     # its own name (`cp -r x/.git .` writes `./.git`); `into: always` (rsync): a source without
     # a trailing slash always does
     into: str | None = None
+    # `unfollowed: true` (rm, unlink, mv): an operand it deletes that is a symbolic link is the
+    # link itself (`rm -rf link` removes the link, not what it leads to; `link/` is followed)
+    unfollowed: bool = False
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -294,7 +298,15 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.hostpaths = inherit.hostpaths
         node.negations = inherit.negations
     node.summary = str(data.get("summary", ""))
-    for key in ("permute", "clusters", "abbreviations", "hostpaths", "negations", "oldstyle"):
+    for key in (
+        "permute",
+        "clusters",
+        "abbreviations",
+        "hostpaths",
+        "negations",
+        "oldstyle",
+        "unfollowed",
+    ):
         if key in data:
             if not isinstance(data[key], bool):
                 raise GrammarProblem(f"{where}: `{key}` is true or false")

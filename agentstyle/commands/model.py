@@ -524,8 +524,9 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
         if there is not None:  # `rsync … deploy@web1:/srv/`: a path on that machine
             out.append(PathUse(word, role, there))
             continue
+        itself = parsed.unfollowed and role == "deletes"  # `rm -rf link`: the link
         for d in dirs:
-            for found in place(word, d, where, remote=run.remote):
+            for found in place(word, d, where, remote=run.remote, link_itself=itself):
                 key = (word, role, found.text)
                 if key not in seen:
                     seen.add(key)

@@ -136,10 +136,14 @@ def machine(root: str | None) -> Where:
     )
 
 
-def place(word: str, directory: str, where: Where, *, remote: bool = False) -> tuple[Place, ...]:
+def place(
+    word: str, directory: str, where: Where, *, remote: bool = False, link_itself: bool = False
+) -> tuple[Place, ...]:
     """Where `word` lands for a command run in `directory` (the shell analysis's form: an
     absolute folder, "" for the project, `~/…` or `$VAR/…`): the path as written, and where a
-    symbolic link on the way really leads when that is elsewhere (both are the command's)."""
+    symbolic link on the way really leads when that is elsewhere (both are the command's).
+    `link_itself`: a last component that is a link is the link, not where it leads (`rm -rf
+    link` removes the link; `rm -rf link/` what it leads to)."""
     if remote:
         return (_remote(word),)
     # Every entry of a folder (`/tmp/*`, `~/.*`) lands where the folder does: deleting all it
@@ -151,11 +155,15 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
         return (Place(word, (word,), frozenset({"is:unknown"})),)
     normal = posixpath.normpath(absolute)
     lexical = _through_links(normal, where.links)
-    found = [_placed(lexical, word if every else None, where)]
     # The kernel takes `..` after a symbolic link from where the link leads (`cd linked && rm
     # -rf ../x` leaves the link's target, not its folder): the real path is resolved as
     # written, before `..` is taken as text.
     real = real_path(lexical if lexical != normal else absolute)
+    head, tail = posixpath.split(absolute.rstrip("/"))
+    if link_itself and not every and not word.endswith("/") and tail not in ("", ".", ".."):
+        lexical = posixpath.join(_through_links(posixpath.normpath(head), where.links), tail)
+        real = posixpath.join(real_path(head), tail)
+    found = [_placed(lexical, word if every else None, where)]
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
     names = well_known(word, dots=where.dotglob)
