@@ -16,6 +16,7 @@ from agentstyle.shell.wrapspecs import (
     CONTAINER_EXEC,
     CONTAINER_GLOBAL,
     CONTAINER_TOOLS,
+    EDITORS,
     FIND_EXEC,
     FLOCK,
     GIT_GLOBAL,
@@ -24,6 +25,7 @@ from agentstyle.shell.wrapspecs import (
     PARALLEL,
     REMOTE_HOME,
     RUNNERS,
+    RUNS_OPTION,
     SCRIPT,
     SHELL_OPTS_WITH_ARG,
     SHELLS,
@@ -253,43 +255,6 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
 
 
 # Options whose value is a command the program runs itself, on this machine.
-# ssh's settings whose value is a command it runs locally (ssh reads a key in any case, and
-# `KEY=value` or `KEY value`: `-o 'ProxyCommand nc %h %p'`)
-_SSH_COMMANDS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
-_RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
-    # name: (options taking the command as the next word, `--opt=` prefixes and `-o KEY=` ssh
-    # settings, the short options that take a value: a cluster ends at one, which takes the
-    # rest of the word or the next word, `tar -cI CMD`, `rsync -ae CMD`, `scp -qvoKEY=CMD`)
-    "tar": (
-        frozenset(
-            {
-                "--to-command",
-                "-I",
-                "--use-compress-program",
-                "-F",
-                "--info-script",
-                "--new-volume-script",
-            }
-        ),
-        frozenset(
-            {
-                "--to-command=",
-                "--use-compress-program=",
-                "--info-script=",
-                "--new-volume-script=",
-                "--checkpoint-action=exec=",
-            }
-        ),
-        "bCfFgHIKLNTVX",
-    ),
-    "rsync": (frozenset({"-e", "--rsh"}), frozenset({"--rsh=", "--rsync-path="}), "BefMT"),
-    "ssh": (frozenset(), _SSH_COMMANDS, "BbcDEeFIiJLlmOoPpQRSWw"),
-    "scp": (frozenset({"-S"}), _SSH_COMMANDS, "cDFiJloPSX"),
-    "sftp": (frozenset({"-S"}), _SSH_COMMANDS, "BbcDFiJloPRSsX"),
-    "man": (frozenset({"-P", "--pager"}), frozenset({"--pager="}), "CMPSemLp"),
-    "git": (frozenset(), frozenset(), ""),
-}
-_EDITORS = frozenset({"vim", "vi", "nvim", "view", "ex", "gvim", "vimdiff"})
 # git settings whose value git runs with the shell (`git -c core.pager=CMD`, `git config …`).
 GIT_SHELL_KEYS = frozenset(
     {
@@ -386,7 +351,7 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
     `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `git -c core.pager=`, `git rebase
     --exec`)."""
     out: list[str] = []
-    if name in _EDITORS:
+    if name in EDITORS:
         for k, word in enumerate(argv[1:], start=1):
             value = None
             if word in ("-c", "--cmd") and k + 1 < len(argv):
@@ -402,7 +367,7 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
         return out
     if name == "git":
         return _git_commands(argv)
-    shape = _RUNS_OPTION.get(name)
+    shape = RUNS_OPTION.get(name)
     if shape is None:
         return out
     takes, prefixes, letters = shape
