@@ -46,6 +46,9 @@ class Parsed:
     includes: list[str] = field(default_factory=list)
     excludes: list[str] = field(default_factory=list)
     hostpaths: bool = False  # its paths may be on another machine (`host:path`: rsync, scp)
+    into: str | None = None  # its sources land in a destination folder (grammar key `into`)
+    unfollowed: bool = False  # a link it deletes is the link itself (grammar key `unfollowed`)
+    targeted: bool = False  # a `target` option names the destination folder (`cp -t DIR`)
 
 
 def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
@@ -287,6 +290,9 @@ class _Reader:
     def _roles(self) -> None:
         node = self.node
         self.out.hostpaths = node.hostpaths
+        self.out.into = node.into
+        self.out.unfollowed = node.unfollowed
+        self.out.targeted = self.targeted
         words = self.operand_words
         pattern = node.operands
         if self.targeted:  # `cp -t DIR a b`: every operand is a source

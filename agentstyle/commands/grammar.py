@@ -74,6 +74,8 @@ NODE_KEYS = frozenset(
         "recursive",
         "hostpaths",
         "oldstyle",
+        "into",
+        "unfollowed",
     }
 )
 
@@ -129,6 +131,13 @@ class Node:
     hostpaths: bool = False  # a path written `host:path`, `host::module`, `scheme://…` is remote
     # `oldstyle: true`: a first word without a dash is a cluster of options (`tar czf x.tgz d`)
     oldstyle: bool = False
+    # `into: folder` (cp, mv): where the destination is a folder, each source lands in it under
+    # its own name (`cp -r x/.git .` writes `./.git`); `into: always` (rsync): a source without
+    # a trailing slash always does
+    into: str | None = None
+    # `unfollowed: true` (rm, unlink, mv): an operand it deletes that is a symbolic link is the
+    # link itself (`rm -rf link` removes the link, not what it leads to; `link/` is followed)
+    unfollowed: bool = False
     summary: str = ""
 
     def option(self, name: str) -> Option | None:
@@ -252,6 +261,27 @@ def parse_operands(value: Any, where: str) -> tuple[str, ...]:
     return tuple(roles)
 
 
+def _effect_keys(node: Node, data: dict[str, Any], where: str) -> None:
+    """The keys that say what a program does beside its words: `recursive`, `saves`, `into`,
+    `stdin`."""
+    if "recursive" in data:
+        if data["recursive"] not in ("always", "unhidden"):
+            raise GrammarProblem(f"{where}: `recursive` is `always` or `unhidden`")
+        node.recursive = str(data["recursive"])
+    if "saves" in data:
+        if data["saves"] != "url":
+            raise GrammarProblem(f"{where}: `saves` is `url` (each URL to a file named after it)")
+        node.saves_urls = True
+    if "into" in data:
+        if data["into"] not in ("folder", "always"):
+            raise GrammarProblem(f"{where}: `into` is `folder` or `always`")
+        node.into = str(data["into"])
+    if "stdin" in data:
+        if data["stdin"] != "code":
+            raise GrammarProblem(f"{where}: `stdin` is `code` (the program comes from stdin)")
+        node.stdin_code = True
+
+
 def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: str) -> Node:
     """A node from its data; `inherit` passes the program's parsing style down."""
     if data is None:
@@ -268,7 +298,15 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.hostpaths = inherit.hostpaths
         node.negations = inherit.negations
     node.summary = str(data.get("summary", ""))
-    for key in ("permute", "clusters", "abbreviations", "hostpaths", "negations", "oldstyle"):
+    for key in (
+        "permute",
+        "clusters",
+        "abbreviations",
+        "hostpaths",
+        "negations",
+        "oldstyle",
+        "unfollowed",
+    ):
         if key in data:
             if not isinstance(data[key], bool):
                 raise GrammarProblem(f"{where}: `{key}` is true or false")
@@ -281,18 +319,7 @@ def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: s
         node.operands = parse_operands(data["operands"], where)
     if "dashdash" in data:
         node.dashdash = parse_operands(data["dashdash"], where)[0].removesuffix("...")
-    if "recursive" in data:
-        if data["recursive"] not in ("always", "unhidden"):
-            raise GrammarProblem(f"{where}: `recursive` is `always` or `unhidden`")
-        node.recursive = str(data["recursive"])
-    if "saves" in data:
-        if data["saves"] != "url":
-            raise GrammarProblem(f"{where}: `saves` is `url` (each URL to a file named after it)")
-        node.saves_urls = True
-    if "stdin" in data:
-        if data["stdin"] != "code":
-            raise GrammarProblem(f"{where}: `stdin` is `code` (the program comes from stdin)")
-        node.stdin_code = True
+    _effect_keys(node, data, where)
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise GrammarProblem(f"{where}: `options` is a mapping of usage lines to attributes")

@@ -61,9 +61,10 @@ def files_under(
 MAX_ENTRIES = 256  # names a glob word may expand to that are looked at
 
 
-def entries_matching(folder: str, pattern: str) -> list[str]:
+def entries_matching(folder: str, pattern: str, *, dots: bool = False) -> list[str]:
     """The names in `folder` (absolute) the shell expands `pattern` (one path segment, a glob,
-    bash's extglob `@(a|b)` included) to: a leading `.` only by a `.`; matched without regard to
+    bash's extglob `@(a|b)` included) to: a leading `.` only by a `.` (by anything with `dots`,
+    bash's dotglob, but never `.` and `..`); matched without regard to
     case (bash's `nocaseglob`, and the file systems that ignore it), so a guard sees every name
     the command may reach."""
     import re
@@ -80,7 +81,7 @@ def entries_matching(folder: str, pattern: str) -> list[str]:
         for k, entry in enumerate(entries):
             if k >= MAX_ENTRIES:
                 break
-            if entry.name.startswith(".") and not pattern.startswith("."):
+            if entry.name.startswith(".") and not pattern.startswith(".") and not dots:
                 continue
             if regex.match(entry.name):
                 found.append(entry.name)

@@ -11,9 +11,10 @@ records become rows (`rows`) that the evaluator joins against the rules' command
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentstyle.commands import network
 from agentstyle.commands.argv import Parsed, read_words
@@ -33,6 +34,7 @@ Grammars = Callable[[str], Grammar | None]
 # with more is already past the analysis's other limits).
 MAX_PATHS = 512
 RUNTIME_WORD = "(words xargs reads at run time)"
+RUNTIME_FOLDER = "$XARGS_ITEM"  # a folder xargs names at run time (a variable never known)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +144,7 @@ def build(runs: Sequence[object], root: str | None, grammars: Grammars) -> list[
         args = list(run.argv[1:])
         if program == "git" and run.env:
             args = [*git_env_options(run.env), *args]
-        if run.found:  # `find … -exec cat {} ;`: cat reads the files find finds
+        if run.found and not run.runtime_args:  # `find … -exec cat {} ;`: the files find finds
             # (GNU find also fills in `{}` inside a word: `curl -F f=@{}`)
             args = [
                 f
@@ -444,6 +446,8 @@ def _dirs(parsed: Parsed, run: object) -> list[str]:
     dirs = list(run.dirs) or [""]
     for _name, value, role in parsed.option_values:
         if role == "cwd" and value:
+            # `xargs -I{} git -C {} …`: a folder only known at run time
+            value = RUNTIME_FOLDER if run.slot and value.startswith(run.slot) else value
             dirs = [_moved(d, value) for d in dirs]
     return dirs
 
@@ -460,6 +464,8 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     from agentstyle.shell import Run
 
     assert isinstance(run, Run)
+    if run.dotglob:  # `shopt -s dotglob; rm -rf *`: its globs reach dot-files
+        where = replace(where, dotglob=True)
     dirs = _dirs(parsed, run)
     words: list[tuple[str, str]] = [(w, r) for w, r in parsed.operands if r in PATH_ROLES]
     # an option marked `output` makes the file the others name one it writes (`tar -c -f x`);
@@ -481,9 +487,13 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
         opened = dict(run.fds)
         words = [(_fd_file(w, opened), r) for w, r in words]
     words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
+    words += _landed(parsed, dirs, where)  # `cp -r x/.git .` writes ./.git
+    valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
+    if run.runtime_args and run.found:  # `find … | xargs -I{} curl -F f=@{}`: find's files
+        words += _slotted(words, run.found)
+        valued += _slotted(valued, run.found)
     named = len(words)  # operands and option values; what they imply and redirections follow
     # `curl -d @file`, `--data-binary @file` read the file (`@-` is stdin)
-    valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
     words += [(f, "reads") for w, r in valued if r == "data" for f in _data_files(w)]
     # `tar -T list`, `rsync --files-from=list`: the list, and each path it names
     words += [(f, "reads") for w, r in valued if r == "names" for f in (w, *_listed_in(w, dirs))]
@@ -507,12 +517,16 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     out: list[PathUse] = []
     seen: set[tuple[str, str, str]] = set()
     for k, (word, role) in enumerate(words):
+        if run.slot and word.startswith(run.slot):  # `xargs -I{} cp x --target-directory={}`
+            out.append(PathUse(word, role, Place(word, (word,), frozenset({"is:unknown"}))))
+            continue
         there = host_place(word) if parsed.hostpaths and k < named and not run.remote else None
         if there is not None:  # `rsync … deploy@web1:/srv/`: a path on that machine
             out.append(PathUse(word, role, there))
             continue
+        itself = parsed.unfollowed and role == "deletes"  # `rm -rf link`: the link
         for d in dirs:
-            for found in place(word, d, where, remote=run.remote):
+            for found in place(word, d, where, remote=run.remote, link_itself=itself):
                 key = (word, role, found.text)
                 if key not in seen:
                     seen.add(key)
@@ -525,8 +539,51 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
         out += _listed(searched, parsed, where)
     takes_paths = any(r.removesuffix("...") in PATH_ROLES for r in _operand_roles(parsed))
     if run.runtime_args and takes_paths:
+        role = _operand_roles(parsed)[-1].removesuffix("...")
         unknown = Place(RUNTIME_WORD, (RUNTIME_WORD,), frozenset({"is:unknown"}))
-        out.append(PathUse(RUNTIME_WORD, _operand_roles(parsed)[-1].removesuffix("..."), unknown))
+        out.append(PathUse(RUNTIME_WORD, role, unknown))
+        # `find ~/.ssh -name 'id_*' | xargs cat`: the words it appends are the files find finds
+        for word in run.found[:MAX_INNER]:
+            for found in {p.text: p for d in dirs for p in place(word, d, where)}.values():
+                out.append(PathUse(word, role, found))
+    return out
+
+
+def _slotted(words: list[tuple[str, str]], found: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The words with xargs's `{}` in them, once for each file a `find` before it finds."""
+    return [(w.replace("{}", f), r) for w, r in words if "{}" in w for f in found[:MAX_INNER]]
+
+
+def _landed(parsed: Parsed, dirs: list[str], where: Where) -> list[tuple[str, str]]:
+    """Where a copy's or move's sources land when its destination is a folder (grammar key
+    `into`): `DEST/NAME` for each source, a file it writes (`cp -r x/.git .` writes `./.git`,
+    `mv a b dir/` writes `dir/a` and `dir/b`). The destination is a folder when the grammar
+    says it always is (rsync: for a source without a trailing slash), a `target` option names
+    it, there are several sources, it ends with `/`, it is `.`, `..` or `~`, or it is a folder
+    on disk."""
+    if parsed.into is None:
+        return []
+    sources = [w for w, r in parsed.operands if r in ("reads", "deletes")]
+    dests = [v for _n, v, r in parsed.option_values if r == "writes"] if parsed.targeted else []
+    dests = dests or [w for w, r in parsed.operands if r == "writes"][-1:]
+    if not sources or not dests or (parsed.hostpaths and host_place(dests[0]) is not None):
+        return []
+    dest = dests[0]
+    folder = (
+        parsed.into == "always"
+        or parsed.targeted
+        or len(sources) > 1
+        or dest.endswith("/")
+        or posixpath.basename(dest) in (".", "..", "~", "")
+        or any(os.path.isdir(p.text) for d in dirs for p in place(dest, d, where))
+    )
+    out: list[tuple[str, str]] = []
+    for source in sources[:MAX_INNER]:
+        if parsed.into == "always" and source.endswith("/"):
+            continue  # rsync's `x/`: what x holds, into the destination itself
+        name = posixpath.basename(source.rstrip("/"))
+        if folder and name not in ("", ".", "..") and not source.startswith("$("):
+            out.append((posixpath.join(dest, name), "writes"))
     return out
 
 

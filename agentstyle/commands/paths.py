@@ -113,6 +113,7 @@ class Where:
     home: str  # this user's home folder
     tmpdir: str | None  # $TMPDIR's real path, when set
     links: dict[str, str]  # links the command line made before this command: link → target
+    dotglob: bool = False  # the command's globs match dot-files (`shopt -s dotglob`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +136,14 @@ def machine(root: str | None) -> Where:
     )
 
 
-def place(word: str, directory: str, where: Where, *, remote: bool = False) -> tuple[Place, ...]:
+def place(
+    word: str, directory: str, where: Where, *, remote: bool = False, link_itself: bool = False
+) -> tuple[Place, ...]:
     """Where `word` lands for a command run in `directory` (the shell analysis's form: an
     absolute folder, "" for the project, `~/…` or `$VAR/…`): the path as written, and where a
-    symbolic link on the way really leads when that is elsewhere (both are the command's)."""
+    symbolic link on the way really leads when that is elsewhere (both are the command's).
+    `link_itself`: a last component that is a link is the link, not where it leads (`rm -rf
+    link` removes the link; `rm -rf link/` what it leads to)."""
     if remote:
         return (_remote(word),)
     # Every entry of a folder (`/tmp/*`, `~/.*`) lands where the folder does: deleting all it
@@ -150,14 +155,18 @@ def place(word: str, directory: str, where: Where, *, remote: bool = False) -> t
         return (Place(word, (word,), frozenset({"is:unknown"})),)
     normal = posixpath.normpath(absolute)
     lexical = _through_links(normal, where.links)
-    found = [_placed(lexical, word if every else None, where)]
     # The kernel takes `..` after a symbolic link from where the link leads (`cd linked && rm
     # -rf ../x` leaves the link's target, not its folder): the real path is resolved as
     # written, before `..` is taken as text.
     real = real_path(lexical if lexical != normal else absolute)
+    head, tail = posixpath.split(absolute.rstrip("/"))
+    if link_itself and not every and not word.endswith("/") and tail not in ("", ".", ".."):
+        lexical = posixpath.join(_through_links(posixpath.normpath(head), where.links), tail)
+        real = posixpath.join(real_path(head), tail)
+    found = [_placed(lexical, word if every else None, where)]
     if real != lexical:
         found.append(_placed(real, word if every else None, where))
-    names = well_known(word)
+    names = well_known(word, dots=where.dotglob)
     if names:
         # where it may land when it runs; a folder's every entry still lands on the folder
         known = [p for name in names for p in place(name, directory, where)]
@@ -179,7 +188,8 @@ def _expanded(word: str, directory: str, where: Where) -> list[str]:
     at = _absolute(folder + slash if slash else ".", directory, where)
     if at is None:
         return []
-    return [folder + slash + name for name in entries_matching(real_path(at), last)]
+    found = entries_matching(real_path(at), last, dots=where.dotglob)
+    return [folder + slash + name for name in found]
 
 
 def host_place(word: str) -> Place | None:
@@ -196,18 +206,24 @@ def host_place(word: str) -> Place | None:
     return Place(word, (word, *there.forms), there.tags)
 
 
-def well_known(word: str) -> list[str]:
+def well_known(word: str, *, dots: bool = False) -> list[str]:
     """`word` with its last part, a glob, replaced by each WELL_KNOWN name it matches (as bash
     matches: a leading `.` only by a `.`); [] for a word that is no such glob, or a glob of
-    wildcards alone (`*`, `?*`: every name, which says nothing of any)."""
+    wildcards alone (`*`, `?*`: every name, which says nothing of any). With `dots` (bash's
+    dotglob) a wildcard matches a leading `.` too, so `*` alone names every dot-file there."""
     folder, slash, last = word.rstrip("/").rpartition("/")
-    if not _GLOB & set(last) or not set(last) - _GLOB - set("]!^"):
+    if not _GLOB & set(last):
+        return []
+    wild = not set(last) - _GLOB - set("]!^")
+    if wild and not dots:
         return []
     pattern = last.replace("[^", "[!")
     return [
         folder + slash + name
         for name in WELL_KNOWN
-        if (last.startswith(".") or not name.startswith(".")) and fnmatchcase(name, pattern)
+        if (dots or last.startswith(".") or not name.startswith("."))
+        and (not wild or name.startswith("."))  # `*`: the dot-files only dotglob adds
+        and fnmatchcase(name, pattern)
     ]
 
 

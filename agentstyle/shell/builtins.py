@@ -14,7 +14,16 @@ from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
 from agentstyle.shell.syntax import parse
 from agentstyle.shell.tree import Lit, Redir, Simple
 from agentstyle.shell.walkstate import NO_STDIN, Stdin, WalkerBase
-from agentstyle.shell.words import F_GLOB, F_PROCSUB, F_SUB, F_VAR, UNKNOWN, Symbolic, expand_text
+from agentstyle.shell.words import (
+    F_GLOB,
+    F_PROCSUB,
+    F_SUB,
+    F_VAR,
+    UNKNOWN,
+    UNSET,
+    Symbolic,
+    expand_text,
+)
 from agentstyle.shell.wrappers import git_runs
 
 TYPE_CHECKING = False
@@ -33,6 +42,14 @@ SOURCE_SUBSTITUTION = "source-substitution"
 # can read: these tools print the environment, hooks and completions they are asked for, and
 # a shell profile runs exactly these lines.
 SHELL_SETUP = "shell-setup"
+
+# bash's builtins: a name `hash -p` binds still runs the builtin while it is enabled.
+_BASH_BUILTIN_NAMES = """. : [ alias bg bind break builtin caller cd command compgen complete
+compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash
+help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly
+return set shift shopt source suspend test times trap true type typeset ulimit umask unalias
+unset wait"""
+BASH_BUILTINS = frozenset(_BASH_BUILTIN_NAMES.split())
 
 # Commands whose operands are not paths: no working-directory form is recorded for them.
 _NOT_PATHS = frozenset(
@@ -408,11 +425,17 @@ class Builtins(WalkerBase):
         functions = any("f" in w[1:] for w in flags_given)
         # `export X=1`, `declare -x X=1`: the commands after it run with X
         exporting = not functions and (argv[0] == "export" or any("x" in w for w in flags_given))
+        # in a function, `local`, `declare` and `typeset` (not -g) make the name its own
+        scoped = argv[0] in ("local", "declare", "typeset") and not any(
+            "g" in w for w in flags_given
+        )
         for word in argv[1:]:
             if word.startswith(("-", "+")):
                 continue
             m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=(.*)", word, re.S)
             if m is None:
+                if scoped and not functions and self._local(word):
+                    self.st.vars[word] = (UNSET,)  # `local X`: the function's own, unset
                 if functions:
                     self.called.add(word)  # `export -f f`: a child shell may call it
                     if word in self.st.funcs:
@@ -426,11 +449,22 @@ class Builtins(WalkerBase):
             self.emit(word)
             self._setting_runs(word)
             name, _, value = m.groups()
+            if scoped:
+                self._local(name)  # `local X=…`, `declare X=…` in a function
             flags = self.flags.get(value, 0)
             self.st.vars[name] = (Symbolic(value),) if flags & (F_VAR | F_SUB) else (value,)
             if exporting:
                 self.st.exported[name] = word
         return None
+
+    def _local(self, name: str) -> bool:
+        """`local NAME` (and `declare`/`typeset` without -g, in a function): the function's own
+        NAME from here on; the caller's comes back when it returns (`_call`). True when it is
+        newly the function's own."""
+        if not self.frames or name in self.frames[-1]:
+            return False
+        self.frames[-1][name] = (self.st.vars.get(name), self.st.exported.get(name))
+        return True
 
     def _unset(self, argv: list[str], stdin: Stdin) -> Stdin | None:
         functions = "-f" in argv[1:]
@@ -440,24 +474,14 @@ class Builtins(WalkerBase):
             if functions:
                 self.st.funcs.pop(word, None)
             else:
-                self.st.vars[word] = ("",)
+                self.st.vars[word] = (UNSET,)
                 self.st.exported.pop(word, None)
         return None
 
     def _read(self, argv: list[str], stdin: Stdin) -> Stdin | None:
-        names: list[str] = []
-        skip = False
-        for word in argv[1:]:
-            if skip:
-                skip = False
-                continue
-            if word.startswith("-"):
-                skip = word[-1] in "adinNptu" and len(word) == 2
-                if word in ("-a",):
-                    skip = False
-                continue
-            names.append(word)
+        names, values = _builtin_words(argv, "dinNptu")
         names = names or ["REPLY"]
+        stdin = self._input_fd(values.get("u"), stdin)
         text = "".join(stdin.texts).split("\n", 1)[0] if stdin.texts and not stdin.unknown else None
         if text is None:
             for name in names:
@@ -468,11 +492,51 @@ class Builtins(WalkerBase):
             self.st.vars[name] = (fields[k] if k < len(fields) else "",)
         return None
 
+    def _mapfile(self, argv: list[str], stdin: Stdin) -> Stdin | None:
+        """`mapfile -t rows` (`readarray`): the array of the lines it reads, from stdin or the
+        descriptor `-u N` names (`exec {fd}<<<'…'; mapfile -tu "$fd" rows`)."""
+        names, values = _builtin_words(argv, "dnOsCcu")
+        name = names[-1] if names else "MAPFILE"
+        stdin = self._input_fd(values.get("u"), stdin)
+        if not stdin.texts or stdin.unknown:
+            self.st.vars[name] = (UNKNOWN,)
+            return None
+        lines = "".join(stdin.texts).splitlines(keepends="t" not in values)
+        self.st.vars[name] = (tuple(lines),)
+        return None
+
+    def _input_fd(self, fd: str | None, stdin: Stdin) -> Stdin:
+        """What `read -u N` reads: the text descriptor N was opened on (`exec 3<<<'…'`), or
+        nothing known; stdin when no descriptor is named."""
+        if fd is None:
+            return stdin
+        opened = self.fds.get(fd)
+        out = Stdin()
+        if opened is not None and opened[0] == "text" and opened[1] is not None:
+            out.texts.append(opened[1])
+        else:
+            out.unknown = True
+        return out
+
     def _set_builtin(self, argv: list[str], stdin: Stdin) -> Stdin | None:
         if "--" in argv:
             k = argv.index("--")
             current = self.st.positional
             self.st.positional = [current[0] if current else "bash", *argv[k + 1 :]]
+        return None
+
+    def _shopt(self, argv: list[str], stdin: Stdin) -> Stdin | None:
+        """`shopt -s dotglob` / `-u`, zsh's `setopt globdots` / `unsetopt`: whether the globs of
+        the commands after it match dot-files (`.git`, `.env`); `shopt -s lastpipe`."""
+        words = [w.lower().replace("_", "") for w in argv[1:]]
+        if argv[0] == "shopt" and ("-s" in words or "-u" in words):
+            on = "-s" in words
+            if "dotglob" in words:
+                self.st.dotglob = on
+            if "lastpipe" in words:  # the last stage of a pipeline runs in this shell
+                self.st.lastpipe = on
+        elif "globdots" in words:
+            self.st.dotglob = argv[0] == "setopt"
         return None
 
     def _shift(self, argv: list[str], stdin: Stdin) -> Stdin | None:
@@ -487,6 +551,30 @@ class Builtins(WalkerBase):
             name, eq, value = word.partition("=")
             if eq and not name.startswith("-"):
                 self.st.aliases[name] = value
+        return None
+
+    def _hash(self, argv: list[str], stdin: Stdin) -> Stdin | None:
+        """`hash -p /bin/rm wipe`: the name `wipe` runs that program from now on (a builtin's
+        name only once `enable -n` turned the builtin off); `hash -r` forgets them all, and so
+        does setting PATH (`_set`)."""
+        names, values = _builtin_words(argv, "pdt")
+        if "r" in values:
+            self.st.hashed = {}
+        if values.get("p"):
+            for name in names:
+                self.st.hashed[name] = values["p"]
+        elif "d" in values:
+            for name in [values["d"], *names]:
+                self.st.hashed.pop(name, None)
+        return None
+
+    def _enable(self, argv: list[str], stdin: Stdin) -> Stdin | None:
+        """`enable -n echo`: the builtin is off, so `echo` is looked up as a program."""
+        names, values = _builtin_words(argv, "f")
+        if "n" in values:
+            self.st.disabled = self.st.disabled | set(names)
+        else:
+            self.st.disabled = self.st.disabled - set(names)
         return None
 
     def _trap(self, argv: list[str], stdin: Stdin) -> Stdin | None:
@@ -545,6 +633,30 @@ class Builtins(WalkerBase):
 
 
 MAX_GLOB = 256  # file names one glob is matched to (in the extra element; the word stays)
+
+
+def _builtin_words(argv: list[str], valued: str) -> tuple[list[str], dict[str, str]]:
+    """A builtin's operands and its options' values (`read -u 3 -r x`, `mapfile -tu3 rows`):
+    the letters in `valued` take the rest of the word or the next word; the others are flags,
+    recorded with an empty value."""
+    names: list[str] = []
+    values: dict[str, str] = {}
+    k = 1
+    while k < len(argv):
+        word = argv[k]
+        k += 1
+        if not word.startswith("-") or word == "-":
+            names.append(word)
+            continue
+        for at, letter in enumerate(word[1:], start=1):
+            if letter in valued:
+                value = word[at + 1 :]
+                if not value and k < len(argv):
+                    value, k = argv[k], k + 1
+                values[letter] = value
+                break
+            values[letter] = ""
+    return names, values
 
 
 def _holds(words: list[str], positions: list[int], root: str) -> bool:

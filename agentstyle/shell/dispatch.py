@@ -10,12 +10,19 @@ import posixpath
 import re
 import time
 
-from agentstyle.shell.builtins import PIPE_TO_SHELL, SHELL_SETUP, split_words
+from agentstyle.shell.builtins import BASH_BUILTINS, PIPE_TO_SHELL, SHELL_SETUP, split_words
 from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
 from agentstyle.shell.programs import input_picks_program, lang
 from agentstyle.shell.scripts import Scripts
 from agentstyle.shell.walkstate import DECODE, DOWNLOAD, NO_STDIN, Stdin
-from agentstyle.shell.words import F_EXPANDED, F_POSITIONAL, F_SUB, F_VAR, MAX_ALTERNATIVES
+from agentstyle.shell.words import (
+    F_EXPANDED,
+    F_POSITIONAL,
+    F_SUB,
+    F_VAR,
+    MAX_ALTERNATIVES,
+    Value,
+)
 from agentstyle.shell.wrappers import command_name, commands_in_options, unwrap
 from agentstyle.shell.wrapspecs import SHELLS
 
@@ -146,6 +153,9 @@ class Dispatch(Scripts):
         if name in self.st.funcs:
             self._call(name, argv, stdin)
             return None
+        hashed = self.st.hashed.get(name)
+        if hashed is not None and (name not in BASH_BUILTINS or name in self.st.disabled):
+            return self.run([hashed, *argv[1:]], stdin, peeled)  # `hash -p /bin/rm wipe; wipe`
         builtin = _BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, stdin)
@@ -198,6 +208,7 @@ class Dispatch(Scripts):
         saved = self.st.positional
         self.st.positional = [saved[0] if saved else "bash", *argv[1:]]
         self.calling.append(name)
+        self.frames.append({})
         self.depth += 1
         try:
             if self.depth < MAX_SYNTAX_DEPTH:
@@ -218,6 +229,7 @@ class Dispatch(Scripts):
         finally:
             self.depth -= 1
             self.calling.pop()
+            self._return(self.frames.pop())
             self.st.positional = saved
 
     def finish(self) -> None:
@@ -248,8 +260,10 @@ class Dispatch(Scripts):
         if found.noexec:
             return None
         # `env A=1 cmd`, `sudo A=1 cmd`: cmd runs with A set, as with `A=1 cmd`
-        saved_env = self.command_env
-        if found.assigns:
+        saved_env, saved_cleared = self.command_env, self.cleared
+        if found.clears:  # `env -i A=1 cmd`: cmd has A and nothing else
+            self.command_env, self.cleared = list(found.assigns), True
+        elif found.assigns:
             self.command_env = [*self.command_env, *found.assigns]
         self.remote += int(found.remote)
         self.repeating += int(found.repeats)
@@ -269,8 +283,9 @@ class Dispatch(Scripts):
                 self._eval_dynamic(argv[1:])
             for text, positional in found.strings:
                 if name in SHELLS or name == "sh":
-                    self._shell_c_dynamic(text, positional, argv[0])
-                self.run_text(text, positional)
+                    self._child_shell(text, positional, argv[0])
+                else:
+                    self.run_text(text, positional)
             for before, text, after in found.split:
                 words = split_words(text)
                 self.run([*before, *words, *after], stdin, peeled + 1)
@@ -292,7 +307,7 @@ class Dispatch(Scripts):
             if name == "find":
                 self._resolved(name, argv)  # its start points are paths: `cd / && find .`
         finally:
-            self.command_env = saved_env
+            self.command_env, self.cleared = saved_env, saved_cleared
             self.st.funcs = funcs
             self.remote -= int(found.remote)
             self.repeating -= int(found.repeats)
@@ -360,11 +375,19 @@ class Dispatch(Scripts):
                 self.args_from = self.args_from | stdin.sources
             else:
                 self.data_from = self.data_from | stdin.sources
+            # the items are the files a `find` before it finds (`find ~/.ssh -name 'id_*' |
+            # xargs -I{} curl -F f=@{} …`): what `{}` stands for, as in `find -exec`
+            saved_found, saved_slot = self.found, self.slot
+            if spec.replace in (None, "{}"):
+                self.found = self._found_by(stdin.sources) or self.found
+            if spec.replace and not (spec.replace == "{}" and self.found):
+                self.slot = spec.replace  # `-I%`: a word that starts with % is only known then
             try:
                 self.run(spec.argv, NO_STDIN, peeled + 1)
             finally:
                 self.appending = saved
                 self.args_from, self.data_from = saved_from, saved_data
+                self.found, self.slot = saved_found, saved_slot
             return
         text = "".join(stdin.texts)
         if spec.replace is not None:
@@ -374,7 +397,8 @@ class Dispatch(Scripts):
         else:
             items = split_words(text)
         if not items:
-            self.run(spec.argv, NO_STDIN, peeled + 1)
+            if not spec.if_any:  # `printf '' | xargs -r rm -rf /` runs nothing
+                self.run(spec.argv, NO_STDIN, peeled + 1)
             return
         groups: list[list[str]]
         if spec.max_args:
@@ -389,6 +413,53 @@ class Dispatch(Scripts):
             self.run(argv, NO_STDIN, peeled + 1)
         if len(groups) > MAX_ALTERNATIVES:
             self.issue("alternatives-limit")
+
+    def _child_shell(self, text: str, positional: list[str] | None, shell: str) -> None:
+        """`bash -c TEXT`: a new shell, which has the variables it is started with
+        (`X=rm bash -c '"$X" -rf /'`; none but env's own after `env -i`), and whose `cd` and
+        assignments end with it. Those the line set without exporting stay visible to it: a
+        guard reads what it may run, not only what it surely runs."""
+        saved = self.st
+        self.st = saved.copy()
+        if self.cleared:
+            self.st.vars, self.st.exported = {}, {}
+        for assign in self.command_env:
+            name, _, value = assign.partition("=")
+            self.st.vars[name.removesuffix("+")] = (value,)
+            self.st.exported[name.removesuffix("+")] = assign
+        self.cleared = False
+        try:
+            self._shell_c_dynamic(text, positional, shell)
+            self.run_text(text, positional)
+        finally:
+            self.st = saved
+
+    def _return(self, frame: dict[str, tuple[tuple[Value, ...] | None, str | None]]) -> None:
+        """A function returns: the names it made its own hold the caller's values again."""
+        for name, (values, exported) in frame.items():
+            if values is None:
+                self.st.vars.pop(name, None)
+            else:
+                self.st.vars[name] = values
+            if exported is None:
+                self.st.exported.pop(name, None)
+            else:
+                self.st.exported[name] = exported
+
+    def _found_by(self, sources: frozenset[int]) -> tuple[str, ...]:
+        """The files the `find` runs among `sources` find (what they print, one a line): as
+        its tests name them, else every entry under each start point (`find . | xargs rm -rf`
+        is not `rm -rf .`)."""
+        from agentstyle.shell.wrappers import find_slots
+
+        out: list[str] = []
+        for k in sorted(sources):
+            argv = self.run_list[k].argv if k < len(self.run_list) else ()
+            if argv and command_name(argv[0]) == "find" and "-exec" not in argv:
+                named = any(w in ("-name", "-iname", "-path", "-ipath") for w in argv)
+                slots = find_slots(list(argv))
+                out += slots if named else [s.rstrip("/") + "/*" for s in slots]
+        return tuple(out)
 
     def _input_named(self, argv: list[str], replace: str | None) -> bool:
         """Whether an xargs item becomes the name of a command that code the command line
@@ -529,9 +600,16 @@ _BUILTINS = {
     "readonly": Dispatch._declare,
     "unset": Dispatch._unset,
     "read": Dispatch._read,
+    "mapfile": Dispatch._mapfile,
+    "readarray": Dispatch._mapfile,
     "set": Dispatch._set_builtin,
     "shift": Dispatch._shift,
+    "shopt": Dispatch._shopt,
+    "setopt": Dispatch._shopt,
+    "unsetopt": Dispatch._shopt,
     "alias": Dispatch._alias,
+    "hash": Dispatch._hash,
+    "enable": Dispatch._enable,
     "trap": Dispatch._trap,
     "source": Dispatch._source,
     ".": Dispatch._source,

@@ -20,6 +20,7 @@ class Run:
         "background",
         "data_from",
         "dirs",
+        "dotglob",
         "env",
         "fds",
         "found",
@@ -27,6 +28,7 @@ class Run:
         "remote",
         "repeating",
         "runtime_args",
+        "slot",
         "stdin_from",
         "text",
     )
@@ -48,6 +50,8 @@ class Run:
         repeating: bool = False,
         fds: tuple[tuple[str, str], ...] = (),
         found: tuple[str, ...] = (),
+        dotglob: bool = False,
+        slot: str = "",
     ) -> None:
         self.argv = argv
         self.dirs = dirs
@@ -68,6 +72,10 @@ class Run:
         self.fds = fds
         # the path words `{}` stands for in a command `find -exec` runs: the files it finds
         self.found = found
+        self.dotglob = dotglob  # its globs match dot-files too (`shopt -s dotglob`)
+        # the string xargs replaces with each item it reads (`xargs -I{}`), when they are only
+        # known at run time: a word that starts with it names a path only known then
+        self.slot = slot
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -84,6 +92,8 @@ class Run:
             self.repeating,
             self.fds,
             self.found,
+            self.dotglob,
+            self.slot,
         )
 
     def __repr__(self) -> str:

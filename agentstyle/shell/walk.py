@@ -156,7 +156,11 @@ class Walker(Dispatch):
             outs = []
             made_sure = False
             for k, item in enumerate(node.items):
+                # what follows `&&` or `||` may not run: a variable it sets may keep its value
+                before = self.st.copy() if k else None
                 outs.append(self.walk(item, stdin))
+                if before is not None and self.st.widen(before):
+                    self.issue("values-limit")
                 if k < len(node.ops) and node.ops[k] == "&&" and self.st.just_cd:
                     self.st.sure = made_sure = True  # `cd DIR && …` runs the rest in DIR
             if made_sure:
@@ -194,8 +198,10 @@ class Walker(Dispatch):
         many = len(node.cmds) > 1
         for k, cmd in enumerate(node.cmds):
             saved = self.st
-            if many:
-                self.st = saved.copy()  # every stage runs in a subshell
+            last = k == len(node.cmds) - 1 and saved.lastpipe
+            if many and not last:
+                self.st = saved.copy()  # every stage runs in a subshell (not, with lastpipe,
+                # the last: `shopt -s lastpipe; printf rm | read T` sets T here)
             first = len(self.touched)
             try:
                 out = self.walk(cmd, piped)
@@ -455,6 +461,8 @@ class Walker(Dispatch):
             self.st.vars.setdefault(assign.name, (UNKNOWN,))
             return
         self.st.vars[assign.name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
+        if assign.name == "PATH":
+            self.st.hashed = {}  # bash forgets the names `hash` remembered
         if assign.name in self.st.exported and texts:
             self.st.exported[assign.name] = texts[0]  # an exported variable set again
 

@@ -64,9 +64,13 @@ class State:
     __slots__ = (
         "aliases",
         "dirs",
+        "disabled",
+        "dotglob",
         "exported",
         "funcs",
+        "hashed",
         "just_cd",
+        "lastpipe",
         "positional",
         "prev_dirs",
         "stack",
@@ -88,6 +92,12 @@ class State:
         # `;` still runs where the shell was; after `cd DIR &&` it runs only in DIR.
         self.sure = True
         self.just_cd = False  # the last command run was a `cd` that moved
+        # `shopt -s dotglob` (zsh `setopt globdots`): a glob's `*` also matches names that
+        # start with a dot, so `rm -rf *` reaches `.git` and `.env`
+        self.dotglob = False
+        self.lastpipe = False  # `shopt -s lastpipe`: a pipeline's last stage runs in this shell
+        self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`: NAME runs PATH
+        self.disabled: set[str] = set()  # builtins `enable -n` turned off
 
     def copy(self) -> State:
         new = State()
@@ -101,7 +111,24 @@ class State:
         new.positional = self.positional
         new.sure = self.sure
         new.just_cd = self.just_cd
+        new.dotglob = self.dotglob
+        new.lastpipe = self.lastpipe
+        new.hashed = dict(self.hashed)
+        new.disabled = set(self.disabled)
         return new
+
+    def widen(self, before: State) -> bool:
+        """After a command that may not have run (the right of `&&`, `||`): each variable holds
+        its value from before it as well. True when some had more values than are kept."""
+        cut = False
+        for name, values in list(self.vars.items()):
+            old = before.vars.get(name, (UNKNOWN,))
+            if old == values:
+                continue
+            merged = [*values, *(v for v in old if v not in values)]
+            cut = cut or len(merged) > MAX_VALUES
+            self.vars[name] = tuple(merged[:MAX_VALUES])
+        return cut
 
     def absorb(self, branches: Sequence[State]) -> bool:
         """After branches of which any one ran: each variable may hold any branch's value.
@@ -130,6 +157,11 @@ class State:
             self.funcs.update(b.funcs)
             self.aliases.update(b.aliases)
             self.exported.update(b.exported)
+        self.dotglob = any(b.dotglob for b in branches)  # set in some branch: it may be on
+        self.lastpipe = any(b.lastpipe for b in branches)
+        for b in branches:
+            self.hashed.update(b.hashed)
+            self.disabled |= b.disabled
         return cut
 
 
@@ -232,9 +264,11 @@ class WalkerBase(Scope):
         self.written_overflow = False
         self.git_aliases: dict[str, str] = {}
         self.command_env: list[str] = []  # the NAME=value words before the command being run
+        self.cleared = False  # `env -i` before it: it starts with no environment but its own
         self.command_redirs: tuple[tuple[str, str], ...] = ()  # its file redirections
         self.found: tuple[str, ...] = ()  # what `{}` stands for in a command find runs
         self.appending = False  # xargs appends words only known when it runs
+        self.slot = ""  # …or puts them where this string is (`xargs -I{}`)
         self.recorded: dict[tuple[object, ...], int] = {}  # every simple command: its position
         self.run_list: list[Run] = []  # …in ShellParse.runs, for the model
         self.touched: list[int] = []  # the position of each run as it is met, again or not
@@ -245,6 +279,9 @@ class WalkerBase(Scope):
         self.fds: dict[str, tuple[str, str | None]] = {}  # `exec N>file`, `exec N<<<text`
         self.procsubs: dict[str, Stdin] = {}
         self.calling: list[str] = []
+        # per function being walked, the caller's value (and export) of each name it made its
+        # own with `local`: given back when it returns
+        self.frames: list[dict[str, tuple[tuple[Value, ...] | None, str | None]]] = []
         self.recursed: set[str] = set()  # functions being walked that called themselves
         self.running: list[
             tuple[str, str | None, str]
@@ -279,6 +316,8 @@ class WalkerBase(Scope):
         (`X=1 cmd`, `env X=1 cmd`), which win."""
         own = {text.partition("=")[0].removesuffix("+") for text in self.command_env}
         exported = [t for name, t in self.st.exported.items() if name not in own]
+        if self.cleared:  # `env -i cmd`: nothing of the shell's environment
+            exported = []
         return (*exported, *self.command_env)
 
     def _record_run(self, argv: list[str], text: str, stdin: Stdin | None = None) -> None:
@@ -314,7 +353,9 @@ class WalkerBase(Scope):
             background=self.background > 0,
             repeating=self.repeating > 0 or recursive,
             fds=tuple((n, str(f[1])) for n, f in self.fds.items() if f[0] == "file"),
-            found=self.found if any("{}" in w for w in argv) else (),
+            found=self.found if self.appending or any("{}" in w for w in argv) else (),
+            dotglob=self._dotglob(),
+            slot=self.slot if self.appending and any(self.slot in w for w in argv[1:]) else "",
         )
         key = run.key()
         if key not in self.recorded:
@@ -322,7 +363,14 @@ class WalkerBase(Scope):
             self.run_list.append(run)
         self.touched.append(self.recorded[key])
         self.appending = False  # the words xargs appends are this command's, not what it runs
+        self.slot = ""
         self.data_from = frozenset()
+
+    def _dotglob(self) -> bool:
+        """Whether a glob of this command matches dot-files: `shopt -s dotglob`, or GLOBIGNORE
+        set to something (bash then turns dotglob on)."""
+        ignore = self.st.vars.get("GLOBIGNORE", ())
+        return self.st.dotglob or any(v != "" for v in ignore)
 
     def _since(self, first: int) -> frozenset[int]:
         """The runs met since `first = len(self.touched)`: recorded then, or earlier when a

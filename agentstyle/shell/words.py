@@ -42,7 +42,16 @@ class Symbolic(str):
 
 
 # A variable's value: text, an array, or unknown; a variable holds one or more of them.
-Value = str | tuple[str, ...] | Unknown  # a str may be Symbolic
+class Unset(str):
+    """A variable `unset` removed: it expands to nothing, and `${X-word}` (`=`, `+`), which
+    tell unset from empty, read it as unset."""
+
+    __slots__ = ()
+
+
+UNSET = Unset("")
+
+Value = str | tuple[str, ...] | Unknown  # a str may be Symbolic or Unset
 
 # Field flags: where the text of a field came from.
 F_VAR = 1  # a variable whose value is not known
@@ -476,14 +485,15 @@ def _operate(p: Param, value: str | tuple[str, ...], scope: Scope, how: int) -> 
     if op == "len":
         return [(str(len(text)), _LITERAL)]
     arg = expand_text(p.arg.parts, scope)[0] if p.arg is not None else ""
-    if op in (":-", ":="):
+    unset = isinstance(value, Unset)
+    if op in (":-", ":=") or (op in ("-", "=") and unset):
         return [(text or arg, how)]
     if op in ("-", "=", "?", ":?"):
         return [(text, how)]
     if op == ":+":
         return [(arg if text else "", how)]
     if op == "+":
-        return [(arg, how)]
+        return [("" if unset else arg, how)]
     if op in ("#", "##", "%", "%%"):
         return [(_strip(text, arg, op), how)]
     if op in ("/", "//", "/#", "/%"):

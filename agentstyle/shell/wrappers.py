@@ -16,6 +16,7 @@ from agentstyle.shell.wrapspecs import (
     CONTAINER_EXEC,
     CONTAINER_GLOBAL,
     CONTAINER_TOOLS,
+    EDITORS,
     FIND_EXEC,
     FLOCK,
     GIT_GLOBAL,
@@ -24,6 +25,7 @@ from agentstyle.shell.wrapspecs import (
     PARALLEL,
     REMOTE_HOME,
     RUNNERS,
+    RUNS_OPTION,
     SCRIPT,
     SHELL_OPTS_WITH_ARG,
     SHELLS,
@@ -56,6 +58,7 @@ class Unwrapped:
         "argvs",
         "assigns",
         "chdir",
+        "clears",
         "detached",
         "found",
         "noexec",
@@ -82,6 +85,7 @@ class Unwrapped:
         self.remote = False
         self.repeats = False  # runs the command again and again until stopped (`watch`)
         self.noexec = False  # `bash -n`: read, never run
+        self.clears = False  # `env -i`: the command starts with no environment but its own
         self.xargs: Xargs | None = None
         self.parallel: Parallel | None = None
 
@@ -89,11 +93,12 @@ class Unwrapped:
 class Xargs:
     """How `xargs` turns its stdin into arguments of `argv`."""
 
-    __slots__ = ("argv", "delimiter", "from_file", "max_args", "replace")
+    __slots__ = ("argv", "delimiter", "from_file", "if_any", "max_args", "replace")
 
     def __init__(self, argv: list[str], replace: str | None, delimiter: str | None, max_args: int):
         self.argv = argv
         self.replace = replace
+        self.if_any = False  # `-r`: nothing runs when the input holds no item
         self.from_file = False  # `-a FILE`/`--arg-file`: the items come from a file, not stdin
         self.delimiter = delimiter  # None: blanks and newlines (with quotes), "\0" with -0
         self.max_args = max_args  # 0: as many as fit
@@ -250,37 +255,6 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
 
 
 # Options whose value is a command the program runs itself, on this machine.
-_RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    # name: (options taking the command as the next word, `--opt=`/`-o KEY=` prefixes)
-    "tar": (
-        frozenset(
-            {
-                "--to-command",
-                "-I",
-                "--use-compress-program",
-                "-F",
-                "--info-script",
-                "--new-volume-script",
-            }
-        ),
-        frozenset(
-            {
-                "--to-command=",
-                "--use-compress-program=",
-                "--info-script=",
-                "--new-volume-script=",
-                "--checkpoint-action=exec=",
-            }
-        ),
-    ),
-    "rsync": (frozenset({"-e", "--rsh"}), frozenset({"--rsh=", "--rsync-path="})),
-    "ssh": (frozenset(), frozenset({"ProxyCommand=", "LocalCommand=", "KnownHostsCommand="})),
-    "scp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
-    "sftp": (frozenset({"-S"}), frozenset({"ProxyCommand="})),
-    "man": (frozenset({"-P", "--pager"}), frozenset({"--pager="})),
-    "git": (frozenset(), frozenset()),
-}
-_EDITORS = frozenset({"vim", "vi", "nvim", "view", "ex", "gvim", "vimdiff"})
 # git settings whose value git runs with the shell (`git -c core.pager=CMD`, `git config …`).
 GIT_SHELL_KEYS = frozenset(
     {
@@ -377,7 +351,7 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
     `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `git -c core.pager=`, `git rebase
     --exec`)."""
     out: list[str] = []
-    if name in _EDITORS:
+    if name in EDITORS:
         for k, word in enumerate(argv[1:], start=1):
             value = None
             if word in ("-c", "--cmd") and k + 1 < len(argv):
@@ -393,24 +367,48 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
         return out
     if name == "git":
         return _git_commands(argv)
-    shape = _RUNS_OPTION.get(name)
+    shape = RUNS_OPTION.get(name)
     if shape is None:
         return out
-    takes, prefixes = shape
-    for k, word in enumerate(argv[1:], start=1):
-        if word in takes and k + 1 < len(argv):
-            out.append(argv[k + 1])
-        elif word == "-o" and k + 1 < len(argv):
-            for prefix in prefixes:
-                if argv[k + 1].startswith(prefix):
-                    out.append(argv[k + 1][len(prefix) :])
-        else:
-            for prefix in prefixes:
-                if word.startswith(prefix):
-                    out.append(word[len(prefix) :])
-                elif word.startswith("-o" + prefix):
-                    out.append(word[len(prefix) + 2 :])
+    takes, prefixes, letters = shape
+    words = list(argv[1:])
+    k = 0
+    while k < len(words):
+        word = words[k]
+        k += 1
+        if word == "--":
+            break
+        if word in takes and k < len(words):
+            out.append(words[k])
+            k += 1
+            continue
+        if word.startswith("--"):
+            out += [word[len(p) :] for p in prefixes if word.startswith(p)]
+            continue
+        if not word.startswith("-") or word == "-":
+            continue
+        # a cluster of short options: the first that takes a value takes the rest of the word
+        # (or the next word); that value is a command for the ones in `takes`
+        for at, letter in enumerate(word[1:], start=1):
+            if letter not in letters:
+                continue
+            value = word[at + 1 :]
+            if not value and k < len(words):
+                value, k = words[k], k + 1
+            if "-" + letter in takes:
+                out.append(value)
+            elif letter == "o":
+                out += _ssh_setting_command(value, prefixes)
+            break
     return [c for c in out if c.strip()]
+
+
+def _ssh_setting_command(setting: str, keys: frozenset[str]) -> list[str]:
+    """The command an ssh `-o` setting runs (`ProxyCommand=…`, `proxycommand …`), if any."""
+    m = re.match(r"\s*([A-Za-z]+)\s*(?:=|\s)\s*(.*)", setting, re.S)
+    if m is None or m.group(1).lower() not in keys:
+        return []
+    return [m.group(2)]
 
 
 def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
@@ -422,11 +420,14 @@ def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
         if word == "--":
             i += 1
             break
-        if word == "-":  # the old spelling of `-i`
+        if word in ("-", "--ignore-environment"):  # `-` is the old spelling of `-i`
+            found.clears = True
             i += 1
             continue
         if not word.startswith("-"):
             break
+        if not word.startswith("--") and "i" in word[1 : _first_valued(word) or None]:
+            found.clears = True
         width = 1
         value: str | None = None
         key = word
@@ -459,6 +460,11 @@ def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
     return found
 
 
+def _first_valued(word: str) -> int:
+    """Where, in a cluster of env's short options, the first that takes a value is (0: none)."""
+    return next((j for j in range(1, len(word)) if word[j] in "uCSPa"), 0)
+
+
 def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
     opts = _options(argv, 1, XARGS)
     inner = argv[opts.end :] or ["echo"]
@@ -485,6 +491,7 @@ def _unwrap_xargs(argv: list[str], found: Unwrapped) -> Unwrapped:
         max_args = 1
     found.xargs = Xargs(inner, replace, delimiter, max_args)
     found.xargs.from_file = "-a" in opts.values or "--arg-file" in opts.values
+    found.xargs.if_any = "-r" in opts.seen or "--no-run-if-empty" in opts.seen
     found.detached.append(inner)
     return found
 
@@ -576,7 +583,7 @@ _FIND_LEADING = frozenset({"-H", "-L", "-P"})
 _FIND_NAMES = frozenset({"-name", "-iname"})
 
 
-def _find_slots(argv: list[str]) -> tuple[str, ...]:
+def find_slots(argv: list[str]) -> tuple[str, ...]:
     """The files `find` hands the command it runs as `{}`: under each start point (`.` when
     none is given), named as its -name/-iname tests say (`./**/.env`), or -path's pattern;
     the start point itself when no test names them."""
@@ -595,7 +602,7 @@ def _find_slots(argv: list[str]) -> tuple[str, ...]:
 
 
 def _unwrap_find(argv: list[str], found: Unwrapped) -> Unwrapped:
-    found.found = _find_slots(argv)
+    found.found = find_slots(argv)
     i = 1
     while i < len(argv):
         if argv[i] in FIND_EXEC:
@@ -746,10 +753,12 @@ def _shell_options(argv: Sequence[str]) -> tuple[int, str, bool]:
         if not word.startswith("--"):
             cluster = word[1:]
             at = min((k for k in (cluster.find("o"), cluster.find("O")) if k >= 0), default=-1)
+            given = cluster if at < 0 else cluster[:at]
             if word.startswith("-"):
-                # `+n` turns an option off; what follows the cluster's `o` is its value
-                # (zsh's `-onotify`), not more letters.
-                letters.append(cluster if at < 0 else cluster[:at])
+                # what follows the cluster's `o` is its value (zsh's `-onotify`), not letters
+                letters.append(given)
+            else:  # `+n` turns off what an earlier `-n` turned on (`bash -n +n` runs)
+                letters = ["".join(c for c in group if c not in given) for group in letters]
             if at >= 0 and at == len(cluster) - 1:
                 i += 1  # the cluster's `o` takes the next word
         i += 1

@@ -465,13 +465,15 @@ GIT_GLOBAL = Spec(
     ),
 )
 TMUX_GLOBAL = Spec("cfLST", strings=("-c",))
+# per subcommand that runs a shell command, its short options that take a value (tmux(1);
+# the others are flags: `new-session -ds NAME CMD` is -d, then -s NAME)
 TMUX_SHELL = {
-    "new-session": "cdeFnstxyXA",
-    "new": "cdeFnstxyXA",
-    "new-window": "cdeFnst",
-    "neww": "cdeFnst",
-    "split-window": "cdeFlpt",
-    "splitw": "cdeFlpt",
+    "new-session": "cefFnstxy",
+    "new": "cefFnstxy",
+    "new-window": "ceFnt",
+    "neww": "ceFnt",
+    "split-window": "ceFlpt",
+    "splitw": "ceFlpt",
     "respawn-pane": "cet",
     "respawnp": "cet",
     "respawn-window": "cet",
@@ -512,3 +514,44 @@ HYPERFINE = Spec(
     },
     strings=("-p", "--prepare", "-c", "--cleanup", "-s", "--setup", "--conclude", "--reference"),
 )
+
+
+# -- commands given as option values (wrappers.commands_in_options) -------------------------
+
+# ssh's settings whose value is a command it runs locally (ssh reads a key in any case, and
+# `KEY=value` or `KEY value`: `-o 'ProxyCommand nc %h %p'`)
+SSH_COMMANDS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
+RUNS_OPTION: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
+    # name: (options taking the command as the next word, `--opt=` prefixes and `-o KEY=` ssh
+    # settings, the short options that take a value: a cluster ends at one, which takes the
+    # rest of the word or the next word, `tar -cI CMD`, `rsync -ae CMD`, `scp -qvoKEY=CMD`)
+    "tar": (
+        frozenset(
+            {
+                "--to-command",
+                "-I",
+                "--use-compress-program",
+                "-F",
+                "--info-script",
+                "--new-volume-script",
+            }
+        ),
+        frozenset(
+            {
+                "--to-command=",
+                "--use-compress-program=",
+                "--info-script=",
+                "--new-volume-script=",
+                "--checkpoint-action=exec=",
+            }
+        ),
+        "bCfFgHIKLNTVX",
+    ),
+    "rsync": (frozenset({"-e", "--rsh"}), frozenset({"--rsh=", "--rsync-path="}), "BefMT"),
+    "ssh": (frozenset(), SSH_COMMANDS, "BbcDEeFIiJLlmOoPpQRSWw"),
+    "scp": (frozenset({"-S"}), SSH_COMMANDS, "cDFiJloPSX"),
+    "sftp": (frozenset({"-S"}), SSH_COMMANDS, "BbcDFiJloPRSsX"),
+    "man": (frozenset({"-P", "--pager"}), frozenset({"--pager="}), "CMPSemLp"),
+    "git": (frozenset(), frozenset(), ""),
+}
+EDITORS = frozenset({"vim", "vi", "nvim", "view", "ex", "gvim", "vimdiff"})
