@@ -22,6 +22,7 @@ import pytest
 
 from agentstyle.harnesses import adapter_for, codex
 from agentstyle.harnesses.facts import SUPPORTED, spec_for
+from agentstyle.limits import DEADLINE_ENV
 from agentstyle.runtime import notified
 from tests.support.harness import HarnessProject
 from tests.support.hooks import HookResult, new_session
@@ -211,7 +212,11 @@ def run_cause(p: HarnessProject, cause: str) -> dict[str, list[HookResult]]:
             for s in (one, one, two)
         ]
 
-    with state(p) as env:
+    with state(p) as given:
+        # Seven harnesses' hooks at once on a busy machine can wait on one another's lock past
+        # the 2 s budget, which would tell `locked` instead of the cause under test: a generous
+        # deadline where the state sets none (the locked and deadline causes set their own).
+        env = {DEADLINE_ENV: "10", **given}
         if cause == "deadline":  # a deadline of 0 must not meet another hook holding the lock
             return {h: calls(h, env) for h in GATES}
         with ThreadPoolExecutor(max_workers=len(GATES)) as pool:
