@@ -221,9 +221,15 @@ LANGS: dict[str, Lang] = {
         ["-f", "--file"],
         ["-u", "--username", "-p", "--password", "-k", "--keyspace", "--cqlversion"],
     ),
-    # go-sqlcmd's `sqlcmd query --query SQL` beside the classic `-Q SQL`
-    "sqlcmd": _sql(
-        ["-Q", "-q", "--query"], ["-i"], ["-S", "-d", "-U", "-P", "-o", "-v", "-s", "-t"]
+    # the classic `sqlcmd -Q SQL` and go-sqlcmd's `sqlcmd query [--query] SQL`
+    "sqlcmd": Lang(
+        "sql",
+        inline=frozenset({"-Q", "-q", "--query"}),
+        script=frozenset({"-i"}),
+        with_arg=frozenset({"-S", "-d", "-U", "-P", "-o", "-v", "-s", "-t"}),
+        positional_script=False,
+        first_operand=True,
+        subcommands=frozenset({"query"}),
     ),
     # SQL sent through a cloud CLI's data API: Athena, the Redshift and RDS Data APIs
     "aws": _sql(
@@ -352,6 +358,8 @@ def program(lang: Lang, argv: Sequence[str]) -> Program:
     if lang.first_operand:
         if i < len(argv):
             prog.inline.append(operand)
+        else:  # `bq query`, `sqlcmd -S host` with no SQL given read it from stdin
+            prog.reads_stdin = lang.family == "sql"
         return prog
     if lang.sql_operand:
         prog.inline.extend([" ".join(argv[i + 1 :])] if i + 1 < len(argv) else [])
