@@ -191,9 +191,7 @@ LANGS: dict[str, Lang] = {
     "psql": _PSQL,
     "mysql": _MYSQL,
     "mariadb": _MYSQL,
-    "duckdb": Lang(
-        "sql", inline=frozenset({"-c", "-s", "-cmd", "--cmd"}), sql_operand=True
-    ),
+    "duckdb": Lang("sql", inline=frozenset({"-c", "-s", "-cmd", "--cmd"}), sql_operand=True),
     "sqlite3": _SQLITE,
     "sqlite": _SQLITE,
     "litecli": _sql(["-e", "--execute"], with_arg=["-D", "--database", "--liteclirc", "-l"]),
