@@ -122,7 +122,13 @@ _PSQL = _sql(
     ["-h", "-p", "-U", "-d", "-v", "-o", "-L", "-P", "-F", "-R", "-T"],
 )
 _MYSQL_ARGS = ["-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database", "-S", "--socket"]
-_SQLITE = Lang("sql", with_arg=frozenset({"-cmd", "-separator", "-newline"}), sql_operand=True)
+# `-cmd SQL` runs before the operands' SQL, wherever it stands (`sqlite3 -cmd 'DROP …' db`)
+_SQLITE = Lang(
+    "sql",
+    inline=frozenset({"-cmd", "--cmd"}),
+    with_arg=frozenset({"-separator", "-newline", "-nullvalue", "-init"}),
+    sql_operand=True,
+)
 _CLICKHOUSE_ARGS = ["-h", "--host", "--port", "-u", "--user", "--password", "-d", "--database"]
 _CLICKHOUSE = _sql(["-q", "--query"], ["--queries-file"], _CLICKHOUSE_ARGS)
 _TRINO = _sql(["--execute"], ["-f", "--file"], ["--server", "--catalog", "--schema", "--user"])
@@ -157,7 +163,7 @@ LANGS: dict[str, Lang] = {
     "psql": _PSQL,
     "mysql": _MYSQL,
     "mariadb": _MYSQL,
-    "duckdb": Lang("sql", inline=frozenset({"-c"}), sql_operand=True),
+    "duckdb": Lang("sql", inline=frozenset({"-c", "-s", "-cmd", "--cmd"}), sql_operand=True),
     "sqlite3": _SQLITE,
     "sqlite": _SQLITE,
     "litecli": _sql(["-e", "--execute"], with_arg=["-D", "--database", "--liteclirc", "-l"]),
@@ -185,7 +191,25 @@ LANGS: dict[str, Lang] = {
         ["-f", "--file"],
         ["-u", "--username", "-p", "--password", "-k", "--keyspace", "--cqlversion"],
     ),
-    "sqlcmd": _sql(["-Q", "-q"], ["-i"], ["-S", "-d", "-U", "-P", "-o", "-v", "-s", "-t"]),
+    # the classic `sqlcmd -Q SQL` and go-sqlcmd's `sqlcmd query [--query] SQL`
+    "sqlcmd": Lang(
+        "sql",
+        inline=frozenset({"-Q", "-q", "--query"}),
+        script=frozenset({"-i"}),
+        with_arg=frozenset({"-S", "-d", "-U", "-P", "-o", "-v", "-s", "-t"}),
+        positional_script=False,
+        first_operand=True,
+        subcommands=frozenset({"query"}),
+    ),
+    # SQL sent through a cloud CLI's data API: Athena, the Redshift and RDS Data APIs
+    "aws": _sql(
+        ["--query-string", "--sql"],
+        under=(
+            ("athena", "start-query-execution"),
+            ("redshift-data", "execute-statement"),
+            ("rds-data", "execute-statement"),
+        ),
+    ),
     "snowsql": _sql(
         ["-q", "--query"],
         ["-f", "--filename"],
@@ -297,17 +321,19 @@ def program(lang: Lang, argv: Sequence[str]) -> Program:
             return prog
         else:
             i += step if flag in lang.with_arg else 1
-    if prog.inline:
+    if prog.inline and not lang.sql_operand:  # `sqlite3 -cmd X db Y` runs X, then Y
         prog.args = list(argv[i:])
         return prog
     operand = argv[i] if i < len(argv) else "-"
     if lang.first_operand:
         if i < len(argv):
             prog.inline.append(operand)
+        else:  # `bq query`, `sqlcmd -S host` with no SQL given read it from stdin
+            prog.reads_stdin = lang.family == "sql"
         return prog
     if lang.sql_operand:
         prog.inline.extend([" ".join(argv[i + 1 :])] if i + 1 < len(argv) else [])
-        prog.reads_stdin = not prog.inline
+        prog.reads_stdin = i + 1 >= len(argv)  # no SQL after the database: stdin is read
     elif operand == "-" or not lang.positional_script:
         prog.reads_stdin = True
         prog.args = list(argv[i + 1 :])
@@ -318,10 +344,14 @@ def program(lang: Lang, argv: Sequence[str]) -> Program:
 
 
 def _short_hit(word: str, lang: Lang) -> tuple[str, str] | None:
-    """In a short-option cluster (`-Bc`, `-pe`, `-Mstrict`), the first option taking a value."""
+    """In a short-option cluster (`-Bc`, `-pe`, `-Mstrict`), the first option taking a value;
+    a single-dash long option the client lists whole is that option (duckdb's `-cmd` is not
+    `-c md`)."""
+    groups = (lang.inline, lang.script, lang.stop, lang.with_arg, lang.attached)
+    if any(word in group for group in groups):
+        return word, ""
     for j in range(1, len(word)):
         flag = "-" + word[j]
-        groups = (lang.inline, lang.script, lang.stop, lang.with_arg, lang.attached)
         if any(flag in group for group in groups):
             rest = word[j + 1 :]
             if flag in lang.inline and rest and all("-" + c in lang.inline for c in rest):

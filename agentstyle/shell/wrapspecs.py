@@ -246,6 +246,8 @@ SPECS: dict[str, Spec] = {
     "fakeroot": Spec("lsib", ("--lib", "--faked")),
     "sandbox-exec": Spec("fpDn"),
     "caffeinate": Spec("tw"),
+    # macOS's `arch -arm64 cmd`, `arch -x86_64 -e VAR=1 cmd`: the command under another CPU type
+    "arch": Spec("ed"),
     "unbuffer": Spec(),
     "rlwrap": Spec("bCDefgHlOpPqSstwz"),
     "torsocks": Spec("upaP"),
@@ -292,6 +294,7 @@ RUNNERS: dict[tuple[str, str], Spec] = {
         ),
     ),
     ("uv", "tool"): Spec(),
+    ("rtk", "proxy"): Spec(),  # rtk, a CLI proxy for agents: `rtk proxy CMD` runs CMD as is
     ("pipx", "run"): Spec(long=("--spec", "--python", "--pip-args")),
     ("poetry", "run"): Spec("C", ("--directory", "--project")),
     ("pipenv", "run"): Spec(),
