@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentstyle.harnesses.facts import DENY, spec_for
+from agentstyle.harnesses.facts import Can, spec_for
 from agentstyle.install.library import LIBRARY, bundled_path
 from tests.support.harness import HARNESSES, HarnessProject
 from tests.support.project import Saved
@@ -43,7 +43,7 @@ def test_doctor_passes_right_after_installing_a_bundled_package(
 ) -> None:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
     installed = p.cli("install", package, "--harness", harness, *REQUIRED.get(package, ()))
-    if installed.returncode != 0 and DENY not in spec_for(harness).points["stop"].capabilities:
+    if installed.returncode != 0 and Can.DENY not in spec_for(harness).points["stop"].capabilities:
         # a harness that cannot continue a stop (OpenCode) refuses the bundled stop gates by
         # name, and nothing else
         refused = [line for line in installed.stderr.splitlines() if "install-error" in line]

@@ -21,7 +21,7 @@ from agentstyle.harnesses import (
     written,
 )
 from agentstyle.harnesses.answer import with_approve_hint
-from agentstyle.harnesses.facts import ASK, CONTEXT, DENY, MESSAGE, spec_for
+from agentstyle.harnesses.facts import Can, spec_for
 from agentstyle.harnesses.facts import codex as codex_facts
 from agentstyle.harnesses.payload import CALL_KEY_FIELD, call_key
 from agentstyle.limits import BUDGET_S, DEADLINE_ENV, DEADLINE_S
@@ -251,8 +251,8 @@ def test_every_adapter_says_nothing_where_nothing_is_to_say() -> None:
 
 def test_unconfirmed_codex_pre_tool_use_context() -> None:
     caps = codex_facts.SPEC.points["tool.pre"].capabilities
-    assert (CONTEXT in caps) is codex_facts.PRE_TOOL_USE_CONTEXT
-    assert DENY in caps and MESSAGE in caps and ASK not in caps
+    assert (Can.CONTEXT in caps) is codex_facts.PRE_TOOL_USE_CONTEXT
+    assert Can.DENY in caps and Can.MESSAGE in caps and Can.ASK not in caps
 
 
 def test_unconfirmed_cursor_permission_form_cut_over() -> None:
@@ -380,7 +380,7 @@ def test_every_spec_lists_its_points_in_one_place() -> None:
         assert set(spec.bookkeeping) <= set(spec.native_events())
         assert set(spec.gate_events) <= set(spec.native_events()) | set(spec.extra_native_events)
         for point, ps in spec.points.items():
-            if DENY not in ps.capabilities:
+            if Can.DENY not in ps.capabilities:
                 assert ps.native_event not in spec.gate_events, (harness, point)
 
 

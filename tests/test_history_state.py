@@ -24,7 +24,7 @@ import pytest
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded
 from agentstyle.harnesses import SUPPORTED
-from agentstyle.harnesses.facts import DENY, spec_for
+from agentstyle.harnesses.facts import Can, spec_for
 from agentstyle.install.selfprotect import plan_packages
 from tests.support.cli import style_in_process
 from tests.support.harness import HarnessProject
@@ -593,7 +593,7 @@ HARNESS_EVENTS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
 @pytest.mark.parametrize("harness", SUPPORTED)
 def test_every_harness_refuses_the_untested_stop(harness: str, tmp_path: Path) -> None:
     p = HarnessProject(tmp_path / "proj", tmp_path / "home")
-    if DENY not in spec_for(harness).points["stop"].capabilities:
+    if Can.DENY not in spec_for(harness).points["stop"].capabilities:
         # a stop it cannot continue (OpenCode's `session.idle`): install refuses the rule
         # rather than install one that never holds the agent
         refused = p.cli("install", PACKAGE, "--harness", harness)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentstyle.harnesses.facts import REPLACE_OUTPUT, spec_for
+from agentstyle.harnesses.facts import Can, spec_for
 from e2e.clients import HARNESSES, Session
 from e2e.mockapi import Say, Script
 from e2e.scenarios import shell, tool_results
@@ -52,7 +52,7 @@ def test_a_secret_in_the_output(session, harness: str) -> None:
     assert later, "the model was not asked again after the call"
     results = "".join(t for r in later for t in tool_results(r.body))
     text = "".join(r.text for r in later)
-    if REPLACE_OUTPUT in spec_for(harness).points["tool.post"].capabilities:
+    if Can.REPLACE_OUTPUT in spec_for(harness).points["tool.post"].capabilities:
         # the model reads the output as replaced, and the rules' text
         assert AWS_KEY not in text and PASSWORD not in text, results
         assert all(r in results for r in REPLACED), results
