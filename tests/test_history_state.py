@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from agentstyle.audit import replay as rp
 from agentstyle.audit.transcripts import Recorded
@@ -27,7 +28,7 @@ from agentstyle.harnesses import SUPPORTED
 from agentstyle.harnesses.facts import Can, spec_for
 from agentstyle.install.selfprotect import plan_packages
 from tests.support.cli import style_in_process
-from tests.support.harness import HarnessProject
+from tests.support.harness import DATA, HarnessProject
 from tests.support.hooks import new_session
 from tests.support.packages import package_text
 from tests.support.project import Project
@@ -412,182 +413,10 @@ def test_a_replay_of_the_sessions_export_gives_the_hooks_verdicts(
     assert recorded[f"{PACKAGE}/edited-without-tests"]["loop_guarded"] == 1
 
 
-# Per harness: (native event, payload) of an edit, a passing test run, a failing one and a
-# stop, in the harness's own shapes (docs/design/harnesses.md); `{root}` is the project folder.
-# A harness added to SUPPORTED fails the test below until its shapes are here.
-HARNESS_EVENTS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
-    "claude-code": {
-        "edit": (
-            "PostToolUse",
-            {
-                "tool_name": "Write",
-                "tool_input": {"file_path": "{root}/src/lib.rs", "content": "fn f() {}"},
-                "tool_response": {"filePath": "{root}/src/lib.rs"},
-            },
-        ),
-        "fail": (
-            "PostToolUseFailure",
-            {
-                "tool_name": "Bash",
-                "tool_input": {"command": "cargo test"},
-                "error": "Exit code 101\nFAILED",
-            },
-        ),
-        "pass": (
-            "PostToolUse",
-            {
-                "tool_name": "Bash",
-                "tool_input": {"command": "cargo test"},
-                "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False},
-            },
-        ),
-        "stop": ("Stop", {"stop_hook_active": False, "last_assistant_message": "Done."}),
-    },
-    "codex": {
-        "edit": (
-            "PostToolUse",
-            {
-                "tool_name": "apply_patch",
-                "tool_input": {
-                    "command": "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n"
-                    "*** End Patch\n"
-                },
-                "tool_response": "Success. Updated the following files:\nM src/lib.rs\n",
-            },
-        ),
-        "pass": ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "cargo test"}}),
-        "stop": ("Stop", {"stop_hook_active": False, "last_assistant_message": "Done."}),
-    },
-    "gemini-cli": {
-        "edit": (
-            "AfterTool",
-            {
-                "tool_name": "write_file",
-                "tool_input": {"file_path": "{root}/src/lib.rs", "content": "fn f() {}"},
-                "tool_response": {"llmContent": "Wrote src/lib.rs", "returnDisplay": ""},
-            },
-        ),
-        "fail": (
-            "AfterTool",
-            {
-                "tool_name": "run_shell_command",
-                "tool_input": {"command": "cargo test"},
-                "tool_response": {
-                    "llmContent": "Command: cargo test\nStdout: Exit Code: 0\nExit Code: 101\n",
-                    "returnDisplay": "",
-                },
-            },
-        ),
-        "pass": (
-            "AfterTool",
-            {
-                "tool_name": "run_shell_command",
-                "tool_input": {"command": "cargo test"},
-                "tool_response": {
-                    "llmContent": "Command: cargo test\nStdout: ok\nExit Code: 0\n",
-                    "returnDisplay": "",
-                },
-            },
-        ),
-        "stop": ("AfterAgent", {"prompt": "fix it", "prompt_response": "Done."}),
-    },
-    "copilot-cli": {
-        "edit": (
-            "PostToolUse",
-            {
-                "tool_name": "Write",
-                "tool_input": {"path": "{root}/src/lib.rs", "file_text": "fn f() {}"},
-                "tool_result": {"result_type": "success", "text_result_for_llm": "Created"},
-            },
-        ),
-        # a command's exit code is only in its result's last line (copilot_cli.SHELL_EXIT)
-        "fail": (
-            "PostToolUse",
-            {
-                "tool_name": "Bash",
-                "tool_input": {"command": "cargo test", "description": "test"},
-                "tool_result": {
-                    "result_type": "success",
-                    "text_result_for_llm": "FAILED\n<shellId: 0 completed with exit code 101>",
-                },
-            },
-        ),
-        "pass": (
-            "PostToolUse",
-            {
-                "tool_name": "Bash",
-                "tool_input": {"command": "cargo test", "description": "test"},
-                "tool_result": {
-                    "result_type": "success",
-                    "text_result_for_llm": "ok\n<shellId: 1 completed with exit code 0>",
-                },
-            },
-        ),
-        "stop": ("Stop", {"stop_hook_active": False, "stop_reason": "end_turn"}),
-    },
-    "cursor": {
-        "edit": (
-            "postToolUse",
-            {
-                "tool_name": "Write",
-                "tool_input": {"file_path": "{root}/src/lib.rs", "contents": "fn f() {}"},
-                "tool_output": "{}",
-            },
-        ),
-        "fail": (
-            "postToolUseFailure",
-            {
-                "tool_name": "Shell",
-                "tool_input": {"command": "cargo test"},
-                "error_message": "exit 101",
-                "failure_type": "error",
-            },
-        ),
-        "pass": (
-            "postToolUse",
-            {
-                "tool_name": "Shell",
-                "tool_input": {"command": "cargo test"},
-                "tool_output": '{"exitCode":0}',
-            },
-        ),
-        "stop": ("stop", {"status": "completed", "loop_count": 0}),
-    },
-    "qwen-code": {
-        "edit": (
-            "PostToolUse",
-            {
-                "tool_name": "write_file",
-                "tool_input": {"file_path": "{root}/src/lib.rs", "content": "fn f() {}"},
-                "tool_response": {
-                    "llmContent": "Successfully wrote src/lib.rs",
-                    "returnDisplay": "",
-                },
-            },
-        ),
-        "fail": (
-            "PostToolUseFailure",
-            {
-                "tool_name": "run_shell_command",
-                "tool_input": {"command": "cargo test"},
-                "error": "Command: cargo test\nOutput: FAILED\nExit Code: 101",
-                "is_interrupt": False,
-            },
-        ),
-        "pass": (
-            "PostToolUse",
-            {
-                "tool_name": "run_shell_command",
-                "tool_input": {"command": "cargo test"},
-                "tool_response": {
-                    "llmContent": "Command: cargo test\nExit Code: 0",
-                    "returnDisplay": "",
-                },
-            },
-        ),
-        "stop": ("Stop", {"stop_hook_active": False, "last_assistant_message": "Done."}),
-    },
-}
+# Per harness: the native event and payload of an edit, a test run failing and passing, a stop.
+HARNESS_EVENTS: dict[str, dict[str, dict[str, Any]]] = yaml.safe_load(
+    (DATA / "turn_events.yaml").read_text("utf-8")
+)
 
 
 @pytest.mark.parametrize("harness", SUPPORTED)
@@ -600,7 +429,7 @@ def test_every_harness_refuses_the_untested_stop(harness: str, tmp_path: Path) -
         assert refused.returncode == 1
         assert f"install-error on {harness} at stop: capability-missing" in refused.stderr
         return
-    assert harness in HARNESS_EVENTS, f"write {harness}'s events into HARNESS_EVENTS"
+    assert harness in HARNESS_EVENTS, f"write {harness}'s events into turn_events.yaml"
     assert p.cli("install", PACKAGE, "--harness", harness).returncode == 0
     config = p.config(harness).read_text("utf-8")
     tool_post = spec_for(harness).points["tool.post"].native_event
@@ -610,7 +439,7 @@ def test_every_harness_refuses_the_untested_stop(harness: str, tmp_path: Path) -
     events = HARNESS_EVENTS[harness]
 
     def send(step: str, n: int = 0) -> str:
-        native, given = events[step]
+        native, given = events[step]["event"], events[step]["payload"]
         payload = json.loads(json.dumps(given).replace("{root}", root))
         ids = {"conversation_id": sid} if harness == "cursor" else {"session_id": sid}
         call = {"tool_use_id": f"call_{n}"} if step != "stop" else {}

@@ -513,26 +513,33 @@ def test_deadline_while_locked_fails_open(open_project: Project) -> None:
     assert elapsed < 30
 
 
+LOCKED_WAIT_S = 5.0
+
+
 def test_deadline_while_locked_refuses_for_fail_closed(closed_project: Project) -> None:
     """The hook cannot finish in time (the lock is held past its deadline); the lock comes free
     while it records the failure, so it reads the `fail: closed` rule and refuses."""
     fd = hold_lock(closed_project)
     try:
-        # deadline 1 s, and as long again to record the failure (hookcall.grace_seconds)
+        # A deadline of 5 s, and 1 s from giving up to record the failure
+        # (hookcall.grace_seconds). The deadline is long so that the hook is still in its first
+        # wait when it is stopped below, however long a loaded machine takes to start it and
+        # to see it waiting: stopped after that first wait, the stop would eat the grace.
         proc, data = closed_project.start_hook(
-            "PreToolUse", bash(closed_project), env={"STYLE_DEADLINE_S": "1"}
+            "PreToolUse", bash(closed_project), env={"STYLE_DEADLINE_S": str(LOCKED_WAIT_S)}
         )
         feed(proc, data)
         # Once the hook waits for the lock (its deadline clock runs), stop it past the
-        # deadline; resumed, it finds the lock still held, gives up, and waits again to record
-        # the failure: then the lock comes free.
+        # deadline (which is less than LOCKED_WAIT_S after it was seen waiting); resumed, it
+        # finds the lock still held, gives up, and waits again to record the failure: then the
+        # lock comes free.
         lock = (closed_project.style / "style.lock").resolve()
         give_up = time.monotonic() + 30
         while not opened_by(proc.pid, lock):
             assert time.monotonic() < give_up and proc.poll() is None
             time.sleep(0.01)
         os.kill(proc.pid, signal.SIGSTOP)
-        time.sleep(1.2)
+        time.sleep(LOCKED_WAIT_S + 0.2)
         os.kill(proc.pid, signal.SIGCONT)
         time.sleep(0.3)
     finally:

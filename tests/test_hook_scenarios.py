@@ -23,7 +23,7 @@ from agentstyle.install.selfprotect import FOLDERS, TEXTS
 from agentstyle.vocabulary import estimate_tokens
 from tests.support.environment import CROWD_ENV
 from tests.support.hooks import HookResult, new_session, run_all
-from tests.support.packages import package_text
+from tests.support.packages import package_text, shell_note
 from tests.support.project import Project
 
 FOLDERS_TEXT = TEXTS[FOLDERS]
@@ -39,28 +39,16 @@ SESSIONS_PKG = package_text(
   reinject_on_compact: false
   sources: [startup, resume, clear, compact]
   text: "ONCE: this is a monorepo."
-- id: tool-reinject
-  target: tool
-  tool: shell
-  at: before
-  reinject_on_compact: true
-  when: 'tool.input.command starts_with "ls"'
-  text: "TOOL-R: ls output is long."
-- id: tool-once
-  target: tool
-  tool: shell
-  at: before
-  when: 'tool.input.command starts_with "ls"'
-  text: "TOOL-1: use rg for search."
-- id: per-turn
-  target: tool
-  tool: shell
-  at: before
-  repeat: turn
-  reason: once per turn is enough
-  when: 'tool.input.command starts_with "cat"'
-  text: "TURN: prefer head over cat."
 """,
+    shell_note("tool-reinject", "ls", "TOOL-R: ls output is long.", reinject_on_compact="true"),
+    shell_note("tool-once", "ls", "TOOL-1: use rg for search."),
+    shell_note(
+        "per-turn",
+        "cat",
+        "TURN: prefer head over cat.",
+        repeat="turn",
+        reason="once per turn is enough",
+    ),
     description="dedup scopes",
     version="0.1.0",
 )

@@ -12,8 +12,6 @@ Claude Code, a hook process per failed call.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ import pytest
 from tests.support.harness import HarnessProject
 from tests.support.hooks import HookResult, new_session
 from tests.support.packages import package_text
+from tests.support.waiting import poll
 
 PACKAGE = "observers"
 TEST_COMMAND = "python3 run_tests.py"
@@ -102,23 +101,14 @@ def _results(p: HarnessProject, sid: str) -> list[tuple[str, str]]:
     return [(str(r[0]), str(r[1])) for r in rows]
 
 
-def _poll(what: Callable[[], Any], message: str) -> Any:
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
-        got = what()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            pytest.fail(message)
-        time.sleep(0.5)
-
-
 def test_a_failing_run_after_a_code_edit_reaches_the_model_once(tmp_path: Path) -> None:
     p = _project(tmp_path, breaks=True)
     s = GeminiSession(p)
     assert s.write("src/calc.py") == ""  # the edit's own answer says nothing yet
     # the runner hands the result back; the next event that takes context carries it
-    context = _poll(lambda: (out := s.look()) and SAID in out and out, "the failure never came")
+    context = poll(
+        "the failure", lambda: (out := s.look()) and SAID in out and out, DEADLINE_S, 0.5
+    )
     assert f"STYLE tests-after-edit: {SAID} (`{TEST_COMMAND}`, " in context
     assert FAILING in context  # the output's end, fenced as event content
     assert "<style-untrusted-event" in context
@@ -131,7 +121,7 @@ def test_a_passing_run_says_nothing(tmp_path: Path) -> None:
     p = _project(tmp_path, breaks=False)
     s = GeminiSession(p)
     assert s.write("src/calc.py") == ""
-    _poll(lambda: _results(p, s.sid), "the check's result was never recorded")
+    poll("the check's result recorded", lambda: _results(p, s.sid), DEADLINE_S, 0.5)
     assert _results(p, s.sid) == [("AfterTool", "")]  # recorded; its rule said nothing
     assert s.look() == ""
     assert _runs(p) == 1

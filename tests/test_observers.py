@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from tests.support import waiting
 from tests.support.environment import CROWD_ENV, CROWD_TIMEOUT_S, clean_env
 from tests.support.harness import HarnessProject
 from tests.support.hooks import HookResult, feed, finish
@@ -65,16 +65,9 @@ def observed(root: Path, *rules: str) -> HarnessProject:
     return p
 
 
-def poll(what: str, done: Callable[[], Any], deadline_s: float = DEADLINE_S) -> Any:
-    """`done()` once it is truthy, asked every 0.1 s until the deadline."""
-    until = time.monotonic() + deadline_s
-    while True:
-        value = done()
-        if value:
-            return value
-        if time.monotonic() > until:
-            raise AssertionError(f"not within {deadline_s:g} s: {what}")
-        time.sleep(0.1)
+def poll(what: str, done: Callable[[], Any]) -> Any:
+    """`done()` once it is truthy, within this module's deadline."""
+    return waiting.poll(what, done, DEADLINE_S)
 
 
 def lines(path: Path) -> list[str]:

@@ -23,6 +23,7 @@ from agentstyle.harnesses.answer import REDACT_NOTICE
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE
 from agentstyle.harnesses.opencode import ADAPTER as OPENCODE
 from tests.support.hooks import new_session
+from tests.support.packages import package_text
 from tests.support.project import Project
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude-code"
@@ -30,28 +31,29 @@ AWS = "AKIAIOSFODNN7EXAMPLE"  # the fake key of every fixture with a secret
 REMOVED = "[AWS key removed by STYLE]"
 TEXT = "The output held an AWS access key; it was removed. Do not print credentials."
 
-# The issue's rule as written, and the same for the other tools Claude Code's answer reshapes.
-PACKAGE = rf"""
-spec: style/v0.3
-name: pkg
-version: 1.0.0
-description: redactions under test
-rules:
-  - id: aws-keys-in-output
-    target: tool
-    tool: [shell, file.read, mcp]
-    action: redact
-    when: 'tool.output regex r"AKIA[0-9A-Z]{{16}}"'
-    redact: {{pattern: 'AKIA[0-9A-Z]{{16}}', with: '{REMOVED}'}}
-    text: {TEXT}
-  - id: aws-keys-searched
-    target: tool
-    tool: [file.search, web.fetch]
-    action: redact
-    when: 'tool.output regex r"AKIA[0-9A-Z]{{16}}"'
-    redact: {{pattern: 'AKIA[0-9A-Z]{{16}}', with: '{REMOVED}'}}
-    text: {TEXT}
+AWS_KEY = "AKIA[0-9A-Z]{16}"
+
+
+def aws_keys_redacted(rule_id: str, tools: str) -> str:
+    """The issue's rule as written, for `tools`."""
+    return f"""
+- id: {rule_id}
+  target: tool
+  tool: [{tools}]
+  action: redact
+  when: 'tool.output regex r"{AWS_KEY}"'
+  redact: {{pattern: '{AWS_KEY}', with: '{REMOVED}'}}
+  text: {TEXT}
 """
+
+
+# The issue's rule, and the same for the other tools Claude Code's answer reshapes.
+PACKAGE = package_text(
+    "pkg",
+    aws_keys_redacted("aws-keys-in-output", "shell, file.read, mcp"),
+    aws_keys_redacted("aws-keys-searched", "file.search, web.fetch"),
+    description="redactions under test",
+)
 
 
 def fixture(name: str, root: Path | None = None) -> dict[str, Any]:

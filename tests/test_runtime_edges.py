@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.hooks import new_session, run_all
-from tests.support.packages import package_text
+from tests.support.packages import package_text, shell_note
 from tests.support.project import Project
 
 EDGE_PKG = package_text(
@@ -105,16 +105,7 @@ BROKEN_PKG = package_text(
 
 LOG_PKG = package_text(
     "logged",
-    """
-- id: tip
-  target: tool
-  tool: shell
-  at: before
-  repeat: every
-  reason: every call in this test
-  when: 'tool.input.command starts_with "ls"'
-  text: "Tip."
-""",
+    shell_note("tip", "ls", "Tip.", repeat="every", reason="every call in this test"),
     description="log modes",
     version="0.1.0",
 )

@@ -27,26 +27,12 @@ from tests.support.project import Project, Saved
 
 PACKAGE = package_text(
     "team",
+    shell_rule("ask-push", "^git push( |$)", "Pushing to the remote; confirm.", action="ask"),
+    shell_rule("no-rm-build", "^rm -rf build( |$)", "Do not delete the build folder."),
+    shell_rule(
+        "no-destroy", "^terraform destroy( |$)", "Never destroy the infrastructure.", fail="closed"
+    ),
     """
-- id: ask-push
-  target: tool
-  tool: shell
-  action: ask
-  when: 'tool.input.command shell_regex "^git push( |$)"'
-  text: Pushing to the remote; confirm.
-- id: no-rm-build
-  target: tool
-  tool: shell
-  action: block
-  when: 'tool.input.command shell_regex "^rm -rf build( |$)"'
-  text: Do not delete the build folder.
-- id: no-destroy
-  target: tool
-  tool: shell
-  action: block
-  fail: closed
-  when: 'tool.input.command shell_regex "^terraform destroy( |$)"'
-  text: Never destroy the infrastructure.
 - id: shell-note
   target: tool
   tool: shell

@@ -212,28 +212,36 @@ class Session:
         another harness's config the client runs too; else its own)."""
         path = path or self.config
         config = json.loads(path.read_text())
+        handlers = [
+            h
+            for groups in config["hooks"].values()
+            if isinstance(groups, list)
+            for group in groups
+            for h in group.get("hooks", [group])  # a flat config's entry is the handler
+        ]
+        self.wrap_handlers(template, handlers, f"hook-wrapper-{path.parent.name}")
+        path.write_text(json.dumps(config, indent=2))
+
+    def wrap_handlers(self, template: str, handlers: list[dict[str, Any]], stem: str) -> None:
+        """Point each of STYLE's `handlers` (a config's handler objects, edited in place) at a
+        wrapper script `<stem>-<n>.py` made from `template`, as `wrap_hooks` says."""
         n = 0
-        for groups in config["hooks"].values():
-            if not isinstance(groups, list):
+        for h in handlers:
+            if not is_style_command(h.get("command", "")):
                 continue
-            for group in groups:
-                for h in group.get("hooks", [group]):  # a flat config's entry is the handler
-                    if not is_style_command(h.get("command", "")):
-                        continue
-                    n += 1
-                    wrapper = self.root / f"hook-wrapper-{path.parent.name}-{n}.py"
-                    wrapper.write_text(
-                        template.format(
-                            python=sys.executable,
-                            command=h["command"],
-                            log=str(self.root / "payloads.jsonl"),
-                        )
-                    )
-                    wrapper.chmod(0o755)
-                    h["command"] = str(wrapper)
+            n += 1
+            wrapper = self.root / f"{stem}-{n}.py"
+            wrapper.write_text(
+                template.format(
+                    python=sys.executable,
+                    command=h["command"],
+                    log=str(self.root / "payloads.jsonl"),
+                )
+            )
+            wrapper.chmod(0o755)
+            h["command"] = str(wrapper)
         assert n, "no STYLE handler to wrap"
         self.wrapped = True  # the clients' hook durations now include the wrapper: not kept
-        path.write_text(json.dumps(config, indent=2))
 
     def record_payloads(self, path: Path | None = None) -> None:
         """Log every payload the client sends STYLE's hooks, and the answer, to payloads.jsonl."""

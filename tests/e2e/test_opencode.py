@@ -6,11 +6,10 @@ model (docs/design/harnesses.md#opencode)."""
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from agentstyle.harnesses.opencode import plugin_handlers, plugin_text
-from e2e.clients import Session, is_style_command
+from e2e.clients import RECORDING_WRAPPER, Session
 from e2e.mockapi import Call, Say, Script
 from e2e.scenarios import (
     BLOCK_PACKAGE,
@@ -44,28 +43,9 @@ def rm_script() -> Script:
 def record_payloads(s: Session) -> None:
     """Every payload STYLE's plugin sends and the answer it got, in payloads.jsonl: each handler
     command in the plugin's table run through the suite's recording wrapper."""
-    from e2e.clients import RECORDING_WRAPPER
-
     groups = plugin_handlers(s.config.read_text(), str(s.config))
-    n = 0
-    for event_groups in groups.values():
-        for group in event_groups:
-            for handler in group["hooks"]:
-                if not is_style_command(handler["command"]):
-                    continue
-                n += 1
-                wrapper = s.root / f"hook-wrapper-{n}.py"
-                wrapper.write_text(
-                    RECORDING_WRAPPER.format(
-                        python=sys.executable,
-                        command=handler["command"],
-                        log=str(s.root / "payloads.jsonl"),
-                    )
-                )
-                wrapper.chmod(0o755)
-                handler["command"] = str(wrapper)
-    assert n, "no STYLE handler to wrap"
-    s.wrapped = True
+    handlers = [h for event_groups in groups.values() for g in event_groups for h in g["hooks"]]
+    s.wrap_handlers(RECORDING_WRAPPER, handlers, "hook-wrapper")
     s.config.write_text(plugin_text(groups))
 
 

@@ -11,6 +11,8 @@
 - `harness`: the same for every harness (`HarnessProject`, config paths, fixture folders).
 - `layers`: a machine with managed, user and project policies (`Machine`).
 - `packages`: the text of a STYLE package (`package_text`), for a test that writes its own.
+- `waiting`: `poll`, waiting for what a background process does, up to a deadline.
+- `cases`: long tables of cases kept as data (tests/data/cases/), a test run once for each row.
 
 tests/conftest.py holds the fixtures built on these.
 """

@@ -33,6 +33,16 @@ def shell_rule(rule_id: str, pattern: str, text: str, *, action: str = "block", 
     return "\n".join(lines) + "\n"
 
 
+def shell_note(rule_id: str, prefix: str, text: str, **keys: str) -> str:
+    """A note before shell calls whose command starts with `prefix`: any other `keys`
+    (`repeat="turn"`), then the condition and `text`."""
+    lines = [f"- id: {rule_id}", "  target: tool", "  tool: shell", "  at: before"]
+    lines += [f"  {key}: {value}" for key, value in keys.items()]
+    lines.append(f"  when: 'tool.input.command starts_with {json.dumps(prefix)}'")
+    lines.append(f"  text: {json.dumps(text)}")
+    return "\n".join(lines) + "\n"
+
+
 def no_rm(text: str) -> str:
     """The rule that refuses any `rm`, saying `text`."""
     return shell_rule("no-rm", "^rm ", text)
