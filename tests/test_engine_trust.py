@@ -328,3 +328,49 @@ def test_an_engine_started_by_either_interpreter_name_is_believed(
     after = client.ping(str(engine_project.style), 2.0)
     assert after is not None
     assert int(after["served"]) == int(info["served"]) + 1  # type: ignore[call-overload]
+
+
+_HOLDER = (
+    "import fcntl, os, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('locked', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+@pytest.mark.parametrize(("script", "stranger"), [("style-hook", False), ("other-tool", True)])
+def test_a_style_hook_slow_to_open_the_database_is_no_stranger(
+    tmp_path: Path, script: str, stranger: bool
+) -> None:
+    """A hook starved on a loaded machine holds the lock for seconds before it opens the
+    database; one that waits for it must not give up on it as "another program" (a call would
+    be let through unchecked). The same holder under another name is a stranger after the
+    grace (runtime/peer.py)."""
+    from agentstyle.runtime.peer import STRANGER_GRACE_S, StrangerCheck
+
+    (tmp_path / script).write_text(_HOLDER)
+    lock = tmp_path / ".style" / "style.lock"
+    lock.parent.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, str(tmp_path / script), str(lock)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        check = StrangerCheck(str(lock))
+        said = [check()]
+        time.sleep(STRANGER_GRACE_S + 0.2)
+        said.append(check())
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=20)
+    assert said[0] is None  # nobody is a stranger at first sight
+    if stranger:
+        held = f"the rules database lock is held by another program (pid {holder.pid}: "
+        assert (said[1] or "").startswith(held), said
+    else:
+        assert said[1] is None

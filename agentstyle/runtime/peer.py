@@ -169,6 +169,21 @@ def _has_open(pid: int, paths: set[str]) -> bool:
     return False
 
 
+def _style_process(argv: list[str]) -> bool:
+    """Whether `argv` is a STYLE command (`style-hook`, `style`, `python -m agentstyle…`). Such
+    a holder is waited for until the deadline even before it opens the database: starved on a
+    loaded machine, a hook can hold the lock for seconds while it imports DuckDB, and a call
+    told "another program" would be let through unchecked. A program merely named so gains
+    nothing by it: the deadline still bounds the wait and the answer follows `fail`."""
+    script = os.path.basename(argv[1]) if len(argv) > 1 else ""
+    if script in ("style", "style-hook"):
+        return True
+    # `python -m agentstyle.hook`, `python -I -m agentstyle.runtime.resident HOME`
+    at = argv.index("-m", 1, 3) + 1 if "-m" in argv[1:3] else len(argv)
+    module = argv[at] if at < len(argv) else ""
+    return module == "agentstyle" or module.startswith("agentstyle.")
+
+
 # A STYLE process opens the database right after it takes the lock, but on a loaded machine
 # importing and opening DuckDB can take a while: a holder is a stranger only after this long.
 STRANGER_GRACE_S = 1.5
@@ -202,7 +217,7 @@ class StrangerCheck:
             name = os.path.basename(argv[0]) if argv else "?"
             if stopped(pid):
                 return f"the rules database lock is held by a stopped process (pid {pid}: {name})"
-            if _has_open(pid, self.files):
+            if _has_open(pid, self.files) or _style_process(argv):
                 self.since.pop(pid, None)
             elif now - self.since.setdefault(pid, now) >= STRANGER_GRACE_S:
                 return f"the rules database lock is held by another program (pid {pid}: {name})"
