@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agentstyle.grammar.ast import Item, Pred, SettingRef, Value
+from agentstyle.source import Span
 from agentstyle.vocabulary import GLOB_OPS, NUMERIC_OPS, REGEX_OPS
 
 # `{{settings.NAME}}` (and any other `{{name}}`, reported when it names a known variable).
@@ -231,3 +232,10 @@ def _insert(op: str, setting: Setting, use: Use) -> str:
             use,
         )
     return setting.text
+
+
+def fill_pattern(pattern: str, settings: Mapping[str, Setting]) -> str:
+    """A `redact` pattern with its `{{settings.NAME}}` filled in as a `regex` condition's are
+    (a list setting as `(?:a|b)` of its items): a list of secret names written once, as a
+    setting a team can extend at install (docs/actions.md#redact)."""
+    return str(resolve(Pred("tool.output", "regex", pattern, Span("")), settings))
