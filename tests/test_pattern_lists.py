@@ -18,6 +18,7 @@ from agentstyle.evaluator.store import rolled_back
 from agentstyle.harnesses.claude_code import ADAPTER
 from agentstyle.policy.prefilter import any_literal
 from agentstyle.policy.re2 import any_of
+from agentstyle.policy.settingrefs import uncaptured
 
 PACKAGE = """\
 spec: style/v0.3
@@ -29,8 +30,8 @@ settings:
     type: list
     description: names whose values are secrets
     default:
-      - password   # DB_PASSWORD=
-      - api_?key   # API_KEY=, APIKEY=
+      - passw(or)?d   # DB_PASSWORD=, PASSWD=: its group must not move `with`'s \\2
+      - api_?key      # API_KEY=, APIKEY=
 rules:
   - id: tokens
     reason: A token in the output is a credential the model must not see.
@@ -54,7 +55,9 @@ rules:
     tool: shell
     action: redact
     when: 'tool.output regex r"(?i){{settings.secret_names}}=\\w*[0-9]"'
-    redact: {pattern: '(?i)(\\w*{{settings.secret_names}}=)\\w*[0-9]\\w*', with: '\\1[removed]'}
+    redact:
+      pattern: '(?i)(\\w*{{settings.secret_names}}=)\\w*[0-9]\\w*(;|\\s)'
+      with: '\\1[removed]\\2'
     text: A secret was removed.
   - id: quiet
     reason: Says when the output holds none of the words of a failure at all.
@@ -123,9 +126,13 @@ def test_a_shared_flag_is_said_once_so_the_prefilter_reads_it() -> None:
 
 
 def test_a_list_setting_fills_the_names_into_when_and_redact(policy: Any) -> None:
-    fired, shown = run(policy, "DB_PASSWORD=hunter42\nAPIKEY=k9k9k9\nDEBUG=1\n")
+    fired, shown = run(policy, "DB_PASSWORD=hunter42;\nAPIKEY=k9k9k9\nDEBUG=1\n")
     assert "assignments" in fired
-    assert "DB_PASSWORD=[removed]\\nAPIKEY=[removed]\\nDEBUG=1" in shown
+    assert "DB_PASSWORD=[removed];\\nAPIKEY=[removed]\\nDEBUG=1" in shown
+
+
+def test_a_group_in_a_setting_is_not_one_of_the_patterns_groups() -> None:
+    assert uncaptured(r"passw(or)?d|[(]x\(|(?:y)") == r"passw(?:or)?d|[(]x\(|(?:y)"
 
 
 def test_output_no_pattern_matches_is_left_alone(policy: Any) -> None:
