@@ -93,7 +93,7 @@ def test_the_reader_finds_the_patterns_a_rule_writes() -> None:
 # A redact rule's shapes are written one a line (docs/writing-a-guard.md, "Many shapes"): a
 # line of its condition, and each of its patterns, a person reads at a glance.
 MAX_REDACT_LINE = 150
-MAX_REDACT_PATTERN = 170
+MAX_REDACT_PATTERN = MAX_PATTERN_CHARS
 
 
 def test_redact_rules_write_their_shapes_one_a_line() -> None:

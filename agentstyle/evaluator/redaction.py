@@ -69,16 +69,16 @@ def _replacer(conn: Connection, rules: list[tuple[str, str, str]], found: set[st
 
     def replace(texts: list[str]) -> list[str]:
         for rule_id, patterns, replacement in rules:
+            if not texts:
+                break
             # `redact.patterns`: each in turn, in the order written (docs/actions.md#redact)
-            for pattern in patterns.split(REDACT_SEPARATOR):
-                if not texts:
-                    break
-                params = {"texts": texts, "pattern": pattern, "replacement": replacement}
-                row = read_row(conn, "evaluate/redact_apply", RedactedRow, params)
-                new = [str(t) for t in row.texts] if row is not None else texts
-                if new != texts:
-                    found.add(rule_id)
-                texts = new
+            listed = patterns.split(REDACT_SEPARATOR)
+            params = {"texts": texts, "patterns": listed, "replacement": replacement}
+            row = read_row(conn, "evaluate/redact_apply", RedactedRow, params)
+            new = [str(t) for t in row.texts] if row is not None else texts
+            if new != texts:
+                found.add(rule_id)
+            texts = new
         return texts
 
     return replace
