@@ -153,6 +153,10 @@ EXCEPTION_FIELDS = ("rule", "unless", "reason")
 DEFAULT_BUDGET = {"per_rule": 400, "per_event": 1200}
 DEFAULT_PACKAGE_PRIORITY = 50
 
+# `redact.patterns` as stored in `rules.redact_pattern`: the patterns joined by this character,
+# which no pattern holds; the evaluator applies them in turn (evaluator/redaction.py).
+REDACT_SEPARATOR = "\x1f"
+
 # Condition operators (docs/conditions.md#operators).
 STRING_OPS = frozenset(
     {"equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with"}

@@ -88,3 +88,29 @@ def test_the_reader_finds_the_patterns_a_rule_writes() -> None:
         "unless": {"any": [{"field": "x", "op": "regex", "pattern": "b" * 7}]},
     }
     assert sorted(len(p) for p in _patterns(rule)) == [2, 7, 201]
+
+
+# A redact rule's shapes are written one a line (docs/writing-a-guard.md, "Many shapes"): a
+# line of its condition, and each of its patterns, a person reads at a glance.
+MAX_REDACT_LINE = 150
+MAX_REDACT_PATTERN = MAX_PATTERN_CHARS
+
+
+def test_redact_rules_write_their_shapes_one_a_line() -> None:
+    long = [
+        f"{path.relative_to(LIBRARY)} {rule['id']}: {len(text)} characters: {text[:40]}…"
+        for path, doc in _documents()
+        for rule in doc.get("rules") or []
+        if rule.get("action") == "redact"
+        for text, limit in [
+            *((line, MAX_REDACT_LINE) for k in ("when", "unless") for line in _lines(rule.get(k))),
+            *((p, MAX_REDACT_PATTERN) for p in (rule.get("redact") or {}).get("patterns") or []),
+            *((p, MAX_REDACT_PATTERN) for p in [(rule.get("redact") or {}).get("pattern")] if p),
+        ]
+        if len(text) > limit
+    ]
+    assert long == []
+
+
+def _lines(condition: Any) -> list[str]:
+    return condition.splitlines() if isinstance(condition, str) else []

@@ -68,7 +68,9 @@ ANY_CASES = {
     r"^(rm|mv)( \S+)* (x/settings\.json|\.style(/\S*)?)( |$)": [".style", "x/settings.json"],
     r"^(a|bcd)": ["a", "bcd"],  # short literals still rule rows out
     r"^(a?|bcd)": None,  # one branch needs nothing
-    r"(?i:claude)|style": None,  # a case-insensitive group is not reasoned about
+    # a case-insensitive group: its literals and the others, all tested without case
+    r"(?i:claude)|style": ["claude", "style"],
+    r"(?i:claude)|Style|(?:x/set)": ["claude", "style", "x/set"],
     r"(abc)+x|defg": ["abc", "defg"],
     r"(abc)*x|defg": ["defg", "x"],
     r"(abc)*|defg": None,
@@ -93,12 +95,13 @@ def test_one_of_the_literals_appears_in_every_match(pattern: str) -> None:
     rng = random.Random(11)
     alphabet = "abcdefgrmvx /.-"
     rx = re.compile(pattern)
-    pieces = [*literals, "rm ", "mv ", ".clau", "x/settings", "abcab", "def"]
+    pieces = [*literals, "rm ", "mv ", ".clau", "CLAUDE", "Style", "x/settings", "abcab", "def"]
     for _ in range(3000):
         s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
         s += rng.choice(pieces) + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
         if rx.search(s):
-            assert any(lit in s for lit in literals), (pattern, s)
+            hay = s.lower() if pre.case_insensitive else s
+            assert any(lit in hay for lit in literals), (pattern, s)
 
 
 SECOND = """\

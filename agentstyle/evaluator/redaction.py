@@ -18,6 +18,7 @@ from agentstyle.evaluator.evaluation import Evaluation
 from agentstyle.evaluator.records import RedactedRow, RedactRow
 from agentstyle.evaluator.statements import read_row, read_rows
 from agentstyle.evaluator.store import Connection
+from agentstyle.vocabulary import REDACT_SEPARATOR
 
 Replace = Callable[[list[str]], list[str]]
 OUTPUT_FIELD = "tool.output"
@@ -67,10 +68,12 @@ def _replacer(conn: Connection, rules: list[tuple[str, str, str]], found: set[st
     the rules that changed a text are added to `found`."""
 
     def replace(texts: list[str]) -> list[str]:
-        for rule_id, pattern, replacement in rules:
+        for rule_id, patterns, replacement in rules:
             if not texts:
                 break
-            params = {"texts": texts, "pattern": pattern, "replacement": replacement}
+            # `redact.patterns`: each in turn, in the order written (docs/actions.md#redact)
+            listed = patterns.split(REDACT_SEPARATOR)
+            params = {"texts": texts, "patterns": listed, "replacement": replacement}
             row = read_row(conn, "evaluate/redact_apply", RedactedRow, params)
             new = [str(t) for t in row.texts] if row is not None else texts
             if new != texts:

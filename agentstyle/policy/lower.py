@@ -54,7 +54,7 @@ from agentstyle.policy.rows import (
     RuleToolRow,
     TemplateRow,
 )
-from agentstyle.policy.settingrefs import Setting
+from agentstyle.policy.settingrefs import Setting, SettingProblem, fill_pattern
 from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -62,6 +62,7 @@ from agentstyle.vocabulary import (
     COMMAND_LIST_FIELDS,
     MCP_TOOL,
     NEGATED_OPS,
+    REDACT_SEPARATOR,
     RULE_STATE_FIELDS,
 )
 
@@ -233,6 +234,8 @@ def _pred_row(
         else None
     )
     runs = required_runs(regex) if regex else None
+    if isinstance(value, tuple) and regex is not None:
+        value = regex  # a list of patterns (`regex [...]`): tested as the one pattern of them all
     values = [scalar(x) for x in value] if isinstance(value, tuple) else None
     pattern = scalar(value) if value is not None and values is None else None
     row = ConditionRow(
@@ -436,7 +439,7 @@ def _rule_row(
         source_column=rule.span.column,
         fix_pattern=info.fix[0] if info.fix else None,
         fix_template=info.fix[1] if info.fix else None,
-        redact_pattern=info.redact[0] if info.redact else None,
+        redact_pattern=_redact_pattern(info, pkg, settings),
         redact_with=info.redact[1] if info.redact else None,
         check_run=check_run,
         check_prompt=info.check.prompt if info.check else None,
@@ -534,3 +537,18 @@ def lower_entries(entries: list[PlanEntry], rows: PolicyRows) -> None:
                 prompt=e.prompt,
             )
         )
+
+
+def _redact_pattern(info: RuleInfo, pkg: Package, settings: Mapping[str, str]) -> str | None:
+    """`redact.pattern` (or `patterns`, joined) with its settings filled in as installed."""
+    if info.redact is None:
+        return None
+    written = info.redact[0]
+    if "{{" not in written:
+        return written
+    values = {d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings}
+    try:
+        filled = [fill_pattern(p, values) for p in written.split(REDACT_SEPARATOR)]
+    except (SettingProblem, KeyError):
+        return written  # said by validation (a setting's type, a missing value)
+    return REDACT_SEPARATOR.join(filled)

@@ -13,6 +13,7 @@ from agentstyle import codes
 from agentstyle.diagnostics import Diagnostic
 from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import And, CommandItem, CommandPred, Node, Not, Or, Pred, Value
+from agentstyle.policy.re2 import any_of
 from agentstyle.policy.settingrefs import LIST_TYPE, Setting, SettingProblem, resolve, uses
 from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.source import Span
@@ -60,6 +61,10 @@ def installed_value(pred: Pred, info: RuleInfo, low: Lowering) -> tuple[Value, s
     names = sorted({use.name for use in uses(pred.value)})
     note = " (with " + ", ".join(f"`settings.{n}` = `{low.settings[n].text}`" for n in names)
     note += ")"
+    if pred.op in REGEX_OPS and isinstance(value, tuple):  # a list of patterns: any of them
+        items = [str(item) for item in value]
+        low.regex_checks.extend((item, span, rid, note) for item in items)
+        return value, any_of(items)
     if pred.op in REGEX_OPS:
         low.regex_checks.append((str(value), span, rid, note))
         return value, str(value)

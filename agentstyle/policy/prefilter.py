@@ -37,9 +37,14 @@ def unquoted(pattern: str) -> str:
     return _QUOTE.sub(lambda m: re.escape(m.group(1)), pattern)
 
 
+# A leading group that sets no flag for what follows it: `(?:…)`, `(?i:…)` (a list of patterns
+# whose flags differ starts so: policy/re2.py `any_of`). The readers below see it as a group.
+_SCOPED_GROUP = re.compile(r"\(\?[imsU]*:")
+
+
 def _flags(pattern: str) -> tuple[str, bool] | None:
     """Strip a leading `(?flags)` group; None when flags we cannot reason about appear."""
-    if not pattern.startswith("(?"):
+    if not pattern.startswith("(?") or _SCOPED_GROUP.match(pattern):
         return pattern, False
     end = pattern.find(")")
     flags = pattern[2:end] if end > 0 else ""
@@ -185,6 +190,10 @@ def any_literal(pattern: str, besides: str | None = None) -> Prefilter | None:
         return None
     try:
         found = _needs(list(tree), besides)
+        if found is None and "(?" in body:
+            # a case-insensitive part (`(?i:npm_…)|ghp_…`): its literals, all tested without
+            # case, still rule out every row no match could be in
+            found, ci = _needs(list(tree), besides, fold=True), True
     except RecursionError:
         return None
     if not found or len(found) > MAX_LITERALS:
@@ -217,9 +226,12 @@ def _parser() -> Any:
     return importlib.import_module("re._parser")
 
 
-def _needs(items: list[tuple[Any, Any]], besides: str | None = None) -> frozenset[str] | None:
+def _needs(
+    items: list[tuple[Any, Any]], besides: str | None = None, fold: bool = False
+) -> frozenset[str] | None:
     """What a sequence of parsed items needs (None: nothing known); at the top, a set other
-    than the one literal run holding `besides` when there is another."""
+    than the one literal run holding `besides` when there is another. With `fold`, the
+    literals of case-insensitive groups too (the caller then tests them all without case)."""
     c = _parser()
 
     candidates: list[frozenset[str]] = []
@@ -240,16 +252,16 @@ def _needs(items: list[tuple[Any, Any]], besides: str | None = None) -> frozense
         need: frozenset[str] | None = None
         if op is c.SUBPATTERN:
             _group, add_flags, _del_flags, sub = av
-            if not add_flags & re.IGNORECASE:
-                need = _needs(list(sub))
+            if fold or not add_flags & re.IGNORECASE:
+                need = _needs(list(sub), fold=fold)
         elif op is c.BRANCH:
-            branches = [_needs(list(b)) for b in av[1]]
+            branches = [_needs(list(b), fold=fold) for b in av[1]]
             if all(b is not None for b in branches):
                 need = frozenset().union(*(b for b in branches if b is not None))
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
             low, _high, sub = av
             if low >= 1:
-                need = _needs(list(sub))
+                need = _needs(list(sub), fold=fold)
         if need is not None and need and len(need) <= MAX_LITERALS:
             candidates.append(need)
     close()

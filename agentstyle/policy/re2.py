@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -80,3 +81,36 @@ def rewrite_errors(pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
                 message = message.removeprefix("Invalid replacement string for regexp_replace: ")
                 errors[(pattern, replacement)] = message or "invalid replacement"
     return errors
+
+
+# A leading `(?flags)` of one pattern of a list (`(?i)secret`), set for that pattern alone.
+_LEADING_FLAGS = re.compile(r"\(\?([imsU]+)\)")
+
+
+def any_of(patterns: list[str]) -> str:
+    """One RE2 pattern that matches where any of `patterns` does: a `regex` list
+    (docs/conditions.md#a-list-of-patterns). They are joined with `|`, the loosest binding, so
+    each stays whole; a leading `(?i)` shared by all of them is said once in front (the
+    prefilter reads it there: policy/prefilter.py), and where they differ each keeps its own,
+    as `(?i:…)`, so it does not reach the patterns after it."""
+    if len(patterns) == 1:
+        return patterns[0]
+    # a `(?i)` further in sets the flag to the end of the enclosing group: a group of its own
+    patterns = [_own_group(p) for p in patterns]
+    leads = [_LEADING_FLAGS.match(p) for p in patterns]
+    flags = {m.group(1) if m else "" for m in leads}
+    if len(flags) == 1:
+        shared = flags.pop()
+        cut = len(f"(?{shared})") if shared else 0
+        return (f"(?{shared})" if shared else "") + "|".join(p[cut:] for p in patterns)
+    return "|".join(
+        f"(?{m.group(1)}:{p[m.end() :]})" if m else p for p, m in zip(patterns, leads, strict=True)
+    )
+
+
+def _own_group(pattern: str) -> str:
+    lead = _LEADING_FLAGS.match(pattern)
+    rest = pattern[lead.end() :] if lead else pattern
+    if not _LEADING_FLAGS.search(rest):
+        return pattern
+    return (lead.group(0) if lead else "") + f"(?:{rest})"

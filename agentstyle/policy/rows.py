@@ -55,7 +55,8 @@ class RuleRow(NamedTuple):
     fix_pattern: str | None  # `fix.replace` (docs/design/runtime.md#fixes); None: no fix
     fix_template: str | None  # `fix.with`
     layer: str = "project"  # its package's layer: managed | user | project
-    # `redact.pattern` (docs/actions.md#redact); None: no redaction
+    # `redact.pattern`, or `redact.patterns` joined by vocabulary.REDACT_SEPARATOR
+    # (docs/actions.md#redact); None: no redaction
     redact_pattern: str | None = None
     redact_with: str | None = None  # `redact.with`
     # `check` (docs/observers.md#checks); None: the rule runs no check

@@ -55,7 +55,20 @@ _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
     "event": {"enum": list(EVENTS)},
     "from": {"pattern": FROM_PATTERN},
     "fix": _rewrite("replace"),
-    "redact": _rewrite("pattern"),
+    # `pattern`, or `patterns`: a list applied in turn (one of them: said by the validator)
+    "redact": {
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1},
+            "patterns": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+            },
+            "with": {"type": "string"},
+        },
+        "required": ["with"],
+        "additionalProperties": False,
+    },
     "check": {
         "properties": {
             "run": {"type": "string", "minLength": 1},

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agentstyle.grammar.ast import Item, Pred, SettingRef, Value
+from agentstyle.source import Span
 from agentstyle.vocabulary import GLOB_OPS, NUMERIC_OPS, REGEX_OPS
 
 # `{{settings.NAME}}` (and any other `{{name}}`, reported when it names a known variable).
@@ -231,3 +232,37 @@ def _insert(op: str, setting: Setting, use: Use) -> str:
             use,
         )
     return setting.text
+
+
+def fill_pattern(pattern: str, settings: Mapping[str, Setting]) -> str:
+    """A `redact` pattern with its `{{settings.NAME}}` filled in as a `regex` condition's are
+    (a list setting as `(?:a|b)` of its items): a list of secret names written once, as a
+    setting a team can extend at install (docs/actions.md#redact). A group in a setting's
+    value is made non-capturing, so that it cannot move the groups `with` names (`\\2`)."""
+    plain = {
+        name: Setting(s.type, list_text([uncaptured(i) for i in s.items()]))
+        if s.type == LIST_TYPE
+        else Setting(s.type, uncaptured(s.text))
+        for name, s in settings.items()
+    }
+    return str(resolve(Pred("tool.output", "regex", pattern, Span("")), plain))
+
+
+def uncaptured(regex: str) -> str:
+    """`regex` with each capturing group `(` made `(?:`; escapes and classes left alone."""
+    out: list[str] = []
+    escaped = in_class = False
+    for i, ch in enumerate(regex):
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(" and not regex.startswith("?", i + 1):
+            out.append("(?:")
+            continue
+        out.append(ch)
+    return "".join(out)

@@ -11,14 +11,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle import codes
-from agentstyle.diagnostics import Diagnostic, did_you_mean
+from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Var
 from agentstyle.policy.load import native_names, unknown_event
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
-from agentstyle.policy.settingrefs import uses
+from agentstyle.policy.settingrefs import (
+    Setting,
+    SettingProblem,
+    embedded,
+    fill_pattern,
+    placeholder,
+    setting_text,
+    uses,
+)
 from agentstyle.policy.validchecks import CheckChecks
 from agentstyle.policy.validconditions import (
     RuleInfo,
@@ -34,6 +42,7 @@ from agentstyle.vocabulary import (
     EVENTS,
     FAIL_CLOSED_POINTS,
     MCP_TOOL,
+    REDACT_SEPARATOR,
     STOP_POINTS,
     TOOLS,
     VERDICT_ACTIONS,
@@ -392,9 +401,92 @@ class _Validator(CheckChecks):
         node = fv.node
         if fv.origin == INVALID or not isinstance(node, YMap):
             return None  # the loader said it must be a mapping
-        if self.unknown_block_key("redact", node, ("pattern", "with"), codes.REDACT_BLOCK, rid):
+        keys = ("pattern", "patterns", "with")
+        if self.unknown_block_key("redact", node, keys, codes.REDACT_BLOCK, rid):
             return None
-        return self.rewrite("redact", node, fv.span, rid, codes.REDACT_BLOCK, "pattern")
+        if "patterns" not in node:
+            return self.rewrite("redact", node, fv.span, rid, codes.REDACT_BLOCK, "pattern")
+        return self.redact_patterns(node, fv.span, rid)
+
+    def redact_settings(self, pattern: str, node: YNode, rid: str) -> str | None:
+        """A redact pattern as RE2 checks it: its `{{settings.NAME}}` (declared settings only,
+        filled in at install: settingrefs.fill_pattern) given their defaults, a setting
+        without one standing in as `x`. None after saying what is wrong."""
+        refs = embedded(pattern)
+        if not refs:
+            return pattern
+        values: dict[str, Setting] = {}
+        for offset, name, filtered in refs:
+            setting = name[len("settings.") :] if name.startswith("settings.") else None
+            if setting is None or filtered:
+                self.emit(
+                    codes.REDACT_BLOCK,
+                    f"`{{{{{name}}}}}` in a redact pattern: the pattern is fixed at install, so "
+                    "it can fill in `{{settings.NAME}}` only (no filter)",
+                    node.locate(offset),
+                    rid,
+                )
+                return None
+            if setting not in self.settings:
+                meant = closest(setting, list(self.settings))
+                self.emit(
+                    codes.UNDECLARED_VAR,
+                    f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
+                    node.locate(offset),
+                    rid,
+                    suggestion(meant and f"{{{{settings.{meant}}}}}"),
+                )
+                return None
+            decl = self.settings[setting]
+            text = setting_text(decl.type, decl.default) if decl.has_default else None
+            stand_in = placeholder(decl.type)
+            values[setting] = Setting(decl.type, text) if text is not None else stand_in
+        try:
+            return fill_pattern(pattern, values)
+        except SettingProblem as exc:
+            self.emit(codes.REDACT_BLOCK, exc.message, node.span, rid)
+            return None
+
+    def redact_patterns(self, node: YMap, span: Span, rid: str) -> tuple[str, str] | None:
+        """`redact.patterns`: a list of RE2 patterns, one a line, each applied in turn with the
+        one `with` (docs/actions.md#redact); instead of `pattern`, never beside it. Each is
+        checked on its own, at its line. Kept joined by REDACT_SEPARATOR (rows.py)."""
+        if "pattern" in node:
+            self.emit(
+                codes.REDACT_BLOCK,
+                "`redact` has both `pattern` and `patterns`; give one",
+                node.key_span("patterns"),
+                rid,
+                "a list of patterns goes under `patterns`, one pattern alone under `pattern`",
+            )
+            return None
+        seq, with_node = node.get("patterns"), node.get("with")
+        if with_node is None or not isinstance(with_node.value, str):
+            where = span if with_node is None else with_node.span
+            self.emit(codes.REDACT_BLOCK, "`redact` needs `with`, a string", where, rid)
+            return None
+        if not isinstance(seq, YSeq) or not seq.nodes:
+            where = span if seq is None else seq.span
+            message = "`redact.patterns` must be a list of patterns"
+            self.emit(codes.REDACT_BLOCK, message, where, rid)
+            return None
+        patterns: list[str] = []
+        for n, item in enumerate(seq.nodes, 1):
+            if not isinstance(item.value, str) or not item.value or REDACT_SEPARATOR in item.value:
+                self.emit(
+                    codes.REDACT_BLOCK,
+                    f"`redact.patterns` item {n} must be a non-empty pattern",
+                    item.span,
+                    rid,
+                )
+                return None
+            filled = self.redact_settings(item.value, item, rid)
+            if filled is None:
+                return None
+            patterns.append(item.value)
+            self.regex_checks.append((filled, item.value, item.span, rid, "", id(item)))
+            self.rewrite_checks.append((filled, with_node.value, with_node, rid, "redact.patterns"))
+        return REDACT_SEPARATOR.join(patterns), with_node.value
 
     def rewrite(
         self, name: str, node: YMap, span: Span, rid: str, code: str, pattern_key: str
@@ -414,8 +506,14 @@ class _Validator(CheckChecks):
                 return None
             parts[key] = part
         pattern, replacement = str(parts[pattern_key].value), str(parts["with"].value)
-        self.regex_checks.append((pattern, pattern, parts[pattern_key].span, rid, "", id(node)))
-        self.rewrite_checks.append((pattern, replacement, parts["with"], rid, name))
+        checked = pattern
+        if name == "redact":
+            filled = self.redact_settings(pattern, parts[pattern_key], rid)
+            if filled is None:
+                return None
+            checked = filled
+        self.regex_checks.append((checked, pattern, parts[pattern_key].span, rid, "", id(node)))
+        self.rewrite_checks.append((checked, replacement, parts["with"], rid, name))
         return pattern, replacement
 
     def rule(self, rule: Rule) -> RuleInfo:
@@ -706,12 +804,13 @@ def _check_rewrites(v: _Validator, pattern_errors: dict[str, str]) -> None:
                 break
         if groups is not None:
             plural = "group" if groups == 1 else "groups"
-            written = "replace" if block == "fix" else "pattern"
-            message = f"`{block}.with` uses `{shown}`, but `{written}` has {groups} {plural}"
+            written = {"fix": "`replace`", "redact": "`pattern`"}.get(block, f"`{pattern}`")
+            name = block.split(".")[0]
+            message = f"`{name}.with` uses `{shown}`, but {written} has {groups} {plural}"
         else:
             message = (
-                f"`{block}.with` has `{shown or replacement}`: after a backslash RE2 takes only "
-                "a digit (`\\0` to `\\9`) or another backslash"
+                f"`{block.split('.')[0]}.with` has `{shown or replacement}`: after a backslash "
+                "RE2 takes only a digit (`\\0` to `\\9`) or another backslash"
             )
         code = codes.FIX_REWRITE if block == "fix" else codes.REDACT_BLOCK
         v.emit(code, message, node.locate(offset), rid)

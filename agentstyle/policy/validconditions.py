@@ -37,6 +37,7 @@ from agentstyle.policy.commandconds import check_command, check_flow_places
 from agentstyle.policy.conditiontree import leaves
 from agentstyle.policy.manifest import HARNESSES, INVALID, quote_hint, recover_keys
 from agentstyle.policy.model import Package, Rule
+from agentstyle.policy.re2 import any_of
 from agentstyle.policy.settingrefs import (
     EMBEDDED,
     Setting,
@@ -543,7 +544,7 @@ class ConditionChecks:
         # with stand-ins is checked first, so a mistake of the pattern itself is reported
         # as such, at the pattern.
         info.setting_preds[id(pred)] = self.use_span(pred, refs[0])
-        if pred.op in REGEX_OPS:
+        if pred.op in REGEX_OPS and not isinstance(value, tuple):  # a list: each item's own
             frame = resolve(pred, {n: placeholder(self.settings[n].type) for n in values})
             written = str(pred.value)
             self.regex_checks.append(
@@ -645,6 +646,8 @@ class ConditionChecks:
             value, note = filled
         pattern_node = self.pattern_nodes.get(id(pred))
         quote = quote_hint(pattern_node) if pattern_node is not None else None
+        if op in REGEX_OPS and isinstance(value, tuple):
+            return self.regex_list(pred, info, value, note)
         if (
             op in REGEX_OPS
             or op in GLOB_OPS
@@ -693,6 +696,54 @@ class ConditionChecks:
                 codes.INVALID_CONDITION, "operator `in` needs a list", self.value_span(pred), rid
             )
         return True
+
+    def regex_list(self, pred: Pred, info: RuleInfo, items: tuple[Any, ...], note: str) -> bool:
+        """A regex operator given a list of patterns (docs/conditions.md#a-list-of-patterns):
+        it holds where any of them matches. Each is a non-empty string and is checked by RE2
+        on its own, so an error names the pattern written; the rule tests them as one."""
+        rid, span = info.rule.id, self.value_span(pred)
+        if not items:
+            self.emit(
+                codes.INVALID_CONDITION,
+                f"operator `{pred.op}` needs at least one pattern in its list",
+                span,
+                rid,
+            )
+            return False
+        for n, item in enumerate(items):
+            if not isinstance(item, str) or not item:
+                self.emit(
+                    codes.INVALID_CONDITION,
+                    f"operator `{pred.op}`: item {n + 1} of the list is `{item!r}`, not a pattern"
+                    " (each item is a regex string)",
+                    self.list_item_span(pred, n),
+                    rid,
+                )
+                return False
+        for n, item in enumerate(items):
+            where = self.list_item_span(pred, n)
+            self.regex_checks.append((item, item, where, rid, note, id(pred)))
+        info.regexes[id(pred)] = any_of(list(items))
+        return True
+
+    def list_item_span(self, pred: Pred, index: int) -> Span:
+        """Where item `index` of a predicate's list value was written: its YAML item in the
+        mapping form, the index-th value after `[` in an expression (comments skipped)."""
+        node = self.pattern_nodes.get(id(pred))
+        if isinstance(node, YSeq) and index < len(node.nodes):
+            return node.nodes[index].span
+        expr, start = self.expr_nodes.get(id(pred)), self.value_offset(pred)
+        if expr is None or start is None or not isinstance(expr.value, str):
+            return self.value_span(pred)
+        bracket = expr.value.find("[", start)
+        values = [m for m in _LIST_TOKEN.finditer(expr.value, bracket + 1) if m.group(1)]
+        if bracket < 0 or index >= len(values):
+            return self.value_span(pred)
+        return expr.locate(values[index].start())
+
+
+# A value of a written list, a comment (skipped) or its end: where its n-th item starts.
+_LIST_TOKEN = re.compile(r"""(r?"(?:[^"\\\n]|\\.)*"|r?'(?:[^'\\\n]|\\.)*'|[^\s,\]#]+)|#[^\n]*""")
 
 
 def predicates_of(node: Node) -> list[Pred]:

@@ -22,8 +22,11 @@
 WITH ev AS (
     SELECT unnest($route_seq) AS seq, unnest($route) AS route, unnest($route_name) AS name
 ),
+-- `folded`: the value in lower case, made once per row for every case-insensitive literal that
+-- reads it (a long tool output was lowered once per such literal)
 f AS (
-    SELECT unnest($seq) AS seq, unnest($field) AS field, unnest($value) AS value
+    SELECT seq, field, value, lower(value) AS folded
+    FROM (SELECT unnest($seq) AS seq, unnest($field) AS field, unnest($value) AS value)
 ),
 clauses AS (
     SELECT e.seq, r.clause_key, any_value(r.rule_order) AS rule_order,
@@ -34,11 +37,10 @@ clauses AS (
     LEFT JOIN f
       ON f.seq = e.seq AND f.field = r.lookup_key AND CASE
           WHEN r.literal IS NOT NULL AND NOT contains(
-                   CASE WHEN r.literal_ci THEN lower(f.value) ELSE f.value END, r.literal)
+                   CASE WHEN r.literal_ci THEN f.folded ELSE f.value END, r.literal)
               THEN false
           WHEN r.any_literals IS NOT NULL AND NOT list_bool_or(list_transform(r.any_literals,
-                   lambda l: contains(CASE WHEN r.literal_ci THEN lower(f.value) ELSE f.value END,
-                                      l)))
+                   lambda l: contains(CASE WHEN r.literal_ci THEN f.folded ELSE f.value END, l)))
               THEN false
           WHEN r.regex IS NOT NULL THEN regexp_matches(f.value, r.regex)
           WHEN r.equals IS NOT NULL
