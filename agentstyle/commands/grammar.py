@@ -261,25 +261,24 @@ def parse_operands(value: Any, where: str) -> tuple[str, ...]:
     return tuple(roles)
 
 
+# The keys that say what a program does beside its words: key → (the node's attribute, the
+# values allowed, how they are said). A key of one value is a flag (True where given).
+_EFFECT_KEYS = {
+    "recursive": ("recursive", ("always", "unhidden"), "`always` or `unhidden`"),
+    "saves": ("saves_urls", ("url",), "`url` (each URL to a file named after it)"),
+    "into": ("into", ("folder", "always"), "`folder` or `always`"),
+    "stdin": ("stdin_code", ("code",), "`code` (the program comes from stdin)"),
+}
+
+
 def _effect_keys(node: Node, data: dict[str, Any], where: str) -> None:
-    """The keys that say what a program does beside its words: `recursive`, `saves`, `into`,
-    `stdin`."""
-    if "recursive" in data:
-        if data["recursive"] not in ("always", "unhidden"):
-            raise GrammarProblem(f"{where}: `recursive` is `always` or `unhidden`")
-        node.recursive = str(data["recursive"])
-    if "saves" in data:
-        if data["saves"] != "url":
-            raise GrammarProblem(f"{where}: `saves` is `url` (each URL to a file named after it)")
-        node.saves_urls = True
-    if "into" in data:
-        if data["into"] not in ("folder", "always"):
-            raise GrammarProblem(f"{where}: `into` is `folder` or `always`")
-        node.into = str(data["into"])
-    if "stdin" in data:
-        if data["stdin"] != "code":
-            raise GrammarProblem(f"{where}: `stdin` is `code` (the program comes from stdin)")
-        node.stdin_code = True
+    """`recursive`, `saves`, `into`, `stdin` (_EFFECT_KEYS) onto the node."""
+    for key, (attribute, allowed, said) in _EFFECT_KEYS.items():
+        if key not in data:
+            continue
+        if data[key] not in allowed:
+            raise GrammarProblem(f"{where}: `{key}` is {said}")
+        setattr(node, attribute, True if len(allowed) == 1 else str(data[key]))
 
 
 def build_node(words: tuple[str, ...], data: Any, inherit: Node | None, where: str) -> Node:

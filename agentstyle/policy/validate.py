@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentstyle import codes
-from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
+from agentstyle.diagnostics import Diagnostic, did_you_mean
 from agentstyle.globs import glob_to_regex, is_glob
 from agentstyle.grammar.ast import And, Node, Not, Or, Pred, Var
 from agentstyle.policy.load import native_names, unknown_event
@@ -21,7 +21,6 @@ from agentstyle.policy.rules import effective, evaluated_at_session_start, point
 from agentstyle.policy.settingrefs import (
     Setting,
     SettingProblem,
-    embedded,
     fill_pattern,
     placeholder,
     setting_text,
@@ -412,31 +411,14 @@ class _Validator(CheckChecks):
         """A redact pattern as RE2 checks it: its `{{settings.NAME}}` (declared settings only,
         filled in at install: settingrefs.fill_pattern) given their defaults, a setting
         without one standing in as `x`. None after saying what is wrong."""
-        refs = embedded(pattern)
+        where = "a redact pattern: the pattern"
+        refs = self.fixed_settings(pattern, node, rid, codes.REDACT_BLOCK, where)
+        if refs is None:
+            return None
         if not refs:
             return pattern
         values: dict[str, Setting] = {}
-        for offset, name, filtered in refs:
-            setting = name[len("settings.") :] if name.startswith("settings.") else None
-            if setting is None or filtered:
-                self.emit(
-                    codes.REDACT_BLOCK,
-                    f"`{{{{{name}}}}}` in a redact pattern: the pattern is fixed at install, so "
-                    "it can fill in `{{settings.NAME}}` only (no filter)",
-                    node.locate(offset),
-                    rid,
-                )
-                return None
-            if setting not in self.settings:
-                meant = closest(setting, list(self.settings))
-                self.emit(
-                    codes.UNDECLARED_VAR,
-                    f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
-                    node.locate(offset),
-                    rid,
-                    suggestion(meant and f"{{{{settings.{meant}}}}}"),
-                )
-                return None
+        for _offset, setting in refs:
             decl = self.settings[setting]
             text = setting_text(decl.type, decl.default) if decl.has_default else None
             stand_in = placeholder(decl.type)

@@ -7,7 +7,7 @@ a condition whose part on the result stands apart from its part on the event."""
 from __future__ import annotations
 
 from agentstyle import codes
-from agentstyle.diagnostics import closest, did_you_mean, suggestion
+from agentstyle.diagnostics import did_you_mean
 from agentstyle.policy.checks import (
     CHECK_KEYS,
     DEFAULT_PROMPT_TIMEOUT_S,
@@ -21,10 +21,9 @@ from agentstyle.policy.checks import (
 )
 from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import Rule
-from agentstyle.policy.settingrefs import embedded
 from agentstyle.policy.validconditions import PLACEMENT_FIELDS, RuleInfo
 from agentstyle.policy.validtemplates import TemplateChecks
-from agentstyle.policy.yamlpos import YMap, YNode
+from agentstyle.policy.yamlpos import YMap
 from agentstyle.vocabulary import CHECK_ACTIONS, CHECK_AFTER_POINTS, CHECK_POINT
 
 
@@ -52,7 +51,11 @@ class CheckChecks(TemplateChecks):
         if not isinstance(command, str) or not command.strip():
             self.emit(codes.CHECK_BLOCK, f"`check.{kind}` must be a command", text.span, rid)
             return None
-        if kind == "run" and not self._check_run_settings(text, command, rid):
+        where = "`check.run`: the command"
+        if (
+            kind == "run"
+            and self.fixed_settings(command, text, rid, codes.CHECK_BLOCK, where) is None
+        ):
             return None
         limits = {"timeout": (DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S), "cooldown": (0, MAX_COOLDOWN_S)}
         seconds: dict[str, float] = {}
@@ -95,32 +98,6 @@ class CheckChecks(TemplateChecks):
             rid,
             did_you_mean(unknown[0], keys) if hint else None,
         )
-        return True
-
-    def _check_run_settings(self, node: YNode, command: str, rid: str) -> bool:
-        """A `run` command is fixed at install, when the person allows it: it may fill in a
-        declared `{{settings.NAME}}` (the project's test command), nothing known later."""
-        for offset, name, filtered in embedded(command):
-            setting = name[len("settings.") :] if name.startswith("settings.") else None
-            if setting is None or filtered:
-                self.emit(
-                    codes.CHECK_BLOCK,
-                    f"`{{{{{name}}}}}` in `check.run`: the command is fixed at install, so it "
-                    "can fill in `{{settings.NAME}}` only (no filter)",
-                    node.locate(offset),
-                    rid,
-                )
-                return False
-            if setting not in self.settings:
-                meant = closest(setting, list(self.settings))
-                self.emit(
-                    codes.UNDECLARED_VAR,
-                    f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
-                    node.locate(offset),
-                    rid,
-                    suggestion(meant and f"{{{{settings.{meant}}}}}"),
-                )
-                return False
         return True
 
     def _check_placement(self, rule: Rule, info: RuleInfo, bad: set[str], spec: CheckSpec) -> None:

@@ -15,6 +15,7 @@ from agentstyle.globs import glob_to_regex
 from agentstyle.grammar.ast import GrammarError, Segment, Text, Var
 from agentstyle.grammar.parse import parse_template
 from agentstyle.policy.manifest import INVALID
+from agentstyle.policy.settingrefs import embedded
 from agentstyle.policy.validconditions import (
     ConditionChecks,
     RuleInfo,
@@ -47,6 +48,38 @@ class TemplateChecks(ConditionChecks):
     """The validator with its checks of templates."""
 
     # -- templates ----------------------------------------------------------------------------
+
+    def fixed_settings(
+        self, text: str, node: YNode, rid: str, code: str, where: str
+    ) -> list[tuple[int, str]] | None:
+        """The settings a text fixed at install fills in (`{{settings.NAME}}`: a `check.run`
+        command, a redact pattern), as (offset, NAME); None after saying a reference that is no
+        declared setting or has a filter (nothing known later can be filled in there). `where`
+        names the text and what it is: "`check.run`: the command"."""
+        found: list[tuple[int, str]] = []
+        for offset, name, filtered in embedded(text):
+            setting = name[len("settings.") :] if name.startswith("settings.") else None
+            if setting is None or filtered:
+                self.emit(
+                    code,
+                    f"`{{{{{name}}}}}` in {where} is fixed at install, so it can fill in "
+                    "`{{settings.NAME}}` only (no filter)",
+                    node.locate(offset),
+                    rid,
+                )
+                return None
+            if setting not in self.settings:
+                meant = closest(setting, list(self.settings))
+                self.emit(
+                    codes.UNDECLARED_VAR,
+                    f"`{{{{{name}}}}}` uses undeclared setting `{setting}`",
+                    node.locate(offset),
+                    rid,
+                    suggestion(meant and f"{{{{settings.{meant}}}}}"),
+                )
+                return None
+            found.append((offset, setting))
+        return found
 
     def template(self, text: str, node: YNode, info: RuleInfo, bad: set[str]) -> CheckedTemplate:
         """Parse and check one body or `model_text`; its worst-case size and what it uses."""
