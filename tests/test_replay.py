@@ -591,6 +591,7 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-destructive/logs-wiped",
         "guard-destructive/security-disabled",
         "guard-destructive/machine-changed",
+        "guard-destructive/boot-changed",
         "guard-containers/host-exposed",
         "guard-network/files-served",
         "guard-network/tunnel-opened",
