@@ -5,7 +5,6 @@ and a list setting fills secret names into both. Run through the real compiler a
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from agentstyle.harnesses.claude_code import ADAPTER
 from agentstyle.policy.prefilter import any_literal
 from agentstyle.policy.re2 import any_of
 from agentstyle.policy.settingrefs import uncaptured
+from bench.corpus.secrets import bash_output
 
 PACKAGE = """\
 spec: style/v0.3
@@ -80,16 +80,8 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def run(conn: duckdb.DuckDBPyConnection, stdout: str) -> tuple[set[str], str]:
     """The rules that fired on a Bash call printing `stdout`, and what the model reads."""
-    response = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
-    payload = {
-        "session_id": str(uuid.uuid4()),
-        "cwd": "/tmp",
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "env"},
-        "tool_response": response,
-        "tool_use_id": "toolu_1",
-    }
+    payload = bash_output(stdout, "/tmp")
+    response = payload["tool_response"]
     with rolled_back(conn):
         [evaluation] = decide(conn, [ADAPTER.normalize(payload, "PostToolUse")])
     decision = evaluation.decision

@@ -68,6 +68,20 @@ def load(heldout: bool = False) -> list[OutputCase]:
     return out
 
 
+def bash_output(stdout: str, cwd: str) -> dict[str, Any]:
+    """A Claude Code PostToolUse payload of a Bash call that printed `stdout`, in a session of
+    its own (the tool's own output shape, as a redaction answers in it)."""
+    return {
+        "session_id": str(uuid.uuid4()),
+        "cwd": cwd,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "true"},
+        "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False},
+        "tool_use_id": "toolu_corpus",
+    }
+
+
 def run(cases: Sequence[OutputCase]) -> list[Result]:
     """Each case as a Bash PostToolUse of its own session, decided and rolled back."""
     from agentstyle.evaluator.compiled import memory_policy
@@ -79,21 +93,8 @@ def run(cases: Sequence[OutputCase]) -> list[Result]:
     results: list[Result] = []
     try:
         for case in cases:
-            response = {
-                "stdout": case.output,
-                "stderr": "",
-                "interrupted": False,
-                "isImage": False,
-            }
-            payload: dict[str, Any] = {
-                "session_id": str(uuid.uuid4()),
-                "cwd": "/home/dev/acme-api",
-                "hook_event_name": "PostToolUse",
-                "tool_name": "Bash",
-                "tool_input": {"command": "true"},
-                "tool_response": response,
-                "tool_use_id": "toolu_corpus",
-            }
+            payload = bash_output(case.output, "/home/dev/acme-api")
+            response = payload["tool_response"]
             event = ADAPTER.normalize(payload, "PostToolUse")
             with rolled_back(conn):
                 [evaluation] = decide(conn, [event])
