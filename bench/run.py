@@ -20,6 +20,7 @@ from bench import (
     eval_bench,
     hook_bench,
     noproject_bench,
+    output_bench,
     stall_bench,
 )
 
@@ -368,6 +369,8 @@ def main() -> int:
         + "".join(f"| `{k}` | {v:.1f} |\n" for k, v in b["statements_us_per_event"].items())
         + f"| all SQL | {b['sql_us_per_event']:.1f} of {1e6 / b['evaluate_per_s']:.1f} |\n"
     )
+    print("a tool's output under the secret-output guard ...", flush=True)
+    sections.append(output_bench.section())
     print("start cost of the hook command forms ...", flush=True)
     sections.append(command_bench.section())
     print("the hook where there is no project ...", flush=True)

@@ -232,7 +232,8 @@ def test_hook_client_imports_only_the_standard_library(engine_project: Project) 
         "'hook_event_name': 'PreToolUse', 'tool_name': 'Bash', "
         "'tool_input': {'command': 'rm -rf /'}}).encode()\n"
         "out = hook.run(['--harness', 'claude-code', '--event', 'PreToolUse'], payload)\n"
-        "heavy = {'duckdb', 'polars', 'lark', 'typer', 'yaml', 'tree_sitter'} & set(sys.modules)\n"
+        "heavy = {'duckdb', 'polars', 'lark', 'typer', 'yaml', 'tree_sitter', 're2'}\n"
+        "heavy &= set(sys.modules)\n"
         "print(sorted(heavy), 'deny' in out[0])\n"
     )
     env = clean_env(engine_project.home, ENGINE_ON)

@@ -30,6 +30,7 @@ from agentstyle.evaluator.commandrows import command_events, commands_of, progra
 from agentstyle.evaluator.decision import Decision, Redaction
 from agentstyle.evaluator.evaluation import EMITTING, Candidate, Evaluation
 from agentstyle.evaluator.event import Event
+from agentstyle.evaluator.heldindex import HeldIndex
 from agentstyle.evaluator.recording import book, facts_of, record
 from agentstyle.evaluator.records import (
     DecidedRow,
@@ -138,6 +139,8 @@ class Held:
     fixes: dict[str, tuple[str, str]] | None = None
     # the policy's program grammars, read at the first shell call a command condition reads
     catalog: Catalog | None = None
+    # the index's text tests of the route keys seen so far, run here (heldindex.py)
+    index: HeldIndex = field(default_factory=HeldIndex)
 
     @classmethod
     def of(cls, conn: Connection) -> Held:
@@ -503,7 +506,21 @@ def _match(
                 fields["seq"].append(pseq)
                 fields["field"].append(name)
                 fields["value"].append(value)
-    params = {**by_name(("route_seq", "route", "route_name"), routes), **fields, "trace": trace}
+    hits: list[list[str] | None] = [None] * len(fields["seq"])
+    if held is not None:
+        # The engine runs the text tests itself; nothing can hold: no match.sql at all.
+        by_seq: dict[int, list[str]] = defaultdict(list)
+        for seq, route, _name in routes:
+            by_seq[seq].append(route)
+        hits, may_hold = held.index.test(conn, by_seq, fields)
+        if not may_hold and not trace:
+            return
+    params = {
+        **by_name(("route_seq", "route", "route_name"), routes),
+        **fields,
+        "hits": hits,
+        "trace": trace,
+    }
     rows = read_rows(conn, "evaluate/match", MatchRow, params)
     if not rows:
         return

@@ -221,6 +221,21 @@ class BookedRow(NamedTuple):
     is_new: bool
 
 
+class IndexRow(NamedTuple):
+    """A row of the evaluation index as a resident engine holds it (evaluate/index_rows.sql)."""
+
+    route: str
+    clause_key: int
+    shadow: bool
+    negated: bool
+    lookup_key: str | None
+    literal: str | None
+    any_literals: list[str] | None
+    literal_ci: bool
+    regex: str | None
+    other: bool  # an equals, `in` or number test
+
+
 class FieldValueRow(NamedTuple):
     """A field row a batch event gets from a statement (evaluate/session_state.sql,
     rule_state.sql, history_state.sql, wild_fields.sql)."""

@@ -3,7 +3,7 @@
 -- Parameters: lists of $route_seq, $route (`harness|point|key`, a row per route key of an
 -- event: evaluator/evaluate.py route_keys), $route_name (the MCP server or skill the key
 -- `mcp`/`skill` tests); lists of the field rows $seq, $field, $value (with any state.* and
--- wildcard rows); $trace true to return every candidate (explain's trace), false for the
+-- wildcard rows) and $hits (each row's regexes that hold, or NULL: below); $trace true to return every candidate (explain's trace), false for the
 -- matched ones.
 -- Result: seq, rule_order, matched, excepted — one row per candidate, in no order (`excepted`:
 -- the rule's condition as written holds, its exceptions took it out: schema 013's `shadow`
@@ -24,9 +24,12 @@ WITH ev AS (
 ),
 -- `folded`: the value in lower case, made once per row for every case-insensitive literal that
 -- reads it (a long tool output was lowered once per such literal)
+-- `hits`: the regexes that hold on the row, where a resident engine tested them itself with each
+-- pattern compiled once (evaluator/regexhits.py); NULL: tested here
 f AS (
-    SELECT seq, field, value, lower(value) AS folded
-    FROM (SELECT unnest($seq) AS seq, unnest($field) AS field, unnest($value) AS value)
+    SELECT seq, field, value, lower(value) AS folded, hits
+    FROM (SELECT unnest($seq) AS seq, unnest($field) AS field, unnest($value) AS value,
+                 unnest($hits::VARCHAR[][]) AS hits)
 ),
 clauses AS (
     SELECT e.seq, r.clause_key, any_value(r.rule_order) AS rule_order,
@@ -36,6 +39,7 @@ clauses AS (
       ON r.route = e.route AND (r.name_regex IS NULL OR regexp_matches(e.name, r.name_regex))
     LEFT JOIN f
       ON f.seq = e.seq AND f.field = r.lookup_key AND CASE
+          WHEN r.regex IS NOT NULL AND f.hits IS NOT NULL THEN list_contains(f.hits, r.regex)
           WHEN r.literal IS NOT NULL AND NOT contains(
                    CASE WHEN r.literal_ci THEN f.folded ELSE f.value END, r.literal)
               THEN false
