@@ -111,11 +111,18 @@ settings:
   - {name: dirs, type: list, default: [src, lib]}
   - {name: word, default: "a.b"}
   - {name: limit, type: int, default: 3}
+  - {name: remote, type: pattern, default: "(origin|upstream) {{settings.branches}}"}
+  - {name: push, type: pattern, default: "git push {{settings.remote}}"}
 rules:
   - id: rx
     target: tool
     tool: shell
     when: 'tool.input.command regex "^git push origin {{settings.branches}}$"'
+    text: x
+  - id: composed
+    target: tool
+    tool: shell
+    when: 'tool.input.command regex "^{{settings.push}}$"'
     text: x
   - id: literal-in-regex
     target: tool
@@ -175,6 +182,49 @@ def test_each_operator_gets_the_value_in_its_own_language(tmp_path: Path) -> Non
     assert rows["number"].num == 3.0
 
 
+def test_a_pattern_setting_is_composed_of_others(tmp_path: Path) -> None:
+    """A `pattern` setting names a fragment many conditions share; the settings it uses are
+    filled in as a regex condition fills them, at install, whatever was chosen."""
+    rows = conditions(tmp_path)
+    assert rows["composed"].regex == ("^(?:git push (?:(origin|upstream) (?:main|release/.*)))$")
+    rows = conditions(tmp_path, {"branches": "trunk"})
+    assert rows["composed"].regex == "^(?:git push (?:(origin|upstream) (?:trunk)))$"
+    rows = conditions(tmp_path, {"remote": "fork {{settings.branches}}"})
+    assert rows["composed"].regex == "^(?:git push (?:fork (?:main|release/.*)))$"
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        (
+            '{name: p, type: pattern, default: "a{{settings.nope}}"}',
+            "pattern setting `p` uses undeclared setting `nope`",
+        ),
+        (
+            '{name: p, type: pattern, default: "a{{settings.q}}"}\n'
+            '  - {name: q, type: pattern, default: "b{{settings.p}}"}',
+            "pattern setting `p` uses itself: p → q → p",
+        ),
+        ("{name: p, type: pattern, default: [a, b]}", "default of setting `p` must be a string"),
+    ],
+)
+def test_a_pattern_setting_that_cannot_be_composed_is_an_error(
+    tmp_path: Path, declared: str, message: str
+) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    text = (
+        "spec: style/v0.3\nname: pkg\nversion: 1.0.0\ndescription: x\n"
+        f"settings:\n  - {declared}\nrules:\n  - id: r\n    target: tool\n    tool: shell\n"
+        "    when: 'tool.input.command regex \"{{settings.p}}\"'\n    text: x\n"
+    )
+    (pkg / "STYLE.yaml").write_text(text, encoding="utf-8")
+    diags = load_and_validate([str(pkg)]).diagnostics
+    assert diags and diags[0].code == "invalid-schema", render_text(diags)
+    assert diags[0].message.startswith(message), diags[0].message
+    assert diags[0].span.line == 6  # at the setting
+
+
 def test_chosen_values_replace_the_defaults(tmp_path: Path) -> None:
     rows = conditions(tmp_path, {"branches": "trunk", "dirs": "app", "limit": "10"})
     assert rows["rx"].regex == "^git push origin (?:trunk)$"
@@ -196,6 +246,10 @@ def test_an_empty_list_matches_nothing(tmp_path: Path) -> None:
             "'tool.input.command contains \"{{settings.dirs}}\"'",
             "list setting `dirs` can only be the whole value of `in` or part of a pattern, "
             "not a value of `contains`",
+        ),
+        (
+            "'tool.input.command contains \"{{settings.push}}\"'",
+            "pattern setting `push` can only go into a regex, not a value of `contains`",
         ),
         (
             "'tool.name in settings.word'",

@@ -54,7 +54,7 @@ from agentstyle.policy.rows import (
     RuleToolRow,
     TemplateRow,
 )
-from agentstyle.policy.settingrefs import Setting, SettingProblem, fill_pattern
+from agentstyle.policy.settingrefs import Setting, SettingProblem, composed, fill_pattern
 from agentstyle.policy.validconditions import RuleInfo
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -337,9 +337,9 @@ def lower_rule(
     the exceptions packages make to it, with their package (docs/packages.md#exceptions)."""
     if low is None:
         low = Lowering()
-    low.settings = {
-        d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings
-    }
+    low.settings = composed(
+        {d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings}
+    )
     low.diags = diags
     rid = qualified(pkg, info.rule.id)
     condition = info.condition
@@ -546,7 +546,9 @@ def _redact_pattern(info: RuleInfo, pkg: Package, settings: Mapping[str, str]) -
     written = info.redact[0]
     if "{{" not in written:
         return written
-    values = {d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings}
+    values = composed(
+        {d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings}
+    )
     try:
         filled = [fill_pattern(p, values) for p in written.split(REDACT_SEPARATOR)]
     except (SettingProblem, KeyError):

@@ -21,6 +21,7 @@ from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.policy.files import PackageFile, read_package_file
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, SettingDecl
+from agentstyle.policy.settingrefs import Setting, pattern_problems, setting_text
 from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -64,7 +65,7 @@ MARKER = "<!-- style:"
 # the field was written (and reported), while `rules.effective` uses the default instead.
 INVALID = "invalid"
 
-SETTING_TYPES = ("string", "int", "bool", "enum", "list")
+SETTING_TYPES = ("string", "int", "bool", "enum", "list", "pattern")
 
 SETTING_FIELDS = ("name", "default", "description", "type", "values")
 
@@ -542,6 +543,18 @@ class ManifestLoader:
                     has_default=default is not None and default.value is not None,
                 )
             )
+        self.pattern_settings(pkg)
+
+    def pattern_settings(self, pkg: Package) -> None:
+        """A `pattern` setting's own `{{settings.NAME}}`: each names a declared setting, and no
+        pattern uses itself (settingrefs.composed fills them in)."""
+        declared = {
+            d.name: Setting(d.type, setting_text(d.type, d.default) if d.has_default else "")
+            for d in pkg.settings
+        }
+        spans = {d.name: d.span for d in pkg.settings}
+        for name, problem in pattern_problems(declared).items():
+            self.emit(codes.INVALID_SCHEMA, f"pattern setting `{name}` {problem}", spans[name])
 
     def exceptions(self, node: YNode | None, pkg: Package) -> None:
         """`exceptions:` entries {rule, unless, reason}; their conditions are parsed and checked
@@ -624,7 +637,7 @@ def _setting_value_problem(value: Any, type_name: str, values: list[Any] | None)
         return f"must be true or false, not {_type_name(value)}"
     if type_name == "enum" and values is not None and value not in values:
         return f"`{value}` is not one of its `values`"
-    if type_name == "string" and isinstance(value, (list, dict)):
+    if type_name in ("string", "pattern") and isinstance(value, (list, dict)):
         hint = "; declare it `type: list`" if isinstance(value, list) else ""
         return f"must be a string, not {_type_name(value)}{hint}"
     if type_name == "list":

@@ -36,7 +36,7 @@ VERSION_PATTERN = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(
 ID_PATTERN = r"^(?!.*\.\.)(?!.*//)(?!.*/$)[a-z0-9][a-z0-9_./-]{0,127}$"
 SETTING_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 FROM_PATTERN = r"^(\./)?rules/.+\.md$"
-SETTING_TYPES = ("string", "int", "bool", "enum", "list")
+SETTING_TYPES = ("string", "int", "bool", "enum", "list", "pattern")
 
 
 def _rewrite(pattern_key: str) -> Schema:

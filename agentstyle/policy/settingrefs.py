@@ -13,16 +13,20 @@ A value goes in as the language of its operator reads it, the one rule STYLE fol
 - glob operators: as glob text; a list setting becomes `{a,b}`;
 - every other operator: as literal text; a list setting only as the whole value of `in`.
 A `list` setting holds strings without commas (`--set tools=shell,file.edit`); an `int`
-setting is a number where the operator compares numbers.
+setting is a number where the operator compares numbers. A `pattern` setting is a regex that
+may itself use other settings (`({{settings.program_path}}…|{{settings.script_paths}})`),
+filled in as a regex condition fills them (`composed`), so a fragment many conditions share is
+written once and named; it goes only into a pattern.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from agentstyle.grammar.ast import Item, Pred, SettingRef, Value
+from agentstyle.policy.model import SettingDecl
 from agentstyle.source import Span
 from agentstyle.vocabulary import GLOB_OPS, NUMERIC_OPS, REGEX_OPS
 
@@ -32,6 +36,7 @@ WHOLE = re.compile(r"\{\{\s*settings\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # A regex that matches nothing (an empty list of alternatives): a boundary that is not one.
 NOTHING = r"\b\B"
 LIST_TYPE = "list"
+PATTERN_TYPE = "pattern"
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +220,10 @@ def _quoted(setting: Setting) -> str:
 
 def _insert(op: str, setting: Setting, use: Use) -> str:
     """A setting's value as text of the operator's language."""
+    if setting.type == PATTERN_TYPE and op not in REGEX_OPS:
+        raise SettingProblem(
+            f"pattern setting `{use.name}` can only go into a regex, not a value of `{op}`", use
+        )
     if op in REGEX_OPS:
         items = setting.items()
         return f"(?:{'|'.join(items)})" if items else f"(?:{NOTHING})"
@@ -232,6 +241,70 @@ def _insert(op: str, setting: Setting, use: Use) -> str:
             use,
         )
     return setting.text
+
+
+def pattern_uses(text: str) -> list[tuple[int, str]]:
+    """The settings a pattern setting's value uses: (offset of `{{`, name)."""
+    return [
+        (offset, name[len("settings.") :])
+        for offset, name, _filtered in embedded(text)
+        if name.startswith("settings.")
+    ]
+
+
+def composed(settings: Mapping[str, Setting]) -> dict[str, Setting]:
+    """The settings with each `pattern` setting's own `{{settings.NAME}}` filled in, as a
+    regex condition fills them (a pattern setting may use another). A name without a value,
+    or a pattern that uses itself, is filled in as a stand-in: `pattern_problems` says what is
+    wrong, and the manifest reports it at the setting (manifest.py)."""
+    done: dict[str, Setting] = {n: s for n, s in settings.items() if s.type != PATTERN_TYPE}
+
+    def fill(name: str, path: tuple[str, ...]) -> Setting:
+        if name in done:
+            return done[name]
+        if name in path or name not in settings:
+            return placeholder("string")
+        text = settings[name].text
+        values = {used: fill(used, (*path, name)) for _offset, used in pattern_uses(text)}
+        done[name] = Setting(PATTERN_TYPE, _fill("regex", text, values, None))
+        return done[name]
+
+    for name in settings:
+        fill(name, ())
+    return done
+
+
+def defaults_of(decls: Iterable[SettingDecl]) -> dict[str, Setting]:
+    """The declared settings at their defaults (one without a default as a stand-in), each
+    pattern setting composed: what a package's conditions are checked with before install."""
+    return composed(
+        {
+            d.name: Setting(d.type, setting_text(d.type, d.default))
+            if d.has_default
+            else placeholder(d.type)
+            for d in decls
+        }
+    )
+
+
+def pattern_problems(settings: Mapping[str, Setting]) -> dict[str, str]:
+    """What is wrong with the pattern settings' own uses: setting name → message (a setting
+    not declared, or a pattern that uses itself, directly or through others)."""
+    problems: dict[str, str] = {}
+
+    def walk(root: str, path: tuple[str, ...]) -> None:
+        for _offset, used in pattern_uses(settings[path[-1]].text):
+            if used not in settings:
+                problems.setdefault(root, f"uses undeclared setting `{used}`")
+            elif used in path:
+                problems.setdefault(root, "uses itself: " + " → ".join((*path, used)))
+            elif settings[used].type == PATTERN_TYPE:
+                walk(root, (*path, used))
+
+    for name, setting in settings.items():
+        if setting.type == PATTERN_TYPE:
+            walk(name, (name,))
+    return problems
 
 
 def fill_pattern(pattern: str, settings: Mapping[str, Setting]) -> str:

@@ -19,11 +19,9 @@ from agentstyle.policy.manifest import INVALID
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
 from agentstyle.policy.settingrefs import (
-    Setting,
     SettingProblem,
+    defaults_of,
     fill_pattern,
-    placeholder,
-    setting_text,
     uses,
 )
 from agentstyle.policy.validchecks import CheckChecks
@@ -417,12 +415,8 @@ class _Validator(CheckChecks):
             return None
         if not refs:
             return pattern
-        values: dict[str, Setting] = {}
-        for _offset, setting in refs:
-            decl = self.settings[setting]
-            text = setting_text(decl.type, decl.default) if decl.has_default else None
-            stand_in = placeholder(decl.type)
-            values[setting] = Setting(decl.type, text) if text is not None else stand_in
+        defaults = defaults_of(self.settings.values())
+        values = {setting: defaults[setting] for _offset, setting in refs}
         try:
             return fill_pattern(pattern, values)
         except SettingProblem as exc:

@@ -40,13 +40,12 @@ from agentstyle.policy.model import Package, Rule
 from agentstyle.policy.re2 import any_of
 from agentstyle.policy.settingrefs import (
     EMBEDDED,
-    Setting,
     SettingProblem,
     Use,
+    defaults_of,
     embedded,
     placeholder,
     resolve,
-    setting_text,
     uses,
 )
 from agentstyle.policy.yamlpos import YMap, YNode, YSeq
@@ -528,13 +527,8 @@ class ConditionChecks:
                     suggestion(meant and spelled.replace(use.name, meant)),
                 )
                 return None
-        values = {}
-        for name in {use.name for use in refs}:
-            decl = self.settings[name]
-            if decl.has_default:
-                values[name] = Setting(decl.type, setting_text(decl.type, decl.default))
-            else:
-                values[name] = placeholder(decl.type)
+        defaults = defaults_of(self.settings.values())
+        values = {use.name: defaults[use.name] for use in refs}
         try:
             value = resolve(pred, values)
         except SettingProblem as exc:
