@@ -507,18 +507,23 @@ def _match(
                 fields["field"].append(name)
                 fields["value"].append(value)
     hits: list[list[str] | None] = [None] * len(fields["seq"])
+    orders: list[int] | None = None
     if held is not None:
-        # The engine runs the text tests itself; nothing can hold: no match.sql at all.
+        # The engine runs the text tests itself: match.sql reads only the rules that may hold,
+        # and none at all when nothing can (docs/design/runtime.md#tests-held).
         by_seq: dict[int, list[str]] = defaultdict(list)
         for seq, route, _name in routes:
             by_seq[seq].append(route)
         hits, may_hold = held.index.test(conn, by_seq, fields)
-        if not may_hold and not trace:
-            return
+        if not trace:
+            if not may_hold:
+                return
+            orders = sorted(may_hold)
     params = {
         **by_name(("route_seq", "route", "route_name"), routes),
         **fields,
         "hits": hits,
+        "orders": orders,
         "trace": trace,
     }
     rows = read_rows(conn, "evaluate/match", MatchRow, params)

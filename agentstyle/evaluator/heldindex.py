@@ -35,9 +35,10 @@ from agentstyle.evaluator.store import Connection
 # A row that must be found for its clause to hold: (field, literal, any_literals, literal_ci,
 # regex, other). `other`: an equals/in/number test this module leaves to match.sql.
 Must = tuple[str | None, str | None, tuple[str, ...] | None, bool, str | None, bool]
-# A route key's clauses (exceptions left out: they only take a match away), each the rows it
-# must find; None for a clause with none (only negated rows: it may hold whatever is found).
-Clauses = list[list[Must] | None]
+# A route key's clauses (exceptions left out: they only take a match away), each its rule's
+# order and the rows it must find; None for a clause with none (only negated rows: it may hold
+# whatever is found).
+Clauses = list[tuple[int, list[Must] | None]]
 _BROKEN = object()  # a pattern this RE2 would not compile: DuckDB tests its field rows
 
 
@@ -107,6 +108,25 @@ def _in(literal_set: tuple[Any, list[str]], text: bytes) -> set[str]:
     return {literals[i] for i in found.Match(text) or ()}
 
 
+class _Truth:
+    """Whether a row may be found among an event's field rows, each row decided once (many
+    clauses of many rules share a row)."""
+
+    __slots__ = ("found", "known")
+
+    def __init__(self, found: dict[str, list[Found]]) -> None:
+        self.found = found
+        self.known: dict[Must, bool] = {}
+
+    def __call__(self, must: Must) -> bool:
+        known = self.known.get(must)
+        if known is None:
+            known = self.known[must] = any(
+                f.passes(must) for f in self.found.get(must[0] or "", ())
+            )
+        return known
+
+
 class HeldIndex:
     """The rows of the route keys seen so far, their field plans and compiled patterns."""
 
@@ -120,7 +140,7 @@ class HeldIndex:
         missing = sorted(routes - self._clauses.keys())
         if not missing:
             return
-        clauses: dict[str, dict[int, list[Must] | None]] = {r: {} for r in missing}
+        clauses: dict[str, dict[int, tuple[int, list[Must] | None]]] = {r: {} for r in missing}
         musts: dict[str, dict[str, list[Must]]] = {r: defaultdict(list) for r in missing}
         for row in read_rows(conn, "evaluate/index_rows", IndexRow, {"routes": missing}):
             must: Must = (
@@ -135,9 +155,9 @@ class HeldIndex:
                 musts[row.route][row.lookup_key].append(must)
             if row.shadow:
                 continue
-            rows = clauses[row.route].setdefault(row.clause_key, None)
+            order, rows = clauses[row.route].setdefault(row.clause_key, (row.rule_order, None))
             if not row.negated:
-                clauses[row.route][row.clause_key] = [*(rows or ()), must]
+                clauses[row.route][row.clause_key] = (order, [*(rows or ()), must])
         for route in missing:
             self._clauses[route] = list(clauses[route].values())
             self._musts[route] = dict(musts[route])
@@ -147,9 +167,9 @@ class HeldIndex:
         conn: Connection,
         routes: dict[int, list[str]],
         fields: dict[str, list[Any]],
-    ) -> tuple[list[list[str] | None], bool]:
-        """Per field row, the regexes that hold (None: left to match.sql), and whether any
-        clause of any event may hold."""
+    ) -> tuple[list[list[str] | None], set[int]]:
+        """Per field row, the regexes that hold (None: left to match.sql), and the orders of
+        the rules one clause of which may hold on some event (none: nothing can match)."""
         self._load(conn, {route for keys in routes.values() for route in keys})
         found: dict[int, dict[str, list[Found]]] = defaultdict(lambda: defaultdict(list))
         hits: list[list[str] | None] = []
@@ -162,12 +182,16 @@ class HeldIndex:
             tested = self._found(plan, value)
             found[seq][name].append(tested)
             hits.append(tested.hits)
-        may_hold = any(
-            self._may_hold(self._clauses[route], found.get(seq, {}))
-            for seq, keys in routes.items()
-            for route in keys
-        )
-        return hits, may_hold
+        orders: set[int] = set()
+        for seq, seq_routes in routes.items():
+            truth = _Truth(found.get(seq, {}))
+            for route in seq_routes:
+                orders.update(
+                    order
+                    for order, musts in self._clauses[route]
+                    if order not in orders and (musts is None or all(map(truth, musts)))
+                )
+        return hits, orders
 
     def _plan(self, keys: tuple[str, ...], name: str) -> _FieldPlan | None:
         plan = self._plans.get((keys, name))
@@ -194,15 +218,6 @@ class HeldIndex:
                 assert tested.hits is not None
                 tested.hits.append(regex)
         return tested
-
-    @staticmethod
-    def _may_hold(clauses: Clauses, found: dict[str, list[Found]]) -> bool:
-        for musts in clauses:
-            if musts is None:
-                return True
-            if all(any(f.passes(m) for f in found.get(m[0] or "", ())) for m in musts):
-                return True
-        return False
 
     def _pattern(self, regex: str) -> Any:
         pattern = self._compiled.get(regex)

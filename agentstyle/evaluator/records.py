@@ -226,6 +226,7 @@ class IndexRow(NamedTuple):
 
     route: str
     clause_key: int
+    rule_order: int
     shadow: bool
     negated: bool
     lookup_key: str | None

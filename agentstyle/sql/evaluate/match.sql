@@ -3,7 +3,9 @@
 -- Parameters: lists of $route_seq, $route (`harness|point|key`, a row per route key of an
 -- event: evaluator/evaluate.py route_keys), $route_name (the MCP server or skill the key
 -- `mcp`/`skill` tests); lists of the field rows $seq, $field, $value (with any state.* and
--- wildcard rows) and $hits (each row's regexes that hold, or NULL: below); $trace true to return every candidate (explain's trace), false for the
+-- wildcard rows) and $hits (each row's regexes that hold, or NULL: below); $orders, the
+-- only rules to read (a resident engine's, whose own tests left the rest out), or NULL for
+-- all; $trace true to return every candidate (explain's trace), false for the
 -- matched ones.
 -- Result: seq, rule_order, matched, excepted — one row per candidate, in no order (`excepted`:
 -- the rule's condition as written holds, its exceptions took it out: schema 013's `shadow`
@@ -37,6 +39,7 @@ clauses AS (
     FROM ev e
     JOIN match_rows r
       ON r.route = e.route AND (r.name_regex IS NULL OR regexp_matches(e.name, r.name_regex))
+     AND ($orders IS NULL OR r.rule_order IN (SELECT unnest($orders::INTEGER[])))
     LEFT JOIN f
       ON f.seq = e.seq AND f.field = r.lookup_key AND CASE
           WHEN r.regex IS NOT NULL AND f.hits IS NOT NULL THEN list_contains(f.hits, r.regex)
