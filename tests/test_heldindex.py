@@ -6,6 +6,8 @@ costs no match.sql at all, and explain's trace still sees every candidate."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -199,3 +201,31 @@ def test_the_secret_output_guard_answers_alike_on_its_corpus() -> None:
         plain, resident = _both(conn, lambda c=case: [_post(c.output)], held)
         assert resident == plain, case.note
     conn.close()
+
+
+def test_an_engine_without_google_re2_answers_alike(tmp_path: Path) -> None:
+    """Where google-re2 has no wheel (pyproject.toml) the engine holds no index and match.sql
+    tests everything: the same answers, in a process where `import re2` fails."""
+    code = (
+        "import sys; sys.modules['re2'] = None\n"
+        "from agentstyle.evaluator.compiled import memory_policy\n"
+        "from agentstyle.evaluator.evaluate import Held, decide\n"
+        "from agentstyle.harnesses.claude_code import ADAPTER\n"
+        "from bench.corpus.secrets import PACKAGE, bash_output\n"
+        "conn, _ = memory_policy([str(PACKAGE)], 'claude-code')\n"
+        "held = Held.of(conn)\n"
+        "out = []\n"
+        "for text in ('all quiet', 'key AKIAQWERTYUIOPASDFGH here'):\n"
+        "    ev = ADAPTER.normalize(bash_output(text, '/p'), 'PostToolUse')\n"
+        "    [e] = decide(conn, [ev], held=held, allowances=False)\n"
+        "    r = e.decision.redaction\n"
+        "    out.append(r.output['stdout'] if r is not None else None)\n"
+        "print(held.index is None, out)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split(" ", 1)[0] == "True", done.stdout
+    assert "None" in done.stdout and "AKIAQWERTYUIOPASDFGH" not in done.stdout, done.stdout
+    assert "removed by STYLE" in done.stdout, done.stdout

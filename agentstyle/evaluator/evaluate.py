@@ -30,7 +30,7 @@ from agentstyle.evaluator.commandrows import command_events, commands_of, progra
 from agentstyle.evaluator.decision import Decision, Redaction
 from agentstyle.evaluator.evaluation import EMITTING, Candidate, Evaluation
 from agentstyle.evaluator.event import Event
-from agentstyle.evaluator.heldindex import HeldIndex
+from agentstyle.evaluator.heldindex import HeldIndex, held_index
 from agentstyle.evaluator.recording import book, facts_of, record
 from agentstyle.evaluator.records import (
     DecidedRow,
@@ -140,7 +140,7 @@ class Held:
     # the policy's program grammars, read at the first shell call a command condition reads
     catalog: Catalog | None = None
     # the index's text tests of the route keys seen so far, run here (heldindex.py)
-    index: HeldIndex = field(default_factory=HeldIndex)
+    index: HeldIndex | None = None
 
     @classmethod
     def of(cls, conn: Connection) -> Held:
@@ -152,6 +152,7 @@ class Held:
                 for r in read_rows(conn, "allow/open_sessions", SessionKeyRow)
             ),
             entries_of(conn, None),
+            index=held_index(),
         )
 
 
@@ -508,7 +509,7 @@ def _match(
                 fields["value"].append(value)
     hits: list[list[str] | None] = [None] * len(fields["seq"])
     orders: list[int] | None = None
-    if held is not None:
+    if held is not None and held.index is not None:
         # The engine runs the text tests itself: match.sql reads only the rules that may hold,
         # and none at all when nothing can (docs/design/runtime.md#tests-held).
         by_seq: dict[int, list[str]] = defaultdict(list)

@@ -69,7 +69,7 @@ class _FieldPlan:
     """The tests of one field row under one set of route keys: its literal sets and regexes."""
 
     def __init__(self, musts: list[Must]) -> None:
-        import re2  # the engine's own import: a hook without an engine never loads it
+        import re2
 
         exact: set[str] = set()
         folded: set[str] = set()
@@ -125,6 +125,17 @@ class _Truth:
                 f.passes(must) for f in self.found.get(must[0] or "", ())
             )
         return known
+
+
+def held_index() -> HeldIndex | None:
+    """A resident engine's index, or None where google-re2 is not installed (an interpreter
+    it has no wheel for: pyproject.toml): `match.sql` then tests everything itself, as it does
+    for a hook without an engine."""
+    try:
+        import re2  # noqa: F401 — the engine's own import: a hook without one never loads it
+    except ImportError:
+        return None
+    return HeldIndex()
 
 
 class HeldIndex:
