@@ -443,8 +443,8 @@ def main() -> int:
     print("secret-output corpus: precision and recall ...", flush=True)
     from bench.corpus import secrets
 
-    ours, heldout = secrets.load(), secrets.load(heldout=True)
-    sections.append(secrets.section(ours, heldout, secrets.run([*ours, *heldout])))
+    cases = [case for part in secrets.PARTS for case in secrets.load(part)]
+    sections.append(secrets.section(cases, secrets.run(cases)))
     # The run itself keeps about one core busy: a load average well over 1 is other work.
     busy = max(load)
     loaded = " The 1-minute load average during the latency and batch figures: " + (
