@@ -336,6 +336,10 @@ class Builtins(WalkerBase):
             self.run_text(value)
         elif name in ("BASH_ENV", "ENV"):
             self._script(value, "bash", [], NO_STDIN, source=True)  # sourced by a new shell
+        elif name.startswith("BASH_FUNC_") and value.lstrip().startswith("()"):
+            # `env 'BASH_FUNC_ls%%=() { …; }' bash -c ls`: a new bash defines the function
+            # from its environment, and the name may then run its body
+            self.run_text(value.lstrip()[2:])
 
     def _writes(self, redirs: Sequence[Redir], text: str) -> None:
         """Files a command writes its known output to: a script run later in the same command
@@ -507,6 +511,10 @@ class Builtins(WalkerBase):
         descriptor `-u N` names (`exec {fd}<<<'…'; mapfile -tu "$fd" rows`)."""
         names, values = _builtin_words(argv, "dnOsCcu")
         name = names[-1] if names else "MAPFILE"
+        if values.get("C") and set(values) <= set("dnOsCcut"):
+            # `-C CALLBACK`: evaluated every `-c` lines (an option mapfile does not know makes
+            # it fail first: `mapfile -C CMD --bad rows` runs nothing)
+            self.run_text(values["C"])
         stdin = self._input_fd(values.get("u"), stdin)
         if not stdin.texts or stdin.unknown:
             self.st.vars[name] = (UNKNOWN,)

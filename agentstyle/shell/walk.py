@@ -618,6 +618,11 @@ class Walker(Dispatch):
                 if op == "<&":  # `bash <&$fd` after `exec {fd}< <(curl …)`
                     found = [self.fds.get(t.rstrip("-")) for t in targets]
                     targets = [str(f[1]) for f in found if f is not None and f[0] == "file"]
+                    texts = [str(f[1]) for f in found if f is not None and f[0] == "text"]
+                    if texts:  # `exec 4<<<'…'; bash <&4`: the text it was opened on
+                        new = Stdin() if not replaced else new
+                        replaced = True
+                        new.texts.extend(texts)
                     if not targets:
                         continue
                 if not replaced:

@@ -367,7 +367,8 @@ def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
         if key in ("-C", "--chdir"):
             found.chdir = value
         i += width
-    while i < n and _ASSIGNMENT.match(argv[i]):
+    # every word with a `=` is a variable to env, whatever its name (`BASH_FUNC_f%%=() {…}`)
+    while i < n and "=" in argv[i].lstrip("="):
         found.assigns.append(argv[i])
         i += 1
     if i < n:
