@@ -480,10 +480,10 @@ class WalkerBase(Scope):
         if sub.writes and sub.body is not None:
             self.readers[shown(sub)] = sub.body  # `exec 3> >(bash)`: what fd 3 gets, it runs
 
-    def feed(self, reader: str, text: str) -> None:
+    def feed(self, target: str, text: str) -> None:
         """`echo CMD > >(bash)`, `… | tee >(sh)`, `echo CMD >&3` after `exec 3> >(bash)` or
         into a coproc's descriptor: the reader is walked again with the text on its stdin."""
-        body = self.readers.pop(reader)  # once: its own output may be fed back to it
+        body = self.readers.pop(target)  # once: its own output may be fed back to it
         stdin = Stdin()
         stdin.texts.append(text)
         stdin.piped = True
@@ -495,7 +495,7 @@ class WalkerBase(Scope):
         finally:
             self.st = saved
             self.depth -= 1
-            self.readers[reader] = body
+            self.readers[target] = body
 
     def flag(self, text: str, flags: int) -> None:
         self.flags[text] = self.flags.get(text, 0) | flags
