@@ -187,6 +187,20 @@ def test_keyword_operands_and_positional_roles() -> None:
     assert read("mv -t dest a b")[2] == [("a", "deletes"), ("b", "deletes")]
 
 
+def test_gawk_in_place_writes_the_files_it_reads_and_only_then(tmp_path: Path) -> None:
+    def roles(command: str) -> list[tuple[str, str]]:
+        awk = the(model(command, tmp_path), command.split()[0])
+        return sorted((use.word, use.role) for use in awk.paths)
+
+    assert roles("awk -F: {print} /etc/passwd") == [("/etc/passwd", "reads")]
+    edited = [("/etc/passwd", "reads"), ("/etc/passwd", "writes")]
+    assert roles("gawk -i inplace {print} /etc/passwd") == edited
+    assert roles("gawk --include=/usr/share/awk/inplace.awk {print} /etc/passwd") == edited
+    # another library is a read; the program file of -f is read, never written
+    assert roles("gawk -i lib.awk {print} /etc/passwd") == [("/etc/passwd", "reads")]
+    assert ("prog.awk", "writes") not in roles("gawk -i inplace -f prog.awk data.txt")
+
+
 def test_find_takes_the_words_of_exec_up_to_its_terminator() -> None:
     _h, options, operands = read("find . /srv -name *.o -exec rm -f {} ; -delete")
     assert options == [("-name", "*.o"), ("-exec", "rm -f {}"), ("-delete", None)]

@@ -63,6 +63,21 @@ def runs_rm(line: str) -> bool:
         # +n turns an earlier -n off
         ("bash -n +n -c 'rm -rf x'", True),
         ("bash +n -n -c 'rm -rf x'", False),
+        # a name reference stands for its variable, set before or after it
+        ('T=rm; declare -n r=T; "$r" -rf x', True),
+        ("declare -n r=T; T=rm; $r -rf x", True),
+        ('declare -n r=T; r=rm; "$T" -rf x', True),
+        ('T=rm; declare -n r=U; "$r" -rf x', False),
+        # what is written into a >(…) or a coprocess, its reader runs
+        ("exec 3> >(bash); echo 'rm -rf x' >&3", True),
+        ("exec 3> >(cat); echo 'rm -rf x' >&3", False),
+        ("echo 'rm -rf x' | tee >(sh)", True),
+        ("coproc bash; echo 'rm -rf x' >&${COPROC[1]}", True),
+        ("coproc C { cat; }; echo 'rm -rf x' >&${C[1]}", False),
+        # a shell reading a descriptor opened on a string; mapfile's callback
+        ("exec 4<<<'rm -rf x'; bash <&4", True),
+        ("mapfile -C 'rm -rf x' -c 1 l < f", True),
+        ("mapfile -C 'rm -rf x' --bad l < f", False),
     ],
 )
 def test_what_the_shell_remembers_decides_what_runs(line: str, rm: bool) -> None:
@@ -82,6 +97,16 @@ def test_env_i_runs_a_command_without_the_exported_variables() -> None:
     runs = parse_shell("export A=1; env B=2 git status", "/tmp/project").runs
     [git] = [r for r in runs if r.argv[:1] == ("git",)]
     assert git.env == ("A=1", "B=2")
+
+
+def test_set_a_exports_what_the_line_sets_after_it() -> None:
+    def env_of(line: str) -> tuple[str, ...]:
+        return next(r.env for r in parse_shell(line, "/tmp/project").runs if r.argv[:1] == ("git",))
+
+    assert "GIT_PAGER=cat" in env_of("set -a; GIT_PAGER=cat; git log")
+    assert "GIT_PAGER=cat" in env_of("set -o allexport; GIT_PAGER=cat; git log")
+    assert "GIT_PAGER=cat" not in env_of("GIT_PAGER=cat; git log")
+    assert "GIT_PAGER=cat" not in env_of("set -a; set +a; GIT_PAGER=cat; git log")
 
 
 def test_dotglob_is_kept_per_shell() -> None:

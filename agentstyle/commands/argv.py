@@ -277,7 +277,10 @@ class _Reader:
             self.out.does_nothing.append(name)
         if "target" in option.flags:
             self.targeted = True
-        self.out.flags |= option.flags
+        flags = option.flags
+        if "inplace" in flags and value is not None and not _names_inplace(value):
+            flags = flags - {"inplace"}  # `gawk -i lib.awk`: a library, not the in-place one
+        self.out.flags |= flags
         if value is not None and "include" in option.flags:
             (self.out.excludes if value.startswith("!") else self.out.includes).append(
                 value.removeprefix("!")
@@ -348,3 +351,9 @@ def _generic(program: str, args: list[str]) -> Parsed:
     for n in range(1, len(leading) + 1):
         out.heads.append(" ".join([program, *leading[:n]]))
     return out
+
+
+def _names_inplace(value: str) -> bool:
+    """Whether an `inplace` option's value names the in-place library (gawk's `-i inplace`,
+    `--include=inplace.awk`, by a folder too); a flag marked so is always one."""
+    return value.rsplit("/", 1)[-1].removesuffix(".awk") == "inplace"

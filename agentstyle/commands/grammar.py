@@ -22,7 +22,9 @@ the folders it reads: `grep -r`), `hidden` (and the hidden ones too: `rg --hidde
 / `exclude` (its value is a glob of file names it then reads, or leaves: `--include=*.py`),
 `flat` (it then reads a folder without what is under it: `tar --no-recursion`), `output` (the
 file an option of role `path` names is then one it writes: `tar -c -f x.tar`), `extracts` (it
-then writes into the folder it runs in: `tar -x`, moved by `-C`).
+then writes into the folder it runs in: `tar -x`, moved by `-C`), `inplace` (it then writes
+the files it reads, in place: gawk's `-i inplace`; an option with a value only when the value
+names the `inplace` library).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ OPTION_FLAGS = frozenset(
         "flat",
         "output",
         "extracts",
+        "inplace",
     }
 )
 NODE_KEYS = frozenset(

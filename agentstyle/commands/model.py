@@ -487,6 +487,8 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
         opened = dict(run.fds)
         words = [(_fd_file(w, opened), r) for w, r in words]
     words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
+    if "inplace" in parsed.flags:  # `gawk -i inplace '…' f`: each file read is written too
+        words += [(w, "writes") for w, r in parsed.operands if r == "reads" and w != "-"]
     words += _landed(parsed, dirs, where)  # `cp -r x/.git .` writes ./.git
     valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
     if run.runtime_args and run.found:  # `find … | xargs -I{} curl -F f=@{}`: find's files

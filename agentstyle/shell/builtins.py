@@ -10,6 +10,7 @@ import posixpath
 import re
 
 from agentstyle.shell import stdout as stdout_of
+from agentstyle.shell.gitruns import git_runs
 from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
 from agentstyle.shell.syntax import parse
 from agentstyle.shell.tree import Lit, Redir, Simple
@@ -24,7 +25,6 @@ from agentstyle.shell.words import (
     Symbolic,
     expand_text,
 )
-from agentstyle.shell.wrappers import git_runs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -336,6 +336,10 @@ class Builtins(WalkerBase):
             self.run_text(value)
         elif name in ("BASH_ENV", "ENV"):
             self._script(value, "bash", [], NO_STDIN, source=True)  # sourced by a new shell
+        elif name.startswith("BASH_FUNC_") and value.lstrip().startswith("()"):
+            # `env 'BASH_FUNC_ls%%=() { …; }' bash -c ls`: a new bash defines the function
+            # from its environment, and the name may then run its body
+            self.run_text(value.lstrip()[2:])
 
     def _writes(self, redirs: Sequence[Redir], text: str) -> None:
         """Files a command writes its known output to: a script run later in the same command
@@ -346,8 +350,15 @@ class Builtins(WalkerBase):
             if redir.op in (">", ">|", ">>", "&>", "&>>") and redir.fd in (None, "1"):
                 path = expand_text(redir.target.parts, self)[0]
                 self._write(path, text, append=redir.op.endswith(">>"))
+            elif redir.op == ">&" and redir.fd in (None, "1"):  # `>&3`: where fd 3 was opened
+                opened = self.fds.get(expand_text(redir.target.parts, self)[0].rstrip("-"))
+                if opened is not None and opened[0] == "file" and opened[1]:
+                    self._write(opened[1], text, append=True)
 
     def _write(self, path: str, text: str, append: bool) -> None:
+        if path in self.readers:
+            self.feed(path, text)  # `>(bash)`, a coproc: a command reads it
+            return
         key = self._file_key(path)
         if key is None:
             return
@@ -449,6 +460,9 @@ class Builtins(WalkerBase):
             self.emit(word)
             self._setting_runs(word)
             name, _, value = m.groups()
+            if any("n" in w[1:] for w in flags_given) and re.fullmatch(r"[A-Za-z_]\w*", value):
+                self.namerefs[name] = value  # `declare -n ref=var`: `$ref` is `$var` from here
+                continue
             if scoped:
                 self._local(name)  # `local X=…`, `declare X=…` in a function
             flags = self.flags.get(value, 0)
@@ -497,6 +511,10 @@ class Builtins(WalkerBase):
         descriptor `-u N` names (`exec {fd}<<<'…'; mapfile -tu "$fd" rows`)."""
         names, values = _builtin_words(argv, "dnOsCcu")
         name = names[-1] if names else "MAPFILE"
+        if values.get("C") and set(values) <= set("dnOsCcut"):
+            # `-C CALLBACK`: evaluated every `-c` lines (an option mapfile does not know makes
+            # it fail first: `mapfile -C CMD --bad rows` runs nothing)
+            self.run_text(values["C"])
         stdin = self._input_fd(values.get("u"), stdin)
         if not stdin.texts or stdin.unknown:
             self.st.vars[name] = (UNKNOWN,)
@@ -519,6 +537,14 @@ class Builtins(WalkerBase):
         return out
 
     def _set_builtin(self, argv: list[str], stdin: Stdin) -> Stdin | None:
+        """`set -- ARGS` (the positional parameters); `set -a` / `set -o allexport` (`+a`,
+        `+o` undo it): every variable set after it is exported to the commands it runs."""
+        for k, word in enumerate(argv[1:], start=1):
+            if word == "--":
+                break
+            named = word in ("-o", "+o") and argv[k + 1 : k + 2] == ["allexport"]
+            if named or (word[:1] in "-+" and word[1:].isalpha() and "a" in word[1:]):
+                self.st.allexport = word.startswith("-")
         if "--" in argv:
             k = argv.index("--")
             current = self.st.positional

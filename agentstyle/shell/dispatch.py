@@ -257,6 +257,7 @@ class Dispatch(Scripts):
         assert isinstance(found, Unwrapped)
         for assign in found.assigns:
             self.emit(assign)
+            self._setting_runs(assign)  # `env EDITOR=CMD git commit`, as `EDITOR=CMD git commit`
         if found.noexec:
             return None
         # `env A=1 cmd`, `sudo A=1 cmd`: cmd runs with A set, as with `A=1 cmd`

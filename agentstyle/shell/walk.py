@@ -230,6 +230,14 @@ class Walker(Dispatch):
             self.depth -= 1
 
     def _compound_body(self, node: Compound, stdin: Stdin) -> Stdin | None:
+        if isinstance(node, Coproc):
+            # `coproc NAME { …; }`: NAME[1] is a descriptor onto its stdin (`>&${NAME[1]}`);
+            # bash numbers them from 63 down, any free number does here
+            name = node.name or "COPROC"
+            fd = str(63 - 2 * sum(1 for n in self.fds if int(n) >= 50))
+            self.st.vars[name] = ((str(int(fd) - 1), fd),)
+            self.fds[fd] = ("file", f"coproc:{name}")
+            self.readers[f"coproc:{name}"] = node.body
         if isinstance(node, (Subshell, Coproc)):
             saved = self.st
             self.st = saved.copy()
@@ -442,9 +450,10 @@ class Walker(Dispatch):
     def _set(self, assign: Assign, texts: list[str]) -> None:
         head = len(assign.name) + (len(assign.index) + 2 if assign.index else 0)
         head += 2 if assign.append else 1
+        name = self.referent(assign.name)  # `declare -n r=d; r=/` sets d
         if assign.array is not None:
             items = [w for word in assign.array for alt in expand(word, self) for w in alt]
-            self.st.vars[assign.name] = (tuple(items),)
+            self.st.vars[name] = (tuple(items),)
             return
         values: list[Value] = []
         for text in texts:
@@ -453,18 +462,19 @@ class Walker(Dispatch):
             if flags & (F_VAR | F_SUB):
                 values.append(Symbolic(value))  # `R=${HOME}` holds `$HOME`
             elif assign.append:
-                old = self.st.vars.get(assign.name, ("",))
+                old = self.st.vars.get(name, ("",))
                 values.extend(o + value if isinstance(o, str) else UNKNOWN for o in old)
             else:
                 values.append(value)
         if assign.index is not None and assign.index not in ("0",):
-            self.st.vars.setdefault(assign.name, (UNKNOWN,))
+            self.st.vars.setdefault(name, (UNKNOWN,))
             return
-        self.st.vars[assign.name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
-        if assign.name == "PATH":
+        self.st.vars[name] = tuple(dict.fromkeys(values))[:MAX_VALUES] or ("",)
+        if name == "PATH":
             self.st.hashed = {}  # bash forgets the names `hash` remembered
-        if assign.name in self.st.exported and texts:
-            self.st.exported[assign.name] = texts[0]  # an exported variable set again
+        if (name in self.st.exported or self.st.allexport) and texts:
+            # an exported variable set again; after `set -a`, every variable set
+            self.st.exported[name] = name + texts[0][len(assign.name) :]
 
     def _bare_redirections(self, redirs: Sequence[Redir]) -> None:
         files = self._file_redirections(redirs)
@@ -608,6 +618,11 @@ class Walker(Dispatch):
                 if op == "<&":  # `bash <&$fd` after `exec {fd}< <(curl …)`
                     found = [self.fds.get(t.rstrip("-")) for t in targets]
                     targets = [str(f[1]) for f in found if f is not None and f[0] == "file"]
+                    texts = [str(f[1]) for f in found if f is not None and f[0] == "text"]
+                    if texts:  # `exec 4<<<'…'; bash <&4`: the text it was opened on
+                        new = Stdin() if not replaced else new
+                        replaced = True
+                        new.texts.extend(texts)
                     if not targets:
                         continue
                 if not replaced:

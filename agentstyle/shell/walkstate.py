@@ -63,6 +63,7 @@ class State:
 
     __slots__ = (
         "aliases",
+        "allexport",
         "dirs",
         "disabled",
         "dotglob",
@@ -96,6 +97,7 @@ class State:
         # start with a dot, so `rm -rf *` reaches `.git` and `.env`
         self.dotglob = False
         self.lastpipe = False  # `shopt -s lastpipe`: a pipeline's last stage runs in this shell
+        self.allexport = False  # `set -a`: every variable set from here on is exported
         self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`: NAME runs PATH
         self.disabled: set[str] = set()  # builtins `enable -n` turned off
 
@@ -113,6 +115,7 @@ class State:
         new.just_cd = self.just_cd
         new.dotglob = self.dotglob
         new.lastpipe = self.lastpipe
+        new.allexport = self.allexport
         new.hashed = dict(self.hashed)
         new.disabled = set(self.disabled)
         return new
@@ -159,6 +162,7 @@ class State:
             self.exported.update(b.exported)
         self.dotglob = any(b.dotglob for b in branches)  # set in some branch: it may be on
         self.lastpipe = any(b.lastpipe for b in branches)
+        self.allexport = any(b.allexport for b in branches)
         for b in branches:
             self.hashed.update(b.hashed)
             self.disabled |= b.disabled
@@ -278,6 +282,10 @@ class WalkerBase(Scope):
         self.repeating = 0  # endless loops around the current command
         self.fds: dict[str, tuple[str, str | None]] = {}  # `exec N>file`, `exec N<<<text`
         self.procsubs: dict[str, Stdin] = {}
+        # `>(…)` and coprocs: the command that reads what is written to it (its name as a word,
+        # or the descriptor's), walked again with that text as its stdin (`feed`)
+        self.readers: dict[str, Node] = {}
+        self.namerefs: dict[str, str] = {}  # `declare -n ref=var`: ref stands for var
         self.calling: list[str] = []
         # per function being walked, the caller's value (and export) of each name it made its
         # own with `local`: given back when it returns
@@ -414,7 +422,17 @@ class WalkerBase(Scope):
 
     # -- Scope (what word expansion asks) ------------------------------------------------------
 
+    def referent(self, name: str) -> str:
+        """The variable `name` stands for: itself, or what `declare -n name=other` made it a
+        reference to (followed a few steps, as bash follows a chain of them)."""
+        for _ in range(8):
+            if name not in self.namerefs:
+                break
+            name = self.namerefs[name]
+        return name
+
     def values(self, name: str) -> tuple[Value, ...] | None:
+        name = self.referent(name)
         found = self.st.vars.get(name)
         if found is None and name == "PWD":
             here = self._here()
@@ -459,6 +477,25 @@ class WalkerBase(Scope):
             out.unknown = True
         out.sources = out.sources | self._since(first)
         self.procsubs[shown(sub)] = out
+        if sub.writes and sub.body is not None:
+            self.readers[shown(sub)] = sub.body  # `exec 3> >(bash)`: what fd 3 gets, it runs
+
+    def feed(self, target: str, text: str) -> None:
+        """`echo CMD > >(bash)`, `… | tee >(sh)`, `echo CMD >&3` after `exec 3> >(bash)` or
+        into a coproc's descriptor: the reader is walked again with the text on its stdin."""
+        body = self.readers.pop(target)  # once: its own output may be fed back to it
+        stdin = Stdin()
+        stdin.texts.append(text)
+        stdin.piped = True
+        saved = self.st
+        self.st = saved.copy()
+        self.depth += 1
+        try:
+            self.walk(body, stdin)
+        finally:
+            self.st = saved
+            self.depth -= 1
+            self.readers[target] = body
 
     def flag(self, text: str, flags: int) -> None:
         self.flags[text] = self.flags.get(text, 0) | flags

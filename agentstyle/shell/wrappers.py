@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from agentstyle.shell.gitruns import git_commands
 from agentstyle.shell.wrapspecs import (
     COMPOSE,
     CONTAINER_EXEC,
@@ -24,6 +25,8 @@ from agentstyle.shell.wrapspecs import (
     NPX,
     PARALLEL,
     REMOTE_HOME,
+    RTK_OWN,
+    RTK_RUNS,
     RUNNERS,
     RUNS_OPTION,
     SCRIPT,
@@ -254,96 +257,8 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
     return None
 
 
-# Options whose value is a command the program runs itself, on this machine.
-# git settings whose value git runs with the shell (`git -c core.pager=CMD`, `git config …`).
-GIT_SHELL_KEYS = frozenset(
-    {
-        "core.pager",
-        "core.editor",
-        "core.sshcommand",
-        "core.fsmonitor",
-        "core.askpass",
-        "diff.external",
-        "sequence.editor",
-        "gpg.program",
-        "gpg.ssh.program",
-        "credential.helper",
-        "uploadpack.packobjectshook",
-        "core.gitproxy",
-        "pager.log",
-        "pager.diff",
-        "pager.show",
-        "pager.branch",
-        "pager.status",
-    }
-)
-_GIT_SHELL_SUFFIXES = (".textconv", ".clean", ".smudge", ".process", ".driver", ".cmd")
-
-
-def git_runs(key: str) -> bool:
-    """Whether git runs the value of setting `key` as a command."""
-    key = key.lower()
-    return (
-        key in GIT_SHELL_KEYS
-        or (
-            key.startswith(("filter.", "diff.", "merge.", "difftool.", "mergetool."))
-            and key.endswith(_GIT_SHELL_SUFFIXES)
-        )
-        or key.startswith("pager.")
-    )
-
-
-# git's own options that take the next word (`git -C dir rebase …`)
-_GIT_VALUED = frozenset(
-    {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
-)
-
-
-def _git_commands(argv: Sequence[str]) -> list[str]:
-    """What git runs with sh from its words: `-c KEY=CMD` for a setting it runs, `rebase --exec
-    CMD` (`-x CMD`, `--exec=CMD`, `-xCMD`), run after every commit rebased, `submodule foreach
-    CMD`, `bisect run CMD` and `difftool -x CMD`."""
-    out: list[str] = []
-    k = 1
-    while k < len(argv) and argv[k].startswith("-"):
-        if argv[k] == "-c" and k + 1 < len(argv):
-            key, eq, value = argv[k + 1].partition("=")
-            if eq and git_runs(key):
-                out.append(value.removeprefix("!"))
-        k += 2 if argv[k] in _GIT_VALUED else 1
-    if k >= len(argv):
-        return out
-    # `submodule foreach CMD…` and `bisect run CMD…` run their words with sh; `difftool -x CMD`
-    # runs CMD on each pair of files
-    if argv[k] in ("submodule", "bisect") and argv[k + 1 : k + 2] in (["foreach"], ["run"]):
-        words = [w for w in argv[k + 2 :] if w not in ("--recursive", "-q", "--quiet")]
-        if words and words[0] == "--":
-            words = words[1:]
-        if len(words) > 1:  # several words are a command's argv (git runs `sh -c '"$@"'`)
-            words = [" ".join("'" + w.replace("'", "'\\''") + "'" for w in words)]
-        return [*out, *words]
-    if argv[k] == "difftool":
-        for j, word in enumerate(argv[k + 1 :], start=k + 1):
-            if word in ("-x", "--extcmd") and j + 1 < len(argv):
-                out.append(argv[j + 1])
-            elif word.startswith("--extcmd="):
-                out.append(word.removeprefix("--extcmd="))
-        return out
-    if argv[k] != "rebase":
-        return out
-    rest = list(argv[k + 1 :])
-    j = 0
-    while j < len(rest) and rest[j] != "--":
-        word = rest[j]
-        if word in ("-x", "--exec") and j + 1 < len(rest):
-            out.append(rest[j + 1])
-            j += 1
-        elif word.startswith("--exec="):
-            out.append(word.removeprefix("--exec="))
-        elif word.startswith("-x") and len(word) > 2:
-            out.append(word[2:])
-        j += 1
-    return out
+# Options whose value is a command the program runs itself, on this machine: git's are in
+# shell/gitruns.py.
 
 
 def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
@@ -366,7 +281,7 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
                     out.append(value.split("!", 1)[1])
         return out
     if name == "git":
-        return _git_commands(argv)
+        return git_commands(argv)
     shape = RUNS_OPTION.get(name)
     if shape is None:
         return out
@@ -452,7 +367,8 @@ def _unwrap_env(argv: list[str], found: Unwrapped) -> Unwrapped:
         if key in ("-C", "--chdir"):
             found.chdir = value
         i += width
-    while i < n and _ASSIGNMENT.match(argv[i]):
+    # every word with a `=` is a variable to env, whatever its name (`BASH_FUNC_f%%=() {…}`)
+    while i < n and "=" in argv[i].lstrip("="):
         found.assigns.append(argv[i])
         i += 1
     if i < n:
@@ -868,6 +784,17 @@ def _unwrap_nix(argv: list[str], found: Unwrapped) -> Unwrapped | None:
     return found
 
 
+def _unwrap_rtk(argv: list[str], found: Unwrapped) -> Unwrapped | None:
+    """`rtk [-v|-u|--skip-env…] PROGRAM args…` runs PROGRAM; `rtk test CMD…` runs CMD."""
+    k = 1
+    while k < len(argv) and argv[k].startswith("-"):
+        k += 1
+    if k >= len(argv) or argv[k] in RTK_OWN:
+        return None
+    found.argvs.append(argv[k + 1 :] if argv[k] in RTK_RUNS else argv[k:])
+    return found
+
+
 # The wrappers that are not one option shape (SPECS, RUNNERS), by name: (name, argv, found).
 _UNWRAPPERS: dict[str, Unwrapper] = {
     **dict.fromkeys(("npx", "pnpx", "bunx"), lambda _, argv, found: _generic(argv, 1, NPX, found)),
@@ -893,4 +820,5 @@ _UNWRAPPERS: dict[str, Unwrapper] = {
     "nix-shell": lambda _, argv, found: _unwrap_nix_shell(argv, found),
     "nix": lambda _, argv, found: _unwrap_nix(argv, found),
     "git": lambda _, argv, found: _unwrap_git(argv, found),
+    "rtk": lambda _, argv, found: _unwrap_rtk(argv, found),
 }

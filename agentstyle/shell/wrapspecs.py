@@ -294,7 +294,6 @@ RUNNERS: dict[tuple[str, str], Spec] = {
         ),
     ),
     ("uv", "tool"): Spec(),
-    ("rtk", "proxy"): Spec(),  # rtk, a CLI proxy for agents: `rtk proxy CMD` runs CMD as is
     ("pipx", "run"): Spec(long=("--spec", "--python", "--pip-args")),
     ("poetry", "run"): Spec("C", ("--directory", "--project")),
     ("pipenv", "run"): Spec(),
@@ -385,6 +384,15 @@ PARALLEL = Spec(
         "--profile",
     ),
 )
+# rtk, a proxy that filters a command's output for agents: `rtk git push`, `rtk cargo test`
+# run the program named after it (a word it has no filter for too), `rtk err|test|summary|proxy
+# CMD…` the command after it; these of its own run no other program (`rtk read FILE` prints a
+# file, `rtk gain` its statistics).
+RTK_OWN = frozenset(
+    {"read", "smart", "json", "deps", "env", "log", "gain", "discover", "init", "config", "learn"}
+    | {"trust", "untrust", "verify", "cc-economics", "hook-audit", "session", "help"}
+)
+RTK_RUNS = frozenset({"err", "test", "summary", "proxy"})
 WATCH = Spec("nq", ("--interval", "--equexit", "--chgexit"), optional="d", join=True)
 SCRIPT = Spec(
     "cETIOBm",
