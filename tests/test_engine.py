@@ -21,6 +21,7 @@ from tests.support.environment import clean_env
 from tests.support.hooks import feed, finish, new_session
 from tests.support.packages import NO_RM_RF, TIPS, package_text
 from tests.support.project import Project
+from tests.support.waiting import poll
 
 PACKAGE = package_text("eng", NO_RM_RF, TIPS, description="engine tests")
 ENGINE_ON = {"STYLE_ENGINE": "on", "STYLE_ENGINE_IDLE_S": "60"}
@@ -103,6 +104,10 @@ def test_socket_is_private_and_stop_removes_it(engine_project: Project) -> None:
     assert out.returncode == 0, out.stderr
     assert "stopped" in out.stdout
     assert not sock.exists()
+    # the engine let go of the database before its socket went: it opens for writing at once
+    import duckdb
+
+    duckdb.connect(str(engine_project.style / "style.duckdb")).close()
     wait_engine(engine_project, up=False)
 
 
@@ -112,7 +117,9 @@ def test_idle_engine_exits(engine_project: Project) -> None:
     )
     wait_engine(engine_project)
     wait_engine(engine_project, up=False, timeout=15)
-    assert not (engine_project.style / "engine.sock").exists()
+    # its socket goes once the database is closed (a moment after it stops answering)
+    sock = engine_project.style / "engine.sock"
+    poll("the idle engine's socket removed", lambda: not sock.exists(), 5.0)
 
 
 def test_policy_change_restarts_the_engine(engine_project: Project) -> None:

@@ -257,6 +257,10 @@ class Engine:
                 self.loop(server)
             finally:
                 server.close()
+                # The database is let go before the socket goes: `style engine stop` waits for
+                # the socket alone, and its caller may open the database at once.
+                self.conn.close()
+                self.conn = None
                 try:
                     if os.stat(self.sock_path).st_ino == ino:
                         self.sock_path.unlink()
