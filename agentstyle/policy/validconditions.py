@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +31,7 @@ from agentstyle.grammar.ast import (
     Segment,
     Value,
 )
-from agentstyle.grammar.parse import parse_condition, parse_where
+from agentstyle.grammar.parse import Locate, parse_condition, parse_where
 from agentstyle.grammar.transformer import operator_hint
 from agentstyle.harnesses.facts import spec_for
 from agentstyle.policy.checks import CheckSpec
@@ -304,6 +306,9 @@ class ConditionChecks:
         except GrammarError as exc:
             self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
             return None
+        if folded_away(node, parse_condition):
+            self.emit(codes.INVALID_CONDITION, FOLDED_COMMENT, node.span, rule.id, FOLDED_HINT)
+            return None
         for pred in predicates_of(tree):
             self.expr_nodes[id(pred)] = node
         return tree
@@ -423,6 +428,11 @@ class ConditionChecks:
                 where = parse_where(where_node.value, where_node.locate)
             except GrammarError as exc:
                 self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
+                return None
+            if folded_away(where_node, parse_where):
+                self.emit(
+                    codes.INVALID_CONDITION, FOLDED_COMMENT, where_node.span, rule.id, FOLDED_HINT
+                )
                 return None
         span = names_node.span if names_node is not None else item.span
         return CommandPred(tuple(names), where, span)
@@ -738,6 +748,30 @@ class ConditionChecks:
 
 # A value of a written list, a comment (skipped) or its end: where its n-th item starts.
 _LIST_TOKEN = re.compile(r"""(r?"(?:[^"\\\n]|\\.)*"|r?'(?:[^'\\\n]|\\.)*'|[^\s,\]#]+)|#[^\n]*""")
+
+
+FOLDED_COMMENT = (
+    "a `#` comment in a folded condition (`>`) runs to the end of the whole condition: YAML "
+    "joins the lines, so what follows the comment is dropped"
+)
+FOLDED_HINT = "write the condition as a literal block (`|`), which keeps its lines"
+
+
+def folded_away(node: YNode, parse: Callable[[str, Locate], Node]) -> bool:
+    """Whether YAML's folding (`>`) let a `#` comment swallow what followed it on later lines:
+    the condition read with its lines kept (as `|` keeps them) means something else."""
+    raw = node.source_text()
+    text = node.value
+    if raw is None or not isinstance(text, str) or "#" not in text:
+        return False
+    if not raw.lstrip().startswith(">"):
+        return False
+    kept = textwrap.dedent("\n".join(raw.split("\n")[1:])).strip("\n")
+    here: Locate = lambda _offset: node.span  # noqa: E731 — the same span for both readings
+    try:
+        return repr(parse(text, here)) != repr(parse(kept, here))
+    except GrammarError:
+        return True  # kept whole, the lines do not even parse alike
 
 
 def predicates_of(node: Node) -> list[Pred]:
