@@ -300,14 +300,22 @@ class ConditionChecks:
                 )
         return [n.value for n in nodes if isinstance(n.value, str) and n.value in HARNESSES]
 
-    def parse_expr(self, node: YNode, rule: Rule) -> Node | None:
+    def parsed(self, node: YNode, parse: Callable[[str, Locate], Node], rule: Rule) -> Node | None:
+        """A condition string's tree (`parse_condition`, or `parse_where` for a command
+        condition's `where`), or None after saying why it has none."""
         try:
-            tree = parse_condition(node.value, node.locate)
+            tree = parse(node.value, node.locate)
         except GrammarError as exc:
             self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
             return None
-        if folded_away(node, parse_condition):
+        if folded_away(node, parse):
             self.emit(codes.INVALID_CONDITION, FOLDED_COMMENT, node.span, rule.id, FOLDED_HINT)
+            return None
+        return tree
+
+    def parse_expr(self, node: YNode, rule: Rule) -> Node | None:
+        tree = self.parsed(node, parse_condition, rule)
+        if tree is None:
             return None
         for pred in predicates_of(tree):
             self.expr_nodes[id(pred)] = node
@@ -424,15 +432,8 @@ class ConditionChecks:
                     rule.id,
                 )
                 return None
-            try:
-                where = parse_where(where_node.value, where_node.locate)
-            except GrammarError as exc:
-                self.emit(codes.INVALID_CONDITION, exc.message, exc.span, rule.id, exc.hint)
-                return None
-            if folded_away(where_node, parse_where):
-                self.emit(
-                    codes.INVALID_CONDITION, FOLDED_COMMENT, where_node.span, rule.id, FOLDED_HINT
-                )
+            where = self.parsed(where_node, parse_where, rule)
+            if where is None:
                 return None
         span = names_node.span if names_node is not None else item.span
         return CommandPred(tuple(names), where, span)
