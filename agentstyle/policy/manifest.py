@@ -21,7 +21,7 @@ from agentstyle.diagnostics import Diagnostic, closest, did_you_mean, suggestion
 from agentstyle.harnesses.facts import SUPPORTED
 from agentstyle.policy.files import PackageFile, read_package_file
 from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, SettingDecl
-from agentstyle.policy.settingrefs import Setting, pattern_problems, setting_text
+from agentstyle.policy.settingrefs import declared, pattern_problems, setting_text
 from agentstyle.policy.yamlpos import YamlError, YMap, YNode, YSeq, load_yaml
 from agentstyle.source import Span
 from agentstyle.vocabulary import (
@@ -517,7 +517,8 @@ class ManifestLoader:
                 )
                 hint = None
                 raw = default.source_text()
-                if not problem and type_name == "string" and raw != _setting_text(default.value):
+                installed = setting_text("string", default.value)
+                if not problem and type_name == "string" and raw != installed:
                     # `default: off` would install as "false", `1.10` as "1.1".
                     hint = quote_hint(default)
                     problem = f"must be a string, not {_type_name(default.value)}" if hint else None
@@ -548,12 +549,8 @@ class ManifestLoader:
     def pattern_settings(self, pkg: Package) -> None:
         """A `pattern` setting's own `{{settings.NAME}}`: each names a declared setting, and no
         pattern uses itself (settingrefs.composed fills them in)."""
-        declared = {
-            d.name: Setting(d.type, setting_text(d.type, d.default) if d.has_default else "")
-            for d in pkg.settings
-        }
         spans = {d.name: d.span for d in pkg.settings}
-        for name, problem in pattern_problems(declared).items():
+        for name, problem in pattern_problems(declared(pkg.settings)).items():
             self.emit(codes.INVALID_SCHEMA, f"pattern setting `{name}` {problem}", spans[name])
 
     def exceptions(self, node: YNode | None, pkg: Package) -> None:
@@ -650,10 +647,3 @@ def _setting_value_problem(value: Any, type_name: str, values: list[Any] | None)
             if "," in item:
                 return f"item `{item}` holds a comma, which separates the items of a list"
     return None
-
-
-def _setting_text(value: Any) -> str:
-    """A setting value as it is rendered and recorded (YAML spelling of booleans)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "" if value is None else str(value)

@@ -274,17 +274,15 @@ def composed(settings: Mapping[str, Setting]) -> dict[str, Setting]:
     return done
 
 
-def defaults_of(decls: Iterable[SettingDecl]) -> dict[str, Setting]:
-    """The declared settings at their defaults (one without a default as a stand-in), each
-    pattern setting composed: what a package's conditions are checked with before install."""
-    return composed(
-        {
-            d.name: Setting(d.type, setting_text(d.type, d.default))
-            if d.has_default
-            else placeholder(d.type)
-            for d in decls
-        }
-    )
+def declared(decls: Iterable[SettingDecl]) -> dict[str, Setting]:
+    """The declared settings at their defaults, one without a default as a stand-in; compose
+    them (`composed`) for what a package's conditions are checked with before install."""
+    return {
+        d.name: Setting(d.type, setting_text(d.type, d.default))
+        if d.has_default
+        else placeholder(d.type)
+        for d in decls
+    }
 
 
 def pattern_problems(settings: Mapping[str, Setting]) -> dict[str, str]:

@@ -20,7 +20,6 @@ from agentstyle.policy.model import ExceptionDecl, FieldValue, Package, Rule
 from agentstyle.policy.rules import effective, evaluated_at_session_start, points, tool_list
 from agentstyle.policy.settingrefs import (
     SettingProblem,
-    defaults_of,
     fill_pattern,
     uses,
 )
@@ -415,8 +414,7 @@ class _Validator(CheckChecks):
             return None
         if not refs:
             return pattern
-        defaults = defaults_of(self.settings.values())
-        values = {setting: defaults[setting] for _offset, setting in refs}
+        values = {setting: self.defaults[setting] for _offset, setting in refs}
         try:
             return fill_pattern(pattern, values)
         except SettingProblem as exc:

@@ -44,7 +44,8 @@ from agentstyle.policy.settingrefs import (
     EMBEDDED,
     SettingProblem,
     Use,
-    defaults_of,
+    composed,
+    declared,
     embedded,
     placeholder,
     resolve,
@@ -202,6 +203,9 @@ class ConditionChecks:
         # and a redaction's, the last item naming the block (`fix`, `redact`)
         self.rewrite_checks: list[tuple[str, str, YNode, str, str]] = []
         self.settings = {s.name: s for s in pkg.settings}
+        # the settings at their defaults, pattern settings composed: what conditions are
+        # checked with (each filled in at install with the values chosen)
+        self.defaults = composed(declared(pkg.settings))
         # id(pred) → (span of its field, span of its pattern) for predicates of the mapping
         # form; predicates of an expression are found again in their string (`value_span`).
         self.item_spans: dict[int, tuple[Span, Span]] = {}
@@ -538,8 +542,7 @@ class ConditionChecks:
                     suggestion(meant and spelled.replace(use.name, meant)),
                 )
                 return None
-        defaults = defaults_of(self.settings.values())
-        values = {use.name: defaults[use.name] for use in refs}
+        values = {use.name: self.defaults[use.name] for use in refs}
         try:
             value = resolve(pred, values)
         except SettingProblem as exc:
