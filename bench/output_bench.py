@@ -29,11 +29,11 @@ SIZES_KB = (1, 10, 40)
 ROUNDS = 5
 EVENTS = 40
 SECRET = "\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK3QWE8v2q\n"
-CONFIGS_ORDER = ("no redact rule, engine", "every guard, engine", "every guard, no engine")
+# name → (with guard-secrets-output, with what the engine holds), in the table's order
 CONFIGS = {
+    "no redact rule, engine": (False, True),
     "every guard, engine": (True, True),
     "every guard, no engine": (True, False),
-    "no redact rule, engine": (False, True),
 }
 
 
@@ -102,7 +102,7 @@ def run(rounds: int = ROUNDS, events: int = EVENTS) -> dict[str, dict[str, float
 
 def section(figures: dict[str, dict[str, float]] | None = None, rounds: int = ROUNDS) -> str:
     figures = figures or run(rounds)
-    base, every, direct = (figures[name] for name in CONFIGS_ORDER)
+    base, every, direct = (figures[name] for name in CONFIGS)
     rows = "".join(
         f"| {label} | {base[label]:.2f} ms | {every[label]:.2f} ms | "
         f"{every[label] - base[label]:+.2f} ms | {direct[label]:.2f} ms |\n"

@@ -20,6 +20,7 @@ from agentstyle.evaluator.evaluate import Held, decide
 from agentstyle.evaluator.evaluation import Evaluation
 from agentstyle.evaluator.store import Connection, memory_store, replace_policy, rolled_back
 from agentstyle.harnesses.claude_code import ADAPTER as CLAUDE_CODE
+from bench import eval_bench
 from bench.corpus import cases as corpus
 from bench.corpus import guards, secrets
 from tests.support.packages import package_text
@@ -59,25 +60,6 @@ PACKAGE = package_text(
 """,
     description="the tests a resident engine runs itself",
 )
-
-
-class Counted:
-    """A connection that counts the statements run by name (sql/<area>/<name>.sql)."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-        self.names: list[str] = []
-
-    def execute(self, query: Any, params: Any = None) -> Any:
-        from agentstyle.evaluator import statements
-
-        for name, parsed in statements._PARSED.items():
-            if parsed is query:
-                self.names.append(name)
-        return self.conn.execute(query, params) if params is not None else self.conn.execute(query)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.conn, name)
 
 
 def _post(output: str, timeout: int | None = None) -> Any:
@@ -150,16 +132,16 @@ def test_a_batch_of_events_is_answered_alike(conn: Connection) -> None:
 def test_nothing_can_match_costs_no_match_statement(tmp_path: Path) -> None:
     conn, _ = memory_policy([str(secrets.PACKAGE)], "claude-code")
     held = Held.of(conn)
-    counted = Counted(conn)
+    timed = eval_bench.Timed(conn)  # statements run, by name
     ordinary = "\n".join(f"tests/test_{i}.py::test_case PASSED" for i in range(400))
     with rolled_back(conn):
-        [quiet] = decide(counted, [_post(ordinary)], held=held)  # type: ignore[arg-type]
+        [quiet] = decide(timed, [_post(ordinary)], held=held)  # type: ignore[arg-type]
     assert quiet.decision.redaction is None
-    assert "evaluate/match" not in counted.names
+    assert "evaluate/match" not in timed.samples
     with rolled_back(conn):
-        [caught] = decide(counted, [_post(ordinary + "\nAKIAQWERTYUIOPASDFGH")], held=held)  # type: ignore[arg-type]
+        [caught] = decide(timed, [_post(ordinary + "\nAKIAQWERTYUIOPASDFGH")], held=held)  # type: ignore[arg-type]
     assert caught.decision.redaction is not None
-    assert "evaluate/match" in counted.names
+    assert "evaluate/match" in timed.samples
     conn.close()
 
 

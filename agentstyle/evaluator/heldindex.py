@@ -54,15 +54,20 @@ class Found:
 
     def passes(self, must: Must) -> bool:
         """Whether the row may be found in this field row (True where unsure)."""
-        _field, literal, anyof, ci, regex, other = must
+        regex, other = must[4], must[5]
         if other:
             return True
+        if not self.has_literals(must):
+            return False
+        return regex is None or self.hits is None or regex in self.hits
+
+    def has_literals(self, must: Must) -> bool:
+        """Whether the value holds the row's literals, the test before its regex."""
+        _field, literal, anyof, ci, _regex, _other = must
         found = self.folded if ci else self.literals
         if literal is not None and literal not in found:
             return False
-        if anyof is not None and not any(lit in found for lit in anyof):
-            return False
-        return regex is None or self.hits is None or regex in self.hits
+        return anyof is None or any(lit in found for lit in anyof)
 
 
 class _FieldPlan:
@@ -219,8 +224,8 @@ class HeldIndex:
         for must in plan.tests:
             regex = must[4]
             assert regex is not None
-            if not tested.passes((*must[:4], None, False)):
-                continue  # a literal of its own is missing
+            if not tested.has_literals(must):
+                continue
             pattern = self._pattern(regex)
             if pattern is _BROKEN:
                 tested.hits = None
