@@ -1,6 +1,7 @@
 """A rule's shapes one a line (docs/conditions.md#a-list-of-patterns, docs/actions.md#redact):
 `regex [...]` holds where any of its patterns matches, `redact.patterns` replaces each in turn,
-and a list setting fills secret names into both. Run through the real compiler and evaluator."""
+`redact.keep` leaves the matches it finds in, and a list setting fills secret names into both.
+Run through the real compiler and evaluator."""
 
 from __future__ import annotations
 
@@ -59,6 +60,19 @@ rules:
       pattern: '(?i)(\\w*{{settings.secret_names}}=)\\w*[0-9]\\w*(;|\\s)'
       with: '\\1[removed]\\2'
     text: A secret was removed.
+  - id: cursors
+    reason: A session's token is a credential; a page's cursor under a token's name is none.
+    target: tool
+    tool: shell
+    action: redact
+    when: 'tool.output regex r"(?i)token=\\w{12}"'
+    redact:
+      pattern: '(?i)(\\b\\w*token=)\\w{12,}'
+      with: '\\1[removed]'
+      keep:
+        - '(?i)^(next|page)'   # NextToken=, pageToken=: a cursor
+        - 'X{12}'              # a placeholder
+    text: A token was removed.
   - id: quiet
     reason: Says when the output holds none of the words of a failure at all.
     target: tool
@@ -136,3 +150,29 @@ def test_output_no_pattern_matches_is_left_alone(policy: Any) -> None:
 def test_not_regex_of_a_list_holds_where_none_matches(policy: Any) -> None:
     assert "quiet" in run(policy, "all good")[0]
     assert "quiet" not in run(policy, "Error: 2 FAIL")[0]
+
+
+def test_keep_leaves_the_matches_it_finds_in_and_takes_the_others(policy: Any) -> None:
+    fired, shown = run(policy, "NextToken=abcdefghijkl12 SessionToken=abcdefghijkl12")
+    assert "cursors" in fired
+    assert "NextToken=abcdefghijkl12 SessionToken=[removed]" in shown
+
+
+def test_a_rule_whose_every_match_is_kept_tells_nothing(policy: Any) -> None:
+    out = "pageToken=abcdefghijkl12\nAPI_TOKEN=XXXXXXXXXXXXXXXX\n"
+    fired, shown = run(policy, out)
+    assert "cursors" not in fired
+    assert json.dumps(out)[1:-1] in shown
+    # recorded apart from a firing (audit/rules.sql does not count it)
+    with rolled_back(policy):
+        [evaluation] = decide(policy, [ADAPTER.normalize(bash_output(out, "/tmp"), "PostToolUse")])
+    outcomes = {c.rule_id.split("/")[-1]: c.outcome for c in evaluation.candidates}
+    assert outcomes["cursors"] == "nothing-redacted"
+
+
+def test_a_text_keep_cannot_split_has_every_match_taken(policy: Any) -> None:
+    # NUL and SOH mark the matches (evaluate/redact_apply.sql): a text that holds them already
+    # loses the kept match too, never keeps the secret
+    fired, shown = run(policy, "\x01 NextToken=abcdefghijkl12 SessionToken=abcdefghijkl12")
+    assert "cursors" in fired
+    assert "NextToken=[removed] SessionToken=[removed]" in shown

@@ -312,11 +312,12 @@ class FixRow(NamedTuple):
 
 
 class RedactRow(NamedTuple):
-    """A redact rule's pattern and replacement (evaluate/redactions.sql)."""
+    """A redact rule's pattern, replacement and `keep` (evaluate/redactions.sql)."""
 
     rule_id: str
     redact_pattern: str
     redact_with: str
+    redact_keep: str | None  # None: every match goes
 
 
 class RedactedRow(NamedTuple):

@@ -22,6 +22,7 @@ from agentstyle.vocabulary import REDACT_SEPARATOR
 
 Replace = Callable[[list[str]], list[str]]
 OUTPUT_FIELD = "tool.output"
+NOTHING_REDACTED = "nothing-redacted"
 
 
 def _of_output(field: str) -> bool:
@@ -30,13 +31,13 @@ def _of_output(field: str) -> bool:
 
 def apply_redactions(conn: Connection, evaluations: list[Evaluation]) -> None:
     """For each event a redact rule fired on: its output rebuilt with the matches replaced
-    (`decision.redaction.output`) and its field rows replaced alike. A rule whose pattern
-    found nothing tells nothing: its condition held on the output's JSON text, but there was
-    nothing to take out of the texts the model reads."""
+    (`decision.redaction.output`) and its field rows replaced alike. A rule whose patterns
+    took nothing out tells nothing: its condition held on the output's JSON text, but there
+    was nothing to take out of the texts the model reads, or `keep` left every match."""
     fired = [e for e in evaluations if e.decision.redaction is not None]
     wanted = sorted({r for e in fired for r in e.decision.redaction.rules})  # type: ignore[union-attr]
     rows = read_rows(conn, "evaluate/redactions", RedactRow, {"rule_ids": wanted})
-    patterns = {str(r.rule_id): (str(r.redact_pattern), str(r.redact_with)) for r in rows}
+    patterns = {r.rule_id: (r.redact_pattern, r.redact_with, r.redact_keep) for r in rows}
     for e in fired:
         redaction = e.decision.redaction
         assert redaction is not None
@@ -57,23 +58,39 @@ def apply_redactions(conn: Connection, evaluations: list[Evaluation]) -> None:
         ev.fields = [(f, i, v) for (f, i, _old), v in zip(ev.fields, values, strict=True)]
         if redaction.output is not None:
             ev.add_tree(OUTPUT_FIELD, redaction.output)
+        _said_nothing(e, [r for r in redaction.rules if r not in found])
         kept = [(r, t) for r, t in zip(redaction.rules, redaction.texts, strict=True) if r in found]
         redaction.rules, redaction.texts = [r for r, _t in kept], [t for _r, t in kept]
         if not kept:
             e.decision.redaction = None
 
 
-def _replacer(conn: Connection, rules: list[tuple[str, str, str]], found: set[str]) -> Replace:
-    """Texts with every rule's pattern replaced, the rules in output order, one statement each;
-    the rules that changed a text are added to `found`."""
+def _said_nothing(evaluation: Evaluation, rule_ids: list[str]) -> None:
+    """Rules whose condition held but whose patterns took nothing out (every match kept by
+    `keep`, or the match in the output's JSON text alone): not among the rules that produced
+    the answer, and recorded as `nothing-redacted`, not as a firing (docs/actions.md#outcomes)."""
+    if not rule_ids:
+        return
+    evaluation.decision.rules = [r for r in evaluation.decision.rules if r not in rule_ids]
+    for cand in evaluation.candidates:
+        if cand.rule_id in rule_ids and cand.action == "redact":
+            cand.outcome = NOTHING_REDACTED
+
+
+def _replacer(
+    conn: Connection, rules: list[tuple[str, str, str, str | None]], found: set[str]
+) -> Replace:
+    """Texts with every rule's pattern replaced (but the matches its `keep` finds in), the
+    rules in output order, one statement each; the rules that changed a text are added to
+    `found`."""
 
     def replace(texts: list[str]) -> list[str]:
-        for rule_id, patterns, replacement in rules:
+        for rule_id, patterns, replacement, keep in rules:
             if not texts:
                 break
             # `redact.patterns`: each in turn, in the order written (docs/actions.md#redact)
             listed = patterns.split(REDACT_SEPARATOR)
-            params = {"texts": texts, "patterns": listed, "replacement": replacement}
+            params = {"texts": texts, "patterns": listed, "replacement": replacement, "keep": keep}
             row = read_row(conn, "evaluate/redact_apply", RedactedRow, params)
             new = [str(t) for t in row.texts] if row is not None else texts
             if new != texts:

@@ -44,6 +44,7 @@ from agentstyle.policy.lowervalues import (
 from agentstyle.policy.model import Package
 from agentstyle.policy.plan import PlanEntry
 from agentstyle.policy.prefilter import any_literal, required_literal, required_runs
+from agentstyle.policy.re2 import any_of
 from agentstyle.policy.rows import (
     ConditionClauseRow,
     ConditionRow,
@@ -439,8 +440,9 @@ def _rule_row(
         source_column=rule.span.column,
         fix_pattern=info.fix[0] if info.fix else None,
         fix_template=info.fix[1] if info.fix else None,
-        redact_pattern=_redact_pattern(info, pkg, settings),
+        redact_pattern=_redact_patterns(info.redact[0] if info.redact else None, pkg, settings),
         redact_with=info.redact[1] if info.redact else None,
+        redact_keep=_redact_keep(info, pkg, settings),
         check_run=check_run,
         check_prompt=info.check.prompt if info.check else None,
         check_timeout_s=info.check.timeout_s if info.check else None,
@@ -539,12 +541,10 @@ def lower_entries(entries: list[PlanEntry], rows: PolicyRows) -> None:
         )
 
 
-def _redact_pattern(info: RuleInfo, pkg: Package, settings: Mapping[str, str]) -> str | None:
-    """`redact.pattern` (or `patterns`, joined) with its settings filled in as installed."""
-    if info.redact is None:
-        return None
-    written = info.redact[0]
-    if "{{" not in written:
+def _redact_patterns(written: str | None, pkg: Package, settings: Mapping[str, str]) -> str | None:
+    """`redact.pattern` (or `patterns`, or `keep`, joined) with its settings filled in as
+    installed."""
+    if written is None or "{{" not in written:
         return written
     values = composed(
         {d.name: Setting(d.type, settings[d.name]) for d in pkg.settings if d.name in settings}
@@ -554,3 +554,12 @@ def _redact_pattern(info: RuleInfo, pkg: Package, settings: Mapping[str, str]) -
     except (SettingProblem, KeyError):
         return written  # said by validation (a setting's type, a missing value)
     return REDACT_SEPARATOR.join(filled)
+
+
+def _redact_keep(info: RuleInfo, pkg: Package, settings: Mapping[str, str]) -> str | None:
+    """`redact.keep` as one RE2 alternation, settings filled in: it is tested against each
+    match as a whole (evaluate/redact_apply.sql)."""
+    if info.redact is None or info.redact_keep is None:
+        return None
+    filled = _redact_patterns(info.redact_keep, pkg, settings)
+    return any_of(filled.split(REDACT_SEPARATOR)) if filled else None

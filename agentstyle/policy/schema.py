@@ -65,6 +65,12 @@ _RULE_FIELD_REFINEMENTS: dict[str, Schema] = {
                 "minItems": 1,
             },
             "with": {"type": "string"},
+            # patterns tested against each match: a match one of them finds in stays
+            "keep": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+            },
         },
         "required": ["with"],
         "additionalProperties": False,

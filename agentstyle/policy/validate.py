@@ -397,9 +397,12 @@ class _Validator(CheckChecks):
         node = fv.node
         if fv.origin == INVALID or not isinstance(node, YMap):
             return None  # the loader said it must be a mapping
-        keys = ("pattern", "patterns", "with")
+        keys = ("pattern", "patterns", "with", "keep")
         if self.unknown_block_key("redact", node, keys, codes.REDACT_BLOCK, rid):
             return None
+        if "keep" in node:
+            kept = self.pattern_list(node, "keep", rid)
+            info.redact_keep = REDACT_SEPARATOR.join(kept[0]) if kept else None
         if "patterns" not in node:
             return self.rewrite("redact", node, fv.span, rid, codes.REDACT_BLOCK, "pattern")
         return self.redact_patterns(node, fv.span, rid)
@@ -434,33 +437,47 @@ class _Validator(CheckChecks):
                 "a list of patterns goes under `patterns`, one pattern alone under `pattern`",
             )
             return None
-        seq, with_node = node.get("patterns"), node.get("with")
+        with_node = node.get("with")
         if with_node is None or not isinstance(with_node.value, str):
             where = span if with_node is None else with_node.span
             self.emit(codes.REDACT_BLOCK, "`redact` needs `with`, a string", where, rid)
             return None
-        if not isinstance(seq, YSeq) or not seq.nodes:
-            where = span if seq is None else seq.span
-            message = "`redact.patterns` must be a list of patterns"
-            self.emit(codes.REDACT_BLOCK, message, where, rid)
+        listed = self.pattern_list(node, "patterns", rid)
+        if listed is None:
             return None
-        patterns: list[str] = []
+        written, filled = listed
+        replacement = with_node.value
+        for pattern in filled:
+            self.rewrite_checks.append((pattern, replacement, with_node, rid, "redact.patterns"))
+        return REDACT_SEPARATOR.join(written), with_node.value
+
+    def pattern_list(self, node: YMap, key: str, rid: str) -> tuple[list[str], list[str]] | None:
+        """`redact.patterns` or `redact.keep`: a list of RE2 patterns, one a line, each checked
+        on its own at its line; the patterns as written and with their settings filled in as
+        RE2 checks them. None after saying what is wrong."""
+        seq = node.get(key)
+        if not isinstance(seq, YSeq) or not seq.nodes:
+            where = node.key_span(key) if seq is None else seq.span
+            self.emit(codes.REDACT_BLOCK, f"`redact.{key}` must be a list of patterns", where, rid)
+            return None
+        written: list[str] = []
+        filled: list[str] = []
         for n, item in enumerate(seq.nodes, 1):
             if not isinstance(item.value, str) or not item.value or REDACT_SEPARATOR in item.value:
                 self.emit(
                     codes.REDACT_BLOCK,
-                    f"`redact.patterns` item {n} must be a non-empty pattern",
+                    f"`redact.{key}` item {n} must be a non-empty pattern",
                     item.span,
                     rid,
                 )
                 return None
-            filled = self.redact_settings(item.value, item, rid)
-            if filled is None:
+            checked = self.redact_settings(item.value, item, rid)
+            if checked is None:
                 return None
-            patterns.append(item.value)
-            self.regex_checks.append((filled, item.value, item.span, rid, "", id(item)))
-            self.rewrite_checks.append((filled, with_node.value, with_node, rid, "redact.patterns"))
-        return REDACT_SEPARATOR.join(patterns), with_node.value
+            written.append(item.value)
+            filled.append(checked)
+            self.regex_checks.append((checked, item.value, item.span, rid, "", id(item)))
+        return written, filled
 
     def rewrite(
         self, name: str, node: YMap, span: Span, rid: str, code: str, pattern_key: str

@@ -109,6 +109,9 @@ class RuleInfo:
     # `redact`: (RE2 pattern, replacement) applied to the call's output before the model reads
     # it (docs/actions.md#redact); None when the rule is no redact rule or the block is invalid
     redact: tuple[str, str] | None = None
+    # `redact.keep`: RE2 patterns joined by REDACT_SEPARATOR, tested against each match; a
+    # match one of them finds in stays (docs/actions.md#keep); None: every match goes
+    redact_keep: str | None = None
     # `check`: the slow read-only check run after the rule's event (docs/observers.md#checks);
     # None when the rule has none or its block is invalid
     check: CheckSpec | None = None

@@ -125,11 +125,12 @@ candidates AS (
           SELECT rule_id, count(*) FROM fired_elsewhere GROUP BY rule_id)
     GROUP BY rule_id
 ),
--- A check rule's `check-due` (its check was started) is not a firing: it said nothing then.
+-- A check rule's `check-due` (its check was started) is not a firing: it said nothing then;
+-- nor is a redact rule's `nothing-redacted` (`keep` left every match).
 fired AS (
     SELECT rule_id,
-           count(DISTINCT event_id) FILTER (WHERE outcome NOT IN ('excepted', 'check-due'))
-               AS fired,
+           count(DISTINCT event_id)
+               FILTER (WHERE outcome NOT IN ('excepted', 'check-due', 'nothing-redacted')) AS fired,
            count(DISTINCT event_id) FILTER (WHERE outcome = 'excepted') AS excepted,
            count(*) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')) AS emitted,
            count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
@@ -142,7 +143,8 @@ fired AS (
            count(*) FILTER (WHERE outcome = 'error') AS errors,
            coalesce(sum(tokens) FILTER (WHERE outcome IN ('emitted', 'budget-truncated')), 0)
                AS tokens_emitted,
-           max(ts) FILTER (WHERE outcome NOT IN ('excepted', 'check-due')) AS last_fired
+           max(ts) FILTER (WHERE outcome NOT IN ('excepted', 'check-due', 'nothing-redacted'))
+               AS last_fired
     FROM ht
     GROUP BY rule_id
 ),
