@@ -59,13 +59,13 @@ class RuleRow(NamedTuple):
     # (docs/actions.md#redact); None: no redaction
     redact_pattern: str | None = None
     redact_with: str | None = None  # `redact.with`
-    # `redact.keep` as one RE2 alternation (docs/actions.md#keep); None: every match goes
-    redact_keep: str | None = None
     # `check` (docs/observers.md#checks); None: the rule runs no check
     check_run: str | None = None
     check_prompt: str | None = None
     check_timeout_s: float | None = None
     check_cooldown_s: float | None = None
+    # `redact.keep` as one RE2 alternation (docs/actions.md#keep); None: every match goes
+    redact_keep: str | None = None
 
 
 class RuleToolRow(NamedTuple):
