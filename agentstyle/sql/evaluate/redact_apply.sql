@@ -17,6 +17,7 @@ WITH RECURSIVE steps(step, texts) AS (
            list_transform(texts, lambda t:
                CASE WHEN $keep IS NULL OR t LIKE '%' || chr(0) || '%' OR t LIKE '%' || chr(1) || '%'
                     THEN regexp_replace(t, $patterns[step + 1], $replacement, 'g')
+                    WHEN NOT regexp_matches(t, $patterns[step + 1]) THEN t
                     ELSE array_to_string(list_transform(
                         string_split(regexp_replace(t, $patterns[step + 1],
                             chr(0) || '\0' || chr(1) || $replacement || chr(0), 'g'), chr(0)),
