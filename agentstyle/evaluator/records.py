@@ -320,9 +320,10 @@ class RedactRow(NamedTuple):
     redact_keep: str | None  # None: every match goes
 
 
-class RedactedRow(NamedTuple):
-    """Texts with one redaction applied (evaluate/redact_apply.sql)."""
+class RedactStep(NamedTuple):
+    """An event's texts after one step of its redactions (evaluate/redact_apply.sql)."""
 
+    step: int  # 0: the texts as given
     texts: list[str]
 
 

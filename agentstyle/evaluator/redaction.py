@@ -11,16 +11,15 @@ neither the model nor STYLE's history (the database, `style audit export`) holds
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 from agentstyle.evaluator.evaluation import Evaluation
-from agentstyle.evaluator.records import RedactedRow, RedactRow
-from agentstyle.evaluator.statements import read_row, read_rows
+from agentstyle.evaluator.records import RedactRow, RedactStep
+from agentstyle.evaluator.statements import read_rows
 from agentstyle.evaluator.store import Connection
 from agentstyle.vocabulary import REDACT_SEPARATOR
 
-Replace = Callable[[list[str]], list[str]]
 OUTPUT_FIELD = "tool.output"
 NOTHING_REDACTED = "nothing-redacted"
 
@@ -31,38 +30,70 @@ def _of_output(field: str) -> bool:
 
 def apply_redactions(conn: Connection, evaluations: list[Evaluation]) -> None:
     """For each event a redact rule fired on: its output rebuilt with the matches replaced
-    (`decision.redaction.output`) and its field rows replaced alike. A rule whose patterns
-    took nothing out tells nothing: its condition held on the output's JSON text, but there
-    was nothing to take out of the texts the model reads, or `keep` left every match."""
+    (`decision.redaction.output`) and its field rows replaced alike, in one statement. A rule
+    whose patterns took nothing out tells nothing: its condition held on the output's JSON
+    text, but there was nothing to take out of the texts the model reads, or `keep` left every
+    match."""
     fired = [e for e in evaluations if e.decision.redaction is not None]
     wanted = sorted({r for e in fired for r in e.decision.redaction.rules})  # type: ignore[union-attr]
-    rows = read_rows(conn, "evaluate/redactions", RedactRow, {"rule_ids": wanted})
-    patterns = {r.rule_id: (r.redact_pattern, r.redact_with, r.redact_keep) for r in rows}
+    by_rule = {
+        r.rule_id: r
+        for r in read_rows(conn, "evaluate/redactions", RedactRow, {"rule_ids": wanted})
+    }
     for e in fired:
         redaction = e.decision.redaction
         assert redaction is not None
-        rules = [r for r in redaction.rules if r in patterns]
-        found: set[str] = set()
-        replace = _replacer(conn, [(r, *patterns[r]) for r in rules], found)
-        if e.event.output is not None:
-            try:
-                redaction.output = replaced(e.event.output, replace)
-            except RecursionError:  # nested past what can be rebuilt: the notice alone
-                redaction.output = None
         ev = e.event
-        if redaction.output is not None:
-            # the output's rows anew from the replaced output (a pattern run over its JSON
-            # text could reach across an escaped newline or quote); the others replaced
-            ev.fields = [row for row in ev.fields if not _of_output(row[0])]
-        values = replace([v for _f, _i, v in ev.fields])
-        ev.fields = [(f, i, v) for (f, i, _old), v in zip(ev.fields, values, strict=True)]
-        if redaction.output is not None:
+        output_texts = _texts_of(ev.output)
+        # the output's rows anew from the replaced output (a pattern run over its JSON text
+        # could reach across an escaped newline or quote); the other rows replaced
+        rows = ev.fields if output_texts is None else [f for f in ev.fields if not _of_output(f[0])]
+        own = len(output_texts or [])
+        rules = [by_rule[r] for r in redaction.rules if r in by_rule]
+        texts, found = _redacted(conn, rules, [*(output_texts or []), *(v for _f, _i, v in rows)])
+        ev.fields = [(f, i, v) for (f, i, _old), v in zip(rows, texts[own:], strict=True)]
+        if output_texts is not None:
+            redaction.output = _rebuild(ev.output, iter(texts[:own]))
             ev.add_tree(OUTPUT_FIELD, redaction.output)
         _said_nothing(e, [r for r in redaction.rules if r not in found])
         kept = [(r, t) for r, t in zip(redaction.rules, redaction.texts, strict=True) if r in found]
         redaction.rules, redaction.texts = [r for r, _t in kept], [t for _r, t in kept]
         if not kept:
             e.decision.redaction = None
+
+
+def _texts_of(output: Any) -> list[str] | None:
+    """Every text in the call's output, in order; None where there is no output or it is
+    nested past what can be rebuilt (the client then gets the notice alone)."""
+    if output is None:
+        return None
+    texts: list[str] = []
+    try:
+        _collect(output, texts)
+    except RecursionError:
+        return None
+    return texts
+
+
+def _redacted(
+    conn: Connection, rules: list[RedactRow], texts: list[str]
+) -> tuple[list[str], set[str]]:
+    """`texts` with every rule's patterns replaced (but the matches its `keep` finds in), the
+    rules in the order they fired and each one's patterns as written (`redact.patterns`), and
+    the rules that changed a text."""
+    owners: list[str] = []
+    params: dict[str, list[Any]] = {"texts": texts, "patterns": [], "replacements": [], "keeps": []}
+    for rule in rules:
+        for pattern in rule.redact_pattern.split(REDACT_SEPARATOR):
+            owners.append(rule.rule_id)
+            params["patterns"].append(pattern)
+            params["replacements"].append(rule.redact_with)
+            params["keeps"].append(rule.redact_keep)
+    if not texts or not owners:
+        return texts, set()
+    steps = read_rows(conn, "evaluate/redact_apply", RedactStep, params)
+    found = {owners[now.step - 1] for before, now in pairwise(steps) if now.texts != before.texts}
+    return [str(t) for t in steps[-1].texts], found
 
 
 def _said_nothing(evaluation: Evaluation, rule_ids: list[str]) -> None:
@@ -77,42 +108,6 @@ def _said_nothing(evaluation: Evaluation, rule_ids: list[str]) -> None:
             cand.outcome = NOTHING_REDACTED
 
 
-def _replacer(
-    conn: Connection, rules: list[tuple[str, str, str, str | None]], found: set[str]
-) -> Replace:
-    """Texts with every rule's pattern replaced (but the matches its `keep` finds in), the
-    rules in output order, one statement each; the rules that changed a text are added to
-    `found`."""
-
-    def replace(texts: list[str]) -> list[str]:
-        for rule_id, patterns, replacement, keep in rules:
-            if not texts:
-                break
-            # `redact.patterns`: each in turn, in the order written (docs/actions.md#redact)
-            listed = patterns.split(REDACT_SEPARATOR)
-            params = {"texts": texts, "patterns": listed, "replacement": replacement, "keep": keep}
-            row = read_row(conn, "evaluate/redact_apply", RedactedRow, params)
-            new = [str(t) for t in row.texts] if row is not None else texts
-            if new != texts:
-                found.add(rule_id)
-            texts = new
-        return texts
-
-    return replace
-
-
-def replaced(output: Any, replace: Replace) -> Any:
-    """`output` with each text in it replaced, in its own shape: the same keys, list lengths,
-    numbers and booleans (what Claude Code needs to take it:
-    docs/harnesses/claude-code.md#redact)."""
-    texts: list[str] = []
-    _collect(output, texts)
-    if not texts:
-        return output
-    new = iter(replace(texts))
-    return _rebuild(output, new)
-
-
 def _collect(value: Any, into: list[str]) -> None:
     if isinstance(value, str):
         into.append(value)
@@ -125,6 +120,9 @@ def _collect(value: Any, into: list[str]) -> None:
 
 
 def _rebuild(value: Any, new: Any) -> Any:
+    """`value` with each text taken in turn from `new`, in its own shape: the same keys, list
+    lengths, numbers and booleans (what Claude Code needs to take it:
+    docs/harnesses/claude-code.md#redact)."""
     if isinstance(value, str):
         return next(new)
     if isinstance(value, dict):
