@@ -109,6 +109,26 @@ def test_xargs_items_from_find_are_the_files_find_finds(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        # a branch that only prunes leaves what it names out of the walk
+        ("find . -name .git -prune -o -name '*.pyc' -exec rm {} +", {"./**/*.pyc"}),
+        ("find . -path ./.git -prune -or -type f -exec rm {} +", {"."}),
+        # one that also runs something runs it on what it names
+        ("find . -name .git -prune -exec rm -rf {} +", {"./**/.git"}),
+        ("find . -name .git -prune -exec rm -rf {} + -o -name x -print", {"./**/.git", "./**/x"}),
+        # no -o: -prune only stops the descent, the test still names what -exec gets
+        ("find . -name '*.bak' -prune -exec rm -rf {} +", {"./**/*.bak"}),
+    ],
+)
+def test_find_hands_the_command_what_its_unpruned_tests_name(
+    line: str, found: set[str], tmp_path: Path
+) -> None:
+    rm = the(model(line, tmp_path), "rm")
+    assert {u.word for u in rm.paths} == found
+
+
+@pytest.mark.parametrize(
     ("line", "runs"),
     [
         ("tar -cI 'rm -rf /' -f -", ["rm -rf /"]),
@@ -121,6 +141,11 @@ def test_xargs_items_from_find_are_the_files_find_finds(tmp_path: Path) -> None:
         ("ssh -o proxycommand=x h", ["x"]),
         ("ssh -o User=x -i key h", []),
         ("ssh -l ProxyCommand=x h", []),
+        # less runs its initial command (`+cmd`, `++cmd` for every file); `!` is a shell command
+        ("less '+!rm -rf /' a.txt", ["rm -rf /"]),
+        ("less ++!id a.txt", ["id"]),
+        ("less +G +/ERROR -c a.txt", []),
+        ("less +! a.txt", []),
     ],
 )
 def test_commands_in_option_values_in_any_spelling(line: str, runs: list[str]) -> None:

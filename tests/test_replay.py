@@ -592,6 +592,8 @@ NOT_IN_TRANSCRIPTS = frozenset(
         "guard-destructive/security-disabled",
         "guard-destructive/machine-changed",
         "guard-destructive/boot-changed",
+        "guard-destructive/library-injected",
+        "guard-secrets/credentials-stored-plain",
         "guard-containers/host-exposed",
         "guard-network/files-served",
         "guard-network/tunnel-opened",

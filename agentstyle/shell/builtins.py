@@ -23,6 +23,7 @@ from agentstyle.shell.words import (
     UNKNOWN,
     UNSET,
     Symbolic,
+    arith_values,
     expand_text,
 )
 
@@ -601,6 +602,12 @@ class Builtins(WalkerBase):
             self.st.disabled = self.st.disabled | set(names)
         else:
             self.st.disabled = self.st.disabled - set(names)
+        return None
+
+    def _let(self, argv: list[str], stdin: Stdin) -> Stdin | None:
+        """`let EXPR…`: each word is an arithmetic expression (`let x` with x='a[$(cmd)]')."""
+        for word in argv[1:]:
+            arith_values(word, self)
         return None
 
     def _trap(self, argv: list[str], stdin: Stdin) -> Stdin | None:

@@ -612,6 +612,7 @@ _BUILTINS = {
     "hash": Dispatch._hash,
     "enable": Dispatch._enable,
     "trap": Dispatch._trap,
+    "let": Dispatch._let,
     "source": Dispatch._source,
     ".": Dispatch._source,
     "printf": Dispatch._printf,

@@ -69,6 +69,12 @@ def parse(text: str, deadline: float | None = None, depth: int = 0) -> Parsed:
     return Parsed(parser.program(), parser.issues)
 
 
+def expansion_parts(text: str, deadline: float | None, depth: int) -> list[Part]:
+    """`text` read as bash reads a prompt string (`${x@P}`) or an unquoted heredoc body:
+    `$…`, `$(…)`, backticks and `$((…))` expand, the rest is literal."""
+    return _Parser(text, [], deadline, depth)._heredoc_parts()
+
+
 class _Parser(Lexer):
     def _cmdsub(self, quoted: bool) -> Sub:
         body, text = self._substitution()

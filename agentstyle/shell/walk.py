@@ -18,7 +18,7 @@ import re
 
 from agentstyle.shell.dispatch import Dispatch
 from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
-from agentstyle.shell.syntax import parse
+from agentstyle.shell.syntax import expansion_parts, parse
 from agentstyle.shell.tree import (
     AndOr,
     ArithCmd,
@@ -51,6 +51,7 @@ from agentstyle.shell.words import (
     UNKNOWN,
     Symbolic,
     Value,
+    arith_values,
     expand,
     expand_text,
 )
@@ -63,6 +64,9 @@ if TYPE_CHECKING:
 MAX_LEXICAL = 10_000  # more elements the lexical split of an unwalked rest may add
 
 MAX_NESTING = 32  # strings parsed inside strings (`bash -c "eval '…'"`)
+
+# `[[ A -eq B ]]` and its kin read A and B as arithmetic expressions
+_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 MAX_STDIN_TEXTS = 8  # alternative texts of one heredoc or herestring (from multi-valued variables)
 
@@ -104,6 +108,19 @@ class Walker(Dispatch):
             self.st.positional = saved_positional
         if self.full:
             self.lexical(text)  # stopped inside this text: what was not walked, split
+
+    def prompt(self, text: str) -> str | None:
+        """`text` expanded as a prompt string (`${x@P}`), one level deeper: what its `$(…)`
+        run is recorded like any other substitution."""
+        if self.full or self.level >= MAX_NESTING or self.depth >= MAX_SYNTAX_DEPTH - 2:
+            self.issue("nesting-limit")
+            return None
+        parts = expansion_parts(text, self.deadline, self.depth + self.level)
+        self.level += 1
+        try:
+            return expand_text(parts, self)[0]
+        finally:
+            self.level -= 1
 
     def lexical(self, text: str) -> None:
         """After a limit stopped the walk: the commands of `text` by the lexical split, recorded
@@ -271,7 +288,13 @@ class Walker(Dispatch):
             self.defined.setdefault(node.name, node.body)
             return None
         if isinstance(node, Cond):
-            words = [w for word in node.words for alt in expand(word, self, False) for w in alt]
+            expanded = [expand(word, self, False) for word in node.words]
+            words = [w for alts in expanded for alt in alts for w in alt]
+            texts = [" ".join(alts[0]) if alts else "" for alts in expanded]  # `[[` splits none
+            for k, text in enumerate(texts):
+                if text in _ARITH_TESTS:  # `[[ $x -eq 0 ]]` evaluates both sides
+                    for side in texts[max(k - 1, 0) : k] + texts[k + 1 : k + 2]:
+                        arith_values(side, self)
             self.emit(" ".join(["[[", *words, "]]"]))
             return None
         if isinstance(node, ArithCmd):

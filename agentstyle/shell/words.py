@@ -105,6 +105,11 @@ class Scope:
     def process_substitution(self, sub: ProcSub) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def prompt(self, text: str) -> str | None:  # pragma: no cover - interface
+        """`text` expanded as a prompt string (`${x@P}`), its substitutions run; None when
+        it cannot be."""
+        raise NotImplementedError
+
     def flag(self, text: str, flags: int) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -362,10 +367,33 @@ def _part_options(part: Part, scope: Scope) -> list[tuple[list[Chunk], int]]:
         scope.process_substitution(part)
         return [([(shown(part), _LITERAL)], F_PROCSUB)]
     assert isinstance(part, Arith)
+    texts: list[str] = []
     for inner in part.parts:
-        if not isinstance(inner, Lit):
-            _part_options(inner, scope)  # substitutions inside arithmetic still run
+        if isinstance(inner, Lit):
+            texts.append(inner.text)
+        else:  # substitutions inside arithmetic still run
+            texts += ["".join(t for t, _ in chunks) for chunks, _ in _part_options(inner, scope)]
+    arith_values(" ".join(texts), scope)
     return [([(shown(part), _LITERAL)], 0)]
+
+
+_ARITH_NAME = re.compile(r"[A-Za-z_]\w*")
+_SUBSCRIPT = re.compile(r"\[(.*)\]", re.S)
+MAX_ARITH_DEPTH = 3  # values read as expressions in turn (`x=y; y='a[$(cmd)]'; $((x))`)
+
+
+def arith_values(expression: str, scope: Scope, depth: int = 0) -> None:
+    """Arithmetic reads a variable's value as an expression in turn, and expands an array
+    subscript in it like a word: `x='a[$(cmd)]'; echo $((x))` runs cmd."""
+    for subscript in _SUBSCRIPT.findall(expression):
+        if "$" in subscript or "`" in subscript:
+            scope.prompt(subscript)
+    if depth >= MAX_ARITH_DEPTH:
+        return
+    for name in dict.fromkeys(_ARITH_NAME.findall(expression)):
+        for value in scope.values(name) or ():
+            if isinstance(value, str) and not isinstance(value, Symbolic) and value != expression:
+                arith_values(value, scope, depth + 1)
 
 
 def _param(p: Param, scope: Scope) -> list[tuple[list[Chunk], int]]:
@@ -505,6 +533,10 @@ def _operate(p: Param, value: str | tuple[str, ...], scope: Scope, how: int) -> 
         return [(text.lower() if op == ",," else text[:1].lower() + text[1:], how)]
     if op == ":":
         return _substring(text, arg, how)
+    if op == "@" and arg == "P":
+        # a prompt string: the value's own `$(…)` and backticks run (`x='$(cmd)'; ${x@P}`)
+        expanded = scope.prompt(text)
+        return None if expanded is None else [(expanded, how)]
     return None
 
 

@@ -263,8 +263,8 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
 
 def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
     """Shell commands given as option values the program runs itself (`tar --to-command`,
-    `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `git -c core.pager=`, `git rebase
-    --exec`)."""
+    `rsync -e`, `ssh -o ProxyCommand=`, `vim -c '!cmd'`, `less '+!cmd'`, `git -c
+    core.pager=`, `git rebase --exec`)."""
     out: list[str] = []
     if name in EDITORS:
         for k, word in enumerate(argv[1:], start=1):
@@ -282,6 +282,11 @@ def commands_in_options(name: str, argv: Sequence[str]) -> list[str]:
         return out
     if name == "git":
         return git_commands(argv)
+    if name == "less":
+        # `less '+!cmd' file` (`++!cmd` for every file): less runs its initial command at
+        # start, and its `!` command is a shell command
+        starts = (w.lstrip("+") for w in argv[1:] if w.startswith("+"))
+        return [c[1:] for c in starts if c.startswith("!") and c[1:].strip()]
     shape = RUNS_OPTION.get(name)
     if shape is None:
         return out
@@ -510,11 +515,33 @@ def find_slots(argv: list[str]) -> tuple[str, ...]:
         starts.append(argv[i].rstrip("/") or "/")
         i += 1
     starts = starts or ["."]
-    names = [argv[k + 1] for k in range(i, len(argv) - 1) if argv[k] in _FIND_NAMES]
-    paths = [argv[k + 1] for k in range(i, len(argv) - 1) if argv[k] in ("-path", "-ipath")]
+    tests = _unpruned(argv[i:])
+    names = [tests[k + 1] for k in range(len(tests) - 1) if tests[k] in _FIND_NAMES]
+    paths = [tests[k + 1] for k in range(len(tests) - 1) if tests[k] in ("-path", "-ipath")]
     if not names and not paths:
         return tuple(starts)
     return tuple([f"{s}/**/{n}" for s in starts for n in names] + paths)
+
+
+def _unpruned(expression: list[str]) -> list[str]:
+    """find's expression without the branches that only prune (`-name .git -prune -o …`):
+    what they name is left out of the walk, never handed to the command. A branch that also
+    runs something (`-name .git -prune -exec rm -rf {} +`) runs it on what it names, and
+    stays; so does a lone branch."""
+    branches: list[list[str]] = [[]]
+    for word in expression:
+        if word in ("-o", "-or"):
+            branches.append([])
+        else:
+            branches[-1].append(word)
+    if len(branches) == 1:
+        return expression
+    return [
+        w
+        for branch in branches
+        if "-prune" not in branch or any(x in FIND_EXEC or x == "-delete" for x in branch)
+        for w in branch
+    ]
 
 
 def _unwrap_find(argv: list[str], found: Unwrapped) -> Unwrapped:
