@@ -339,8 +339,13 @@ def test_a_deleted_database_is_logged_once(guarded: Project) -> None:
     guarded.database.unlink()
     run = run_hook(guarded, {**bash(guarded), "session_id": session}, fail_closed=True)
     assert run.elapsed < BOUND_S, run
-    assert len(run.new_log) == 1, run
-    if " rebuilt " in run.new_log[0]:
+    deleted = [line for line in run.new_log if "deleted" in line]
+    assert len(deleted) == 1, run
+    # a loaded machine may run out of the budget evaluating after the rebuild: that refusal
+    # is a line of its own, and the deletion is still told once
+    rest = [line for line in run.new_log if line not in deleted]
+    assert len(rest) <= 1 and all("internal deadline passed" in line for line in rest), run
+    if " rebuilt " in deleted[0]:
         # The rebuild finished within the budget (an idle machine): the call was evaluated by
         # the rebuilt rules, which refuse it, and the tampering is told and logged.
         specific = (run.json or {}).get("hookSpecificOutput") or {}
