@@ -393,16 +393,21 @@ class Builtins(WalkerBase):
             return argv
         sub = argv[k]
         if sub == "config":
-            operands = []
+            operands: list[str] = []
             j = k + 1
             while j < len(argv):
                 word = argv[j]
-                if word in ("-f", "--file", "--blob", "--type", "--default"):
-                    j += 2
-                    continue
-                if not word.startswith("-"):
+                # `git config KEY VALUE` stops reading options at its key, so a value may
+                # start with a dash (`alias.l "-c core.pager=… log"`); `git config set` does not
+                if operands[:1] not in ([], ["set"]):
+                    operands.append(word)
+                elif word in ("-f", "--file", "--blob", "--type", "--default"):
+                    j += 1
+                elif not word.startswith("-"):
                     operands.append(word)
                 j += 1
+            if operands[:1] == ["set"]:
+                operands = operands[1:]
             if len(operands) >= 2:
                 key, value = operands[0], " ".join(operands[1:])
                 if key.lower().startswith("alias."):
