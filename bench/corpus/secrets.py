@@ -4,7 +4,9 @@ Four parts, each a folder of `*.yaml` under `tests/corpus/output/`: ours (`*.yam
 the rules), peers' (`peers/<source>.yaml`: public secret scanners' own test cases, translated,
 each file's header naming its repository and commit), the held-out part (`heldout/*.yaml`,
 written before the rules were measured) and a held-out peer (`heldout/peers/<source>.yaml`, a
-scanner's cases translated mechanically). The held-out parts are never tuned against: the report
+scanner's cases translated mechanically). A peer's translation that does not yet meet a peer's
+floor (tests/test_corpus_secrets.py) waits in `peer-candidates/`, which no part reads: moved into
+`peers/`, it is measured. The held-out parts are never tuned against: the report
 gives their totals only. Each case is one output a Bash call printed, run through the Claude Code
 adapter and the evaluator with the bundled package, the way a `PostToolUse` hook evaluates it. A
 case with `secret:` strings is caught when a rule fired and none of them is left in the output
