@@ -75,7 +75,17 @@ def test_the_claimed_categories_are_held_and_the_new_ones_have_red_team_cases() 
 
 def test_peer_cases_name_their_source_and_stay_apart_from_ours() -> None:
     assert len(PEER_CASES) >= 2_000
-    sources = {"cc-safety-net", "dcg", "nah", "dippy", "continue", "claude-guard", "zed", "goose"}
+    sources = {
+        "cc-safety-net",
+        "dcg",
+        "nah",
+        "dippy",
+        "continue",
+        "claude-guard",
+        "zed",
+        "goose",
+        "aca-safety-net",
+    }
     assert sources <= {c.peer for c in PEER_CASES}
     assert all(c.corpus == "peers" and c.src for c in PEER_CASES)
     assert all(c.corpus == "ours" and c.src is None for c in OURS)
