@@ -85,6 +85,7 @@ def test_peer_cases_name_their_source_and_stay_apart_from_ours() -> None:
         "zed",
         "goose",
         "aca-safety-net",
+        "openhands",
     }
     assert sources <= {c.peer for c in PEER_CASES}
     assert all(c.corpus == "peers" and c.src for c in PEER_CASES)

@@ -9,7 +9,7 @@ secret stores, runaway processes, the repository's metadata, and no-op calls tha
 red-team cases. `tests/corpus/peers/<category>.yaml` holds cases taken from other projects'
 test suites, each naming its `src`: guard tools (cc-safety-net, dcg, nah, claude-guard,
 aca-safety-net), an approval hook (Dippy) and coding agents' command-safety tests (continue, Zed,
-goose); each file's header names the repository, the commit and what was left out.
+goose, OpenHands); each file's header names the repository, the commit and what was left out.
 `tests/corpus/heldout/<category>.yaml` holds cases taken the same way from whole other sources
 that are only measured, never fixed against one by one, and keep no floor
 (`tests/corpus/heldout/README.md`). A case is a Bash command (`cmd`) or a file tool
