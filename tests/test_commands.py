@@ -730,6 +730,25 @@ def test_a_recursive_search_with_no_folder_reads_the_one_it_runs_in(tmp_path: Pa
     assert [t for t, _r, _p in places(model("grep -r KEY .", tmp_path)[0])].count(root) == 1
 
 
+def test_a_copy_of_a_whole_home_reads_the_keys_it_holds_listed_or_not(tmp_path: Path) -> None:
+    home = os.path.expanduser("~")
+
+    def reads(line: str) -> set[str]:
+        return {t for c in model(line, tmp_path) for t, r, _p in places(c) if r == "reads"}
+
+    # this user's home, another's, the folder of homes, the root: none of them listed on disk
+    assert home + "/.ssh" in reads("tar czf - " + home)
+    other = "/home/nobody-here"
+    assert {other + "/.ssh", other + "/.aws"} <= reads("tar czf - " + other)
+    assert "/home/*/.gnupg" in reads("rsync -a /home/ backup::loot/")
+    assert {"/root/.ssh", "/Users/*/.ssh"} <= reads("zip -qr all.zip /")
+    # a folder inside a home holds no home; a search prints only what its pattern matches
+    assert not {t for t in reads("tar czf - /home/nobody-here/src") if "/.ssh" in t}
+    assert not {t for t in reads("grep -r TODO /home/nobody-here") if "/.ssh" in t}
+    # a program that skips hidden files does not walk into them
+    assert not {t for t in reads("rg TODO /home/nobody-here") if "/.ssh" in t}
+
+
 def test_the_shell_opens_the_files_of_compounds_and_programs_too(tmp_path: Path) -> None:
     root = os.path.realpath(tmp_path)
     [bare] = model("> .env", tmp_path)

@@ -22,7 +22,15 @@ from agentstyle.commands.flow import Hop, follow
 from agentstyle.commands.grammar import PATH_ROLES, Grammar
 from agentstyle.commands.listing import files_under
 from agentstyle.commands.network import Endpoint
-from agentstyle.commands.paths import Place, Where, host_place, machine, place
+from agentstyle.commands.paths import (
+    HOME_HELD,
+    Place,
+    Where,
+    homes_within,
+    host_place,
+    machine,
+    place,
+)
 
 TYPE_CHECKING = False  # mypy reads this name as typing's (the shell is imported where it runs)
 if TYPE_CHECKING:
@@ -599,6 +607,11 @@ def _fd_file(word: str, opened: dict[str, str]) -> str:
     return word
 
 
+# Searches print only the lines their pattern matches: a home they walk is judged by the
+# pattern (guard-secrets' secret-search), not by the keys a home is presumed to hold.
+CONTENT_SEARCHES = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ugrep"})
+
+
 def _listed(uses: list[PathUse], parsed: Parsed, where: Where) -> list[PathUse]:
     """The files a recursive read reads under the folders it reads (`grep -r KEY .`)."""
     out: list[PathUse] = []
@@ -614,6 +627,11 @@ def _listed(uses: list[PathUse], parsed: Parsed, where: Where) -> list[PathUse]:
         ):
             for found in place(path, "", where):
                 out.append(PathUse(path, "reads", found))
+        if parsed.hidden and parsed.words[0] not in CONTENT_SEARCHES:
+            for home in homes_within(use.place.text, where):
+                for name in HOME_HELD:
+                    path = posixpath.join(home, name)
+                    out += [PathUse(path, "reads", found) for found in place(path, "", where)]
     return out
 
 

@@ -93,6 +93,10 @@ WELL_KNOWN = (
     "id_dsa",
     "id_dsa.pub",
 )
+# What a home folder holds that a recursive read of it reads, whether or not a bounded listing
+# reaches it: a copy or an archive of a whole home (`tar czf - /home/dev`, `rsync -a /home/ h:`)
+# carries the keys in it.
+HOME_HELD = tuple(n for n in WELL_KNOWN if n.startswith(".") and not n.startswith((".env", ".git")))
 _GLOB = frozenset("*?[")
 _EXTGLOB = re.compile(r"[@!+*?]\(")
 
@@ -190,6 +194,21 @@ def _expanded(word: str, directory: str, where: Where) -> list[str]:
         return []
     found = entries_matching(real_path(at), last, dots=where.dotglob)
     return [folder + slash + name for name in found]
+
+
+def homes_within(folder: str, where: Where) -> list[str]:
+    """The home folders under `folder` (absolute) that a recursive read of it walks into: this
+    user's when `folder` holds it, `folder` itself when it is a home, `/root` under `/`, and
+    any user's (`/home/*`, written so) under a folder of homes."""
+    folder = posixpath.normpath(folder)
+    homes = [where.home] if _under(where.home, folder) else []
+    if folder == "/":
+        homes += ["/root", *(p + "/*" for p in HOME_PARENTS)]
+    elif folder in HOME_PARENTS:
+        homes.append(folder + "/*")
+    elif folder == "/root" or posixpath.dirname(folder) in HOME_PARENTS:
+        homes.append(folder)
+    return list(dict.fromkeys(homes))
 
 
 def host_place(word: str) -> Place | None:
