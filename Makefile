@@ -8,7 +8,7 @@ CCSN_VERSION := 2.4.5
 CORPUS_CACHE := .corpus-cache
 CCSN := $(CORPUS_CACHE)/.installed-cc-safety-net-$(CCSN_VERSION)
 
-.PHONY: setup demo test test-typer e2e lint format bench bench-hook bench-compare bench-history docs readme-layout corpus clean
+.PHONY: setup demo test test-typer e2e lint format bench bench-hook bench-compare bench-history docs readme-layout corpus sweep-output clean
 
 # compat editable mode: a path entry instead of an import finder that every interpreter start
 # (so every hook process) would load.
@@ -113,6 +113,11 @@ $(CCSN):
 corpus: $(STAMP) $(CCSN)
 	$(BIN)/python -m bench.corpus
 	$(BIN)/python -m bench.corpus.secrets
+
+# Unlabeled real text on this machine through guard-secrets-output, every change it would make
+# listed to judge by eye (bench/corpus/sweep.py): false alarms no labelled corpus holds.
+sweep-output: $(STAMP)
+	$(BIN)/python -m bench.corpus.sweep
 
 clean:
 	rm -rf $(VENV) .venv-typer-lowest .venv-typer-newest .pytest_cache .mypy_cache .ruff_cache site \
