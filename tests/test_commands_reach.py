@@ -101,7 +101,12 @@ def test_xargs_items_from_find_are_the_files_find_finds(tmp_path: Path) -> None:
     curl = the(model(line, tmp_path), "curl")
     assert any(u.role == "reads" and "id_" in u.word for u in curl.paths)
     cat = the(model("find ~/.ssh -name 'id_*' | xargs cat", tmp_path), "cat")
-    assert "inside:home" in tags(cat, "path")
+    assert "inside:home" in tags(cat, "reads")  # cat's operands are read, so are those appended
+    # `find /etc | xargs file` reads each file; `xargs chmod 755` changes the mode of each
+    file = the(model("find /etc -print0 | xargs -0 file", tmp_path), "file")
+    assert {u.role for u in file.paths} == {"reads"}
+    chmod = the(model("find / -perm 777 | xargs chmod 755", tmp_path), "chmod")
+    assert "is:root" in tags(chmod, "path")
     # without a test naming them, the items are what is under the start point, not the point
     rm = the(model("find . -print0 | xargs -0 rm -rf", tmp_path), "rm")
     assert {u.word for u in rm.paths} == {RUNTIME_WORD, "./*"}
