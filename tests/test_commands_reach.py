@@ -113,17 +113,28 @@ def test_xargs_items_from_find_are_the_files_find_finds(tmp_path: Path) -> None:
     assert the(model("find . | xargs -I{} rm -rf {}", tmp_path), "rm").operands == ["{}"]
 
 
+# a name test finds its names at any depth, the start point's own entries too, and find's
+# wildcards match a leading dot (`-name '*.pyc'` finds .x.pyc)
+PYC = {"./**/*.pyc", "./*.pyc", "./**/.*.pyc", "./.*.pyc"}
+
+
 @pytest.mark.parametrize(
     ("line", "found"),
     [
         # a branch that only prunes leaves what it names out of the walk
-        ("find . -name .git -prune -o -name '*.pyc' -exec rm {} +", {"./**/*.pyc"}),
+        ("find . -name .git -prune -o -name '*.pyc' -exec rm {} +", PYC),
         ("find . -path ./.git -prune -or -type f -exec rm {} +", {"."}),
         # one that also runs something runs it on what it names
-        ("find . -name .git -prune -exec rm -rf {} +", {"./**/.git"}),
-        ("find . -name .git -prune -exec rm -rf {} + -o -name x -print", {"./**/.git", "./**/x"}),
+        ("find . -name .git -prune -exec rm -rf {} +", {"./**/.git", "./.git"}),
+        (
+            "find . -name .git -prune -exec rm -rf {} + -o -name x -print",
+            {"./**/.git", "./.git", "./**/x", "./x"},
+        ),
         # no -o: -prune only stops the descent, the test still names what -exec gets
-        ("find . -name '*.bak' -prune -exec rm -rf {} +", {"./**/*.bak"}),
+        (
+            "find . -name '*.bak' -prune -exec rm -rf {} +",
+            {"./**/*.bak", "./*.bak", "./**/.*.bak", "./.*.bak"},
+        ),
     ],
 )
 def test_find_hands_the_command_what_its_unpruned_tests_name(
