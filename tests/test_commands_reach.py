@@ -114,8 +114,8 @@ def test_xargs_items_from_find_are_the_files_find_finds(tmp_path: Path) -> None:
 
 
 # a name test finds its names at any depth, the start point's own entries too, and find's
-# wildcards match a leading dot (`-name '*.pyc'` finds .x.pyc)
-PYC = {"./**/*.pyc", "./*.pyc", "./**/.*.pyc", "./.*.pyc"}
+# wildcards match a leading dot (`-name '*'` finds .git)
+PYC = {"./**/*.pyc", "./*.pyc"}
 
 
 @pytest.mark.parametrize(
@@ -131,10 +131,9 @@ PYC = {"./**/*.pyc", "./*.pyc", "./**/.*.pyc", "./.*.pyc"}
             {"./**/.git", "./.git", "./**/x", "./x"},
         ),
         # no -o: -prune only stops the descent, the test still names what -exec gets
-        (
-            "find . -name '*.bak' -prune -exec rm -rf {} +",
-            {"./**/*.bak", "./*.bak", "./**/.*.bak", "./.*.bak"},
-        ),
+        ("find . -name '*.bak' -prune -exec rm -rf {} +", {"./**/*.bak", "./*.bak"}),
+        ("find . -name '*' -exec rm -rf {} +", {"./**/*", "./*", "./**/.git", "./.git"}),
+        ("find . -iname .GIT -exec rm -rf {} +", {"./**/.GIT", "./.GIT", "./**/.git", "./.git"}),
     ],
 )
 def test_find_hands_the_command_what_its_unpruned_tests_name(

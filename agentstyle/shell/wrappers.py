@@ -531,11 +531,13 @@ def find_slots(argv: list[str]) -> tuple[str, ...]:
 
 def _name_forms(test: str, name: str) -> list[str]:
     """The names a -name/-iname pattern stands for as a shell glob: -iname's lower case too,
-    and, since find's wildcards match a leading dot (`-name '*'` finds .git), the dot-file
-    form of a pattern that starts with one (`.*`)."""
+    and `.git` where the pattern matches it, since find's wildcards match a leading dot (`-name
+    '*'` finds .git, which the shell's `*` does not)."""
+    from fnmatch import fnmatchcase
+
     forms = list(dict.fromkeys([name, name.lower()] if test == "-iname" else [name]))
-    dotted = ["." + f[1:] if f[0] == "?" else "." + f for f in forms if f[:1] in ("*", "?")]
-    return forms + dotted
+    dotted = any(f[:1] in ("*", "?", "[") and fnmatchcase(".git", f) for f in forms)
+    return [*forms, ".git"] if dotted else forms
 
 
 def _unpruned(expression: list[str]) -> list[str]:
