@@ -201,16 +201,31 @@ def test_gawk_in_place_writes_the_files_it_reads_and_only_then(tmp_path: Path) -
     assert ("prog.awk", "writes") not in roles("gawk -i inplace -f prog.awk data.txt")
 
 
+def test_find_reads_its_start_points_and_deletes_them_only_with_delete(tmp_path: Path) -> None:
+    def roles(command: str) -> list[tuple[str, str]]:
+        return sorted((use.word, use.role) for use in the(model(command, tmp_path), "find").paths)
+
+    # `find /var/log/app -name x` lists the logs, it does not wipe them
+    assert roles("find /var/log/app -name x -mmin -5") == [("/var/log/app", "reads")]
+    walked = [("/var/log/app", "deletes"), ("/var/log/app", "reads")]
+    assert roles("find /var/log/app -name x -delete") == walked
+    # -delete as -fprintf's format is a word, not the action
+    assert roles("find /var/log/app -fprintf out -delete") == [
+        ("/var/log/app", "reads"),
+        ("out", "writes"),
+    ]
+
+
 def test_find_takes_the_words_of_exec_up_to_its_terminator() -> None:
     _h, options, operands = read("find . /srv -name *.o -exec rm -f {} ; -delete")
     assert options == [("-name", "*.o"), ("-exec", "rm -f {}"), ("-delete", None)]
-    assert operands == [(".", "path"), ("/srv", "path")]
+    assert operands == [(".", "reads"), ("/srv", "reads")]
 
 
 def test_an_option_may_take_words_after_its_value() -> None:
     _h, options, operands = read("find . -fprintf out -delete -print")
     assert options == [("-fprintf", "out"), ("-print", None)]  # -delete is the format
-    assert operands == [(".", "path")]
+    assert operands == [(".", "reads")]
     assert parse_option("-fprintf <file> <format>", "writes", "x").extra == 1
 
 
@@ -792,7 +807,10 @@ def test_a_command_find_runs_reads_the_files_find_finds(tmp_path: Path) -> None:
     root = os.path.realpath(tmp_path)
     commands = model("find . -name .env -exec cat {} \\;", tmp_path)
     cat = the(commands, "cat")
-    assert [(t, r) for t, r, _p in places(cat)] == [(root + "/**/.env", "reads")]
+    assert [(t, r) for t, r, _p in places(cat)] == [
+        (root + "/**/.env", "reads"),
+        (root + "/.env", "reads"),  # `**/` may be no folder: ./.env itself
+    ]
     assert the(commands, "find").operands == ["."]  # find's own words stay as written
     home = os.path.expanduser("~")
     cat = the(model("find ~/.ssh -type f -exec cat {} +", tmp_path), "cat")

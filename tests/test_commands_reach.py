@@ -101,24 +101,39 @@ def test_xargs_items_from_find_are_the_files_find_finds(tmp_path: Path) -> None:
     curl = the(model(line, tmp_path), "curl")
     assert any(u.role == "reads" and "id_" in u.word for u in curl.paths)
     cat = the(model("find ~/.ssh -name 'id_*' | xargs cat", tmp_path), "cat")
-    assert "inside:home" in tags(cat, "path")
+    assert "inside:home" in tags(cat, "reads")  # cat's operands are read, so are those appended
+    # `find /etc | xargs file` reads each file; `xargs chmod 755` changes the mode of each
+    file = the(model("find /etc -print0 | xargs -0 file", tmp_path), "file")
+    assert {u.role for u in file.paths} == {"reads"}
+    chmod = the(model("find / -perm 777 | xargs chmod 755", tmp_path), "chmod")
+    assert "is:root" in tags(chmod, "path")
     # without a test naming them, the items are what is under the start point, not the point
     rm = the(model("find . -print0 | xargs -0 rm -rf", tmp_path), "rm")
     assert {u.word for u in rm.paths} == {RUNTIME_WORD, "./*"}
     assert the(model("find . | xargs -I{} rm -rf {}", tmp_path), "rm").operands == ["{}"]
 
 
+# a name test finds its names at any depth, the start point's own entries too, and find's
+# wildcards match a leading dot (`-name '*'` finds .git)
+PYC = {"./**/*.pyc", "./*.pyc"}
+
+
 @pytest.mark.parametrize(
     ("line", "found"),
     [
         # a branch that only prunes leaves what it names out of the walk
-        ("find . -name .git -prune -o -name '*.pyc' -exec rm {} +", {"./**/*.pyc"}),
+        ("find . -name .git -prune -o -name '*.pyc' -exec rm {} +", PYC),
         ("find . -path ./.git -prune -or -type f -exec rm {} +", {"."}),
         # one that also runs something runs it on what it names
-        ("find . -name .git -prune -exec rm -rf {} +", {"./**/.git"}),
-        ("find . -name .git -prune -exec rm -rf {} + -o -name x -print", {"./**/.git", "./**/x"}),
+        ("find . -name .git -prune -exec rm -rf {} +", {"./**/.git", "./.git"}),
+        (
+            "find . -name .git -prune -exec rm -rf {} + -o -name x -print",
+            {"./**/.git", "./.git", "./**/x", "./x"},
+        ),
         # no -o: -prune only stops the descent, the test still names what -exec gets
-        ("find . -name '*.bak' -prune -exec rm -rf {} +", {"./**/*.bak"}),
+        ("find . -name '*.bak' -prune -exec rm -rf {} +", {"./**/*.bak", "./*.bak"}),
+        ("find . -name '*' -exec rm -rf {} +", {"./**/*", "./*", "./**/.git", "./.git"}),
+        ("find . -iname .GIT -exec rm -rf {} +", {"./**/.GIT", "./.GIT", "./**/.git", "./.git"}),
     ],
 )
 def test_find_hands_the_command_what_its_unpruned_tests_name(

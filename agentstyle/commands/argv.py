@@ -49,6 +49,7 @@ class Parsed:
     into: str | None = None  # its sources land in a destination folder (grammar key `into`)
     unfollowed: bool = False  # a link it deletes is the link itself (grammar key `unfollowed`)
     targeted: bool = False  # a `target` option names the destination folder (`cp -t DIR`)
+    appended: str = "path"  # the role of a word added after its operands (what xargs appends)
 
 
 def read_words(program: str, args: list[str], grammar: Grammar | None) -> Parsed:
@@ -110,7 +111,7 @@ class _Reader:
                     ended = True
         if self.node.negations:
             self._last_wins()
-        self._roles()
+        self._roles(ended)
         runs_given = any(r in ("runs", "code") for _w, r in self.out.operands) or any(
             r in ("runs", "code") for _n, _v, r in self.out.option_values
         )
@@ -290,7 +291,7 @@ class _Reader:
         if value is not None and option.role is not None:
             self.out.option_values.append((name, value, option.role))
 
-    def _roles(self) -> None:
+    def _roles(self, ended: bool) -> None:
         node = self.node
         self.out.hostpaths = node.hostpaths
         self.out.into = node.into
@@ -305,6 +306,10 @@ class _Reader:
             if after and node.dashdash is not None:
                 role = node.dashdash
             self.out.operands.append((word, role))
+        # a word xargs appends is one more operand (`find /etc | xargs file` reads each file)
+        self.out.appended = _assign(pattern, len(words) + 1)[-1].removesuffix("...")
+        if ended and node.dashdash is not None:
+            self.out.appended = node.dashdash
 
 
 def _assign(pattern: tuple[str, ...], count: int) -> list[str]:

@@ -24,7 +24,8 @@ the folders it reads: `grep -r`), `hidden` (and the hidden ones too: `rg --hidde
 file an option of role `path` names is then one it writes: `tar -c -f x.tar`), `extracts` (it
 then writes into the folder it runs in: `tar -x`, moved by `-C`), `inplace` (it then writes
 the files it reads, in place: gawk's `-i inplace`; an option with a value only when the value
-names the `inplace` library).
+names the `inplace` library), `removes` (it then deletes the files it reads, and what is under
+them: find's `-delete`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ OPTION_FLAGS = frozenset(
         "output",
         "extracts",
         "inplace",
+        "removes",
     }
 )
 NODE_KEYS = frozenset(

@@ -497,6 +497,8 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
     words = [(w, r) for w, r in words if w != "-"]  # `-o -`: stdout, not a file
     if "inplace" in parsed.flags:  # `gawk -i inplace '…' f`: each file read is written too
         words += [(w, "writes") for w, r in parsed.operands if r == "reads" and w != "-"]
+    if "removes" in parsed.flags:  # `find DIR -delete`: what it walks it may delete
+        words += [(w, "deletes") for w, r in parsed.operands if r == "reads"]
     words += _landed(parsed, dirs, where)  # `cp -r x/.git .` writes ./.git
     valued = [*parsed.operands, *((v, r) for _n, v, r in parsed.option_values)]
     if run.runtime_args and run.found:  # `find … | xargs -I{} curl -F f=@{}`: find's files
@@ -547,9 +549,8 @@ def _paths(parsed: Parsed, run: object, where: Where) -> list[PathUse]:
             searched = [PathUse(".", "reads", p) for d in dirs for p in place(".", d, where)]
             out += searched
         out += _listed(searched, parsed, where)
-    takes_paths = any(r.removesuffix("...") in PATH_ROLES for r in _operand_roles(parsed))
-    if run.runtime_args and takes_paths:
-        role = _operand_roles(parsed)[-1].removesuffix("...")
+    role = parsed.appended  # `xargs file`: what it appends is read; `xargs rm`: deleted
+    if run.runtime_args and role in PATH_ROLES:
         unknown = Place(RUNTIME_WORD, (RUNTIME_WORD,), frozenset({"is:unknown"}))
         out.append(PathUse(RUNTIME_WORD, role, unknown))
         # `find ~/.ssh -name 'id_*' | xargs cat`: the words it appends are the files find finds
@@ -674,12 +675,6 @@ def _listed_in(word: str, dirs: list[str]) -> list[str]:
             continue
         return [line for line in lines if line and not line.startswith("#")]
     return []
-
-
-def _operand_roles(parsed: Parsed) -> list[str]:
-    if parsed.grammar is None:
-        return ["path..."]
-    return [r for _w, r in parsed.operands] or ["path..."]
 
 
 def _links(parsed: Parsed, run: object, where: Where) -> None:

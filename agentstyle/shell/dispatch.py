@@ -23,7 +23,7 @@ from agentstyle.shell.words import (
     MAX_ALTERNATIVES,
     Value,
 )
-from agentstyle.shell.wrappers import command_name, commands_in_options, unwrap
+from agentstyle.shell.wrappers import FIND_LEADING, command_name, commands_in_options, unwrap
 from agentstyle.shell.wrapspecs import SHELLS
 
 TYPE_CHECKING = False
@@ -378,6 +378,15 @@ class Dispatch(Scripts):
                 self.data_from = self.data_from | stdin.sources
             # the items are the files a `find` before it finds (`find ~/.ssh -name 'id_*' |
             # xargs -I{} curl -F f=@{} …`): what `{}` stands for, as in `find -exec`
+            named_only = self._named_by(stdin.sources) if not (named or picks) else ()
+            if named_only and not spec.from_file and spec.replace in (None, "{}"):
+                # `find . -name '*.pyc' | xargs rm -rf` is `find . -name '*.pyc' -exec rm -rf {} +`
+                self.appending = saved
+                try:
+                    self.run(_with_found(spec.argv, spec.replace, named_only), NO_STDIN, peeled + 1)
+                finally:
+                    self.args_from, self.data_from = saved_from, saved_data
+                return
             saved_found, saved_slot = self.found, self.slot
             if spec.replace in (None, "{}"):
                 self.found = self._found_by(stdin.sources) or self.found
@@ -460,6 +469,19 @@ class Dispatch(Scripts):
                 named = any(w in ("-name", "-iname", "-path", "-ipath") for w in argv)
                 slots = find_slots(list(argv))
                 out += slots if named else [s.rstrip("/") + "/*" for s in slots]
+        return tuple(out)
+
+    def _named_by(self, sources: frozenset[int]) -> tuple[str, ...]:
+        """The files the runs among `sources` print when every one is a `find` that prints
+        only what its name tests name (`find . -name '*.pyc'`); else nothing."""
+        from agentstyle.shell.wrappers import find_slots
+
+        out: list[str] = []
+        for k in sorted(sources):
+            argv = list(self.run_list[k].argv) if k < len(self.run_list) else []
+            if not argv or command_name(argv[0]) != "find" or not _prints_named(argv):
+                return ()
+            out += find_slots(argv)
         return tuple(out)
 
     def _input_named(self, argv: list[str], replace: str | None) -> bool:
@@ -617,3 +639,62 @@ _BUILTINS = {
     ".": Dispatch._source,
     "printf": Dispatch._printf,
 }
+
+
+def _with_found(argv: list[str], replace: str | None, found: tuple[str, ...]) -> list[str]:
+    """xargs's command with the files a find prints in its words: appended, or each in place
+    of `{}` (`-I{}`), as `find -exec` has them."""
+    if replace is None:
+        return [*argv, *found]
+    return [
+        f for w in argv for f in ((w.replace(replace, x) for x in found) if replace in w else (w,))
+    ]
+
+
+# What a find may hold and still print only the files its name tests name: tests that narrow
+# (with their value) and actions that print. `-o`, `!`, `-not`, `,` and parentheses are left
+# out: `find . -name '*.pyc' -o -print` prints everything else too.
+_NARROWING_VALUED = frozenset(
+    [
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-type",
+        "-xtype",
+        "-size",
+        "-perm",
+        "-user",
+        "-group",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-maxdepth",
+        "-mindepth",
+    ]
+)
+_NARROWING = _NARROWING_VALUED | frozenset(
+    ["-empty", "-depth", "-xdev", "-mount", "-print", "-print0", "-a", "-and", "-true"]
+)
+
+
+def _prints_named(argv: list[str]) -> bool:
+    """Whether a `find` prints only the files its -name/-iname/-path/-ipath tests name (its
+    slots, `find_slots`): every other word of its expression only narrows or prints."""
+    i = 1
+    while i < len(argv) and (argv[i] in FIND_LEADING or argv[i].startswith(("-D", "-O"))):
+        i += 2 if argv[i] == "-D" else 1
+    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ",")):
+        i += 1
+    named = False
+    while i < len(argv):
+        word = argv[i]
+        if word not in _NARROWING:
+            return False
+        named = named or word in ("-name", "-iname", "-path", "-ipath")
+        i += 2 if word in _NARROWING_VALUED else 1
+    return named

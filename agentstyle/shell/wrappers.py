@@ -500,27 +500,44 @@ def _unwrap_flock(argv: list[str], found: Unwrapped) -> Unwrapped:
 
 
 # find's options before its start points, and those of them that take a value
-_FIND_LEADING = frozenset({"-H", "-L", "-P"})
+FIND_LEADING = frozenset({"-H", "-L", "-P"})
 _FIND_NAMES = frozenset({"-name", "-iname"})
 
 
 def find_slots(argv: list[str]) -> tuple[str, ...]:
     """The files `find` hands the command it runs as `{}`: under each start point (`.` when
-    none is given), named as its -name/-iname tests say (`./**/.env`), or -path's pattern;
-    the start point itself when no test names them."""
+    none is given), named as its -name/-iname tests say (`./**/.env` and `./.env`), or
+    -path's pattern; the start point itself when no test names them."""
     i, starts = 1, []
-    while i < len(argv) and (argv[i] in _FIND_LEADING or argv[i].startswith(("-D", "-O"))):
+    while i < len(argv) and (argv[i] in FIND_LEADING or argv[i].startswith(("-D", "-O"))):
         i += 2 if argv[i] == "-D" else 1
     while i < len(argv) and not argv[i].startswith(("-", "(", "!", ",")):
         starts.append(argv[i].rstrip("/") or "/")
         i += 1
     starts = starts or ["."]
     tests = _unpruned(argv[i:])
-    names = [tests[k + 1] for k in range(len(tests) - 1) if tests[k] in _FIND_NAMES]
+    names = [
+        f
+        for k in range(len(tests) - 1)
+        if tests[k] in _FIND_NAMES
+        for f in _name_forms(tests[k], tests[k + 1])
+    ]
     paths = [tests[k + 1] for k in range(len(tests) - 1) if tests[k] in ("-path", "-ipath")]
     if not names and not paths:
         return tuple(starts)
-    return tuple([f"{s}/**/{n}" for s in starts for n in names] + paths)
+    # `**/` may be no folder at all: `find . -name .git` finds ./.git itself too
+    return tuple([f for s in starts for n in names for f in (f"{s}/**/{n}", f"{s}/{n}")] + paths)
+
+
+def _name_forms(test: str, name: str) -> list[str]:
+    """The names a -name/-iname pattern stands for as a shell glob: -iname's lower case too,
+    and `.git` where the pattern matches it, since find's wildcards match a leading dot (`-name
+    '*'` finds .git, which the shell's `*` does not)."""
+    from fnmatch import fnmatchcase
+
+    forms = list(dict.fromkeys([name, name.lower()] if test == "-iname" else [name]))
+    dotted = any(f[:1] in ("*", "?", "[") and fnmatchcase(".git", f) for f in forms)
+    return [*forms, ".git"] if dotted else forms
 
 
 def _unpruned(expression: list[str]) -> list[str]:
