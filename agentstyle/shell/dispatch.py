@@ -23,7 +23,13 @@ from agentstyle.shell.words import (
     MAX_ALTERNATIVES,
     Value,
 )
-from agentstyle.shell.wrappers import FIND_LEADING, command_name, commands_in_options, unwrap
+from agentstyle.shell.wrappers import (
+    command_name,
+    commands_in_options,
+    find_slots,
+    find_starts,
+    unwrap,
+)
 from agentstyle.shell.wrapspecs import SHELLS
 
 TYPE_CHECKING = False
@@ -460,8 +466,6 @@ class Dispatch(Scripts):
         """The files the `find` runs among `sources` find (what they print, one a line): as
         its tests name them, else every entry under each start point (`find . | xargs rm -rf`
         is not `rm -rf .`)."""
-        from agentstyle.shell.wrappers import find_slots
-
         out: list[str] = []
         for k in sorted(sources):
             argv = self.run_list[k].argv if k < len(self.run_list) else ()
@@ -474,8 +478,6 @@ class Dispatch(Scripts):
     def _named_by(self, sources: frozenset[int]) -> tuple[str, ...]:
         """The files the runs among `sources` print when every one is a `find` that prints
         only what its name tests name (`find . -name '*.pyc'`); else nothing."""
-        from agentstyle.shell.wrappers import find_slots
-
         out: list[str] = []
         for k in sorted(sources):
             argv = list(self.run_list[k].argv) if k < len(self.run_list) else []
@@ -685,14 +687,10 @@ _NARROWING = _NARROWING_VALUED | frozenset(
 def _prints_named(argv: list[str]) -> bool:
     """Whether a `find` prints only the files its -name/-iname/-path/-ipath tests name (its
     slots, `find_slots`): every other word of its expression only narrows or prints."""
-    i = 1
-    while i < len(argv) and (argv[i] in FIND_LEADING or argv[i].startswith(("-D", "-O"))):
-        i += 2 if argv[i] == "-D" else 1
-    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ",")):
-        i += 1
-    named = False
-    while i < len(argv):
-        word = argv[i]
+    _starts, expression = find_starts(argv)
+    named, i = False, 0
+    while i < len(expression):
+        word = expression[i]
         if word not in _NARROWING:
             return False
         named = named or word in ("-name", "-iname", "-path", "-ipath")

@@ -500,22 +500,29 @@ def _unwrap_flock(argv: list[str], found: Unwrapped) -> Unwrapped:
 
 
 # find's options before its start points, and those of them that take a value
-FIND_LEADING = frozenset({"-H", "-L", "-P"})
+_FIND_LEADING = frozenset({"-H", "-L", "-P"})
 _FIND_NAMES = frozenset({"-name", "-iname"})
+
+
+def find_starts(argv: list[str]) -> tuple[list[str], list[str]]:
+    """A `find`'s start points as written (none given: empty) and its expression, the words
+    after them."""
+    i, starts = 1, []
+    while i < len(argv) and (argv[i] in _FIND_LEADING or argv[i].startswith(("-D", "-O"))):
+        i += 2 if argv[i] == "-D" else 1
+    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ",")):
+        starts.append(argv[i])
+        i += 1
+    return starts, argv[i:]
 
 
 def find_slots(argv: list[str]) -> tuple[str, ...]:
     """The files `find` hands the command it runs as `{}`: under each start point (`.` when
     none is given), named as its -name/-iname tests say (`./**/.env` and `./.env`), or
     -path's pattern; the start point itself when no test names them."""
-    i, starts = 1, []
-    while i < len(argv) and (argv[i] in FIND_LEADING or argv[i].startswith(("-D", "-O"))):
-        i += 2 if argv[i] == "-D" else 1
-    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ",")):
-        starts.append(argv[i].rstrip("/") or "/")
-        i += 1
-    starts = starts or ["."]
-    tests = _unpruned(argv[i:])
+    written, expression = find_starts(argv)
+    starts = [s.rstrip("/") or "/" for s in written] or ["."]
+    tests = _unpruned(expression)
     names = [
         f
         for k in range(len(tests) - 1)
