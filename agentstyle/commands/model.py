@@ -608,13 +608,13 @@ def _fd_file(word: str, opened: dict[str, str]) -> str:
     return word
 
 
-# Searches print only the lines their pattern matches: a home they walk is judged by the
-# pattern (guard-secrets' secret-search), not by the keys a home is presumed to hold.
-CONTENT_SEARCHES = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ugrep"})
-
-
 def _listed(uses: list[PathUse], parsed: Parsed, where: Where) -> list[PathUse]:
     """The files a recursive read reads under the folders it reads (`grep -r KEY .`)."""
+    from agentstyle.shell.walkstate import SEARCHES
+
+    # a search prints only the lines its pattern matches: a home it walks is judged by the
+    # pattern (guard-secrets' secret-search), not by the keys a home is presumed to hold
+    presumed = parsed.hidden and parsed.words[0] not in SEARCHES
     out: list[PathUse] = []
     for use in uses:
         if use.role not in ("reads", "path") or not use.place.text.startswith("/"):
@@ -628,7 +628,7 @@ def _listed(uses: list[PathUse], parsed: Parsed, where: Where) -> list[PathUse]:
         ):
             for found in place(path, "", where):
                 out.append(PathUse(path, "reads", found))
-        if parsed.hidden and parsed.words[0] not in CONTENT_SEARCHES:
+        if presumed:
             for home in homes_within(use.place.text, where):
                 for name in HOME_HELD:
                     path = posixpath.join(home, name)

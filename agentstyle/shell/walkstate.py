@@ -32,10 +32,11 @@ MAX_VALUES = 64  # values one variable may hold (branches, `for` lists)
 
 MAX_DIRS = 8  # working directories one point of the walk may be in (after branches)
 
-# Searches, whose words are text (a pattern, a file name): a word that holds spaces is
-# recorded with SPACE for each white-space character, so that it stays one word to a rule.
-_SEARCHES = frozenset(
-    {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "git-grep"}
+# Content searches, whose words are text (a pattern, a file name): a word that holds spaces is
+# recorded with SPACE for each white-space character, so that it stays one word to a rule. They
+# print only the lines their pattern matches (the command model reads that too).
+SEARCHES = frozenset(
+    {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "ugrep", "git-grep"}
 )
 
 SPACE = "\u2420"  # ␠ (SYMBOL FOR SPACE): white space to no regex engine
@@ -392,7 +393,7 @@ class WalkerBase(Scope):
         joined = " ".join(argv)
         if (joined.count(" ") == len(argv) - 1 and not _OTHER_WHITE.search(joined)) or command_name(
             argv[0]
-        ).lower() not in _SEARCHES:
+        ).lower() not in SEARCHES:
             return joined  # no word holds white space (the common case), or not a search
         words = [argv[0]]
         for word in argv[1:]:
