@@ -754,7 +754,9 @@ def test_a_copy_of_a_whole_home_reads_the_keys_it_holds_listed_or_not(tmp_path: 
     # this user's home, another's, the folder of homes, the root: none of them listed on disk
     assert home + "/.ssh" in reads("tar czf - " + home)
     other = "/home/nobody-here"
-    assert {other + "/.ssh", other + "/.aws"} <= reads("tar czf - " + other)
+    assert {other + "/.ssh", other + "/.aws", other + "/.git-credentials"} <= reads(
+        "tar czf - " + other
+    )
     assert "/home/*/.gnupg" in reads("rsync -a /home/ backup::loot/")
     assert {"/root/.ssh", "/Users/*/.ssh"} <= reads("zip -qr all.zip /")
     # a folder inside a home holds no home; a search prints only what its pattern matches

@@ -95,8 +95,10 @@ WELL_KNOWN = (
 )
 # What a home folder holds that a recursive read of it reads, whether or not a bounded listing
 # reaches it: a copy or an archive of a whole home (`tar czf - /home/dev`, `rsync -a /home/ h:`)
-# carries the keys in it.
-HOME_HELD = tuple(n for n in WELL_KNOWN if n.startswith(".") and not n.startswith((".env", ".git")))
+# carries the keys in it (not a project's `.git` or `.env*`, which the listing finds if any).
+HOME_HELD = tuple(
+    n for n in WELL_KNOWN if n.startswith(".") and n != ".git" and not n.startswith(".env")
+)
 _GLOB = frozenset("*?[")
 _EXTGLOB = re.compile(r"[@!+*?]\(")
 
